@@ -1,0 +1,187 @@
+"""Safe writes (DESIGN.md principle 2).
+
+Every write goes to a temporary file in the target's own directory, is fsynced, replaces
+the target with ``os.replace`` and fsyncs the directory. Symlinks are resolved first (a
+rename over a link would replace the link), the file's mode is kept, and the file must
+still be what was read: when its size, mtime or content differ from the stamp taken at
+read time, :class:`ConflictError` says what changed and nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from .textio import FileStamp
+
+TEMP_PREFIX = ".hurikaeri-tmp-"
+
+
+class WriteError(Exception):
+    """A write that could not happen; the original file is untouched."""
+
+
+class ConflictError(WriteError):
+    """The file changed on disk since it was read."""
+
+    def __init__(self, path: Path, expected: FileStamp | None, actual: FileStamp | None) -> None:
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"{path}: {describe_change(expected, actual)}")
+
+
+def describe_change(expected: FileStamp | None, actual: FileStamp | None) -> str:
+    if expected is None and actual is not None:
+        return "the file was created by another program since it was read"
+    if actual is None:
+        return "the file was deleted or moved since it was read"
+    assert expected is not None
+    if actual.size != expected.size:
+        delta = actual.size - expected.size
+        return f"the file changed on disk since it was read ({delta:+,} bytes)"
+    return "the file's content changed on disk since it was read"
+
+
+def resolve_target(path: Path) -> Path:
+    """The real file a write to ``path`` must change (symlinks followed)."""
+    return Path(os.path.realpath(path))
+
+
+def current_stamp(path: Path) -> FileStamp | None:
+    try:
+        data = path.read_bytes()
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return FileStamp.of_bytes(data, st)
+
+
+def _same(expected: FileStamp | None, path: Path) -> tuple[bool, FileStamp | None]:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return expected is None, None
+    if expected is None:
+        return False, current_stamp(path)
+    if st.st_size == expected.size and st.st_mtime_ns == expected.mtime_ns:
+        return True, expected
+    actual = current_stamp(path)
+    # same bytes with a new mtime (touched, or rewritten identically): not a conflict
+    return actual is not None and actual.sha256 == expected.sha256, actual
+
+
+def check_unchanged(path: Path, expected: FileStamp | None) -> None:
+    ok, actual = _same(expected, path)
+    if not ok:
+        raise ConflictError(path, expected, actual)
+
+
+def fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a directory be fsynced
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _friendly(exc: OSError, path: Path) -> WriteError:
+    if exc.errno == errno.ENOSPC:
+        return WriteError(f"{path}: the disk is full; nothing was changed")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return WriteError(f"{path}: permission denied; nothing was changed")
+    if exc.errno == errno.EROFS:
+        return WriteError(f"{path}: the filesystem is read-only; nothing was changed")
+    return WriteError(f"{path}: {exc.strerror or exc}; nothing was changed")
+
+
+def atomic_write(
+    path: Path,
+    data: bytes,
+    expected: FileStamp | None,
+    *,
+    create: bool = False,
+) -> FileStamp:
+    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist).
+
+    With ``create`` a missing parent directory is created. Returns the new stamp.
+    """
+    target = resolve_target(path)
+    check_unchanged(target, expected)
+    directory = target.parent
+    if create:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _friendly(exc, directory) from exc
+    try:
+        old_mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        old_mode = 0o666 & ~umask
+    fd, tmp_name = -1, ""
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fd = -1
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp_name, old_mode)
+        check_unchanged(target, expected)
+        os.replace(tmp_name, target)
+        tmp_name = ""
+    except OSError as exc:
+        raise _friendly(exc, target) from exc
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp_name:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+    fsync_dir(directory)
+    st = target.stat()
+    return FileStamp(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
+    """Append one whole line with a single ``write`` (what concurrent appenders expect).
+
+    Refuses when the file's last line is unfinished: another program may be writing it.
+    """
+    target = resolve_target(path)
+    if create:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _friendly(exc, target.parent) from exc
+    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(target, flags, 0o666)
+    except OSError as exc:
+        raise _friendly(exc, target) from exc
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(target, "rb") as fh:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    raise WriteError(
+                        f"{target}: the last line is unfinished (another program may be writing "
+                        "it); nothing was appended"
+                    )
+        written = os.write(fd, line)
+        if written != len(line):
+            raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
+        os.fsync(fd)
+    except OSError as exc:
+        raise _friendly(exc, target) from exc
+    finally:
+        os.close(fd)

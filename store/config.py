@@ -1,0 +1,124 @@
+"""The user's TOML config: where the workspace is and where each location may be moved.
+
+Looked up at ``--config``, else ``$HURIKAERI_CONFIG``, else ``config.toml`` in the
+platform's user config directory. A missing default file is fine; a broken one is an error
+naming the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+ENV_CONFIG = "HURIKAERI_CONFIG"
+
+#: Every location of the workspace and its default, relative to the root.
+LOCATIONS: dict[str, str] = {
+    "kpt": "hurikaeri",
+    "feedback": "feedback",
+    "summaries": "session-summaries",
+    "lessons_user": "lessons/user/lessons.jsonl",
+    "lessons_ai": "lessons/ai/lessons.jsonl",
+    "knowledge_base": "knowledge_base",
+    "memory": "memory",
+    "discussions": "discussions",
+    "pieces": "pieces",
+    "state": ".hurikaeri",
+}
+
+
+class ConfigError(Exception):
+    """The config file cannot be used; the message names the file (and line)."""
+
+
+@dataclass(slots=True)
+class Config:
+    path: Path | None = None
+    root: Path | None = None
+    paths: dict[str, list[Path]] = field(default_factory=dict)
+    allowed_dirs: list[Path] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict)
+    theme: str | None = None
+
+
+def default_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("hurikaeri")) / "config.toml"
+
+
+def _expand(value: str, base: Path | None) -> Path:
+    p = Path(os.path.expandvars(os.path.expanduser(value)))
+    if not p.is_absolute() and base is not None:
+        p = base / p
+    return p
+
+
+def _strings(value: Any, where: str, path: Path) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{path}: {where} must be a string or a list of strings")
+
+
+def load_config(explicit: Path | None = None) -> Config:
+    """Read the config; ``explicit`` (``--config``) and the environment must exist."""
+    env = os.environ.get(ENV_CONFIG)
+    path = explicit or (Path(env) if env else None)
+    must_exist = path is not None
+    path = path or default_config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if must_exist:
+            raise ConfigError(f"{path}: config file not found") from None
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse_config(data, path)
+
+
+def parse_config(data: dict[str, Any], path: Path) -> Config:
+    cfg = Config(path=path)
+    unknown = set(data) - {"root", "paths", "write", "keys", "theme"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s): {', '.join(sorted(unknown))}")
+    if "root" in data:
+        if not isinstance(data["root"], str):
+            raise ConfigError(f"{path}: root must be a string (a directory)")
+        cfg.root = _expand(data["root"], None)
+    paths = data.get("paths", {})
+    if not isinstance(paths, dict):
+        raise ConfigError(f"{path}: [paths] must be a table")
+    for key, value in paths.items():
+        if key not in LOCATIONS:
+            raise ConfigError(
+                f"{path}: [paths] {key} is not a location (expected one of "
+                f"{', '.join(LOCATIONS)})"
+            )
+        cfg.paths[key] = [_expand(v, None) for v in _strings(value, f"[paths] {key}", path)]
+    write = data.get("write", {})
+    if not isinstance(write, dict):
+        raise ConfigError(f"{path}: [write] must be a table")
+    cfg.allowed_dirs = [
+        _expand(v, None) for v in _strings(write.get("allowed_dirs", []), "allowed_dirs", path)
+    ]
+    keys = data.get("keys", {})
+    if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
+        raise ConfigError(f"{path}: [keys] must map binding ids to key names")
+    cfg.keys = dict(keys)
+    theme = data.get("theme")
+    if theme is not None and not isinstance(theme, str):
+        raise ConfigError(f"{path}: theme must be a string")
+    cfg.theme = theme
+    return cfg

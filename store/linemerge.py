@@ -1,0 +1,86 @@
+"""Carry an edit made on a re-serialised document back onto the original lines.
+
+ruamel's round-trip dump of an unedited file (the *base*) is almost always the file
+itself, but not always: it may respell ``null`` or re-space a flow sequence. The edit is
+the difference between the base and the dump after editing; this module applies exactly
+that difference to the original lines, so every line the edit did not touch stays as the
+file had it. Where an edit overlaps a line that the dump respelled, that region takes the
+dump's spelling (it is being changed anyway).
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+Op = tuple[str, int, int, int, int]
+
+
+def _ops(a: list[str], b: list[str]) -> list[Op]:
+    return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()  # type: ignore[return-value]
+
+
+def _position(ops: list[Op], i: int) -> int:
+    for tag, a1, a2, b1, _b2 in ops:
+        if a1 <= i < a2:
+            return b1 + (i - a1) if tag == "equal" else b1
+    return ops[-1][4] if ops else 0
+
+
+def _span(ops: list[Op], i1: int, i2: int, boundary_inserts: bool) -> tuple[int, int]:
+    lo: int | None = None
+    hi: int | None = None
+    for tag, a1, a2, b1, b2 in ops:
+        if a1 == a2:
+            inside = (i1 <= a1 <= i2) if boundary_inserts else (i1 < a1 < i2)
+            if not inside:
+                continue
+            seg = (b1, b2)
+        else:
+            s, e = max(a1, i1), min(a2, i2)
+            if s >= e:
+                continue
+            seg = (b1 + s - a1, b1 + e - a1) if tag == "equal" else (b1, b2)
+        lo = seg[0] if lo is None else min(lo, seg[0])
+        hi = seg[1] if hi is None else max(hi, seg[1])
+    if lo is None or hi is None:
+        pos = _position(ops, i1)
+        return pos, pos
+    return lo, hi
+
+
+def merge_edit(original: list[str], base: list[str], edited: list[str]) -> list[str]:
+    """``original`` with the change ``base → edited`` applied (lists of lines)."""
+    if base == original:
+        return list(edited)
+    if base == edited:
+        return list(original)
+    norm = _ops(base, original)
+    hunks = [(a1, a2) for tag, a1, a2, _b1, _b2 in _ops(base, edited) if tag != "equal"]
+    # widen each hunk over any respelled region it touches, then join touching hunks
+    widened: list[list[int]] = []
+    for i1, i2 in hunks:
+        changed = True
+        while changed:
+            changed = False
+            for tag, a1, a2, _b1, _b2 in norm:
+                if tag == "equal" or a1 == a2:
+                    continue
+                overlaps = max(a1, i1) < min(a2, i2) or (i1 == i2 and a1 < i1 < a2)
+                if overlaps and (a1 < i1 or a2 > i2):
+                    i1, i2 = min(i1, a1), max(i2, a2)
+                    changed = True
+        if widened and i1 <= widened[-1][1]:
+            widened[-1][1] = max(widened[-1][1], i2)
+        else:
+            widened.append([i1, i2])
+    edit_ops = _ops(base, edited)
+    out: list[str] = []
+    o_pos = 0
+    for i1, i2 in widened:
+        o1, o2 = _span(norm, i1, i2, boundary_inserts=False)
+        j1, j2 = _span(edit_ops, i1, i2, boundary_inserts=True)
+        out.extend(original[o_pos:o1])
+        out.extend(edited[j1:j2])
+        o_pos = max(o_pos, o2)
+    out.extend(original[o_pos:])
+    return out

@@ -1,0 +1,138 @@
+"""``hurikaeri lint``: every file checked against its format, plus cross-checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from .diagnostics import Diagnostic, DiagnosticSink
+from .kinds import Kind
+from .loader import Loaded, load_file
+from .models import KptReport, Proposal
+from .models.knowledge import LearnedBehavior
+from .models.piece import Piece
+from .piece_lint import PieceLinter
+from .validate import validate_tolerant
+from .workspace import Workspace
+
+PAYLOAD_KINDS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
+
+
+def cross_check(loaded: Loaded) -> list[Diagnostic]:
+    """Checks that need the whole document (beyond its model)."""
+    sink = DiagnosticSink(loaded.display)
+    doc, yaml = loaded.doc, loaded.yaml
+    if isinstance(doc, KptReport) and yaml is not None:
+        check_kpt(doc, loaded.path, sink, yaml.line_of)
+    elif isinstance(doc, Piece) and yaml is not None:
+        PieceLinter(doc, loaded.path, yaml, sink).run()
+    elif isinstance(doc, Proposal) and yaml is not None:
+        check_proposal(doc, loaded.path, sink, yaml.line_of)
+    return sink.items
+
+
+def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, line_of: object) -> None:
+    from .validate import LineOf
+
+    lo: LineOf = line_of  # type: ignore[assignment]
+    if doc.id is not None and doc.id != path.stem:
+        sink.error(
+            "id-mismatch",
+            f"id '{doc.id}' does not match the file name '{path.name}' (expected id '{path.stem}')",
+            lo(("id",)),
+        )
+    seen: dict[str, str] = {}
+    for section in ("keep", "problem", "try", "omission"):
+        for i, item in enumerate(doc.section(section)):
+            if item.id is None:
+                continue
+            if item.id in seen:
+                sink.error(
+                    "duplicate-id",
+                    f"item id '{item.id}' is used twice (also in {seen[item.id]})",
+                    lo((section, i, "id")),
+                )
+            seen.setdefault(item.id, section)
+    targets = {i.id for s in ("problem", "omission") for i in doc.section(s) if i.id}
+    for i, item in enumerate(doc.try_ or []):
+        for j, ref in enumerate(item.addresses or []):
+            if ref not in targets:
+                sink.error(
+                    "unknown-address",
+                    f"try item '{item.id}' addresses '{ref}', which is no problem or omission "
+                    f"of this report (known: {', '.join(sorted(targets)) or 'none'})",
+                    lo(("try", i, "addresses", j)),
+                )
+
+
+def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, line_of: object) -> None:
+    from .loader import MODELS
+    from .validate import LineOf
+
+    lo: LineOf = line_of  # type: ignore[assignment]
+    if doc.id is not None and doc.id != path.stem:
+        sink.error(
+            "id-mismatch",
+            f"id '{doc.id}' does not match the file name '{path.name}'",
+            lo(("id",)),
+        )
+    if doc.target is not None:
+        t = PurePosixPath(doc.target.replace("\\", "/"))
+        if t.is_absolute() or doc.target.startswith("~") or ".." in t.parts:
+            sink.error(
+                "target-outside",
+                f"target '{doc.target}' must be a path inside the workspace root "
+                "(relative, without '..')",
+                lo(("target",)),
+            )
+    if doc.payload is not None and doc.kind is not None:
+
+        def payload_line(loc: object) -> int | None:
+            return lo(("payload", *loc))  # type: ignore[misc]
+
+        if doc.kind in PAYLOAD_KINDS:
+            validate_tolerant(MODELS[PAYLOAD_KINDS[doc.kind]], doc.payload, sink, payload_line, "payload")
+        elif doc.kind == "memory":
+            validate_tolerant(LearnedBehavior, doc.payload, sink, payload_line, "payload")
+
+
+def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
+    loaded = load_file(path, kind, display)
+    # a linted JSONL file is finished: an unfinished last line is an error here
+    diags = list(loaded.diagnostics)
+    if loaded.pending:
+        line = (loaded.text or "").count("\n") + 1 - loaded.pending.count(b"\n")
+        diags.append(
+            Diagnostic(display, line, "error", "unfinished-line",
+                       "the last record is unfinished (no closing brace or newline)")
+        )
+    diags.extend(cross_check(loaded))
+    return diags
+
+
+def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
+    for found in ws.discover():
+        yield from lint_file(found.path, found.kind, ws.display(found.path))
+
+
+def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
+    """Lint the given files and directories; a file's kind comes from where it lies."""
+    from .kinds import ignored_name, kind_from_path
+    from .workspace import _walk
+
+    for path in paths:
+        if path.is_dir():
+            files = list(_walk(path, (".yaml", ".yml", ".jsonl", ".json", ".md")))
+        elif path.exists():
+            files = [path]
+        else:
+            yield Diagnostic(str(path), None, "error", "not-found", "no such file or directory")
+            continue
+        for f in files:
+            if f is not path and (
+                ignored_name(f.name)
+                or (f.suffix == ".md" and kind_from_path(f) is not Kind.DISCUSSION)
+            ):
+                continue
+            shown = ws.display(f.resolve()) if ws else str(f)
+            yield from lint_file(f, None, shown)

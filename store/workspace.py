@@ -1,0 +1,118 @@
+"""The workspace: one root directory and where each kind of file lives in it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import LOCATIONS, Config
+from .kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+
+DEFAULT_ROOT = Path("~/.claude")
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A document discovered in the workspace, with the kind its location implies."""
+
+    path: Path
+    kind: Kind | None
+
+
+class Workspace:
+    """Locations of a workspace root, as moved by the config."""
+
+    def __init__(self, root: Path, config: Config | None = None) -> None:
+        self.config = config or Config()
+        self.root = Path(os.path.abspath(os.path.expanduser(root)))
+        self.locations: dict[str, list[Path]] = {}
+        for key, default in LOCATIONS.items():
+            moved = self.config.paths.get(key)
+            if moved:
+                self.locations[key] = [p if p.is_absolute() else self.root / p for p in moved]
+            else:
+                self.locations[key] = [self.root / default]
+
+    @classmethod
+    def resolve(cls, root: Path | None, config: Config) -> Workspace:
+        chosen = root or config.root or DEFAULT_ROOT
+        return cls(chosen, config)
+
+    def loc(self, key: str) -> Path:
+        """The first (main) directory or file of a location."""
+        return self.locations[key][0]
+
+    @property
+    def state_dir(self) -> Path:
+        return self.loc("state")
+
+    def display(self, path: Path) -> str:
+        """A path as people should read it: relative to the root when inside it."""
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def discover(self) -> Iterator[Found]:
+        """Every document of the workspace, location by location, in a stable order."""
+        seen: set[Path] = set()
+
+        def emit(path: Path, kind: Kind | None) -> Iterator[Found]:
+            if path not in seen:
+                seen.add(path)
+                yield Found(path, kind)
+
+        for d in self.locations["kpt"]:
+            for p in _walk(d, YAML_SUFFIXES, recursive=False):
+                yield from emit(p, Kind.KPT)
+        for d in self.locations["feedback"]:
+            for p in _walk(d, YAML_SUFFIXES, recursive=False):
+                yield from emit(p, Kind.FEEDBACK)
+        for d in self.locations["summaries"]:
+            for p in _walk(d, (".jsonl",)):
+                yield from emit(p, Kind.SUMMARIES)
+        for key in ("lessons_user", "lessons_ai"):
+            for f in self.locations[key]:
+                if f.is_file():
+                    yield from emit(f, Kind.LESSONS)
+                elif f.is_dir():
+                    for p in _walk(f, (".jsonl",)):
+                        yield from emit(p, Kind.LESSONS)
+        for d in self.locations["knowledge_base"]:
+            for p in _walk(d, YAML_SUFFIXES):
+                rel = p.relative_to(d)
+                kind = kind_from_path(Path("knowledge_base") / rel)
+                yield from emit(p, kind)
+        for d in self.locations["memory"]:
+            for p in _walk(d, YAML_SUFFIXES):
+                yield from emit(p, Kind.MEMORY)
+        for d in self.locations["discussions"]:
+            for p in _walk(d, (".md", ".markdown")):
+                yield from emit(p, Kind.DISCUSSION)
+        for d in self.locations["pieces"]:
+            for p in _walk(d, YAML_SUFFIXES):
+                yield from emit(p, Kind.PIECE)
+
+
+def _walk(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:
+    """Files under ``top`` with one of ``suffixes``, skipping dot-dirs and editor droppings."""
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+    dirs = []
+    for entry in entries:
+        if ignored_name(entry.name):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                dirs.append(entry)
+            elif entry.is_file() and entry.name.lower().endswith(suffixes):
+                yield Path(entry.path)
+        except OSError:
+            continue
+    if recursive:
+        for entry in dirs:
+            yield from _walk(Path(entry.path), suffixes)
