@@ -147,16 +147,24 @@ def _unfinished_tail(lines: list[tuple[int, int, bytes]], i: int, unterminated: 
     """
     if not unterminated and lines[i][2].strip() != b"{":
         return False
-    return not any(_is_object_line(raw) for _, _, raw in lines[i + 1 :])
+    indent = _indent(lines[i][2])
+    return not any(
+        _indent(raw) <= indent and _is_object_line(raw) for _, _, raw in lines[i + 1 :]
+    )
+
+
+def _indent(raw: bytes) -> int:
+    return len(raw) - len(raw.lstrip())
 
 
 def _multiline_record(lines: list[tuple[int, int, bytes]], i: int) -> tuple[int, dict[str, Any]] | None:
     """A pretty-printed object starting at line ``i``: (index of its last line, object)."""
     total = 0
+    indent = _indent(lines[i][2])
     for j in range(i + 1, min(len(lines), i + MAX_RECORD_LINES)):
         raw = lines[j][2]
         total += len(raw)
-        if total > MAX_RECORD_BYTES or _is_object_line(raw):
+        if total > MAX_RECORD_BYTES or (_indent(raw) <= indent and _is_object_line(raw)):
             return None  # a new record begins: the first line was simply broken
         if raw.rstrip().endswith(b"}"):
             chunk = b"\n".join(line[2] for line in lines[i : j + 1])

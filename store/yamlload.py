@@ -8,6 +8,7 @@ Timestamps stay strings: the models decide what a date is.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -194,25 +195,68 @@ def describe_yaml_error(exc: YAMLError, text: str) -> tuple[str, int | None]:
     return f"invalid YAML: {exc}", None
 
 
-def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:
-    """Parse one YAML document; ``None`` (with a diagnostic) when it cannot be parsed."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+# ``key: free text: with a colon`` — the commonest mistake in model-written YAML.
+_COLON_VALUE = re.compile(r"^(\s*(?:- +)?[\w.-]+:[ \t]+)([^\s'\"\[{|>&*!#%@`][^#]*?: .*?)\s*$")
+
+
+def repair_colons(text: str) -> tuple[str, list[int]]:
+    """Quote plain values that contain ``": "``; returns the text and the repaired lines."""
+    out = []
+    fixed = []
+    for n, line in enumerate(text.split("\n"), 1):
+        m = _COLON_VALUE.match(line)
+        if m:
+            value = m.group(2).replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{m.group(1)}"{value}"'
+            fixed.append(n)
+        out.append(line)
+    return "\n".join(out), fixed
+
+
+def _compose(text: str) -> Node | None:
     y = _yaml()
     try:
-        root = y.compose(text)
-    except YAMLError as exc:
-        msg, line = describe_yaml_error(exc, text)
-        sink.error("yaml-syntax", msg, line)
-        return None
-    except (RecursionError, MemoryError):
-        sink.error("yaml-too-deep", f"the document nests deeper than {MAX_DEPTH} levels")
-        return None
+        return y.compose(text)  # type: ignore[no-any-return]
     finally:
         try:
             y.constructor.composer.dispose()  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - cleanup only
             pass
+
+
+def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:
+    """Parse one YAML document; ``None`` (with a diagnostic) when it cannot be parsed.
+
+    A document that fails only because plain values contain ``": "`` is read with those
+    values taken as text, and each such line is a warning.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    y = _yaml()
+    try:
+        root = _compose(text)
+    except YAMLError as exc:
+        repaired, lines = repair_colons(text)
+        root = None
+        if lines:
+            try:
+                root = _compose(repaired)
+            except YAMLError:
+                root = None
+        if root is None:
+            msg, line = describe_yaml_error(exc, text)
+            sink.error("yaml-syntax", msg, line)
+            return None
+        for n in lines:
+            sink.warning(
+                "yaml-colon-in-value",
+                "this value contains ': ', which YAML does not allow unquoted; it was read as "
+                "text (quote it to silence this)",
+                n,
+            )
+    except (RecursionError, MemoryError):
+        sink.error("yaml-too-deep", f"the document nests deeper than {MAX_DEPTH} levels")
+        return None
     if root is None:
         return YamlDoc(None, None)
     builder = _Builder(sink, y.constructor)

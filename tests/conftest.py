@@ -1,0 +1,37 @@
+"""Shared test setup: pinned terminal environment and paths to fixtures."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+# Snapshots and colours must not depend on the developer's terminal.
+os.environ.pop("NO_COLOR", None)
+os.environ["TEXTUAL_THEME"] = "textual-dark"
+os.environ.setdefault("TERM", "xterm-256color")
+os.environ.pop("HURIKAERI_CONFIG", None)
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+DEMO = REPO / "assets" / "demo"
+TAKT = FIXTURES / "takt-v0.33"
+SEEDS = FIXTURES / "seeds"
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path) -> Path:
+    """A private copy of the demo workspace."""
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO, root)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never read the developer's own config file."""
+    home = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.delenv("HURIKAERI_CONFIG", raising=False)

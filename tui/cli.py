@@ -1,0 +1,140 @@
+"""The ``hurikaeri`` command line: the UI by default, subcommands for scripts and hooks.
+
+Exit status: 0 on success, 1 when the subject has problems (lint found errors), 2 on usage
+errors. Errors are one line on standard error, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from store.config import ConfigError, load_config
+from store.diagnostics import Diagnostic
+from store.lint import lint_paths, lint_workspace
+from store.workspace import Workspace
+from store.yamlload import C_LOADER_AVAILABLE
+
+PROG = "hurikaeri"
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--root", type=Path, help="workspace root (default: ~/.claude or the config's)")
+    p.add_argument("--config", type=Path, help="config file (default: $HURIKAERI_CONFIG or the user config dir)")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = _Parser(
+        prog=PROG,
+        description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    sub.add_parser("demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace")
+    lint = sub.add_parser(
+        "lint", parents=[common], help="check the workspace, or the given files and directories"
+    )
+    lint.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    lint.add_argument("--json", action="store_true", help="print diagnostics as a JSON list")
+    return parser
+
+
+def demo_source() -> Path:
+    import assets
+
+    return Path(assets.__file__).parent / "demo"
+
+
+def copy_demo() -> Path:
+    target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
+    shutil.copytree(demo_source(), target, dirs_exist_ok=True, symlinks=True)
+    return target
+
+
+def run_ui(workspace: Workspace) -> int:
+    from tui.app import HurikaeriApp
+
+    HurikaeriApp(workspace).run()
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
+    diags: list[Diagnostic] = list(lint_paths(args.paths, ws) if args.paths else lint_workspace(ws))
+    if args.json:
+        json.dump([d.as_dict() for d in diags], sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for d in diags:
+            print(d.format())
+        errors = sum(1 for d in diags if d.severity == "error")
+        files = len({d.path for d in diags})
+        print(
+            f"{errors} error(s), {len(diags) - errors} warning(s) in {files} file(s)"
+            if diags
+            else "no problems found",
+            file=sys.stderr,
+        )
+    return 1 if any(d.severity == "error" for d in diags) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if not C_LOADER_AVAILABLE:
+            print(
+                f"{PROG}: error: ruamel.yaml's C loader (ruamel.yaml.clib) is not installed; "
+                "install it with 'pip install ruamel.yaml.clib' (or reinstall hurikaeri)",
+                file=sys.stderr,
+            )
+            return 2
+        config = load_config(args.config)
+        if args.command == "demo":
+            root = copy_demo()
+            status = run_ui(Workspace(root, config))
+            print(f"The demo workspace is kept at {root}", file=sys.stderr)
+            return status
+        if args.root is not None and not args.root.is_dir() and args.command != "lint":
+            raise UsageError(f"--root {args.root}: not a directory")
+        ws = Workspace.resolve(args.root, config)
+        if args.command == "lint":
+            if args.root is not None and not args.root.is_dir():
+                raise UsageError(f"--root {args.root}: not a directory")
+            return cmd_lint(args, ws)
+        return run_ui(ws)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+        print(f"{PROG}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+def entry() -> NoReturn:
+    sys.exit(main())

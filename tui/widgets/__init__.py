@@ -1,0 +1,1 @@
+"""Reusable widgets: they import textual and ``store`` only, never screens or the app."""
