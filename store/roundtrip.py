@@ -71,6 +71,8 @@ class YamlEditor:
             _, seq_indent, offset = load_yaml_guess_indent(text)
         except YAMLError as exc:
             raise EditError(f"{path}: cannot edit a file that is not valid YAML ({exc})") from exc
+        except Exception:  # noqa: BLE001 - the guesser trips on some valid files
+            seq_indent, offset = 2, 0
         seq_indent = seq_indent or 2
         offset = offset or 0
         best: tuple[int, YAML, Any, list[str]] | None = None
@@ -186,7 +188,7 @@ def _styled(old: Any, new: Any) -> Any:
     written as a literal block (``|``), which is how people and agents write it."""
     if not isinstance(new, str) or isinstance(new, ScalarString):
         return new
-    if isinstance(old, LiteralScalarString) or ("\n" in new and not isinstance(old, ScalarString)):
+    if isinstance(old, LiteralScalarString) or "\n" in new.rstrip("\n"):
         return LiteralScalarString(new)
     if isinstance(old, FoldedScalarString):
         return FoldedScalarString(new)
