@@ -64,7 +64,9 @@ class WorkspaceFilesScreen(Screen[None]):
             yield OptionList(id="files")
             with Vertical(id="detail"):
                 yield Static(id="file-title")
-                yield TextArea(id="file-text", read_only=True, show_line_numbers=True, soft_wrap=False)
+                yield TextArea(
+                    id="file-text", read_only=True, show_line_numbers=True, soft_wrap=False
+                )
                 yield OptionList(id="diagnostics")
         yield Footer()
 
@@ -157,7 +159,9 @@ class WorkspaceFilesScreen(Screen[None]):
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
         if not report.diagnostics:
-            diags.add_option(Option(Content.styled("No problems in this file.", "$success"), disabled=True))
+            diags.add_option(
+                Option(Content.styled("No problems in this file.", "$success"), disabled=True)
+            )
         for i, d in enumerate(report.diagnostics):
             style = "$error" if d.severity == "error" else "$warning"
             where = f"line {d.line}" if d.line else "file"
@@ -185,4 +189,3 @@ class WorkspaceFilesScreen(Screen[None]):
             area = self.query_one("#file-text", TextArea)
             area.move_cursor((d.line - 1, 0), center=True)
             area.focus()
-

@@ -103,8 +103,7 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     for key, value in paths.items():
         if key not in LOCATIONS:
             raise ConfigError(
-                f"{path}: [paths] {key} is not a location (expected one of "
-                f"{', '.join(LOCATIONS)})"
+                f"{path}: [paths] {key} is not a location (expected one of {', '.join(LOCATIONS)})"
             )
         cfg.paths[key] = [_expand(v, None) for v in _strings(value, f"[paths] {key}", path)]
     write = data.get("write", {})

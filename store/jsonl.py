@@ -131,7 +131,9 @@ def scan_jsonl(
             i = j + 1
             continue
         if growing and _unfinished_tail(lines, i, unterminated_tail):
-            scan.pending = b"".join(data[s - base_offset : e - base_offset] for s, e, _ in lines[i:])
+            scan.pending = b"".join(
+                data[s - base_offset : e - base_offset] for s, e, _ in lines[i:]
+            )
             scan.complete_until = start
             break
         sink.error("invalid-json", f"not valid JSON: {err}", lineno)
@@ -148,16 +150,16 @@ def _unfinished_tail(lines: list[tuple[int, int, bytes]], i: int, unterminated: 
     if not unterminated and lines[i][2].strip() != b"{":
         return False
     indent = _indent(lines[i][2])
-    return not any(
-        _indent(raw) <= indent and _is_object_line(raw) for _, _, raw in lines[i + 1 :]
-    )
+    return not any(_indent(raw) <= indent and _is_object_line(raw) for _, _, raw in lines[i + 1 :])
 
 
 def _indent(raw: bytes) -> int:
     return len(raw) - len(raw.lstrip())
 
 
-def _multiline_record(lines: list[tuple[int, int, bytes]], i: int) -> tuple[int, dict[str, Any]] | None:
+def _multiline_record(
+    lines: list[tuple[int, int, bytes]], i: int
+) -> tuple[int, dict[str, Any]] | None:
     """A pretty-printed object starting at line ``i``: (index of its last line, object)."""
     total = 0
     indent = _indent(lines[i][2])

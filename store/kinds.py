@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import StrEnum
 from pathlib import PurePath
 from typing import Any
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     KPT = "kpt"
     FEEDBACK = "feedback"
     SUMMARIES = "summaries"

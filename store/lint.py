@@ -91,7 +91,9 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, line_of: obj
             return lo(("payload", *loc))  # type: ignore[misc]
 
         if doc.kind in PAYLOAD_KINDS:
-            validate_tolerant(MODELS[PAYLOAD_KINDS[doc.kind]], doc.payload, sink, payload_line, "payload")
+            validate_tolerant(
+                MODELS[PAYLOAD_KINDS[doc.kind]], doc.payload, sink, payload_line, "payload"
+            )
         elif doc.kind == "memory":
             validate_tolerant(LearnedBehavior, doc.payload, sink, payload_line, "payload")
 
@@ -103,8 +105,13 @@ def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
     if loaded.pending:
         line = (loaded.text or "").count("\n") + 1 - loaded.pending.count(b"\n")
         diags.append(
-            Diagnostic(display, line, "error", "unfinished-line",
-                       "the last record is unfinished (no closing brace or newline)")
+            Diagnostic(
+                display,
+                line,
+                "error",
+                "unfinished-line",
+                "the last record is unfinished (no closing brace or newline)",
+            )
         )
     diags.extend(cross_check(loaded))
     return diags

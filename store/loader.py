@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,14 @@ def _load_jsonl(out: Loaded, data: bytes, sink: DiagnosticSink) -> None:
     for rec in scan.records:
         m = None
         if model is not None:
-            line = rec.line
-            m = validate_tolerant(model, rec.data, sink, lambda _loc, ln=line: ln, "record")
+            m = validate_tolerant(model, rec.data, sink, _fixed_line(rec.line), "record")
         out.entries.append(Entry(rec, m))
+
+
+def _fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
+    """Line lookup for a JSONL record: every field is on the record's (first) line."""
+
+    def line_of(_loc: Sequence[str | int]) -> int | None:
+        return line
+
+    return line_of

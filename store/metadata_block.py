@@ -31,7 +31,9 @@ class Reply:
 
     @property
     def status(self) -> str | None:
-        return self.block.status if self.block and self.block.status else self.fallback.get("status")
+        return (
+            self.block.status if self.block and self.block.status else self.fallback.get("status")
+        )
 
     @property
     def verdict(self) -> str | None:

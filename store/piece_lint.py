@@ -92,9 +92,18 @@ class PieceLinter:
                     )
             if mon.judge is not None:
                 self.check_rules(mon.judge.rules, ("loop_monitors", k, "judge"), names, top=True)
-                self.check_refs_of(mon.judge.persona, "persona", ("loop_monitors", k, "judge", "persona"))
-                self.check_text_or_ref(mon.judge.instruction, "instruction", ("loop_monitors", k, "judge", "instruction"))
-                self.check_reports(mon.judge.instruction_template, ("loop_monitors", k, "judge", "instruction_template"))
+                self.check_refs_of(
+                    mon.judge.persona, "persona", ("loop_monitors", k, "judge", "persona")
+                )
+                self.check_text_or_ref(
+                    mon.judge.instruction,
+                    "instruction",
+                    ("loop_monitors", k, "judge", "instruction"),
+                )
+                self.check_reports(
+                    mon.judge.instruction_template,
+                    ("loop_monitors", k, "judge", "instruction_template"),
+                )
         self.check_section_maps()
         for mv, loc in _all_movements(piece):
             self.check_movement_refs(mv, loc)
@@ -140,14 +149,20 @@ class PieceLinter:
         self.check_refs_of(mv.policy, "policy", (*loc, "policy"))
         self.check_refs_of(mv.knowledge, "knowledge", (*loc, "knowledge"))
         self.check_text_or_ref(mv.instruction, "instruction", (*loc, "instruction"))
-        self.check_text_or_ref(mv.instruction_template, "instruction", (*loc, "instruction_template"))
+        self.check_text_or_ref(
+            mv.instruction_template, "instruction", (*loc, "instruction_template")
+        )
         if mv.team_leader is not None:
-            self.check_refs_of(mv.team_leader.part_persona, "persona", (*loc, "team_leader", "part_persona"))
+            self.check_refs_of(
+                mv.team_leader.part_persona, "persona", (*loc, "team_leader", "part_persona")
+            )
         contracts = mv.output_contracts.report if mv.output_contracts else None
         for r, entry in enumerate(contracts or []):
             fmt = entry.get("format")
             if isinstance(fmt, str):
-                self.check_text_or_ref(fmt, "format", (*loc, "output_contracts", "report", r, "format"))
+                self.check_text_or_ref(
+                    fmt, "format", (*loc, "output_contracts", "report", r, "format")
+                )
 
     def check_text_or_ref(self, value: str | None, field: str, loc: Loc) -> None:
         if value is None:

@@ -51,10 +51,7 @@ def _data_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
     out: list[str | int] = []
     cur = data
     for part in loc:
-        if isinstance(cur, dict) and part in cur:
-            out.append(part)
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+        if (isinstance(cur, dict) and part in cur) or (isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)):
             out.append(part)
             cur = cur[part]
         elif isinstance(cur, (dict, list)):
@@ -188,13 +185,16 @@ def check_markers(
                     f"{dotted(here)}: '{value}' is not an ISO 8601 date or time",
                     line_of(here),
                 )
-            elif isinstance(m, IdPattern) and isinstance(value, str):
-                if not re.fullmatch(m.regex, value):
-                    sink.warning(
-                        "id-format",
-                        f"{dotted(here)}: '{value}' does not look like {m.example}",
-                        line_of(here),
-                    )
+            elif (
+                isinstance(m, IdPattern)
+                and isinstance(value, str)
+                and not re.fullmatch(m.regex, value)
+            ):
+                sink.warning(
+                    "id-format",
+                    f"{dotted(here)}: '{value}' does not look like {m.example}",
+                    line_of(here),
+                )
         _recurse(value, sink, line_of, here, pruned)
     if isinstance(model, Record) and model.warn_unknown_fields and model.model_extra:
         for extra in model.model_extra:

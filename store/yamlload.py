@@ -8,6 +8,7 @@ Timestamps stay strings: the models decide what a date is.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Sequence
@@ -32,7 +33,9 @@ MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 200
 
 _STD = "tag:yaml.org,2002:"
-_PLAIN_TAGS = frozenset(_STD + t for t in ("map", "seq", "str", "int", "float", "bool", "null", "timestamp"))
+_PLAIN_TAGS = frozenset(
+    _STD + t for t in ("map", "seq", "str", "int", "float", "bool", "null", "timestamp")
+)
 _local = threading.local()
 
 
@@ -136,7 +139,9 @@ class _Builder:
                 key = self.build(k, active)
                 if isinstance(key, (list, dict)):
                     self.sink.error(
-                        "yaml-complex-key", "a mapping key must be a plain value", k.start_mark.line + 1
+                        "yaml-complex-key",
+                        "a mapping key must be a plain value",
+                        k.start_mark.line + 1,
                     )
                     continue
                 if key in out:
@@ -218,10 +223,8 @@ def _compose(text: str) -> Node | None:
     try:
         return y.compose(text)  # type: ignore[no-any-return]
     finally:
-        try:
-            y.constructor.composer.dispose()  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - cleanup only
-            pass
+        with contextlib.suppress(Exception):  # cleanup only
+            y.constructor.composer.dispose()
 
 
 def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:

@@ -34,10 +34,14 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+def _common() -> _Parser:
+    p = _Parser(add_help=False)
     p.add_argument("--root", type=Path, help="workspace root (default: ~/.claude or the config's)")
-    p.add_argument("--config", type=Path, help="config file (default: $HURIKAERI_CONFIG or the user config dir)")
+    p.add_argument(
+        "--config",
+        type=Path,
+        help="config file (default: $HURIKAERI_CONFIG or the user config dir)",
+    )
     return p
 
 
@@ -49,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    sub.add_parser("demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace")
+    sub.add_parser(
+        "demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace"
+    )
     lint = sub.add_parser(
         "lint", parents=[common], help="check the workspace, or the given files and directories"
     )

@@ -21,16 +21,17 @@ from store.metadata_block import parse_reply
 from store.roundtrip import YamlEditor
 from store.yamlload import load_yaml
 
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40
 )
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10**9), 10**9),
-    st.floats(allow_nan=False, allow_infinity=False, width=32), text,
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**9), 10**9),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    text,
 )
 keys = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12).map("k_{}".format)
 structures = st.recursive(
@@ -71,7 +72,9 @@ def test_arbitrary_text_never_raises(s: str) -> None:
 
 @SETTINGS
 @given(documents, st.sampled_from(list(Kind)))
-def test_arbitrary_structures_validate_as_any_kind_without_raising(doc: dict[str, Any], kind: Kind) -> None:
+def test_arbitrary_structures_validate_as_any_kind_without_raising(
+    doc: dict[str, Any], kind: Kind
+) -> None:
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "doc.json"
         p.write_text(json.dumps(doc))
@@ -135,8 +138,12 @@ def test_one_field_edit_touches_only_its_lines(
             assert start <= i1 and i2 <= end, (tag, i1, i2, start, end)
 
 
-text_values = st.text(
-    alphabet=st.characters(whitelist_categories=("L", "N", "Zs"), max_codepoint=0x9FFF),
-    min_size=1,
-    max_size=30,
-).map(str.strip).filter(bool)
+text_values = (
+    st.text(
+        alphabet=st.characters(whitelist_categories=("L", "N", "Zs"), max_codepoint=0x9FFF),
+        min_size=1,
+        max_size=30,
+    )
+    .map(str.strip)
+    .filter(bool)
+)

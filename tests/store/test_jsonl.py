@@ -69,8 +69,14 @@ def test_replace_one_record_keeps_every_other_byte(tmp_path: Path) -> None:
     rec = scan.records[1]
     obj = dict(rec.data, title="edited タイトル")
     new = encode_record(obj)
-    replace_span(p, rec.start, rec.end, new, prefix_len=scan.complete_until,
-                 prefix_sha256=prefix_digest(MESSY, scan.complete_until))
+    replace_span(
+        p,
+        rec.start,
+        rec.end,
+        new,
+        prefix_len=scan.complete_until,
+        prefix_sha256=prefix_digest(MESSY, scan.complete_until),
+    )
     out = p.read_bytes()
     assert out == MESSY[: rec.start] + new + MESSY[rec.end :]
     assert json.loads(new)["title"] == "edited タイトル"
@@ -85,11 +91,15 @@ def test_replace_tolerates_appends_but_not_changes(tmp_path: Path) -> None:
     with open(p, "ab") as fh:
         fh.write(b'{"id": "c"}\n')  # an agent appends meanwhile
     rec = scan.records[0]
-    replace_span(p, rec.start, rec.end, b'{"id": "A"}\n', prefix_len=len(data), prefix_sha256=digest)
+    replace_span(
+        p, rec.start, rec.end, b'{"id": "A"}\n', prefix_len=len(data), prefix_sha256=digest
+    )
     assert p.read_bytes() == b'{"id": "A"}\n{"id": "b"}\n{"id": "c"}\n'
     p.write_bytes(b'{"id": "X"}\n{"id": "b"}\n')  # someone rewrote it
     with pytest.raises(ConflictError):
-        replace_span(p, rec.start, rec.end, b'{"id": "Y"}\n', prefix_len=len(data), prefix_sha256=digest)
+        replace_span(
+            p, rec.start, rec.end, b'{"id": "Y"}\n', prefix_len=len(data), prefix_sha256=digest
+        )
     assert p.read_bytes() == b'{"id": "X"}\n{"id": "b"}\n'
 
 

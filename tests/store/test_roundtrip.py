@@ -88,8 +88,10 @@ def test_list_append_keeps_indentation(tmp_path: Path) -> None:
     e = YamlEditor.open(p)
     e.append(["learned_behaviors"], {"trigger": "t", "behavior": "b", "reason": "r"})
     out = e.render().decode()
-    assert '  - trigger: t\n    behavior: b\n    reason: r\n' in out
-    assert out.startswith((SEEDS / "project_memory.yaml").read_text().split("known_issues")[0][:200])
+    assert "  - trigger: t\n    behavior: b\n    reason: r\n" in out
+    assert out.startswith(
+        (SEEDS / "project_memory.yaml").read_text().split("known_issues")[0][:200]
+    )
 
 
 def test_save_refuses_when_file_changed(tmp_path: Path) -> None:

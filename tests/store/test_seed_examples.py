@@ -60,4 +60,8 @@ def test_wrapup_input_with_newer_fields() -> None:
 def test_seed_replies(name: str, status: str, verdict: str | None, source: str) -> None:
     loaded = load_file(SEEDS / name)
     assert loaded.reply is not None
-    assert (loaded.reply.status, loaded.reply.verdict, loaded.reply.source) == (status, verdict, source)
+    assert (loaded.reply.status, loaded.reply.verdict, loaded.reply.source) == (
+        status,
+        verdict,
+        source,
+    )

@@ -20,7 +20,14 @@ def _load(text: str) -> tuple[object, list[tuple[str, str, int | None]]]:
 
 def test_yaml_12_semantics() -> None:
     data, diags = _load("a: yes\nb: 010\nc: 12:30\nd: 0o10\ne: 2026-02-08T15:00:00Z\nf: ~\n")
-    assert data == {"a": "yes", "b": 10, "c": "12:30", "d": 8, "e": "2026-02-08T15:00:00Z", "f": None}
+    assert data == {
+        "a": "yes",
+        "b": 10,
+        "c": "12:30",
+        "d": 8,
+        "e": "2026-02-08T15:00:00Z",
+        "f": None,
+    }
     assert diags == []
 
 
@@ -77,7 +84,7 @@ def test_modest_aliases_are_fine() -> None:
 
 
 def test_recursive_alias_does_not_hang() -> None:
-    data, diags = _load("a: &a\n  - *a\n")
+    _data, diags = _load("a: &a\n  - *a\n")
     assert any(c in ("yaml-recursive-alias", "yaml-too-large") for _, c, _ in diags)
 
 
