@@ -7,6 +7,8 @@ runs in a thread worker so the screen paints at once and fills in with progress 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -133,7 +135,9 @@ class WorkspaceFilesScreen(Screen[None]):
 
     @staticmethod
     def _label(r: FileReport) -> Content:
-        parts = [literal(r.display)]
+        """The path below its group's directory: the group title says the rest."""
+        rel = Path(r.display).parts
+        parts = [literal(str(Path(*rel[1:])) if len(rel) > 1 else r.display)]
         if r.errors:
             parts.append(Content.styled(f"  ✗{r.errors}", "$error"))
         if r.warnings:
@@ -151,7 +155,7 @@ class WorkspaceFilesScreen(Screen[None]):
         self.query_one("#diagnostics", OptionList).focus()
 
     def show_file(self, report: FileReport) -> None:
-        self.query_one("#file-title", Static).update(literal(str(report.path), "bold"))
+        self.query_one("#file-title", Static).update(literal(report.display, "bold"))
         raw = read_text(report.path, DiagnosticSink(report.display))
         text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
         area = self.query_one("#file-text", TextArea)
@@ -176,6 +180,8 @@ class WorkspaceFilesScreen(Screen[None]):
                     id=f"d{i}",
                 )
             )
+        if report.diagnostics:
+            diags.highlighted = 0
 
     @on(OptionList.OptionSelected, "#diagnostics")
     def diagnostic_selected(self, event: OptionList.OptionSelected) -> None:

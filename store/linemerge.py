@@ -19,6 +19,27 @@ def _ops(a: list[str], b: list[str]) -> list[Op]:
     return SequenceMatcher(None, a, b, autojunk=False).get_opcodes()  # type: ignore[return-value]
 
 
+def _norm_ops(base: list[str], original: list[str]) -> list[Op]:
+    """How the dump lines up with the file, as finely as possible.
+
+    A respelling keeps the number of lines, so equal-length files are paired line by line,
+    and equal-length replaced blocks are split into single lines: an edit then widens
+    over exactly the respelled lines it touches, not their neighbours.
+    """
+    if len(base) == len(original):
+        return [
+            ("equal" if a == b else "replace", i, i + 1, i, i + 1)
+            for i, (a, b) in enumerate(zip(base, original, strict=True))
+        ]
+    out: list[Op] = []
+    for tag, a1, a2, b1, b2 in _ops(base, original):
+        if tag == "replace" and a2 - a1 == b2 - b1:
+            out.extend(("replace", a1 + k, a1 + k + 1, b1 + k, b1 + k + 1) for k in range(a2 - a1))
+        else:
+            out.append((tag, a1, a2, b1, b2))
+    return out
+
+
 def _position(ops: list[Op], i: int) -> int:
     for tag, a1, a2, b1, _b2 in ops:
         if a1 <= i < a2:
@@ -54,7 +75,7 @@ def merge_edit(original: list[str], base: list[str], edited: list[str]) -> list[
         return list(edited)
     if base == edited:
         return list(original)
-    norm = _ops(base, original)
+    norm = _norm_ops(base, original)
     hunks = [(a1, a2) for tag, a1, a2, _b1, _b2 in _ops(base, edited) if tag != "equal"]
     # widen each hunk over any respelled region it touches, then join touching hunks
     widened: list[list[int]] = []

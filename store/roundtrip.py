@@ -72,13 +72,19 @@ class YamlEditor:
         except YAMLError as exc:
             raise EditError(f"{path}: cannot edit a file that is not valid YAML ({exc})") from exc
         except Exception:  # noqa: BLE001 - the guesser trips on some valid files
-            seq_indent, offset = 2, 0
-        seq_indent = seq_indent or 2
-        offset = offset or 0
+            seq_indent, offset = None, None
+        guessed = (max(seq_indent or 2, (offset or 0) + 2), offset or 0)
+        layouts = [(m, *guessed) for m in (2, 4)]
+        layouts += [(m, s, o) for m in (2, 4) for s, o in ((2, 0), (4, 2), (2, 2), (4, 0))]
         best: tuple[int, YAML, Any, list[str]] | None = None
-        for mapping in (2, 4, 3):  # ruamel guesses the sequence indent; find the mapping one
-            y = _rt_yaml(mapping, max(seq_indent, offset + 2), offset)
-            data = y.load(text)
+        for mapping, seq, off in dict.fromkeys(layouts):  # the guess first, then the usual ones
+            y = _rt_yaml(mapping, seq, off)
+            try:
+                data = y.load(text)
+            except YAMLError as exc:
+                raise EditError(
+                    f"{path}: cannot edit a file that is not valid YAML ({exc})"
+                ) from exc
             base = _dump(y, data).split("\n")
             if base and base[-1] == "":
                 base.pop()

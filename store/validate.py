@@ -51,7 +51,9 @@ def _data_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
     out: list[str | int] = []
     cur = data
     for part in loc:
-        if (isinstance(cur, dict) and part in cur) or (isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)):
+        if (isinstance(cur, dict) and part in cur) or (
+            isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)
+        ):
             out.append(part)
             cur = cur[part]
         elif isinstance(cur, (dict, list)):

@@ -180,16 +180,20 @@ class _Builder:
         return value
 
 
-def _mark_line(exc: MarkedYAMLError) -> int | None:
+def _mark_line(exc: MarkedYAMLError, text: str) -> int | None:
     mark = exc.problem_mark or exc.context_mark
-    if exc.context_mark is not None and "end of stream" in (exc.problem or ""):
+    if mark is None:
+        return None
+    last = text.count("\n") + (0 if text.endswith("\n") else 1)
+    at_end = mark.line >= last or "end of stream" in (exc.problem or "")
+    if at_end and exc.context_mark is not None:
         mark = exc.context_mark  # where the unfinished construct began
-    return mark.line + 1 if mark is not None else None
+    return min(mark.line + 1, max(last, 1))
 
 
 def describe_yaml_error(exc: YAMLError, text: str) -> tuple[str, int | None]:
     if isinstance(exc, MarkedYAMLError):
-        line = _mark_line(exc)
+        line = _mark_line(exc, text)
         parts = [p for p in (exc.context, exc.problem) if p]
         msg = "; ".join(parts) or "invalid YAML"
         if line is not None:

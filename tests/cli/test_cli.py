@@ -1,0 +1,105 @@
+"""End-to-end command line: exit codes, one-line errors, JSON output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, SEEDS, TAKT
+from tui.cli import main
+
+
+def run(
+    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def test_lint_demo_has_no_errors(demo_root: Path) -> None:
+    r = run("lint", "--root", str(demo_root), "--json")
+    assert r.returncode == 0, r.stderr
+    diags = json.loads(r.stdout)
+    assert diags and all(d["severity"] == "warning" for d in diags)
+    assert set(diags[0]) == {"path", "line", "severity", "code", "message"}
+
+
+def test_lint_errors_exit_1_with_path_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "kpt-20260101-001.yaml"
+    bad.write_text("id: kpt-20260101-001\nkeep: [\n")
+    r = run("lint", str(bad))
+    assert r.returncode == 1
+    assert f"{bad}:2: error: invalid YAML" in r.stdout
+    assert "Traceback" not in r.stderr
+
+
+def test_broken_piece_json(tmp_path: Path) -> None:
+    r = run("lint", "--json", str(TAKT / "e2e/fixtures/pieces/broken.yaml"))
+    assert r.returncode == 1
+    (d,) = json.loads(r.stdout)
+    assert (d["line"], d["severity"], d["code"]) == (3, "error", "yaml-syntax")
+
+
+def test_lint_paths_and_directories() -> None:
+    r = run("lint", str(SEEDS), str(TAKT / "builtins"))
+    assert r.returncode == 0, r.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["lint", "--bogus"], ["frobnicate"], ["lint", "--root", "/no/such/dir"]],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
+    r = run(*args)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("hurikaeri: error:")
+
+
+def test_missing_path_is_an_error() -> None:
+    r = run("lint", "/no/such/file.yaml")
+    assert r.returncode == 1 and "no such file" in r.stdout
+
+
+def test_broken_config_is_a_usage_error(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[paths]\nkpt = \n")
+    r = run("lint", "--config", str(cfg))
+    assert r.returncode == 2 and str(cfg) in r.stderr and "line 2" in r.stderr
+
+
+def test_config_moves_a_location(tmp_path: Path, demo_root: Path) -> None:
+    elsewhere = tmp_path / "drive" / "lessons.jsonl"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text('{"id": "ll-user-20260101-001", "date": "2026-01-01", "title": "t"}\n')
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[paths]\nlessons_user = "{elsewhere}"\n')
+    r = run("lint", "--root", str(demo_root), "--json", env={"HURIKAERI_CONFIG": str(cfg)})
+    diags = json.loads(r.stdout)
+    assert any(d["path"] == str(elsewhere) and d["code"] == "missing-field" for d in diags)
+    assert r.returncode == 1
+
+
+def test_internal_errors_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import tui.cli as cli
+
+    def boom(*_a: object, **_k: object) -> int:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "cmd_lint", boom)
+    assert main(["lint", "--root", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err == "hurikaeri: error: RuntimeError: kaboom\n"

@@ -1,0 +1,5 @@
+"""``python -m tui``: the same entry point as the ``hurikaeri`` command."""
+
+from tui.cli import entry
+
+entry()
