@@ -51,11 +51,12 @@ def _data_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
     out: list[str | int] = []
     cur = data
     for part in loc:
-        if (isinstance(cur, dict) and part in cur) or (
+        exists = (isinstance(cur, dict) and part in cur) or (
             isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur)
-        ):
+        )
+        if exists:
             out.append(part)
-            cur = cur[part]
+            cur = cur[part]  # type: ignore[index]
         elif isinstance(cur, (dict, list)):
             continue  # a union member's name such as 'str' or 'list[str]'
         else:

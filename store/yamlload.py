@@ -188,7 +188,8 @@ def _mark_line(exc: MarkedYAMLError, text: str) -> int | None:
     at_end = mark.line >= last or "end of stream" in (exc.problem or "")
     if at_end and exc.context_mark is not None:
         mark = exc.context_mark  # where the unfinished construct began
-    return min(mark.line + 1, max(last, 1))
+    line: int = mark.line + 1
+    return min(line, max(last, 1))
 
 
 def describe_yaml_error(exc: YAMLError, text: str) -> tuple[str, int | None]:
