@@ -56,7 +56,7 @@ def _data_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
         )
         if exists:
             out.append(part)
-            cur = cur[part]  # type: ignore[index]
+            cur = cur[part]
         elif isinstance(cur, (dict, list)):
             continue  # a union member's name such as 'str' or 'list[str]'
         else:
