@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from .diagnostics import Diagnostic, DiagnosticSink
 from .kinds import Kind
-from .loader import Loaded, load_file
+from .loader import MODELS, Loaded, load_file
 from .models import KptReport, Proposal
 from .models.knowledge import LearnedBehavior
 from .models.piece import Piece
 from .piece_lint import PieceLinter
-from .validate import validate_tolerant
+from .validate import LineOf, validate_tolerant
 from .workspace import Workspace
 
 PAYLOAD_KINDS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
@@ -28,19 +29,42 @@ def cross_check(loaded: Loaded) -> list[Diagnostic]:
         PieceLinter(doc, loaded.path, yaml, sink).run()
     elif isinstance(doc, Proposal) and yaml is not None:
         check_proposal(doc, loaded.path, sink, yaml.line_of)
+    for entry in loaded.entries:
+        check_id_date(entry.record.data, entry.record.line, sink)
     return sink.items
 
 
-def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, line_of: object) -> None:
-    from .validate import LineOf
+_ID_DATE = re.compile(r"-(\d{4})(\d{2})(\d{2})-\d+$")
 
-    lo: LineOf = line_of  # type: ignore[assignment]
-    if doc.id is not None and doc.id != path.stem:
+
+def check_id_date(record: dict[str, object], line: int, sink: DiagnosticSink) -> None:
+    """A wrap-up bug once wrote ids with the wrong date: say so, and trust ``date``."""
+    rid, date = record.get("id"), record.get("date")
+    if not (isinstance(rid, str) and isinstance(date, str)):
+        return
+    m = _ID_DATE.search(rid)
+    if m and len(date) >= 10 and "-".join(m.groups()) != date[:10]:
+        sink.warning(
+            "id-date-mismatch",
+            f"id '{rid}' carries the date {'-'.join(m.groups())} but the record is dated "
+            f"{date[:10]}; the date field is what counts",
+            line,
+        )
+
+
+def check_id_is_file_name(
+    doc_id: str | None, path: Path, sink: DiagnosticSink, line_of: LineOf
+) -> None:
+    if doc_id is not None and doc_id != path.stem:
         sink.error(
             "id-mismatch",
-            f"id '{doc.id}' does not match the file name '{path.name}' (expected id '{path.stem}')",
-            lo(("id",)),
+            f"id '{doc_id}' does not match the file name '{path.name}' (expected '{path.stem}')",
+            line_of(("id",)),
         )
+
+
+def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, lo: LineOf) -> None:
+    check_id_is_file_name(doc.id, path, sink, lo)
     seen: dict[str, str] = {}
     for section in ("keep", "problem", "try", "omission"):
         for i, item in enumerate(doc.section(section)):
@@ -65,17 +89,8 @@ def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, line_of: object)
                 )
 
 
-def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, line_of: object) -> None:
-    from .loader import MODELS
-    from .validate import LineOf
-
-    lo: LineOf = line_of  # type: ignore[assignment]
-    if doc.id is not None and doc.id != path.stem:
-        sink.error(
-            "id-mismatch",
-            f"id '{doc.id}' does not match the file name '{path.name}'",
-            lo(("id",)),
-        )
+def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, lo: LineOf) -> None:
+    check_id_is_file_name(doc.id, path, sink, lo)
     if doc.target is not None:
         t = PurePosixPath(doc.target.replace("\\", "/"))
         if t.is_absolute() or doc.target.startswith("~") or ".." in t.parts:
@@ -87,8 +102,8 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, line_of: obj
             )
     if doc.payload is not None and doc.kind is not None:
 
-        def payload_line(loc: object) -> int | None:
-            return lo(("payload", *loc))  # type: ignore[misc]
+        def payload_line(loc: Sequence[str | int]) -> int | None:
+            return lo(("payload", *loc))
 
         if doc.kind in PAYLOAD_KINDS:
             validate_tolerant(

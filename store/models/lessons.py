@@ -92,24 +92,6 @@ class SessionSummary(Record):
     evaluation: Evaluation | None = None
 
 
-class Lesson(Record):
-    id: Annotated[str | None, Required("ll-user-YYYYMMDD-NNN or ll-ai-YYYYMMDD-NNN"), LESSON_ID] = (
-        None
-    )
-    date: Annotated[str | None, Required("an ISO 8601 time"), DateText()] = None
-    session_id: str | None = None
-    session_name: str | None = None
-    project: str | None = None
-    type: Annotated[str | None, Required(), Choice(*LESSON_TYPES)] = None
-    category: str | None = None
-    title: Annotated[str | None, Required("a short title")] = None
-    summary: str | None = None
-    context: str | None = None
-    detail_ref: str | None = None
-    tags: list[str] | None = None
-    memory_ref: str | None = None
-
-
 class WrapupSummary(Record):
     info: list[str] | None = None
     qa: list[QaPair] | None = None
@@ -119,6 +101,8 @@ class WrapupSummary(Record):
 
 
 class WrapupLesson(Record):
+    """A lesson as the wrap-up input carries it (no id or date yet)."""
+
     type: Annotated[str | None, Required(), Choice(*LESSON_TYPES)] = None
     category: str | None = None
     title: Annotated[str | None, Required("a short title")] = None
@@ -127,6 +111,18 @@ class WrapupLesson(Record):
     detail_ref: str | None = None
     tags: list[str] | None = None
     memory_ref: str | None = None
+
+
+class Lesson(WrapupLesson):
+    """A saved lesson line (user or AI)."""
+
+    id: Annotated[str | None, Required("ll-user-YYYYMMDD-NNN or ll-ai-YYYYMMDD-NNN"), LESSON_ID] = (
+        None
+    )
+    date: Annotated[str | None, Required("an ISO 8601 time"), DateText()] = None
+    session_id: str | None = None
+    session_name: str | None = None
+    project: str | None = None
 
 
 class WrapupInput(Record):
