@@ -113,15 +113,18 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, lo: LineOf) 
             validate_tolerant(LearnedBehavior, doc.payload, sink, payload_line, "payload")
 
 
-def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
-    loaded = load_file(path, kind, display)
-    # a linted JSONL file is finished: an unfinished last line is an error here
+def check_loaded(loaded: Loaded, *, finished: bool = True) -> list[Diagnostic]:
+    """Everything wrong with a loaded file: its own diagnostics plus the cross-checks.
+
+    With ``finished`` an unfinished last JSONL line is an error (lint); without it the line
+    is kept for later, as a file that is still being appended to needs.
+    """
     diags = list(loaded.diagnostics)
-    if loaded.pending:
+    if loaded.pending and finished:
         line = (loaded.text or "").count("\n") + 1 - loaded.pending.count(b"\n")
         diags.append(
             Diagnostic(
-                display,
+                loaded.display,
                 line,
                 "error",
                 "unfinished-line",
@@ -130,6 +133,10 @@ def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
         )
     diags.extend(cross_check(loaded))
     return diags
+
+
+def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
+    return check_loaded(load_file(path, kind, display))
 
 
 def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:

@@ -16,9 +16,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from store.atomic import WriteError
 from store.config import ConfigError, load_config
 from store.diagnostics import Diagnostic
+from store.ledger import Ledger, Op
 from store.lint import lint_paths, lint_workspace
+from store.review import (
+    ReviewError,
+    decide,
+    find_item,
+    find_report,
+    item_json,
+    report_json,
+    split_ref,
+)
 from store.workspace import Workspace
 from store.yamlload import C_LOADER_AVAILABLE
 
@@ -61,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     lint.add_argument("--json", action="store_true", help="print diagnostics as a JSON list")
+    show = sub.add_parser(
+        "show", parents=[common], help="show a KPT report or item and its review state"
+    )
+    show.add_argument("id", metavar="ID", help="KPT_ID or KPT_ID/ITEM_ID")
+    show.add_argument("--json", action="store_true", help="print it as JSON")
+    for name, verb in (("approve", "approve"), ("reject", "reject")):
+        p = sub.add_parser(name, parents=[common], help=f"{verb} KPT items (KPT_ID/ITEM_ID)")
+        p.add_argument("ids", nargs="+", metavar="KPT_ID/ITEM_ID")
+        p.add_argument("--note", help="a note kept with the decision")
+    sub.add_parser("undo", parents=[common], help="undo the last decision")
     return parser
 
 
@@ -102,6 +123,63 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
+def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
+    ledger = Ledger(ws.state_dir)
+    report_id, item_id = split_ref(args.id)
+    if item_id is None:
+        path, report = find_report(ws, report_id)
+        data = report_json(path, report, ledger)
+    else:
+        it = find_item(ws, args.id)
+        data = {
+            "path": str(it.path),
+            **item_json(it.section, it.report_id, it.item, ledger.state(it.key)),
+        }
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(render_show(data, item_id is None))
+    return 0
+
+
+def render_show(data: dict[str, object], is_report: bool) -> str:
+    """A plain-text view of a report or an item (control characters made visible)."""
+    from store.textsafe import printable
+
+    lines: list[str] = []
+    items = data.pop("items", []) if is_report else []
+    for key, value in data.items():
+        if value in (None, [], {}):
+            continue
+        lines.append(
+            f"{key}: {printable(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value)}"
+        )
+    for item in items:  # type: ignore[union-attr]
+        state = item["state"]
+        lines.append(f"  [{state}] {item['ref']}  {printable(str(item.get('description', '')))}")
+        if item.get("note"):
+            lines.append(f"      note: {printable(item['note'])}")
+    return "\n".join(lines)
+
+
+def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
+    ledger = Ledger(ws.state_dir)
+    items = decide(ws, ledger, args.ids, op, args.note)
+    for it in items:
+        print(f"{op}d {it.key}" if op.endswith("e") else f"{op}ed {it.key}")
+    return 0
+
+
+def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:
+    undone = Ledger(ws.state_dir).undo()
+    if undone is None:
+        print(f"{PROG}: nothing to undo", file=sys.stderr)
+        return 1
+    print(f"undid {undone.op} of {undone.target} ({undone.at})")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -118,14 +196,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = run_ui(Workspace(root, config))
             print(f"The demo workspace is kept at {root}", file=sys.stderr)
             return status
-        if args.root is not None and not args.root.is_dir() and args.command != "lint":
+        if args.root is not None and not args.root.is_dir():
             raise UsageError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
         if args.command == "lint":
             if args.root is not None and not args.root.is_dir():
                 raise UsageError(f"--root {args.root}: not a directory")
             return cmd_lint(args, ws)
+        if args.command == "show":
+            return cmd_show(args, ws)
+        if args.command in ("approve", "reject"):
+            return cmd_decide(args, ws, args.command)
+        if args.command == "undo":
+            return cmd_undo(args, ws)
         return run_ui(ws)
+    except ReviewError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    except WriteError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

@@ -103,3 +103,40 @@ def test_internal_errors_are_one_line(
     assert main(["lint", "--root", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err == "hurikaeri: error: RuntimeError: kaboom\n"
+
+
+def test_review_commands_share_the_ledger(demo_root: Path) -> None:
+    root = ["--root", str(demo_root)]
+    r = run("approve", "kpt-20261120-001/keep-001", "kpt-20261120-001/try-001", *root)
+    assert r.returncode == 0, r.stderr
+    r = run("reject", "kpt-20261120-001/prob-001", "--note", "근거 부족 [bold]x[/]", *root)
+    assert r.returncode == 0
+    r = run("show", "kpt-20261120-001", "--json", *root)
+    data = json.loads(r.stdout)
+    states = {i["ref"]: (i["state"], i["note"]) for i in data["items"]}
+    assert states["kpt-20261120-001/keep-001"] == ("approved", None)
+    assert states["kpt-20261120-001/prob-001"] == ("rejected", "근거 부족 [bold]x[/]")
+    r = run("show", "kpt-20261120-001/prob-001", *root)
+    assert "근거 부족 [bold]x[/]" in r.stdout
+    r = run("undo", *root)
+    assert r.returncode == 0 and "reject" in r.stdout
+    data = json.loads(run("show", "kpt-20261120-001/prob-001", "--json", *root).stdout)
+    assert data["state"] == "pending"
+
+
+def test_review_errors_exit_1(demo_root: Path, tmp_path: Path) -> None:
+    r = run("approve", "kpt-20261120-001/nope", "--root", str(demo_root))
+    assert r.returncode == 1 and "has no item 'nope'" in r.stderr
+    r = run("approve", "kpt-29990101-001/keep-001", "--root", str(demo_root))
+    assert r.returncode == 1 and "no KPT report" in r.stderr
+    r = run("undo", "--root", str(tmp_path))
+    assert r.returncode == 1 and "nothing to undo" in r.stderr
+
+
+def test_show_makes_escape_sequences_visible(tmp_path: Path) -> None:
+    (tmp_path / "hurikaeri").mkdir()
+    (tmp_path / "hurikaeri" / "kpt-20260101-001.yaml").write_text(
+        'id: kpt-20260101-001\nsession_summary: "\\e[31mred\\e[0m \\u202e"\n'
+    )
+    r = run("show", "kpt-20260101-001", "--root", str(tmp_path))
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "␛[31mred" in r.stdout

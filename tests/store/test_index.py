@@ -1,0 +1,87 @@
+"""The workspace index: sessions joined by session_id, review progress, live updates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store.index import WorkspaceIndex
+from store.session_order import SessionFilter, next_unreviewed, ordered
+from store.workspace import Workspace
+
+
+def _index(root: Path) -> WorkspaceIndex:
+    ix = WorkspaceIndex(Workspace(root))
+    ix.load_all()
+    return ix
+
+
+def test_demo_sessions_join_every_part(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    s = ix.sessions["sid:9e3c1a7b-6f52-4d8e-b094-3a7e5c2d1f86"]
+    assert s.report is not None and s.summary is not None
+    assert len(s.lessons) >= 3 and len(s.proposals) == 1
+    assert s.project and s.outcome == "partial"
+    assert sum(1 for x in ix.sessions.values() if x.report) == 30
+    assert any(x.report is None and x.summary is not None for x in ix.sessions.values())
+
+
+def test_demo_covers_every_review_state(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    states = {ix.ledger.state(k).state for s in ix.sessions.values() for k in s.item_keys()}
+    assert states == {"pending", "approved", "rejected"}
+    done = [ix.review_progress(s) for s in ix.sessions.values() if s.report]
+    assert any(d == t for d, t in done) and any(0 < d < t for d, t in done)
+    assert any(d == 0 for d, t in done)
+
+
+def test_order_puts_unreviewed_first_then_newest(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    order = ordered(ix)
+    flags = [ix.review_progress(s)[0] < ix.review_progress(s)[1] for s in order]
+    assert flags == sorted(flags, reverse=True)
+    pending = [s for s, f in zip(order, flags, strict=True) if f]
+    assert [s.sort_time for s in pending] == sorted((s.sort_time for s in pending), reverse=True)
+
+
+def test_filters(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    failures = ordered(ix, SessionFilter(outcome="failure"))
+    assert failures and all(s.outcome == "failure" for s in failures)
+    assert all(
+        s.outcome.lower() == "partial" for s in ordered(ix, SessionFilter(outcome="partial"))
+    )
+    from datetime import date
+
+    nov = ordered(ix, SessionFilter(since=date(2026, 11, 10), until=date(2026, 11, 12)))
+    assert nov and all(date(2026, 11, 9) <= s.sort_time.date() <= date(2026, 11, 12) for s in nov)
+    reviewed = ordered(ix, SessionFilter(review="reviewed"))
+    assert reviewed and all(ix.review_progress(s)[0] == ix.review_progress(s)[1] for s in reviewed)
+
+
+def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    order = ordered(ix)
+    first = next_unreviewed(ix, order, None, None)
+    assert first is not None
+    s, key = first
+    assert ix.ledger.state(key).state == "pending"
+    ix.ledger.decide(s.item_keys(), "approve")
+    nxt = next_unreviewed(ix, order, s.key, key)
+    assert nxt is not None and nxt[0].key != s.key
+
+
+def test_update_one_file(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    n = len(ix.sessions)
+    new = demo_root / "hurikaeri" / "kpt-20261121-001.yaml"
+    new.write_text(
+        "id: kpt-20261121-001\ncreated_at: 2026-11-21T09:00:00+09:00\nsession_id: new-sess\n"
+        "session_summary: 새 세션\ntask_goals: [x]\noutcome: success\nkeep: []\nproblem: []\n"
+        "try: []\nomission: []\n"
+    )
+    changed, removed = ix.update([new])
+    assert changed == {new} and not removed
+    assert len(ix.sessions) == n + 1 and ix.find_report("kpt-20261121-001") is not None
+    new.unlink()
+    changed, removed = ix.update([new])
+    assert removed == {new} and len(ix.sessions) == n
