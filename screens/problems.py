@@ -1,29 +1,28 @@
-"""The workspace's files with their diagnostics (the first screen, until the review desk).
+"""Problems: every workspace file with diagnostics, its text and the line of each problem.
 
-Every file of the workspace, grouped by kind, with error and warning counts; selecting one
-shows its text and its diagnostics, and selecting a diagnostic moves to its line. Loading
-runs in a thread worker so the screen paints at once and fills in with progress shown.
+Shows the files with errors or warnings (``a`` toggles all files), grouped by kind;
+selecting a file shows its text, and selecting a diagnostic moves to its line. A workspace
+full of broken files opens here and works.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, ProgressBar, Static, TextArea
+from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from store.diagnostics import DiagnosticSink
+from store.index import IndexedFile, WorkspaceIndex
 from store.kinds import Kind
-from store.scan import FileReport, scan_workspace
 from store.textio import read_text
-from store.workspace import Workspace
+from tui.messages import WorkspaceChanged
 from tui.widgets.literal import literal, visible
 
 KIND_TITLES: dict[Kind | None, str] = {
@@ -43,25 +42,22 @@ KIND_TITLES: dict[Kind | None, str] = {
 }
 
 
-class WorkspaceFilesScreen(Screen[None]):
+class ProblemsScreen(Screen[None]):
     """Files of the workspace and their problems."""
 
     BINDINGS = [
-        Binding("p", "toggle_problems", "Only problems", id="files.only_problems"),
-        Binding("r", "reload", "Reload", id="files.reload"),
-        Binding("tab", "app.focus_next", "Next pane", show=False),
+        Binding("a", "toggle_all", "All files", id="problems.all_files"),
+        Binding("escape", "app.pop_screen", "Back", id="problems.back"),
     ]
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
-        self.workspace = workspace
-        self.reports: list[FileReport] = []
-        self.only_problems = False
-        self._shown: dict[str, FileReport] = {}
+        self.index = index
+        self.all_files = False
+        self._shown: dict[str, IndexedFile] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ProgressBar(id="progress", show_eta=False)
         with Horizontal(id="panes"):
             yield OptionList(id="files")
             with Vertical(id="detail"):
@@ -73,38 +69,15 @@ class WorkspaceFilesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#files", OptionList).border_title = "Files"
         self.query_one("#diagnostics", OptionList).border_title = "Diagnostics"
-        self.load()
+        self.refresh_list()
+        self.query_one("#files", OptionList).focus()
 
-    def action_reload(self) -> None:
-        self.load()
-
-    def action_toggle_problems(self) -> None:
-        self.only_problems = not self.only_problems
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
         self.refresh_list()
 
-    @work(thread=True, exclusive=True, group="scan")
-    def load(self) -> None:
-        worker = get_current_worker()
-        bar = self.query_one("#progress", ProgressBar)
-
-        def progress(done: int, total: int) -> None:
-            self.app.call_from_thread(bar.update, total=total, progress=done)
-
-        reports = []
-        for report in scan_workspace(self.workspace, progress):
-            if worker.is_cancelled:
-                return
-            reports.append(report)
-        self.app.call_from_thread(self.show_reports, reports)
-
-    def show_reports(self, reports: list[FileReport]) -> None:
-        self.reports = reports
-        self.query_one("#progress", ProgressBar).display = False
-        errors = sum(r.errors for r in reports)
-        warnings = sum(r.warnings for r in reports)
-        self.sub_title = f"{len(reports)} files · {errors} errors · {warnings} warnings"
+    def action_toggle_all(self) -> None:
+        self.all_files = not self.all_files
         self.refresh_list()
 
     def refresh_list(self) -> None:
@@ -112,10 +85,16 @@ class WorkspaceFilesScreen(Screen[None]):
         highlighted = files.highlighted_option.id if files.highlighted_option else None
         files.clear_options()
         self._shown.clear()
+        reports = sorted(self.index.files.values(), key=lambda f: f.display)
+        errors = sum(r.errors for r in reports)
+        warnings = sum(r.warnings for r in reports)
+        self.query_one(
+            "#files", OptionList
+        ).border_title = f"Files: {len(reports)} · {errors} errors · {warnings} warnings"
         options: list[Option | None] = []
         for kind, title in KIND_TITLES.items():
-            group = [r for r in self.reports if r.kind is kind]
-            if self.only_problems:
+            group = [r for r in reports if r.kind is kind]
+            if not self.all_files:
                 group = [r for r in group if r.diagnostics]
             if not group:
                 continue
@@ -126,15 +105,21 @@ class WorkspaceFilesScreen(Screen[None]):
                 key = str(r.path)
                 self._shown[key] = r
                 options.append(Option(self._label(r), id=key))
+        if not options:
+            options.append(
+                Option(Content.styled("No problems in this workspace.", "$success"), disabled=True)
+            )
         files.add_options(options)
         if highlighted and highlighted in self._shown:
             files.highlighted = files.get_option_index(highlighted)
         elif self._shown:
             files.highlighted = files.get_option_index(next(iter(self._shown)))
-        files.border_subtitle = "problems only" if self.only_problems else ""
+        files.border_subtitle = (
+            "all files (a)" if self.all_files else "files with problems (a: all)"
+        )
 
     @staticmethod
-    def _label(r: FileReport) -> Content:
+    def _label(r: IndexedFile) -> Content:
         """The path below its group's directory: the group title says the rest."""
         rel = Path(r.display).parts
         parts = [literal(str(Path(*rel[1:])) if len(rel) > 1 else r.display)]
@@ -151,15 +136,14 @@ class WorkspaceFilesScreen(Screen[None]):
             self.show_file(report)
 
     @on(OptionList.OptionSelected, "#files")
-    def file_selected(self, event: OptionList.OptionSelected) -> None:
+    def file_selected(self, _event: OptionList.OptionSelected) -> None:
         self.query_one("#diagnostics", OptionList).focus()
 
-    def show_file(self, report: FileReport) -> None:
+    def show_file(self, report: IndexedFile) -> None:
         self.query_one("#file-title", Static).update(literal(report.display, "bold"))
         raw = read_text(report.path, DiagnosticSink(report.display))
         text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
-        area = self.query_one("#file-text", TextArea)
-        area.load_text(visible(text))
+        self.query_one("#file-text", TextArea).load_text(visible(text))
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
         if not report.diagnostics:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ os.environ.pop("NO_COLOR", None)
 os.environ["TEXTUAL_THEME"] = "textual-dark"
 os.environ.setdefault("TERM", "xterm-256color")
 os.environ.pop("HURIKAERI_CONFIG", None)
+os.environ["TZ"] = "UTC"  # dates shown in local time must not depend on the machine
+time.tzset()
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -1,15 +1,31 @@
-"""The Textual app and its factory, shared by the command line and the tests."""
+"""The Textual app and its factory, shared by the command line and the tests.
+
+The first screen paints at once; the workspace is read in a thread worker with progress
+in the header, then a long-lived watcher worker keeps the index in step with the disk and
+tells every screen what changed.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
+from textual.worker import Worker, WorkerState
 
-from screens.workspace_files import WorkspaceFilesScreen
+from screens.problems import ProblemsScreen
+from screens.sessions import SessionsScreen
 from store.config import Config
+from store.index import WorkspaceIndex
+from store.session_order import next_unreviewed, ordered
+from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
+from tui.commands import HurikaeriCommands
+from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 
 
 class HurikaeriApp(App[None]):
@@ -17,23 +33,133 @@ class HurikaeriApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "hurikaeri"
+    COMMANDS = App.COMMANDS | {HurikaeriCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("question_mark", "app.help", "Keys", show=False, id="app.help"),
     ]
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
         super().__init__()
         self.workspace = workspace
+        self.index = WorkspaceIndex(workspace)
         self.watch_files = watch
-        self.sub_title = str(workspace.root)
+        self.own_writes = OwnWrites()
+        self.loaded = asyncio.Event()
+        self._stop_watch = asyncio.Event()
 
     def on_mount(self) -> None:
         if self.workspace.config.keys:
             self.set_keymap(self.workspace.config.keys)
         if self.workspace.config.theme:
             self.theme = self.workspace.config.theme
-        self.push_screen(WorkspaceFilesScreen(self.workspace))
+        self.sub_title = f"{self.workspace.root} · reading…"
+        self.push_screen(SessionsScreen(self.index))
+        self.load_index()
+
+    # -- loading and watching ----------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_index(self) -> None:
+        last = [-1]
+
+        def progress(done: int, total: int) -> None:
+            pct = done * 100 // max(total, 1)
+            if pct != last[0]:
+                last[0] = pct
+                self.call_from_thread(
+                    setattr, self, "sub_title", f"{self.workspace.root} · reading {pct}%"
+                )
+
+        self.index.load_all(progress)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "load" and event.state == WorkerState.SUCCESS:
+            self.loaded.set()
+            self.broadcast(lambda: WorkspaceChanged(initial=True))
+            if self.watch_files:
+                self.watch_workspace_files()
+        elif event.state == WorkerState.ERROR:
+            self.notify(
+                f"{event.worker.name}: {event.worker.error}", severity="error", markup=False
+            )
+
+    @work(exclusive=True, group="watch")
+    async def watch_workspace_files(self) -> None:
+        async for batch in watch_workspace(
+            self.workspace, stop_event=self._stop_watch, own_writes=self.own_writes
+        ):
+            await self.apply_changes({c.path for c in batch})
+
+    async def apply_changes(self, paths: set[Path]) -> None:
+        ledger_path = self.index.ledger.path
+        review = False
+        if ledger_path in paths:
+            paths.discard(ledger_path)
+            review = await asyncio.to_thread(self.index.ledger.refresh)
+        changed, removed = await asyncio.to_thread(self.index.update, paths)
+        for p in removed:
+            self.notify(f"{self.workspace.display(p)} was deleted.", title="Removed", markup=False)
+        if changed or removed:
+            self.broadcast(lambda: WorkspaceChanged(frozenset(changed), frozenset(removed)))
+        elif review:
+            self.broadcast(ReviewChanged)
+
+    async def on_files_written(self, event: FilesWritten) -> None:
+        for p in event.paths:
+            self.own_writes.record(p)
+        await self.apply_changes(set(event.paths))
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.broadcast(ReviewChanged)
+
+    def broadcast(self, make: Callable[[], Message]) -> None:
+        """Tell every screen (modal ones included) with a fresh message each."""
+        self.update_counts()
+        for screen in self.screen_stack:
+            screen.post_message(make())
+
+    def update_counts(self) -> None:
+        ix = self.index
+        problems = len(ix.problem_files())
+        self.sub_title = (
+            f"{self.workspace.root} · {ix.unreviewed_count()} to review · "
+            f"{ix.inbox_pending()} in inbox · {problems} problem file{'s' if problems != 1 else ''}"
+        )
+
+    async def on_unmount(self) -> None:
+        self._stop_watch.set()
+
+    # -- actions -----------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        undone = self.index.ledger.undo()
+        if undone is None:
+            self.notify("Nothing to undo.")
+            return
+        self.notify(f"Undid {undone.op} of {undone.target}", markup=False, timeout=2)
+        self.broadcast(ReviewChanged)
+
+    def action_problems(self) -> None:
+        if not isinstance(self.screen, ProblemsScreen):
+            self.push_screen(ProblemsScreen(self.index))
+
+    def action_sessions(self) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    def action_next_unreviewed(self) -> None:
+        from screens.session import SessionScreen
+
+        found = next_unreviewed(self.index, ordered(self.index), None, None)
+        if found is None:
+            self.notify("Everything is reviewed.")
+            return
+        self.push_screen(SessionScreen(self.index, found[0].key, item_key=found[1]))
+
+    def action_reload(self) -> None:
+        self.load_index()
 
 
 def create_app(

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from store.atomic import WriteError
 from store.config import ConfigError, load_config
@@ -30,6 +30,7 @@ from store.review import (
     report_json,
     split_ref,
 )
+from store.textsafe import printable
 from store.workspace import Workspace
 from store.yamlload import C_LOADER_AVAILABLE
 
@@ -143,19 +144,16 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     return 0
 
 
-def render_show(data: dict[str, object], is_report: bool) -> str:
+def render_show(data: dict[str, Any], is_report: bool) -> str:
     """A plain-text view of a report or an item (control characters made visible)."""
-    from store.textsafe import printable
-
     lines: list[str] = []
-    items = data.pop("items", []) if is_report else []
+    items: list[dict[str, Any]] = data.pop("items", []) if is_report else []
     for key, value in data.items():
         if value in (None, [], {}):
             continue
-        lines.append(
-            f"{key}: {printable(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value)}"
-        )
-    for item in items:  # type: ignore[union-attr]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {printable(text)}")
+    for item in items:
         state = item["state"]
         lines.append(f"  [{state}] {item['ref']}  {printable(str(item.get('description', '')))}")
         if item.get("note"):

@@ -1,0 +1,71 @@
+"""A file changed on disk while the person was editing it: they choose what happens.
+
+Nothing is overwritten silently. *Reload* drops the edit and shows the file as it is now;
+*Keep mine* applies the edit on top of the new file (only the fields that were edited);
+*Show diff* shows what the other program changed, then the same choice.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from tui.widgets.literal import literal
+
+Choice = Literal["reload", "keep", "cancel"]
+
+
+class ConflictScreen(ModalScreen[Choice]):
+    BINDINGS = [
+        Binding("r", "choose('reload')", "Reload", id="conflict.reload"),
+        Binding("k", "choose('keep')", "Keep mine", id="conflict.keep"),
+        Binding("d", "diff", "Show diff", id="conflict.diff"),
+        Binding("escape", "choose('cancel')", "Back to editing", id="conflict.cancel"),
+    ]
+
+    def __init__(self, display: str, reason: str, diff: str) -> None:
+        super().__init__()
+        self.display_path = display
+        self.reason = reason
+        self.diff = diff
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Static(
+                Content.assemble(
+                    Content.styled("Changed on disk: ", "bold $warning"),
+                    literal(self.display_path, "bold"),
+                    "\n",
+                    literal(self.reason),
+                    "\nYour edit is not saved yet. What should happen?",
+                ),
+                classes="dialog-text",
+            )
+            area = TextArea(self.diff or "(no difference)", read_only=True, id="conflict-diff")
+            area.can_focus = False
+            area.display = False
+            yield area
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Reload theirs (r)", id="reload")
+                yield Button("Keep mine (k)", variant="warning", id="keep")
+                yield Button("Show diff (d)", id="diff")
+                yield Button("Back (Esc)", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "diff":
+            self.action_diff()
+        elif event.button.id in ("reload", "keep", "cancel"):
+            self.dismiss(event.button.id)  # type: ignore[arg-type]
+
+    def action_diff(self) -> None:
+        area = self.query_one("#conflict-diff", TextArea)
+        area.display = True  # focus stays on the buttons, so r / k / Esc still answer
+
+    def action_choose(self, choice: Choice) -> None:
+        self.dismiss(choice)

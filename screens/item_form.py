@@ -1,0 +1,186 @@
+"""Editing one KPT item in a form, validated by the item's model before anything is written.
+
+Only the fields the person changed are written, each changing only its own lines in the
+report. If the report changed on disk since the form opened, the conflict choice appears
+(reload, keep mine, see the diff); nothing is overwritten silently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
+
+from store.atomic import ConflictError, WriteError
+from store.item_edit import FORM_FIELDS, ITEM_MODELS, apply_item_changes, disk_diff, validate_item
+from store.models.base import Choice
+from store.models.kpt import KptItem
+from store.roundtrip import EditError
+from store.textio import FileStamp
+from tui.messages import WorkspaceChanged
+from tui.widgets.literal import literal
+
+LONG_FIELDS = {
+    "description",
+    "evidence",
+    "reasoning",
+    "root_cause",
+    "counterfactual_prompt",
+    "recommended_action",
+}
+LIST_FIELDS = {"addresses"}
+
+
+def _choices(section: str, name: str) -> tuple[str, ...] | None:
+    field = ITEM_MODELS[section].model_fields.get(name)
+    for m in field.metadata if field else []:
+        if isinstance(m, Choice):
+            return m.values
+    return None
+
+
+class ItemForm(ModalScreen[bool]):
+    """Dismissed with True when the item was saved."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="form.save"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+    ]
+
+    def __init__(self, path: Path, display: str, section: str, item: KptItem, key: str) -> None:
+        super().__init__()
+        self.path = path
+        self.display_path = display
+        self.section = section
+        self.item = item
+        self.key = key
+        self.original = item.model_dump(by_alias=True)
+        self.base_bytes = path.read_bytes() if path.exists() else b""
+        st = path.stat() if path.exists() else None
+        self.base: FileStamp | None = FileStamp.of_bytes(self.base_bytes, st) if st else None
+        self.conflict_open = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="form"):
+            yield Static(
+                Content.assemble(Content.styled("Edit ", "bold"), literal(self.key, "bold")),
+                classes="dialog-text",
+            )
+            with VerticalScroll(id="form-fields"):
+                for name in FORM_FIELDS[self.section]:
+                    value = self.original.get(name)
+                    yield Label(name, classes="form-label")
+                    choices = _choices(self.section, name)
+                    wid = f"field-{name}"
+                    if choices is not None:
+                        options = [(c, c) for c in choices]
+                        if isinstance(value, str) and value not in choices:
+                            options.append((f"{value} (as written)", value))
+                        yield Select(
+                            options, value=value if value else Select.NULL, id=wid, allow_blank=True
+                        )
+                    elif name in LIST_FIELDS:
+                        yield Input(
+                            ", ".join(value or []), id=wid, placeholder="comma-separated ids"
+                        )
+                    elif name in LONG_FIELDS:
+                        yield TextArea(
+                            str(value or ""), id=wid, soft_wrap=True, classes="form-long"
+                        )
+                    else:
+                        yield Input(str(value or ""), id=wid)
+            yield Static(id="form-errors")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (Ctrl+S)", variant="primary", id="save")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in FORM_FIELDS[self.section]:
+            w = self.query_one(f"#field-{name}")
+            if isinstance(w, Select):
+                v = w.value
+                out[name] = v if isinstance(v, str) else None
+            elif isinstance(w, TextArea):
+                out[name] = w.text.strip("\n") or None
+            elif isinstance(w, Input):
+                if name in LIST_FIELDS:
+                    out[name] = [x.strip() for x in w.value.split(",") if x.strip()]
+                else:
+                    out[name] = w.value.strip() or None
+        return out
+
+    def changes(self) -> dict[str, Any]:
+        new = self.values()
+        return {k: v for k, v in new.items() if v != self.original.get(k)}
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        self.save(base=self.base)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    def save(self, base: FileStamp | None) -> None:
+        changes = self.changes()
+        if not changes:
+            self.dismiss(False)
+            return
+        data = {**self.original, **self.values()}
+        diags = validate_item(self.section, data, self.display_path)
+        errors = [d for d in diags if d.severity == "error"]
+        box = self.query_one("#form-errors", Static)
+        if errors:
+            box.update(literal("\n".join(d.message for d in errors), "$error"))
+            return
+        try:
+            apply_item_changes(self.path, self.section, self.item.id or "", changes, base)
+        except ConflictError as exc:
+            self.ask_conflict(str(exc))
+            return
+        except (WriteError, EditError) as exc:
+            box.update(literal(str(exc), "$error"))
+            return
+        self.dismiss(True)
+
+    @work(exclusive=True, group="form-conflict")
+    async def ask_conflict(self, reason: str) -> None:
+        from screens.conflict import ConflictScreen
+
+        if self.conflict_open:
+            return
+        self.conflict_open = True
+        try:
+            choice = await self.app.push_screen_wait(
+                ConflictScreen(
+                    self.display_path,
+                    reason,
+                    disk_diff(self.path, self.base_bytes, self.display_path),
+                )
+            )
+        finally:
+            self.conflict_open = False
+        if choice == "reload":
+            self.notify("Reloaded: the item shows what is on disk now; your edit was dropped.")
+            self.dismiss(False)
+        elif choice == "keep":
+            self.save(base=None)
+
+    def on_workspace_changed(self, event: WorkspaceChanged) -> None:
+        """The report changed on disk while the form is open: say so at once."""
+        if self.path not in event.changed and self.path not in event.removed:
+            return
+        try:
+            now = self.path.read_bytes()
+        except OSError:
+            now = b""
+        if now != self.base_bytes and self.changes():
+            self.ask_conflict("the report was changed by another program while you were editing it")

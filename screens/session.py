@@ -1,0 +1,383 @@
+"""One session: its KPT report item by item, the session summary and the lessons.
+
+The review happens here: ``a`` approves and moves to the next item to review, ``x``
+rejects (with an optional note), ``e`` edits the item in a form, ``E`` opens the whole
+report in ``$EDITOR``, ``A`` approves what is left of a section, ``n`` goes to the next
+item to review in any session and ``u`` undoes the last decision.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from store.atomic import ConflictError, WriteError
+from store.external_edit import ExternalEdit
+from store.index import WorkspaceIndex
+from store.kinds import Kind
+from store.ledger import item_key
+from store.models.kpt import KptItem
+from store.session_order import next_unreviewed, ordered
+from store.sessions import Session
+from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from tui.widgets.document import (
+    SECTION_TITLES,
+    item_detail,
+    lessons_view,
+    report_overview,
+    state_content,
+    summary_view,
+)
+from tui.widgets.literal import literal
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+ITEM_COLUMNS = [
+    Column("state", "State", 10),
+    Column("section", "Section", 8),
+    Column("id", "Id", 9),
+    Column("description", "Description", None, min_width=16),
+]
+
+
+class SessionScreen(Screen[None]):
+    """The review of one session."""
+
+    BINDINGS = [
+        Binding("a", "approve", "Approve", id="review.approve"),
+        Binding("x", "reject", "Reject", id="review.reject"),
+        Binding("e", "edit", "Edit", id="review.edit"),
+        Binding("E", "edit_file", "Edit file", id="review.edit_file"),
+        Binding("A", "approve_section", "Approve section", id="review.approve_section"),
+        Binding("o", "reopen", "Reopen", id="review.reopen", show=False),
+        Binding("n", "next_unreviewed", "Next", id="review.next"),
+        Binding("u", "app.undo", "Undo", id="review.undo"),
+        Binding("escape", "app.pop_screen", "Back", id="review.back"),
+        Binding("1", "tab('review')", "Items", id="review.tab_items", show=False),
+        Binding("2", "tab('report')", "Report", id="review.tab_report", show=False),
+        Binding("3", "tab('summary')", "Summary", id="review.tab_summary", show=False),
+        Binding("4", "tab('lessons')", "Lessons", id="review.tab_lessons", show=False),
+    ]
+
+    def __init__(
+        self, index: WorkspaceIndex, session_key: str, item_key: str | None = None
+    ) -> None:
+        super().__init__()
+        self.index = index
+        self.session_key = session_key
+        self.start_item = item_key
+        self.items: dict[str, tuple[str, KptItem]] = {}
+
+    @property
+    def session(self) -> Session | None:
+        return self.index.sessions.get(self.session_key)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="session-head")
+        with TabbedContent(id="tabs", initial="review"):
+            with TabPane("Items (1)", id="review"), Horizontal():
+                yield VirtualTable(ITEM_COLUMNS, id="items")
+                with VerticalScroll(id="item-detail-scroll"):
+                    yield Static(id="item-detail")
+            with TabPane("Report (2)", id="report"), VerticalScroll():
+                yield Static(id="report-view")
+            with TabPane("Summary (3)", id="summary"), VerticalScroll():
+                yield Static(id="summary-view")
+            with TabPane("Lessons (4)", id="lessons"), VerticalScroll():
+                yield Static(id="lessons-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_session()
+        self.query_one("#items", VirtualTable).focus()
+
+    # -- showing -----------------------------------------------------------------
+
+    def show_session(self) -> None:
+        s = self.session
+        if s is None:
+            return
+        head = [literal(s.title, "bold"), Content("\n"), literal(s.when or "—"), Content("  ")]
+        if s.project:
+            head += [literal(s.project, "$accent"), Content("  ")]
+        done, total = self.index.review_progress(s)
+        head.append(
+            Content.styled(f"reviewed {done}/{total}", "$success" if done == total else "$warning")
+        )
+        if s.session_id:
+            head += [Content("  "), literal(s.session_id, "dim")]
+        self.query_one("#session-head", Static).update(Content.assemble(*head))
+        if s.report is not None:
+            display = self.index.ws.display(s.report.path)
+            self.query_one("#report-view", Static).update(report_overview(s.report.doc, display))
+        else:
+            self.query_one("#report-view", Static).update(
+                Content.styled("No KPT report was written for this session.", "$text-muted")
+            )
+        self.query_one("#summary-view", Static).update(
+            summary_view(s.summary.doc if s.summary else None)
+        )
+        self.query_one("#lessons-view", Static).update(lessons_view(s))
+        self.refresh_items()
+
+    def refresh_items(self) -> None:
+        s = self.session
+        table = self.query_one("#items", VirtualTable)
+        rows: list[Row] = []
+        self.items = {}
+        if s is not None and s.report is not None:
+            rid = s.report.doc.id or ""
+            for section, item in s.report.doc.items():
+                key = item_key(rid, item.id or "")
+                self.items[key] = (section, item)
+                st = self.index.ledger.state(key)
+                rows.append(
+                    (
+                        key,
+                        (
+                            state_content(st),
+                            SECTION_TITLES.get(section, section),
+                            literal(item.id or "?"),
+                            literal(item.description or "", keep_newlines=False),
+                        ),
+                    )
+                )
+        table.set_rows(rows)
+        if self.start_item and table.move_to_key(self.start_item):
+            self.start_item = None
+        self.show_detail(table.cursor_key)
+
+    def show_detail(self, key: str | None) -> None:
+        detail = self.query_one("#item-detail", Static)
+        s = self.session
+        if key is None or key not in self.items or s is None or s.report is None:
+            detail.update(Content.styled("This session has no KPT items to review.", "$text-muted"))
+            return
+        section, item = self.items[key]
+        detail.update(
+            item_detail(section, item, self.index.ledger.state(key), s.report.doc.id or "")
+        )
+
+    @on(VirtualTable.Highlighted, "#items")
+    def item_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
+
+    def on_workspace_changed(self, event: WorkspaceChanged) -> None:
+        s = self.session
+        if s is None:
+            self.notify("This session's files were removed.", severity="warning")
+            self.app.pop_screen()
+            return
+        self.show_session()
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.show_session()
+
+    def action_tab(self, tab: str) -> None:
+        # Focus leaves the old pane first: otherwise Textual re-activates the pane that
+        # holds the focused widget (Textual issue #4955).
+        self.set_focus(None)
+        self.query_one("#tabs", TabbedContent).active = tab
+        if tab == "review":
+            self.query_one("#items", VirtualTable).focus()
+        else:
+            self.query_one(f"#{tab} VerticalScroll", VerticalScroll).focus()
+
+    # -- review ------------------------------------------------------------------
+
+    def current_key(self) -> str | None:
+        key = self.query_one("#items", VirtualTable).cursor_key
+        return key if key in self.items else None
+
+    def decided(self, message: str) -> None:
+        self.app.post_message(ReviewChanged())
+        self.notify(message, timeout=2)
+
+    def advance(self, after: str) -> None:
+        """Move to the next item to review in this session (after a decision)."""
+        s = self.session
+        if s is None:
+            return
+        keys = s.item_keys()
+        rest = keys[keys.index(after) + 1 :] + keys[: keys.index(after)] if after in keys else keys
+        for k in rest:
+            if self.index.ledger.state(k).state == "pending":
+                self.query_one("#items", VirtualTable).move_to_key(k)
+                return
+        self.notify("Session reviewed. Press n for the next session.", title="Done", timeout=3)
+
+    def action_approve(self) -> None:
+        key = self.current_key()
+        if key is None:
+            return
+        self.index.ledger.record("approve", key)
+        self.refresh_items()
+        self.advance(key)
+        self.decided(f"Approved {key}")
+
+    def action_reopen(self) -> None:
+        key = self.current_key()
+        if key is not None:
+            self.index.ledger.record("reopen", key)
+            self.refresh_items()
+            self.decided(f"Reopened {key}")
+
+    def action_reject(self) -> None:
+        key = self.current_key()
+        if key is None:
+            return
+        from screens.note_prompt import NotePrompt
+
+        def done(note: str | None) -> None:
+            if note is None:
+                return
+            self.index.ledger.record("reject", key, note or None)
+            self.refresh_items()
+            self.advance(key)
+            self.decided(f"Rejected {key}")
+
+        self.app.push_screen(
+            NotePrompt(Content.assemble("Reject ", literal(key, "bold"), "? Why (optional):")),
+            done,
+        )
+
+    def action_approve_section(self) -> None:
+        key = self.current_key()
+        if key is None:
+            return
+        section = self.items[key][0]
+        pending = [
+            k
+            for k, (sec, _i) in self.items.items()
+            if sec == section and self.index.ledger.state(k).state == "pending"
+        ]
+        if not pending:
+            self.notify(f"Nothing left to review in {SECTION_TITLES[section]}.")
+            return
+        from screens.confirm import ConfirmScreen
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self.index.ledger.decide(pending, "approve")
+                self.refresh_items()
+                self.advance(pending[-1])
+                self.decided(f"Approved {len(pending)} {SECTION_TITLES[section]} items")
+
+        question = Content.assemble(
+            f"Approve the {len(pending)} remaining {SECTION_TITLES[section]} item(s)?\n",
+            literal(", ".join(k.split("/", 1)[1] for k in pending), "dim"),
+        )
+        self.app.push_screen(ConfirmScreen(question, "Approve all"), done)
+
+    def action_next_unreviewed(self) -> None:
+        order = ordered(self.index)
+        found = next_unreviewed(self.index, order, self.session_key, self.current_key())
+        if found is None:
+            self.notify("Everything is reviewed.", title="Nothing left")
+            return
+        s, key = found
+        if s.key != self.session_key:
+            self.session_key = s.key
+            self.start_item = key
+            self.show_session()
+        else:
+            self.query_one("#items", VirtualTable).move_to_key(key)
+
+    # -- editing -----------------------------------------------------------------
+
+    def action_edit(self) -> None:
+        key = self.current_key()
+        s = self.session
+        if key is None or s is None or s.report is None:
+            return
+        from screens.item_form import ItemForm
+
+        section, item = self.items[key]
+        path = s.report.path
+        form = ItemForm(path, self.index.ws.display(path), section, item, key)
+
+        def done(saved: bool | None) -> None:
+            if saved:
+                self.index.ledger.record("edit", key)
+                self.app.post_message(FilesWritten(frozenset({path})))
+                self.decided(f"Saved {key}")
+
+        self.app.push_screen(form, done)
+
+    def action_edit_file(self) -> None:
+        s = self.session
+        if s is None or s.report is None:
+            return
+        self.edit_externally(s.report.path)
+
+    @work(exclusive=True, group="external-edit")
+    async def edit_externally(self, path) -> None:  # type: ignore[no-untyped-def]
+        from screens.confirm import ConfirmScreen
+        from screens.conflict import ConflictScreen
+
+        state_dir = self.index.ws.state_dir / "edits"
+        try:
+            edit = ExternalEdit.start(path, Kind.KPT, state_dir)
+        except OSError as exc:
+            self.notify(f"Cannot edit {path}: {exc}", severity="error")
+            return
+        display = self.index.ws.display(path)
+        try:
+            while True:
+                try:
+                    with self.app.suspend():
+                        edit.run_editor()
+                except SuspendNotSupported:
+                    edit.run_editor()
+                if not edit.changed:
+                    self.notify("No changes.", timeout=2)
+                    return
+                problems = edit.problems()
+                if not problems:
+                    break
+                listing = "\n".join(p.format() for p in problems[:8])
+                again = await self.app.push_screen_wait(
+                    ConfirmScreen(
+                        Content.assemble(
+                            Content.styled("The edited file has errors:\n", "bold $error"),
+                            literal(listing),
+                            "\n\nReopen the editor to fix them? (No discards the edit; the file stays as it was.)",
+                        ),
+                        "Reopen editor",
+                    )
+                )
+                if not again:
+                    self.notify("Edit discarded; the file is unchanged.", timeout=3)
+                    return
+            try:
+                edit.commit()
+            except ConflictError as exc:
+                from store.item_edit import disk_diff
+
+                choice = await self.app.push_screen_wait(
+                    ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
+                )
+                if choice == "keep":
+                    edit.commit(force=True)
+                else:
+                    self.notify(
+                        "Your edit was not written."
+                        if choice == "cancel"
+                        else "Reloaded from disk."
+                    )
+                    return
+            except WriteError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            s = self.session
+            if s is not None and s.report is not None and s.report.doc.id:
+                self.index.ledger.record("edit", s.report.doc.id)
+            self.app.post_message(FilesWritten(frozenset({path})))
+            self.notify(f"Saved {display}", timeout=2)
+        finally:
+            edit.discard()

@@ -1,0 +1,209 @@
+"""The home screen: every session, those with items left to review first, newest first.
+
+Filters narrow by outcome, project, date range and review state. The list is a
+:class:`VirtualTable`, which draws only the rows on screen, so ten thousand sessions scroll
+as fast as ten. Live updates keep the cursor on the same session.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Select
+
+from store.index import WorkspaceIndex
+from store.session_order import SessionFilter, next_unreviewed, ordered, projects
+from store.sessions import Session
+from tui.messages import ReviewChanged, WorkspaceChanged
+from tui.widgets.document import outcome_content
+from tui.widgets.literal import literal
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+COLUMNS = [
+    Column("date", "Date", 16),
+    Column("project", "Project", 16),
+    Column("outcome", "Outcome", 8),
+    Column("kpto", "K/P/T/O", 9),
+    Column("review", "Review", 7, align="right"),
+    Column("title", "Summary", None, min_width=20),
+]
+OUTCOMES = [("success", "success"), ("partial", "partial"), ("failure", "failure")]
+REVIEW = [("unreviewed", "to review"), ("reviewed", "reviewed")]
+
+
+def _parse_day(text: str) -> date | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def short_project(project: str) -> str:
+    return Path(project.replace("\\", "/")).name or project
+
+
+class SessionsScreen(Screen[None]):
+    """Every session of the workspace."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="sessions.open", show=False),
+        Binding("n", "next_unreviewed", "Next to review", id="sessions.next"),
+        Binding("u", "app.undo", "Undo", id="sessions.undo"),
+        Binding("f", "focus_filters", "Filter", id="sessions.filter"),
+        Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
+        Binding("P", "app.problems", "Problems", id="sessions.problems"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        super().__init__()
+        self.index = index
+        self.order: list[Session] = []
+        self.filter = SessionFilter()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="filters"):
+            yield Select(OUTCOMES, prompt="any outcome", id="f-outcome", compact=True)
+            yield Select([], prompt="any project", id="f-project", compact=True)
+            yield Input(placeholder="from YYYY-MM-DD", id="f-since", compact=True)
+            yield Input(placeholder="to YYYY-MM-DD", id="f-until", compact=True)
+            yield Select(REVIEW, prompt="any review state", id="f-review", compact=True)
+        yield VirtualTable(COLUMNS, id="sessions")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#sessions", VirtualTable).focus()
+        self.refresh_rows()
+
+    # -- data --------------------------------------------------------------------
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.refresh_projects()
+        self.refresh_rows()
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.refresh_rows()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_rows()
+
+    def refresh_projects(self) -> None:
+        sel = self.query_one("#f-project", Select)
+        current = sel.value
+        names = projects(self.index)
+        sel.set_options([(short_project(p), p) for p in names])
+        if current in names:
+            sel.value = current
+
+    def refresh_rows(self) -> None:
+        self.order = ordered(self.index, self.filter)
+        rows: list[Row] = [self.row(s) for s in self.order]
+        table = self.query_one("#sessions", VirtualTable)
+        table.set_rows(rows)
+        total = len(self.index.sessions)
+        shown = f"{len(rows)} of {total} sessions" if len(rows) != total else f"{total} sessions"
+        table.border_title = shown
+        table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
+
+    def row(self, s: Session) -> Row:
+        done, total = self.index.review_progress(s)
+        c = s.counts()
+        t = s.sort_time
+        when = t.astimezone().strftime("%Y-%m-%d %H:%M") if t.year > 1 else "—"
+        if total == 0:
+            review = Content.styled("—", "$text-muted")
+        elif done == total:
+            review = Content.styled(f"{done}/{total}", "$success")
+        else:
+            review = Content.styled(f"{done}/{total}", "bold $warning")
+        return (
+            s.key,
+            (
+                when,
+                literal(short_project(s.project) or "—", keep_newlines=False),
+                outcome_content(s.outcome),
+                f"{c['keep']}/{c['problem']}/{c['try']}/{c['omission']}" if s.report else "—",
+                review,
+                literal(s.title, keep_newlines=False),
+            ),
+        )
+
+    # -- actions -----------------------------------------------------------------
+
+    def current(self) -> Session | None:
+        key = self.query_one("#sessions", VirtualTable).cursor_key
+        return self.index.sessions.get(key) if key else None
+
+    @on(VirtualTable.Selected, "#sessions")
+    def open_selected(self, event: VirtualTable.Selected) -> None:
+        self.open_session(event.key)
+
+    def action_open(self) -> None:
+        s = self.current()
+        if s is not None:
+            self.open_session(s.key)
+
+    def open_session(self, key: str, item: str | None = None) -> None:
+        from screens.session import SessionScreen
+
+        self.app.push_screen(SessionScreen(self.index, key, item_key=item))
+
+    def action_next_unreviewed(self) -> None:
+        order = ordered(self.index)
+        s = self.current()
+        found = next_unreviewed(self.index, order, s.key if s else None, None)
+        if found is None:
+            self.notify("Everything is reviewed.", title="Nothing left")
+            return
+        self.open_session(found[0].key, found[1])
+
+    def action_focus_filters(self) -> None:
+        self.query_one("#f-outcome", Select).focus()
+
+    def action_clear_filters(self) -> None:
+        self.query_one("#f-outcome", Select).clear()
+        self.query_one("#f-project", Select).clear()
+        self.query_one("#f-since", Input).value = ""
+        self.query_one("#f-until", Input).value = ""
+        self.query_one("#f-review", Select).clear()
+        self.query_one("#sessions", VirtualTable).focus()
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def filters_changed(self) -> None:
+        def sel(id_: str) -> str | None:
+            v = self.query_one(id_, Select).value
+            return v if isinstance(v, str) else None
+
+        since_in = self.query_one("#f-since", Input)
+        until_in = self.query_one("#f-until", Input)
+        since, until = _parse_day(since_in.value), _parse_day(until_in.value)
+        since_in.set_class(bool(since_in.value.strip()) and since is None, "-invalid")
+        until_in.set_class(bool(until_in.value.strip()) and until is None, "-invalid")
+        review = sel("#f-review")
+        self.filter = SessionFilter(
+            outcome=sel("#f-outcome"),
+            project=sel("#f-project"),
+            since=since,
+            until=until,
+            review="unreviewed"
+            if review == "unreviewed"
+            else "reviewed"
+            if review == "reviewed"
+            else "all",
+        )
+        self.refresh_rows()
+
+    @on(Input.Submitted)
+    def filter_submitted(self) -> None:
+        self.query_one("#sessions", VirtualTable).focus()

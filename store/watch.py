@@ -1,0 +1,623 @@
+"""The workspace watcher: an async generator of domain changes (DESIGN.md, Architecture).
+
+Built on ``watchfiles.awatch``, with what raw notifications get wrong put right:
+
+- A rename-save (temp file renamed over the target) arrives as added+deleted, or the
+  reverse. Every path of a batch is stat'ed once the batch is complete and reported once:
+  present and known before → ``modified``, present and new → ``added``, gone and known →
+  ``deleted``. A path whose file did not change since it was last seen (a duplicate
+  notification, a ``chmod``) is not reported.
+- Watching a directory needs the directory. A location that does not exist yet is covered
+  by a shallow watch on its nearest existing ancestor inside the root; when a directory on
+  the way to a location appears or vanishes (including a location deleted and recreated,
+  whose old watch inotify drops), the watchers are restarted and the workspace rescanned,
+  so files written before the new watch was in place are reported too.
+- Location directories are watched recursively; their ancestors, the JSONL files' own
+  directories and the state directory only shallowly, so a missing location never makes
+  the whole root (``~/.claude``, full of other tools' files) watched recursively.
+- Files this process wrote itself are skipped when :class:`OwnWrites` recognises them.
+
+- When polling (``force_polling``, ``WATCHFILES_FORCE_POLLING``, or WSL, where watchfiles
+  polls by itself), files seen changing are stat'ed again a second later: the poller
+  compares whole-second mtimes and misses a second write within the same second.
+
+Blocking work (planning, scanning, stat'ing, hashing) runs in threads (DESIGN.md principle 4);
+only ``awatch`` adding its watches runs on the event loop, as watchfiles does it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import stat
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+from watchfiles import Change as RawChange
+from watchfiles import awatch
+
+try:  # how awatch itself decides between notifications and polling (env, WSL)
+    from watchfiles.main import _default_force_polling
+except ImportError:  # pragma: no cover - a later watchfiles may move it
+
+    def _default_force_polling(force_polling: bool | None) -> bool:
+        return bool(force_polling)
+
+
+from .kinds import ignored_name
+from .ledger import LEDGER_NAME
+from .textio import FileStamp
+from .workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+#: Suffixes of the files the watcher reports (compared case-insensitively).
+DOCUMENT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json", ".md", ".markdown")
+#: How long :class:`OwnWrites` remembers a write.
+OWN_WRITE_TTL = 10.0
+#: How often a missing workspace root is looked for.
+ROOT_POLL_SECONDS = 0.5
+#: Pause before watchers that failed to start are tried again.
+RETRY_SECONDS = 0.5
+#: When polling, files seen changing are stat'ed again this much later: watchfiles' poller
+#: keeps mtimes in whole seconds, so a second write within the same second goes unnoticed
+#: (samuelcolvin/watchfiles#319) while an agent appending lines does exactly that.
+RECHECK_SECONDS = 1.1
+
+#: Locations that name one JSONL file (unless configured as a directory).
+_FILE_LOCATIONS = ("lessons_user", "lessons_ai")
+
+ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A document file of the workspace that appeared, changed or went away."""
+
+    path: Path  # absolute path of a document file (symlinks not resolved)
+    kind: ChangeKind
+
+
+class OwnWrites:
+    """Stamps of files this process wrote, so the watcher can skip our own writes.
+
+    Thread-safe: writes happen in workers while the watcher asks on the event loop. Entries
+    are keyed by the real path, so a write through a symlink is recognised either way.
+    """
+
+    def __init__(
+        self, ttl: float = OWN_WRITE_TTL, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._ttl = ttl
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[float, FileStamp, int]] = {}
+
+    def record(self, path: Path, stamp: FileStamp | None = None) -> None:
+        """Remember ``path`` as it is now; call right after writing it.
+
+        ``stamp`` may pass the stamp the write returned (``atomic_write``'s), to save
+        reading the file again; it is used only while it still matches the file's stat.
+        """
+        key = os.path.realpath(path)
+        try:
+            st = os.stat(key)
+            if stamp is None or (stamp.size, stamp.mtime_ns) != (st.st_size, st.st_mtime_ns):
+                size, sha = _digest(key)
+                stamp = FileStamp(size, st.st_mtime_ns, sha)
+        except OSError:
+            with self._lock:
+                self._entries.pop(key, None)
+            return
+        with self._lock:
+            self._prune()
+            self._entries[key] = (self._clock() + self._ttl, stamp, st.st_ino)
+
+    def is_own(self, path: Path) -> bool:
+        """True if the file's current content is exactly what was recorded (not expired).
+
+        Entries are not forgotten when asked (one write may show up in several batches);
+        they expire after the TTL.
+        """
+        key = os.path.realpath(path)
+        with self._lock:
+            self._prune()
+            entry = self._entries.get(key)
+        if entry is None:
+            return False
+        _, stamp, ino = entry
+        try:
+            st = os.stat(key)
+            if not stat.S_ISREG(st.st_mode) or st.st_size != stamp.size:
+                return False
+            if st.st_mtime_ns == stamp.mtime_ns and st.st_ino == ino:
+                return True
+            size, sha = _digest(key)  # same size, new stat: compare the bytes
+        except OSError:
+            return False
+        return size == stamp.size and sha == stamp.sha256
+
+    def _prune(self) -> None:
+        now = self._clock()
+        for key in [k for k, (expires, _, _) in self._entries.items() if expires <= now]:
+            del self._entries[key]
+
+
+def _digest(path: str) -> tuple[int, str]:
+    """Size and SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            size += len(block)
+            digest.update(block)
+    return size, digest.hexdigest()
+
+
+# --- what to watch -------------------------------------------------------------------------
+
+#: What tells a file's versions apart: size, mtime, ctime (which no program can set), inode.
+_Stamp: TypeAlias = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What to watch for a workspace as its directories are now."""
+
+    deep: tuple[Path, ...]  # existing location directories, watched recursively
+    shallow: tuple[Path, ...]  # existing directories watched for their direct entries only
+    dirs: tuple[Path, ...]  # directory locations, existing or not
+    files: frozenset[Path]  # single files: JSONL file locations and the ledger
+    structural: frozenset[Path]  # a directory appearing or vanishing here changes the plan
+
+
+def _lineage(path: Path) -> set[Path]:
+    return {path, *path.parents}
+
+
+def _too_wide(path: Path) -> bool:
+    """Directories never watched recursively, whatever the config says."""
+    return path == Path(path.anchor) or str(path) == os.path.expanduser("~")
+
+
+def _nearest_dir(path: Path, root: Path) -> Path | None:
+    """``path`` or its nearest existing ancestor; never above the root for a path inside it,
+    never the filesystem root."""
+    inside = path.is_relative_to(root)
+    while not path.is_dir():
+        if (inside and path == root) or path.parent == path:
+            return None
+        path = path.parent
+    return None if path == Path(path.anchor) else path
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """The paths not inside another one of them, sorted."""
+    kept: list[Path] = []
+    for p in sorted(set(paths)):
+        if not any(p.is_relative_to(k) for k in kept):
+            kept.append(p)
+    return kept
+
+
+def _make_plan(ws: Workspace) -> _Plan | None:
+    """The plan for the workspace as it is now, or ``None`` while its root does not exist."""
+    root = ws.root
+    if not root.is_dir():
+        return None
+    dirs: list[Path] = []
+    files: list[Path] = [ws.state_dir / LEDGER_NAME]
+    for key, paths in ws.locations.items():
+        if key == "state":
+            continue
+        for p in paths:
+            (files if key in _FILE_LOCATIONS and not p.is_dir() else dirs).append(p)
+    deep: list[Path] = []
+    shallow: list[Path] = []
+    structural: set[Path] = set()
+    for d in dirs:
+        structural |= _lineage(d)
+        if d.is_dir():
+            (shallow if _too_wide(d) else deep).append(d)
+        # the parent sees ``d`` deleted and recreated; for a missing ``d`` the nearest
+        # existing ancestor sees the first directory on the way to it appear
+        above = _nearest_dir(d.parent, root)
+        if above is not None:
+            shallow.append(above)
+    for f in files:
+        structural |= _lineage(f.parent)
+        above = _nearest_dir(f.parent, root)
+        if above is not None:
+            shallow.append(above)
+    deep = _outermost(deep)
+    shallow = sorted({s for s in shallow if not any(s.is_relative_to(d) for d in deep)})
+    return _Plan(tuple(deep), tuple(shallow), tuple(dirs), frozenset(files), frozenset(structural))
+
+
+def _document_name(name: str) -> bool:
+    return name.lower().endswith(DOCUMENT_SUFFIXES) and not ignored_name(name)
+
+
+def _in_location(path: Path, plan: _Plan) -> bool:
+    """``path`` lies inside a directory location, below no dot-directory or dropping."""
+    for d in plan.dirs:
+        if path != d and path.is_relative_to(d):
+            return not any(ignored_name(part) for part in path.relative_to(d).parts)
+    return False
+
+
+def _wanted(path: Path, plan: _Plan) -> bool:
+    """A document file the watcher reports."""
+    return path in plan.files or (_document_name(path.name) and _in_location(path, plan))
+
+
+def _stamp(st: os.stat_result) -> _Stamp:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _stat_file(path: Path) -> _Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _stamp(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def _walk(top: Path, found: dict[Path, _Stamp]) -> None:
+    """Document files under ``top`` (dot-dirs, droppings and directory links skipped)."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            if ignored_name(entry.name):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif _document_name(entry.name) and entry.is_file():
+                    found[Path(entry.path)] = _stamp(entry.stat())
+            except OSError:
+                continue
+
+
+def _scan(plan: _Plan) -> dict[Path, _Stamp]:
+    """Every document file the plan covers, with its stamp."""
+    found: dict[Path, _Stamp] = {}
+    for f in plan.files:
+        stamp = _stat_file(f)
+        if stamp is not None:
+            found[f] = stamp
+    for d in _outermost(plan.dirs):
+        _walk(d, found)
+    return found
+
+
+# --- turning raw batches into changes ------------------------------------------------------
+
+
+class _State:
+    """The files known to exist, and the decisions made from them (always in a thread)."""
+
+    def __init__(self, own_writes: OwnWrites | None) -> None:
+        self.own_writes = own_writes
+        self.plan: _Plan | None = None
+        self.known: dict[Path, _Stamp] = {}
+        #: existing files the last batch looked at (what a poller may look at again too late)
+        self.touched: set[Path] = set()
+
+    def seed(self, plan: _Plan) -> None:
+        self.plan = plan
+        self.known = _scan(plan)
+        self.touched = self._recent()
+
+    def reconcile(self, plan: _Plan | None) -> dict[Path, ChangeKind]:
+        """Rescan after the plan changed: what appeared, changed or vanished meanwhile."""
+        self.plan = plan
+        found = _scan(plan) if plan is not None else {}
+        out: dict[Path, ChangeKind] = dict.fromkeys(self.known.keys() - found.keys(), "deleted")
+        for path, stamp in found.items():
+            old = self.known.get(path)
+            if old != stamp and not self._own(path):
+                out[path] = "added" if old is None else "modified"
+        self.known = found
+        self.touched = self._recent()
+        return out
+
+    def recheck(self, paths: Iterable[Path]) -> dict[Path, ChangeKind]:
+        """Stat ``paths`` again (polling mode): report what changed unnoticed."""
+        assert self.plan is not None
+        out = self._decide(p for p in paths if _wanted(p, self.plan))
+        self.touched = {p for p, kind in out.items() if kind != "deleted"}
+        return out
+
+    def _recent(self) -> set[Path]:
+        """Known files written in the last two seconds."""
+        since = time.time_ns() - 2_000_000_000
+        return {p for p, stamp in self.known.items() if stamp[1] >= since}
+
+    def process(self, raw: Iterable[tuple[RawChange, str]]) -> tuple[dict[Path, ChangeKind], bool]:
+        """The changes of one batch, and whether the plan must be made again."""
+        plan = self.plan
+        assert plan is not None
+        candidates: set[Path] = set()
+        gone: set[str] = set()
+        replan = False
+        for change, name in raw:
+            path = Path(name)
+            if change is not RawChange.modified and path in plan.structural:
+                replan = True
+            if change is RawChange.added and path in plan.files and path.is_dir():
+                replan = True  # a JSONL location turned out to be a directory
+            if _wanted(path, plan):
+                candidates.add(path)
+                continue
+            if not _in_location(path, plan):
+                continue
+            if change is RawChange.added and path.is_dir():
+                # a directory moved in: its files come without events of their own
+                found: dict[Path, _Stamp] = {}
+                _walk(path, found)
+                candidates.update(found)
+            elif change is RawChange.deleted:
+                gone.add(name.rstrip(os.sep) + os.sep)
+        if gone:
+            # a directory moved away: its files go without events of their own
+            prefixes = tuple(gone)
+            candidates.update(p for p in self.known if str(p).startswith(prefixes))
+        return self._decide(candidates), replan
+
+    def _decide(self, candidates: Iterable[Path]) -> dict[Path, ChangeKind]:
+        out: dict[Path, ChangeKind] = {}
+        self.touched = set()
+        for path in candidates:
+            stamp = _stat_file(path)
+            old = self.known.get(path)
+            if stamp is None:
+                if old is not None:
+                    del self.known[path]
+                    out[path] = "deleted"
+                continue
+            self.known[path] = stamp
+            self.touched.add(path)
+            if stamp != old and not self._own(path):
+                out[path] = "added" if old is None else "modified"
+        return out
+
+    def _own(self, path: Path) -> bool:
+        return self.own_writes is not None and self.own_writes.is_own(path)
+
+
+# --- the watchfiles side --------------------------------------------------------------------
+
+
+class _Signal(Enum):
+    STOP = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    error: Exception
+
+
+_Item: TypeAlias = "set[tuple[RawChange, str]] | _Failed | _Signal"
+
+
+class _Watchers:
+    """One generation of ``awatch`` loops for a plan: one recursive, one shallow.
+
+    Each generation has its own stop event: ``awatch`` sets the event it was given when it
+    is cancelled, so the caller's ``stop_event`` must not be handed to a generation that is
+    replaced when the plan changes. Setting the generation's event ends its loops within
+    ``step_ms``; they put raw batches on the shared queue.
+    """
+
+    def __init__(
+        self,
+        plan: _Plan,
+        queue: asyncio.Queue[_Item],
+        *,
+        debounce_ms: int,
+        step_ms: int,
+        force_polling: bool,
+    ) -> None:
+        self._queue = queue
+        self._stop = asyncio.Event()
+        self._debounce_ms = debounce_ms
+        self._step_ms = step_ms
+        self._force_polling = force_polling
+        self._tasks = [
+            asyncio.create_task(self._run(paths, recursive), name=f"watch {paths[0]}")
+            for paths, recursive in ((plan.deep, True), (plan.shallow, False))
+            if paths
+        ]
+
+    async def started(self) -> None:
+        # ``awatch`` adds its watches synchronously in its first step, which each new task
+        # has taken by the time this coroutine runs again.
+        await asyncio.sleep(0)
+
+    async def _run(self, paths: tuple[Path, ...], recursive: bool) -> None:
+        try:
+            async for raw in awatch(
+                *paths,
+                watch_filter=None,
+                debounce=self._debounce_ms,
+                step=self._step_ms,
+                stop_event=self._stop,
+                recursive=recursive,
+                force_polling=self._force_polling,
+                ignore_permission_denied=True,
+            ):
+                self._queue.put_nowait(raw)
+        except (OSError, RuntimeError) as exc:  # what RustNotify raises: missing path, limits
+            if not self._stop.is_set():
+                log.warning("watching %s failed: %s", ", ".join(map(str, paths)), exc)
+                self._queue.put_nowait(_Failed(exc))
+        except Exception as exc:
+            log.exception("watching %s failed", ", ".join(map(str, paths)))
+            self._queue.put_nowait(_Failed(exc))
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=2.0)
+            for task in pending:
+                task.cancel()
+
+
+class _Rechecks:
+    """Files to stat again once the second they were seen in is over (polling mode)."""
+
+    def __init__(self) -> None:
+        self._due: dict[Path, float] = {}
+
+    def add(self, paths: Iterable[Path]) -> None:
+        at = time.monotonic() + RECHECK_SECONDS
+        for path in paths:
+            self._due[path] = at  # seen again: the last sighting counts
+
+    def timeout(self) -> float | None:
+        if not self._due:
+            return None
+        return max(0.0, min(self._due.values()) - time.monotonic())
+
+    def pop_due(self) -> list[Path]:
+        now = time.monotonic()
+        due = [p for p, at in self._due.items() if at <= now]
+        for path in due:
+            del self._due[path]
+        return due
+
+
+async def _relay_stop(event: asyncio.Event, queue: asyncio.Queue[_Item]) -> None:
+    await event.wait()
+    queue.put_nowait(_Signal.STOP)
+
+
+async def _stopped_within(event: asyncio.Event | None, seconds: float) -> bool:
+    if event is None:
+        await asyncio.sleep(seconds)
+        return False
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), seconds)
+    return event.is_set()
+
+
+async def _next_items(queue: asyncio.Queue[_Item], timeout: float | None) -> list[_Item]:
+    """The next item and everything queued behind it (batches of all watchers, merged);
+    nothing when ``timeout`` passes first."""
+    try:
+        items = [await asyncio.wait_for(queue.get(), timeout)]
+    except TimeoutError:
+        return []
+    while not queue.empty():
+        items.append(queue.get_nowait())
+    return items
+
+
+def _sorted(changes: dict[Path, ChangeKind]) -> list[Change]:
+    return [Change(path, changes[path]) for path in sorted(changes)]
+
+
+async def watch_workspace(
+    ws: Workspace,
+    *,
+    stop_event: asyncio.Event | None = None,
+    own_writes: OwnWrites | None = None,
+    debounce_ms: int = 50,
+    step_ms: int = 25,
+    force_polling: bool | None = None,
+) -> AsyncIterator[list[Change]]:
+    """Yield the document changes of the workspace, batch by batch, sorted by path.
+
+    Covers every location, plus ``ledger.jsonl`` in the state directory. While the root does
+    not exist it is looked for every half second; whatever it holds when it appears is
+    reported as added. Ends when ``stop_event`` is set or the task is cancelled.
+    """
+    if stop_event is not None and stop_event.is_set():
+        return
+    queue: asyncio.Queue[_Item] = asyncio.Queue()
+    relay = asyncio.create_task(_relay_stop(stop_event, queue)) if stop_event is not None else None
+    state = _State(own_writes)
+    polling = _default_force_polling(force_polling)
+    rechecks = _Rechecks()
+    watchers: _Watchers | None = None
+    pending: dict[Path, ChangeKind] = {}
+    first = True
+    try:
+        while True:
+            plan = await asyncio.to_thread(_make_plan, ws)
+            if plan is None:  # no root (yet, or any more)
+                if watchers is not None:
+                    await watchers.close()
+                    watchers = None
+                pending.update(await asyncio.to_thread(state.reconcile, None))
+                first = False  # what the root holds once it appears is new
+                if pending:
+                    yield _sorted(pending)
+                    pending = {}
+                if await _stopped_within(stop_event, ROOT_POLL_SECONDS):
+                    return
+                continue
+            old = watchers
+            watchers = _Watchers(
+                plan, queue, debounce_ms=debounce_ms, step_ms=step_ms, force_polling=polling
+            )
+            await watchers.started()
+            if old is not None:
+                await old.close()
+            if await asyncio.to_thread(_make_plan, ws) != plan:
+                continue  # a directory came or went before the watches were in place
+            if first:
+                await asyncio.to_thread(state.seed, plan)
+                first = False
+            else:
+                pending.update(await asyncio.to_thread(state.reconcile, plan))
+            replan = False
+            while not replan:
+                if polling:
+                    rechecks.add(state.touched)
+                    state.touched = set()
+                if pending:
+                    yield _sorted(pending)
+                    pending = {}
+                items = await _next_items(queue, rechecks.timeout() if polling else None)
+                if not items:  # a recheck is due
+                    pending = await asyncio.to_thread(state.recheck, rechecks.pop_due())
+                    continue
+                if _Signal.STOP in items:
+                    return
+                raw: set[tuple[RawChange, str]] = set()
+                failures: list[_Failed] = []
+                for item in items:
+                    if isinstance(item, set):
+                        raw |= item
+                    elif isinstance(item, _Failed):
+                        failures.append(item)
+                if raw:
+                    pending, replan = await asyncio.to_thread(state.process, raw)
+                if failures:
+                    replan = True
+                    if any("watch limit" in str(f.error) for f in failures) and not polling:
+                        log.warning("the OS limit on watches is reached; polling instead")
+                        polling = True
+                    if await _stopped_within(stop_event, RETRY_SECONDS):
+                        return
+    finally:
+        if relay is not None:
+            relay.cancel()
+        if watchers is not None:
+            await watchers.close()

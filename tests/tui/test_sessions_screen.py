@@ -1,0 +1,108 @@
+"""The sessions screen (home): list, order, filters, opening, live updates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Select
+
+from screens.session import SessionScreen
+from screens.sessions import SessionsScreen
+from tests.tui.helpers import make_app, ready, until
+from tui.widgets.virtual_table import VirtualTable
+
+
+async def test_lists_every_session_unreviewed_first(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        table = app.screen.query_one("#sessions", VirtualTable)
+        assert isinstance(app.screen, SessionsScreen)
+        assert table.row_count == 33
+        first = app.index.sessions[table.cursor_key or ""]
+        done, total = app.index.review_progress(first)
+        assert done < total
+        assert "122 to review" in app.sub_title and "3 in inbox" in app.sub_title
+
+
+async def test_filters_narrow_the_list(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        table = screen.query_one("#sessions", VirtualTable)
+        screen.query_one("#f-outcome", Select).value = "failure"
+        await pilot.pause()
+        keys = [table.row_key_at(i) for i in range(table.row_count)]
+        assert keys and all(app.index.sessions[k or ""].outcome == "failure" for k in keys)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert table.row_count == 33
+        await pilot.press("f")  # focus the filters
+        screen.query_one("#f-since", Input).value = "2026-11-15"
+        screen.query_one("#f-until", Input).value = "2026-11-17"
+        await pilot.pause()
+        days = {
+            app.index.sessions[table.row_key_at(i) or ""].sort_time.date().isoformat()
+            for i in range(table.row_count)
+        }
+        assert days and all("2026-11-14" <= d <= "2026-11-17" for d in days)
+        screen.query_one("#f-until", Input).value = "not a date"
+        await pilot.pause()
+        assert screen.query_one("#f-until", Input).has_class("-invalid")
+        screen.query_one("#f-since", Input).value = ""
+        screen.query_one("#f-review", Select).value = "reviewed"
+        await pilot.pause()
+        for i in range(table.row_count):
+            d, t = app.index.review_progress(app.index.sessions[table.row_key_at(i) or ""])
+            assert d == t
+
+
+async def test_enter_opens_the_session_and_escape_returns(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        key = app.screen.query_one("#sessions", VirtualTable).cursor_key
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionScreen) and app.screen.session_key == key
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_mouse_opens_a_session(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        table = app.screen.query_one("#sessions", VirtualTable)
+        await pilot.click(VirtualTable, offset=(20, 4))
+        await pilot.pause()
+        key = table.cursor_key
+        assert table.cursor_row == 2
+        await pilot.click(VirtualTable, offset=(20, 4))
+        await pilot.pause()
+        assert isinstance(app.screen, SessionScreen) and app.screen.session_key == key
+
+
+async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path) -> None:
+    app = make_app(demo_root, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        table = app.screen.query_one("#sessions", VirtualTable)
+        await pilot.press("down", "down", "down")
+        key = table.cursor_key
+        await pilot.pause(0.3)  # let the watcher start
+        (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").write_text(
+            "id: kpt-20261121-001\ncreated_at: 2026-11-21T09:00:00+09:00\nsession_id: live-1\n"
+            "session_summary: ライブで追加されたレポート\ntask_goals: [x]\noutcome: success\n"
+            "keep:\n  - id: keep-001\n    description: d\n    evidence: e\n    category: approach\n"
+            "problem: []\ntry: []\nomission: []\n",
+            encoding="utf-8",
+        )
+        await until(pilot, lambda: table.row_count == 34)
+        assert table.cursor_key == key
+        assert "123 to review" in app.sub_title
+        (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").unlink()
+        await until(pilot, lambda: table.row_count == 33)
+        assert table.cursor_key == key

@@ -1,0 +1,37 @@
+"""Command-palette provider (Ctrl+P): hurikaeri's commands, matched fuzzily by Textual."""
+
+from __future__ import annotations
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+COMMANDS: list[tuple[str, str, str]] = [
+    ("Sessions", "the list of sessions (home)", "app.sessions"),
+    (
+        "Next item to review",
+        "jump to the next unreviewed item in any session",
+        "app.next_unreviewed",
+    ),
+    ("Undo last decision", "cancel the last approve / reject / reopen", "app.undo"),
+    ("Problems", "files with errors or warnings", "app.problems"),
+    ("Reload workspace", "read every file again", "app.reload"),
+]
+
+
+class HurikaeriCommands(Provider):
+    async def discover(self) -> Hits:
+        for name, help_text, action in COMMANDS:
+            yield DiscoveryHit(Content(name), self._runner(action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, action in COMMANDS:
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), self._runner(action), help=help_text)
+
+    def _runner(self, action: str):  # type: ignore[no-untyped-def]
+        async def run() -> None:
+            await self.app.run_action(action)
+
+        return run

@@ -1,0 +1,221 @@
+"""Store documents rendered as Textual ``Content``: every agent string shown literally.
+
+These functions turn models into readable blocks (labelled fields, lists, scores); they
+never parse agent text as markup and never let control characters through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+from textual.content import Content
+
+from store.ledger import ItemState
+from store.models import KptReport, Lesson, Proposal, SessionSummary
+from store.models.kpt import KptItem
+from store.sessions import Session
+
+from .literal import literal
+
+SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
+STATE_STYLE = {"pending": "$text-muted", "approved": "$success", "rejected": "$error"}
+STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗"}
+OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
+
+
+def label(text: str) -> Content:
+    return Content.styled(f"{text}: ", "bold $text-primary")
+
+
+def heading(text: str) -> Content:
+    return Content.styled(text, "bold underline")
+
+
+def value_text(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(value_text(v) for v in value)
+    if isinstance(value, BaseModel):
+        return ", ".join(
+            f"{k}={value_text(v)}"
+            for k, v in value.model_dump(exclude_none=True, by_alias=True).items()
+        )
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={value_text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def field(name: str, value: Any) -> Content:
+    return Content.assemble(label(name), literal(value_text(value)))
+
+
+def lines(parts: Iterable[Content]) -> Content:
+    return Content("\n").join(list(parts))
+
+
+def state_content(st: ItemState) -> Content:
+    return Content.styled(f"{STATE_MARK[st.state]} {st.state}", STATE_STYLE[st.state])
+
+
+def outcome_content(outcome: str) -> Content:
+    return Content.styled(outcome or "—", OUTCOME_STYLE.get(outcome.lower(), "$text-muted"))
+
+
+def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> Content:
+    """Every field of one KPT item, its review state and note."""
+    out = [
+        Content.assemble(
+            Content.styled(f"{SECTION_TITLES.get(section, section)} ", "bold"),
+            literal(f"{report_id}/{item.id or '?'}", "bold"),
+            "  ",
+            state_content(st),
+            Content.styled("  (edited)", "$text-muted") if st.edited else Content(""),
+        )
+    ]
+    if st.note:
+        out.append(Content.assemble(label("review note"), literal(st.note, "italic")))
+    if st.at:
+        out.append(Content.assemble(label("decided"), literal(st.at)))
+    for p in st.promoted:
+        out.append(
+            Content.assemble(
+                label("promoted"), literal(f"→ {p.get('path', '?')}#{p.get('section', '')}")
+            )
+        )
+    out.append(Content(""))
+    data = item.model_dump(by_alias=True, exclude_none=True)
+    data.pop("id", None)
+    for key, value in data.items():
+        if key == "persistence_target" and isinstance(value, dict):
+            t = value
+            out.append(
+                Content.assemble(
+                    label("persistence_target"),
+                    literal(
+                        f"{t.get('type', '?')} → {t.get('path', '?')}  {t.get('section') or ''}"
+                    ),
+                )
+            )
+            continue
+        out.append(field(key, value))
+    return lines(out)
+
+
+def report_overview(report: KptReport, display: str) -> Content:
+    out = [
+        Content.assemble(
+            label("report"), literal(report.id or "?", "bold"), "  ", literal(display, "dim")
+        ),
+        Content.assemble(label("created"), literal(report.created_at or "—")),
+        Content.assemble(label("outcome"), outcome_content(report.outcome or "")),
+        field("session", report.session_id),
+        Content(""),
+        heading("Summary"),
+        literal(report.session_summary or "—"),
+        Content(""),
+        heading("Goals"),
+    ]
+    out += [literal(f"• {g}") for g in (report.task_goals or [])] or [Content("—")]
+    if report.metrics:
+        out += [Content(""), heading("Metrics")]
+        out += [field(k, v) for k, v in report.metrics.model_dump(exclude_none=True).items()]
+    if report.feedback_integration:
+        fi = report.feedback_integration
+        out += [Content(""), heading("Feedback integration"), field("enabled", fi.enabled)]
+        out.append(field("generated_feedback_id", fi.generated_feedback_id))
+    if report.model_extra:
+        out += [Content(""), heading("Other fields")]
+        out += [field(k, v) for k, v in report.model_extra.items()]
+    return lines(out)
+
+
+def summary_view(summary: SessionSummary | None) -> Content:
+    if summary is None:
+        return Content.styled("No session summary was saved for this session.", "$text-muted")
+    s = summary
+    out = [
+        Content.assemble(
+            label("summary"), literal(s.id or "?", "bold"), "  ", literal(s.date or "", "dim")
+        ),
+        field("name", s.session_name),
+        field("project", s.project),
+    ]
+    if s.info_summary:
+        out += [Content(""), heading("Information")] + [literal(f"• {x}") for x in s.info_summary]
+    if s.qa_pairs:
+        out += [Content(""), heading("Q&A")]
+        for qa in s.qa_pairs:
+            out += [literal(f"Q. {qa.q or ''}", "bold"), literal(f"A. {qa.a or ''}")]
+    if s.conclusions:
+        out += [Content(""), heading("Conclusions")]
+        for c in s.conclusions:
+            out += [
+                literal(f"• {c.topic or ''} — {c.decision or ''}"),
+                literal(f"  ({c.rationale or ''})", "dim"),
+            ]
+    if s.work_done:
+        out += [Content(""), heading("Work done")] + [literal(f"• {x}") for x in s.work_done]
+    if s.action_items:
+        out += [Content(""), heading("Action items")]
+        out += [literal(f"• [{a.priority or '-'}] {a.title or ''}") for a in s.action_items]
+    ev = s.evaluation
+    if ev and ev.ai and ev.ai.sub_scores:
+        out += [Content(""), heading("Evaluation (AI self-assessment)")]
+        for name, sc in ev.ai.sub_scores.items():
+            score = f"{sc.score}/5" if sc.score is not None else "—"
+            out.append(
+                Content.assemble(
+                    literal(f"{name:<26}"),
+                    Content.styled(score, "bold $accent"),
+                    "  ",
+                    literal(sc.reason or "", "dim"),
+                )
+            )
+        for imp in ev.ai.improvements or []:
+            out.append(literal(f"↗ [{imp.tag or ''}] {imp.text or ''}"))
+    if ev and ev.user:
+        u = ev.user
+        out += [Content(""), heading("Evaluation (user)"), field("score", u.score)]
+        out += [literal(f"+ {x}") for x in u.good_points or []]
+        out += [literal(f"- {x}") for x in u.bad_points or []]
+        out += [literal(f"↗ {x}") for x in u.improvements or []]
+    return lines(out)
+
+
+def lessons_view(session: Session) -> Content:
+    out: list[Content] = []
+    for loc in session.lessons:
+        les: Lesson = loc.doc
+        out += [
+            Content.assemble(
+                literal(les.title or "(untitled)", "bold"), "  ", literal(les.id or "", "dim")
+            ),
+            literal(
+                f"{les.type or '?'} · {les.category or '-'} · {', '.join(les.tags or [])}",
+                "$text-muted",
+            ),
+        ]
+        if les.summary:
+            out.append(literal(les.summary))
+        if les.context:
+            out.append(literal(les.context, "dim"))
+        out.append(Content(""))
+    if session.proposals:
+        out.append(heading("Proposals raised in this session"))
+        for ploc in session.proposals:
+            p: Proposal = ploc.doc
+            out.append(
+                literal(
+                    f"• [{p.status or 'pending'}] {p.kind or '?'}: {p.title or p.id or ''} → {p.target or ''}"
+                )
+            )
+    return (
+        lines(out)
+        if out
+        else Content.styled("No lessons were recorded for this session.", "$text-muted")
+    )

@@ -1,0 +1,480 @@
+"""A table that draws only the rows on screen, for lists of tens of thousands of rows.
+
+Textual's ``ListView`` mounts a widget per item and ``DataTable`` measures every cell when
+rows are added, so both slow down to seconds past a few thousand rows. ``VirtualTable``
+keeps the rows as plain tuples and renders a line only when the compositor asks for it
+(the Line API: ``ScrollView`` + ``render_line``), so replacing all rows is O(n) list work
+and moving the cursor repaints a couple of lines.
+
+Line 0 of the widget is always the header; line ``y > 0`` shows row ``scroll_y + y - 1``.
+The virtual height is ``rows + 1``, so the last row lines up with the last screen line
+when scrolled to the end.
+
+Cells are literal: a ``str`` is never parsed as markup and its control characters are made
+visible, so agent-written text cannot style, link or rearrange the screen. A ``Content``
+cell keeps its own styles (``Content.styled("approved", "$success")``), also under the
+cursor.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.content import Content
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.style import Style
+
+__all__ = ["Cell", "Column", "Row", "VirtualTable"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a `VirtualTable`."""
+
+    key: str
+    title: str
+    width: int | None = None
+    """Width in terminal cells; ``None`` shares the remaining width with the other
+    flexible columns (each at least ``min_width``)."""
+    align: str = "left"
+    """``"left"`` or ``"right"``."""
+    min_width: int = 4
+
+
+Cell: TypeAlias = str | Content
+"""A ``str`` is shown literally (never parsed as markup); a ``Content`` keeps its styles."""
+
+Row: TypeAlias = tuple[str, tuple[Cell, ...]]
+"""``(row key, cells in column order)``. Keys are expected to be unique."""
+
+_SEPARATOR = 1
+"""Cells between two columns."""
+
+# Characters that would act on the terminal or reorder text, mapped one-to-one to visible
+# stand-ins (so the spans of a Content cell keep their offsets): C0 controls to their Unicode
+# control pictures (ESC shows as ␛), line breaks to ↵, a tab to a space, DEL to ␡, C1
+# controls and bidirectional marks, overrides and isolates to U+FFFD.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
+_BIDI_CODES = (0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_VISIBLE: dict[int, str] = {
+    **{code: chr(0x2400 + code) for code in range(0x20)},
+    0x09: " ",
+    0x0A: "\u21b5",
+    0x0D: "\u21b5",
+    0x7F: "\u2421",
+    **{code: "\ufffd" for code in range(0x80, 0xA0)},
+    **{code: "\ufffd" for code in _BIDI_CODES},
+}
+
+
+def _visible(text: str) -> str:
+    """``text`` on one line with every control character made visible, one for one."""
+    return text.translate(_VISIBLE) if _CONTROLS.search(text) else text
+
+
+def _as_content(cell: Cell) -> Content:
+    """A cell as one line of literal content (a ``str`` is never parsed as markup)."""
+    if isinstance(cell, Content):
+        plain = cell.plain
+        if _CONTROLS.search(plain) is None:
+            return cell
+        return Content(_visible(plain), list(cell.spans), strip_control_codes=False)
+    return Content(_visible(cell), strip_control_codes=False)
+
+
+def _fit(content: Content, width: int, align: str) -> Content:
+    """``content`` truncated (with an ellipsis) or padded to exactly ``width`` cells."""
+    if width <= 0:
+        return Content("")
+    if content.cell_length > width:
+        content = content.truncate(width, ellipsis=True)
+    space = width - content.cell_length
+    if space <= 0:
+        return content
+    return content.pad_left(space) if align == "right" else content.pad_right(space)
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    """A table of rows keyed by strings, rendering only the visible lines."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="virtual_table.cursor_up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="virtual_table.cursor_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="virtual_table.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="virtual_table.page_down"),
+        Binding("home", "first", "First", show=False, id="virtual_table.first"),
+        Binding("end", "last", "Last", show=False, id="virtual_table.last"),
+        Binding("enter", "select", "Select", show=False, id="virtual_table.select"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--even",
+        "virtual-table--empty",
+    }
+    """
+    | Class | Description |
+    | :- | :- |
+    | `virtual-table--header` | The column titles. |
+    | `virtual-table--cursor` | The highlighted row. |
+    | `virtual-table--even` | Rows with an even index, if `zebra_stripes` is set. |
+    | `virtual-table--empty` | The "No rows" line of an empty table. |
+    """
+
+    DEFAULT_CSS = """
+    VirtualTable {
+        width: 1fr;
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+        color: $foreground;
+
+        & > .virtual-table--header {
+            text-style: bold;
+            color: $foreground-muted;
+            background: $panel;
+        }
+        & > .virtual-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .virtual-table--even {
+            background: $surface-lighten-1 50%;
+        }
+        & > .virtual-table--empty {
+            color: $text-muted;
+            text-style: italic;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .virtual-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
+    """Index of the highlighted row (0 when the table is empty)."""
+
+    zebra_stripes: reactive[bool] = reactive(False)
+    """Shade rows with an even index (``virtual-table--even``)."""
+
+    class Highlighted(Message):
+        """The highlighted row changed (keys, mouse, `set_rows`, `move_to_key`)."""
+
+        def __init__(self, table: VirtualTable, key: str, index: int) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+            self.index = index
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class Selected(Message):
+        """A row was chosen: Enter, or a click on the highlighted row."""
+
+        def __init__(self, table: VirtualTable, key: str, index: int) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+            self.index = index
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._columns: tuple[Column, ...] = tuple(columns)
+        self._rows: list[Row] = []
+        self._index: dict[str, int] = {}
+        self._highlighted_key: str | None = None
+        self._follow_cursor = True
+        self._widths: tuple[int, ...] = ()
+        self._widths_for = -1
+        self._header: tuple[Style, int, Strip] | None = None
+        self._line_cache: LRUCache[tuple[int, Style, int], Strip] = LRUCache(1024)
+
+    # -- data ---------------------------------------------------------------------------
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The columns, in display order."""
+        return self._columns
+
+    @property
+    def row_count(self) -> int:
+        """Number of rows."""
+        return len(self._rows)
+
+    @property
+    def cursor_key(self) -> str | None:
+        """Key of the highlighted row, or ``None`` when the table is empty."""
+        return self.row_key_at(self.cursor_row)
+
+    def row_key_at(self, index: int) -> str | None:
+        """Key of the row at ``index``, or ``None`` if there is no such row."""
+        if 0 <= index < len(self._rows):
+            return self._rows[index][0]
+        return None
+
+    def set_rows(self, rows: Sequence[Row]) -> None:
+        """Replace all rows.
+
+        The cursor stays on the same row key when it is still present, and the view is
+        scrolled by as many rows as the cursor moved, so rows inserted or removed above
+        do not move what the person is looking at. Otherwise the cursor keeps its index,
+        clamped to the new length. `Highlighted` is posted only if the highlighted key
+        changed. Call it from the event loop (``call_from_thread`` from a thread worker).
+        """
+        old_key = self.cursor_key
+        old_index = self.cursor_row
+        self._rows = list(rows)
+        self._index = {row[0]: position for position, row in enumerate(self._rows)}
+        self._line_cache.clear()
+        self._update_virtual_size()
+
+        new_index = self._index.get(old_key) if old_key is not None else None
+        self._follow_cursor = False
+        try:
+            if new_index is not None:
+                shift = new_index - old_index
+                if shift and self.is_mounted:
+                    self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
+                self.cursor_row = new_index
+            else:
+                # Re-validate: the old index may be past the new end.
+                self.cursor_row = old_index
+        finally:
+            self._follow_cursor = True
+        self._announce_highlight()
+        self.refresh()
+
+    def move_to_key(self, key: str) -> bool:
+        """Highlight the row with ``key`` and scroll it into view; ``False`` if absent."""
+        index = self._index.get(key)
+        if index is None:
+            return False
+        self.cursor_row = index
+        self.scroll_to_cursor()
+        return True
+
+    # -- cursor ---------------------------------------------------------------------------
+
+    def validate_cursor_row(self, value: int) -> int:
+        return max(0, min(value, len(self._rows) - 1))
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self._refresh_row(old)
+        self._refresh_row(new)
+        if self._follow_cursor:
+            self.scroll_to_cursor()
+        self._announce_highlight()
+
+    def _announce_highlight(self) -> None:
+        key = self.cursor_key
+        if key == self._highlighted_key:
+            return
+        self._highlighted_key = key
+        if key is not None:
+            self.post_message(self.Highlighted(self, key, self.cursor_row))
+
+    @property
+    def _page_rows(self) -> int:
+        """How many rows fit under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def scroll_to_cursor(self) -> None:
+        """Scroll as little as needed to show the highlighted row."""
+        height = self.scrollable_content_region.height - 1
+        if height < 1 or not self._rows or not self.is_mounted:
+            return
+        row = self.cursor_row
+        top = round(self.scroll_y)
+        if row < top:
+            target = row
+        elif row >= top + height:
+            target = row - height + 1
+        else:
+            return
+        self.scroll_to(y=target, animate=False, force=True)
+
+    def action_cursor_up(self) -> None:
+        self.cursor_row -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor_row += 1
+
+    def action_page_up(self) -> None:
+        self._move_page(-self._page_rows)
+
+    def action_page_down(self) -> None:
+        self._move_page(self._page_rows)
+
+    def _move_page(self, delta: int) -> None:
+        """Move the cursor a page, keeping it on the same screen line where possible."""
+        if not self._rows:
+            return
+        target = self.validate_cursor_row(self.cursor_row + delta)
+        self.scroll_to(y=self.scroll_y + (target - self.cursor_row), animate=False, force=True)
+        self.cursor_row = target
+        self.scroll_to_cursor()
+
+    def action_first(self) -> None:
+        self.cursor_row = 0
+        self.scroll_to_cursor()
+
+    def action_last(self) -> None:
+        self.cursor_row = len(self._rows) - 1
+        self.scroll_to_cursor()
+
+    def action_select(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.Selected(self, key, self.cursor_row))
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return
+        index = round(self.scroll_y) + offset.y - 1
+        if not 0 <= index < len(self._rows):
+            return
+        event.stop()
+        if index == self.cursor_row:
+            self.action_select()
+        else:
+            self.cursor_row = index
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _column_widths(self) -> tuple[int, ...]:
+        """Widths of the columns for the current content width (cached per width)."""
+        available = self.scrollable_content_region.width
+        if available != self._widths_for:
+            self._widths_for = available
+            self._widths = self._compute_widths(available)
+            self._header = None
+            self._line_cache.clear()
+        return self._widths
+
+    def _compute_widths(self, available: int) -> tuple[int, ...]:
+        columns = self._columns
+        widths = [column.width or 0 for column in columns]
+        flexible = [i for i, column in enumerate(columns) if column.width is None]
+        if flexible:
+            rest = available - sum(widths) - _SEPARATOR * max(0, len(columns) - 1)
+            share, extra = divmod(max(0, rest), len(flexible))
+            for n, i in enumerate(flexible):
+                widths[i] = max(columns[i].min_width, share + (1 if n < extra else 0))
+        return tuple(max(0, width) for width in widths)
+
+    def _update_virtual_size(self) -> None:
+        widths = self._column_widths()
+        width = sum(widths) + _SEPARATOR * max(0, len(widths) - 1)
+        size = Size(width, len(self._rows) + 1)
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._update_virtual_size()
+
+    def notify_style_update(self) -> None:
+        self._header = None
+        self._line_cache.clear()
+        super().notify_style_update()
+
+    def watch_zebra_stripes(self) -> None:
+        self._line_cache.clear()
+
+    def _refresh_row(self, index: int) -> None:
+        """Repaint the line of row ``index`` (virtual line ``index + 1``)."""
+        self.refresh_line(index + 1)
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        widths = self._column_widths()
+        width = sum(widths) + _SEPARATOR * max(0, len(widths) - 1)
+        if width != self.virtual_size.width:
+            self.call_after_refresh(self._update_virtual_size)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y == 0:
+            return self._render_header(width)
+        index = round(self.scroll_y) + y - 1
+        if not self._rows:
+            if y == 1:
+                style = self.get_visual_style("virtual-table--empty")
+                return self._to_strip(Content("No rows"), style, width)
+            return Strip.blank(width, self.visual_style.rich_style)
+        if index >= len(self._rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        if index == self.cursor_row:
+            style = self.get_visual_style("virtual-table--cursor")
+        elif self.zebra_stripes and index % 2 == 0:
+            style = self.get_visual_style("virtual-table--even")
+        else:
+            style = self.visual_style
+        cache_key = (index, style, width)
+        strip = self._line_cache.get(cache_key)
+        if strip is None:
+            strip = self._to_strip(self._row_content(self._rows[index][1]), style, width)
+            self._line_cache[cache_key] = strip
+        return strip
+
+    def _render_header(self, width: int) -> Strip:
+        style = self.get_visual_style("virtual-table--header")
+        if self._header is None or self._header[:2] != (style, width):
+            titles = tuple(column.title for column in self._columns)
+            self._header = (style, width, self._to_strip(self._row_content(titles), style, width))
+        return self._header[2]
+
+    def _row_content(self, cells: Sequence[Cell]) -> Content:
+        """The cells of one row, fitted to the columns and joined by a space."""
+        parts: list[Content | str] = []
+        for position, (column, width) in enumerate(
+            zip(self._columns, self._column_widths(), strict=True)
+        ):
+            if position:
+                parts.append(" " * _SEPARATOR)
+            cell = cells[position] if position < len(cells) else ""
+            parts.append(_fit(_as_content(cell), width, column.align))
+        return Content.assemble(*parts, strip_control_codes=False)
+
+    def _to_strip(self, content: Content, style: Style, width: int) -> Strip:
+        """Render one line of content on ``style``, cropped or padded to ``width``."""
+        segments = [
+            Segment(text, (style + text_style).rich_style)
+            for text, text_style in content.render(style, end="", parse_style=self._get_style)
+        ]
+        return Strip(segments, content.cell_length).adjust_cell_length(width, style.rich_style)
