@@ -194,9 +194,11 @@ class SessionScreen(Screen[None]):
         key = self.query_one("#items", VirtualTable).cursor_key
         return key if key in self.items else None
 
-    def decided(self, message: str) -> None:
+    def decided(self, message: str | None = None) -> None:
+        """Tell the app (counts, other screens); the state column already shows the rest."""
         self.app.post_message(ReviewChanged())
-        self.notify(message, timeout=2)
+        if message:
+            self.notify(message, timeout=2)
 
     def advance(self, after: str) -> None:
         """Move to the next item to review in this session (after a decision)."""
@@ -218,7 +220,7 @@ class SessionScreen(Screen[None]):
         self.index.ledger.record("approve", key)
         self.refresh_items()
         self.advance(key)
-        self.decided(f"Approved {key}")
+        self.decided()
 
     def action_reopen(self) -> None:
         key = self.current_key()
@@ -239,7 +241,7 @@ class SessionScreen(Screen[None]):
             self.index.ledger.record("reject", key, note or None)
             self.refresh_items()
             self.advance(key)
-            self.decided(f"Rejected {key}")
+            self.decided()
 
         self.app.push_screen(
             NotePrompt(Content.assemble("Reject ", literal(key, "bold"), "? Why (optional):")),

@@ -24,6 +24,9 @@ from store.watch import Change, OwnWrites, watch_workspace
 from store.workspace import Workspace
 
 TIMEOUT = 5.0
+#: For tests whose steps must land in one batch even on a loaded machine: a batch ends only
+#: after ``step_ms`` without events, so a wider step keeps quick successive writes together.
+ONE_BATCH: dict[str, Any] = {"step_ms": 60, "debounce_ms": 300}
 REPORT = "hurikaeri/kpt-20251231-001.yaml"
 
 
@@ -33,6 +36,8 @@ class Watching:
     def __init__(self, ws: Workspace, **options: Any) -> None:
         self.ws = ws
         self.probes = ws.root / "knowledge_base"
+        # a probe's batch comes a step after it: writing the next one sooner delays it
+        self.probe_wait = 2 * options.get("step_ms", 25) / 1000 + 0.01
         self.stop = asyncio.Event()
         self.batches: list[list[Change]] = []
         self._read = 0
@@ -90,10 +95,10 @@ class Watching:
         probes' changes are left out of what :meth:`until` returns.
         """
         await asyncio.sleep(0.01)  # the watcher's own start-up
-        for n in range(100):
+        for n in range(int(TIMEOUT / self.probe_wait)):
             (self.probes / f"probe-{n}.yaml").write_text("probe: true\n")
             try:
-                await asyncio.wait_for(self._probe_seen(), 0.04)
+                await asyncio.wait_for(self._probe_seen(), self.probe_wait)
             except TimeoutError:
                 continue
             return
@@ -144,7 +149,7 @@ async def test_a_new_report_is_added(ws: Workspace) -> None:
 async def test_changes_of_one_batch_are_sorted(ws: Workspace) -> None:
     names = ["kpt-20260101-003.yaml", "kpt-20260101-001.yaml", "kpt-20260101-002.yaml"]
     paths = [ws.root / "hurikaeri" / n for n in names]
-    async with watching(ws) as w:
+    async with watching(ws, **ONE_BATCH) as w:
         for p in paths:
             p.write_text("x: 1\n")
         got = await w.until(lambda c: c.path in paths)
@@ -174,9 +179,20 @@ async def test_a_rename_save_is_one_modification(ws: Workspace) -> None:
         assert await w.until_path(report) == [Change(report, "modified")]
 
 
+async def test_a_rename_save_through_a_document_named_temp_is_one_modification(
+    ws: Workspace,
+) -> None:
+    report = ws.root / REPORT
+    temp = report.with_name("tmp8k2j4x.yaml")
+    async with watching(ws, **ONE_BATCH) as w:
+        temp.write_text("id: kpt-20251231-001\nsaved: 1\n")
+        os.replace(temp, report)
+        assert await w.until_path(report) == [Change(report, "modified")]
+
+
 async def test_delete_then_recreate_in_one_batch_is_one_modification(ws: Workspace) -> None:
     report = ws.root / REPORT
-    async with watching(ws) as w:
+    async with watching(ws, **ONE_BATCH) as w:
         report.unlink()
         report.write_text("id: kpt-20251231-001\nsaved: 2\n")
         assert await w.until_path(report) == [Change(report, "modified")]
@@ -353,6 +369,16 @@ async def test_cancelling_the_task_ends_the_generator(ws: Workspace) -> None:
     w.task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(w.task, TIMEOUT)
+
+
+def test_missing_locations_are_watched_shallowly_from_inside_the_root(tmp_path: Path) -> None:
+    assert store.watch._make_plan(Workspace(tmp_path / "missing")) is None
+    root = tmp_path / "root"
+    (root / "knowledge_base").mkdir(parents=True)
+    plan = store.watch._make_plan(Workspace(root))
+    assert plan is not None
+    assert plan.deep == (root / "knowledge_base",)
+    assert plan.shallow == (root,)  # hurikaeri/, lessons/…, .hurikaeri/ do not exist yet
 
 
 # --- OwnWrites ------------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""The app shell: key remapping from the config, the command palette, broken workspaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, TextArea
+
+from screens.problems import ProblemsScreen
+from screens.session import SessionScreen
+from store.config import Config
+from store.workspace import Workspace
+from tests.tui.helpers import ready
+from tui.app import HurikaeriApp, create_app
+
+
+async def test_bindings_are_remapped_from_the_config(demo_root: Path) -> None:
+    cfg = Config(keys={"review.approve": "y", "sessions.next": "g"})
+    app = create_app(demo_root, cfg, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("N")  # nothing bound
+        await pilot.press("g")  # remapped "next to review"
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        key = screen.current_key()
+        await pilot.press("y")
+        await pilot.pause()
+        assert key is not None and app.index.ledger.state(key).state == "approved"
+
+
+async def test_command_palette_runs_our_commands(demo_root: Path) -> None:
+    app = HurikaeriApp(Workspace(demo_root), watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"problems")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+
+
+async def test_a_workspace_of_broken_files_opens(tmp_path: Path) -> None:
+    (tmp_path / "hurikaeri").mkdir()
+    (tmp_path / "hurikaeri" / "kpt-20260101-001.yaml").write_bytes(b"\x00\x01binary")
+    (tmp_path / "hurikaeri" / "kpt-20260101-002.yaml").write_text("keep: [\n")
+    (tmp_path / "hurikaeri" / "kpt-20260101-003.yaml").write_text(
+        "id: kpt-20260101-003\nsession_summary: '[bold red]x[/] \x1b[31m'\nkeep: 5\n"
+    )
+    (tmp_path / "lessons" / "ai").mkdir(parents=True)
+    (tmp_path / "lessons" / "ai" / "lessons.jsonl").write_text('{"id": 1}\nnot json\n')
+    app = HurikaeriApp(Workspace(tmp_path), watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert "3 problem files" in app.sub_title or "4 problem files" in app.sub_title
+        await pilot.press("enter")  # the one report that loads opens
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.press("P")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ProblemsScreen)
+        files = screen.query_one("#files", OptionList)
+        files.highlighted = files.get_option_index(
+            str(tmp_path / "hurikaeri/kpt-20260101-003.yaml")
+        )
+        await pilot.pause()
+        text = screen.query_one("#file-text", TextArea).text
+        assert "[bold red]x[/]" in text and "\x1b" not in text and "␛" in text
+        files.highlighted = files.get_option_index(
+            str(tmp_path / "hurikaeri/kpt-20260101-002.yaml")
+        )
+        await pilot.pause()
+        await pilot.press("enter", "enter")  # to the diagnostic, then to its line
+        await pilot.pause()
+        assert screen.query_one("#file-text", TextArea).cursor_location[0] == 0
