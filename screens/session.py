@@ -22,6 +22,7 @@ from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.ledger import item_key
 from store.models.kpt import KptItem
+from store.review import ItemRef
 from store.session_order import next_unreviewed, ordered
 from store.sessions import Session
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
@@ -53,6 +54,9 @@ class SessionScreen(Screen[None]):
         Binding("e", "edit", "Edit", id="review.edit"),
         Binding("E", "edit_file", "Edit file", id="review.edit_file"),
         Binding("A", "approve_section", "Approve section", id="review.approve_section"),
+        Binding("p", "promote", "Promote", id="review.promote"),
+        Binding("t", "retarget", "Target", id="review.retarget"),
+        Binding("space", "toggle_select", "Select", id="review.select", show=False),
         Binding("o", "reopen", "Reopen", id="review.reopen", show=False),
         Binding("n", "next_unreviewed", "Next", id="review.next"),
         Binding("u", "app.undo", "Undo", id="review.undo"),
@@ -71,6 +75,7 @@ class SessionScreen(Screen[None]):
         self.session_key = session_key
         self.start_item = item_key
         self.items: dict[str, tuple[str, KptItem]] = {}
+        self.selected: set[str] = set()
 
     @property
     def session(self) -> Session | None:
@@ -142,7 +147,12 @@ class SessionScreen(Screen[None]):
                         (
                             state_content(st),
                             SECTION_TITLES.get(section, section),
-                            literal(item.id or "?"),
+                            Content.assemble(
+                                Content.styled(
+                                    "> " if key in self.selected else "", "bold $accent"
+                                ),
+                                literal(item.id or "?"),
+                            ),
                             literal(item.description or "", keep_newlines=False),
                         ),
                     )
@@ -275,6 +285,63 @@ class SessionScreen(Screen[None]):
             literal(", ".join(k.split("/", 1)[1] for k in pending), "dim"),
         )
         self.app.push_screen(ConfirmScreen(question, "Approve all"), done)
+
+    # -- promotion ---------------------------------------------------------------
+
+    def action_toggle_select(self) -> None:
+        key = self.current_key()
+        if key is None or self.items[key][0] != "try":
+            self.notify("Only try-items are selected for promotion or retargeting.", timeout=2)
+            return
+        self.selected ^= {key}
+        self.refresh_items()
+
+    def chosen_try_items(self) -> list[ItemRef]:
+        """The selected try-items, else the one under the cursor."""
+        s = self.session
+        if s is None or s.report is None:
+            return []
+        keys = [k for k in self.items if k in self.selected] or [self.current_key() or ""]
+        refs = []
+        for k in keys:
+            if k not in self.items:
+                continue
+            section, item = self.items[k]
+            if section != "try":
+                continue
+            rid, _, iid = k.partition("/")
+            refs.append(ItemRef(rid, iid, section, item, s.report.doc, s.report.path))
+        if not refs:
+            self.notify("Promotion and targets apply to try-items.", timeout=2)
+        return refs
+
+    def action_promote(self) -> None:
+        refs = self.chosen_try_items()
+        if not refs:
+            return
+        from screens.promote import PromoteScreen
+
+        def done(written: bool | None) -> None:
+            if written:
+                self.selected.clear()
+                self.app.post_message(FilesWritten(frozenset()))
+                self.decided("Promoted. Press u to undo.")
+
+        self.app.push_screen(PromoteScreen(self.index, refs), done)
+
+    def action_retarget(self) -> None:
+        refs = self.chosen_try_items()
+        if not refs:
+            return
+        from screens.retarget import RetargetScreen
+
+        def done(saved: bool | None) -> None:
+            if saved:
+                self.selected.clear()
+                self.app.post_message(FilesWritten(frozenset(r.path for r in refs)))
+                self.decided("Target saved.")
+
+        self.app.push_screen(RetargetScreen(self.index, refs), done)
 
     def action_next_unreviewed(self) -> None:
         order = ordered(self.index)

@@ -167,16 +167,40 @@ class Ledger:
         return entry
 
     def decide(self, targets: Iterable[str], op: Op, note: str | None = None) -> list[Entry]:
-        return [self.record(op, t, note) for t in targets]
+        """Several decisions as one batch: a single undo cancels them all."""
+        batch = secrets.token_hex(6)
+        return [self.record(op, t, note, batch=batch) for t in targets]
 
-    def undo(self) -> Entry | None:
-        """Cancel the last decision; returns the entry undone (``None`` when nothing is left)."""
-        self.refresh()
+    def undoable_batch(self) -> list[Entry]:
+        """The last decision, with every entry of its batch, oldest first."""
         last = self.last_undoable()
         if last is None:
-            return None
-        self.record("undo", last.target, undoes=last.id)
-        return last
+            return []
+        batch = last.data.get("batch")
+        if not batch:
+            return [last]
+        return [
+            e
+            for e in self.entries
+            if e.data.get("batch") == batch and e.op != "undo" and e.id not in self.undone
+        ]
+
+    def undo(self) -> Entry | None:
+        """Cancel the last decision (its whole batch); returns its newest entry.
+
+        Promotions changed files: they are undone by :func:`store.undo.undo_last`, which
+        restores the files first.
+        """
+        self.refresh()
+        entries = self.undoable_batch()
+        if any(e.op == "promote" for e in entries):
+            raise ValueError("a promotion is undone with store.undo.undo_last")
+        self.mark_undone(entries)
+        return entries[-1] if entries else None
+
+    def mark_undone(self, entries: list[Entry]) -> None:
+        for e in reversed(entries):
+            self.record("undo", e.target, undoes=e.id)
 
 
 def _entry(rec: dict[str, Any]) -> Entry | None:

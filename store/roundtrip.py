@@ -215,3 +215,9 @@ def _plain_to_rt(value: Any) -> Any:
         s.extend(_plain_to_rt(v) for v in value)
         return s
     return value
+
+
+def new_yaml_document(data: dict[str, Any]) -> bytes:
+    """A new YAML file in the layout agents write (2-space maps, indented ``- `` items)."""
+    y = _rt_yaml(2, 4, 2)
+    return _dump(y, _plain_to_rt(data)).encode("utf-8")

@@ -19,9 +19,12 @@ from textual.worker import Worker, WorkerState
 
 from screens.problems import ProblemsScreen
 from screens.sessions import SessionsScreen
+from store.atomic import WriteError
 from store.config import Config
 from store.index import WorkspaceIndex
+from store.review import ReviewError
 from store.session_order import next_unreviewed, ordered
+from store.undo import UndoRefused, undo_last
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
@@ -134,11 +137,27 @@ class HurikaeriApp(App[None]):
     # -- actions -----------------------------------------------------------------
 
     def action_undo(self) -> None:
-        undone = self.index.ledger.undo()
-        if undone is None:
+        from screens.text_view import TextView
+
+        try:
+            undone = undo_last(self.workspace, self.index.ledger)
+        except UndoRefused as exc:
+            self.push_screen(TextView(str(exc), exc.diff, title="Undo refused"))
+            return
+        except (ReviewError, WriteError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if not undone:
             self.notify("Nothing to undo.")
             return
-        self.notify(f"Undid {undone.op} of {undone.target}", markup=False, timeout=2)
+        last = undone[-1]
+        more = f" (+{len(undone) - 1} more)" if len(undone) > 1 else ""
+        self.notify(f"Undid {last.op} of {last.target}{more}", markup=False, timeout=2)
+        written = {
+            Path(str(e.data["path"])) for e in undone if e.op == "promote" and e.data.get("path")
+        }
+        for p in written:
+            self.own_writes.record(p)
         self.broadcast(ReviewChanged)
 
     def action_problems(self) -> None:

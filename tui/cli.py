@@ -21,6 +21,8 @@ from store.config import ConfigError, load_config
 from store.diagnostics import Diagnostic
 from store.ledger import Ledger, Op
 from store.lint import lint_paths, lint_workspace
+from store.promote import apply_plans, plan_promotion, section_title
+from store.retarget import retarget
 from store.review import (
     ReviewError,
     decide,
@@ -31,6 +33,7 @@ from store.review import (
     split_ref,
 )
 from store.textsafe import printable
+from store.undo import UndoRefused, undo_last
 from store.workspace import Workspace
 from store.yamlload import C_LOADER_AVAILABLE
 
@@ -82,7 +85,31 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=f"{verb} KPT items (KPT_ID/ITEM_ID)")
         p.add_argument("ids", nargs="+", metavar="KPT_ID/ITEM_ID")
         p.add_argument("--note", help="a note kept with the decision")
-    sub.add_parser("undo", parents=[common], help="undo the last decision")
+    sub.add_parser(
+        "undo", parents=[common], help="undo the last decision (a promotion restores its file)"
+    )
+    promote = sub.add_parser(
+        "promote", parents=[common], help="write a try-item into its persistence target"
+    )
+    promote.add_argument("kpt_id", metavar="KPT_ID")
+    promote.add_argument("try_id", metavar="TRY_ID")
+    promote.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    promote.add_argument("--yes", action="store_true", help="write without asking")
+    promote.add_argument(
+        "--near",
+        choices=["replace", "keep-both", "skip"],
+        help="what to do when a similar bullet is already there",
+    )
+    retarget_p = sub.add_parser(
+        "retarget", parents=[common], help="set a try-item's persistence target"
+    )
+    retarget_p.add_argument("kpt_id", metavar="KPT_ID")
+    retarget_p.add_argument("try_id", metavar="TRY_ID")
+    retarget_p.add_argument(
+        "--type", required=True, dest="type_", metavar="T", help="claude_md, skill, hook or memory"
+    )
+    retarget_p.add_argument("--path", required=True, metavar="P")
+    retarget_p.add_argument("--section", metavar="S")
     return parser
 
 
@@ -169,12 +196,60 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
     return 0
 
 
+def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
+    ledger = Ledger(ws.state_dir)
+    ref = find_item(ws, f"{args.kpt_id}/{args.try_id}")
+    plan = plan_promotion(ws, ref, args.near)
+    shown = str(plan.target) if plan.target else plan.raw_path
+    if plan.status == "refused":
+        raise ReviewError(plan.message)
+    if plan.status == "identical":
+        print(f"{PROG}: nothing to write: {plan.message}", file=sys.stderr)
+        return 0
+    if plan.status == "near-duplicate":
+        print(f"existing: {printable(plan.near_text or '')}\nnew:      {printable(plan.new_text)}")
+        raise ReviewError(f"{plan.message}; choose with --near replace|keep-both|skip")
+    if plan.status == "skip":
+        print(f"{PROG}: {plan.message}", file=sys.stderr)
+        return 0
+    print(f"# {plan.type} → {shown}  section: {plan.section or '-'}")
+    sys.stdout.write(printable(plan.diff(ws.display(plan.target) if plan.target else shown)))
+    if args.dry_run:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise ReviewError("not promoted: confirm with --yes (no terminal to ask on)")
+        answer = input(f"Write this to {shown}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise ReviewError("not promoted: declined")
+    apply_plans(ws, ledger, [plan])
+    print(f"promoted {ref.key} → {shown}#{section_title(plan.section)}")
+    return 0
+
+
+def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
+    ref = find_item(ws, f"{args.kpt_id}/{args.try_id}")
+    before, after = retarget(ws, ref, args.type_, args.path, args.section)
+    if before == after:
+        print(f"{PROG}: {ref.key} already has that target", file=sys.stderr)
+    else:
+        print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
+    return 0
+
+
 def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:
-    undone = Ledger(ws.state_dir).undo()
-    if undone is None:
+    try:
+        undone = undo_last(ws, Ledger(ws.state_dir))
+    except UndoRefused as exc:
+        if exc.diff:
+            sys.stdout.write(exc.diff)
+        raise
+    if not undone:
         print(f"{PROG}: nothing to undo", file=sys.stderr)
         return 1
-    print(f"undid {undone.op} of {undone.target} ({undone.at})")
+    for e in undone:
+        what = f" ({e.data.get('path')})" if e.op == "promote" else ""
+        print(f"undid {e.op} of {e.target}{what}")
     return 0
 
 
@@ -207,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_decide(args, ws, args.command)
         if args.command == "undo":
             return cmd_undo(args, ws)
+        if args.command == "promote":
+            return cmd_promote(args, ws)
+        if args.command == "retarget":
+            return cmd_retarget(args, ws)
         return run_ui(ws)
     except ReviewError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

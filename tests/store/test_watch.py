@@ -302,7 +302,10 @@ async def test_directories_moved_in_and_out_report_their_files(
         assert got == [Change(a, "deleted"), Change(b, "deleted")]
 
 
-async def test_a_root_created_later_is_waited_for(tmp_path: Path) -> None:
+async def test_a_root_created_later_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store.watch, "ROOT_POLL_SECONDS", 0.05)
     ws = Workspace(tmp_path / "later")
     report = ws.root / "hurikaeri/kpt-20260101-001.yaml"
     async with watching(ws, ready=False) as w:

@@ -59,6 +59,8 @@ def lines(parts: Iterable[Content]) -> Content:
 
 
 def state_content(st: ItemState) -> Content:
+    if st.promoted and st.state == "approved":
+        return Content.styled("✓ promoted", "bold $accent")
     return Content.styled(f"{STATE_MARK[st.state]} {st.state}", STATE_STYLE[st.state])
 
 

@@ -1,0 +1,162 @@
+"""Promoting try-items: the exact path, type, section and diff first, a write only on "yes".
+
+A near-duplicate bullet is shown side by side with the new one, and the person chooses to
+replace it, keep both, or skip. An identical bullet means nothing is written; a refused
+target (outside the workspace, a hook script) says why. Planning and writing run in thread
+workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from store.atomic import WriteError
+from store.index import WorkspaceIndex
+from store.promote import NearChoice, Plan, apply_plans, plan_promotion, section_title
+from store.review import ItemRef, ReviewError
+from tui.widgets.literal import literal, visible
+
+
+class PromoteScreen(ModalScreen[bool]):
+    """Dismissed with True when something was written."""
+
+    BINDINGS = [
+        Binding("y", "write", "Write", id="promote.write"),
+        Binding("r", "near('replace')", "Replace", id="promote.replace", show=False),
+        Binding("b", "near('keep-both')", "Keep both", id="promote.keep_both", show=False),
+        Binding("s", "near('skip')", "Skip", id="promote.skip", show=False),
+        Binding("escape,n", "cancel", "Cancel", id="promote.cancel"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex, refs: list[ItemRef]) -> None:
+        super().__init__()
+        self.index = index
+        self.refs = refs
+        self.plans: list[Plan] = []
+        self.near: NearChoice | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Static(
+                Content.styled("Planning…", "$text-muted"), id="promote-head", classes="dialog-text"
+            )
+            with Horizontal(id="promote-near"):
+                yield Static(id="near-existing", classes="near")
+                yield Static(id="near-new", classes="near")
+            area = TextArea("", read_only=True, id="promote-diff")
+            area.can_focus = False
+            yield area
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Write (y)", variant="primary", id="write")
+                yield Button("Replace (r)", id="replace")
+                yield Button("Keep both (b)", id="keep-both")
+                yield Button("Skip (s)", id="skip")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#promote-near").display = False
+        for bid in ("write", "replace", "keep-both", "skip"):
+            self.query_one(f"#{bid}", Button).display = False
+        self.make_plans()
+
+    @work(thread=True, exclusive=True, group="promote-plan")
+    def make_plans(self) -> None:
+        plans: list[Plan] = []
+        changed: dict[Path, bytes] = {}
+        for ref in self.refs:
+            try:
+                plan = plan_promotion(self.index.ws, ref, self.near, changed)
+            except ReviewError as exc:
+                plan = Plan(ref, "", "", None, status="refused", message=str(exc))
+            if plan.writes and plan.target is not None and plan.after is not None:
+                changed[plan.target] = plan.after
+            plans.append(plan)
+        self.app.call_from_thread(self.show_plans, plans)
+
+    def show_plans(self, plans: list[Plan]) -> None:
+        self.plans = plans
+        ws = self.index.ws
+        head: list[Content] = [Content.styled(f"Promote {len(plans)} try-item(s)\n", "bold")]
+        diffs: list[str] = []
+        for p in plans:
+            head.append(literal(p.ref.key, "bold"))
+            if p.target is not None:
+                head.append(
+                    Content.assemble(
+                        "  ",
+                        Content.styled(p.type or "?", "$accent"),
+                        " → ",
+                        literal(str(p.target)),
+                        "  #",
+                        literal(section_title(p.section) or "—"),
+                    )
+                )
+            style = {"write": "$success", "refused": "$error", "identical": "$text-muted"}.get(
+                p.status, "$warning"
+            )
+            if p.message:
+                head.append(Content.assemble("  ", literal(p.message, style)))
+            if p.writes:
+                diffs.append(p.diff(ws.display(p.target) if p.target else p.raw_path))
+        self.query_one("#promote-head", Static).update(Content("\n").join(head))
+        near = [p for p in plans if p.status == "near-duplicate"]
+        self.query_one("#promote-near").display = bool(near)
+        if near:
+            p = near[0]
+            self.query_one("#near-existing", Static).update(
+                Content.assemble(
+                    Content.styled("already there\n", "bold"), literal(p.near_text or "")
+                )
+            )
+            self.query_one("#near-new", Static).update(
+                Content.assemble(Content.styled("new\n", "bold"), literal(p.new_text))
+            )
+        writing = any(p.writes for p in plans)
+        self.query_one("#promote-diff", TextArea).load_text(
+            visible("".join(diffs)) if diffs else "(nothing would be written)"
+        )
+        self.query_one("#write", Button).display = writing and not near
+        for bid in ("replace", "keep-both", "skip"):
+            self.query_one(f"#{bid}", Button).display = bool(near)
+
+    def action_near(self, choice: NearChoice) -> None:
+        if any(p.status == "near-duplicate" for p in self.plans):
+            self.near = choice
+            self.make_plans()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        bid = event.button.id or ""
+        if bid == "write":
+            self.action_write()
+        elif bid in ("replace", "keep-both", "skip"):
+            self.action_near(bid)  # type: ignore[arg-type]
+        else:
+            self.dismiss(False)
+
+    def action_write(self) -> None:
+        if any(p.status == "near-duplicate" for p in self.plans) or not any(
+            p.writes for p in self.plans
+        ):
+            return
+        self.write_plans()
+
+    @work(thread=True, exclusive=True, group="promote-write")
+    def write_plans(self) -> None:
+        try:
+            apply_plans(self.index.ws, self.index.ledger, self.plans)
+        except (WriteError, ReviewError) as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+            return
+        self.app.call_from_thread(self.dismiss, True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

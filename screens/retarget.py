@@ -1,0 +1,167 @@
+"""Setting where try-items are promoted: type, path (checked, with completion) and section.
+
+The section is picked from the target file's existing headings, or typed as a new one. The
+new target is written into the report changing only the persistence_target lines; several
+selected try-items can get the same target at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Label, Select, Static
+
+from store.atomic import WriteError
+from store.index import WorkspaceIndex
+from store.models.kpt import TARGET_TYPES
+from store.retarget import retarget, target_headings
+from store.review import ItemRef, ReviewError
+from store.roundtrip import EditError
+from store.target_paths import PathRefused, allowed_bases, resolve_target
+from tui.widgets.literal import literal
+
+NEW_SECTION = "\x00new"
+
+
+def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
+    """Markdown and skill files under the allowed directories, for completion."""
+    out: list[str] = []
+    for base in allowed_bases(index.ws):
+        for pattern in (
+            "**/*.md",
+            "knowledge_base/**/skills/*.yaml",
+            "memory/*/project_memory.yaml",
+        ):
+            for p in base.glob(pattern):
+                if any(part.startswith(".") for part in p.relative_to(base).parts):
+                    continue
+                try:
+                    out.append(str(p.relative_to(index.ws.root)))
+                except ValueError:
+                    out.append(str(p))
+                if len(out) >= limit:
+                    return sorted(set(out))
+    return sorted(set(out))
+
+
+class RetargetScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="retarget.save"),
+        Binding("escape", "cancel", "Cancel", id="retarget.cancel"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex, refs: list[ItemRef]) -> None:
+        super().__init__()
+        self.index = index
+        self.refs = refs
+        first = refs[0].item
+        t = getattr(first, "persistence_target", None)
+        self.start_type = (t.type if t else None) or "claude_md"
+        self.start_path = (t.path if t else None) or "CLAUDE.md"
+        self.start_section = (t.section if t else None) or ""
+
+    def compose(self) -> ComposeResult:
+        names = ", ".join(r.key for r in self.refs)
+        with Vertical(classes="dialog wide"):
+            yield Static(
+                Content.assemble(Content.styled("Persistence target for ", "bold"), literal(names)),
+                classes="dialog-text",
+            )
+            yield Label("type", classes="form-label")
+            yield Select(
+                [(t, t) for t in TARGET_TYPES],
+                value=self.start_type if self.start_type in TARGET_TYPES else "claude_md",
+                id="rt-type",
+                allow_blank=False,
+            )
+            yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
+            yield Input(
+                self.start_path,
+                id="rt-path",
+                suggester=SuggestFromList(candidate_paths(self.index), case_sensitive=False),
+            )
+            yield Static(id="rt-resolved")
+            yield Label("section", classes="form-label")
+            yield Select([], id="rt-section", prompt="(no section)")
+            yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
+            yield Static(id="rt-errors")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (Ctrl+S)", variant="primary", id="save")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.check_path(self.start_path)
+
+    @on(Input.Changed, "#rt-path")
+    def path_changed(self, event: Input.Changed) -> None:
+        self.check_path(event.value)
+
+    def check_path(self, raw: str) -> None:
+        box = self.query_one("#rt-resolved", Static)
+        try:
+            resolved = resolve_target(self.index.ws, raw)
+        except PathRefused as exc:
+            box.update(literal(str(exc), "$error"))
+            return
+        exists = "" if resolved.exists() else "  (new file)"
+        box.update(
+            Content.assemble(
+                literal(str(resolved), "$text-muted"), Content.styled(exists, "$warning")
+            )
+        )
+        self.load_headings(raw)
+
+    @work(thread=True, exclusive=True, group="retarget-headings")
+    def load_headings(self, raw: str) -> None:
+        headings = target_headings(self.index.ws, raw)
+        self.app.call_from_thread(self.show_headings, headings)
+
+    def show_headings(self, headings: list[str]) -> None:
+        sel = self.query_one("#rt-section", Select)
+        options = [(h, h) for h in headings] + [("New section…", NEW_SECTION)]
+        sel.set_options(options)
+        new_in = self.query_one("#rt-new-section", Input)
+        if self.start_section in headings:
+            sel.value = self.start_section
+            new_in.display = False
+        else:
+            sel.value = NEW_SECTION
+            new_in.display = True
+
+    @on(Select.Changed, "#rt-section")
+    def section_changed(self, event: Select.Changed) -> None:
+        self.query_one("#rt-new-section", Input).display = event.value == NEW_SECTION
+
+    def section(self) -> str | None:
+        v = self.query_one("#rt-section", Select).value
+        if v == NEW_SECTION or not isinstance(v, str):
+            return self.query_one("#rt-new-section", Input).value.strip() or None
+        return v
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        type_ = str(self.query_one("#rt-type", Select).value)
+        path = self.query_one("#rt-path", Input).value.strip()
+        section = self.section()
+        errors = self.query_one("#rt-errors", Static)
+        written: set[Path] = set()
+        try:
+            for ref in self.refs:
+                retarget(self.index.ws, ref, type_, path, section)
+                written.add(ref.path)
+        except (ReviewError, WriteError, EditError) as exc:
+            errors.update(literal(str(exc), "$error"))
+            if not written:
+                return
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,39 @@
+"""A message with a block of text (a diff, a listing) in a modal; any key closes it."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from tui.widgets.literal import literal, visible
+
+
+class TextView(ModalScreen[None]):
+    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="text_view.close")]
+
+    def __init__(self, message: str, text: str, title: str = "") -> None:
+        super().__init__()
+        self.message = message
+        self.text = text
+        self.heading = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            parts = [Content.styled(f"{self.heading}\n", "bold $warning")] if self.heading else []
+            yield Static(Content.assemble(*parts, literal(self.message)), classes="dialog-text")
+            if self.text:
+                area = TextArea(visible(self.text), read_only=True, id="text-view-body")
+                area.can_focus = False
+                yield area
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Close (Esc)", variant="primary", id="close")
+
+    def on_button_pressed(self, _event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
