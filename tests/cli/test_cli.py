@@ -140,3 +140,68 @@ def test_show_makes_escape_sequences_visible(tmp_path: Path) -> None:
     )
     r = run("show", "kpt-20260101-001", "--root", str(tmp_path))
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "␛[31mred" in r.stdout
+
+
+def test_promote_dry_run_yes_and_undo(demo_root: Path) -> None:
+    root = ["--root", str(demo_root)]
+    claude = demo_root / "CLAUDE.md"
+    original = claude.read_bytes()
+    r = run("promote", "kpt-20261028-001", "try-001", "--dry-run", *root)
+    assert (
+        r.returncode == 0 and "+- 新パッケージ追加前にpackage.jsonの既存依存を確認する" in r.stdout
+    )
+    assert str(claude) in r.stdout and claude.read_bytes() == original
+    r = run("promote", "kpt-20261028-001", "try-001", *root)  # no terminal to ask on
+    assert r.returncode == 1 and "--yes" in r.stderr and claude.read_bytes() == original
+    r = run("promote", "kpt-20261028-001", "try-001", "--yes", *root)
+    assert r.returncode == 0 and "promoted kpt-20261028-001/try-001" in r.stdout
+    assert claude.read_bytes() != original
+    r = run("promote", "kpt-20261028-001", "try-001", "--yes", *root)
+    assert r.returncode == 0 and "identical" in r.stderr
+    r = run("undo", *root)
+    assert r.returncode == 0 and claude.read_bytes() == original
+
+
+def test_undo_refuses_when_the_promoted_file_changed(demo_root: Path) -> None:
+    root = ["--root", str(demo_root)]
+    claude = demo_root / "CLAUDE.md"
+    assert run("promote", "kpt-20261028-001", "try-001", "--yes", *root).returncode == 0
+    claude.write_bytes(claude.read_bytes() + b"- added by hand\n")
+    r = run("undo", *root)
+    assert r.returncode == 1 and "changed since the promotion" in r.stderr
+    assert "+- added by hand" in r.stdout
+    assert claude.read_bytes().endswith(b"- added by hand\n")
+
+
+def test_promote_refusals_exit_1(demo_root: Path) -> None:
+    root = ["--root", str(demo_root)]
+    r = run("promote", "kpt-20261028-001", "keep-001", "--yes", *root)
+    assert r.returncode == 1 and "only try-items" in r.stderr
+    r = run(
+        "retarget",
+        "kpt-20261028-001",
+        "try-001",
+        "--type",
+        "claude_md",
+        "--path",
+        "../../etc/x.md",
+        *root,
+    )
+    assert r.returncode == 1 and "outside the workspace" in r.stderr
+    r = run(
+        "retarget",
+        "kpt-20261028-001",
+        "try-001",
+        "--type",
+        "claude_md",
+        "--path",
+        "notes/NEW.md",
+        "--section",
+        "## New",
+        *root,
+    )
+    assert r.returncode == 0
+    r = run("promote", "kpt-20261028-001", "try-001", "--yes", *root)
+    assert r.returncode == 0 and (demo_root / "notes" / "NEW.md").read_text(
+        encoding="utf-8"
+    ).startswith("## New\n")
