@@ -121,15 +121,18 @@ class RetargetScreen(ModalScreen[bool]):
     @work(thread=True, exclusive=True, group="retarget-headings")
     def load_headings(self, raw: str) -> None:
         headings = target_headings(self.index.ws, raw)
-        self.app.call_from_thread(self.show_headings, headings)
+        self.app.call_from_thread(self.show_headings, raw, headings)
 
-    def show_headings(self, headings: list[str]) -> None:
+    def show_headings(self, raw: str, headings: list[str]) -> None:
+        if raw != self.query_one("#rt-path", Input).value:
+            return  # a stale answer for a path typed earlier
         sel = self.query_one("#rt-section", Select)
-        options = [(h, h) for h in headings] + [("New section…", NEW_SECTION)]
-        sel.set_options(options)
+        current = sel.value if isinstance(sel.value, str) else None
+        wanted = current if current and current != NEW_SECTION else self.start_section
+        sel.set_options([(h, h) for h in headings] + [("New section…", NEW_SECTION)])
         new_in = self.query_one("#rt-new-section", Input)
-        if self.start_section in headings:
-            sel.value = self.start_section
+        if wanted in headings:
+            sel.value = wanted
             new_in.display = False
         else:
             sel.value = NEW_SECTION

@@ -15,6 +15,7 @@ from textual.content import Content
 from store.ledger import ItemState
 from store.models import KptReport, Lesson, Proposal, SessionSummary
 from store.models.kpt import KptItem
+from store.promote import promoted_label
 from store.sessions import Session
 
 from .literal import literal
@@ -85,9 +86,7 @@ def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> C
         out.append(Content.assemble(label("decided"), literal(st.at)))
     for p in st.promoted:
         out.append(
-            Content.assemble(
-                label("promoted"), literal(f"→ {p.get('path', '?')}#{p.get('section', '')}")
-            )
+            Content.assemble(label("promoted"), literal(f"→ {promoted_label(p)}", "$accent"))
         )
     out.append(Content(""))
     data = item.model_dump(by_alias=True, exclude_none=True)
