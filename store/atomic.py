@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from .textio import FileStamp
@@ -151,10 +153,16 @@ def atomic_write(
     return FileStamp(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
+def _ends_with_newline(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+
+
 def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
     """Append one whole line with a single ``write`` (what concurrent appenders expect).
 
-    Refuses when the file's last line is unfinished: another program may be writing it.
+    Our own writers serialise on an advisory lock; a last line left unfinished by another
+    program is waited for briefly, then refused: it may still be being written.
     """
     target = resolve_target(path)
     if create:
@@ -162,21 +170,23 @@ def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _friendly(exc, target.parent) from exc
-    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0)
+    flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0)
     try:
         fd = os.open(target, flags, 0o666)
     except OSError as exc:
         raise _friendly(exc, target) from exc
     try:
-        size = os.fstat(fd).st_size
-        if size:
-            with open(target, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    raise WriteError(
-                        f"{target}: the last line is unfinished (another program may be writing "
-                        "it); nothing was appended"
-                    )
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
+            if delay:
+                time.sleep(delay)
+            if _ends_with_newline(fd):
+                break
+        else:
+            raise WriteError(
+                f"{target}: the last line is unfinished (another program may be writing "
+                "it); nothing was appended"
+            )
         written = os.write(fd, line)
         if written != len(line):
             raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
@@ -184,4 +194,4 @@ def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
     except OSError as exc:
         raise _friendly(exc, target) from exc
     finally:
-        os.close(fd)
+        os.close(fd)  # also releases the lock
