@@ -129,7 +129,10 @@ class RetargetScreen(ModalScreen[bool]):
         sel = self.query_one("#rt-section", Select)
         current = sel.value if isinstance(sel.value, str) else None
         wanted = current if current and current != NEW_SECTION else self.start_section
-        sel.set_options([(h, h) for h in headings] + [("New section…", NEW_SECTION)])
+        sel.set_options(
+            [(literal(h, keep_newlines=False), h) for h in headings]
+            + [("New section…", NEW_SECTION)]
+        )
         new_in = self.query_one("#rt-new-section", Input)
         if wanted in headings:
             sel.value = wanted

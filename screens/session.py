@@ -208,7 +208,7 @@ class SessionScreen(Screen[None]):
         """Tell the app (counts, other screens); the state column already shows the rest."""
         self.app.post_message(ReviewChanged())
         if message:
-            self.notify(message, timeout=2)
+            self.notify(message, timeout=2, markup=False)
 
     def advance(self, after: str) -> None:
         """Move to the next item to review in this session (after a decision)."""
@@ -393,7 +393,7 @@ class SessionScreen(Screen[None]):
         try:
             edit = ExternalEdit.start(path, Kind.KPT, state_dir)
         except OSError as exc:
-            self.notify(f"Cannot edit {path}: {exc}", severity="error")
+            self.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
             return
         display = self.index.ws.display(path)
         try:
@@ -441,12 +441,12 @@ class SessionScreen(Screen[None]):
                     )
                     return
             except WriteError as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(str(exc), severity="error", markup=False)
                 return
             s = self.session
             if s is not None and s.report is not None and s.report.doc.id:
                 self.index.ledger.record("edit", s.report.doc.id)
             self.app.post_message(FilesWritten(frozenset({path})))
-            self.notify(f"Saved {display}", timeout=2)
+            self.notify(f"Saved {display}", timeout=2, markup=False)
         finally:
             edit.discard()

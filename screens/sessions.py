@@ -101,7 +101,7 @@ class SessionsScreen(Screen[None]):
         sel = self.query_one("#f-project", Select)
         current = sel.value
         names = projects(self.index)
-        sel.set_options([(short_project(p), p) for p in names])
+        sel.set_options([(literal(short_project(p), keep_newlines=False), p) for p in names])
         if current in names:
             sel.value = current
 

@@ -106,3 +106,22 @@ async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path
         (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").unlink()
         await until(pilot, lambda: table.row_count == 33)
         assert table.cursor_key == key
+
+
+async def test_project_names_with_markup_are_literal(demo_root: Path) -> None:
+    f = next((demo_root / "session-summaries").glob("*/summaries.jsonl"))
+    f.write_text(
+        f.read_text(encoding="utf-8")
+        + '{"id": "ws-20261121-001", "date": "2026-11-21T10:00:00", "session_id": "mk", '
+        '"project": "/x/[bold red]evil[/]", "session_name": "[@click=app.quit]q[/]"}\n',
+        encoding="utf-8",
+    )
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        sel = app.screen.query_one("#f-project", Select)
+        assert "/x/[bold red]evil[/]" in [o[1] for o in sel._options]  # type: ignore[attr-defined]
+        table = app.screen.query_one("#sessions", VirtualTable)
+        assert table.move_to_key("sid:mk")
+        await pilot.pause()
+        assert app.is_running
