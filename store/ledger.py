@@ -193,8 +193,8 @@ class Ledger:
         """
         self.refresh()
         entries = self.undoable_batch()
-        if any(e.op == "promote" for e in entries):
-            raise ValueError("a promotion is undone with store.undo.undo_last")
+        if any("after_sha256" in e.data for e in entries):
+            raise ValueError("a decision that wrote files is undone with store.undo.undo_last")
         self.mark_undone(entries)
         return entries[-1] if entries else None
 

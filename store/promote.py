@@ -10,14 +10,14 @@ script: only Markdown notes are written for hooks.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .atomic import WriteError, atomic_write, current_stamp
+from .atomic import current_stamp
+from .journal import journaled_write
 from .ledger import Entry, Ledger
 from .markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
 from .models.knowledge import ProjectMemory, Skill
@@ -70,10 +70,6 @@ class Plan:
 
 def now_iso() -> str:
     return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
-
-
-def _sha(data: bytes | None) -> str | None:
-    return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
 def plan_promotion(
@@ -242,51 +238,38 @@ def _plan_memory(plan: Plan, ws: Workspace) -> None:
 
 
 def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]:
-    """Write every plan that writes, back them up, and record approve + promote in the ledger
-    as one batch (undone together)."""
+    """Write every plan that writes, and record approve + promote in the ledger as one batch
+    (undone together)."""
     writing = [p for p in plans if p.writes]
     if not writing:
         return []
     batch = secrets.token_hex(6)
-    backups = ws.state_dir / "backups"
     entries: list[Entry] = []
     expected: dict[Path, FileStamp | None] = {}
     for p in writing:
-        assert p.target is not None and p.after is not None
-        if p.target not in expected:
-            expected[p.target] = p.stamp
-    approved: set[str] = set()
+        assert p.target is not None
+        expected.setdefault(p.target, p.stamp)
     for p in writing:
         assert p.target is not None and p.after is not None
-        if ledger.state(p.ref.key).state != "approved" and p.ref.key not in approved:
+        if ledger.state(p.ref.key).state != "approved" and not any(
+            e.op == "approve" and e.target == p.ref.key for e in entries
+        ):
             entries.append(ledger.record("approve", p.ref.key, batch=batch))
-            approved.add(p.ref.key)
-        backup = None
-        if p.before is not None:
-            backups.mkdir(parents=True, exist_ok=True)
-            backup = backups / f"{batch}-{len(entries):02d}-{p.target.name}"
-            backup.write_bytes(p.before)
-        try:
-            stamp = atomic_write(p.target, p.after, expected[p.target], create=True)
-        except WriteError:
-            if backup is not None:
-                backup.unlink(missing_ok=True)
-            raise
-        expected[p.target] = stamp
-        entries.append(
-            ledger.record(
-                "promote",
-                p.ref.key,
-                batch=batch,
-                path=str(p.target),
-                section=p.section,
-                type=p.type,
-                created=p.before is None,
-                before_sha256=_sha(p.before),
-                after_sha256=_sha(p.after),
-                backup=str(backup.relative_to(ws.state_dir)) if backup else None,
-            )
+        entry, stamp = journaled_write(
+            ws,
+            ledger,
+            op="promote",
+            target=p.ref.key,
+            batch=batch,
+            path=p.target,
+            before=p.before,
+            after=p.after,
+            expected=expected[p.target],
+            section=p.section,
+            type=p.type,
         )
+        expected[p.target] = stamp
+        entries.append(entry)
     return entries
 
 

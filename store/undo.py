@@ -1,4 +1,4 @@
-"""Undoing the last decision, whatever it was: promotions restore their files first."""
+"""Undoing the last decision, whatever it was: decisions that wrote files restore them first."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import difflib
 from pathlib import Path
 
 from .atomic import atomic_write, current_stamp
+from .journal import is_file_write, sha256
 from .ledger import Entry, Ledger
-from .promote import _sha
 from .review import ReviewError
 from .workspace import Workspace
 
@@ -25,35 +25,41 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
     entries = ledger.undoable_batch()
     if not entries:
         return []
-    promos = [e for e in entries if e.op == "promote"]
+    promos = [e for e in entries if is_file_write(e)]
     for e in reversed(promos):  # check everything before touching anything
         path = Path(str(e.data.get("path")))
         now = path.read_bytes() if path.exists() else None
-        if _sha(now) != e.data.get("after_sha256"):
-            backup_after = now or b""
+        if sha256(now) != e.data.get("after_sha256"):
             raise UndoRefused(
-                f"refused: {path} changed since the promotion; undo would lose those changes",
+                f"refused: {path} changed since hurikaeri wrote it; undo would lose those changes",
                 "".join(
                     difflib.unified_diff(
-                        _restore_source(ws, e).decode("utf-8", "replace").splitlines(True),
-                        backup_after.decode("utf-8", "replace").splitlines(True),
-                        "before the promotion",
-                        "now",
+                        _state_file(ws, e, "written").decode("utf-8", "replace").splitlines(True),
+                        (now or b"").decode("utf-8", "replace").splitlines(True),
+                        f"{path.name} as hurikaeri wrote it",
+                        f"{path.name} now",
                     )
                 ),
             )
+        backup = e.data.get("backup")
+        if not e.data.get("created") and not (backup and (ws.state_dir / str(backup)).is_file()):
+            raise UndoRefused(f"refused: the backup of {path} is missing; nothing was restored")
     for e in reversed(promos):
         path = Path(str(e.data.get("path")))
         if e.data.get("created"):
             path.unlink(missing_ok=True)
         else:
-            atomic_write(path, _restore_source(ws, e), current_stamp(path))
+            atomic_write(path, _state_file(ws, e, "backup"), current_stamp(path))
     ledger.mark_undone(entries)
     return entries
 
 
-def _restore_source(ws: Workspace, e: Entry) -> bytes:
-    backup = e.data.get("backup")
-    if not backup:
+def _state_file(ws: Workspace, e: Entry, key: str) -> bytes:
+    """A copy kept under the state directory: ``backup`` (before) or ``written`` (after)."""
+    name = e.data.get(key)
+    if not name:
         return b""
-    return (ws.state_dir / str(backup)).read_bytes()
+    try:
+        return (ws.state_dir / str(name)).read_bytes()
+    except OSError:
+        return b""

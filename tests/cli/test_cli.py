@@ -168,7 +168,7 @@ def test_undo_refuses_when_the_promoted_file_changed(demo_root: Path) -> None:
     assert run("promote", "kpt-20261028-001", "try-001", "--yes", *root).returncode == 0
     claude.write_bytes(claude.read_bytes() + b"- added by hand\n")
     r = run("undo", *root)
-    assert r.returncode == 1 and "changed since the promotion" in r.stderr
+    assert r.returncode == 1 and "changed since hurikaeri wrote it" in r.stderr
     assert "+- added by hand" in r.stdout
     assert claude.read_bytes().endswith(b"- added by hand\n")
 
