@@ -56,6 +56,7 @@ class SessionScreen(Screen[None]):
         Binding("A", "approve_section", "Approve section", id="review.approve_section"),
         Binding("p", "promote", "Promote", id="review.promote"),
         Binding("t", "retarget", "Target", id="review.retarget"),
+        Binding("R", "propose", "Propose", id="review.propose"),
         Binding("space", "toggle_select", "Select", id="review.select", show=False),
         Binding("o", "reopen", "Reopen", id="review.reopen", show=False),
         Binding("n", "next_unreviewed", "Next", id="review.next"),
@@ -342,6 +343,17 @@ class SessionScreen(Screen[None]):
                 self.decided("Target saved.")
 
         self.app.push_screen(RetargetScreen(self.index, refs), done)
+
+    def action_propose(self) -> None:
+        key = self.current_key()
+        s = self.session
+        if key is None or s is None:
+            return
+        from screens.propose import ProposeScreen
+
+        section, item = self.items[key]
+        note = self.index.ledger.state(key).note
+        self.app.push_screen(ProposeScreen(self.index, s, section, item, note))
 
     def action_next_unreviewed(self) -> None:
         order = ordered(self.index)

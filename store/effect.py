@@ -49,6 +49,11 @@ class Metric:
     supported: bool
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 feedback file``, ``2 feedback files``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _ok(name: str, value: float | int, basis: str) -> Metric:
     return Metric(name, value, basis, True)
 
@@ -93,12 +98,12 @@ def _feedback_metrics(ws: Workspace) -> tuple[list[Metric], int]:
             docs.append(doc)
         else:
             unreadable += 1
-    skipped = f"; {unreadable} unreadable feedback files left out" if unreadable else ""
+    skipped = f"; {_count(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
     with_skills = [fb for fb in docs if _used_skills(fb)]
     without = [fb for fb in docs if not _used_skills(fb)]
     total = len(docs)
     out = [
-        _ok("total_tasks", total, f"{total} feedback files{skipped}"),
+        _ok("total_tasks", total, f"{_count(total, 'feedback file')}{skipped}"),
         _ok(
             "skills_loaded",
             len(with_skills),
@@ -207,9 +212,7 @@ def effect_metrics(ws: Workspace) -> list[Metric]:
     """Seed 003's effect metrics for the workspace, each with its basis."""
     metrics, latency = _feedback_metrics(ws)
     metrics.append(_token_savings(ws))
-    metrics.append(
-        _no("estimated_cost_savings_usd", "no token price is recorded in the workspace")
-    )
+    metrics.append(_no("estimated_cost_savings_usd", "no token price is recorded in the workspace"))
     series = _kpt_series(ws)
     metrics.append(_reduction("retry_reduction", "backtrack_count", "backtracks", series))
     metrics.append(
@@ -218,8 +221,8 @@ def effect_metrics(ws: Workspace) -> list[Metric]:
     metrics.append(
         _no(
             "time_savings",
-            "no task durations with and without skills are recorded "
-            f"(feedback metrics.latency_ms is set on {latency} tasks, with no baseline)",
+            "no task durations with and without skills are recorded (feedback "
+            f"metrics.latency_ms is set on {latency} of the tasks, with nothing to compare to)",
         )
     )
     return metrics

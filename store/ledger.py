@@ -22,7 +22,7 @@ from .atomic import append_bytes
 from .diagnostics import DiagnosticSink
 from .jsonl import encode_record, scan_jsonl
 
-Op = Literal["approve", "reject", "reopen", "edit", "promote", "undo"]
+Op = Literal["approve", "reject", "reopen", "edit", "promote", "write", "undo"]
 State = Literal["pending", "approved", "rejected"]
 DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
 LEDGER_NAME = "ledger.jsonl"

@@ -26,9 +26,11 @@ anti-pattern applies when one of its *terms* occurs, case-insensitively, in the 
 (objective and description) or in one of the task's file paths. Its terms are
 
 - its ``tags`` (a tag with ``_`` or ``-`` also matches with spaces instead: ``rate_limiting``
-  matches "rate limiting"), and
-- the words of its ``pattern_id`` split on ``_``, leaving out words shorter than three
-  characters and a few English filler words (``and``, ``for``, ``the``, ...).
+  matches "rate limiting");
+- only when it has no tags, the words of its ``pattern_id`` split on ``_``, leaving out words
+  shorter than three characters and a few English filler words (``and``, ``for``, ``the``,
+  ...). Tags are the author's chosen terms; id words are a fallback, used alone because a
+  single id word (``token`` of ``token_bucket_lua_script``) is too loose next to them.
 
 A term must not be glued to ASCII letters or digits on either side (``unity`` does not match
 "community", ``json`` does not match "jsonl"); next to any other character, Japanese or Korean
@@ -262,6 +264,8 @@ def _terms(pattern_id: str | None, tags: list[str] | None) -> list[tuple[str, li
         seen.add(low)
         spaced = re.sub(r"[_-]+", " ", low)
         out.append((tag.strip(), [low] if spaced == low else [low, spaced]))
+    if out:
+        return out
     for word in (pattern_id or "").lower().split("_"):
         if len(word) < _MIN_WORD or word in _FILLER or word in seen:
             continue

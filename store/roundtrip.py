@@ -136,6 +136,29 @@ class YamlEditor:
         old = cur.get(loc[-1]) if isinstance(cur, dict) else _index(cur, loc[-1])
         cur[loc[-1]] = _styled(old, _plain_to_rt(value))
 
+    def update(self, loc: Sequence[str | int], value: Any) -> None:
+        """Make the value at ``loc`` equal ``value``, changing only what differs: unchanged
+        scalars keep their quotes, comments and lines."""
+        current = self.get(loc) if loc else self.data
+        if isinstance(current, dict) and isinstance(value, dict):
+            for key, new in value.items():
+                if key in current:
+                    self.update([*loc, key], new)
+                else:
+                    current[key] = _plain_to_rt(new)
+            for key in [k for k in current if k not in value]:
+                del current[key]
+        elif isinstance(current, list) and isinstance(value, list):
+            for i, new in enumerate(value[: len(current)]):
+                self.update([*loc, i], new)
+            for new in value[len(current) :]:
+                current.append(_plain_to_rt(new))
+            del current[len(value) :]
+        elif _same(current, value):
+            return
+        elif loc:
+            self.set(loc, value)
+
     def append(self, loc: Sequence[str | int], value: Any) -> None:
         seq = self.get(loc)
         if seq is None:
@@ -203,6 +226,14 @@ def _styled(old: Any, new: Any) -> Any:
     return new
 
 
+def _same(a: Any, b: Any) -> bool:
+    return (
+        type(a) is type(b) and a == b
+        if not isinstance(a, str)
+        else isinstance(b, str) and str(a) == b
+    )
+
+
 def _plain_to_rt(value: Any) -> Any:
     """Plain dicts/lists become ruamel's commented types (block style when dumped)."""
     if isinstance(value, dict) and not isinstance(value, CommentedMap):
@@ -214,6 +245,12 @@ def _plain_to_rt(value: Any) -> Any:
         s = CommentedSeq()
         s.extend(_plain_to_rt(v) for v in value)
         return s
+    if (
+        isinstance(value, str)
+        and not isinstance(value, ScalarString)
+        and "\n" in value.rstrip("\n")
+    ):
+        return LiteralScalarString(value)
     return value
 
 

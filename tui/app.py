@@ -41,6 +41,9 @@ class HurikaeriApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
         Binding("question_mark", "app.help", "Keys", show=False, id="app.help"),
+        Binding("I", "inbox", "Inbox", id="app.inbox", show=False),
+        Binding("K", "knowledge", "Knowledge", id="app.knowledge", show=False),
+        Binding("M", "match", "Match skills", id="app.match", show=False),
     ]
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
@@ -163,6 +166,24 @@ class HurikaeriApp(App[None]):
     def action_problems(self) -> None:
         if not isinstance(self.screen, ProblemsScreen):
             self.push_screen(ProblemsScreen(self.index))
+
+    def action_inbox(self) -> None:
+        from screens.inbox import InboxScreen
+
+        if not isinstance(self.screen, InboxScreen):
+            self.push_screen(InboxScreen(self.index))
+
+    def action_knowledge(self) -> None:
+        from screens.knowledge import KnowledgeScreen
+
+        if not isinstance(self.screen, KnowledgeScreen):
+            self.push_screen(KnowledgeScreen(self.index))
+
+    def action_match(self) -> None:
+        from screens.match import MatchScreen
+
+        if not isinstance(self.screen, MatchScreen):
+            self.push_screen(MatchScreen(self.index))
 
     def action_sessions(self) -> None:
         while len(self.screen_stack) > 2:

@@ -19,8 +19,13 @@ from typing import Any, NoReturn
 from store.atomic import WriteError
 from store.config import ConfigError, load_config
 from store.diagnostics import Diagnostic
+from store.effect import as_json as effect_json
+from store.effect import effect_metrics
+from store.inbox import apply_decisions, find_proposal, is_proposal_id, plan_decision
 from store.ledger import Ledger, Op
 from store.lint import lint_paths, lint_workspace
+from store.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
+from store.matching import match as match_skills
 from store.promote import apply_plans, plan_promotion, section_title
 from store.retarget import retarget
 from store.review import (
@@ -82,9 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id", metavar="ID", help="KPT_ID or KPT_ID/ITEM_ID")
     show.add_argument("--json", action="store_true", help="print it as JSON")
     for name, verb in (("approve", "approve"), ("reject", "reject")):
-        p = sub.add_parser(name, parents=[common], help=f"{verb} KPT items (KPT_ID/ITEM_ID)")
-        p.add_argument("ids", nargs="+", metavar="KPT_ID/ITEM_ID")
+        p = sub.add_parser(
+            name,
+            parents=[common],
+            help=f"{verb} KPT items (KPT_ID/ITEM_ID) or inbox proposals (PROPOSAL_ID)",
+        )
+        p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--note", help="a note kept with the decision")
+        if name == "approve":
+            p.add_argument("--yes", action="store_true", help="approve stale proposals too")
     sub.add_parser(
         "undo", parents=[common], help="undo the last decision (a promotion restores its file)"
     )
@@ -100,6 +111,23 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["replace", "keep-both", "skip"],
         help="what to do when a similar bullet is already there",
     )
+    match = sub.add_parser(
+        "match", parents=[common], help="which skills would load for a task (seed 003)"
+    )
+    match.add_argument("text", metavar="TEXT", help="the task's objective")
+    match.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        dest="files",
+        metavar="F",
+        help="a file the task modifies (repeatable)",
+    )
+    match.add_argument("--type", dest="task_type", metavar="T", help="the task type")
+    match.add_argument("--json", action="store_true", help="print the kept skills as JSON")
+    match.add_argument("--all", action="store_true", help="also list skills below the threshold")
+    stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
+    stats.add_argument("--json", action="store_true", help="print them as JSON")
     retarget_p = sub.add_parser(
         "retarget", parents=[common], help="set a try-item's persistence target"
     )
@@ -190,6 +218,26 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
     ledger = Ledger(ws.state_dir)
+    proposals = [i for i in args.ids if is_proposal_id(ws, i)]
+    if proposals:
+        if len(proposals) != len(args.ids):
+            raise UsageError("decide on KPT items and proposals in separate commands")
+        plans = [
+            plan_decision(
+                ws, find_proposal(ws, pid), "approve" if op == "approve" else "reject", args.note
+            )
+            for pid in proposals
+        ]
+        for plan in plans:
+            if plan.stale and not getattr(args, "yes", False):
+                raise ReviewError(
+                    f"{plan.ref.id} is stale: {plan.stale}; approve with --yes to confirm"
+                )
+        apply_decisions(ws, ledger, plans, allow_stale=True)
+        for plan in plans:
+            where = f" → {plan.target}" if plan.target and op == "approve" else ""
+            print(f"{op}d {plan.ref.id}{where}" if op.endswith("e") else f"{op}ed {plan.ref.id}")
+        return 0
     items = decide(ws, ledger, args.ids, op, args.note)
     for it in items:
         print(f"{op}d {it.key}" if op.endswith("e") else f"{op}ed {it.key}")
@@ -234,6 +282,80 @@ def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"{PROG}: {ref.key} already has that target", file=sys.stderr)
     else:
         print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
+    return 0
+
+
+def cmd_match(args: argparse.Namespace, ws: Workspace) -> int:
+    knowledge = load_knowledge(ws)
+    task = MatchTask(args.text, files=tuple(args.files), task_type=args.task_type)
+    scores = all_scores(knowledge, task) if args.all else match_skills(knowledge, task)
+    patterns = applicable_patterns(knowledge, task)
+    if args.json:
+        json.dump(
+            [sc.as_dict() for sc in scores], sys.stdout, ensure_ascii=False, indent=2, default=str
+        )
+        sys.stdout.write("\n")
+        return 0
+    if not scores:
+        print("no skill would load (none scores above 0.5)")
+    for sc in scores:
+        mark = "load" if sc.kept else "    "
+        parts = (
+            f"kw {sc.keyword_points:.1f} + files {sc.file_points:.1f} + type {sc.type_points:.1f}"
+        )
+        rate = f"× {sc.success_rate:.2f}{' (assumed)' if sc.success_rate_assumed else ''}"
+        print(f"{mark} {sc.score:.2f}  {printable(sc.skill_id)}  ({parts} {rate})")
+    for hit in patterns:
+        print(
+            f"{hit.kind}: {printable(hit.pattern_id)}  (matched: {printable(', '.join(hit.reasons))})"
+        )
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.index import WorkspaceIndex
+
+    index = WorkspaceIndex(ws)
+    index.load_all()
+    states: dict[str, int] = {"pending": 0, "approved": 0, "rejected": 0, "promoted": 0}
+    for s in index.sessions.values():
+        for k in s.item_keys():
+            st = index.ledger.state(k)
+            states[st.state] += 1
+            states["promoted"] += bool(st.promoted)
+    counts = {
+        "sessions": len(index.sessions),
+        "kpt_reports": sum(1 for s in index.sessions.values() if s.report),
+        "items": states,
+        "lessons": sum(len(s.lessons) for s in index.sessions.values()),
+        "inbox_pending": index.inbox_pending(),
+        "files_with_errors": len(index.problem_files()),
+    }
+    metrics = effect_metrics(ws)
+    if args.json:
+        json.dump(
+            {"counts": counts, "effect": effect_json(metrics)},
+            sys.stdout,
+            ensure_ascii=False,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+        return 0
+    print(
+        f"sessions {counts['sessions']} (KPT reports {counts['kpt_reports']}), lessons {counts['lessons']}"
+    )
+    print("items: " + ", ".join(f"{k} {v}" for k, v in states.items()))
+    print(
+        f"inbox pending {counts['inbox_pending']}, files with errors {counts['files_with_errors']}"
+    )
+    print("effect metrics (seed 003):")
+    for m in metrics:
+        value = (
+            "n/a"
+            if m.value is None
+            else (f"{m.value:.3f}" if isinstance(m.value, float) else str(m.value))
+        )
+        print(f"  {m.name:<40} {value:>10}  {printable(m.basis)}")
     return 0
 
 
@@ -286,6 +408,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_promote(args, ws)
         if args.command == "retarget":
             return cmd_retarget(args, ws)
+        if args.command == "match":
+            return cmd_match(args, ws)
+        if args.command == "stats":
+            return cmd_stats(args, ws)
         return run_ui(ws)
     except ReviewError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

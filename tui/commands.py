@@ -14,6 +14,9 @@ COMMANDS: list[tuple[str, str, str]] = [
     ),
     ("Undo last decision", "cancel the last approve / reject / reopen", "app.undo"),
     ("Problems", "files with errors or warnings", "app.problems"),
+    ("Inbox", "proposals waiting for a decision", "app.inbox"),
+    ("Knowledge base", "skills, patterns, anti-patterns and project memory", "app.knowledge"),
+    ("Match skills", "which skills would load for a task", "app.match"),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

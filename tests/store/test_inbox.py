@@ -1,0 +1,150 @@
+"""Inbox decisions: the target written (new, bumped, stale), the decision in the proposal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import store.inbox as inbox
+from store.inbox import apply_decisions, find_proposal, list_proposals, plan_decision
+from store.ledger import Ledger
+from store.loader import load_file
+from store.models import Proposal, Skill
+from store.review import ReviewError
+from store.undo import undo_last
+from store.workspace import Workspace
+
+NOW = "2026-11-22T10:00:00+09:00"
+
+
+@pytest.fixture(autouse=True)
+def _clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inbox, "now_iso", lambda: NOW)
+
+
+def _proposal(path: Path) -> Proposal:
+    doc = load_file(path).doc
+    assert isinstance(doc, Proposal)
+    return doc
+
+
+def test_list_is_newest_first(demo_root: Path) -> None:
+    refs = list_proposals(Workspace(demo_root))
+    assert [r.id for r in refs] == sorted((r.id for r in refs), reverse=True)
+    assert {r.status for r in refs} == {"pending", "approved", "rejected"}
+
+
+def test_approve_new_target(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261119-001")
+    target = demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml"
+    assert not target.exists()
+    plan = plan_decision(ws, ref, "approve", "looks right")
+    assert plan.stale is None and plan.before is None
+    apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    skill = load_file(target).doc
+    assert isinstance(skill, Skill) and skill.skill_id == "duckdb_larger_than_memory"
+    assert skill.version == 1 and skill.updated_at == NOW
+    assert "memory_limit" in (skill.content or "")
+    p = _proposal(ref.path)
+    assert (p.status, p.decided_at, p.decision_note) == ("approved", NOW, "looks right")
+
+
+def test_approve_existing_target_bumps_version_and_changes_only_what_differs(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261118-001")
+    target = demo_root / "knowledge_base/global/skills/jwt_auth_middleware.yaml"
+    before = target.read_text(encoding="utf-8")
+    plan = plan_decision(ws, ref, "approve")
+    assert plan.stale is None
+    apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    after = target.read_text(encoding="utf-8")
+    skill = load_file(target).doc
+    assert isinstance(skill, Skill) and skill.version == 3 and skill.updated_at == NOW
+    assert '    - "JWT"' in after  # unchanged list items keep their quotes
+    assert before.splitlines()[0] == after.splitlines()[0]
+    assert _proposal(ref.path).status == "approved"
+
+
+def test_stale_target_needs_confirmation(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    target = demo_root / "knowledge_base/global/skills/jwt_auth_middleware.yaml"
+    target.write_text(target.read_text(encoding="utf-8").replace("version: 2", "version: 5"), encoding="utf-8")
+    ref = find_proposal(ws, "prop-20261118-001")
+    plan = plan_decision(ws, ref, "approve")
+    assert plan.stale and "version 5" in plan.stale and "version 2" in plan.stale
+    before = target.read_bytes()
+    with pytest.raises(ReviewError, match="stale"):
+        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    assert target.read_bytes() == before and _proposal(ref.path).status == "pending"
+    apply_decisions(ws, Ledger(ws.state_dir), [plan], allow_stale=True)
+    skill = load_file(target).doc
+    assert isinstance(skill, Skill) and skill.version == 6
+
+
+def test_reject_writes_only_the_decision(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261119-001")
+    before = ref.raw.decode()
+    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "reject", "まだ早い")])
+    after = ref.path.read_text(encoding="utf-8")
+    p = _proposal(ref.path)
+    assert (p.status, p.decision_note) == ("rejected", "まだ早い")
+    changed = [a for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+    assert len(changed) == 3  # status, decided_at, decision_note
+    assert not (demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").exists()
+
+
+def test_memory_proposal_appends_a_learned_behavior(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261116-001")
+    target = demo_root / "memory/harbor-api/project_memory.yaml"
+    n = target.read_text(encoding="utf-8").count("- trigger:")
+    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "approve")])
+    assert target.read_text(encoding="utf-8").count("- trigger:") == n + 1
+
+
+def test_edit_then_approve(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261119-001")
+    ref.path.write_text(
+        ref.raw.decode().replace("name: ", "name: Edited — ", 1), encoding="utf-8"
+    )
+    ref = find_proposal(ws, "prop-20261119-001")
+    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "approve")])
+    skill = load_file(demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").doc
+    assert isinstance(skill, Skill) and (skill.name or "").startswith("Edited — ")
+
+
+def test_invalid_payload_is_refused(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261119-001")
+    ref.path.write_text(ref.raw.decode().replace("skill_id:", "not_an_id:", 1), encoding="utf-8")
+    plan = plan_decision(ws, find_proposal(ws, "prop-20261119-001"), "approve")
+    assert plan.refused and "skill_id" in plan.refused
+    with pytest.raises(ReviewError):
+        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+
+
+def test_batch_decision_and_undo_restore_every_file(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ledger = Ledger(ws.state_dir)
+    refs = [find_proposal(ws, p) for p in ("prop-20261119-001", "prop-20261116-001")]
+    memory = demo_root / "memory/harbor-api/project_memory.yaml"
+    before = {r.path: r.raw for r in refs} | {memory: memory.read_bytes()}
+    apply_decisions(ws, ledger, [plan_decision(ws, r, "approve") for r in refs])
+    assert all(_proposal(r.path).status == "approved" for r in refs)
+    undone = undo_last(ws, ledger)
+    assert len(undone) == 6  # 2 decisions + 4 file writes
+    assert all(p.read_bytes() == b for p, b in before.items())
+    assert not (demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").exists()
+
+
+def test_reopen(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261109-001")
+    assert ref.status == "rejected"
+    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "reopen")])
+    p = _proposal(ref.path)
+    assert (p.status, p.decided_at, p.decision_note) == ("pending", None, None)
