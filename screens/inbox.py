@@ -14,15 +14,14 @@ import asyncio
 from pathlib import Path
 
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TextArea
 
-from store.atomic import ConflictError, WriteError
-from store.external_edit import ExternalEdit
+from store.atomic import WriteError
 from store.inbox import (
     Decision,
     InboxPlan,
@@ -281,54 +280,6 @@ class InboxScreen(Screen[None]):
 
     @work(exclusive=True, group="inbox-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.confirm import ConfirmScreen
-        from screens.conflict import ConflictScreen
-        from store.item_edit import disk_diff
+        from screens.edit_flow import edit_in_editor
 
-        try:
-            edit = ExternalEdit.start(path, Kind.PROPOSAL, self.index.ws.state_dir / "edits")
-        except OSError as exc:
-            self.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
-            return
-        display = self.index.ws.display(path)
-        try:
-            while True:
-                try:
-                    with self.app.suspend():
-                        edit.run_editor()
-                except SuspendNotSupported:
-                    edit.run_editor()
-                if not edit.changed:
-                    return
-                problems = edit.problems()
-                if not problems:
-                    break
-                again = await self.app.push_screen_wait(
-                    ConfirmScreen(
-                        Content.assemble(
-                            Content.styled("The edited proposal has errors:\n", "bold $error"),
-                            literal("\n".join(p.format() for p in problems[:8])),
-                            "\n\nReopen the editor? (No discards the edit.)",
-                        ),
-                        "Reopen editor",
-                    )
-                )
-                if not again:
-                    self.notify("Edit discarded; the proposal is unchanged.")
-                    return
-            try:
-                edit.commit()
-            except ConflictError as exc:
-                choice = await self.app.push_screen_wait(
-                    ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
-                )
-                if choice != "keep":
-                    return
-                edit.commit(force=True)
-            except WriteError as exc:
-                self.notify(str(exc), severity="error", markup=False)
-                return
-            self.app.post_message(FilesWritten(frozenset({path})))
-            self.notify(f"Saved {display}", markup=False, timeout=2)
-        finally:
-            edit.discard()
+        await edit_in_editor(self, self.index.ws, path, Kind.PROPOSAL)

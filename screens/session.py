@@ -8,16 +8,16 @@ item to review in any session and ``u`` undoes the last decision.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from store.atomic import ConflictError, WriteError
-from store.external_edit import ExternalEdit
 from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.ledger import item_key
@@ -397,68 +397,10 @@ class SessionScreen(Screen[None]):
         self.edit_externally(s.report.path)
 
     @work(exclusive=True, group="external-edit")
-    async def edit_externally(self, path) -> None:  # type: ignore[no-untyped-def]
-        from screens.confirm import ConfirmScreen
-        from screens.conflict import ConflictScreen
+    async def edit_externally(self, path: Path) -> None:
+        from screens.edit_flow import edit_in_editor
 
-        state_dir = self.index.ws.state_dir / "edits"
-        try:
-            edit = ExternalEdit.start(path, Kind.KPT, state_dir)
-        except OSError as exc:
-            self.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
-            return
-        display = self.index.ws.display(path)
-        try:
-            while True:
-                try:
-                    with self.app.suspend():
-                        edit.run_editor()
-                except SuspendNotSupported:
-                    edit.run_editor()
-                if not edit.changed:
-                    self.notify("No changes.", timeout=2)
-                    return
-                problems = edit.problems()
-                if not problems:
-                    break
-                listing = "\n".join(p.format() for p in problems[:8])
-                again = await self.app.push_screen_wait(
-                    ConfirmScreen(
-                        Content.assemble(
-                            Content.styled("The edited file has errors:\n", "bold $error"),
-                            literal(listing),
-                            "\n\nReopen the editor to fix them? (No discards the edit; the file stays as it was.)",
-                        ),
-                        "Reopen editor",
-                    )
-                )
-                if not again:
-                    self.notify("Edit discarded; the file is unchanged.", timeout=3)
-                    return
-            try:
-                edit.commit()
-            except ConflictError as exc:
-                from store.item_edit import disk_diff
-
-                choice = await self.app.push_screen_wait(
-                    ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
-                )
-                if choice == "keep":
-                    edit.commit(force=True)
-                else:
-                    self.notify(
-                        "Your edit was not written."
-                        if choice == "cancel"
-                        else "Reloaded from disk."
-                    )
-                    return
-            except WriteError as exc:
-                self.notify(str(exc), severity="error", markup=False)
-                return
+        if await edit_in_editor(self, self.index.ws, path, Kind.KPT):
             s = self.session
             if s is not None and s.report is not None and s.report.doc.id:
                 self.index.ledger.record("edit", s.report.doc.id)
-            self.app.post_message(FilesWritten(frozenset({path})))
-            self.notify(f"Saved {display}", timeout=2, markup=False)
-        finally:
-            edit.discard()

@@ -1,0 +1,87 @@
+"""Editing a whole file in ``$EDITOR`` from any screen: nothing half-saved, nothing clobbered.
+
+The UI is suspended while the editor runs on a private copy; a result with errors offers to
+reopen the editor or discard the edit; a file changed on disk meanwhile offers the conflict
+choice. Used by the session, inbox and knowledge-base screens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import SuspendNotSupported
+from textual.content import Content
+from textual.screen import Screen
+
+from store.atomic import ConflictError, WriteError
+from store.external_edit import ExternalEdit
+from store.item_edit import disk_diff
+from store.kinds import Kind
+from store.workspace import Workspace
+from tui.messages import FilesWritten
+from tui.widgets.literal import literal
+
+
+async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: Kind | None) -> bool:
+    """Run the edit; True when the file was written (the app has been told)."""
+    from screens.confirm import ConfirmScreen
+    from screens.conflict import ConflictScreen
+
+    app = screen.app
+    try:
+        edit = ExternalEdit.start(path, kind, ws.state_dir / "edits")
+    except OSError as exc:
+        screen.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
+        return False
+    display = ws.display(path)
+    try:
+        while True:
+            try:
+                with app.suspend():
+                    edit.run_editor()
+            except SuspendNotSupported:
+                edit.run_editor()
+            except FileNotFoundError as exc:
+                screen.notify(str(exc), severity="error", markup=False)
+                return False
+            if not edit.changed:
+                screen.notify("No changes.", timeout=2)
+                return False
+            problems = edit.problems()
+            if not problems:
+                break
+            listing = "\n".join(p.format() for p in problems[:8])
+            again = await app.push_screen_wait(
+                ConfirmScreen(
+                    Content.assemble(
+                        Content.styled("The edited file has errors:\n", "bold $error"),
+                        literal(listing),
+                        "\n\nReopen the editor to fix them? (No discards the edit; the file stays as it was.)",
+                    ),
+                    "Reopen editor",
+                )
+            )
+            if not again:
+                screen.notify("Edit discarded; the file is unchanged.", timeout=3)
+                return False
+        try:
+            edit.commit()
+        except ConflictError as exc:
+            choice = await app.push_screen_wait(
+                ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
+            )
+            if choice != "keep":
+                screen.notify(
+                    "Your edit was not written." if choice == "cancel" else "Reloaded from disk."
+                )
+                return False
+            edit.commit(force=True)
+        except WriteError as exc:
+            screen.notify(str(exc), severity="error", markup=False)
+            return False
+        app.post_message(FilesWritten(frozenset({path})))
+        screen.notify(f"Saved {display}", timeout=2, markup=False)
+        return True
+    finally:
+        edit.discard()
