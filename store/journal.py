@@ -58,7 +58,7 @@ def journaled_write(
         op,
         target,
         batch=batch,
-        path=str(path),
+        path=ws.display(path),  # relative to the root when inside it: workspaces move
         created=before is None,
         before_sha256=sha256(before),
         after_sha256=sha256(after),
@@ -67,6 +67,12 @@ def journaled_write(
         **data,
     )
     return entry, stamp
+
+
+def entry_path(ws: Workspace, e: Entry) -> Path:
+    """The absolute path a journaled entry wrote (stored relative to the root when inside)."""
+    p = Path(str(e.data.get("path")))
+    return p if p.is_absolute() else ws.root / p
 
 
 def is_file_write(e: Entry) -> bool:

@@ -281,5 +281,5 @@ def section_title(section: str | None) -> str:
 def promoted_label(data: dict[str, Any], ws: Workspace | None = None) -> str:
     """``PATH#SECTION`` of a promote entry (the path relative to the root when inside it)."""
     path = Path(str(data.get("path")))
-    shown = ws.display(path) if ws else str(path)
+    shown = ws.display(ws.root / path) if ws else str(path)
     return f"{shown}#{section_title(data.get('section'))}"

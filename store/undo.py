@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 from .atomic import atomic_write, current_stamp
-from .journal import is_file_write, sha256
+from .journal import entry_path, is_file_write, sha256
 from .ledger import Entry, Ledger
 from .review import ReviewError
 from .workspace import Workspace
@@ -27,7 +26,7 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
         return []
     promos = [e for e in entries if is_file_write(e)]
     for e in reversed(promos):  # check everything before touching anything
-        path = Path(str(e.data.get("path")))
+        path = entry_path(ws, e)
         now = path.read_bytes() if path.exists() else None
         if sha256(now) != e.data.get("after_sha256"):
             raise UndoRefused(
@@ -45,7 +44,7 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
         if not e.data.get("created") and not (backup and (ws.state_dir / str(backup)).is_file()):
             raise UndoRefused(f"refused: the backup of {path} is missing; nothing was restored")
     for e in reversed(promos):
-        path = Path(str(e.data.get("path")))
+        path = entry_path(ws, e)
         if e.data.get("created"):
             path.unlink(missing_ok=True)
         else:

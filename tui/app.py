@@ -22,6 +22,7 @@ from screens.sessions import SessionsScreen
 from store.atomic import WriteError
 from store.config import Config
 from store.index import WorkspaceIndex
+from store.journal import entry_path, is_file_write
 from store.review import ReviewError
 from store.session_order import next_unreviewed, ordered
 from store.undo import UndoRefused, undo_last
@@ -156,9 +157,7 @@ class HurikaeriApp(App[None]):
         last = undone[-1]
         more = f" (+{len(undone) - 1} more)" if len(undone) > 1 else ""
         self.notify(f"Undid {last.op} of {last.target}{more}", markup=False, timeout=2)
-        written = {
-            Path(str(e.data["path"])) for e in undone if e.op == "promote" and e.data.get("path")
-        }
+        written = {entry_path(self.workspace, e) for e in undone if is_file_write(e)}
         for p in written:
             self.own_writes.record(p)
         self.broadcast(ReviewChanged)

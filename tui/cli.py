@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from store.atomic import WriteError
+from store.atomic import WriteError, atomic_write, current_stamp
 from store.config import ConfigError, load_config
 from store.diagnostics import Diagnostic
 from store.effect import as_json as effect_json
 from store.effect import effect_metrics
+from store.feedback_export import export_feedback
 from store.inbox import apply_decisions, find_proposal, is_proposal_id, plan_decision
 from store.ledger import Ledger, Op
 from store.lint import lint_paths, lint_workspace
@@ -37,9 +38,12 @@ from store.review import (
     report_json,
     split_ref,
 )
+from store.roundtrip import new_yaml_document
+from store.stats import workspace_stats
 from store.textsafe import printable
 from store.undo import UndoRefused, undo_last
 from store.workspace import Workspace
+from store.wrapup import import_wrapup
 from store.yamlload import C_LOADER_AVAILABLE
 
 PROG = "hurikaeri"
@@ -86,6 +90,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument("id", metavar="ID", help="KPT_ID or KPT_ID/ITEM_ID")
     show.add_argument("--json", action="store_true", help="print it as JSON")
+    show.add_argument(
+        "--markdown",
+        action="store_true",
+        help="the whole session as Markdown (report, summary, lessons, decisions)",
+    )
+    show.add_argument("-o", "--output", type=Path, help="write the Markdown to this file")
+    imp = sub.add_parser(
+        "import-wrapup", parents=[common], help="append a wrap-up input JSON's summary and lessons"
+    )
+    imp.add_argument(
+        "file", metavar="FILE|-", help="the save-wrapup input JSON, or - for standard input"
+    )
+    imp.add_argument("--json", action="store_true", help="print the new ids as JSON")
+    exp = sub.add_parser(
+        "export-feedback", parents=[common], help="convert a KPT report to prompt-improver feedback"
+    )
+    exp.add_argument("kpt_id", metavar="KPT_ID")
+    exp.add_argument("--dry-run", action="store_true", help="print the feedback, write nothing")
+    exp.add_argument("--force", action="store_true", help="export again even if already exported")
     for name, verb in (("approve", "approve"), ("reject", "reject")):
         p = sub.add_parser(
             name,
@@ -179,7 +202,58 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
+def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
+    if args.file == "-":
+        text, source = sys.stdin.read(), "<stdin>"
+    else:
+        try:
+            text, source = Path(args.file).read_text(encoding="utf-8"), args.file
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{args.file}: cannot read: {exc}") from exc
+    plan = import_wrapup(ws, text, source)
+    ids = {
+        "summary": plan.summary["id"],
+        "user_lessons": [r["id"] for r in plan.user_lessons],
+        "ai_lessons": [r["id"] for r in plan.ai_lessons],
+        "summary_path": str(plan.summary_path),
+    }
+    if args.json:
+        json.dump(ids, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"appended {ids['summary']} to {plan.summary_path}")
+        for rid in ids["user_lessons"] + ids["ai_lessons"]:
+            print(f"appended {rid}")
+    return 0
+
+
+def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
+    out = export_feedback(ws, args.kpt_id, force=args.force, dry_run=args.dry_run)
+    if args.dry_run:
+        sys.stdout.write(printable(new_yaml_document(out.feedback).decode()))
+        return 0
+    print(f"wrote {out.feedback_path}; {args.kpt_id} now records generated_feedback_id")
+    return 0
+
+
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
+    if args.markdown:
+        from store.index import WorkspaceIndex
+        from store.markdown_export import session_markdown
+
+        index = WorkspaceIndex(ws)
+        index.load_all()
+        report_id, _ = split_ref(args.id)
+        session = index.find_report(report_id) or index.sessions.get(f"sid:{report_id}")
+        if session is None:
+            raise ReviewError(f"no session with report or session id '{report_id}'")
+        text = session_markdown(index, session)
+        if args.output:
+            atomic_write(args.output, text.encode("utf-8"), current_stamp(args.output), create=True)
+            print(f"wrote {args.output}")
+        else:
+            sys.stdout.write(printable(text))
+        return 0
     ledger = Ledger(ws.state_dir)
     report_id, item_id = split_ref(args.id)
     if item_id is None:
@@ -332,9 +406,10 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         "files_with_errors": len(index.problem_files()),
     }
     metrics = effect_metrics(ws)
+    figures = workspace_stats(index)
     if args.json:
         json.dump(
-            {"counts": counts, "effect": effect_json(metrics)},
+            {"counts": counts, **figures, "effect": effect_json(metrics)},
             sys.stdout,
             ensure_ascii=False,
             indent=2,
@@ -348,6 +423,25 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
     print(
         f"inbox pending {counts['inbox_pending']}, files with errors {counts['files_with_errors']}"
     )
+    print(
+        "outcomes per week: "
+        + ", ".join(
+            f"{w} " + "/".join(f"{k[0]}{v}" for k, v in sorted(c.items()))
+            for w, c in figures["outcomes_per_week"].items()
+        )
+    )
+    print(
+        "problem categories: "
+        + ", ".join(f"{k} {v}" for k, v in figures["problem_categories"].items())
+    )
+    print("try-items: " + ", ".join(f"{k} {v}" for k, v in figures["try_items"].items()))
+    for c in figures["recurring_problems"][:10]:
+        after = {
+            None: "",
+            True: " — recurred after promotion",
+            False: " — not seen since promotion",
+        }[c["recurred_after_promotion"]]
+        print(f"recurring ×{c['count']}: {printable(c['description'], keep_newlines=False)}{after}")
     print("effect metrics (seed 003):")
     for m in metrics:
         value = (
@@ -408,6 +502,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_promote(args, ws)
         if args.command == "retarget":
             return cmd_retarget(args, ws)
+        if args.command == "import-wrapup":
+            return cmd_import_wrapup(args, ws)
+        if args.command == "export-feedback":
+            return cmd_export_feedback(args, ws)
         if args.command == "match":
             return cmd_match(args, ws)
         if args.command == "stats":

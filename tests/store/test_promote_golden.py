@@ -217,7 +217,7 @@ def test_golden(tmp_path: Path, case: str) -> None:
     assert target.read_bytes() == expected.read_bytes()
     if target.read_bytes() != original:
         assert ledger.state(ref.key).state == "approved"
-        assert ledger.state(ref.key).promoted[0]["path"] == str(target)
+        assert ws.root / ledger.state(ref.key).promoted[0]["path"] == target
         undo_last(ws, ledger)
         assert target.read_bytes() == original
         assert ledger.state(ref.key).state == "pending"
