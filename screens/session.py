@@ -8,6 +8,7 @@ item to review in any session and ``u`` undoes the last decision.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual import on, work
@@ -18,11 +19,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from store.atomic import WriteError
 from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.ledger import item_key
 from store.models.kpt import KptItem
-from store.review import ItemRef
+from store.review import ItemRef, ReviewError
 from store.session_order import next_unreviewed, ordered
 from store.sessions import Session
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
@@ -57,6 +59,7 @@ class SessionScreen(Screen[None]):
         Binding("p", "promote", "Promote", id="review.promote"),
         Binding("t", "retarget", "Target", id="review.retarget"),
         Binding("R", "propose", "Propose", id="review.propose"),
+        Binding("F", "export_feedback", "Export feedback", id="review.export_feedback", show=False),
         Binding("space", "toggle_select", "Select", id="review.select", show=False),
         Binding("o", "reopen", "Reopen", id="review.reopen", show=False),
         Binding("n", "next_unreviewed", "Next", id="review.next"),
@@ -343,6 +346,43 @@ class SessionScreen(Screen[None]):
                 self.decided("Target saved.")
 
         self.app.push_screen(RetargetScreen(self.index, refs), done)
+
+    @work(exclusive=True, group="export-feedback")
+    async def action_export_feedback(self) -> None:
+        from screens.confirm import ConfirmScreen
+        from store.feedback_export import export_feedback
+        from store.roundtrip import new_yaml_document
+
+        s = self.session
+        if s is None or s.report is None or not s.report.doc.id:
+            return
+        rid = s.report.doc.id
+        try:
+            preview = await asyncio.to_thread(export_feedback, self.index.ws, rid, dry_run=True)
+        except ReviewError as exc:
+            self.notify(str(exc), severity="warning", markup=False)
+            return
+        text = new_yaml_document(preview.feedback).decode()
+        ok = await self.app.push_screen_wait(
+            ConfirmScreen(
+                Content.assemble(
+                    Content.styled("Export as prompt-improver feedback?\n", "bold"),
+                    literal(f"{self.index.ws.display(preview.feedback_path)}\n\n"),
+                    literal("\n".join(text.splitlines()[:18]) + "\n…", "dim"),
+                    "\n\nThe report then records feedback_integration.enabled and generated_feedback_id.",
+                ),
+                "Export",
+            )
+        )
+        if not ok:
+            return
+        try:
+            out = await asyncio.to_thread(export_feedback, self.index.ws, rid)
+        except (ReviewError, WriteError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.app.post_message(FilesWritten(frozenset({out.report_path, out.feedback_path})))
+        self.notify(f"Exported {out.feedback_path.stem}", markup=False, timeout=3)
 
     def action_propose(self) -> None:
         key = self.current_key()

@@ -63,6 +63,8 @@ class SessionsScreen(Screen[None]):
         Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
         Binding("I", "app.inbox", "Inbox", id="sessions.inbox"),
         Binding("K", "app.knowledge", "Knowledge", id="sessions.knowledge"),
+        Binding("L", "app.lessons", "Lessons", id="sessions.lessons"),
+        Binding("S", "app.stats", "Stats", id="sessions.stats"),
         Binding("P", "app.problems", "Problems", id="sessions.problems"),
     ]
 

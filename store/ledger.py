@@ -22,7 +22,9 @@ from .atomic import append_bytes
 from .diagnostics import DiagnosticSink
 from .jsonl import encode_record, scan_jsonl
 
-Op = Literal["approve", "reject", "reopen", "edit", "promote", "write", "undo"]
+Op = Literal[
+    "approve", "reject", "reopen", "edit", "promote", "write", "archive", "restore", "undo"
+]
 State = Literal["pending", "approved", "rejected"]
 DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
 LEDGER_NAME = "ledger.jsonl"
@@ -62,6 +64,7 @@ class ItemState:
     note: str | None = None
     at: str | None = None
     edited: bool = False
+    archived: bool = False
     promoted: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -137,6 +140,10 @@ class Ledger:
             st.state, st.note, st.at = "pending", None, e.at
         elif e.op == "edit":
             st.edited = True
+        elif e.op == "archive":
+            st.archived = True
+        elif e.op == "restore":
+            st.archived = False
         elif e.op == "promote":
             st.promoted.append(dict(e.data))
 

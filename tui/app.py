@@ -45,6 +45,8 @@ class HurikaeriApp(App[None]):
         Binding("I", "inbox", "Inbox", id="app.inbox", show=False),
         Binding("K", "knowledge", "Knowledge", id="app.knowledge", show=False),
         Binding("M", "match", "Match skills", id="app.match", show=False),
+        Binding("L", "lessons", "Lessons", id="app.lessons", show=False),
+        Binding("S", "stats", "Statistics", id="app.stats", show=False),
     ]
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
@@ -183,6 +185,18 @@ class HurikaeriApp(App[None]):
 
         if not isinstance(self.screen, MatchScreen):
             self.push_screen(MatchScreen(self.index))
+
+    def action_lessons(self) -> None:
+        from screens.lessons import LessonsScreen
+
+        if not isinstance(self.screen, LessonsScreen):
+            self.push_screen(LessonsScreen(self.index))
+
+    def action_stats(self) -> None:
+        from screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen(self.index))
 
     def action_sessions(self) -> None:
         while len(self.screen_stack) > 2:

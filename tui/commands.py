@@ -17,6 +17,8 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("Inbox", "proposals waiting for a decision", "app.inbox"),
     ("Knowledge base", "skills, patterns, anti-patterns and project memory", "app.knowledge"),
     ("Match skills", "which skills would load for a task", "app.match"),
+    ("Lessons", "user and AI lessons: filter, group, edit, archive", "app.lessons"),
+    ("Statistics", "outcomes, problems, review progress, recurring problems", "app.stats"),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

@@ -205,3 +205,54 @@ def test_promote_refusals_exit_1(demo_root: Path) -> None:
     assert r.returncode == 0 and (demo_root / "notes" / "NEW.md").read_text(
         encoding="utf-8"
     ).startswith("## New\n")
+
+
+def test_import_wrapup_from_stdin_and_markdown_export(demo_root: Path) -> None:
+    example = (SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8")
+    r = subprocess.run(
+        [sys.executable, "-m", "tui", "import-wrapup", "-", "--json", "--root", str(demo_root)],
+        input=example,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    ids = json.loads(r.stdout)
+    assert ids["summary"] == "ws-20260223-001" and ids["ai_lessons"] == ["ll-ai-20260223-001"]
+    r = subprocess.run(
+        [sys.executable, "-m", "tui", "import-wrapup", "-", "--root", str(demo_root)],
+        input="{}",
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert r.returncode == 1 and "nothing written" in r.stderr
+    r = run("show", "kpt-20261118-001", "--markdown", "--root", str(demo_root))
+    assert r.returncode == 0 and r.stdout.startswith("# harbor-api")
+    assert (
+        "## KPT report" in r.stdout
+        and "## Session summary" in r.stdout
+        and "## Lessons" in r.stdout
+    )
+    out = demo_root / "export.md"
+    assert (
+        run(
+            "show", "kpt-20261118-001", "--markdown", "-o", str(out), "--root", str(demo_root)
+        ).returncode
+        == 0
+    )
+    assert out.read_text(encoding="utf-8") == r.stdout
+
+
+def test_export_feedback_cli(demo_root: Path) -> None:
+    r = run("export-feedback", "kpt-20261028-001", "--dry-run", "--root", str(demo_root))
+    assert r.returncode == 0 and "task_summary:" in r.stdout
+    r = run("export-feedback", "kpt-20261028-001", "--root", str(demo_root))
+    assert r.returncode == 0 and "wrote" in r.stdout
+    r = run("export-feedback", "kpt-20261028-001", "--root", str(demo_root))
+    assert r.returncode == 1 and "already exported" in r.stderr
+    r = run("stats", "--json", "--root", str(demo_root))
+    data = json.loads(r.stdout)
+    assert {"counts", "outcomes_per_week", "recurring_problems", "effect"} <= set(data)

@@ -1,0 +1,388 @@
+"""Lessons: every user and AI lesson, filtered, grouped, edited in place, archived softly.
+
+Filters narrow by type, category, tag, project and date; ``g`` groups by tag or category.
+``e`` edits a lesson (only that record's line in its JSONL file changes), ``z`` archives or
+restores it (review metadata in the ledger; archived lessons are hidden unless ``h`` shows
+them), and ``X`` removes its line from the file — only on this explicit request, after a
+confirmation, and undoable with ``u``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+
+from store.index import WorkspaceIndex
+from store.kinds import Kind
+from store.lesson_ops import archive, edit_lesson, find_lesson, lesson_key, remove_lesson
+from store.models import Lesson
+from store.models.lessons import LESSON_TYPES
+from store.review import ReviewError
+from store.sessions import parse_time
+from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from tui.widgets.document import field, lines
+from tui.widgets.literal import literal
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+COLUMNS = [
+    Column("date", "Date", 10),
+    Column("type", "Type", 18),
+    Column("category", "Category", 14),
+    Column("title", "Title", None, min_width=20),
+]
+GROUPS = ("none", "tag", "category")
+
+
+@dataclass(slots=True)
+class LessonRow:
+    key: str
+    lesson: Lesson
+    path: Path
+    line: int
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text.strip()) if text.strip() else None
+    except ValueError:
+        return None
+
+
+class LessonsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("e", "edit", "Edit", id="lessons.edit"),
+        Binding("z", "archive", "Archive/restore", id="lessons.archive"),
+        Binding("X", "remove", "Remove line", id="lessons.remove"),
+        Binding("g", "group", "Group", id="lessons.group"),
+        Binding("h", "toggle_archived", "Show archived", id="lessons.show_archived"),
+        Binding("f", "focus_filters", "Filter", id="lessons.filter"),
+        Binding("u", "app.undo", "Undo", id="lessons.undo"),
+        Binding("escape", "app.pop_screen", "Back", id="lessons.back"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        super().__init__()
+        self.index = index
+        self.rows: dict[str, LessonRow] = {}
+        self.grouping = "none"
+        self.show_archived = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="lessons-filters"):
+            yield Select(
+                [(t, t) for t in LESSON_TYPES], prompt="any type", id="lf-type", compact=True
+            )
+            yield Select([], prompt="any category", id="lf-category", compact=True)
+            yield Input(placeholder="tag", id="lf-tag", compact=True)
+            yield Select([], prompt="any project", id="lf-project", compact=True)
+            yield Input(placeholder="from YYYY-MM-DD", id="lf-since", compact=True)
+            yield Input(placeholder="to YYYY-MM-DD", id="lf-until", compact=True)
+        with Horizontal():
+            yield VirtualTable(COLUMNS, id="lessons-list")
+            with VerticalScroll(id="lessons-detail-scroll"):
+                yield Static(id="lessons-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#lessons-list", VirtualTable).focus()
+        self.refresh_options()
+        self.refresh_rows()
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.refresh_options()
+        self.refresh_rows()
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.refresh_rows()
+
+    def all_lessons(self) -> list[LessonRow]:
+        out = []
+        for f in self.index.files.values():
+            if f.kind is not Kind.LESSONS:
+                continue
+            for line, rec in f.records:
+                if isinstance(rec, Lesson):
+                    out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
+        out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+        return out
+
+    def refresh_options(self) -> None:
+        lessons = [r.lesson for r in self.all_lessons()]
+        for sid, values in (
+            ("#lf-category", sorted({x.category for x in lessons if x.category})),
+            ("#lf-project", sorted({x.project for x in lessons if x.project})),
+        ):
+            sel = self.query_one(sid, Select)
+            current = sel.value
+            sel.set_options([(literal(v, keep_newlines=False), v) for v in values])
+            if current in values:
+                sel.value = current
+
+    def matches(self, les: Lesson) -> bool:
+        def val(sid: str) -> str | None:
+            v = self.query_one(sid, Select).value
+            return v if isinstance(v, str) else None
+
+        if (t := val("#lf-type")) and les.type != t:
+            return False
+        if (c := val("#lf-category")) and les.category != c:
+            return False
+        if (p := val("#lf-project")) and les.project != p:
+            return False
+        tag = self.query_one("#lf-tag", Input).value.strip().casefold()
+        if tag and not any(tag in x.casefold() for x in les.tags or []):
+            return False
+        day = parse_time(les.date or "").date()
+        since, until = (
+            _day(self.query_one("#lf-since", Input).value),
+            _day(self.query_one("#lf-until", Input).value),
+        )
+        return not ((since and day < since) or (until and day > until))
+
+    def refresh_rows(self) -> None:
+        shown = [
+            r
+            for r in self.all_lessons()
+            if self.matches(r.lesson)
+            and (
+                self.show_archived
+                or not self.index.ledger.state(lesson_key(r.lesson.id or "")).archived
+            )
+        ]
+        self.rows = {r.key: r for r in shown}
+        rows: list[Row] = []
+        if self.grouping == "none":
+            rows = [self.row(r) for r in shown]
+        else:
+            groups: dict[str, list[LessonRow]] = {}
+            for r in shown:
+                names = (
+                    (r.lesson.tags or ["(no tag)"])
+                    if self.grouping == "tag"
+                    else [r.lesson.category or "(none)"]
+                )
+                for n in names:
+                    groups.setdefault(n, []).append(r)
+            for name, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                rows.append(
+                    (
+                        f"group:{name}",
+                        (
+                            Content.styled(f"{len(members)} ×", "bold"),
+                            Content.styled(self.grouping, "bold"),
+                            "",
+                            literal(name, "bold $accent", keep_newlines=False),
+                        ),
+                    )
+                )
+                rows += [(f"{r.key}#{name}", self.row(r)[1]) for r in members]
+        table = self.query_one("#lessons-list", VirtualTable)
+        table.set_rows(rows)
+        table.border_title = f"{len(shown)} lessons" + (
+            " (with archived)" if self.show_archived else ""
+        )
+        table.border_subtitle = f"grouped by {self.grouping}" if self.grouping != "none" else ""
+        self.show_detail(table.cursor_key)
+
+    def row(self, r: LessonRow) -> Row:
+        les = r.lesson
+        archived = self.index.ledger.state(lesson_key(les.id or "")).archived
+        title = literal(
+            les.title or "(untitled)", "dim strike" if archived else "", keep_newlines=False
+        )
+        return (
+            r.key,
+            (
+                literal((les.date or "")[:10]),
+                literal(les.type or "?"),
+                literal(les.category or "—", keep_newlines=False),
+                title,
+            ),
+        )
+
+    def current(self) -> LessonRow | None:
+        key = self.query_one("#lessons-list", VirtualTable).cursor_key or ""
+        return self.rows.get(key.split("#", 1)[0])
+
+    @on(VirtualTable.Highlighted, "#lessons-list")
+    def highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
+
+    def show_detail(self, key: str | None) -> None:
+        box = self.query_one("#lessons-detail", Static)
+        r = self.rows.get((key or "").split("#", 1)[0])
+        if r is None:
+            box.update(Content.styled("No lesson selected.", "$text-muted"))
+            return
+        les = r.lesson
+        st = self.index.ledger.state(lesson_key(les.id or ""))
+        data = les.model_dump(exclude_none=True)
+        out = [literal(les.title or "(untitled)", "bold")]
+        if st.archived:
+            out.append(Content.styled("archived (z restores)", "$warning"))
+        out += [field(k, v) for k, v in data.items() if k != "title"]
+        out.append(field("file", f"{self.index.ws.display(r.path)}:{r.line}"))
+        box.update(lines(out))
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def filters_changed(self) -> None:
+        self.refresh_rows()
+
+    def action_focus_filters(self) -> None:
+        self.query_one("#lf-type", Select).focus()
+
+    def action_group(self) -> None:
+        self.grouping = GROUPS[(GROUPS.index(self.grouping) + 1) % len(GROUPS)]
+        self.refresh_rows()
+
+    def action_toggle_archived(self) -> None:
+        self.show_archived = not self.show_archived
+        self.refresh_rows()
+
+    def action_archive(self) -> None:
+        r = self.current()
+        if r is None or not r.lesson.id:
+            return
+        archived = self.index.ledger.state(lesson_key(r.lesson.id)).archived
+        archive(self.index.ledger, r.lesson.id, not archived)
+        self.app.post_message(ReviewChanged())
+        self.notify(
+            ("Restored " if archived else "Archived ") + r.lesson.id + ". u undoes.",
+            markup=False,
+            timeout=2,
+        )
+
+    @work(exclusive=True, group="lesson-remove")
+    async def action_remove(self) -> None:
+        from screens.confirm import ConfirmScreen
+
+        r = self.current()
+        if r is None or not r.lesson.id:
+            return
+        ok = await self.app.push_screen_wait(
+            ConfirmScreen(
+                Content.assemble(
+                    Content.styled("Remove this lesson's line from the file?\n", "bold $error"),
+                    literal(
+                        f"{r.lesson.id}: {r.lesson.title or ''}\n{self.index.ws.display(r.path)}:{r.line}"
+                    ),
+                    "\n\nArchiving (z) hides it without touching the file. u undoes the removal.",
+                ),
+                "Remove line",
+            )
+        )
+        if not ok:
+            return
+        try:
+            ref = await asyncio.to_thread(find_lesson, r.path, r.lesson.id)
+            await asyncio.to_thread(remove_lesson, self.index.ws, self.index.ledger, ref)
+        except (ReviewError, OSError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.app.post_message(FilesWritten(frozenset({r.path})))
+
+    def action_edit(self) -> None:
+        r = self.current()
+        if r is None or not r.lesson.id:
+            return
+
+        def done(saved: bool | None) -> None:
+            if saved:
+                self.app.post_message(FilesWritten(frozenset({r.path})))
+
+        self.app.push_screen(LessonForm(r.path, r.lesson), done)
+
+
+class LessonForm(ModalScreen[bool]):
+    """Editing one lesson record; only its line in the JSONL file is rewritten."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="lesson_form.save"),
+        Binding("escape", "cancel", "Cancel", id="lesson_form.cancel"),
+    ]
+    TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
+    LONG_FIELDS = ("summary", "context")
+
+    def __init__(self, path: Path, lesson: Lesson) -> None:
+        super().__init__()
+        self.path = path
+        self.lesson = lesson
+
+    def compose(self) -> ComposeResult:
+        les = self.lesson
+        with VerticalScroll(classes="dialog wide"):
+            yield Static(
+                Content.assemble(Content.styled("Edit lesson ", "bold"), literal(les.id or "")),
+                classes="dialog-text",
+            )
+            yield Label("type", classes="form-label")
+            options = [(t, t) for t in LESSON_TYPES]
+            if les.type and les.type not in LESSON_TYPES:
+                options.append((f"{les.type} (as written)", les.type))
+            yield Select(options, value=les.type or Select.NULL, id="lesson-type")
+            for name in self.TEXT_FIELDS:
+                yield Label(name, classes="form-label")
+                yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
+            for name in self.LONG_FIELDS:
+                yield Label(name, classes="form-label")
+                yield TextArea(
+                    str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
+                )
+            yield Label("tags (comma-separated)", classes="form-label")
+            yield Input(", ".join(les.tags or []), id="lesson-tags")
+            yield Static(id="lesson-errors")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (Ctrl+S)", variant="primary", id="save")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def changes(self) -> dict[str, object]:
+        les = self.lesson
+        new: dict[str, object] = {}
+        t = self.query_one("#lesson-type", Select).value
+        if isinstance(t, str) and t != les.type:
+            new["type"] = t
+        for name in self.TEXT_FIELDS:
+            v = self.query_one(f"#lesson-{name}", Input).value.strip()
+            old = getattr(les, name)
+            if v != (old or ""):
+                new[name] = v if v or name == "detail_ref" else None
+        for name in self.LONG_FIELDS:
+            v = self.query_one(f"#lesson-{name}", TextArea).text.strip()
+            if v != (getattr(les, name) or ""):
+                new[name] = v
+        tags = [
+            x.strip() for x in self.query_one("#lesson-tags", Input).value.split(",") if x.strip()
+        ]
+        if tags != (les.tags or []):
+            new["tags"] = tags
+        return new
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        changes = self.changes()
+        if not changes:
+            self.dismiss(False)
+            return
+        try:
+            ref = find_lesson(self.path, self.lesson.id or "")
+            edit_lesson(ref, changes)
+        except (ReviewError, OSError) as exc:
+            self.query_one("#lesson-errors", Static).update(literal(str(exc), "$error"))
+            return
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)

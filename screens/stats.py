@@ -1,0 +1,226 @@
+"""Statistics: whether the agents actually improve.
+
+Outcomes per week, problem categories and impact, try-items by review state, evaluation
+scores over time (Textual's own sparklines and bar rows), and recurring problems: similar
+problem descriptions across sessions clustered, most frequent first, with whether a promoted
+try-item addressed them and they came back afterwards. ``Enter`` on a cluster opens its latest
+session. The figures are those of ``hurikaeri stats --json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, Sparkline, Static
+
+from store.effect import Metric, effect_metrics
+from store.index import WorkspaceIndex
+from store.stats import workspace_stats
+from tui.messages import ReviewChanged, WorkspaceChanged
+from tui.widgets.document import lines
+from tui.widgets.literal import literal
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+BAR = "█"
+OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
+CLUSTER_COLUMNS = [
+    Column("count", "×", 3, align="right"),
+    Column("sessions", "Sessions", 8, align="right"),
+    Column("promoted", "Promoted", 9),
+    Column("again", "Came back", 10),
+    Column("description", "Problem", None, min_width=20),
+]
+
+
+def bars(counts: dict[str, int], width: int = 30, styles: dict[str, str] | None = None) -> Content:
+    """One labelled bar per key, scaled to the largest count."""
+    if not counts:
+        return Content.styled("no data", "$text-muted")
+    top = max(counts.values()) or 1
+    rows = []
+    for key, n in counts.items():
+        length = max(1, round(n * width / top)) if n else 0
+        style = (styles or {}).get(key, "$accent")
+        rows.append(
+            Content.assemble(
+                literal(f"{key:<18.18} "), Content.styled(BAR * length, style), f" {n}"
+            )
+        )
+    return Content("\n").join(rows)
+
+
+class StatsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "open_cluster", "Open session", id="stats.open", show=False),
+        Binding("escape", "app.pop_screen", "Back", id="stats.back"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        super().__init__()
+        self.index = index
+        self.figures: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="stats-body"):
+            with Horizontal(classes="stats-row"):
+                with Vertical(classes="stats-panel"):
+                    yield Label("Outcomes per week", classes="stats-title")
+                    for outcome in ("success", "partial", "failure"):
+                        yield Static(id=f"stats-{outcome}-label", classes="stats-spark-label")
+                        yield Sparkline([], id=f"stats-{outcome}", classes=f"spark-{outcome}")
+                with Vertical(classes="stats-panel"):
+                    yield Label("Evaluation scores over time (1–5)", classes="stats-title")
+                    yield Static(id="stats-eval-ai-label", classes="stats-spark-label")
+                    yield Sparkline([], id="stats-eval-ai")
+                    yield Static(id="stats-eval-user-label", classes="stats-spark-label")
+                    yield Sparkline([], id="stats-eval-user")
+            with Horizontal(classes="stats-row"):
+                with Vertical(classes="stats-panel"):
+                    yield Label("Problem categories", classes="stats-title")
+                    yield Static(id="stats-categories")
+                with Vertical(classes="stats-panel"):
+                    yield Label("Problem impact", classes="stats-title")
+                    yield Static(id="stats-impact")
+                with Vertical(classes="stats-panel"):
+                    yield Label("Try-items", classes="stats-title")
+                    yield Static(id="stats-tries")
+            yield Label(
+                "Recurring problems (most frequent first; Enter opens the latest session)",
+                classes="stats-title",
+            )
+            yield VirtualTable(CLUSTER_COLUMNS, id="stats-clusters")
+            yield Label("Effect metrics (seed 003)", classes="stats-title")
+            yield Static(id="stats-effect")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.load()
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="stats")
+    def load(self) -> None:
+        figures = workspace_stats(self.index)
+        metrics = effect_metrics(self.index.ws)
+        self.app.call_from_thread(self.show, figures, metrics)
+
+    def show(self, figures: dict[str, Any], metrics: list[Metric]) -> None:
+        self.figures = figures
+        weeks = figures["outcomes_per_week"]
+        names = list(weeks)
+        span = f"{names[0]} … {names[-1]}" if names else "no reports"
+        for outcome in ("success", "partial", "failure"):
+            series = [float(weeks[w].get(outcome, 0)) for w in names]
+            self.query_one(f"#stats-{outcome}", Sparkline).data = series or [0.0]
+            total = int(sum(series))
+            self.query_one(f"#stats-{outcome}-label", Static).update(
+                Content.assemble(
+                    Content.styled(f"{outcome:<8}", OUTCOME_STYLE[outcome]),
+                    f" {total} in {len(names)} weeks ({span})",
+                )
+            )
+        evals = figures["evaluation"]
+        ai = [float(e["ai_mean"]) for e in evals if e["ai_mean"] is not None]
+        user = [float(e["user"]) for e in evals if e["user"] is not None]
+        self.query_one("#stats-eval-ai", Sparkline).data = ai or [0.0]
+        self.query_one("#stats-eval-user", Sparkline).data = user or [0.0]
+        self.query_one("#stats-eval-ai-label", Static).update(
+            f"AI self-assessment: {len(ai)} sessions, latest {ai[-1]:.1f}"
+            if ai
+            else "AI self-assessment: no data"
+        )
+        self.query_one("#stats-eval-user-label", Static).update(
+            f"user score: {len(user)} sessions, latest {user[-1]:.0f}"
+            if user
+            else "user score: no data"
+        )
+        self.query_one("#stats-categories", Static).update(bars(figures["problem_categories"], 12))
+        self.query_one("#stats-impact", Static).update(
+            bars(
+                figures["problem_impact"],
+                20,
+                {"high": "$error", "medium": "$warning", "low": "$success"},
+            )
+        )
+        self.query_one("#stats-tries", Static).update(
+            bars(
+                figures["try_items"],
+                12,
+                {
+                    "approved": "$success",
+                    "rejected": "$error",
+                    "pending": "$text-muted",
+                    "promoted": "$accent",
+                },
+            )
+        )
+        rows: list[Row] = []
+        for i, c in enumerate(figures["recurring_problems"]):
+            again = c["recurred_after_promotion"]
+            rows.append(
+                (
+                    str(i),
+                    (
+                        str(c["count"]),
+                        str(len(c["sessions"])),
+                        Content.styled("yes", "$accent")
+                        if c["promoted_items"]
+                        else Content.styled("no", "$text-muted"),
+                        Content.styled("yes", "bold $error")
+                        if again
+                        else Content.styled("no" if again is False else "—", "$text-muted"),
+                        literal(c["description"], keep_newlines=False),
+                    ),
+                )
+            )
+        table = self.query_one("#stats-clusters", VirtualTable)
+        table.set_rows(rows)
+        table.border_title = f"{len(rows)} recurring problem(s)"
+        out = []
+        for m in metrics:
+            value = (
+                "n/a"
+                if m.value is None
+                else (f"{m.value:.3f}" if isinstance(m.value, float) else str(m.value))
+            )
+            out.append(
+                Content.assemble(
+                    literal(f"{m.name:<38}"),
+                    Content.styled(f"{value:>10}", "bold" if m.supported else "$text-muted"),
+                    "  ",
+                    literal(m.basis, "dim"),
+                )
+            )
+        self.query_one("#stats-effect", Static).update(lines(out) if out else Content(""))
+
+    @on(VirtualTable.Selected, "#stats-clusters")
+    def cluster_selected(self, event: VirtualTable.Selected) -> None:
+        self.open_cluster(int(event.key))
+
+    def action_open_cluster(self) -> None:
+        key = self.query_one("#stats-clusters", VirtualTable).cursor_key
+        if key is not None:
+            self.open_cluster(int(key))
+
+    def open_cluster(self, i: int) -> None:
+        from screens.session import SessionScreen
+
+        clusters = self.figures.get("recurring_problems", [])
+        if not 0 <= i < len(clusters):
+            return
+        c = clusters[i]
+        item = c["items"][-1]
+        session = self.index.find_report(item.split("/", 1)[0])
+        if session is not None:
+            self.app.push_screen(SessionScreen(self.index, session.key, item_key=item))

@@ -1,0 +1,42 @@
+"""Statistics and the clustering of recurring problems (Japanese and English)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store.index import WorkspaceIndex
+from store.stats import cluster_texts, workspace_stats
+from store.workspace import Workspace
+
+TEXTS = [
+    "package.json を確認せずに新しい依存を追加した",
+    "package.json を確認しないまま依存パッケージを追加した",
+    "Added a new dependency without checking package.json",
+    "Ran pnpm add dayjs without checking package.json first",
+    "ログにトークンを出力してしまった",
+    "Forgot to run the migrations before the tests",
+    "Did not run database migrations before running the test suite",
+    "Rate limiter used a non-atomic INCR and EXPIRE",
+    "Ｐａｃｋａｇｅ．ｊｓｏｎ を確認せずに新しい依存を追加した",  # full-width: normalised
+]
+
+
+def test_clusters_by_language_and_meaning() -> None:
+    groups = cluster_texts(TEXTS)
+    assert [0, 1, 8] in groups
+    assert [2, 3] in groups
+    assert [5, 6] in groups
+    assert [4] in groups and [7] in groups
+
+
+def test_demo_statistics(demo_root: Path) -> None:
+    ix = WorkspaceIndex(Workspace(demo_root))
+    ix.load_all()
+    st = workspace_stats(ix)
+    assert sum(sum(w.values()) for w in st["outcomes_per_week"].values()) == 30
+    assert st["problem_categories"]["oversight"] >= 1
+    assert st["try_items"]["promoted"] == 1
+    (cluster,) = st["recurring_problems"]
+    assert cluster["count"] == 2 and cluster["promoted_items"] == ["kpt-20261110-002/try-001"]
+    assert cluster["recurred_after_promotion"] is True
+    assert st["evaluation"] and all(1 <= (e["user"] or 1) <= 5 for e in st["evaluation"])

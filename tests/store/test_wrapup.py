@@ -1,0 +1,107 @@
+"""import-wrapup: the seed's own example, ids and slugs, invalid input writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from store.review import ReviewError
+from store.workspace import Workspace
+from store.wrapup import import_wrapup, next_id, project_slug
+from tests.conftest import SEEDS
+
+EXAMPLE = (SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8")
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def test_slug_as_the_upstream_script_makes_it() -> None:
+    assert project_slug("z:/_ai/skills/lesson-learned") == "z--_ai-skills-lesson-learned"
+    assert project_slug("/home/yuna/src/tidewater-etl") == "-home-yuna-src-tidewater-etl"
+    assert project_slug("C:\\work\\api") == "C--work-api"
+
+
+def test_next_id_ignores_other_dates_and_prefixes() -> None:
+    taken = {"ws-20260223-001", "ws-20260223-007", "ws-20260224-009", "ll-ai-20260223-012", "junk"}
+    assert next_id("ws", "20260223", taken) == "ws-20260223-008"
+    assert next_id("ll-ai", "20260223", taken) == "ll-ai-20260223-013"
+    assert next_id("ll-user", "20260223", taken) == "ll-user-20260223-001"
+
+
+def test_seed_example_into_an_empty_workspace(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    plan = import_wrapup(ws, EXAMPLE)
+    summaries = tmp_path / "session-summaries" / "z--_ai-skills-lesson-learned" / "summaries.jsonl"
+    assert plan.summary_path == summaries
+    (summary,) = _lines(summaries)
+    assert summary["id"] == "ws-20260223-001"
+    assert summary["info_summary"] == ["정보 1", "정보 2"]
+    assert summary["qa_pairs"] == [{"q": "질문", "a": "답변"}]
+    assert summary["work_done"] == ["구현: ...", "수정: ...", "테스트: ..."]
+    assert summary["action_items"] == [
+        {"title": "할 일", "priority": "high", "registered_todo": None}
+    ]
+    assert summary["evaluation"]["user"]["score"] == 4  # type: ignore[index]
+    (user,) = _lines(tmp_path / "lessons" / "user" / "lessons.jsonl")
+    (ai,) = _lines(tmp_path / "lessons" / "ai" / "lessons.jsonl")
+    assert user["id"] == "ll-user-20260223-001" and user["type"] == "user_fact_question"
+    assert ai["id"] == "ll-ai-20260223-001" and ai["memory_ref"] == "research-sources.md"
+    for rec in (summary, user, ai):
+        assert rec["session_id"] == "abc-123" and rec["date"] == "2026-02-23T15:30:00"
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+        "lessons.jsonl",
+        "lessons.jsonl",
+        "summaries.jsonl",
+    ]
+
+
+def test_sequences_continue_existing_records_and_bytes_stay(tmp_path: Path) -> None:
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    existing = (
+        '{"id": "ll-ai-20260223-004", "date": "2026-02-21T10:00:00", "type": "ai_trial_error", "title": "wrong date in id"}\n'
+        "not json at all\n"
+        '{\n  "id": "ll-ai-20260223-002",\n  "type": "ai_trial_error", "title": "pretty"\n}\n'
+    )
+    ai.write_text(existing, encoding="utf-8")
+    import_wrapup(Workspace(tmp_path), EXAMPLE)
+    text = ai.read_text(encoding="utf-8")
+    assert text.startswith(existing)
+    assert json.loads(text[len(existing) :])["id"] == "ll-ai-20260223-005"
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.pop("date"),
+        lambda d: d.pop("project"),
+        lambda d: d.update(date="yesterday"),
+        lambda d: d["ai_lessons"].append({"type": "ai_trial_error"}),  # no title
+        lambda d: d.update(user_lessons="not a list"),
+    ],
+)
+def test_invalid_input_writes_nothing(tmp_path: Path, mutate) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(EXAMPLE)
+    mutate(data)
+    with pytest.raises(ReviewError, match="nothing written"):
+        import_wrapup(Workspace(tmp_path), json.dumps(data))
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_not_json_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ReviewError, match="not valid JSON"):
+        import_wrapup(Workspace(tmp_path), "{ nope")
+    assert not list(tmp_path.rglob("*.jsonl"))
+
+
+def test_unfinished_last_line_refuses_before_writing(tmp_path: Path) -> None:
+    user = tmp_path / "lessons" / "user" / "lessons.jsonl"
+    user.parent.mkdir(parents=True)
+    user.write_bytes(b'{"id": "ll-user-20260223-001", "ti')
+    with pytest.raises(ReviewError, match="unfinished"):
+        import_wrapup(Workspace(tmp_path), EXAMPLE)
+    assert not (tmp_path / "session-summaries").exists()
