@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .diagnostics import DiagnosticSink
+from .journal import journaled_write
 from .jsonl import JsonlRecord, encode_record, line_ending, scan_jsonl
 from .jsonl_edit import prefix_digest, replace_span
-from .journal import journaled_write
 from .ledger import Entry, Ledger
 from .models import Lesson
 from .review import ReviewError

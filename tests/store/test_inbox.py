@@ -51,7 +51,9 @@ def test_approve_new_target(demo_root: Path) -> None:
     assert (p.status, p.decided_at, p.decision_note) == ("approved", NOW, "looks right")
 
 
-def test_approve_existing_target_bumps_version_and_changes_only_what_differs(demo_root: Path) -> None:
+def test_approve_existing_target_bumps_version_and_changes_only_what_differs(
+    demo_root: Path,
+) -> None:
     ws = Workspace(demo_root)
     ref = find_proposal(ws, "prop-20261118-001")
     target = demo_root / "knowledge_base/global/skills/jwt_auth_middleware.yaml"
@@ -70,7 +72,9 @@ def test_approve_existing_target_bumps_version_and_changes_only_what_differs(dem
 def test_stale_target_needs_confirmation(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     target = demo_root / "knowledge_base/global/skills/jwt_auth_middleware.yaml"
-    target.write_text(target.read_text(encoding="utf-8").replace("version: 2", "version: 5"), encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("version: 2", "version: 5"), encoding="utf-8"
+    )
     ref = find_proposal(ws, "prop-20261118-001")
     plan = plan_decision(ws, ref, "approve")
     assert plan.stale and "version 5" in plan.stale and "version 2" in plan.stale
@@ -108,9 +112,7 @@ def test_memory_proposal_appends_a_learned_behavior(demo_root: Path) -> None:
 def test_edit_then_approve(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     ref = find_proposal(ws, "prop-20261119-001")
-    ref.path.write_text(
-        ref.raw.decode().replace("name: ", "name: Edited — ", 1), encoding="utf-8"
-    )
+    ref.path.write_text(ref.raw.decode().replace("name: ", "name: Edited — ", 1), encoding="utf-8")
     ref = find_proposal(ws, "prop-20261119-001")
     apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "approve")])
     skill = load_file(demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").doc

@@ -60,7 +60,9 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
 
 async def test_stale_proposal_asks_first(demo_root: Path) -> None:
     target = demo_root / "knowledge_base/global/skills/jwt_auth_middleware.yaml"
-    target.write_text(target.read_text(encoding="utf-8").replace("version: 2", "version: 4"), encoding="utf-8")
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("version: 2", "version: 4"), encoding="utf-8"
+    )
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _inbox(pilot, app)
@@ -95,16 +97,28 @@ async def test_propose_from_a_review(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.push_screen(SessionScreen(app.index, "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3", item_key="kpt-20261028-001/prob-001"))
+        app.push_screen(
+            SessionScreen(
+                app.index,
+                "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3",
+                item_key="kpt-20261028-001/prob-001",
+            )
+        )
         await pilot.pause()
         await pilot.press("R")
         await until(pilot, lambda: isinstance(app.screen, ProposeScreen))
         form = app.screen
         assert "bad_approach" in form.query_one("#pr-payload", TextArea).text
-        assert "既存のpackage.jsonを事前確認しなかった" in form.query_one("#pr-payload", TextArea).text
+        assert (
+            "既存のpackage.jsonを事前確認しなかった" in form.query_one("#pr-payload", TextArea).text
+        )
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, ProposeScreen))
-    new = [p for p in (demo_root / "knowledge_base" / "inbox").glob("prop-*.yaml") if "person" in p.read_text(encoding="utf-8")]
+    new = [
+        p
+        for p in (demo_root / "knowledge_base" / "inbox").glob("prop-*.yaml")
+        if "person" in p.read_text(encoding="utf-8")
+    ]
     assert len(new) == 1
     doc = load_file(new[0]).doc
     assert isinstance(doc, Proposal) and doc.kind == "anti_pattern" and doc.status == "pending"
@@ -122,7 +136,13 @@ def test_inbox_snapshot(snap_compare, monkeypatch) -> None:  # type: ignore[no-u
         app = pilot.app
         screen = await _inbox(pilot, app)
         screen.query_one("#inbox-list", VirtualTable).move_to_key("prop-20261116-001")
-        await until(pilot, lambda: "learned_behaviors" in screen.query_one("#inbox-diff", TextArea).text or "trigger" in screen.query_one("#inbox-diff", TextArea).text)
+        await until(
+            pilot,
+            lambda: (
+                "learned_behaviors" in screen.query_one("#inbox-diff", TextArea).text
+                or "trigger" in screen.query_one("#inbox-diff", TextArea).text
+            ),
+        )
 
     import store.inbox as inbox_mod
 
