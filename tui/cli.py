@@ -151,6 +151,15 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--all", action="store_true", help="also list skills below the threshold")
     stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
     stats.add_argument("--json", action="store_true", help="print them as JSON")
+    serve = sub.add_parser(
+        "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default: 127.0.0.1, this machine only)",
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     retarget_p = sub.add_parser(
         "retarget", parents=[common], help="set a try-item's persistence target"
     )
@@ -453,6 +462,35 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
+    """The same app in a browser: textual-serve runs ``hurikaeri --root ROOT`` per session."""
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        raise UsageError(
+            "browser mode needs the optional 'serve' extra: uv sync --extra serve "
+            "(or pip install 'hurikaeri[serve]')"
+        ) from None
+    import shlex
+
+    command = [sys.executable, "-m", "tui", "--root", str(ws.root)]
+    if args.config:
+        command += ["--config", str(args.config)]
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"{PROG}: serving on {args.host}: anyone who can reach it can review and write",
+            file=sys.stderr,
+        )
+    server = Server(
+        " ".join(shlex.quote(c) for c in command),
+        host=args.host,
+        port=args.port,
+        title=f"hurikaeri — {ws.root}",
+    )
+    server.serve()
+    return 0
+
+
 def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:
     try:
         undone = undo_last(ws, Ledger(ws.state_dir))
@@ -506,6 +544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import_wrapup(args, ws)
         if args.command == "export-feedback":
             return cmd_export_feedback(args, ws)
+        if args.command == "serve":
+            return cmd_serve(args, ws)
         if args.command == "match":
             return cmd_match(args, ws)
         if args.command == "stats":
