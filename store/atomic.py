@@ -158,11 +158,15 @@ def _ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
+def append_bytes(
+    path: Path, line: bytes, *, create: bool = True, repair_torn: bool = False
+) -> None:
     """Append one whole line with a single ``write`` (what concurrent appenders expect).
 
     Our own writers serialise on an advisory lock; a last line left unfinished by another
-    program is waited for briefly, then refused: it may still be being written.
+    program is waited for briefly, then refused: it may still be being written. For files only
+    we write (the ledger), ``repair_torn`` ends such a line — a write torn by a crash — with a
+    newline instead, so it stays as it is and is reported, and the new line is appended.
     """
     target = resolve_target(path)
     if create:
@@ -183,10 +187,13 @@ def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
             if _ends_with_newline(fd):
                 break
         else:
-            raise WriteError(
-                f"{target}: the last line is unfinished (another program may be writing "
-                "it); nothing was appended"
-            )
+            if repair_torn:
+                os.write(fd, b"\n")
+            else:
+                raise WriteError(
+                    f"{target}: the last line is unfinished (another program may be writing "
+                    "it); nothing was appended"
+                )
         written = os.write(fd, line)
         if written != len(line):
             raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
@@ -195,3 +202,30 @@ def append_bytes(path: Path, line: bytes, *, create: bool = True) -> None:
         raise _friendly(exc, target) from exc
     finally:
         os.close(fd)  # also releases the lock
+
+
+def sweep_temp_files(directories: list[Path], older_than: float = 600.0) -> list[Path]:
+    """Remove our own temporary files left by a crash (a killed process cannot clean up).
+
+    Only names with our prefix, only files older than ``older_than`` seconds (a write in
+    progress elsewhere is never touched), only directly in the given directories.
+    """
+    removed = []
+    cutoff = time.time() - older_than
+    for d in directories:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith(TEMP_PREFIX):
+                try:
+                    if (
+                        e.is_file(follow_symlinks=False)
+                        and e.stat(follow_symlinks=False).st_mtime < cutoff
+                    ):
+                        os.unlink(e.path)
+                        removed.append(Path(e.path))
+                except OSError:
+                    continue
+    return removed

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from .atomic import sweep_temp_files
 from .diagnostics import Diagnostic
 from .kinds import Kind
 from .ledger import Ledger
@@ -67,6 +68,8 @@ class WorkspaceIndex:
 
     def load_all(self, progress: Callable[[int, int], None] | None = None) -> None:
         found = list(self.ws.discover())
+        dirs = {f.path.parent for f in found} | {self.ws.state_dir}
+        sweep_temp_files(sorted(dirs))
         files: dict[Path, IndexedFile] = {}
         for i, f in enumerate(found):
             files[f.path] = index_file(self.ws, f.path, f.kind)

@@ -169,7 +169,7 @@ class Ledger:
         self, op: Op, target: str, note: str | None = None, undoes: str | None = None, **data: Any
     ) -> Entry:
         entry = Entry(secrets.token_hex(6), now_iso(), op, target, note or None, undoes, data)
-        append_bytes(self.path, encode_record(entry.as_record()))
+        append_bytes(self.path, encode_record(entry.as_record()), repair_torn=True)
         self.refresh()
         return entry
 
