@@ -29,6 +29,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
 from .diagnostics import DiagnosticSink
 from .models.piece import SPECIAL_NEXT, Movement, Piece, Rule
 from .piece_graph import aggregate_problems, build_graph
@@ -182,17 +184,39 @@ class PieceLinter:
                     continue
                 seen_files.add(facet)
             for var, line in unknown_placeholders(text):
-                where = f"line {line} of the text: "
+                where = ""
+                at = self.text_line(loc, line)
                 if facet is not None:
                     where = f"instruction file {_shown(facet, self.dir)} line {line}: "
+                    at = self.line(loc)
                 self.sink.warning(
                     "unknown-template-variable",
                     f"{where}{var} is not a TAKT template variable{_suggestion(var)}; TAKT "
                     "leaves it as written (variables: "
                     + " ".join(f"{{{v}}}" for v in TEMPLATE_VARIABLES)
                     + " {report:NAME})",
-                    self.line(loc),
+                    at,
                 )
+
+    def text_line(self, loc: Loc, n: int) -> int | None:
+        """The file line of line ``n`` of the text at ``loc`` (exact for block scalars)."""
+        node = self.doc.root
+        for part in loc:
+            if isinstance(node, MappingNode):
+                node = next(
+                    (v for k, v in node.value if isinstance(k, ScalarNode) and k.value == part),
+                    None,
+                )
+            elif isinstance(node, SequenceNode) and isinstance(part, int):
+                node = node.value[part] if 0 <= part < len(node.value) else None
+            else:
+                node = None
+            if node is None:
+                return self.line(loc)
+        if isinstance(node, ScalarNode):
+            first: int = node.start_mark.line + 1
+            return first + n if node.style in ("|", ">") else first + n - 1
+        return self.line(loc)
 
     def check_rules(
         self, rules: list[Rule] | None, loc: Loc, names: dict[str, int], *, top: bool
