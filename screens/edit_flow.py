@@ -42,7 +42,7 @@ async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: K
                     edit.run_editor()
             except SuspendNotSupported:
                 edit.run_editor()
-            except FileNotFoundError as exc:
+            except OSError as exc:
                 screen.notify(str(exc), severity="error", markup=False)
                 return False
             if not edit.changed:

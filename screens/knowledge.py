@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -32,14 +32,12 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
-from store.atomic import ConflictError, WriteError
 from store.diagnostics import Diagnostic, DiagnosticSink
-from store.external_edit import ExternalEdit
 from store.index import IndexedFile, WorkspaceIndex
 from store.kinds import Kind
 from store.models.knowledge import AntiPattern, Evidence, Pattern, ProjectMemory, Skill
 from store.textio import read_text
-from tui.messages import FilesWritten, WorkspaceChanged
+from tui.messages import WorkspaceChanged
 from tui.widgets.document import field as field_line
 from tui.widgets.document import heading, label, lines, value_text
 from tui.widgets.literal import literal, visible
@@ -575,72 +573,10 @@ class KnowledgeScreen(Screen[None]):
 
     @work(exclusive=True, group="external-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.confirm import ConfirmScreen
-        from screens.conflict import ConflictScreen
+        from screens.edit_flow import edit_in_editor
 
         entry = self.index.files.get(path)
-        kind = entry.kind if entry is not None else None
-        state_dir = self.index.ws.state_dir / "edits"
-        try:
-            edit = ExternalEdit.start(path, kind, state_dir)
-        except OSError as exc:
-            self.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
-            return
-        display = self.index.ws.display(path)
-        try:
-            while True:
-                try:
-                    with self.app.suspend():
-                        edit.run_editor()
-                except SuspendNotSupported:
-                    edit.run_editor()
-                except OSError as exc:
-                    self.notify(str(exc), severity="error", markup=False)
-                    return
-                if not edit.changed:
-                    self.notify("No changes.", timeout=2)
-                    return
-                problems = edit.problems()
-                if not problems:
-                    break
-                listing = "\n".join(p.format() for p in problems[:8])
-                again = await self.app.push_screen_wait(
-                    ConfirmScreen(
-                        Content.assemble(
-                            Content.styled("The edited file has errors:\n", "bold $error"),
-                            literal(listing),
-                            "\n\nReopen the editor to fix them? (No discards the edit; the file stays as it was.)",
-                        ),
-                        "Reopen editor",
-                    )
-                )
-                if not again:
-                    self.notify("Edit discarded; the file is unchanged.", timeout=3)
-                    return
-            try:
-                edit.commit()
-            except ConflictError as exc:
-                from store.item_edit import disk_diff
-
-                choice = await self.app.push_screen_wait(
-                    ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
-                )
-                if choice == "keep":
-                    edit.commit(force=True)
-                else:
-                    self.notify(
-                        "Your edit was not written."
-                        if choice == "cancel"
-                        else "Reloaded from disk."
-                    )
-                    return
-            except WriteError as exc:
-                self.notify(str(exc), severity="error", markup=False)
-                return
-            self.app.post_message(FilesWritten(frozenset({path})))
-            self.notify(f"Saved {display}", timeout=2, markup=False)
-        finally:
-            edit.discard()
+        await edit_in_editor(self, self.index.ws, path, entry.kind if entry is not None else None)
 
 
 def _relative(path: Path, tops: Iterable[Path]) -> Path | None:
