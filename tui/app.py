@@ -41,12 +41,14 @@ class HurikaeriApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
-        Binding("question_mark", "app.help", "Keys", show=False, id="app.help"),
+        Binding("question_mark", "app.show_help_panel", "Keys", show=False, id="app.help"),
         Binding("I", "inbox", "Inbox", id="app.inbox", show=False),
         Binding("K", "knowledge", "Knowledge", id="app.knowledge", show=False),
         Binding("M", "match", "Match skills", id="app.match", show=False),
         Binding("L", "lessons", "Lessons", id="app.lessons", show=False),
         Binding("S", "stats", "Statistics", id="app.stats", show=False),
+        Binding("D", "discussions", "Discussions", id="app.discussions", show=False),
+        Binding("T", "pieces", "TAKT pieces", id="app.pieces", show=False),
     ]
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
@@ -197,6 +199,18 @@ class HurikaeriApp(App[None]):
 
         if not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen(self.index))
+
+    def action_discussions(self) -> None:
+        from screens.discussions import DiscussionsScreen
+
+        if not isinstance(self.screen, DiscussionsScreen):
+            self.push_screen(DiscussionsScreen(self.index))
+
+    def action_pieces(self) -> None:
+        from screens.pieces import PiecesScreen
+
+        if not isinstance(self.screen, PiecesScreen):
+            self.push_screen(PiecesScreen(self.index))
 
     def action_sessions(self) -> None:
         while len(self.screen_stack) > 2:

@@ -45,6 +45,7 @@ from store.undo import UndoRefused, undo_last
 from store.workspace import Workspace
 from store.wrapup import import_wrapup
 from store.yamlload import C_LOADER_AVAILABLE
+from tui.cli_meta import add_meta_parser, cmd_meta
 
 PROG = "hurikaeri"
 
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--all", action="store_true", help="also list skills below the threshold")
     stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
     stats.add_argument("--json", action="store_true", help="print them as JSON")
+    add_meta_parser(sub, common)
     serve = sub.add_parser(
         "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
     )
@@ -544,6 +546,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import_wrapup(args, ws)
         if args.command == "export-feedback":
             return cmd_export_feedback(args, ws)
+        if args.command == "meta":
+            return cmd_meta(args, ws)
         if args.command == "serve":
             return cmd_serve(args, ws)
         if args.command == "match":

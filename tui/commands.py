@@ -19,6 +19,8 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("Match skills", "which skills would load for a task", "app.match"),
     ("Lessons", "user and AI lessons: filter, group, edit, archive", "app.lessons"),
     ("Statistics", "outcomes, problems, review progress, recurring problems", "app.stats"),
+    ("Discussions", "agent replies with their metadata blocks", "app.discussions"),
+    ("TAKT pieces", "workflows: movement graph, facets, lint", "app.pieces"),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

@@ -1,0 +1,563 @@
+"""TAKT pieces: the movement graph, lint inline, and every facet a piece refers to.
+
+The list holds the pieces under ``pieces/`` and the directories the config adds. When
+``~/.takt/pieces`` (where TAKT keeps a user's pieces) exists and is not configured, ``o``
+shows its pieces too, for this session; the subtitle says how to keep it (``[paths]`` in
+the config).
+
+For the highlighted piece:
+
+- **Graph** (``1``): the movements in order, the initial one marked ``▶``, each rule's
+  condition → next movement (``↑ back`` and ``↺ again`` for loops, ``✔ COMPLETE`` and
+  ``✘ ABORT``), a parallel movement's sub-steps with their outcomes and the ``all()`` /
+  ``any()`` aggregation spelled out per sub-step, then the loop monitors: the cycle, the
+  threshold and the judge's rules. Movements the initial one never reaches and movements
+  with no path to COMPLETE or ABORT are flagged, and each lint diagnostic is shown under the
+  movement (or monitor) its line belongs to.
+- **Facets** (``2``): each persona, policy, knowledge, instruction and output-contract
+  reference, resolved as TAKT does (section map, path beside the piece, facet directories),
+  and the highlighted facet's text; an instruction written in place is shown as is.
+- **YAML** (``3``): the file with line numbers.
+
+``E`` edits the piece in ``$EDITOR`` (checked before anything is written). The piece is
+read and linted in a thread worker, so a large piece never blocks the UI.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import (
+    Footer,
+    Header,
+    Markdown,
+    OptionList,
+    Static,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+from textual.widgets.option_list import Option
+
+from store.diagnostics import Diagnostic, DiagnosticSink
+from store.index import IndexedFile, WorkspaceIndex, index_file
+from store.kinds import YAML_SUFFIXES, Kind, ignored_name
+from store.lint import check_loaded
+from store.loader import load_file
+from store.models import Piece
+from store.piece_graph import Section, assign_diagnostics, build_graph, outline
+from store.piece_lint import FacetRef, facet_references
+from store.textio import read_text
+from tui.messages import WorkspaceChanged
+from tui.widgets.literal import literal, visible
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+DEFAULT_TAKT_PIECES = Path("~/.takt/pieces")
+
+COLUMNS = [
+    Column("name", "Piece", None, min_width=12),
+    Column("movements", "Mv", 3),
+    Column("lint", "Lint", 5),
+]
+ROLE_STYLE = {
+    "initial": "bold $success",
+    "movement": "bold",
+    "parallel": "bold $accent",
+    "sub": "$accent",
+    "cond": "",
+    "ai": "italic $text-secondary",
+    "aggregate": "bold $text-primary",
+    "target": "bold",
+    "complete": "bold $success",
+    "abort": "bold $error",
+    "loop": "bold $warning",
+    "judge": "$warning",
+    "warn": "bold $warning",
+    "muted": "$text-muted",
+    "tree": "$text-muted",
+}
+FIELD_TITLES = {
+    "persona": "persona",
+    "policy": "policy",
+    "knowledge": "knowledge",
+    "instruction": "instruction",
+    "format": "output contract",
+}
+
+
+@dataclass(slots=True)
+class PieceView:
+    """Everything shown for one piece, built off the UI thread."""
+
+    path: Path
+    display: str
+    text: str
+    doc: Piece | None
+    diagnostics: list[Diagnostic]
+    sections: list[Section] = field(default_factory=list)
+    by_section: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    facets: list[FacetRef] = field(default_factory=list)
+
+
+def load_piece_view(path: Path, display: str) -> PieceView:
+    loaded = load_file(path, Kind.PIECE, display)
+    diags = check_loaded(loaded)
+    doc = loaded.doc if isinstance(loaded.doc, Piece) else None
+    view = PieceView(path, display, loaded.text or "", doc, diags)
+    if doc is None:
+        view.by_section = {"head": diags}
+        return view
+    view.sections = outline(build_graph(doc))
+    top_keys = [str(k) for k in loaded.data] if isinstance(loaded.data, dict) else []
+    line_of = loaded.yaml.line_of if loaded.yaml is not None else (lambda _loc: None)
+    view.by_section = assign_diagnostics(view.sections, line_of, top_keys, diags)
+    view.facets = facet_references(doc, path)
+    return view
+
+
+def _diagnostic_line(d: Diagnostic, indent: str = "   ") -> Content:
+    style = "$error" if d.severity == "error" else "$warning"
+    mark = "✗" if d.severity == "error" else "⚠"
+    where = f"line {d.line}" if d.line else "file"
+    return Content.assemble(
+        Content(indent),
+        Content.styled(f"{mark} {where}: ", f"bold {style}"),
+        literal(d.message, style, keep_newlines=False),
+        Content.styled(f"  [{d.code}]", "dim"),
+    )
+
+
+def graph_view(view: PieceView) -> Content:
+    """The outline with each section's diagnostics under it."""
+    out: list[Content] = []
+    if view.doc is None:
+        out.append(
+            Content.styled(
+                "This piece could not be read, so there is no graph; its text is on the YAML tab (3).",
+                "$error",
+            )
+        )
+        out += [_diagnostic_line(d, "") for d in view.diagnostics]
+        return Content("\n").join(out)
+    for n, section in enumerate(view.sections):
+        if n > 1:
+            out.append(Content(""))
+        for line in section.lines:
+            out.append(
+                Content.assemble(
+                    *[
+                        literal(text, ROLE_STYLE.get(role, ""), keep_newlines=False)
+                        for text, role in line
+                    ]
+                )
+            )
+        for d in view.by_section.get(section.key, []):
+            out.append(_diagnostic_line(d, "" if section.key == "head" else "   "))
+        if n == 0:
+            out.append(Content(""))
+    return Content("\n").join(out)
+
+
+def head_view(view: PieceView) -> Content:
+    doc = view.doc
+    name = doc.name if doc is not None and doc.name else view.path.stem
+    out = [Content.assemble(literal(name, "bold"), Content("  "), literal(view.display, "dim"))]
+    if doc is not None:
+        if doc.description:
+            out.append(literal(doc.description, keep_newlines=False))
+        movements = doc.movements or []
+        facts = [
+            f"{len(movements)} movement{'s' if len(movements) != 1 else ''}",
+            f"max_movements {doc.max_movements if doc.max_movements is not None else '—'}",
+        ]
+        if doc.loop_monitors:
+            facts.append(f"{len(doc.loop_monitors)} loop monitor(s)")
+        out.append(literal(" · ".join(facts), "$text-muted"))
+    errors = sum(1 for d in view.diagnostics if d.severity == "error")
+    warnings = len(view.diagnostics) - errors
+    if not view.diagnostics:
+        out.append(Content.styled("✓ lint: no problems", "$success"))
+    else:
+        parts = []
+        if errors:
+            parts.append(
+                Content.styled(f"✗ {errors} error{'s' if errors != 1 else ''}", "bold $error")
+            )
+        if warnings:
+            if parts:
+                parts.append(Content("  "))
+            parts.append(
+                Content.styled(
+                    f"⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold $warning"
+                )
+            )
+        parts.append(Content.styled("  (shown in the graph)", "$text-muted"))
+        out.append(Content.assemble(*parts))
+    return Content("\n").join(out)
+
+
+def lint_cell(errors: int, warnings: int) -> Content:
+    if not errors and not warnings:
+        return Content.styled("✓", "$success")
+    parts = []
+    if errors:
+        parts.append(Content.styled(f"✗{errors}", "bold $error"))
+    if warnings:
+        parts.append(Content.styled(f"⚠{warnings}", "$warning"))
+    return Content(" ").join(parts)
+
+
+def facet_options(view: PieceView) -> list[Option | None]:
+    if view.doc is None:
+        return [
+            Option(Content.styled("The piece could not be read.", "$text-muted"), disabled=True)
+        ]
+    out: list[Option | None] = []
+    owner: str | None = None
+    for i, ref in enumerate(view.facets):
+        if ref.owner != owner:
+            owner = ref.owner
+            if out:
+                out.append(None)
+            out.append(Option(literal(owner, "bold underline"), disabled=True))
+        title = FIELD_TITLES.get(ref.field, ref.field)
+        if ref.inline is not None:
+            where = Content.styled("  (in the piece)", "$text-muted")
+        elif ref.path is not None:
+            where = Content.styled("  ✓", "$success")
+        else:
+            where = Content.styled("  ✗ not found", "bold $error")
+        out.append(
+            Option(
+                Content.assemble(
+                    Content.styled(f"  {title} ", "$accent"),
+                    literal(ref.name, "bold", keep_newlines=False),
+                    where,
+                ),
+                id=f"facet:{i}",
+            )
+        )
+    if not out:
+        out.append(
+            Option(Content.styled("This piece refers to no facets.", "$text-muted"), disabled=True)
+        )
+    return out
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:
+        return str(path)
+
+
+class PiecesScreen(Screen[None]):
+    """TAKT pieces: graph, lint and facets."""
+
+    TITLE = "Pieces"
+
+    BINDINGS = [
+        Binding("1", "tab('piece-graph-tab')", "Graph", id="pieces.tab_graph"),
+        Binding("2", "tab('piece-facets-tab')", "Facets", id="pieces.tab_facets"),
+        Binding("3", "tab('piece-yaml-tab')", "YAML", id="pieces.tab_yaml"),
+        Binding("E", "edit_file", "Edit file", id="pieces.edit"),
+        Binding("o", "add_takt_home", "Show ~/.takt/pieces", id="pieces.add_takt_home"),
+        Binding("escape", "app.pop_screen", "Back", id="pieces.back"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex, takt_home: Path | None = DEFAULT_TAKT_PIECES) -> None:
+        super().__init__()
+        self.index = index
+        self.files: dict[str, IndexedFile] = {}
+        self.extra: dict[Path, IndexedFile] = {}
+        self.current: str | None = None
+        self.view: PieceView | None = None
+        self.offer: Path | None = None
+        self.offer_taken = False
+        if takt_home is not None:
+            home = takt_home.expanduser()
+            configured = {os.path.realpath(p) for p in index.ws.locations.get("pieces", [])}
+            if home.is_dir() and os.path.realpath(home) not in configured:
+                self.offer = home
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="piece-panes"):
+            yield VirtualTable(COLUMNS, id="piece-list")
+            with Vertical(id="piece-side"):
+                yield Static(id="piece-head")
+                with TabbedContent(id="piece-tabs", initial="piece-graph-tab"):
+                    with (
+                        TabPane("Graph (1)", id="piece-graph-tab"),
+                        VerticalScroll(id="piece-graph-scroll"),
+                    ):
+                        yield Static(id="piece-graph")
+                    with (
+                        TabPane("Facets (2)", id="piece-facets-tab"),
+                        Horizontal(id="piece-facets-panes"),
+                    ):
+                        yield OptionList(id="piece-facets")
+                        with VerticalScroll(id="piece-facet-scroll"):
+                            yield Static(id="piece-facet-title")
+                            yield Markdown(id="piece-facet-md", open_links=False)
+                    with TabPane("YAML (3)", id="piece-yaml-tab"):
+                        yield TextArea(
+                            id="piece-yaml", read_only=True, show_line_numbers=True, soft_wrap=False
+                        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#piece-list", VirtualTable).focus()
+        self.refresh_list()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "add_takt_home":
+            return self.offer is not None and not self.offer_taken
+        return True
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.refresh_list(reload=True)
+
+    # -- the list ------------------------------------------------------------------
+
+    def _all_files(self) -> list[IndexedFile]:
+        with self.index.lock:
+            files = [f for f in self.index.files.values() if f.kind is Kind.PIECE]
+        return sorted(files, key=lambda f: f.display) + sorted(
+            self.extra.values(), key=lambda f: f.display
+        )
+
+    def refresh_list(self, *, reload: bool = False) -> None:
+        files = self._all_files()
+        self.files = {str(f.path): f for f in files}
+        rows: list[Row] = []
+        several_dirs = len({f.path.parent for f in files}) > 1
+        for f in files:
+            doc = f.doc if isinstance(f.doc, Piece) else None
+            name = doc.name if doc is not None and doc.name else f.path.stem
+            count = str(len(doc.movements or [])) if doc is not None else "?"
+            rows.append(
+                (
+                    str(f.path),
+                    (
+                        Content.assemble(
+                            literal(
+                                name, "bold" if doc is not None else "$error", keep_newlines=False
+                            ),
+                            Content("  "),
+                            literal(
+                                _shown_dir(f.display) if several_dirs else "",
+                                "$text-muted",
+                                keep_newlines=False,
+                            ),
+                        ),
+                        count,
+                        lint_cell(f.errors, f.warnings),
+                    ),
+                )
+            )
+        table = self.query_one("#piece-list", VirtualTable)
+        table.set_rows(rows)
+        table.border_title = f"Pieces ({len(rows)})"
+        if self.offer is not None and not self.offer_taken:
+            table.border_subtitle = f"o: show {_home(self.offer)}"
+        elif self.offer_taken and self.offer is not None:
+            table.border_subtitle = f"{_home(self.offer)}: this session only"
+        else:
+            table.border_subtitle = ""
+        if self.current:
+            table.move_to_key(self.current)
+        key = table.cursor_key
+        if key != self.current or reload or self.view is None:
+            self.show(key, force=True)
+
+    @on(VirtualTable.Highlighted, "#piece-list")
+    def row_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show(event.key)
+
+    @on(VirtualTable.Selected, "#piece-list")
+    def row_selected(self, _event: VirtualTable.Selected) -> None:
+        self.query_one("#piece-graph-scroll", VerticalScroll).focus()
+
+    # -- one piece -----------------------------------------------------------------
+
+    def show(self, key: str | None, *, force: bool = False) -> None:
+        if key == self.current and not force:
+            return
+        self.current = key
+        f = self.files.get(key or "")
+        if f is None:
+            self.view = None
+            self.query_one("#piece-head", Static).update(
+                Content.styled(
+                    "No pieces here. TAKT pieces go under pieces/ (or a directory the config "
+                    "adds to [paths] pieces).",
+                    "$text-muted",
+                )
+            )
+            self.query_one("#piece-graph", Static).update("")
+            self.query_one("#piece-facets", OptionList).clear_options()
+            self.query_one("#piece-yaml", TextArea).load_text("")
+            return
+        self.query_one("#piece-head", Static).update(
+            Content.assemble(literal(f.display, "bold"), Content.styled("  reading…", "dim"))
+        )
+        self.load_view(f.path, f.display)
+
+    @work(thread=True, exclusive=True, group="piece-view")
+    def load_view(self, path: Path, display: str) -> None:
+        view = load_piece_view(path, display)
+        self.app.call_from_thread(self.show_view, view)
+
+    def show_view(self, view: PieceView) -> None:
+        if str(view.path) != self.current:
+            return
+        self.view = view
+        self.query_one("#piece-head", Static).update(head_view(view))
+        self.query_one("#piece-graph", Static).update(graph_view(view))
+        self.query_one("#piece-graph-scroll", VerticalScroll).scroll_home(animate=False)
+        facets = self.query_one("#piece-facets", OptionList)
+        facets.clear_options()
+        facets.add_options(facet_options(view))
+        for i in range(facets.option_count):
+            if not facets.get_option_at_index(i).disabled:
+                facets.highlighted = i
+                break
+        else:
+            self.show_facet(None)
+        self.query_one("#piece-yaml", TextArea).load_text(visible(view.text))
+
+    @on(OptionList.OptionHighlighted, "#piece-facets")
+    def facet_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        oid = event.option.id or ""
+        if self.view is None or not oid.startswith("facet:"):
+            return
+        self.show_facet(self.view.facets[int(oid.split(":", 1)[1])])
+
+    def show_facet(self, ref: FacetRef | None) -> None:
+        title = self.query_one("#piece-facet-title", Static)
+        md = self.query_one("#piece-facet-md", Markdown)
+        if ref is None:
+            title.update("")
+            md.update("")
+            return
+        what = FIELD_TITLES.get(ref.field, ref.field)
+        if ref.inline is not None:
+            title.update(
+                Content.assemble(
+                    Content.styled(f"{what} written in the piece", "bold"),
+                    Content.styled(f"  ({ref.owner})", "$text-muted"),
+                )
+            )
+            md.update(_as_markdown(ref.inline))
+            return
+        if ref.path is None:
+            title.update(
+                Content.assemble(
+                    Content.styled(f"{what} ", "bold"),
+                    literal(ref.name, "bold"),
+                    Content.styled(f" was not found (looked up through the {ref.how})", "$error"),
+                )
+            )
+            md.update("")
+            return
+        title.update(
+            Content.assemble(
+                Content.styled(f"{what} ", "bold"),
+                literal(ref.name, "bold $accent"),
+                Content.styled(f"  via the {ref.how}\n", "$text-muted"),
+                literal(str(ref.path), "dim"),
+            )
+        )
+        self.load_facet(ref.path)
+
+    @work(thread=True, exclusive=True, group="piece-facet")
+    def load_facet(self, path: Path) -> None:
+        raw = read_text(path, DiagnosticSink(str(path)))
+        text = raw.text if raw.text is not None else "*This file cannot be shown as text.*"
+        self.app.call_from_thread(self._set_facet_text, path, text)
+
+    def _set_facet_text(self, path: Path, text: str) -> None:
+        md = self.query_one("#piece-facet-md", Markdown)
+        md.update(visible(text) if path.suffix.lower() == ".md" else _as_markdown(text))
+        self.query_one("#piece-facet-scroll", VerticalScroll).scroll_home(animate=False)
+
+    # -- actions -------------------------------------------------------------------
+
+    def action_tab(self, tab: str) -> None:
+        # focus leaves the old pane first (Textual issue #4955, as on the session screen)
+        self.set_focus(None)
+        self.query_one("#piece-tabs", TabbedContent).active = tab
+        target = {
+            "piece-graph-tab": "#piece-graph-scroll",
+            "piece-facets-tab": "#piece-facets",
+            "piece-yaml-tab": "#piece-yaml",
+        }[tab]
+        self.query_one(target).focus()
+
+    def action_add_takt_home(self) -> None:
+        if self.offer is None or self.offer_taken:
+            return
+        self.offer_taken = True
+        self.refresh_bindings()
+        self.load_extra(self.offer)
+
+    @work(thread=True, exclusive=True, group="piece-extra")
+    def load_extra(self, top: Path) -> None:
+        found: dict[Path, IndexedFile] = {}
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if not ignored_name(d))
+            for name in sorted(filenames):
+                if ignored_name(name) or not name.lower().endswith(YAML_SUFFIXES):
+                    continue
+                path = Path(dirpath) / name
+                found[path] = index_file(self.index.ws, path, Kind.PIECE)
+        self.app.call_from_thread(self._extra_loaded, top, found)
+
+    def _extra_loaded(self, top: Path, found: dict[Path, IndexedFile]) -> None:
+        self.extra = found
+        self.refresh_list()
+        self.notify(
+            f"Showing {len(found)} piece(s) from {_home(top)} for this session. To keep them, "
+            f'add it to the config: [paths] pieces = ["pieces", "{_home(top)}"]',
+            timeout=6,
+            markup=False,
+        )
+
+    def action_edit_file(self) -> None:
+        f = self.files.get(self.current or "")
+        if f is not None:
+            self.edit_externally(f.path)
+
+    @work(exclusive=True, group="piece-edit")
+    async def edit_externally(self, path: Path) -> None:
+        from screens.edit_flow import edit_in_editor
+
+        if await edit_in_editor(self, self.index.ws, path, Kind.PIECE) and path in self.extra:
+            self.extra[path] = index_file(self.index.ws, path, Kind.PIECE)
+            self.refresh_list(reload=True)
+
+
+def _as_markdown(text: str) -> str:
+    """Plain text (an inline instruction) shown as a Markdown code block, literally."""
+    fence = "````" if "```" in text else "```"
+    return f"{fence}text\n{visible(text)}\n{fence}"
+
+
+def _shown_dir(display: str) -> str:
+    parent = str(Path(display).parent)
+    return "" if parent == "." else _home(Path(parent))
+
+
+def _home(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if home and text.startswith(home + os.sep) else text

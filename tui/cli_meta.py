@@ -1,0 +1,119 @@
+"""``hurikaeri meta [FILE|-] [--kind review|discussion] [--field NAME]``: the seed-002 block.
+
+A robust replacement for the seed's shell helpers (``codex_extract_metadata``,
+``codex_get_status``, ``codex_get_verdict``): the last ``---`` block at the end of a reply is
+read as YAML and printed as JSON — ``status``, ``verdict``, ``findings``, ``open_questions``,
+``decisions``, ``blockers``, ``next_steps``, ``extra`` (fields the seed does not define),
+``source`` (``block`` or ``fallback``), ``from_fallback``, ``kind`` and ``diagnostics``.
+Without a block, or with a broken one, the seed's fallbacks fill ``status`` and ``verdict``.
+``--field status`` prints one value (a list one item per line), as the shell helpers did.
+
+Exit status: 0, or 1 when the block has errors (the JSON is printed all the same), 2 on
+usage errors (a missing file). Diagnostics also go to standard error, one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from store.diagnostics import DiagnosticSink
+from store.metadata_block import REPLY_KINDS, ReplyKind, parse_reply, reply_json
+from store.textio import MAX_DOCUMENT_BYTES, decode, looks_binary, read_text
+from store.textsafe import printable
+from store.workspace import Workspace
+
+PROG = "hurikaeri"
+FIELDS = (
+    "status",
+    "verdict",
+    "findings",
+    "open_questions",
+    "decisions",
+    "blockers",
+    "next_steps",
+    "extra",
+    "source",
+    "kind",
+)
+
+
+def add_meta_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``meta`` to the subcommands (``sub`` is the parser's ``add_subparsers()``)."""
+    meta = sub.add_parser(
+        "meta",
+        parents=[common],
+        help="print the metadata block at the end of an agent's reply as JSON (seed 002)",
+    )
+    meta.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="the reply (a Markdown file); '-' or nothing reads standard input",
+    )
+    meta.add_argument(
+        "--kind",
+        choices=REPLY_KINDS,
+        help="review or discussion: decides the fallback status (default: guessed from the text)",
+    )
+    meta.add_argument(
+        "--field",
+        choices=FIELDS,
+        help="print only this value (lists one item per line, findings as JSON lines)",
+    )
+
+
+def _read(name: str, sink: DiagnosticSink) -> str | None:
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            sink.error("file-too-large", f"input over {MAX_DOCUMENT_BYTES:,} bytes is not read")
+            return None
+        if looks_binary(data):
+            sink.error("binary-file", "input contains NUL bytes: it is binary, not text")
+            return None
+        return decode(data, sink)[0]
+    return read_text(Path(name), sink).text
+
+
+def _field_lines(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [
+            json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else printable(str(v))
+            for v in value
+        ]
+    if isinstance(value, dict):
+        return [json.dumps(value, ensure_ascii=False)] if value else []
+    return [printable(str(value))]
+
+
+def cmd_meta(args: argparse.Namespace, ws: Workspace | None = None) -> int:
+    """Run ``meta``; ``ws`` is unused (the reply need not be in a workspace)."""
+    name = str(args.file)
+    if name != "-" and not Path(name).exists():
+        print(f"{PROG}: error: {name}: no such file", file=sys.stderr)
+        return 2
+    sink = DiagnosticSink("<stdin>" if name == "-" else name)
+    text = _read(name, sink)
+    if text is None:
+        for d in sink.items:
+            print(f"{PROG}: {printable(d.format(), keep_newlines=False)}", file=sys.stderr)
+        return 1
+    kind: ReplyKind | None = args.kind
+    reply = parse_reply(text, sink, kind)
+    data = reply_json(reply, sink.items)
+    if args.field:
+        for line in _field_lines(data[args.field]):
+            print(line)
+    else:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    for d in sink.items:
+        print(printable(d.format(), keep_newlines=False), file=sys.stderr)
+    return 1 if any(d.severity == "error" for d in sink.items) else 0
