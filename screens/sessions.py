@@ -27,8 +27,8 @@ from tui.widgets.literal import literal
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = [
-    Column("date", "Date", 16),
-    Column("project", "Project", 16),
+    Column("date", "Date", 10),
+    Column("project", "Project", 14),
     Column("outcome", "Outcome", 8),
     Column("kpto", "K/P/T/O", 9),
     Column("review", "Review", 7, align="right"),
@@ -123,7 +123,7 @@ class SessionsScreen(Screen[None]):
         done, total = self.index.review_progress(s)
         c = s.counts()
         t = s.sort_time
-        when = t.astimezone().strftime("%Y-%m-%d %H:%M") if t.year > 1 else "—"
+        when = t.astimezone().strftime("%Y-%m-%d") if t.year > 1 else "—"
         if total == 0:
             review = Content.styled("—", "$text-muted")
         elif done == total:
