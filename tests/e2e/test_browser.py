@@ -19,7 +19,8 @@ from tests.conftest import DEMO, REPO
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no Chromium installed (Debian package 'chromium'); .ci/run installs it"
+    CHROMIUM is None,
+    reason="no Chromium installed (Debian package 'chromium'); .ci/run installs it",
 )
 ARGS = [
     "--no-sandbox",
