@@ -13,10 +13,14 @@ import hashlib
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from .atomic import TEMP_PREFIX, ConflictError, WriteError, _friendly, fsync_dir, resolve_target
 from .textio import FileStamp
+
+#: How long the replaced file must stay unchanged before its late appends are all carried over.
+QUIET_SECONDS = 0.05
 
 
 def prefix_digest(data: bytes, length: int) -> str:
@@ -66,12 +70,18 @@ def replace_span(
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
         tmp_name = ""
+        # Appends to the old inode in the instant around the rename (a writer that opened
+        # the path just before it) are carried over: the old file is watched until it has
+        # been quiet for QUIET_SECONDS.
         late = b""
-        while True:  # appended to the old inode in the instant before the rename
+        quiet_since = time.monotonic()
+        while time.monotonic() - quiet_since < QUIET_SECONDS:
             chunk = os.pread(old.fileno(), 1 << 20, seen + len(late))
-            if not chunk:
-                break
-            late += chunk
+            if chunk:
+                late += chunk
+                quiet_since = time.monotonic()
+            else:
+                time.sleep(0.002)
         if late:
             with open(target, "ab") as fh:
                 fh.write(late)
