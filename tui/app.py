@@ -30,6 +30,7 @@ from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from tui.search_provider import SearchProvider
 
 
 class HurikaeriApp(App[None]):
@@ -37,7 +38,7 @@ class HurikaeriApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "hurikaeri"
-    COMMANDS = App.COMMANDS | {HurikaeriCommands}
+    COMMANDS = App.COMMANDS | {HurikaeriCommands, SearchProvider}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
@@ -47,6 +48,7 @@ class HurikaeriApp(App[None]):
         Binding("M", "match", "Match skills", id="app.match", show=False),
         Binding("L", "lessons", "Lessons", id="app.lessons", show=False),
         Binding("S", "stats", "Statistics", id="app.stats", show=False),
+        Binding("slash", "search", "Search", id="app.search"),
         Binding("D", "discussions", "Discussions", id="app.discussions", show=False),
         Binding("T", "pieces", "TAKT pieces", id="app.pieces", show=False),
     ]
@@ -199,6 +201,12 @@ class HurikaeriApp(App[None]):
 
         if not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen(self.index))
+
+    def action_search(self) -> None:
+        from screens.search import SearchScreen
+
+        if not isinstance(self.screen, SearchScreen):
+            self.push_screen(SearchScreen(self.index))
 
     def action_discussions(self) -> None:
         from screens.discussions import DiscussionsScreen

@@ -46,6 +46,7 @@ from store.workspace import Workspace
 from store.wrapup import import_wrapup
 from store.yamlload import C_LOADER_AVAILABLE
 from tui.cli_meta import add_meta_parser, cmd_meta
+from tui.cli_search import add_search_parser, cmd_search
 
 PROG = "hurikaeri"
 
@@ -153,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
     stats.add_argument("--json", action="store_true", help="print them as JSON")
     add_meta_parser(sub, common)
+    add_search_parser(sub, common)
     serve = sub.add_parser(
         "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
     )
@@ -546,6 +548,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import_wrapup(args, ws)
         if args.command == "export-feedback":
             return cmd_export_feedback(args, ws)
+        if args.command == "search":
+            return cmd_search(args, ws)
         if args.command == "meta":
             return cmd_meta(args, ws)
         if args.command == "serve":

@@ -1,0 +1,399 @@
+"""Search: "where did we learn that?", answered as you type.
+
+The query box never waits for the index: every change is handed to one long-lived search
+thread, which always takes the newest query (the ones typed in between are skipped) and
+posts its answer back; an answer for an older query than the box now holds is dropped.
+The list shows the best hits (near-identical learnings as one line with a count), the
+matched characters highlighted; the pane beside it shows the highlighted record whole,
+literally. Enter opens it where it lives: a KPT item or report in its session, a summary
+or lesson on its session's tab, a knowledge-base document in the knowledge base, a
+proposal in the inbox, anything else in the file view.
+
+The query language is :mod:`store.search_query`'s: words, ``"phrases"``, ``kind:``
+``project:`` ``outcome:`` ``scope:`` ``category:`` ``status:`` ``tag:`` ``impact:``
+``after:`` ``before:`` and ``-`` to negate. A malformed query shows its error in place of
+the count, and the last good results stay.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+from textual.worker import get_current_worker
+
+from store.index import WorkspaceIndex
+from store.search import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
+from store.search_text import highlight_spans
+from store.textsafe import printable
+from tui.messages import ReviewChanged, WorkspaceChanged
+from tui.widgets.literal import literal
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+LIMIT = 50
+"""Hits listed per query: the best ones; a longer query narrows the rest."""
+HIGHLIGHT = "bold underline $accent"
+KIND_LABELS = {
+    "anti_pattern": "anti-pattern",
+    "omission": "omission",
+    "movement": "movement",
+}
+COLUMNS = [
+    Column("kind", "Kind", 12),
+    Column("title", "Title", None, min_width=24),
+    Column("count", "×", 5, align="right"),
+    Column("project", "Project", 14),
+    Column("date", "Date", 10),
+]
+PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
+
+
+def highlighted(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> Content:
+    """``text`` on one line, literally, with ``spans`` (offsets into it) highlighted."""
+    shown = printable(text, keep_newlines=False)
+    content = Content(shown)
+    if shown != text:  # control characters were made visible: find the terms again
+        return content
+    for a, b in spans:
+        if 0 <= a < b <= len(shown):
+            content = content.stylize(HIGHLIGHT, a, b)
+    return content
+
+
+def hit_key(hit: Hit) -> str:
+    return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
+
+
+def short_project(project: str) -> str:
+    return Path(project.replace("\\", "/")).name or project
+
+
+class SearchScreen(Screen[None]):
+    """Fuzzy search across every record of the workspace."""
+
+    DEFAULT_CSS = """
+    SearchScreen {
+        #search-input { margin: 0 1; }
+        #search-status { height: 1; padding: 0 2; color: $text-muted; }
+        #search-status.-error { color: $error; text-style: bold; }
+        #search-panes { height: 1fr; }
+        #search-results { width: 3fr; }
+        #search-preview-scroll { width: 2fr; border-left: vkey $panel; padding: 0 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="search.back"),
+        Binding("down", "move(1)", "Next hit", show=False, id="search.down"),
+        Binding("up", "move(-1)", "Previous hit", show=False, id="search.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="search.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="search.page_up"),
+        Binding("ctrl+l", "focus_query", "Query", id="search.focus_query"),
+    ]
+
+    def __init__(self, index: WorkspaceIndex, query: str = "") -> None:
+        super().__init__()
+        self.index = index
+        self.search: WorkspaceSearch = search_for(index)
+        self.initial = query
+        self.hits: dict[str, Hit] = {}
+        self.result: SearchResult | None = None
+        self._pending: str | None = None
+        self._wake = threading.Event()
+        self._seq = 0
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
+        yield Static(Content.styled("reading the search index…", "$text-muted"), id="search-status")
+        with Horizontal(id="search-panes"):
+            yield VirtualTable(COLUMNS, id="search-results")
+            with VerticalScroll(id="search-preview-scroll"):
+                yield Static(id="search-preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search-input", Input).focus()
+        self._pending = self.initial
+        self.search_loop()
+        self.prepare()
+
+    # -- the index ---------------------------------------------------------------
+
+    def _workspace_loaded(self) -> bool:
+        loaded = getattr(self.app, "loaded", None)
+        is_set = getattr(loaded, "is_set", None)
+        return bool(is_set()) if callable(is_set) else bool(self.index.files)
+
+    @work(thread=True, exclusive=True, group="search-prepare")
+    def prepare(self, paths: frozenset[Path] | None = None) -> None:
+        """Load or build the index, and bring it in step with the workspace (a thread)."""
+        loaded = self._workspace_loaded()
+        if self.search.index is None:
+            self.app.call_from_thread(self._status_text, "building the search index…")
+        if paths:
+            self.search.sync(paths)
+        elif self.search.ensure(loaded) is None:
+            self.app.call_from_thread(self._status_text, "reading the workspace…")
+            return
+        self._ready = True
+        self.app.call_from_thread(self.rerun)
+        self.search.save(min_interval=30.0)
+
+    def on_workspace_changed(self, event: WorkspaceChanged) -> None:
+        if event.initial or self.search.index is None:
+            self.prepare()
+        else:
+            self.prepare(frozenset(event.changed | event.removed))
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.rerun()
+
+    # -- searching ---------------------------------------------------------------
+
+    @on(Input.Changed, "#search-input")
+    def query_changed(self, event: Input.Changed) -> None:
+        self.submit(event.value)
+
+    def submit(self, text: str) -> None:
+        """Hand ``text`` to the search thread (it takes only the newest)."""
+        self._seq += 1
+        self._pending = text
+        self._wake.set()
+
+    def rerun(self) -> None:
+        self.submit(self.query_one("#search-input", Input).value)
+
+    @work(thread=True, exclusive=True, group="search-loop")
+    def search_loop(self) -> None:
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            if not self._wake.wait(0.2):
+                continue
+            self._wake.clear()
+            if not self._ready or self._pending is None:
+                continue
+            seq, text = self._seq, self._pending
+            result = self.search.search(text, LIMIT)
+            if worker.is_cancelled:
+                return
+            self.app.call_from_thread(self.show_results, seq, result)
+
+    def show_results(self, seq: int, result: SearchResult) -> None:
+        if seq != self._seq:
+            return  # an answer to a query the box no longer holds
+        status = self.query_one("#search-status", Static)
+        if result.error is not None:
+            status.set_class(True, "-error")
+            status.update(literal(result.error.message, keep_newlines=False))
+            return
+        status.set_class(False, "-error")
+        self.result = result
+        table = self.query_one("#search-results", VirtualTable)
+        self.hits = {hit_key(h): h for h in result.hits}
+        table.set_rows([self.row(h) for h in result.hits])
+        about = "" if result.exact else "about "
+        if result.query is None or not result.query.has_text:
+            what = "most recurring first"
+        else:
+            what = "best first"
+        status.update(
+            Content.assemble(
+                Content(f"{about}{result.total} match{'es' if result.total != 1 else ''}"),
+                Content.styled(
+                    f" · {len(result.hits)} shown, {what} · {result.elapsed * 1000:.0f} ms",
+                    "$text-muted",
+                ),
+            )
+        )
+        self.show_preview(table.cursor_key)
+
+    def row(self, hit: Hit) -> Row:
+        title = highlighted(hit.title, hit.title_spans)
+        if hit.snippet:
+            title = Content.assemble(
+                title,
+                Content.styled("  — ", "$text-muted"),
+                highlighted(hit.snippet, hit.snippet_spans),
+            )
+        project = hit.record.project or ""
+        return (
+            hit_key(hit),
+            (
+                Content.styled(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
+                title,
+                Content.styled(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
+                literal(short_project(project), keep_newlines=False) if project else "",
+                literal(hit.record.date[:10], keep_newlines=False),
+            ),
+        )
+
+    # -- the preview --------------------------------------------------------------
+
+    @on(VirtualTable.Highlighted, "#search-results")
+    def hit_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_preview(event.key)
+
+    def show_preview(self, key: str | None) -> None:
+        preview = self.query_one("#search-preview", Static)
+        hit = self.hits.get(key or "")
+        if hit is None:
+            preview.update(Content.styled("No record.", "$text-muted"))
+            return
+        rec = hit.record
+        terms = list(self.result.query.terms) if self.result and self.result.query else []
+        parts: list[Content] = [
+            Content.assemble(
+                Content.styled(KIND_LABELS.get(rec.kind, rec.kind), "bold $text-secondary"),
+                Content("  "),
+                literal(rec.id, "bold"),
+            ),
+            literal(f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}", "$text-muted"),
+        ]
+        meta = [x for x in (rec.date, rec.project, *rec.facets) if x]
+        if meta:
+            parts.append(literal(" · ".join(meta), "$text-muted"))
+        if hit.count > 1:
+            parts.append(
+                Content.styled(
+                    f"recorded {hit.count} times (near-identical records are one hit)", "$warning"
+                )
+            )
+        parts.append(Content(""))
+        for label, value in zip(rec.fields[::2], rec.fields[1::2], strict=False):
+            parts.append(Content.styled(f"{label}:", "bold $text-primary"))
+            for line in value.splitlines() or [""]:
+                parts.append(highlighted(line, highlight_spans(line, terms)))
+        if hit.count > 1 and self.search.index is not None:
+            parts += [Content(""), Content.styled("Also recorded as", "bold")]
+            for other in self.search.index.group_records(hit, 20):
+                if other is not rec:
+                    parts.append(
+                        literal(
+                            f"  {other.date[:10]}  {other.id}  {short_project(other.project)}",
+                            "$text-muted",
+                        )
+                    )
+        preview.update(Content("\n").join(parts))
+
+    # -- moving and opening --------------------------------------------------------
+
+    def action_move(self, delta: int) -> None:
+        table = self.query_one("#search-results", VirtualTable)
+        table.cursor_row += delta
+
+    def action_page(self, delta: int) -> None:
+        table = self.query_one("#search-results", VirtualTable)
+        table.action_page_down() if delta > 0 else table.action_page_up()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#search-input", Input).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    @on(Input.Submitted, "#search-input")
+    async def query_submitted(self, _event: Input.Submitted) -> None:
+        await self.open_current()
+
+    @on(VirtualTable.Selected, "#search-results")
+    async def hit_selected(self, event: VirtualTable.Selected) -> None:
+        hit = self.hits.get(event.key)
+        if hit is not None:
+            await open_hit(self.app, self.index, hit)
+
+    async def open_current(self) -> None:
+        key = self.query_one("#search-results", VirtualTable).cursor_key
+        hit = self.hits.get(key or "")
+        if hit is not None:
+            await open_hit(self.app, self.index, hit)
+
+    def _status_text(self, text: str) -> None:
+        status = self.query_one("#search-status", Static)
+        status.set_class(False, "-error")
+        status.update(Content.styled(text, "$text-muted"))
+
+
+def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
+    """The session a KPT record, summary or lesson belongs to, if it is listed."""
+    rec = hit.record
+    if rec.kind in ("report", "keep", "problem", "try", "omission"):
+        s = index.find_report(rec.id.split("/", 1)[0])
+        if s is not None:
+            return s.key
+    if rec.session_id and f"sid:{rec.session_id}" in index.sessions:
+        return f"sid:{rec.session_id}"
+    for s in index.sessions.values():
+        if (
+            rec.kind == "summary"
+            and s.summary is not None
+            and (str(s.summary.path), s.summary.line) == (rec.path, rec.line)
+        ):
+            return s.key
+        if rec.kind == "lesson" and any(
+            str(les.path) == rec.path and les.line == rec.line for les in s.lessons
+        ):
+            return s.key
+        if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
+            return s.key
+    return None
+
+
+async def open_hit(app: App[object], index: WorkspaceIndex, hit: Hit) -> None:
+    """Open ``hit`` where it lives: its session, the knowledge base, the inbox, or the file."""
+    kind = hit.kind
+    path = Path(hit.path)
+    if kind in ("report", "keep", "problem", "try", "omission", "summary", "lesson"):
+        from screens.session import SessionScreen
+
+        key = session_key_for(index, hit)
+        if key is None:
+            app.notify("This record belongs to no listed session.", severity="warning")
+            return
+        item = hit.id if kind in ("keep", "problem", "try", "omission") else None
+        session = SessionScreen(index, key, item_key=item)
+        await app.push_screen(session)
+        if kind in ("lesson", "summary"):
+            # after the screen has focused its item list (which would pull the first tab back)
+            session.call_after_refresh(
+                session.action_tab, "lessons" if kind == "lesson" else "summary"
+            )
+        return
+    if kind in ("skill", "pattern", "anti_pattern", "memory"):
+        from screens.knowledge import KnowledgeScreen
+
+        await app.push_screen(KnowledgeScreen(index, select=path))
+        return
+    if kind == "proposal":
+        from screens.inbox import InboxScreen
+
+        await app.push_screen(InboxScreen(index))
+        return
+    from screens.problems import ProblemsScreen
+
+    problems = ProblemsScreen(index)
+    await app.push_screen(problems)
+    _select_file(problems, path)
+
+
+def _select_file(problems: Screen[None], path: Path) -> None:
+    """Show ``path`` in the problems screen's file list (all files, if it has none)."""
+    from textual.widgets import OptionList
+
+    shown = getattr(problems, "_shown", {})
+    if str(path) not in shown and hasattr(problems, "action_toggle_all"):
+        problems.action_toggle_all()
+    files = problems.query_one("#files", OptionList)
+    try:
+        files.highlighted = files.get_option_index(str(path))
+    except Exception:  # noqa: BLE001 - the file may have gone meanwhile
+        return

@@ -1,0 +1,248 @@
+"""Text for search: normalisation, tokens for the index, query terms and highlight spans.
+
+Everything is compared in one normal form: NFKC (full-width ``ＪＷＴ`` is ``jwt``, half-width
+``ｶﾅ`` is ``カナ``) and casefolded. Words are runs of letters and digits of scripts that
+separate words (Latin, Hangul, Cyrillic, ...); a word starts after anything that is not one.
+Chinese and Japanese (Han, kana) have no word boundaries, so each of their characters is
+indexed on its own and a CJK query matches anywhere, as a substring. Compound tokens (runs
+holding ``-``, ``.``, ``_`` or ``:`` inside, e.g. ``kpt-20260208-001``, ``rate_limit``,
+``jwks.ts``) are indexed too, so an id-like query is a prefix lookup, not a scan.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: Scripts without spaces between words: Han, hiragana, katakana (incl. ー and 々).
+CJK = (
+    "\u3005\u3006\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uf900-\ufaff\U00020000-\U0002fa1f"
+)
+#: A character that continues a word (letters and digits of word-separating scripts).
+WORD_CHAR = f"[^\\W_{CJK}]"
+_TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
+_COMPOUND = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)+")
+_IS_CJK = re.compile(f"[{CJK}]")
+_PUNCT_SPACE = re.compile(r"[\W_]+")
+_SPACES = re.compile(r"\s+")
+_SPLIT_SCRIPT = re.compile(f"[{CJK}]+|[^{CJK}]+")
+
+
+def normalize(text: str) -> str:
+    """NFKC and casefold: the form every comparison uses."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def gist_key(text: str) -> str:
+    """Text reduced for finding duplicates: normalised, punctuation dropped, spaces collapsed."""
+    return _PUNCT_SPACE.sub(" ", normalize(text)).strip()
+
+
+def is_cjk(text: str) -> bool:
+    """True when ``text`` is made of CJK characters only (no word boundaries in it)."""
+    return bool(text) and _IS_CJK.sub("", text) == ""
+
+
+def has_cjk(text: str) -> bool:
+    return _IS_CJK.search(text) is not None
+
+
+def tokens(norm: str) -> set[str]:
+    """Index tokens of normalised text: words, CJK characters and compound tokens."""
+    out = set(_TOKEN.findall(norm))
+    if "-" in norm or "." in norm or "_" in norm or ":" in norm:
+        out.update(_COMPOUND.findall(norm))
+    return out
+
+
+def word_parts(term: str) -> list[str]:
+    """The index tokens inside a query term, in order (``kpt-2026`` → ``kpt``, ``2026``)."""
+    return _TOKEN.findall(term)
+
+
+def is_compound(term: str) -> bool:
+    """A term with punctuation between word characters, looked up as one compound token."""
+    return _COMPOUND.fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
+
+
+def split_terms(text: str) -> list[str]:
+    """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
+    out: list[str] = []
+    for chunk in normalize(text).split():
+        if has_cjk(chunk) and not is_cjk(chunk):
+            out.extend(p for p in _SPLIT_SCRIPT.findall(chunk) if p.strip())
+        else:
+            out.append(chunk)
+    return out
+
+
+def collapse(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+_CJK_RANGES = (
+    (0x3005, 0x3006),
+    (0x3040, 0x30FF),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F),
+)
+
+
+def is_word_char(c: str) -> bool:
+    """A character that continues a word: a letter or digit of a script with spaces."""
+    if c.isascii():
+        return c.isalnum()
+    if not c.isalnum():
+        return False
+    o = ord(c)
+    return not any(lo <= o <= hi for lo, hi in _CJK_RANGES)
+
+
+def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
+    """Offsets where ``term`` occurs at the start of a word (CJK terms: anywhere).
+
+    ``str.find`` and a look at the character before: no regex to compile per term.
+    """
+    out: list[int] = []
+    anywhere = is_cjk(term[:1])
+    i = text.find(term)
+    while i >= 0 and len(out) < limit:
+        if anywhere or i == 0 or not is_word_char(text[i - 1]):
+            out.append(i)
+        i = text.find(term, i + 1)
+    return out
+
+
+def has_word_start(text: str, term: str) -> bool:
+    """Does ``term`` occur where a word starts (CJK terms: anywhere)?"""
+    if is_cjk(term[:1]):
+        return term in text
+    i = text.find(term)
+    while i >= 0:
+        if i == 0 or not is_word_char(text[i - 1]):
+            return True
+        i = text.find(term, i + 1)
+    return False
+
+
+def has_whole_word(text: str, term: str) -> bool:
+    """Does ``term`` occur as whole words (CJK ends count as boundaries)?"""
+    check_start = not is_cjk(term[:1])
+    check_end = not is_cjk(term[-1:])
+    n = len(term)
+    i = text.find(term)
+    while i >= 0:
+        if (not check_start or i == 0 or not is_word_char(text[i - 1])) and (
+            not check_end or i + n >= len(text) or not is_word_char(text[i + n])
+        ):
+            return True
+        i = text.find(term, i + 1)
+    return False
+
+
+# -- highlighting ------------------------------------------------------------------------------
+
+
+def _char_map(text: str) -> tuple[str, list[int] | None]:
+    """``text`` normalised, and the source index of each output character (``None``: the
+    same index — normalising kept every character one for one, the usual case)."""
+    if text.isascii():
+        return text.lower(), None
+    norm = normalize(text)
+    if len(norm) == len(text):
+        return norm, None
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        n = ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
+        out.append(n)
+        where.extend([i] * len(n))
+    return "".join(out), where
+
+
+def _source(where: list[int] | None, a: int, b: int) -> tuple[int, int]:
+    if where is None:
+        return a, b
+    return where[a], where[b - 1] + 1
+
+
+def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[int, int]]:
+    """Where the query terms occur in ``text`` (as displayed), as sorted, merged spans.
+
+    A term is marked where a word starts with it; failing that, anywhere (a match inside a
+    word, or a CJK term). Spans are offsets into ``text`` itself, not its normal form.
+    """
+    if not text or not terms:
+        return []
+    norm, where = _char_map(text)
+    size = len(norm) if where is None else len(where)
+    spans: list[tuple[int, int]] = []
+    for term in terms:
+        if not term or term not in norm:
+            continue
+        found = [(i, i + len(term)) for i in word_starts(norm, term, limit)]
+        if not found:
+            start = norm.find(term)
+            while start >= 0 and len(found) < limit:
+                found.append((start, start + len(term)))
+                start = norm.find(term, start + len(term))
+        for a, b in found[:limit]:
+            if b > a and b <= size:
+                spans.append(_source(where, a, b))
+    return merge_spans(spans)
+
+
+def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Spans of whole words of ``text`` that are in ``words`` (typo-tolerant matches)."""
+    if not text or not words:
+        return []
+    norm, where = _char_map(text)
+    size = len(norm) if where is None else len(where)
+    wanted = set(words)
+    spans = [
+        _source(where, m.start(), m.end())
+        for m in re.finditer(f"{WORD_CHAR}+", norm)
+        if m.group() in wanted and m.end() <= size
+    ]
+    return merge_spans(spans)
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            if b > out[-1][1]:
+                out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def snippet(
+    text: str, spans: list[tuple[int, int]], width: int = 90
+) -> tuple[str, list[tuple[int, int]]]:
+    """One line of ``text`` around its first span, with the spans shifted to match."""
+    flat = text.replace("\r", " ").replace("\n", " ")
+    if not spans:
+        return flat[:width], []
+    first = spans[0][0]
+    start = max(0, first - width // 3)
+    if start > 0:
+        back = flat.rfind(" ", max(0, start - 12), first)
+        start = back + 1 if back >= 0 else start
+    end = min(len(flat), start + width)
+    prefix = "…" if start > 0 else ""
+    shown = prefix + flat[start:end] + ("…" if end < len(flat) else "")
+    shift = len(prefix) - start
+    moved = [
+        (max(a + shift, len(prefix)), min(b + shift, len(prefix) + end - start))
+        for a, b in spans
+        if b > start and a < end
+    ]
+    return shown, [(a, b) for a, b in moved if b > a]

@@ -1,0 +1,93 @@
+"""``hurikaeri search``: through the subcommand's own parser and as a separate process."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from store.workspace import Workspace
+from tests.conftest import REPO
+from tui.cli_search import add_search_parser, cmd_search
+
+
+def run(root: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", type=Path)
+    common.add_argument("--config", type=Path)
+    parser = argparse.ArgumentParser(prog="hurikaeri")
+    add_search_parser(parser.add_subparsers(dest="command"), common)
+    args = parser.parse_args(["search", *argv, "--root", str(root)])
+    status = cmd_search(args, Workspace(root))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_json_is_a_list_of_hits_best_first(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _err = run(demo_root, "jwt", "rotation", "--json", "--limit", "4", capsys=capsys)
+    assert status == 0
+    hits = json.loads(out)
+    assert 0 < len(hits) <= 4
+    assert {"kind", "id", "path", "line", "score", "title"} <= set(hits[0])
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    for h in hits:
+        assert Path(h["path"]).is_file() and h["line"] >= 1
+
+
+def test_json_lines_point_at_the_record(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _err = run(demo_root, "kind:try", "kid", "JWKS", "--json", capsys=capsys)
+    assert status == 0
+    (hit,) = json.loads(out)
+    assert (hit["kind"], hit["id"]) == ("try", "kpt-20261118-001/try-001")
+    text = Path(hit["path"]).read_text(encoding="utf-8").splitlines()
+    assert text[hit["line"] - 1].strip() == "- id: try-001"
+
+
+def test_text_output_and_exit_codes(demo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(demo_root, "認証", "--limit", "2", capsys=capsys)
+    assert status == 0 and out.count("\n    ") == 4 and "match" in err
+    status, out, err = run(demo_root, "zzzqqqxxx", capsys=capsys)
+    assert status == 1 and out == "" and "0 of 0" in err
+    status, out, err = run(demo_root, "jwt", "colour:red", capsys=capsys)
+    assert status == 2 and "unknown filter 'colour:'" in err and "Traceback" not in err
+
+
+def test_a_cache_damaged_where_it_is_read_lazily_is_rebuilt(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, first, _err = run(demo_root, "jwt", "--json", capsys=capsys)
+    cache = demo_root / ".hurikaeri" / "search-cache-v1.bin"
+    data = bytearray(cache.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(64)
+    cache.write_bytes(bytes(data))
+    status, again, err = run(demo_root, "jwt", "--json", capsys=capsys)
+    assert status == 0 and again == first and "Traceback" not in err
+
+
+def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
+    cmd = [
+        sys.executable,
+        "-m",
+        "tui.cli_search",
+        "--root",
+        str(demo_root),
+        "--json",
+        "--",
+        "-kind:lesson",
+        "jwt",
+    ]
+    first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert (demo_root / ".hurikaeri" / "search-cache-v1.bin").is_file()
+    second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0 and second.stdout == first.stdout
+    assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))

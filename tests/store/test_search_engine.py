@@ -1,0 +1,430 @@
+"""The search engine on hand-made records: tiers, filters, CJK, groups, updates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from store.search_index import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex
+from store.search_model import SearchRecord
+from store.search_text import highlight_spans
+
+
+def rec(
+    kind: str,
+    rid: str,
+    title: str,
+    *,
+    body: str = "",
+    date: str = "2026-01-01",
+    project: str = "",
+    sid: str = "",
+    facets: tuple[str, ...] = (),
+    gist: str | None = None,
+    path: str | None = None,
+    line: int = 1,
+) -> SearchRecord:
+    fields = ("title", title, "body", body) if body else ("title", title)
+    return SearchRecord(
+        kind,
+        rid,
+        path or f"/ws/{kind}/{rid.replace('/', '_')}.yaml",
+        line,
+        "",
+        title,
+        fields,
+        date,
+        project,
+        sid,
+        facets,
+        title if gist is None else gist,
+    )
+
+
+def build(*records: SearchRecord) -> SearchIndex:
+    files: dict[str, tuple[tuple[int, int], list[SearchRecord]]] = {}
+    for r in records:
+        files.setdefault(r.path, ((1, 1), []))[1].append(r)
+    return SearchIndex.build(files)
+
+
+def ids(index: SearchIndex, query: str, limit: int = 50, **kw: Any) -> list[str]:
+    result = index.search(query, limit, **kw)
+    assert result.error is None, result.error
+    return [h.id for h in result.hits]
+
+
+# -- ranking -------------------------------------------------------------------------------
+
+
+def test_exact_phrase_then_word_prefix_then_inside_a_word_then_fuzzy() -> None:
+    index = build(
+        rec("lesson", "inside", "nginx ratelimit settings", date="2026-05-01"),
+        rec("lesson", "prefix", "rate of the limit", date="2026-04-01"),
+        rec("lesson", "limiter", "a rate limiter for redis", date="2026-03-01"),
+        rec("lesson", "phrase", "the rate limit middleware", date="2026-01-01"),
+        rec("lesson", "none", "nothing to see", date="2026-06-01"),
+    )
+    result = index.search("rate limit", 10)
+    assert [h.id for h in result.hits] == ["phrase", "prefix", "limiter", "inside"]
+    assert [h.tier for h in result.hits] == [PHRASE, PREFIX, PREFIX, SUBSTRING]
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    assert result.total == 4
+
+
+def test_a_single_word_whole_before_prefix_and_title_before_body() -> None:
+    index = build(
+        rec("lesson", "body", "unrelated title", body="the migration failed", date="2026-09-01"),
+        rec("lesson", "prefix", "migrations are hard", date="2026-08-01"),
+        rec("lesson", "title", "write the migration first", date="2026-01-01"),
+    )
+    assert ids(index, "migration") == ["title", "body", "prefix"]
+
+
+def test_fuzzy_matches_come_last_and_only_when_few() -> None:
+    index = build(
+        rec("lesson", "typo", "expand-only migartion notes"),
+        rec("lesson", "good", "migration guide"),
+        rec("lesson", "other", "unrelated"),
+    )
+    result = index.search("migration", 10)
+    assert [h.id for h in result.hits] == ["good", "typo"]
+    assert result.hits[1].tier == FUZZY
+    assert result.hits[1].title_spans  # the typo'd word is highlighted
+    assert ids(index, "mgiration") == ["good"]  # two edits: allowed in a long word
+    assert ids(index, "gudie") == []  # two edits away in a short word: no match
+
+
+def test_short_words_do_not_match_inside_words() -> None:
+    index = build(rec("lesson", "a", "the database"), rec("lesson", "b", "data flow"))
+    assert ids(index, "ta") == []
+    assert ids(index, "da") == ["a", "b"] or set(ids(index, "da")) == {"a", "b"}
+    assert ids(index, "bas") == ["a"]  # three characters: inside a word counts
+
+
+def test_empty_query_lists_the_most_recurring_first() -> None:
+    index = build(
+        rec("lesson", "once", "a fresh lesson", date="2026-12-01"),
+        *(
+            rec("lesson", f"dup{i}", "Read the manifest first", date=f"2026-0{i + 1}-01")
+            for i in range(3)
+        ),
+    )
+    result = index.search("", 10)
+    assert [h.id for h in result.hits] == ["dup2", "once"]
+    assert result.hits[0].count == 3
+
+
+# -- grouping -------------------------------------------------------------------------------
+
+
+def test_the_same_learning_in_many_sessions_is_one_hit_with_a_count() -> None:
+    index = build(
+        rec("lesson", "l1", "Read package.json before adding a dependency", date="2026-01-01"),
+        rec("lesson", "l2", "read  package.json before adding a dependency.", date="2026-02-01"),
+        rec("lesson", "l3", "Read package.json, before adding a dependency!", date="2026-03-01"),
+        rec("lesson", "l4", "Read package.json before adding any dependency", date="2026-04-01"),
+        rec("try", "kpt-1/try-001", "Read package.json before adding a dependency"),
+        rec("lesson", "other", "Dependencies need review"),
+    )
+    result = index.search("package.json dependency", 10)
+    by_id = {h.id: h for h in result.hits}
+    assert len(result.hits) == 2
+    lesson = next(h for h in result.hits if h.kind == "lesson")
+    assert lesson.count == 4  # exact after normalising, and one near-identical (ratio ≥ 92)
+    assert lesson.id == "l4"  # the newest stands for the group
+    assert by_id["kpt-1/try-001"].count == 1  # a try-item is not grouped with lessons
+    members = index.group_records(lesson)
+    assert {r.id for r in members} == {"l1", "l2", "l3", "l4"}
+
+
+def test_group_count_counts_only_members_that_match_the_filters() -> None:
+    index = build(
+        rec("lesson", "a", "Pin the node version", project="c:/work/api"),
+        rec("lesson", "b", "Pin the node version", project="/srv/web"),
+        rec("lesson", "c", "pin the Node version.", project="c:/work/api"),
+    )
+    result = index.search("pin node project:api", 10)
+    assert [h.count for h in result.hits] == [2]
+
+
+# -- filters --------------------------------------------------------------------------------
+
+
+@dataclass
+class FakeState:
+    state: str
+    promoted: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class FakeLedger:
+    states: dict[str, FakeState]
+    entries: list[Any] = field(default_factory=lambda: [1])
+
+
+@pytest.fixture
+def corpus() -> SearchIndex:
+    return build(
+        rec(
+            "report",
+            "kpt-20260105-001",
+            "Auth work",
+            sid="s1",
+            facets=("outcome=failure",),
+            date="2026-01-05",
+        ),
+        rec(
+            "problem",
+            "kpt-20260105-001/prob-001",
+            "token leaked into logs",
+            sid="s1",
+            facets=("outcome=failure", "category=oversight", "impact=high"),
+            date="2026-01-05",
+        ),
+        rec(
+            "try",
+            "kpt-20260105-001/try-001",
+            "redact the token in logs",
+            sid="s1",
+            facets=("outcome=failure", "scope=global"),
+            date="2026-01-05",
+        ),
+        rec(
+            "try",
+            "kpt-20260105-001/try-002",
+            "ask before rotating the token",
+            sid="s1",
+            facets=("outcome=failure", "scope=immediate"),
+            date="2026-01-05",
+        ),
+        rec(
+            "lesson",
+            "ll-ai-20260105-001",
+            "token logging lesson",
+            sid="s1",
+            project="c:/work/harbor-api",
+            facets=("category=auth-security", "tag=jwt", "tag=logging"),
+            date="2026-01-05",
+        ),
+        rec(
+            "lesson",
+            "ll-ai-20260301-001",
+            "token cache lesson",
+            sid="s2",
+            project="/srv/web",
+            facets=("category=performance", "tag=cache"),
+            date="2026-03-01",
+        ),
+        rec(
+            "proposal",
+            "prop-1",
+            "token skill proposal",
+            facets=("status=pending",),
+            date="2026-02-10",
+        ),
+        rec(
+            "proposal",
+            "prop-2",
+            "token pattern proposal",
+            facets=("status=rejected",),
+            date="2026-02-11",
+        ),
+        rec("skill", "token_skill", "token handling skill", date="2025-12-01"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("token kind:lesson", {"ll-ai-20260105-001", "ll-ai-20260301-001"}),
+        ("token kind:try", {"kpt-20260105-001/try-001", "kpt-20260105-001/try-002"}),
+        (
+            "token kind:kpt -kind:report",
+            {"kpt-20260105-001/prob-001", "kpt-20260105-001/try-001", "kpt-20260105-001/try-002"},
+        ),
+        (
+            "token project:harbor",  # KPT items know their project through their session
+            {
+                "ll-ai-20260105-001",
+                "kpt-20260105-001/prob-001",
+                "kpt-20260105-001/try-001",
+                "kpt-20260105-001/try-002",
+            },
+        ),
+        ("token -project:harbor kind:lesson", {"ll-ai-20260301-001"}),
+        ("token outcome:failure kind:lesson", {"ll-ai-20260105-001"}),
+        ("token scope:global", {"kpt-20260105-001/try-001"}),
+        ("token -scope:immediate kind:try", {"kpt-20260105-001/try-001"}),
+        ("token category:auth", {"ll-ai-20260105-001"}),
+        ("token category:oversight", {"kpt-20260105-001/prob-001"}),
+        ("token tag:jwt", {"ll-ai-20260105-001"}),
+        ("token -tag:jwt kind:lesson", {"ll-ai-20260301-001"}),
+        ("token impact:high", {"kpt-20260105-001/prob-001"}),
+        ("token after:2026-02", {"ll-ai-20260301-001", "prop-1", "prop-2"}),
+        ("token after:2026-02-11", {"ll-ai-20260301-001", "prop-2"}),
+        ("token before:2026-01", {"token_skill"}),
+        (
+            "token after:2026-01-05 before:2026-01-06 kind:try",
+            {"kpt-20260105-001/try-001", "kpt-20260105-001/try-002"},
+        ),
+        ("kind:proposal status:pending", {"prop-1"}),
+        ("kind:proposal -status:pending", {"prop-2"}),
+    ],
+)
+def test_every_filter_and_its_negation(corpus: SearchIndex, query: str, expected: set[str]) -> None:
+    assert set(ids(corpus, query)) == expected
+
+
+def test_status_is_the_review_state_of_kpt_items(corpus: SearchIndex) -> None:
+    ledger = FakeLedger(
+        {
+            "kpt-20260105-001/try-001": FakeState("approved", [{"path": "CLAUDE.md"}]),
+            "kpt-20260105-001/prob-001": FakeState("rejected"),
+        }
+    )
+    q = "token kind:kpt status:"
+    assert set(ids(corpus, q + "approved", ledger=ledger)) == {"kpt-20260105-001/try-001"}
+    assert set(ids(corpus, q + "rejected", ledger=ledger)) == {"kpt-20260105-001/prob-001"}
+    assert set(ids(corpus, q + "promoted", ledger=ledger)) == {"kpt-20260105-001/try-001"}
+    assert set(ids(corpus, q + "pending", ledger=ledger)) == {"kpt-20260105-001/try-002"}
+    assert set(ids(corpus, "status:pending", ledger=lambda: ledger)) == {
+        "kpt-20260105-001/try-002",
+        "prop-1",
+    }
+
+
+def test_an_unknown_filter_is_an_error_not_an_empty_result(corpus: SearchIndex) -> None:
+    result = corpus.search("token colour:red", 10)
+    assert result.error is not None and "unknown filter 'colour:'" in result.error.message
+    assert result.hits == []
+
+
+def test_phrases_and_excluded_words(corpus: SearchIndex) -> None:
+    assert ids(corpus, '"token leaked"') == ["kpt-20260105-001/prob-001"]
+    assert ids(corpus, '"leaked token"') == []
+    assert set(ids(corpus, "token -lesson -proposal -skill kind:lesson,skill,proposal")) == set()
+    assert set(ids(corpus, "token -logs kind:kpt")) == {"kpt-20260105-001/try-002"}
+
+
+# -- CJK ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cjk() -> SearchIndex:
+    return build(
+        rec("lesson", "ja1", "認証ミドルウェアを実装した"),
+        rec("lesson", "ja2", "JWT認証の鍵ローテーション"),
+        rec("lesson", "ja3", "ＪＷＴの有効期限"),
+        rec("lesson", "ko1", "토큰을 갱신한다"),
+        rec("lesson", "ko2", "새 토큰 발급"),
+        rec("lesson", "en", "Authentication middleware"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("認証", {"ja1", "ja2"}),
+        ("証ミドル", {"ja1"}),
+        ("ミドルウェア", {"ja1"}),
+        ("jwt認証", {"ja2"}),
+        ("jwt", {"ja2", "ja3"}),  # full-width ＪＷＴ is jwt
+        ("ローテ", {"ja2"}),
+        ("토큰", {"ko1", "ko2"}),  # a Korean word with its particle: a prefix match
+        ("갱신", {"ko1"}),
+        ("middle", {"en"}),
+        ("認証 鍵", {"ja2"}),
+    ],
+)
+def test_cjk_queries(cjk: SearchIndex, query: str, expected: set[str]) -> None:
+    assert set(ids(cjk, query)) == expected
+
+
+def test_cjk_highlight_spans() -> None:
+    assert highlight_spans("JWT認証の鍵", ["認証"]) == [(3, 5)]
+    assert highlight_spans("ＪＷＴの有効期限", ["jwt"]) == [(0, 3)]
+    assert highlight_spans("Straße und Strasse", ["strasse"]) == [(11, 18)] or highlight_spans(
+        "Straße und Strasse", ["strasse"]
+    ) == [(0, 6), (11, 18)]
+
+
+# -- updates ------------------------------------------------------------------------------
+
+
+def test_update_file_replaces_one_file_and_keeps_unchanged_records() -> None:
+    path = "/ws/lessons.jsonl"
+    words = ["alpha", "bravo", "charlie", "delta"]
+    first = [
+        rec("lesson", f"ll-{i}", f"{words[i]} needs caching", path=path, line=i + 1)
+        for i in range(3)
+    ]
+    index = build(*first, rec("skill", "s", "caching skill"))
+    assert len(ids(index, "caching")) == 4
+    # an agent appends a line: the three old records keep their place
+    appended = [*first, rec("lesson", "ll-3", "delta needs caching", path=path, line=4)]
+    assert index.update_file(path, (2, 2), appended)
+    assert len(index.delta) == 1 and not index.tomb
+    assert "ll-3" in ids(index, "caching")
+    # a record is edited: only it changes
+    edited = [
+        *appended[:1],
+        rec("lesson", "ll-1", "bravo needs queues", path=path, line=2),
+        *appended[2:],
+    ]
+    assert index.update_file(path, (3, 3), edited)
+    assert "ll-1" not in ids(index, "caching") and ids(index, "queues") == ["ll-1"]
+    assert len(index.tomb) == 1
+    # the same content again: nothing to do
+    assert not index.update_file(path, (4, 4), edited)
+    # the file is deleted
+    assert index.update_file(path, None, None)
+    assert ids(index, "caching") == ["s"] and path not in index.stamps
+    # folding the delta in gives the same answers
+    index.update_file(path, (5, 5), edited)
+    before = [(h.id, h.tier, h.count) for h in index.search("lesson", 20).hits]
+    after = [(h.id, h.tier, h.count) for h in index.compacted().search("lesson", 20).hits]
+    assert sorted(before) == sorted(after)
+
+
+def test_delta_records_join_their_group_and_filters() -> None:
+    index = build(rec("lesson", "a", "Pin the node version", project="x"))
+    index.update_file(
+        "/ws/new.jsonl",
+        (1, 1),
+        [rec("lesson", "b", "pin the node version.", project="y", path="/ws/new.jsonl")],
+    )
+    result = index.search("node", 10)
+    assert [h.count for h in result.hits] == [2]
+    assert ids(index, "node project:y") == ["b"]
+
+
+def test_narrowing_gives_the_same_answers_as_a_fresh_search(cjk: SearchIndex) -> None:
+    index = build(
+        *(
+            rec("lesson", f"l{i}", t)
+            for i, t in enumerate(
+                [
+                    "rate limit middleware",
+                    "rate limiter",
+                    "a ratelimit",
+                    "rate of the limit",
+                    "migration script",
+                    "migrations",
+                    "migrate the script",
+                    "scripted migration",
+                ]
+            )
+        )
+    )
+    for query in ("rate limit", "migration script", "rate lim -x"):
+        for n in range(1, len(query) + 1):
+            typed = index.search(query[:n], 50)
+            index._narrow = None
+            fresh = index.search(query[:n], 50)
+            assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in fresh.hits], (
+                query[:n]
+            )
+            assert typed.total == fresh.total

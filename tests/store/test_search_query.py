@@ -1,0 +1,102 @@
+"""The search query language: words, phrases, filters, negation, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from store.search_query import Filter, QueryError, parse_day, parse_query
+
+
+def test_words_are_normalised_and_split() -> None:
+    q = parse_query("  JWT  Rotation ＪＷＫＳ ")
+    assert q.terms == ("jwt", "rotation", "jwks")
+    assert q.free == "jwt rotation jwks"
+    assert q.filters == () and q.phrases == ()
+
+
+def test_cjk_is_split_from_latin_but_the_phrase_keeps_it_whole() -> None:
+    q = parse_query("jwt認証")
+    assert q.terms == ("jwt", "認証")
+    assert q.free == "jwt認証"
+
+
+def test_quoted_phrases() -> None:
+    q = parse_query('"rate  limit" redis “鍵 ローテーション”')
+    assert q.phrases == ("rate limit", "鍵 ローテーション")
+    assert q.terms == ("rate", "limit", "redis", "鍵", "ローテーション")
+
+
+def test_filters_with_alternatives_quotes_and_negation() -> None:
+    q = parse_query('kind:try,problem -kind:lesson project:"harbor api" tag:JWT -scope:immediate')
+    assert Filter("kind", ("try", "problem")) in q.filters
+    assert Filter("kind", ("lesson",), negated=True) in q.filters
+    assert Filter("project", ("harbor api",)) in q.filters
+    assert Filter("tag", ("jwt",)) in q.filters
+    assert Filter("scope", ("immediate",), negated=True) in q.filters
+    assert q.terms == ()
+
+
+def test_kind_aliases_and_abbreviations() -> None:
+    assert parse_query("kind:kpt").filters[0].values == (
+        "report",
+        "keep",
+        "problem",
+        "try",
+        "omission",
+    )
+    assert parse_query("kind:les").filters[0].values == ("lesson",)
+    assert parse_query("kind:anti-pattern").filters[0].values == ("anti_pattern",)
+    assert parse_query("kind:lessons").filters[0].values == ("lesson",)
+    assert set(parse_query("kind:p").filters[0].values) == {
+        "problem",
+        "pattern",
+        "proposal",
+        "piece",
+    }
+    assert parse_query("status:app").filters[0].values == ("approved",)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "where"),
+    [
+        ("jwt foo:bar", "unknown filter 'foo:'", "foo:bar"),
+        ("kind:nope", "unknown kind 'nope'", "kind:nope"),
+        ("status:done", "unknown status 'done'", "status:done"),
+        ("after:2026-13", "after: expects a date", "after:2026-13"),
+        ("before:yesterday", "before: expects a date", "before:yesterday"),
+    ],
+)
+def test_errors_name_what_is_wrong_and_where(text: str, fragment: str, where: str) -> None:
+    with pytest.raises(QueryError) as info:
+        parse_query(text)
+    assert fragment in info.value.message
+    assert text[info.value.start : info.value.end] == where
+
+
+def test_what_is_not_a_filter() -> None:
+    q = parse_query("12:30 https://example.com kind:")
+    assert q.filters == ()  # "kind:" is still being typed
+    assert q.terms == ("12:30", "https://example.com")
+    assert parse_query('"foo:bar"').phrases == ("foo:bar",)
+
+
+def test_negated_words_and_phrases() -> None:
+    q = parse_query('jwt -flaky -"rate limit"')
+    assert q.terms == ("jwt",)
+    assert q.excluded == ("flaky", "rate limit")
+
+
+def test_dates() -> None:
+    assert parse_day("2026-01") == 20260101
+    assert parse_day("2026-01-31") == 20260131
+    assert parse_day("2026-00") is None
+    assert parse_day("26-01-01") is None
+
+
+def test_narrows() -> None:
+    assert parse_query("migr").narrows(parse_query("mig"))
+    assert parse_query("rate l").narrows(parse_query("rate"))
+    assert not parse_query("rate").narrows(parse_query("rate l"))
+    assert not parse_query("mig kind:try").narrows(parse_query("mig"))
+    assert not parse_query("b").narrows(parse_query("a"))
+    assert not parse_query("x").narrows(parse_query(""))

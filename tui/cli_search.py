@@ -1,0 +1,143 @@
+"""``hurikaeri search QUERY``: the search index from the command line.
+
+    hurikaeri search jwt rotation kind:try after:2026-01 --limit 5 --json
+
+Prints the best hits first: kind, id, title and ``path:line``; ``--json`` prints a list of
+``{kind, id, path, line, score, title, count, match}``. A warm start reads the cache under
+``.hurikaeri/`` and parses only the files changed since (none, usually): nothing here
+imports the models, so a warm search is quick to start. Exit status: 0 with hits, 1 with
+none, 2 for a malformed query (the message names what is wrong).
+
+Wiring (tui/cli.py): ``add_search_parser(sub, common)`` in ``build_parser`` and
+``if args.command == "search": return cmd_search(args, ws)`` in ``main``. ``main`` here is
+a standalone entry with the same arguments (``python -m tui.cli_search``), for a start
+that does not import the rest of the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+PROG = "hurikaeri"
+DEFAULT_LIMIT = 20
+
+
+def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``search`` to the subcommands ``sub`` (``common`` holds --root and --config)."""
+    p = sub.add_parser(
+        "search",
+        parents=[common],
+        help='fuzzy search across everything (words, "phrases", kind: project: tag: ... filters)',
+        description=(
+            'Words match fuzzily and must all match; "quoted phrases" match as written; '
+            "filters: kind: project: outcome: scope: category: status: tag: impact: "
+            "after:YYYY-MM[-DD] before:YYYY-MM[-DD]; a leading - negates (-kind:lesson). "
+            "Put -- before a query that starts with -."
+        ),
+    )
+    p.add_argument("query", nargs="+", metavar="QUERY", help="the query (several words are joined)")
+    p.add_argument(
+        "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help="hits to print (default 20)"
+    )
+    p.add_argument("--json", action="store_true", help="print the hits as a JSON list, best first")
+    p.add_argument(
+        "--rebuild", action="store_true", help="ignore the cache and index everything again"
+    )
+
+
+def cmd_search(args: argparse.Namespace, ws: Any) -> int:
+    """Run a search for parsed ``args`` on the workspace ``ws``."""
+    from store.search_cache import BIN_NAME, open_index
+    from store.search_index import SearchResult
+    from store.textsafe import printable
+
+    text = " ".join(args.query)
+    limit = max(1, int(args.limit))
+    if args.rebuild:
+        _drop_cache(ws, BIN_NAME)
+
+    def ledger() -> Any:
+        from store.ledger import Ledger
+
+        return Ledger(ws.state_dir)
+
+    progress = _progress if sys.stderr.isatty() else None
+    index, _stats = open_index(ws, progress=progress)
+    try:
+        result: SearchResult = index.search(text, limit, ledger=ledger, spans=False)
+    except Exception:  # noqa: BLE001 - a cache that passed its checks but is still wrong
+        _drop_cache(ws, BIN_NAME)
+        index, _stats = open_index(ws, progress=progress)
+        result = index.search(text, limit, ledger=ledger, spans=False)
+    if progress is not None:
+        sys.stderr.write("\r\x1b[K")
+    if result.error is not None:
+        print(f"{PROG}: error: {result.error.message}", file=sys.stderr)
+        return 2
+    from store.search import resolve_line
+
+    if args.json:
+        data = [hit.as_json(resolve_line(hit.record)) for hit in result.hits]
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for hit in result.hits:
+            where = f"{hit.path}:{resolve_line(hit.record)}"
+            count = f"  ×{hit.count}" if hit.count > 1 else ""
+            title = printable(hit.title, keep_newlines=False)
+            print(f"{hit.kind:<12} {printable(hit.id)}{count}\n    {title}\n    {printable(where)}")
+        about = "" if result.exact else "about "
+        print(f"{len(result.hits)} of {about}{result.total} match(es)", file=sys.stderr)
+    return 0 if result.hits else 1
+
+
+def _drop_cache(ws: Any, name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(ws.state_dir / name)
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rindexing {done}/{total} files…")
+    sys.stderr.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``hurikaeri search`` on its own (the same arguments, exit codes and messages)."""
+    from store.config import ConfigError, load_config
+    from store.workspace import Workspace
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", type=Path)
+    common.add_argument("--config", type=Path)
+    parser = argparse.ArgumentParser(prog=PROG)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_search_parser(sub, common)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != "search":
+        argv = ["search", *argv]
+    try:
+        args = parser.parse_args(argv)
+        if args.root is not None and not args.root.is_dir():
+            print(f"{PROG}: error: --root {args.root}: not a directory", file=sys.stderr)
+            return 2
+        ws = Workspace.resolve(args.root, load_config(args.config))
+        return cmd_search(args, ws)
+    except ConfigError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

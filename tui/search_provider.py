@@ -1,0 +1,89 @@
+"""The search index in the command palette (Ctrl+P): records as you type, Enter opens one.
+
+Shares the search screen's index (one per workspace index, :func:`store.search.search_for`)
+and its way of opening a record. Searching runs in a thread: the palette stays responsive
+and drops answers to queries it no longer shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+
+from textual.command import Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
+
+from screens.search import HIGHLIGHT, KIND_LABELS, highlighted, open_hit, short_project
+from store.index import WorkspaceIndex
+from store.search import Hit as SearchHit
+from store.search import search_for
+from store.textsafe import printable
+
+LIMIT = 8
+MAX_SCORE = 1.1
+
+
+class SearchProvider(Provider):
+    """KPT items, lessons, skills, … matching what is typed in the palette."""
+
+    @property
+    def _index(self) -> WorkspaceIndex | None:
+        index = getattr(self.app, "index", None)
+        return index if isinstance(index, WorkspaceIndex) else None
+
+    def _loaded(self) -> bool:
+        loaded = getattr(self.app, "loaded", None)
+        is_set = getattr(loaded, "is_set", None)
+        return bool(is_set()) if callable(is_set) else False
+
+    async def startup(self) -> None:
+        index = self._index
+        if index is not None:
+            await asyncio.to_thread(search_for(index).ensure, self._loaded())
+
+    async def search(self, query: str) -> Hits:
+        index = self._index
+        if index is None or len(query.strip()) < 2:
+            return
+        handle = search_for(index)
+        if handle.index is None:
+            return
+        result = await asyncio.to_thread(handle.search, query, LIMIT)
+        if result.error is not None:
+            return
+        for hit in result.hits:
+            yield Hit(
+                min(1.0, hit.score / MAX_SCORE),
+                self._display(hit),
+                partial(self._open, index, hit),
+                text=hit.title,
+                help=self._help(hit),
+            )
+
+    @staticmethod
+    def _display(hit: SearchHit) -> Content:
+        title = highlighted(hit.title, hit.title_spans)
+        if hit.snippet:
+            title = Content.assemble(
+                title,
+                Content.styled("  — ", "$text-muted"),
+                highlighted(hit.snippet, hit.snippet_spans),
+            )
+        return Content.assemble(
+            Content.styled(
+                f"{KIND_LABELS.get(hit.kind, hit.kind)}: ", HIGHLIGHT.replace("underline ", "")
+            ),
+            title,
+            Content.styled(f"  ×{hit.count}", "$warning") if hit.count > 1 else Content(""),
+        )
+
+    @staticmethod
+    def _help(hit: SearchHit) -> str:
+        rec = hit.record
+        parts = [rec.id, short_project(rec.project) if rec.project else "", rec.date[:10]]
+        # the palette parses help as markup: escape it, agent text stays literal
+        return escape(printable(" · ".join(p for p in parts if p), keep_newlines=False))
+
+    async def _open(self, index: WorkspaceIndex, hit: SearchHit) -> None:
+        await open_hit(self.app, index, hit)
