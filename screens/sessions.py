@@ -61,6 +61,7 @@ class SessionsScreen(Screen[None]):
         Binding("u", "app.undo", "Undo", id="sessions.undo"),
         Binding("f", "focus_filters", "Filter", id="sessions.filter"),
         Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
+        Binding("slash", "app.search", "Search", id="sessions.search"),
         Binding("I", "app.inbox", "Inbox", id="sessions.inbox"),
         Binding("K", "app.knowledge", "Knowledge", id="sessions.knowledge"),
         Binding("L", "app.lessons", "Lessons", id="sessions.lessons"),

@@ -48,7 +48,7 @@ class HurikaeriApp(App[None]):
         Binding("M", "match", "Match skills", id="app.match", show=False),
         Binding("L", "lessons", "Lessons", id="app.lessons", show=False),
         Binding("S", "stats", "Statistics", id="app.stats", show=False),
-        Binding("slash", "search", "Search", id="app.search"),
+        Binding("slash", "search", "Search", id="app.search", show=False),
         Binding("D", "discussions", "Discussions", id="app.discussions", show=False),
         Binding("T", "pieces", "TAKT pieces", id="app.pieces", show=False),
     ]

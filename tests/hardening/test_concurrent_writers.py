@@ -33,7 +33,7 @@ while time.monotonic() < end:
     os.write(fd, line.encode()); os.close(fd)
     n += 1
     time.sleep(0.0003)
-    if n % 50 == 0:  # a careful agent rewrites its report: read, change, write if unchanged
+    if n % 200 == 0:  # a careful agent rewrites its report: read, change, write if unchanged
         for _ in range(20):
             stamp = current_stamp(report); text = report.read_bytes()
             marker = f"# agent pass {n}\n".encode()
