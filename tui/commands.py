@@ -7,7 +7,11 @@ from textual.content import Content
 
 COMMANDS: list[tuple[str, str, str]] = [
     ("Sessions", "the list of sessions (home)", "app.sessions"),
-    ("Search", "fuzzy search across every record, with filters (kind:try -kind:lesson …)", "app.search"),
+    (
+        "Search",
+        "fuzzy search across every record, with filters (kind:try -kind:lesson …)",
+        "app.search",
+    ),
     (
         "Next item to review",
         "jump to the next unreviewed item in any session",
