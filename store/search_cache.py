@@ -37,6 +37,9 @@ from .search_segment import Segment
 from .workspace import Workspace
 
 VERSION = 1
+#: What the tokens and records mean (tokenisation, record extraction): a cache made under
+#: another scheme is rebuilt even though its layout is the same.
+SCHEME = 3
 BIN_NAME = f"search-cache-v{VERSION}.bin"
 SIDE_NAME = f"search-cache-v{VERSION}.json"
 MAGIC = b"HURIKAERI-SEARCH"
@@ -299,6 +302,7 @@ def save_segment(
     header = json.dumps(
         {
             "version": VERSION,
+            "scheme": SCHEME,
             "byteorder": sys.byteorder,
             "token": token,
             "root": str(ws.root),
@@ -478,6 +482,8 @@ def _open_bin(path: Path, ws: Workspace) -> _Mapped:
         raise CacheError("unreadable header") from exc
     if not isinstance(header, dict) or header.get("version") != VERSION:
         raise CacheError("another version")
+    if header.get("scheme") != SCHEME:
+        raise CacheError("made by another version of hurikaeri")
     if header.get("byteorder") != sys.byteorder:
         raise CacheError("another byte order")
     if header.get("root") != str(ws.root) or header.get("locations") != locations_fingerprint(ws):

@@ -169,7 +169,7 @@ def analyse(seg: Segment, q: Query) -> list[Term]:
             continue
         core = t.strip("-._:")
         if is_cjk(t):
-            term = Term(t, "cjk", min(len(seg.token_ids(c)) for c in set(t)))
+            term = Term(t, "cjk", min(len(seg.token_ids(g)) for g in cjk_grams(t)))
         elif parts == [t]:
             term = Term(t, "word", seg.prefix_cost(t))
         elif parts == [core] and t.startswith(core):
@@ -186,9 +186,9 @@ def analyse(seg: Segment, q: Query) -> list[Term]:
 def superset(seg: Segment, term: Term, midword: bool = True) -> Any:
     """Ids of the records that may hold ``term`` (exact for words and compounds)."""
     if term.kind == "cjk":
-        # the records holding each of its characters; a character in most records (kana
-        # particles) costs more to intersect than the texts cost to read afterwards
-        arrays = sorted((seg.token_ids(c) for c in set(term.text)), key=len)
+        # the records holding each of its character pairs; a pair in most records costs
+        # more to intersect than the texts cost to read afterwards
+        arrays = sorted((seg.token_ids(g) for g in cjk_grams(term.text)), key=len)
         out = set(arrays[0])
         for a in arrays[1:]:
             if len(out) < 64 or len(a) > len(out) * 2:
@@ -264,7 +264,7 @@ def holding(ids: Iterable[int], texts: Any, needle: str) -> list[int]:
 def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
     """A single CJK term: every record holding it, as written, is an exact match."""
     t = Tiers()
-    if len(term) == 1:
+    if len(term) <= 2:  # a character or a pair: indexed as such
         ids: Any = seg.token_ids(term)
         if allowed is not None and allowed.mask is not None:
             ids = allowed.keep(ids)
@@ -272,7 +272,13 @@ def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
         cands = superset(seg, Term(term, "cjk"))
         if allowed is not None and allowed.mask is not None:
             cands = allowed.keep(cands)
-        ids = set(holding(sorted(cands), seg.texts, term))
+        if len(cands) > VERIFY_MAX:
+            # records holding each pair of the term, almost always the term itself: the
+            # ones shown are checked; the count is an estimate
+            t.checked = t.exact = False
+            ids = cands
+        else:
+            ids = set(holding(sorted(cands), seg.texts, term))
     t.lists[PHRASE] = ids
     t.counts[PHRASE] = len(ids)
     return t
@@ -361,6 +367,11 @@ def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
 
         t.state = state
     return t
+
+
+def cjk_grams(term: str) -> set[str]:
+    """The indexed pieces of a CJK term: its character pairs (itself, if one character)."""
+    return {term[i : i + 2] for i in range(len(term) - 1)} or {term}
 
 
 def _is_token(seg: Segment, word: str) -> bool:

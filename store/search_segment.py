@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from .search_model import SearchRecord
 from .search_query import KINDS
-from .search_text import gist_key, normalize, tokens
+from .search_text import gist_key, is_cjk, normalize, tokens
 
 #: A prefix whose postings are longer than this has its id set precomputed.
 HEAVY = 30_000
@@ -437,6 +437,7 @@ def _heavy_prefixes(vocab: list[str], offsets: IntSeq, flat: IntSeq) -> dict[str
     while i < len(vocab):
         c = vocab[i][:1]
         j = bisect.bisect_left(vocab, c + _MAX_CHAR, i)
-        visit(c, i, j)
+        if not is_cjk(c):  # CJK terms are looked up as characters and pairs, never prefixes
+            visit(c, i, j)
         i = j
     return out

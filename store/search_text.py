@@ -3,8 +3,9 @@
 Everything is compared in one normal form: NFKC (full-width ``ＪＷＴ`` is ``jwt``, half-width
 ``ｶﾅ`` is ``カナ``) and casefolded. Words are runs of letters and digits of scripts that
 separate words (Latin, Hangul, Cyrillic, ...); a word starts after anything that is not one.
-Chinese and Japanese (Han, kana) have no word boundaries, so each of their characters is
-indexed on its own and a CJK query matches anywhere, as a substring. Compound tokens (runs
+Chinese and Japanese (Han, kana) have no word boundaries, so each of their characters and
+each pair of adjacent characters is indexed, and a CJK query matches anywhere, as a
+substring. Compound tokens (runs
 holding ``-``, ``.``, ``_`` or ``:`` inside, e.g. ``kpt-20260208-001``, ``rate_limit``,
 ``jwks.ts``) are indexed too, so an id-like query is a prefix lookup, not a scan.
 """
@@ -24,6 +25,7 @@ WORD_CHAR = f"[^\\W_{CJK}]"
 _TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
 _COMPOUND = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)+")
 _IS_CJK = re.compile(f"[{CJK}]")
+_CJK_RUN = re.compile(f"[{CJK}]{{2,}}")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _SPLIT_SCRIPT = re.compile(f"[{CJK}]+|[^{CJK}]+")
@@ -51,10 +53,15 @@ def has_cjk(text: str) -> bool:
 
 
 def tokens(norm: str) -> set[str]:
-    """Index tokens of normalised text: words, CJK characters and compound tokens."""
+    """Index tokens of normalised text: words, compound tokens, and CJK characters and
+    pairs of characters (a two-character CJK query is then one lookup, a longer one the
+    intersection of its pairs)."""
     out = set(_TOKEN.findall(norm))
     if "-" in norm or "." in norm or "_" in norm or ":" in norm:
         out.update(_COMPOUND.findall(norm))
+    if not norm.isascii():
+        for run in _CJK_RUN.findall(norm):
+            out.update(run[i : i + 2] for i in range(len(run) - 1))
     return out
 
 

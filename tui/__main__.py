@@ -1,5 +1,5 @@
 """``python -m tui``: the same entry point as the ``hurikaeri`` command."""
 
-from tui.cli import entry
+from tui.launch import entry
 
 entry()

@@ -1,0 +1,21 @@
+"""The ``hurikaeri`` console entry point, kept tiny so that ``hurikaeri search`` starts fast.
+
+``search`` goes straight to :mod:`tui.cli_search`, which imports neither the models nor the
+UI toolkit on a warm cache; every other command loads the full command line.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+
+def entry() -> NoReturn:
+    argv = sys.argv[1:]
+    if argv[:1] == ["search"]:
+        from tui.cli_search import main as search_main
+
+        sys.exit(search_main(argv[1:]))
+    from tui.cli import main
+
+    sys.exit(main(argv))
