@@ -27,7 +27,7 @@ from .loader import MODELS, load_file
 from .models import Proposal
 from .models.knowledge import LearnedBehavior
 from .review import ReviewError
-from .roundtrip import EditError, YamlEditor, new_yaml_document
+from .roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from .target_paths import PathRefused, resolve_target
 from .textio import FileStamp
 from .validate import validate_tolerant
@@ -123,13 +123,6 @@ class InboxPlan:
         )
 
 
-def _plain(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {str(k): _plain(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_plain(v) for v in data]
-    return data
-
 
 def check_payload(doc: Proposal) -> list[str]:
     """Errors of the payload validated as its kind (empty when it is valid)."""
@@ -187,7 +180,7 @@ def plan_decision(
 
 def _plan_document(plan: InboxPlan) -> None:
     doc = plan.ref.doc
-    payload = dict(_plain(doc.payload or {}))
+    payload = dict(plain_data(doc.payload or {}))
     is_skill = (doc.kind or "").lower() == "skill"
     if plan.before is None:
         if doc.base_version is not None:
@@ -217,7 +210,7 @@ def _plan_document(plan: InboxPlan) -> None:
 
 
 def _plan_memory(plan: InboxPlan) -> None:
-    entry = dict(_plain(plan.ref.doc.payload or {}))
+    entry = dict(plain_data(plan.ref.doc.payload or {}))
     if plan.before is None:
         target = plan.target or Path("project_memory.yaml")
         plan.after = new_yaml_document(
@@ -230,7 +223,7 @@ def _plan_memory(plan: InboxPlan) -> None:
         return
     editor = YamlEditor(plan.target or plan.ref.path, plan.before, plan.target_stamp)
     for b in editor.get(["learned_behaviors"]) or []:
-        if _plain(b) == entry:
+        if plain_data(b) == entry:
             plan.stale = "the same learned behavior is already in the project memory"
     editor.append(["learned_behaviors"], entry)
     editor.set(["last_updated"], now_iso())

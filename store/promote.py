@@ -23,7 +23,7 @@ from .markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
 from .models.knowledge import ProjectMemory, Skill
 from .models.kpt import ProblemItem
 from .review import ItemRef, ReviewError
-from .roundtrip import EditError, YamlEditor, new_yaml_document
+from .roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from .target_paths import PathRefused, resolve_target
 from .textio import FileStamp
 from .workspace import Workspace
@@ -181,16 +181,9 @@ def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
     editor.set(["version"], version + 1 if isinstance(version, int) else 1)
     editor.set(["updated_at"], now_iso())
     plan.after = editor.render()
-    loaded = Skill.model_validate(_plain(editor.data))
+    loaded = Skill.model_validate(plain_data(editor.data))
     plan.extra["version"] = loaded.version
 
-
-def _plain(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {str(k): _plain(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_plain(v) for v in data]
-    return data
 
 
 def _plan_memory(plan: Plan, ws: Workspace) -> None:
@@ -230,7 +223,7 @@ def _plan_memory(plan: Plan, ws: Workspace) -> None:
     editor.append(["learned_behaviors"], entry)
     editor.set(["last_updated"], now_iso())
     plan.after = editor.render()
-    ProjectMemory.model_validate(_plain(editor.data))
+    ProjectMemory.model_validate(plain_data(editor.data))
     plan.extra["entry"] = entry
 
 

@@ -234,6 +234,15 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
+def plain_data(data: Any) -> Any:
+    """ruamel's commented containers (or anything nested) as plain dicts, lists and scalars."""
+    if isinstance(data, dict):
+        return {str(k): plain_data(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [plain_data(v) for v in data]
+    return data
+
+
 def _plain_to_rt(value: Any) -> Any:
     """Plain dicts/lists become ruamel's commented types (block style when dumped)."""
     if isinstance(value, dict) and not isinstance(value, CommentedMap):
