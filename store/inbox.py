@@ -123,7 +123,6 @@ class InboxPlan:
         )
 
 
-
 def check_payload(doc: Proposal) -> list[str]:
     """Errors of the payload validated as its kind (empty when it is valid)."""
     sink = DiagnosticSink("payload")

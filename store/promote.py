@@ -185,7 +185,6 @@ def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
     plan.extra["version"] = loaded.version
 
 
-
 def _plan_memory(plan: Plan, ws: Workspace) -> None:
     report = plan.ref.report
     problems = {p.id: p for p in [*report.section("problem"), *report.section("omission")] if p.id}
