@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -511,6 +511,32 @@ def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:
     return 0
 
 
+def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
+    return cmd_decide(args, ws, "approve")
+
+
+def cmd_reject(args: argparse.Namespace, ws: Workspace) -> int:
+    return cmd_decide(args, ws, "reject")
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
+    "lint": cmd_lint,
+    "show": cmd_show,
+    "approve": cmd_approve,
+    "reject": cmd_reject,
+    "undo": cmd_undo,
+    "promote": cmd_promote,
+    "retarget": cmd_retarget,
+    "import-wrapup": cmd_import_wrapup,
+    "export-feedback": cmd_export_feedback,
+    "search": cmd_search,
+    "meta": cmd_meta,
+    "serve": cmd_serve,
+    "match": cmd_match,
+    "stats": cmd_stats,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -530,34 +556,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.root is not None and not args.root.is_dir():
             raise UsageError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
-        if args.command == "lint":
-            if args.root is not None and not args.root.is_dir():
-                raise UsageError(f"--root {args.root}: not a directory")
-            return cmd_lint(args, ws)
-        if args.command == "show":
-            return cmd_show(args, ws)
-        if args.command in ("approve", "reject"):
-            return cmd_decide(args, ws, args.command)
-        if args.command == "undo":
-            return cmd_undo(args, ws)
-        if args.command == "promote":
-            return cmd_promote(args, ws)
-        if args.command == "retarget":
-            return cmd_retarget(args, ws)
-        if args.command == "import-wrapup":
-            return cmd_import_wrapup(args, ws)
-        if args.command == "export-feedback":
-            return cmd_export_feedback(args, ws)
-        if args.command == "search":
-            return cmd_search(args, ws)
-        if args.command == "meta":
-            return cmd_meta(args, ws)
-        if args.command == "serve":
-            return cmd_serve(args, ws)
-        if args.command == "match":
-            return cmd_match(args, ws)
-        if args.command == "stats":
-            return cmd_stats(args, ws)
+        command = COMMANDS.get(args.command or "")
+        if command is not None:
+            return command(args, ws)
         return run_ui(ws)
     except ReviewError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)

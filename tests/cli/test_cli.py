@@ -99,7 +99,7 @@ def test_internal_errors_are_one_line(
     def boom(*_a: object, **_k: object) -> int:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "cmd_lint", boom)
+    monkeypatch.setitem(cli.COMMANDS, "lint", boom)
     assert main(["lint", "--root", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err == "hurikaeri: error: RuntimeError: kaboom\n"

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input, TextArea
 
 from screens.confirm import ConfirmScreen
@@ -193,23 +191,6 @@ async def test_live_change_under_an_open_edit_is_announced(demo_root: Path) -> N
         await pilot.pause()
         assert not isinstance(app.screen, (ConflictScreen, ItemForm))
     assert '"mine"' not in path.read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def fake_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """An $EDITOR that applies a scripted change to the file it is given."""
-
-    def install(old: str, new: str) -> None:
-        script = tmp_path / "editor.py"
-        script.write_text(
-            "import sys, pathlib\n"
-            "p = pathlib.Path(sys.argv[1])\n"
-            f"p.write_text(p.read_text(encoding='utf-8').replace({old!r}, {new!r}), encoding='utf-8')\n"
-        )
-        monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
-        monkeypatch.delenv("VISUAL", raising=False)
-
-    return install
 
 
 async def test_edit_whole_file_in_editor(demo_root: Path, fake_editor) -> None:  # type: ignore[no-untyped-def]
