@@ -141,15 +141,21 @@ class ItemForm(ModalScreen[bool]):
         if errors:
             box.update(literal("\n".join(d.message for d in errors), "$error"))
             return
+        self.write(changes, base)
+
+    @work(thread=True, exclusive=True, group="form-write")
+    def write(self, changes: dict[str, Any], base: FileStamp | None) -> None:
+        """The round-trip edit and the write, off the event loop."""
         try:
             apply_item_changes(self.path, self.section, self.item.id or "", changes, base)
         except ConflictError as exc:
-            self.ask_conflict(str(exc))
+            self.app.call_from_thread(self.ask_conflict, str(exc))
             return
         except (WriteError, EditError) as exc:
-            box.update(literal(str(exc), "$error"))
+            box = self.query_one("#form-errors", Static)
+            self.app.call_from_thread(box.update, literal(str(exc), "$error"))
             return
-        self.dismiss(True)
+        self.app.call_from_thread(self.dismiss, True)
 
     @work(exclusive=True, group="form-conflict")
     async def ask_conflict(self, reason: str) -> None:

@@ -121,8 +121,7 @@ async def test_edit_in_the_form_changes_only_that_line(demo_root: Path) -> None:
         assert isinstance(form, ItemForm)
         form.query_one("#field-description", TextArea).text = "書き直した説明 — rewritten"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert not isinstance(app.screen, ItemForm)
+        await until(pilot, lambda: not isinstance(app.screen, ItemForm))
     after = path.read_text(encoding="utf-8")
     changed = [
         (a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b
@@ -158,8 +157,7 @@ async def test_file_changed_under_an_open_edit_offers_the_choice(demo_root: Path
         other = path.read_text(encoding="utf-8").replace("outcome: success", "outcome: partial")
         path.write_text(other, encoding="utf-8")  # another program edits the report
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, ConflictScreen)
+        await until(pilot, lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("d")  # see the diff
         await pilot.pause()
         assert "+outcome: partial" in app.screen.query_one("#conflict-diff", TextArea).text
@@ -167,9 +165,9 @@ async def test_file_changed_under_an_open_edit_offers_the_choice(demo_root: Path
         await pilot.pause()
         assert path.read_text(encoding="utf-8") == other
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("k")  # keep mine, on top of theirs
-        await pilot.pause()
+        await until(pilot, lambda: 'description: "mine"' in path.read_text(encoding="utf-8"))
     text = path.read_text(encoding="utf-8")
     assert "outcome: partial" in text and 'description: "mine"' in text
 
