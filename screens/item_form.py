@@ -101,6 +101,9 @@ class ItemForm(ModalScreen[bool]):
                 yield Button("Save (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
 
+    def on_mount(self) -> None:
+        self.query_one(f"#field-{FORM_FIELDS[self.section][0]}").focus()
+
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in FORM_FIELDS[self.section]:
