@@ -40,7 +40,7 @@ from textual.widgets import Button, Footer, Header, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from store.atomic import WriteError
-from store.diagnostics import Diagnostic
+from store.diagnostics import Diagnosed, Diagnostic
 from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.loader import load_file
@@ -96,20 +96,12 @@ PICKABLE: dict[str, PickKind] = {
 
 
 @dataclass(slots=True)
-class Discussion:
+class Discussion(Diagnosed):
     path: Path
     display: str
     stamp: FileStamp | None
     reply: Reply | None
     diagnostics: list[Diagnostic]
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "warning")
 
 
 def read_discussion(path: Path, display: str) -> Discussion:

@@ -22,6 +22,8 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 
+from store.docs import lesson_ref
+from store.heads import LessonHead
 from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.lesson_ops import archive, edit_lesson, find_lesson, lesson_key, remove_lesson
@@ -45,10 +47,39 @@ GROUPS = ("none", "tag", "category")
 
 @dataclass(slots=True)
 class LessonRow:
+    """A lesson as the list holds it: its head; the full lesson is read when shown."""
+
     key: str
-    lesson: Lesson
+    lesson: LessonHead
     path: Path
     line: int
+
+    def full(self) -> Lesson:
+        return lesson_ref(self.lesson, self.path).doc
+
+
+@dataclass(frozen=True, slots=True)
+class LessonFilter:
+    type: str | None = None
+    category: str | None = None
+    project: str | None = None
+    tag: str = ""
+    since: date | None = None
+    until: date | None = None
+
+    def matches(self, les: LessonHead) -> bool:
+        if self.type and les.type != self.type:
+            return False
+        if self.category and les.category != self.category:
+            return False
+        if self.project and les.project != self.project:
+            return False
+        if self.tag and not any(self.tag in x.casefold() for x in les.tags or ()):
+            return False
+        if self.since is None and self.until is None:
+            return True
+        day = parse_time(les.date or "").date()
+        return not ((self.since and day < self.since) or (self.until and day > self.until))
 
 
 def _day(text: str) -> date | None:
@@ -76,6 +107,7 @@ class LessonsScreen(Screen[None]):
         self.rows: dict[str, LessonRow] = {}
         self.grouping = "none"
         self.show_archived = False
+        self._all: tuple[object, list[LessonRow]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,14 +139,20 @@ class LessonsScreen(Screen[None]):
         self.refresh_rows()
 
     def all_lessons(self) -> list[LessonRow]:
+        """Every lesson, newest first (worked out again only when the files changed)."""
+        files = self.index.files
+        if self._all is not None and self._all[0] is files:
+            return self._all[1]
         out = []
-        for f in self.index.files.values():
+        for f in files.values():
             if f.kind is not Kind.LESSONS:
                 continue
-            for line, rec in f.records:
-                if isinstance(rec, Lesson):
+            for rec in f.records:
+                if isinstance(rec, LessonHead):
+                    line = rec.span.line
                     out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
         out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+        self._all = (files, out)
         return out
 
     def refresh_options(self) -> None:
@@ -129,32 +167,26 @@ class LessonsScreen(Screen[None]):
             if current in values:
                 sel.value = current
 
-    def matches(self, les: Lesson) -> bool:
+    def current_filter(self) -> LessonFilter:
         def val(sid: str) -> str | None:
             v = self.query_one(sid, Select).value
             return v if isinstance(v, str) else None
 
-        if (t := val("#lf-type")) and les.type != t:
-            return False
-        if (c := val("#lf-category")) and les.category != c:
-            return False
-        if (p := val("#lf-project")) and les.project != p:
-            return False
-        tag = self.query_one("#lf-tag", Input).value.strip().casefold()
-        if tag and not any(tag in x.casefold() for x in les.tags or []):
-            return False
-        day = parse_time(les.date or "").date()
-        since, until = (
+        return LessonFilter(
+            val("#lf-type"),
+            val("#lf-category"),
+            val("#lf-project"),
+            self.query_one("#lf-tag", Input).value.strip().casefold(),
             _day(self.query_one("#lf-since", Input).value),
             _day(self.query_one("#lf-until", Input).value),
         )
-        return not ((since and day < since) or (until and day > until))
 
     def refresh_rows(self) -> None:
+        flt = self.current_filter()
         shown = [
             r
             for r in self.all_lessons()
-            if self.matches(r.lesson)
+            if flt.matches(r.lesson)
             and (
                 self.show_archived
                 or not self.index.ledger.state(lesson_key(r.lesson.id or "")).archived
@@ -225,7 +257,7 @@ class LessonsScreen(Screen[None]):
         if r is None:
             box.update(Content.styled("No lesson selected.", "$text-muted"))
             return
-        les = r.lesson
+        les = r.full()
         st = self.index.ledger.state(lesson_key(les.id or ""))
         data = les.model_dump(exclude_none=True)
         out = [literal(les.title or "(untitled)", "bold")]
@@ -302,7 +334,7 @@ class LessonsScreen(Screen[None]):
             if saved:
                 self.app.post_message(FilesWritten(frozenset({r.path})))
 
-        self.app.push_screen(LessonForm(r.path, r.lesson), done)
+        self.app.push_screen(LessonForm(r.path, r.full()), done)
 
 
 class LessonForm(ModalScreen[bool]):

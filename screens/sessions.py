@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Select
+from textual.widgets import Footer, Header, Input, ProgressBar, Select
 
 from store.index import WorkspaceIndex
 from store.session_order import SessionFilter, next_unreviewed, ordered, projects
@@ -84,6 +84,7 @@ class SessionsScreen(Screen[None]):
             yield Input(placeholder="to YYYY-MM-DD", id="f-until", compact=True)
             yield Select(REVIEW, prompt="any review state", id="f-review", compact=True)
         yield VirtualTable(COLUMNS, id="sessions")
+        yield ProgressBar(id="load-progress", show_eta=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -91,6 +92,15 @@ class SessionsScreen(Screen[None]):
         self.refresh_rows()
 
     # -- data --------------------------------------------------------------------
+
+    def show_progress(self, done: int | None, total: int | None) -> None:
+        """The workspace being read: ``done`` of ``total`` files (``None``: finished)."""
+        bar = self.query_one("#load-progress", ProgressBar)
+        if done is None or total is None:
+            bar.display = False
+            return
+        bar.display = True
+        bar.update(total=total, progress=done)
 
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
         self.refresh_projects()

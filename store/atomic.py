@@ -14,9 +14,11 @@ import errno
 import fcntl
 import hashlib
 import os
+import secrets
 import stat
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from .textio import FileStamp
@@ -151,6 +153,23 @@ def atomic_write(
     fsync_dir(directory)
     st = target.stat()
     return FileStamp(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def replace_file(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write our own file (a cache) whole: temp file, fsync, rename. No conflict check:
+    nobody else edits it, and a reader sees the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            for c in chunks:
+                fh.write(c)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _ends_with_newline(fd: int) -> bool:

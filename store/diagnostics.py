@@ -35,6 +35,21 @@ class Diagnostic:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
 
+class Diagnosed:
+    """Mixin: a file's ``diagnostics`` counted by severity."""
+
+    __slots__ = ()
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")
+
+
 def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity == "error" for d in diagnostics)
 

@@ -1,142 +1,291 @@
-"""The loaded workspace: every file's document and diagnostics, and the sessions they form.
+"""The loaded workspace: every file's diagnostics and heads, and the sessions they form.
 
-Built in a worker thread and updated file by file when the watcher reports changes. The
-index keeps the models that lists and review need; the text and node tree of a file are
-dropped after checking and read again only for the file being shown or edited.
+Built in a worker thread, from the index cache (:mod:`store.index_cache`) for the files
+that did not change and by parsing, in worker processes, the ones that did; then updated
+file by file when the watcher reports changes. The index keeps what lists, search filters,
+statistics and review progress need: heads for reports, lessons and summaries
+(:mod:`store.heads`), full models only for the few small documents (skills, proposals,
+memories, pieces, feedback). A full report or record is read on demand (:mod:`store.docs`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
 import threading
+import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
-
+from . import index_cache
 from .atomic import sweep_temp_files
-from .diagnostics import Diagnostic
+from .docs import RecordRef, ReportRef, forget, lesson_ref, summary_ref
+from .heads import LessonHead, SummaryHead
+from .index_entry import IndexedFile, entry_of_file, file_of_entry, parse_entries
 from .kinds import Kind
 from .ledger import Ledger
-from .lint import check_loaded
-from .loader import load_file
-from .models import KptReport, Lesson, Proposal, SessionSummary
+from .models import Lesson, Proposal, SessionSummary
+from .parallel import paused_gc
 from .sessions import Located, Session, session_key
-from .textio import FileStamp
-from .workspace import Workspace
+from .workspace import Found, Workspace
 
+__all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
 
-@dataclass(slots=True)
-class IndexedFile:
-    path: Path
-    display: str
-    kind: Kind | None
-    stamp: FileStamp | None
-    doc: BaseModel | None = None
-    records: list[tuple[int, BaseModel]] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for d in self.diagnostics if d.severity == "warning")
+#: While a cold index is being built, the lists are refreshed this often (seconds).
+PUBLISH_EVERY = 1.0
 
 
 def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
-    loaded = load_file(path, kind, ws.display(path))
-    diags = check_loaded(loaded, finished=False)
-    records = [(e.record.line, e.model) for e in loaded.entries if e.model is not None]
-    return IndexedFile(path, loaded.display, loaded.kind, loaded.stamp, loaded.doc, records, diags)
+    """Parse and check one file into what the index holds of it."""
+    from .index_entry import entry_of_path
+
+    return file_of_entry(ws, path, entry_of_path(path, kind, ws.display(path)))
+
+
+Part = (
+    ReportRef
+    | Located[Proposal]
+    | RecordRef[SummaryHead, SessionSummary]
+    | RecordRef[LessonHead, Lesson]
+)
+
+
+def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
+    """What ``f`` gives to which session (by session key)."""
+    out: dict[str, list[Part]] = {}
+    head = f.head
+    if head is not None:
+        key = session_key(head.session_id, f"kpt:{head.id or f.path.stem}")
+        out.setdefault(key, []).append(ReportRef(head, f.path))
+    elif isinstance(f.doc, Proposal):
+        key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
+        out.setdefault(key, []).append(Located(f.doc, f.path))
+    for rec in f.records:
+        line = rec.span.line
+        if isinstance(rec, SummaryHead):
+            key = session_key(rec.session_id, f"ws:{rec.id or f.path}:{line}")
+            out.setdefault(key, []).append(summary_ref(rec, f.path))
+        else:
+            key = session_key(rec.session_id, f"ll:{rec.id or f.path}:{line}")
+            out.setdefault(key, []).append(lesson_ref(rec, f.path))
+    return out
 
 
 class WorkspaceIndex:
     """Everything hurikaeri knows about one workspace, safe to read from the UI thread."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, *, use_cache: bool = True) -> None:
         self.ws = ws
+        self.use_cache = use_cache
         self.files: dict[Path, IndexedFile] = {}
         self.kinds: dict[Path, Kind | None] = {}
         self.sessions: dict[str, Session] = {}
         self.by_report: dict[str, Session] = {}
         self.ledger = Ledger(ws.state_dir)
         self.lock = threading.Lock()
+        #: what the last load did: files found, taken from the cache, parsed, removed
+        self.stats: dict[str, int] = {}
+        self._dirty = False
+        #: what each file gives each session (by session key), and the reverse
+        self._parts: dict[Path, dict[str, list[Part]]] = {}
+        self._paths_of: dict[str, set[Path]] = {}
 
     # -- building ----------------------------------------------------------------
 
-    def load_all(self, progress: Callable[[int, int], None] | None = None) -> None:
-        found = list(self.ws.discover())
-        dirs = {f.path.parent for f in found} | {self.ws.state_dir}
-        sweep_temp_files(sorted(dirs))
+    @paused_gc()
+    def load_all(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        publish: Callable[[], None] | None = None,
+        *,
+        parallel: bool = True,
+    ) -> None:
+        """Read the workspace: first what the cache holds (then ``publish`` is called, so
+        lists can show it at once), then every file whose identity changed, parsed in
+        worker processes (``publish`` again every :data:`PUBLISH_EVERY` seconds and at the
+        end). Writes the cache when anything was parsed or removed.
+
+        The collector is paused meanwhile (building a few hundred thousand small objects
+        would otherwise set it scanning them all again and again), and what was built is
+        then frozen: later collections, while someone types, need not look at it."""
+        cached: index_cache.Cached | None = None
+        if self.use_cache:
+            with contextlib.suppress(index_cache.CacheError):
+                cached = index_cache.read(self.ws)
         files: dict[Path, IndexedFile] = {}
-        for i, f in enumerate(found):
-            files[f.path] = index_file(self.ws, f.path, f.kind)
-            if progress is not None and (i % 25 == 0 or i + 1 == len(found)):
-                progress(i + 1, len(found))
+        if cached is not None:
+            # reports, summaries and the rest first: the sessions list can show them
+            # while the (many) lessons are decoded
+            groups = ([], [])  # type: tuple[list[str], list[str]]
+            for name, (kind, _raw) in cached.lines.items():
+                groups[kind == Kind.LESSONS.value].append(name)
+            for i, group in enumerate(groups):
+                batch: dict[Path, IndexedFile] = {}
+                for name in group:
+                    with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
+                        batch[Path(name)] = file_of_entry(self.ws, Path(name), cached.entry(name))
+                files.update(batch)
+                self._merge(batch, set(), reset=i == 0)
+                if publish is not None:
+                    publish()
+            cached.lines.clear()
+        found = list(self.ws.discover())
+        sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
+        todo: list[Found] = []
+        for f in found:
+            cur = files.get(f.path)
+            if cur is None or not self._unchanged(cached, cur):
+                todo.append(f)
+        kinds = {f.path: f.kind for f in found}
+        removed = set(files) - set(kinds)
+        self.stats = {
+            "files": len(found),
+            "cached": len(found) - len(todo),
+            "parsed": len(todo),
+            "removed": len(removed),
+        }
         with self.lock:
-            self.kinds = {f.path: f.kind for f in found}
-            self.files = files
-            self._join()
+            self.kinds = kinds
+        if todo or removed:
+            last = time.monotonic()
+            batch = {}
+            for path, entry in parse_entries(self.ws, todo, progress, parallel):
+                batch[path] = file_of_entry(self.ws, path, entry)
+                if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
+                    self._merge(batch, set())
+                    batch = {}
+                    publish()
+                    last = time.monotonic()
+            self._merge(batch, removed)
+            self._dirty = True
+            self.save_cache()
+        elif progress is not None:
+            progress(len(found), len(found))
+        gc.freeze()
+        if publish is not None:
+            publish()
+
+    @staticmethod
+    def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
+        if cached is None or f.stamp is None:
+            return False
+        try:
+            st = os.stat(f.path)
+        except OSError:
+            return False
+        ident = (f.stamp.size, f.stamp.mtime_ns, *f.ident, f.stamp.sha256)
+        return cached.unchanged(f.path, ident, st)
+
+    def save_cache(self) -> bool:
+        """Write the index cache if anything changed since it was read or written."""
+        if not self.use_cache or not self._dirty:
+            return False
+        with self.lock:
+            files = list(self.files.values())
+        # lessons last: a start decodes the rest first
+        files.sort(key=lambda f: f.kind is Kind.LESSONS)
+        entries = {str(f.path): (f.kind.value if f.kind else None, entry_of_file(f)) for f in files}
+        try:
+            index_cache.write(self.ws, entries)
+        except OSError:
+            return False
+        self._dirty = False
+        return True
 
     def update(self, paths: Iterable[Path]) -> tuple[set[Path], set[Path]]:
         """Re-read changed files; returns (changed or added, removed) paths."""
-        known = {f.path: f.kind for f in self.ws.discover()}
         changed: set[Path] = set()
         removed: set[Path] = set()
         new_files: dict[Path, IndexedFile] = {}
+        kinds: dict[Path, Kind | None] = {}
         for path in set(paths):
-            if path not in known:
+            forget(path)
+            found = self.ws.found(path)
+            if found is None:
                 if path in self.files:
                     removed.add(path)
                 continue
+            kinds[path] = found.kind
             cur = self.files.get(path)
-            entry = index_file(self.ws, path, known[path])
+            entry = index_file(self.ws, path, found.kind)
             if cur is None or cur.stamp != entry.stamp:
                 new_files[path] = entry
                 changed.add(path)
+        if changed or removed:
+            self._merge(new_files, removed)
+            self._dirty = True
         with self.lock:
-            for p in removed:
-                self.files.pop(p, None)
-            self.files.update(new_files)
-            self.kinds = known
-            if changed or removed:
-                self._join()
+            self.kinds = {p: k for p, k in self.kinds.items() if p not in removed} | kinds
         return changed, removed
 
-    def _join(self) -> None:
-        sessions: dict[str, Session] = {}
+    # -- sessions: joined incrementally ------------------------------------------
 
-        def get(sid: str | None, fallback: str) -> Session:
-            key = session_key(sid, fallback)
-            s = sessions.get(key)
-            if s is None:
-                s = sessions[key] = Session(key, sid)
-            return s
-
-        for f in self.files.values():
-            doc = f.doc
-            if isinstance(doc, KptReport):
-                s = get(doc.session_id, f"kpt:{doc.id or f.path.stem}")
-                if s.report is None or (doc.id or "") > (s.report.doc.id or ""):
-                    s.report = Located(doc, f.path)
-            elif isinstance(doc, Proposal):
-                get(doc.session_id, f"prop:{doc.id or f.path.stem}").proposals.append(
-                    Located(doc, f.path)
+    def _merge(
+        self, new: dict[Path, IndexedFile], removed: set[Path], *, reset: bool = False
+    ) -> None:
+        """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
+        and rebuild only the sessions they touch. Readers see the old dicts or the new
+        ones, never one being changed."""
+        with self.lock:
+            if reset:
+                self._parts.clear()
+                self._paths_of.clear()
+                files: dict[Path, IndexedFile] = {}
+                sessions: dict[str, Session] = {}
+                by_report: dict[str, Session] = {}
+            else:
+                files, sessions, by_report = (
+                    dict(self.files),
+                    dict(self.sessions),
+                    dict(self.by_report),
                 )
-            for line, rec in f.records:
-                if isinstance(rec, SessionSummary):
-                    s = get(rec.session_id, f"ws:{rec.id or f.path}:{line}")
+            touched: set[str] = set()
+            for p in removed | set(new):
+                for key in self._parts.pop(p, {}):
+                    self._paths_of[key].discard(p)
+                    touched.add(key)
+                if p in removed:
+                    files.pop(p, None)
+            for p, f in new.items():
+                files[p] = f
+                parts = _contributions(f)
+                self._parts[p] = parts
+                for key in parts:
+                    self._paths_of.setdefault(key, set()).add(p)
+                touched.update(parts)
+            for key in touched:
+                old = sessions.pop(key, None)
+                if old is not None and old.report_id and by_report.get(old.report_id) is old:
+                    del by_report[old.report_id]
+                s = self._session(key)
+                if s is not None:
+                    sessions[key] = s
+                    if s.report_id:
+                        by_report[s.report_id] = s
+            self.files, self.sessions, self.by_report = files, sessions, by_report
+
+    def _session(self, key: str) -> Session | None:
+        """The session ``key`` from what its files contribute; ``None`` when it has no
+        report and no summary (a session is worth listing when one of those describes it)."""
+        paths = self._paths_of.get(key)
+        if not paths:
+            self._paths_of.pop(key, None)
+            return None
+        s = Session(key, key[4:] if key.startswith("sid:") else None)
+        for p in sorted(paths):
+            for part in self._parts[p][key]:
+                if isinstance(part, ReportRef):
+                    if s.report is None or (part.head.id or "") > (s.report.head.id or ""):
+                        s.report = part
+                elif isinstance(part, Located):
+                    s.proposals.append(part)
+                elif isinstance(part.head, SummaryHead):
                     if s.summary is None:
-                        s.summary = Located(rec, f.path, line)
-                elif isinstance(rec, Lesson):
-                    get(rec.session_id, f"ll:{rec.id or f.path}:{line}").lessons.append(
-                        Located(rec, f.path, line)
-                    )
-        # a session is worth listing when a report or a summary describes it
-        self.sessions = {k: s for k, s in sessions.items() if s.report or s.summary}
-        self.by_report = {s.report_id: s for s in self.sessions.values() if s.report_id}
+                        s.summary = part
+                else:
+                    s.lessons.append(part)
+        return s if s.report or s.summary else None
 
     # -- questions ---------------------------------------------------------------
 

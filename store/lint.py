@@ -120,19 +120,28 @@ def check_loaded(loaded: Loaded, *, finished: bool = True) -> list[Diagnostic]:
     is kept for later, as a file that is still being appended to needs.
     """
     diags = list(loaded.diagnostics)
-    if loaded.pending and finished:
-        line = (loaded.text or "").count("\n") + 1 - loaded.pending.count(b"\n")
-        diags.append(
-            Diagnostic(
-                loaded.display,
-                line,
-                "error",
-                "unfinished-line",
-                "the last record is unfinished (no closing brace or newline)",
-            )
-        )
+    line = unfinished_line(loaded)
+    if line is not None and finished:
+        diags.append(unfinished(loaded.display, line))
     diags.extend(cross_check(loaded))
     return diags
+
+
+def unfinished_line(loaded: Loaded) -> int | None:
+    """The line where an unfinished last JSONL record starts, if there is one."""
+    if not loaded.pending:
+        return None
+    return (loaded.text or "").count("\n") + 1 - loaded.pending.count(b"\n")
+
+
+def unfinished(display: str, line: int) -> Diagnostic:
+    return Diagnostic(
+        display,
+        line,
+        "error",
+        "unfinished-line",
+        "the last record is unfinished (no closing brace or newline)",
+    )
 
 
 def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
@@ -140,8 +149,19 @@ def lint_file(path: Path, kind: Kind | None, display: str) -> list[Diagnostic]:
 
 
 def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
-    for found in ws.discover():
-        yield from lint_file(found.path, found.kind, ws.display(found.path))
+    """Every file's diagnostics, through the index (and so its cache: files unchanged since
+    the last run, of the app or of any command, are not parsed again)."""
+    from .index import WorkspaceIndex
+
+    index = WorkspaceIndex(ws)
+    index.load_all()
+    for path in index.kinds:
+        f = index.files.get(path)
+        if f is None:
+            continue
+        yield from f.diagnostics
+        if f.unfinished_line is not None:
+            yield unfinished(f.display, f.unfinished_line)
 
 
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:

@@ -130,15 +130,17 @@ class WorkspaceSearch:
             return self.index
 
     def _build(self) -> SearchIndex:
-        from .search_records import records_for
+        """Every file parsed for its texts (the workspace index holds heads, not texts)."""
+        from .search_cache import parse_files
 
         with self.wi.lock:
             files = dict(self.wi.files)
+        items = [(str(p), f.kind) for p, f in sorted(files.items()) if _stamp(f) is not None]
         built: dict[str, tuple[Stamp, list[SearchRecord]]] = {}
-        for p, f in files.items():
-            st = _stamp(f)
+        for path, stamp, recs in parse_files(self.ws, items):
+            st = stamp or _stamp(files[Path(path)])
             if st is not None:
-                built[str(p)] = (st, records_for(p, f.kind, f.doc, f.records, f.display))
+                built[path] = (st, recs)
         return SearchIndex.build(built)
 
     def sync(self, paths: Iterable[Path] | None = None) -> bool:
@@ -151,7 +153,7 @@ class WorkspaceSearch:
                 files = {str(p): f for p, f in self.wi.files.items()}
             targets = set(files) | set(index.stamps) if paths is None else {str(p) for p in paths}
             changed = False
-            from .search_records import records_for
+            from .search_records import load_records
 
             for p in sorted(targets):
                 f = files.get(p)
@@ -162,8 +164,8 @@ class WorkspaceSearch:
                 st = _stamp(f)
                 if st is not None and index.stamps.get(p) == st:
                     continue
-                recs = records_for(Path(p), f.kind, f.doc, f.records, f.display)
-                changed |= index.update_file(p, st, recs)
+                read, recs = load_records(Path(p), f.kind, f.display)
+                changed |= index.update_file(p, read or st, recs)
             if index.needs_compaction:
                 self.index = index.compacted()
                 self._full = True

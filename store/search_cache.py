@@ -30,7 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .atomic import replace_file
 from .kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from .parallel import chunk_by_size, map_chunks
 from .search_index import DeltaRecord, SearchIndex, _delta
 from .search_model import SearchRecord, Stamp
 from .search_segment import Segment
@@ -44,8 +46,6 @@ BIN_NAME = f"search-cache-v{VERSION}.bin"
 SIDE_NAME = f"search-cache-v{VERSION}.json"
 MAGIC = b"HURIKAERI-SEARCH"
 _ALIGN = 8
-#: Files parsed by worker processes when a cold build has at least this many.
-PARALLEL_FROM = 400
 
 
 class CacheError(Exception):
@@ -267,21 +267,6 @@ SECTIONS = (
 CHUNK = 1 << 16
 
 
-def _atomic_write(path: Path, chunks: Sequence[bytes]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            for c in chunks:
-                fh.write(c)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def save_segment(
     ws: Workspace, seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
 ) -> str:
@@ -314,7 +299,7 @@ def save_segment(
     ).encode("utf-8", "surrogatepass")
     head = MAGIC + len(header).to_bytes(8, "little") + header
     head += b"\0" * ((-len(head)) % _ALIGN)
-    _atomic_write(ws.state_dir / BIN_NAME, [head, *body])
+    replace_file(ws.state_dir / BIN_NAME, [head, *body])
     return token
 
 
@@ -333,7 +318,7 @@ def save_side(ws: Workspace, index: SearchIndex, token: str) -> None:
         "tomb": sorted(index.tomb),
         "delta": [list(d.record) for d in index.delta],
     }
-    _atomic_write(
+    replace_file(
         ws.state_dir / SIDE_NAME,
         [
             json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(
@@ -688,14 +673,13 @@ def load_index(ws: Workspace) -> SearchIndex:
 
 
 def _parse_chunk(
-    args: tuple[Workspace, list[tuple[str, Kind | None]]],
+    items: list[tuple[str, Kind | None, str]],
 ) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
     from .search_records import load_records
 
-    ws, items = args
     out = []
-    for path, kind in items:
-        stamp, recs = load_records(Path(path), kind, ws.display(Path(path)))
+    for path, kind, display in items:
+        stamp, recs = load_records(Path(path), kind, display)
         out.append((path, stamp, recs))
     return out
 
@@ -708,26 +692,20 @@ def parse_files(
 ) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
     """Parse files into records, in worker processes when there are many."""
     total = len(items)
-    if not parallel or total < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
-        out = []
-        for i, (path, kind) in enumerate(items):
-            out.extend(_parse_chunk((ws, [(path, kind)])))
-            if progress is not None and (i % 50 == 0 or i + 1 == total):
-                progress(i + 1, total)
-        return out
-    import concurrent.futures
-    import multiprocessing
-
-    chunks = [items[i : i + 200] for i in range(0, total, 200)]
+    jobs = [(p, k, ws.display(Path(p))) for p, k in items]
+    sizes = []
+    for p, _k in items:
+        try:
+            sizes.append(os.stat(p).st_size)
+        except OSError:
+            sizes.append(0)
     results: list[tuple[str, Stamp | None, list[SearchRecord]]] = []
-    done = 0
-    ctx = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count(), mp_context=ctx) as pool:
-        for chunk_result in pool.map(_parse_chunk, [(ws, c) for c in chunks]):
-            results.extend(chunk_result)
-            done += len(chunk_result)
-            if progress is not None:
-                progress(done, total)
+    chunks = chunk_by_size(jobs, sizes)
+    preload = ["store.search_records"]
+    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
+        results.extend(chunk_result)
+        if progress is not None:
+            progress(len(results), total)
     return results
 
 

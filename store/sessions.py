@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from .models import KptReport, Lesson, Proposal, SessionSummary
+from .docs import RecordRef, ReportRef
+from .heads import LessonHead, SummaryHead
+from .models import Lesson, Proposal, SessionSummary
 
 T = TypeVar("T")
 
@@ -30,25 +32,25 @@ class Located(Generic[T]):
 class Session:
     key: str
     session_id: str | None = None
-    report: Located[KptReport] | None = None
-    summary: Located[SessionSummary] | None = None
-    lessons: list[Located[Lesson]] = field(default_factory=list)
+    report: ReportRef | None = None
+    summary: RecordRef[SummaryHead, SessionSummary] | None = None
+    lessons: list[RecordRef[LessonHead, Lesson]] = field(default_factory=list)
     proposals: list[Located[Proposal]] = field(default_factory=list)
 
     @property
     def report_id(self) -> str | None:
-        return self.report.doc.id if self.report else None
+        return self.report.head.id if self.report else None
 
     @property
     def when(self) -> str:
         """The session's time as written (the report's, else the summary's, else a lesson's)."""
-        if self.report and self.report.doc.created_at:
-            return self.report.doc.created_at
-        if self.summary and self.summary.doc.date:
-            return self.summary.doc.date
+        if self.report and self.report.head.created_at:
+            return self.report.head.created_at
+        if self.summary and self.summary.head.date:
+            return self.summary.head.date
         for les in self.lessons:
-            if les.doc.date:
-                return les.doc.date
+            if les.head.date:
+                return les.head.date
         return ""
 
     @property
@@ -57,41 +59,34 @@ class Session:
 
     @property
     def project(self) -> str:
-        if self.summary and self.summary.doc.project:
-            return self.summary.doc.project
+        if self.summary and self.summary.head.project:
+            return self.summary.head.project
         for les in self.lessons:
-            if les.doc.project:
-                return les.doc.project
+            if les.head.project:
+                return les.head.project
         return ""
 
     @property
     def outcome(self) -> str:
-        return (self.report.doc.outcome or "") if self.report else ""
+        return (self.report.head.outcome or "") if self.report else ""
 
     @property
     def title(self) -> str:
         """First line of what the session was about."""
-        text = ""
-        if self.report and self.report.doc.session_summary:
-            text = self.report.doc.session_summary
-        elif self.summary:
-            s = self.summary.doc
-            text = s.session_name or (s.info_summary[0] if s.info_summary else "")
-        return text.strip().splitlines()[0] if text.strip() else ""
+        if self.report and self.report.head.title:
+            return self.report.head.title
+        return self.summary.head.title if self.summary else ""
 
     def counts(self) -> dict[str, int]:
-        doc = self.report.doc if self.report else None
-        return {
-            sec: len(doc.section(sec)) if doc else 0
-            for sec in ("keep", "problem", "try", "omission")
-        }
+        counts = self.report.head.counts if self.report else (0, 0, 0, 0)
+        return dict(zip(("keep", "problem", "try", "omission"), counts, strict=True))
 
     def item_keys(self) -> list[str]:
         """``KPT_ID/ITEM_ID`` of every item of the report, in report order."""
-        if not self.report or not self.report.doc.id:
+        if not self.report or not self.report.head.id:
             return []
-        rid = self.report.doc.id
-        return [f"{rid}/{item.id}" for _sec, item in self.report.doc.items() if item.id]
+        rid = self.report.head.id
+        return [f"{rid}/{item_id}" for _sec, item_id in self.report.head.items]
 
 
 def parse_time(text: str) -> datetime:

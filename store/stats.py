@@ -20,8 +20,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from .index import WorkspaceIndex
-from .models.kpt import ProblemItem, TryItem
-from .sessions import parse_time
+from .sessions import Session, parse_time
 
 SIMILAR = 65.0
 
@@ -93,19 +92,28 @@ def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int
     return groups
 
 
+def _sessions(index: WorkspaceIndex) -> list[Session]:
+    """In a stable order (ties in the figures then come out the same every time)."""
+    return sorted(index.sessions.values(), key=lambda s: s.key)
+
+
+def _by_count(c: Counter[str]) -> dict[str, int]:
+    return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluster]:
     occ: list[Occurrence] = []
     fixes: dict[str, list[tuple[str, datetime]]] = {}
-    for s in index.sessions.values():
-        if not s.report or not s.report.doc.id:
+    for s in _sessions(index):
+        if not s.report or not s.report.head.id:
             continue
-        rep = s.report.doc
+        rep = s.report.head
         when = s.sort_time
-        for item in rep.section("problem"):
-            if isinstance(item, ProblemItem) and item.id and item.description:
+        for item in rep.problems:
+            if item.id and item.description:
                 occ.append(Occurrence(rep.id or "", item.id, s.key, when, item.description))
-        for t in rep.section("try"):
-            if not isinstance(t, TryItem) or not t.id:
+        for t in rep.tries:
+            if not t.id:
                 continue
             st = index.ledger.state(f"{rep.id}/{t.id}")
             if not st.promoted:
@@ -115,7 +123,7 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
                 if any(p.get("at") for p in st.promoted)
                 else parse_time(st.at or "")
             )
-            for addressed in t.addresses or []:
+            for addressed in t.addresses:
                 fixes.setdefault(f"{rep.id}/{addressed}", []).append((f"{rep.id}/{t.id}", at))
     occ.sort(key=lambda o: o.when)
     clusters = []
@@ -141,44 +149,33 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
     categories: Counter[str] = Counter()
     impacts: Counter[str] = Counter()
     tries: Counter[str] = Counter()
-    for s in index.sessions.values():
+    for s in _sessions(index):
         if not s.report:
             continue
-        rep = s.report.doc
+        rep = s.report.head
         if s.sort_time.year > 1:
             outcomes.setdefault(week_of(s.sort_time), Counter())[
                 (rep.outcome or "unknown").lower()
             ] += 1
-        for p in rep.section("problem"):
-            if isinstance(p, ProblemItem):
-                categories[(p.category or "unknown").lower()] += 1
-                impacts[(p.impact or "unknown").lower()] += 1
-        for t in rep.section("try"):
-            st = index.ledger.state(f"{rep.id}/{t.id}")
+        for p in rep.problems:
+            categories[(p.category or "unknown").lower()] += 1
+            impacts[(p.impact or "unknown").lower()] += 1
+        for t in rep.tries:
+            st = index.ledger.state(f"{rep.id}/{t.id or None}")
             tries["promoted" if st.promoted else st.state] += 1
     evaluations = []
-    for s in index.sessions.values():
-        ev = s.summary.doc.evaluation if s.summary else None
-        if ev is None:
+    for s in _sessions(index):
+        sm = s.summary.head if s.summary else None
+        if sm is None or not sm.evaluated:
             continue
-        ai = (
-            [sc.score for sc in (ev.ai.sub_scores or {}).values() if sc.score is not None]
-            if ev.ai
-            else []
-        )
         evaluations.append(
-            {
-                "date": s.summary.doc.date if s.summary else None,
-                "session": s.key,
-                "ai_mean": round(sum(ai) / len(ai), 2) if ai else None,
-                "user": ev.user.score if ev.user else None,
-            }
+            {"date": sm.date, "session": s.key, "ai_mean": sm.ai_mean, "user": sm.user_score}
         )
     evaluations.sort(key=lambda e: parse_time(str(e["date"] or "")))
     return {
         "outcomes_per_week": {w: dict(c) for w, c in sorted(outcomes.items())},
-        "problem_categories": dict(categories.most_common()),
-        "problem_impact": dict(impacts.most_common()),
+        "problem_categories": _by_count(categories),
+        "problem_impact": _by_count(impacts),
         "try_items": dict(tries),
         "evaluation": evaluations,
         "recurring_problems": [c.as_dict() for c in recurring_problems(index)],

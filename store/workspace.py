@@ -55,6 +55,37 @@ class Workspace:
         except ValueError:
             return str(path)
 
+    def found(self, path: Path) -> Found | None:
+        """What :meth:`discover` says of ``path`` alone (``None``: not a document of the
+        workspace, or no longer there), without walking the workspace."""
+        if not path.is_file():
+            return None
+        name = path.name.lower()
+        rules: list[tuple[str, tuple[str, ...], bool, Kind | None]] = [
+            ("kpt", YAML_SUFFIXES, False, Kind.KPT),
+            ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
+            ("summaries", (".jsonl",), True, Kind.SUMMARIES),
+            ("lessons_user", (".jsonl",), True, Kind.LESSONS),
+            ("lessons_ai", (".jsonl",), True, Kind.LESSONS),
+            ("knowledge_base", YAML_SUFFIXES, True, None),
+            ("memory", YAML_SUFFIXES, True, Kind.MEMORY),
+            ("discussions", (".md", ".markdown"), True, Kind.DISCUSSION),
+            ("pieces", YAML_SUFFIXES, True, Kind.PIECE),
+        ]
+        for key, suffixes, recursive, kind in rules:
+            if not name.endswith(suffixes):
+                continue
+            for top in self.locations[key]:
+                if key.startswith("lessons_") and path == top:
+                    return Found(path, kind)
+                if key.startswith("lessons_") and not top.is_dir():
+                    continue
+                if _under(path, top, recursive):
+                    if key == "knowledge_base":
+                        kind = kind_from_path(Path("knowledge_base") / path.relative_to(top))
+                    return Found(path, kind)
+        return None
+
     def discover(self) -> Iterator[Found]:
         """Every document of the workspace, location by location, in a stable order."""
         seen: set[Path] = set()
@@ -94,6 +125,22 @@ class Workspace:
         for d in self.locations["pieces"]:
             for p in _walk(d, YAML_SUFFIXES):
                 yield from emit(p, Kind.PIECE)
+
+
+def _under(path: Path, top: Path, recursive: bool) -> bool:
+    """Whether :func:`_walk` from ``top`` reaches ``path`` (no dot-dirs, no symlinked dirs)."""
+    try:
+        rel = path.relative_to(top)
+    except ValueError:
+        return False
+    if not rel.parts or (not recursive and len(rel.parts) != 1):
+        return False
+    d = top
+    for part in rel.parts[:-1]:
+        d = d / part
+        if ignored_name(part) or d.is_symlink():
+            return False
+    return not ignored_name(rel.name)
 
 
 def _walk(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:

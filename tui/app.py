@@ -32,6 +32,9 @@ from tui.commands import HurikaeriCommands
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.search_provider import SearchProvider
 
+#: How often changes seen while running are written to the index cache (seconds).
+SAVE_EVERY = 120.0
+
 
 class HurikaeriApp(App[None]):
     """hurikaeri: the daily review of what AI coding agents learned."""
@@ -81,22 +84,43 @@ class HurikaeriApp(App[None]):
             pct = done * 100 // max(total, 1)
             if pct != last[0]:
                 last[0] = pct
-                self.call_from_thread(
-                    setattr, self, "sub_title", f"{self.workspace.root} · reading {pct}%"
-                )
+                self.call_from_thread(self.show_progress, done, total)
 
-        self.index.load_all(progress)
+        def publish() -> None:
+            self.call_from_thread(self.published)
+
+        self.index.load_all(progress, publish)
+
+    def show_progress(self, done: int, total: int) -> None:
+        pct = done * 100 // max(total, 1)
+        self.sub_title = f"{self.workspace.root} · reading {pct}%"
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionsScreen):
+                screen.show_progress(done, total)
+
+    def published(self) -> None:
+        """The index has more to show (the cache, then files as they are parsed)."""
+        self.broadcast(lambda: WorkspaceChanged(initial=True))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:
             self.loaded.set()
+            for screen in self.screen_stack:
+                if isinstance(screen, SessionsScreen):
+                    screen.show_progress(None, None)
             self.broadcast(lambda: WorkspaceChanged(initial=True))
             if self.watch_files:
                 self.watch_workspace_files()
+            self.set_interval(SAVE_EVERY, self.save_index_cache)
         elif event.state == WorkerState.ERROR:
             self.notify(
                 f"{event.worker.name}: {event.worker.error}", severity="error", markup=False
             )
+
+    @work(thread=True, exclusive=True, group="save")
+    def save_index_cache(self) -> None:
+        """Changes seen while running go into the index cache now and then, and at exit."""
+        self.index.save_cache()
 
     @work(exclusive=True, group="watch")
     async def watch_workspace_files(self) -> None:
@@ -143,6 +167,8 @@ class HurikaeriApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._stop_watch.set()
+        if self.loaded.is_set():
+            self.index.save_cache()
 
     # -- actions -----------------------------------------------------------------
 

@@ -1,0 +1,100 @@
+"""Parsing on every core: chunks of work handed to worker processes.
+
+Workers are started by a fork server that has already imported the parsing code (so each
+starts in milliseconds, and none inherits the threads of a running app). Results come
+back as soon as each chunk is done, biggest chunks first so that two large JSONL files do
+not end up on the same core at the end. Small jobs are done in this process: starting
+workers would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import gc
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Below this many bytes of input, parse here.
+SERIAL_BELOW = 4 * 1024 * 1024
+#: A chunk holds files up to about this many bytes (or one bigger file).
+CHUNK_BYTES = 1024 * 1024
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection meanwhile: building many small objects that live on
+    would otherwise make the collector scan them all, again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+def chunk_by_size(items: Sequence[T], sizes: Sequence[int]) -> list[list[T]]:
+    """``items`` in chunks of about :data:`CHUNK_BYTES`, the biggest first."""
+    order = sorted(range(len(items)), key=lambda i: -sizes[i])
+    chunks: list[list[T]] = []
+    cur: list[T] = []
+    cur_bytes = 0
+    for i in order:
+        if cur and cur_bytes + sizes[i] > CHUNK_BYTES:
+            chunks.append(cur)
+            cur, cur_bytes = [], 0
+        cur.append(items[i])
+        cur_bytes += sizes[i]
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def map_chunks(
+    fn: Callable[[list[T]], list[R]],
+    chunks: list[list[T]],
+    total_bytes: int,
+    preload: Sequence[str] = (),
+) -> Iterator[list[R]]:
+    """``fn`` over ``chunks``, in worker processes when there is enough work and more than
+    one core; yields each chunk's results as it is finished (not in order)."""
+    n = workers()
+    if n < 2 or total_bytes < SERIAL_BELOW or len(chunks) < 2:
+        for c in chunks:
+            yield fn(c)
+        return
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver" and preload:
+        ctx.set_forkserver_preload(list(preload))
+    try:
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+    except (OSError, ValueError):  # no semaphores (some containers): parse here
+        for c in chunks:
+            yield fn(c)
+        return
+    done: set[int] = set()
+    try:
+        with pool:
+            futures = {pool.submit(fn, c): i for i, c in enumerate(chunks)}
+            for fut in concurrent.futures.as_completed(futures):
+                result = fut.result()
+                done.add(futures[fut])
+                yield result
+    except BrokenProcessPool:
+        # a worker could not start (e.g. the main script re-runs itself unguarded) or died:
+        # what is left is parsed here
+        for i, c in enumerate(chunks):
+            if i not in done:
+                yield fn(c)

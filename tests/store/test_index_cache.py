@@ -1,0 +1,226 @@
+"""The index cache: used when it can be trusted, rebuilt when it cannot, never wrong.
+
+Every test compares what a start from the cache yields with a start that parses everything
+(``use_cache=False``): the cache may only make things faster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from store import index_cache
+from store.heads import LessonHead
+from store.index import WorkspaceIndex
+from store.workspace import Workspace
+
+
+def _load(root: Path, *, use_cache: bool = True) -> WorkspaceIndex:
+    ix = WorkspaceIndex(Workspace(root), use_cache=use_cache)
+    ix.load_all(parallel=False)
+    return ix
+
+
+def _view(ix: WorkspaceIndex) -> dict[str, object]:
+    """Everything the lists and checks show of an index, in comparable form."""
+    return {
+        "files": {
+            str(p): (
+                f.kind,
+                f.stamp,
+                f.head,
+                f.records,
+                f.doc,
+                [d.format() for d in f.diagnostics],
+                f.unfinished_line,
+            )
+            for p, f in sorted(ix.files.items())
+        },
+        "sessions": {
+            k: (
+                s.report_id,
+                s.title,
+                s.when,
+                s.project,
+                s.outcome,
+                s.counts(),
+                s.item_keys(),
+                s.summary.head if s.summary else None,
+                [les.head for les in s.lessons],
+                [p.doc for p in s.proposals],
+            )
+            for k, s in sorted(ix.sessions.items())
+        },
+    }
+
+
+def _same_as_fresh(root: Path) -> WorkspaceIndex:
+    cached = _load(root)
+    assert _view(cached) == _view(_load(root, use_cache=False))
+    return cached
+
+
+def _a_report(root: Path) -> Path:
+    return sorted((root / "hurikaeri").glob("kpt-*.yaml"))[0]
+
+
+def test_second_start_reads_nothing_and_matches_a_fresh_parse(demo_root: Path) -> None:
+    first = _load(demo_root)
+    assert first.stats["parsed"] == first.stats["files"] > 50
+    assert index_cache.cache_path(first.ws).is_file()
+    # files older than the cache's coarseness margin are trusted on identity alone
+    old = 1_600_000_000
+    for p in first.files:
+        os.utime(p, (old, old))
+    _load(demo_root)
+    second = _same_as_fresh(demo_root)
+    assert second.stats["parsed"] == 0 and second.stats["cached"] == second.stats["files"]
+
+
+def test_a_changed_file_is_parsed_again(demo_root: Path) -> None:
+    _load(demo_root)
+    report = _a_report(demo_root)
+    text = report.read_text(encoding="utf-8")
+    report.write_text(text.replace("outcome:", "outcome: failure\nx_old_outcome:", 1), "utf-8")
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["parsed"] == 1
+    assert any(s.outcome == "failure" for s in ix.sessions.values() if s.report)
+
+
+def test_a_deleted_file_leaves_the_index(demo_root: Path) -> None:
+    first = _load(demo_root)
+    report = _a_report(demo_root)
+    rid = next(f.head.id for p, f in first.files.items() if p == report and f.head)
+    report.unlink()
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["removed"] == 1 and report not in ix.files
+    assert rid not in ix.by_report
+
+
+def test_a_file_replaced_with_the_same_size_and_mtime_is_noticed(demo_root: Path) -> None:
+    _load(demo_root)
+    report = _a_report(demo_root)
+    st = report.stat()
+    data = report.read_bytes()
+    i = data.index(b"session_summary:") + len(b"session_summary: ")
+    swapped = data[:i] + bytes([data[i] ^ 0x01]) + data[i + 1 :]  # one letter, same size
+    assert len(swapped) == len(data) and swapped != data
+    report.write_bytes(swapped)
+    os.utime(report, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert report.stat().st_size == st.st_size and report.stat().st_mtime_ns == st.st_mtime_ns
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["parsed"] == 1
+
+
+def test_a_copied_workspace_checks_by_hash_and_keeps_what_is_unchanged(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    _load(demo_root)
+    copy = tmp_path / "copy"
+    shutil.copytree(demo_root, copy)  # same sizes and mtimes; new inodes and ctimes
+    index_cache.clear(Workspace(copy))
+    shutil.copy2(index_cache.cache_path(Workspace(demo_root)), copy / ".hurikaeri")
+    # the cache names the old root: another workspace's cache is not used
+    ix = _load(copy)
+    assert ix.stats["cached"] == 0
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[: len(b) // 2],  # truncated
+        lambda b: b.replace(b"kpt-", b"kpx-", 1),  # edited: the checksum no longer matches
+        lambda b: b"\x00\xff garbage" + b,  # not even a header
+        lambda b: b"",  # empty
+    ],
+)
+def test_a_corrupt_cache_is_rebuilt(demo_root: Path, damage: object) -> None:
+    first = _load(demo_root)
+    path = index_cache.cache_path(first.ws)
+    path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["cached"] == 0 and ix.stats["parsed"] == ix.stats["files"]
+    index_cache.read(ix.ws)  # written anew, and sound
+
+
+def test_a_cache_with_a_forged_checksum_but_bad_entries_is_not_trusted(demo_root: Path) -> None:
+    """A body that passes the checksum yet holds nonsense: those files are parsed again."""
+    first = _load(demo_root)
+    path = index_cache.cache_path(first.ws)
+    head, _, body = path.read_bytes().partition(b"\n")
+    lines = body.splitlines()
+    key, _, _entry = lines[0].partition(b"\t")
+    lines[0] = key + b'\t["not", "an", "entry"]'
+    body = b"\n".join(lines) + b"\n"
+    header = json.loads(head)
+    import hashlib
+
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["parsed"] == 1
+
+
+@pytest.mark.parametrize("field", ["version", "app", "format"])
+def test_a_cache_from_another_version_is_rebuilt(demo_root: Path, field: str) -> None:
+    first = _load(demo_root)
+    path = index_cache.cache_path(first.ws)
+    head, _, body = path.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    header[field] = 999 if field == "version" else "something else"
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    with pytest.raises(index_cache.CacheError):
+        index_cache.read(first.ws)
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["cached"] == 0
+
+
+def test_appended_lessons_are_read_and_spans_still_find_full_records(demo_root: Path) -> None:
+    first = _load(demo_root)
+    lessons = next(
+        p for p, f in first.files.items() if any(isinstance(r, LessonHead) for r in f.records)
+    )
+    record = {
+        "id": "ll-ai-20261122-901",
+        "date": "2026-11-22T08:00:00+09:00",
+        "type": "ai_trial_error",
+        "title": "Appended after the cache was written",
+        "summary": "a long summary that only the full record holds",
+    }
+    with lessons.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    ix = _same_as_fresh(demo_root)
+    heads = [r for r in ix.files[lessons].records if isinstance(r, LessonHead)]
+    new = next(h for h in heads if h.id == "ll-ai-20261122-901")
+    from store.docs import lesson_ref
+
+    assert lesson_ref(new, lessons).doc.summary == record["summary"]
+    assert all(lesson_ref(h, lessons).doc.id == h.id for h in heads)
+
+
+def test_a_read_only_workspace_still_loads(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_a: object, **_k: object) -> None:
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(index_cache, "replace_file", refuse)
+    ix = _load(demo_root)
+    assert ix.sessions and not index_cache.cache_path(ix.ws).exists()
+
+
+def test_lint_stats_and_search_share_the_cache(demo_root: Path) -> None:
+    """The command line reads the same cache as the app (then parses nothing)."""
+    from tui.cli import main
+
+    ws = Workspace(demo_root)
+    assert main(["lint", "--root", str(demo_root)]) == 0
+    written = index_cache.cache_path(ws).stat().st_mtime_ns
+    assert main(["stats", "--root", str(demo_root), "--json"]) == 0
+    assert index_cache.cache_path(ws).stat().st_mtime_ns == written  # read, not rebuilt
+    ix = _load(demo_root)
+    assert ix.stats["cached"] == ix.stats["files"] - ix.stats["parsed"] > 0
