@@ -90,6 +90,8 @@ class WorkspaceIndex:
         #: what each file gives each session (by session key), and the reverse
         self._parts: dict[Path, dict[str, list[Part]]] = {}
         self._paths_of: dict[str, set[Path]] = {}
+        #: each file's place in the workspace's order (a session lists its parts so)
+        self._rank: dict[Path, int] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class WorkspaceIndex:
         if cached is not None:
             # reports, summaries and the rest first: the sessions list can show them
             # while the (many) lessons are decoded
+            self._rank = {Path(name): i for i, name in enumerate(cached.lines)}
             groups = ([], [])  # type: tuple[list[str], list[str]]
             for name, (kind, _raw) in cached.lines.items():
                 groups[kind == Kind.LESSONS.value].append(name)
@@ -131,6 +134,7 @@ class WorkspaceIndex:
                     publish()
             cached.lines.clear()
         found = list(self.ws.discover())
+        self._rank = {f.path: i for i, f in enumerate(found)}
         sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
         todo: list[Found] = []
         for f in found:
@@ -184,7 +188,8 @@ class WorkspaceIndex:
         with self.lock:
             files = list(self.files.values())
         # lessons last: a start decodes the rest first
-        files.sort(key=lambda f: f.kind is Kind.LESSONS)
+        n = len(self._rank)
+        files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
         entries = {str(f.path): (f.kind.value if f.kind else None, entry_of_file(f)) for f in files}
         try:
             index_cache.write(self.ws, entries)
@@ -273,7 +278,7 @@ class WorkspaceIndex:
             self._paths_of.pop(key, None)
             return None
         s = Session(key, key[4:] if key.startswith("sid:") else None)
-        for p in sorted(paths):
+        for p in sorted(paths, key=lambda p: (self._rank.get(p, len(self._rank)), p)):
             for part in self._parts[p][key]:
                 if isinstance(part, ReportRef):
                     if s.report is None or (part.head.id or "") > (s.report.head.id or ""):

@@ -18,6 +18,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.tag import Tag
 
 from .diagnostics import DiagnosticSink
 
@@ -39,10 +41,43 @@ _PLAIN_TAGS = frozenset(
 _local = threading.local()
 
 
+class _Resolver(VersionedResolver):
+    """YAML 1.2 resolution without asking, for every scalar, which version applies: with
+    the C parser the answer is always the loader's (ruamel finds it by catching an
+    exception per scalar, a tenth of the whole parse)."""
+
+    @property
+    def processing_version(self) -> Any:
+        return self._loader_version or (1, 2)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        """The base class's resolution, returning one shared tag object per tag (whose text
+        is then worked out once, not once per scalar)."""
+        if kind is ScalarNode and implicit[0]:
+            table = self.versioned_resolver
+            for tag, regexp in table.get(value[0] if value else "", []) + table.get(None, []):
+                if regexp.match(value):
+                    return _shared_tag(tag)
+            implicit = (False, implicit[1])
+        return super().resolve(kind, value, implicit)
+
+
+_TAGS: dict[str, Tag] = {}
+
+
+def _shared_tag(suffix: str) -> Tag:
+    t = _TAGS.get(suffix)
+    if t is None:
+        t = _TAGS[suffix] = Tag(suffix=suffix)
+    return t
+
+
 def _yaml() -> YAML:
     y: YAML | None = getattr(_local, "yaml", None)
     if y is None:
         y = YAML(typ="safe", pure=not C_LOADER_AVAILABLE)
+        if C_LOADER_AVAILABLE:
+            y.Resolver = _Resolver
         _local.yaml = y
     return y
 
@@ -83,12 +118,19 @@ class YamlDoc:
         return line
 
 
+class _TooLarge(Exception):
+    pass
+
+
 class _Builder:
-    def __init__(self, sink: DiagnosticSink, constructor: Any) -> None:
+    def __init__(self, sink: DiagnosticSink, constructor: Any, shared: bool = True) -> None:
         self.sink = sink
         self.c = constructor
         self.count = 0
         self.sizes: dict[int, int] = {}
+        #: whether nodes may be shared (the text has anchors); without, the tree is as
+        #: big as the text and has no cycles, so neither needs checking node by node
+        self.shared = shared
 
     def size(self, node: Node, depth: int = 0) -> int:
         """Expanded size of a node, memoised per node, so alias bombs are measured cheaply."""
@@ -113,30 +155,34 @@ class _Builder:
         self.sizes[key] = total
         return total
 
-    def build(self, node: Node, active: frozenset[int] = frozenset()) -> Any:
+    def build(self, node: Node, active: frozenset[int] = frozenset(), depth: int = 0) -> Any:
         line = node.start_mark.line + 1
         tag = node.tag or ""
         if isinstance(node, ScalarNode):
             return self.scalar(node, tag, line)
-        if id(node) in active:
-            self.sink.error("yaml-recursive-alias", "an alias refers to its own ancestor", line)
-            return None
-        active = active | {id(node)}
+        if depth > MAX_DEPTH:
+            raise _TooLarge
+        if self.shared:
+            if id(node) in active:
+                self.sink.error("yaml-recursive-alias", "an alias refers to its own ancestor", line)
+                return None
+            active = active | {id(node)}
+        depth += 1
         if tag not in _PLAIN_TAGS:
             self.unknown_tag(tag, line)
         if isinstance(node, SequenceNode):
-            return [self.build(v, active) for v in node.value]
+            return [self.build(v, active, depth) for v in node.value]
         if isinstance(node, MappingNode):
             out: dict[Any, Any] = {}
             for k, v in node.value:
                 if tag == _STD + "map" and k.tag == _STD + "merge":
-                    merged = self.build(v, active)
+                    merged = self.build(v, active, depth)
                     for m in merged if isinstance(merged, list) else [merged]:
                         if isinstance(m, dict):
                             for mk, mv in m.items():
                                 out.setdefault(mk, mv)
                     continue
-                key = self.build(k, active)
+                key = self.build(k, active, depth)
                 if isinstance(key, (list, dict)):
                     self.sink.error(
                         "yaml-complex-key",
@@ -150,7 +196,7 @@ class _Builder:
                         f"key {key!r} appears more than once in this mapping; the last value is used",
                         k.start_mark.line + 1,
                     )
-                out[key] = self.build(v, active)
+                out[key] = self.build(v, active, depth)
             return out
         return None  # pragma: no cover - no other node kinds exist
 
@@ -267,8 +313,12 @@ def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:
         return None
     if root is None:
         return YamlDoc(None, None)
-    builder = _Builder(sink, y.constructor)
-    if builder.size(root) > MAX_EXPANDED_NODES:
+    builder = _Builder(sink, y.constructor, shared="&" in text)
+    try:
+        if builder.shared and builder.size(root) > MAX_EXPANDED_NODES:
+            raise _TooLarge
+        data = builder.build(root)
+    except _TooLarge:
         sink.error(
             "yaml-too-large",
             f"the document expands to more than {MAX_EXPANDED_NODES:,} values "
@@ -276,8 +326,6 @@ def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:
             root.start_mark.line + 1,
         )
         return None
-    try:
-        data = builder.build(root)
     except RecursionError:
         sink.error("yaml-too-deep", f"the document nests deeper than {MAX_DEPTH} levels")
         return None
