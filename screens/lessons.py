@@ -147,7 +147,7 @@ class LessonsScreen(Screen[None]):
         for f in files.values():
             if f.kind is not Kind.LESSONS:
                 continue
-            for rec in f.records:
+            for rec in f.records or ():
                 if isinstance(rec, LessonHead):
                     line = rec.span.line
                     out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))

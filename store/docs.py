@@ -15,12 +15,12 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
 from .diagnostics import DiagnosticSink
-from .heads import LessonHead, RecordSpan, ReportHead, SummaryHead
+from .heads import HeadTable, LessonHead, RecordSpan, ReportHead, SummaryHead
 from .kinds import Kind
 from .models import KptReport, Lesson, SessionSummary
 from .validate import validate_tolerant
@@ -134,12 +134,33 @@ class ReportRef:
         return load_report(self.path, self.head)
 
 
-@dataclass(slots=True)
 class RecordRef(Generic[H, M]):
-    head: H
-    path: Path
-    line: int
-    model: type[M]
+    """A JSONL record of a session: its head (decoded from the file's head table the first
+    time it is asked for) and the full record, read from the file when asked for."""
+
+    __slots__ = ("_head", "index", "model", "path", "table")
+
+    def __init__(
+        self, table: HeadTable | None, index: int, path: Path, model: type[M], head: H | None = None
+    ) -> None:
+        self.table = table
+        self.index = index
+        self.path = path
+        self.model = model
+        self._head = head
+
+    @property
+    def head(self) -> H:
+        if self._head is None:
+            assert self.table is not None
+            self._head = cast("H", self.table[self.index])
+        return self._head
+
+    @property
+    def line(self) -> int:
+        head = self.head
+        assert isinstance(head, LessonHead | SummaryHead)
+        return head.span.line
 
     @property
     def doc(self) -> M:
@@ -149,8 +170,8 @@ class RecordRef(Generic[H, M]):
 
 
 def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:
-    return RecordRef(head, path, head.span.line, Lesson)
+    return RecordRef(None, 0, path, Lesson, head)
 
 
 def summary_ref(head: SummaryHead, path: Path) -> RecordRef[SummaryHead, SessionSummary]:
-    return RecordRef(head, path, head.span.line, SessionSummary)
+    return RecordRef(None, 0, path, SessionSummary, head)

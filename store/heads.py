@@ -13,7 +13,10 @@ same text is then one object however many records carry it.
 
 from __future__ import annotations
 
+import json
 import sys
+from array import array
+from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from typing import Any
 
@@ -230,3 +233,57 @@ def load_record(raw: list[Any]) -> RecordHead:
             span, rid, date, _i(sid), name, _i(project), title, evaluated, ai_mean, user
         )
     raise ValueError(f"unknown record head {tag!r}")
+
+
+class HeadTable:
+    """The record heads of one JSONL file, kept as JSON lines in one ``bytes`` and decoded
+    one at a time when asked for: a hundred thousand lessons cost a few tens of megabytes
+    this way, instead of the few hundred that live objects would. What joining sessions
+    needs of every record (its session id and whether it is a summary or a lesson) is kept
+    decoded beside them."""
+
+    __slots__ = ("blob", "ends", "kinds", "sids")
+
+    def __init__(self, blob: bytes, sids: list[str | None], kinds: str) -> None:
+        self.blob = blob
+        self.sids = [_i(s) for s in sids]
+        self.kinds = kinds
+        ends = array("Q")
+        pos = blob.find(b"\n")
+        while pos >= 0:
+            ends.append(pos)
+            pos = blob.find(b"\n", pos + 1)
+        if len(ends) != len(sids) or len(kinds) != len(sids):
+            raise ValueError("a head table's parts disagree")
+        self.ends = ends
+
+    @classmethod
+    def of(cls, heads: list[RecordHead]) -> HeadTable:
+        blob = b"".join(
+            json.dumps(dump_record(h), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for h in heads
+        )
+        kinds = "".join("L" if isinstance(h, LessonHead) else "S" for h in heads)
+        return cls(blob, [h.session_id for h in heads], kinds)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, i: int) -> RecordHead:
+        start = self.ends[i - 1] + 1 if i else 0
+        raw = json.loads(self.blob[start : self.ends[i]])
+        if not isinstance(raw, list):
+            raise ValueError("a record head is a list")
+        return load_record(raw)
+
+    def __iter__(self) -> Iterator[RecordHead]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HeadTable) and self.blob == other.blob
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def meta(self) -> list[Any]:
+        """What the cache keeps beside the lines: the session ids and kinds."""
+        return [self.sids, self.kinds]

@@ -17,10 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import cast
 
 from . import index_cache
 from .atomic import sweep_temp_files
-from .docs import RecordRef, ReportRef, forget, lesson_ref, summary_ref
+from .docs import RecordRef, ReportRef, forget
 from .heads import LessonHead, SummaryHead
 from .index_entry import IndexedFile, entry_of_file, file_of_entry, parse_entries
 from .kinds import Kind
@@ -40,7 +41,7 @@ def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
     """Parse and check one file into what the index holds of it."""
     from .index_entry import entry_of_path
 
-    return file_of_entry(ws, path, entry_of_path(path, kind, ws.display(path)))
+    return file_of_entry(ws, path, *entry_of_path(path, kind, ws.display(path)))
 
 
 Part = (
@@ -61,14 +62,21 @@ def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
     elif isinstance(f.doc, Proposal):
         key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
         out.setdefault(key, []).append(Located(f.doc, f.path))
-    for rec in f.records:
-        line = rec.span.line
-        if isinstance(rec, SummaryHead):
-            key = session_key(rec.session_id, f"ws:{rec.id or f.path}:{line}")
-            out.setdefault(key, []).append(summary_ref(rec, f.path))
+    table = f.records
+    if table is None:
+        return out
+    for i, (sid, what) in enumerate(zip(table.sids, table.kinds, strict=True)):
+        summary = what == "S"
+        if sid:
+            key = session_key(sid, "")
+        else:  # a session of its own: named after the record (decoded only for this)
+            rec = table[i]
+            prefix = "ws" if summary else "ll"
+            key = f"{prefix}:{rec.id or f.path}:{rec.span.line}"
+        if summary:
+            out.setdefault(key, []).append(RecordRef(table, i, f.path, SessionSummary))
         else:
-            key = session_key(rec.session_id, f"ll:{rec.id or f.path}:{line}")
-            out.setdefault(key, []).append(lesson_ref(rec, f.path))
+            out.setdefault(key, []).append(RecordRef(table, i, f.path, Lesson))
     return out
 
 
@@ -121,18 +129,20 @@ class WorkspaceIndex:
             # while the (many) lessons are decoded
             self._rank = {Path(name): i for i, name in enumerate(cached.lines)}
             groups = ([], [])  # type: tuple[list[str], list[str]]
-            for name, (kind, _raw) in cached.lines.items():
+            for name, (kind, *_where) in cached.lines.items():
                 groups[kind == Kind.LESSONS.value].append(name)
             for i, group in enumerate(groups):
                 batch: dict[Path, IndexedFile] = {}
                 for name in group:
                     with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
-                        batch[Path(name)] = file_of_entry(self.ws, Path(name), cached.entry(name))
+                        entry, blob = cached.entry(name)
+                        batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
                 files.update(batch)
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None:
                     publish()
             cached.lines.clear()
+            cached.data = b""
         found = list(self.ws.discover())
         self._rank = {f.path: i for i, f in enumerate(found)}
         sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
@@ -154,8 +164,8 @@ class WorkspaceIndex:
         if todo or removed:
             last = time.monotonic()
             batch = {}
-            for path, entry in parse_entries(self.ws, todo, progress, parallel):
-                batch[path] = file_of_entry(self.ws, path, entry)
+            for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
+                batch[path] = file_of_entry(self.ws, path, entry, blob)
                 if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
                     self._merge(batch, set())
                     batch = {}
@@ -190,7 +200,9 @@ class WorkspaceIndex:
         # lessons last: a start decodes the rest first
         n = len(self._rank)
         files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
-        entries = {str(f.path): (f.kind.value if f.kind else None, entry_of_file(f)) for f in files}
+        entries = {
+            str(f.path): (f.kind.value if f.kind else None, *entry_of_file(f)) for f in files
+        }
         try:
             index_cache.write(self.ws, entries)
         except OSError:
@@ -285,11 +297,11 @@ class WorkspaceIndex:
                         s.report = part
                 elif isinstance(part, Located):
                     s.proposals.append(part)
-                elif isinstance(part.head, SummaryHead):
+                elif part.model is SessionSummary:
                     if s.summary is None:
                         s.summary = part
                 else:
-                    s.lessons.append(part)
+                    s.lessons.append(cast("RecordRef[LessonHead, Lesson]", part))
         return s if s.report or s.summary else None
 
     # -- questions ---------------------------------------------------------------

@@ -101,14 +101,17 @@ class Cached:
     when asked for, so that the sessions can show before the lessons are decoded)."""
 
     written_ns: int
-    lines: dict[str, tuple[str | None, bytes]]
+    #: path → (kind, start, end, blob end) of its entry in ``data`` (its blob follows it)
+    lines: dict[str, tuple[str | None, int, int, int]]
+    data: bytes
 
-    def entry(self, path: str) -> list[Any]:
-        """The entry of ``path`` (``ValueError`` when it is not valid JSON)."""
-        raw = json.loads(self.lines[path][1])
+    def entry(self, path: str) -> tuple[list[Any], bytes]:
+        """The entry of ``path`` and its blob (``ValueError`` when it is not valid JSON)."""
+        _kind, start, end, blob_end = self.lines[path]
+        raw = json.loads(self.data[start:end])
         if not isinstance(raw, list):
             raise ValueError("an entry is a list")
-        return raw
+        return raw, self.data[end + 1 : blob_end]
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
@@ -134,9 +137,10 @@ def read(ws: Workspace) -> Cached:
         data = path.read_bytes()
     except OSError as exc:
         raise CacheError(f"no cache: {exc}") from exc
-    head, sep, body = data.partition(b"\n")
+    nl = data.find(b"\n")
+    body = memoryview(data)[nl + 1 :]  # no copy of what may be tens of megabytes
     try:
-        header = json.loads(head) if sep else None
+        header = json.loads(data[:nl]) if nl >= 0 else None
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -150,29 +154,40 @@ def read(ws: Workspace) -> Cached:
     written = header.get("written_ns")
     if not isinstance(written, int):
         raise CacheError("corrupt: no time of writing")
-    lines: dict[str, tuple[str | None, bytes]] = {}
-    for line in body.splitlines():
-        # each line: ["path", "kind" or null] TAB entry
-        key, tab, rest = line.partition(b"\t")
+    lines: dict[str, tuple[str | None, int, int, int]] = {}
+    pos = nl + 1
+    while pos < len(data):
+        # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        tab = data.find(b"\t", pos, end)
         try:
-            name, kind = json.loads(key)
+            name, kind, size = json.loads(data[pos:tab]) if tab >= 0 else (None, None, 0)
         except (ValueError, TypeError) as exc:
             raise CacheError(f"corrupt: {exc}") from exc
-        if not tab or not isinstance(name, str) or not (kind is None or isinstance(kind, str)):
+        if (
+            not isinstance(name, str)
+            or not (kind is None or isinstance(kind, str))
+            or not isinstance(size, int)
+            or not 0 <= size <= len(data) - end - 1
+        ):
             raise CacheError("corrupt: unexpected layout")
-        lines[name] = (kind, rest)
-    return Cached(written, lines)
+        lines[name] = (kind, tab + 1, end, end + 1 + size)
+        pos = end + 1 + size
+    return Cached(written, lines, data)
 
 
-def write(ws: Workspace, entries: dict[str, tuple[str | None, list[Any]]]) -> None:
-    """Write the cache atomically (``entries``: path → (kind, entry)). Raises ``OSError``
-    (callers may ignore it: a read-only workspace still works, it only indexes again)."""
+def write(ws: Workspace, entries: dict[str, tuple[str | None, list[Any], bytes]]) -> None:
+    """Write the cache atomically (``entries``: path → (kind, entry, blob)). Raises
+    ``OSError`` (callers may ignore it: a read-only workspace still works, it only indexes
+    again next time)."""
     body = b"".join(
-        json.dumps([path, kind], ensure_ascii=True).encode()
+        json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
         + b"\t"
         + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
         + b"\n"
-        for path, (kind, entry) in entries.items()
+        + blob
+        for path, (kind, entry, blob) in entries.items()
     )
     header = {
         "format": FORMAT,

@@ -22,15 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .diagnostics import Diagnosed, Diagnostic
-from .heads import (
-    LessonHead,
-    RecordHead,
-    RecordSpan,
-    ReportHead,
-    SummaryHead,
-    dump_record,
-    load_record,
-)
+from .heads import HeadTable, LessonHead, RecordHead, RecordSpan, ReportHead, SummaryHead
 from .kinds import Kind
 from .models import KptReport, Lesson, SessionSummary
 from .parallel import chunk_by_size, map_chunks, paused_gc
@@ -38,6 +30,8 @@ from .textio import FileStamp
 from .workspace import Found, Workspace
 
 Entry = list[Any]
+#: An entry and, for a JSONL file, the JSON lines of its record heads (else ``b""``).
+Parsed = tuple[Entry, bytes]
 
 
 @dataclass(slots=True)
@@ -51,7 +45,7 @@ class IndexedFile(Diagnosed):
     #: a KPT report's head
     head: ReportHead | None = None
     #: a JSONL file's records, as heads
-    records: list[RecordHead] = field(default_factory=list)
+    records: HeadTable | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: the line of an unfinished last JSONL record (kept for later; lint reports it)
     unfinished_line: int | None = None
@@ -59,7 +53,7 @@ class IndexedFile(Diagnosed):
     ident: tuple[int, int] = (0, 0)
 
 
-def entry_of_path(path: Path, kind: Kind | None, display: str) -> Entry:
+def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     """Parse and check ``path``: its entry."""
     from .lint import check_loaded, unfinished_line
     from .loader import load_file
@@ -78,26 +72,28 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Entry:
             if (st.st_size, st.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
                 ident[2:4] = [st.st_ino, st.st_ctime_ns]
     payload: list[Any] | None = None
+    blob = b""
     doc = loaded.doc
     if isinstance(doc, KptReport):
         payload = ["R", ReportHead.of(doc).dump()]
-    elif loaded.entries:
-        heads: list[list[Any]] = []
+    elif loaded.entries or loaded.kind in (Kind.LESSONS, Kind.SUMMARIES):
+        heads: list[RecordHead] = []
         for e in loaded.entries:
             span = RecordSpan(e.record.line, e.record.start, e.record.end - e.record.start)
             if isinstance(e.model, Lesson):
-                heads.append(dump_record(LessonHead.of(span, e.model)))
+                heads.append(LessonHead.of(span, e.model))
             elif isinstance(e.model, SessionSummary):
-                heads.append(dump_record(SummaryHead.of(span, e.model)))
-        payload = ["J", heads]
+                heads.append(SummaryHead.of(span, e.model))
+        table = HeadTable.of(heads)
+        payload, blob = ["T", *table.meta()], table.blob
     elif doc is not None:
         payload = ["D", doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
     kind_value = loaded.kind.value if loaded.kind else None
     diag_rows = [[d.line, d.severity, d.code, d.message] for d in diags]
-    return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)]
+    return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
 
 
-def file_of_entry(ws: Workspace, path: Path, entry: Entry) -> IndexedFile:
+def file_of_entry(ws: Workspace, path: Path, entry: Entry, blob: bytes = b"") -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
     malformed: the caller parses the file again)."""
     from .loader import MODELS
@@ -111,34 +107,35 @@ def file_of_entry(ws: Workspace, path: Path, entry: Entry) -> IndexedFile:
     f.ident = (ino, ctime_ns)
     if payload is None:
         return f
-    tag, body = payload
+    tag, *body = payload
     if tag == "R":
-        f.head = ReportHead.load(body)
-    elif tag == "J":
-        f.records = [load_record(r) for r in body]
+        f.head = ReportHead.load(body[0])
+    elif tag == "T":
+        f.records = HeadTable(blob, *body)
     elif tag == "D" and kind is not None and kind in MODELS:
-        f.doc = MODELS[kind].model_validate(body)
+        f.doc = MODELS[kind].model_validate(body[0])
     else:
         raise ValueError(f"unexpected payload {tag!r}")
     return f
 
 
-def entry_of_file(f: IndexedFile) -> Entry:
+def entry_of_file(f: IndexedFile) -> Parsed:
     st = f.stamp
     ident = [st.size, st.mtime_ns, *f.ident, st.sha256] if st else [-1, -1, 0, 0, ""]
     payload: list[Any] | None = None
+    blob = b""
     if f.head is not None:
         payload = ["R", f.head.dump()]
-    elif f.records or f.kind in (Kind.LESSONS, Kind.SUMMARIES):
-        payload = ["J", [dump_record(r) for r in f.records]]
+    elif f.records is not None:
+        payload, blob = ["T", *f.records.meta()], f.records.blob
     elif f.doc is not None:
         payload = ["D", f.doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
     diag_rows = [[d.line, d.severity, d.code, d.message] for d in f.diagnostics]
     kind_value = f.kind.value if f.kind else None
-    return [ident, kind_value, diag_rows, payload, f.unfinished_line]
+    return [ident, kind_value, diag_rows, payload, f.unfinished_line], blob
 
 
-def _parse_chunk(items: list[tuple[str, str | None, str]]) -> list[tuple[str, Entry]]:
+def _parse_chunk(items: list[tuple[str, str | None, str]]) -> list[tuple[str, Parsed]]:
     with paused_gc():
         return [(p, entry_of_path(Path(p), Kind(k) if k else None, d)) for p, k, d in items]
 
@@ -148,7 +145,7 @@ def parse_entries(
     found: list[Found],
     progress: Callable[[int, int], None] | None = None,
     parallel: bool = True,
-) -> Iterator[tuple[Path, Entry]]:
+) -> Iterator[tuple[Path, Parsed]]:
     """Entries of ``found``, parsed on every core when there is enough to parse."""
     items = [(str(f.path), f.kind.value if f.kind else None, ws.display(f.path)) for f in found]
     sizes = []
@@ -161,8 +158,8 @@ def parse_entries(
     total_bytes = sum(sizes) if parallel else 0
     done = 0
     for result in map_chunks(_parse_chunk, chunks, total_bytes, ["store.index_entry"]):
-        for p, entry in result:
-            yield Path(p), entry
+        for p, parsed in result:
+            yield Path(p), parsed
         done += len(result)
         if progress is not None:
             progress(done, len(found))
