@@ -24,7 +24,7 @@ from store.sessions import Session
 from tui.messages import ReviewChanged, WorkspaceChanged
 from tui.widgets.document import outcome_content
 from tui.widgets.literal import literal
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
 
 COLUMNS = [
     Column("date", "Date", 10),
@@ -122,7 +122,8 @@ class SessionsScreen(Screen[None]):
 
     def refresh_rows(self) -> None:
         self.order = ordered(self.index, self.filter)
-        rows: list[Row] = [self.row(s) for s in self.order]
+        by_key = {s.key: s for s in self.order}
+        rows = LazyRows(list(by_key), lambda key: self.row(by_key[key])[1])
         table = self.query_one("#sessions", VirtualTable)
         table.set_rows(rows)
         total = len(self.index.sessions)

@@ -100,6 +100,7 @@ class WorkspaceIndex:
         self._paths_of: dict[str, set[Path]] = {}
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
+        self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -307,8 +308,15 @@ class WorkspaceIndex:
     # -- questions ---------------------------------------------------------------
 
     def review_progress(self, s: Session) -> tuple[int, int]:
+        """Items decided and items in all (kept until the ledger or the session changes)."""
+        revision = self.ledger.revision
+        hit = self._progress.get(s.key)
+        if hit is not None and hit[0] == revision and hit[1] is s:
+            return hit[2]
         keys = s.item_keys()
-        done = sum(1 for k in keys if self.ledger.state(k).state != "pending")
+        states = self.ledger.states
+        done = sum(1 for k in keys if (st := states.get(k)) is not None and st.state != "pending")
+        self._progress[s.key] = (revision, s, (done, len(keys)))
         return done, len(keys)
 
     def unreviewed_count(self) -> int:

@@ -83,6 +83,9 @@ class Ledger:
         self.diagnostics: list[Any] = []
         self._offset = 0
         self._line = 1
+        #: grows with every entry read (and on a reset): what was worked out from the
+        #: states may be kept while it stays the same
+        self.revision = 0
         self.refresh()
 
     # -- reading -----------------------------------------------------------------
@@ -117,10 +120,12 @@ class Ledger:
         return bool(new)
 
     def _reset(self) -> None:
+        self.revision += 1
         self.entries, self.undone, self.states = [], set(), {}
         self._offset, self._line = 0, 1
 
     def _apply(self, e: Entry) -> None:
+        self.revision += 1
         self.entries.append(e)
         if e.op == "undo":
             if e.undoes:

@@ -36,6 +36,7 @@ class Session:
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
     lessons: list[RecordRef[LessonHead, Lesson]] = field(default_factory=list)
     proposals: list[Located[Proposal]] = field(default_factory=list)
+    _sort_time: datetime | None = field(default=None, repr=False, compare=False)
 
     @property
     def report_id(self) -> str | None:
@@ -55,7 +56,10 @@ class Session:
 
     @property
     def sort_time(self) -> datetime:
-        return parse_time(self.when)
+        """:attr:`when` as a time (worked out once: a session is rebuilt when it changes)."""
+        if self._sort_time is None:
+            self._sort_time = parse_time(self.when)
+        return self._sort_time
 
     @property
     def project(self) -> str:

@@ -17,15 +17,10 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from screens.problems import ProblemsScreen
 from screens.sessions import SessionsScreen
-from store.atomic import WriteError
 from store.config import Config
 from store.index import WorkspaceIndex
-from store.journal import entry_path, is_file_write
-from store.review import ReviewError
 from store.session_order import next_unreviewed, ordered
-from store.undo import UndoRefused, undo_last
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
@@ -72,7 +67,9 @@ class HurikaeriApp(App[None]):
             self.theme = self.workspace.config.theme
         self.sub_title = f"{self.workspace.root} · reading…"
         self.push_screen(SessionsScreen(self.index))
-        self.load_index()
+        # the first screen is drawn before the reading starts (it holds the interpreter
+        # for a while, in bursts)
+        self.call_after_refresh(self.load_index)
 
     # -- loading and watching ----------------------------------------------------
 
@@ -174,6 +171,10 @@ class HurikaeriApp(App[None]):
 
     def action_undo(self) -> None:
         from screens.text_view import TextView
+        from store.atomic import WriteError
+        from store.journal import entry_path, is_file_write
+        from store.review import ReviewError
+        from store.undo import UndoRefused, undo_last
 
         try:
             undone = undo_last(self.workspace, self.index.ledger)
@@ -195,6 +196,8 @@ class HurikaeriApp(App[None]):
         self.broadcast(ReviewChanged)
 
     def action_problems(self) -> None:
+        from screens.problems import ProblemsScreen
+
         if not isinstance(self.screen, ProblemsScreen):
             self.push_screen(ProblemsScreen(self.index))
 

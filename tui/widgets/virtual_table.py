@@ -19,9 +19,9 @@ cursor.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, overload
 
 from rich.segment import Segment
 from textual import events
@@ -35,7 +35,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-__all__ = ["Cell", "Column", "Row", "VirtualTable"]
+__all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,36 @@ Row: TypeAlias = tuple[str, tuple[Cell, ...]]
 
 _SEPARATOR = 1
 """Cells between two columns."""
+
+
+class LazyRows(Sequence[Row]):
+    """Rows given as their keys and a function that makes a row's cells from its key:
+    only the rows that are drawn are ever made (ten thousand sessions, forty on screen).
+    Made cells are kept until the next `VirtualTable.set_rows`."""
+
+    def __init__(self, keys: Sequence[str], cells: Callable[[str], tuple[Cell, ...]]) -> None:
+        self.keys = list(keys)
+        self._cells = cells
+        self._made: dict[int, Row] = {}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | Sequence[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        row = self._made.get(index)
+        if row is None:
+            key = self.keys[index]
+            row = self._made[index] = (key, self._cells(key))
+        return row
+
 
 # Characters that would act on the terminal or reorder text, mapped one-to-one to visible
 # stand-ins (so the spans of a Content cell keep their offsets): C0 controls to their Unicode
@@ -212,7 +242,7 @@ class VirtualTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._columns: tuple[Column, ...] = tuple(columns)
-        self._rows: list[Row] = []
+        self._rows: Sequence[Row] = []
         self._index: dict[str, int] = {}
         self._highlighted_key: str | None = None
         self._follow_cursor = True
@@ -241,7 +271,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def row_key_at(self, index: int) -> str | None:
         """Key of the row at ``index``, or ``None`` if there is no such row."""
         if 0 <= index < len(self._rows):
-            return self._rows[index][0]
+            rows = self._rows
+            return rows.keys[index] if isinstance(rows, LazyRows) else rows[index][0]
         return None
 
     def set_rows(self, rows: Sequence[Row]) -> None:
@@ -255,8 +286,9 @@ class VirtualTable(ScrollView, can_focus=True):
         """
         old_key = self.cursor_key
         old_index = self.cursor_row
-        self._rows = list(rows)
-        self._index = {row[0]: position for position, row in enumerate(self._rows)}
+        self._rows = rows if isinstance(rows, LazyRows) else list(rows)
+        keys = rows.keys if isinstance(rows, LazyRows) else [row[0] for row in self._rows]
+        self._index = {key: position for position, key in enumerate(keys)}
         self._line_cache.clear()
         self._update_virtual_size()
 
