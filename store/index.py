@@ -137,13 +137,13 @@ class WorkspaceIndex:
                 for name in group:
                     with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
                         entry, blob = cached.entry(name)
+                        del cached.lines[name]  # let go of its JSON as soon as it is read
                         batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
                 files.update(batch)
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None:
                     publish()
             cached.lines.clear()
-            cached.data = b""
         found = list(self.ws.discover())
         self._rank = {f.path: i for i, f in enumerate(found)}
         sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
@@ -201,9 +201,9 @@ class WorkspaceIndex:
         # lessons last: a start decodes the rest first
         n = len(self._rank)
         files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
-        entries = {
-            str(f.path): (f.kind.value if f.kind else None, *entry_of_file(f)) for f in files
-        }
+        entries = (
+            (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f)) for f in files
+        )
         try:
             index_cache.write(self.ws, entries)
         except OSError:

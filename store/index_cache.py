@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
+import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .atomic import replace_file
 from .workspace import Workspace
@@ -101,17 +104,16 @@ class Cached:
     when asked for, so that the sessions can show before the lessons are decoded)."""
 
     written_ns: int
-    #: path → (kind, start, end, blob end) of its entry in ``data`` (its blob follows it)
-    lines: dict[str, tuple[str | None, int, int, int]]
-    data: bytes
+    #: path → (kind, entry as JSON, blob)
+    lines: dict[str, tuple[str | None, bytes, bytes]]
 
     def entry(self, path: str) -> tuple[list[Any], bytes]:
         """The entry of ``path`` and its blob (``ValueError`` when it is not valid JSON)."""
-        _kind, start, end, blob_end = self.lines[path]
-        raw = json.loads(self.data[start:end])
+        _kind, raw_entry, blob = self.lines[path]
+        raw = json.loads(raw_entry)
         if not isinstance(raw, list):
             raise ValueError("an entry is a list")
-        return raw, self.data[end + 1 : blob_end]
+        return raw, blob
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
@@ -131,16 +133,20 @@ _DECODER = json.JSONDecoder()
 
 
 def read(ws: Workspace) -> Cached:
-    """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted."""
-    path = cache_path(ws)
+    """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
+
+    Read piece by piece (each file's line, then its blob), never as one big ``bytes``:
+    what is held at once is the cache's size, not twice it."""
     try:
-        data = path.read_bytes()
+        with open(cache_path(ws), "rb") as f:
+            return _read(ws, f)
     except OSError as exc:
         raise CacheError(f"no cache: {exc}") from exc
-    nl = data.find(b"\n")
-    body = memoryview(data)[nl + 1 :]  # no copy of what may be tens of megabytes
+
+
+def _read(ws: Workspace, f: BinaryIO) -> Cached:
     try:
-        header = json.loads(data[:nl]) if nl >= 0 else None
+        header = json.loads(f.readline())
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -149,52 +155,63 @@ def read(ws: Workspace) -> Cached:
         raise CacheError("made by another version")
     if header.get("workspace") != _fingerprint(ws):
         raise CacheError("made for another workspace")
-    if header.get("sha256") != hashlib.sha256(body).hexdigest():
-        raise CacheError("corrupt: the checksum does not match")
     written = header.get("written_ns")
     if not isinstance(written, int):
         raise CacheError("corrupt: no time of writing")
-    lines: dict[str, tuple[str | None, int, int, int]] = {}
-    pos = nl + 1
-    while pos < len(data):
+    digest = hashlib.sha256()
+    lines: dict[str, tuple[str | None, bytes, bytes]] = {}
+    while line := f.readline():
         # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
-        end = data.find(b"\n", pos)
-        end = len(data) if end < 0 else end
-        tab = data.find(b"\t", pos, end)
+        digest.update(line)
+        tab = line.find(b"\t")
         try:
-            name, kind, size = json.loads(data[pos:tab]) if tab >= 0 else (None, None, 0)
+            name, kind, size = json.loads(line[:tab]) if tab >= 0 else (None, None, -1)
         except (ValueError, TypeError) as exc:
             raise CacheError(f"corrupt: {exc}") from exc
         if (
-            not isinstance(name, str)
+            not line.endswith(b"\n")
+            or not isinstance(name, str)
             or not (kind is None or isinstance(kind, str))
             or not isinstance(size, int)
-            or not 0 <= size <= len(data) - end - 1
+            or size < 0
         ):
             raise CacheError("corrupt: unexpected layout")
-        lines[name] = (kind, tab + 1, end, end + 1 + size)
-        pos = end + 1 + size
-    return Cached(written, lines, data)
+        blob = f.read(size)
+        if len(blob) != size:
+            raise CacheError("corrupt: truncated")
+        digest.update(blob)
+        lines[name] = (kind, line[tab + 1 : -1], blob)
+    if header.get("sha256") != digest.hexdigest():
+        raise CacheError("corrupt: the checksum does not match")
+    return Cached(written, lines)
 
 
-def write(ws: Workspace, entries: dict[str, tuple[str | None, list[Any], bytes]]) -> None:
-    """Write the cache atomically (``entries``: path → (kind, entry, blob)). Raises
-    ``OSError`` (callers may ignore it: a read-only workspace still works, it only indexes
-    again next time)."""
-    body = b"".join(
-        json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
-        + b"\t"
-        + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
-        + b"\n"
-        + blob
-        for path, (kind, entry, blob) in entries.items()
-    )
-    header = {
-        "format": FORMAT,
-        "version": VERSION,
-        "app": app_version(),
-        "workspace": _fingerprint(ws),
-        "written_ns": time.time_ns(),
-        "sha256": hashlib.sha256(body).hexdigest(),
-    }
-    replace_file(cache_path(ws), [json.dumps(header).encode(), b"\n", body])
+def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:
+    """Write the cache atomically from ``(path, kind, entry, blob)``, streamed: the body
+    goes to a scratch file first (its checksum is in the header), then both are copied
+    into place, so memory holds one entry at a time. Raises ``OSError`` (callers may
+    ignore it: a read-only workspace still works, it only indexes again next time)."""
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    with tempfile.TemporaryFile(dir=ws.state_dir) as scratch:
+        for path, kind, entry, blob in entries:
+            piece = (
+                json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
+                + b"\t"
+                + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+                + b"\n"
+            )
+            for part in (piece, blob):
+                digest.update(part)
+                scratch.write(part)
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "app": app_version(),
+            "workspace": _fingerprint(ws),
+            "written_ns": time.time_ns(),
+            "sha256": digest.hexdigest(),
+        }
+        scratch.seek(0)
+        body = iter(lambda: scratch.read(1 << 20), b"")
+        replace_file(cache_path(ws), itertools.chain([json.dumps(header).encode() + b"\n"], body))
