@@ -22,8 +22,7 @@ from store.index import WorkspaceIndex
 from store.session_order import SessionFilter, next_unreviewed, ordered, projects
 from store.sessions import Session
 from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.document import outcome_content
-from tui.widgets.literal import literal
+from tui.widgets.literal import literal, outcome_content
 from tui.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
 
 COLUMNS = [

@@ -24,11 +24,10 @@ from store.index import WorkspaceIndex
 from store.stats import workspace_stats
 from tui.messages import ReviewChanged, WorkspaceChanged
 from tui.widgets.document import lines
-from tui.widgets.literal import literal
+from tui.widgets.literal import OUTCOME_STYLE, literal
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 BAR = "█"
-OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
 CLUSTER_COLUMNS = [
     Column("count", "×", 3, align="right"),
     Column("sessions", "Sessions", 8, align="right"),

@@ -15,17 +15,18 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar, cast
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from .diagnostics import DiagnosticSink
 from .heads import HeadTable, LessonHead, RecordSpan, ReportHead, SummaryHead
 from .kinds import Kind
-from .models import KptReport, Lesson, SessionSummary
-from .validate import validate_tolerant
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:  # the models are imported when a document is read, not for lists
+    from pydantic import BaseModel
+
+    from .models import KptReport, Lesson, SessionSummary
+
+M = TypeVar("M", bound="BaseModel")
 H = TypeVar("H")
 
 KEEP = 256
@@ -68,6 +69,7 @@ def forget(path: Path | None = None) -> None:
 def load_report(path: Path, head: ReportHead | None = None) -> KptReport:
     """The report in ``path``; an empty one (with the head's id) when it can't be read."""
     from .loader import load_file
+    from .models import KptReport
 
     ident = _identity(path)
     if ident is not None and isinstance(hit := _cached(path, None, ident), KptReport):
@@ -82,6 +84,8 @@ def load_report(path: Path, head: ReportHead | None = None) -> KptReport:
 
 def load_record(path: Path, span: RecordSpan, model: type[M], want_id: str | None) -> M:
     """The JSONL record at ``span`` in ``path`` as ``model`` (empty when it is gone)."""
+    from .validate import validate_tolerant
+
     ident = _identity(path)
     if ident is not None and isinstance(hit := _cached(path, span.line, ident), model):
         return hit
@@ -170,8 +174,12 @@ class RecordRef(Generic[H, M]):
 
 
 def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:
+    from .models import Lesson
+
     return RecordRef(None, 0, path, Lesson, head)
 
 
 def summary_ref(head: SummaryHead, path: Path) -> RecordRef[SummaryHead, SessionSummary]:
+    from .models import SessionSummary
+
     return RecordRef(None, 0, path, SessionSummary, head)

@@ -18,10 +18,10 @@ import sys
 from array import array
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .models import KptReport, Lesson, SessionSummary
-from .models.kpt import ProblemItem, TryItem
+if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
+    from .models import KptReport, Lesson, SessionSummary
 
 #: Longest title a head keeps (lists show one line of it).
 TITLE_CHARS = 200
@@ -75,6 +75,8 @@ class ReportHead:
 
     @classmethod
     def of(cls, doc: KptReport) -> ReportHead:
+        from .models.kpt import ProblemItem, TryItem
+
         problems = tuple(
             ProblemHead(_i(p.id) or "", p.description or "", _i(p.category), _i(p.impact))
             for p in doc.section("problem")

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from . import index_cache
 from .atomic import sweep_temp_files
@@ -26,7 +26,6 @@ from .heads import LessonHead, SummaryHead
 from .index_entry import IndexedFile, entry_of_file, file_of_entry, parse_entries
 from .kinds import Kind
 from .ledger import Ledger
-from .models import Lesson, Proposal, SessionSummary
 from .parallel import paused_gc
 from .sessions import Located, Session, session_key
 from .workspace import Found, Workspace
@@ -44,16 +43,21 @@ def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
     return file_of_entry(ws, path, *entry_of_path(path, kind, ws.display(path)))
 
 
-Part = (
-    ReportRef
-    | Located[Proposal]
-    | RecordRef[SummaryHead, SessionSummary]
-    | RecordRef[LessonHead, Lesson]
-)
+if TYPE_CHECKING:  # the models are imported when a file is parsed or read
+    from .models import Lesson, Proposal, SessionSummary
+
+    Part = (
+        ReportRef
+        | Located[Proposal]
+        | RecordRef[SummaryHead, SessionSummary]
+        | RecordRef[LessonHead, Lesson]
+    )
 
 
 def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
     """What ``f`` gives to which session (by session key)."""
+    from .models import Lesson, Proposal, SessionSummary
+
     out: dict[str, list[Part]] = {}
     head = f.head
     if head is not None:
@@ -286,6 +290,8 @@ class WorkspaceIndex:
     def _session(self, key: str) -> Session | None:
         """The session ``key`` from what its files contribute; ``None`` when it has no
         report and no summary (a session is worth listing when one of those describes it)."""
+        from .models import SessionSummary
+
         paths = self._paths_of.get(key)
         if not paths:
             self._paths_of.pop(key, None)
@@ -323,6 +329,8 @@ class WorkspaceIndex:
         return sum(t - d for d, t in (self.review_progress(s) for s in self.sessions.values()))
 
     def inbox_pending(self) -> int:
+        from .models import Proposal
+
         return sum(
             1
             for f in self.files.values()

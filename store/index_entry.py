@@ -17,17 +17,17 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnosed, Diagnostic
 from .heads import HeadTable, LessonHead, RecordHead, RecordSpan, ReportHead, SummaryHead
 from .kinds import Kind
-from .models import KptReport, Lesson, SessionSummary
 from .parallel import chunk_by_size, map_chunks, paused_gc
 from .textio import FileStamp
 from .workspace import Found, Workspace
+
+if TYPE_CHECKING:  # the models are imported when a file is parsed
+    from pydantic import BaseModel
 
 Entry = list[Any]
 #: An entry and, for a JSONL file, the JSON lines of its record heads (else ``b""``).
@@ -57,6 +57,7 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     """Parse and check ``path``: its entry."""
     from .lint import check_loaded, unfinished_line
     from .loader import load_file
+    from .models import KptReport, Lesson, SessionSummary
 
     loaded = load_file(path, kind, display)
     diags = check_loaded(loaded, finished=False)

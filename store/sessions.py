@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .docs import RecordRef, ReportRef
-from .heads import LessonHead, SummaryHead
-from .models import Lesson, Proposal, SessionSummary
+if TYPE_CHECKING:
+    from .docs import RecordRef, ReportRef
+    from .heads import LessonHead, SummaryHead
+    from .models import Lesson, Proposal, SessionSummary
 
 T = TypeVar("T")
 

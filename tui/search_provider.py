@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.command import Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from screens.search import HIGHLIGHT, KIND_LABELS, highlighted, open_hit, short_project
 from store.index import WorkspaceIndex
-from store.search import Hit as SearchHit
-from store.search import search_for
 from store.textsafe import printable
+
+if TYPE_CHECKING:  # the search engine is imported when the palette first searches
+    from store.search import Hit as SearchHit
 
 LIMIT = 8
 MAX_SCORE = 1.1
@@ -40,12 +41,16 @@ class SearchProvider(Provider):
     async def startup(self) -> None:
         index = self._index
         if index is not None:
+            from store.search import search_for
+
             await asyncio.to_thread(search_for(index).ensure, self._loaded())
 
     async def search(self, query: str) -> Hits:
         index = self._index
         if index is None or len(query.strip()) < 2:
             return
+        from store.search import search_for
+
         handle = search_for(index)
         if handle.index is None:
             return
@@ -63,6 +68,8 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _display(hit: SearchHit) -> Content:
+        from screens.search import HIGHLIGHT, KIND_LABELS, highlighted
+
         title = highlighted(hit.title, hit.title_spans)
         if hit.snippet:
             title = Content.assemble(
@@ -80,10 +87,14 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _help(hit: SearchHit) -> str:
+        from screens.search import short_project
+
         rec = hit.record
         parts = [rec.id, short_project(rec.project) if rec.project else "", rec.date[:10]]
         # the palette parses help as markup: escape it, agent text stays literal
         return escape(printable(" · ".join(p for p in parts if p), keep_newlines=False))
 
     async def _open(self, index: WorkspaceIndex, hit: SearchHit) -> None:
+        from screens.search import open_hit
+
         await open_hit(self.app, index, hit)

@@ -18,12 +18,11 @@ from store.models.kpt import KptItem
 from store.promote import promoted_label
 from store.sessions import Session
 
-from .literal import literal
+from .literal import literal, outcome_content
 
 SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
 STATE_STYLE = {"pending": "$text-muted", "approved": "$success", "rejected": "$error"}
 STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗"}
-OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
 
 
 def label(text: str) -> Content:
@@ -63,10 +62,6 @@ def state_content(st: ItemState) -> Content:
     if st.promoted and st.state == "approved":
         return Content.styled("✓ promoted", "bold $accent")
     return Content.styled(f"{STATE_MARK[st.state]} {st.state}", STATE_STYLE[st.state])
-
-
-def outcome_content(outcome: str) -> Content:
-    return Content.styled(outcome or "—", OUTCOME_STYLE.get(outcome.lower(), "$text-muted"))
 
 
 def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> Content:

@@ -17,3 +17,11 @@ visible = printable
 def literal(text: str, style: str = "", *, keep_newlines: bool = True) -> Content:
     """A ``Content`` that shows ``text`` exactly as typed."""
     return Content.styled(printable(text, keep_newlines=keep_newlines), style)
+
+
+OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
+
+
+def outcome_content(outcome: str) -> Content:
+    """A session's outcome, coloured by how it went."""
+    return Content.styled(outcome or "—", OUTCOME_STYLE.get(outcome.lower(), "$text-muted"))
