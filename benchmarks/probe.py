@@ -220,6 +220,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
     app = HurikaeriApp(ws)
     frames: list[Frame] = []
     interactive = asyncio.Event()
+    loaded_at: list[float | None] = [None]
     table: VirtualTable | None = None
     display = app._display
 
@@ -249,6 +250,8 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
             t.row_count if t else -1,
         )
         frames.append(frame)
+        if app.loaded.is_set() and loaded_at[0] is None:
+            loaded_at[0] = end
         if frame.laid_out and app.loaded.is_set() and frame.rows == len(app.index.sessions):
             interactive.set()
 
@@ -260,6 +263,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
         ready = next(f for f in frames if f.laid_out and f.rows == len(app.index.sessions))
         out["first_paint_s"] = paint.end - T0
         out["interactive_s"] = ready.end - T0
+        out["loaded_s"] = (loaded_at[0] or ready.end) - T0
         out["sessions"] = len(app.index.sessions)
         out["load_stats"] = getattr(app.index, "stats", None)
 

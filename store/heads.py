@@ -271,6 +271,15 @@ class HeadTable:
     def __len__(self) -> int:
         return len(self.ends)
 
+    def extend(self, more: HeadTable) -> None:
+        """Append ``more``'s records in place (a reader meanwhile sees the old length: the
+        ends, which give the length, grow last)."""
+        base = len(self.blob)
+        self.blob = self.blob + more.blob
+        self.sids.extend(more.sids)
+        self.kinds += more.kinds
+        self.ends.extend(base + e for e in more.ends)
+
     def __getitem__(self, i: int) -> RecordHead:
         start = self.ends[i - 1] + 1 if i else 0
         raw = json.loads(self.blob[start : self.ends[i]])

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, cast
 from . import index_cache
 from .atomic import sweep_temp_files
 from .docs import RecordRef, ReportRef, forget
-from .heads import LessonHead, SummaryHead
+from .heads import HeadTable, LessonHead, SummaryHead
 from .index_entry import IndexedFile, entry_of_file, file_of_entry, parse_entries
+from .jsonl_append import appended
 from .kinds import Kind
 from .ledger import Ledger
 from .parallel import paused_gc
@@ -56,7 +57,7 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed or read
 
 def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
     """What ``f`` gives to which session (by session key)."""
-    from .models import Lesson, Proposal, SessionSummary
+    from .models import Proposal
 
     out: dict[str, list[Part]] = {}
     head = f.head
@@ -66,22 +67,31 @@ def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
     elif isinstance(f.doc, Proposal):
         key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
         out.setdefault(key, []).append(Located(f.doc, f.path))
-    table = f.records
-    if table is None:
-        return out
-    for i, (sid, what) in enumerate(zip(table.sids, table.kinds, strict=True)):
-        summary = what == "S"
+    if f.records is not None:
+        _contribute_records(out, f.records, f.path, 0)
+    return out
+
+
+def _contribute_records(
+    out: dict[str, list[Part]], table: HeadTable, path: Path, start: int
+) -> None:
+    """What the records of ``table`` from ``start`` on give to which session."""
+    from .models import Lesson, SessionSummary
+
+    for i in range(start, len(table)):
+        summary = table.kinds[i] == "S"
+        sid = table.sids[i]
         if sid:
             key = session_key(sid, "")
         else:  # a session of its own: named after the record (decoded only for this)
             rec = table[i]
-            prefix = "ws" if summary else "ll"
-            key = f"{prefix}:{rec.id or f.path}:{rec.span.line}"
-        if summary:
-            out.setdefault(key, []).append(RecordRef(table, i, f.path, SessionSummary))
-        else:
-            out.setdefault(key, []).append(RecordRef(table, i, f.path, Lesson))
-    return out
+            key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
+        part: Part = (
+            RecordRef(table, i, path, SessionSummary)
+            if summary
+            else RecordRef(table, i, path, Lesson)
+        )
+        out.setdefault(key, []).append(part)
 
 
 class WorkspaceIndex:
@@ -94,7 +104,8 @@ class WorkspaceIndex:
         self.kinds: dict[Path, Kind | None] = {}
         self.sessions: dict[str, Session] = {}
         self.by_report: dict[str, Session] = {}
-        self.ledger = Ledger(ws.state_dir)
+        # read by load_all (in a worker), not here (on the way to the first screen)
+        self.ledger = Ledger(ws.state_dir, read=False)
         self.lock = threading.Lock()
         #: what the last load did: files found, taken from the cache, parsed, removed
         self.stats: dict[str, int] = {}
@@ -124,18 +135,21 @@ class WorkspaceIndex:
         The collector is paused meanwhile (building a few hundred thousand small objects
         would otherwise set it scanning them all again and again), and what was built is
         then frozen: later collections, while someone types, need not look at it."""
+        self.ledger.refresh()
         cached: index_cache.Cached | None = None
         if self.use_cache:
             with contextlib.suppress(index_cache.CacheError):
                 cached = index_cache.read(self.ws)
         files: dict[Path, IndexedFile] = {}
         if cached is not None:
-            # reports, summaries and the rest first: the sessions list can show them
-            # while the (many) lessons are decoded
+            # reports and summaries first: the sessions list is complete with them alone
+            # (and they need no models); then the lessons, then the few documents that are
+            # kept whole (their models are imported then)
             self._rank = {Path(name): i for i, name in enumerate(cached.lines)}
-            groups = ([], [])  # type: tuple[list[str], list[str]]
+            first = (Kind.KPT.value, Kind.SUMMARIES.value)
+            groups: tuple[list[str], list[str], list[str]] = ([], [], [])
             for name, (kind, *_where) in cached.lines.items():
-                groups[kind == Kind.LESSONS.value].append(name)
+                groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
                 batch: dict[Path, IndexedFile] = {}
                 for name in group:
@@ -220,7 +234,9 @@ class WorkspaceIndex:
         changed: set[Path] = set()
         removed: set[Path] = set()
         new_files: dict[Path, IndexedFile] = {}
+        grown: dict[Path, tuple[IndexedFile, int]] = {}
         kinds: dict[Path, Kind | None] = {}
+        todo: list[Found] = []
         for path in set(paths):
             forget(path)
             found = self.ws.found(path)
@@ -230,12 +246,20 @@ class WorkspaceIndex:
                 continue
             kinds[path] = found.kind
             cur = self.files.get(path)
-            entry = index_file(self.ws, path, found.kind)
-            if cur is None or cur.stamp != entry.stamp:
-                new_files[path] = entry
+            if cur is not None and cur.kind is found.kind and (got := appended(cur)) is not None:
+                grown[path] = got
+                changed.add(path)
+            else:
+                todo.append(found)
+        # a big file is parsed in a worker process (see parallel.map_chunks)
+        for path, (entry, blob) in parse_entries(self.ws, todo):
+            f = file_of_entry(self.ws, path, entry, blob)
+            cur = self.files.get(path)
+            if cur is None or cur.stamp != f.stamp:
+                new_files[path] = f
                 changed.add(path)
         if changed or removed:
-            self._merge(new_files, removed)
+            self._merge(new_files, removed, grown)
             self._dirty = True
         with self.lock:
             self.kinds = {p: k for p, k in self.kinds.items() if p not in removed} | kinds
@@ -244,11 +268,17 @@ class WorkspaceIndex:
     # -- sessions: joined incrementally ------------------------------------------
 
     def _merge(
-        self, new: dict[Path, IndexedFile], removed: set[Path], *, reset: bool = False
+        self,
+        new: dict[Path, IndexedFile],
+        removed: set[Path],
+        grown: dict[Path, tuple[IndexedFile, int]] | None = None,
+        *,
+        reset: bool = False,
     ) -> None:
         """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
-        and rebuild only the sessions they touch. Readers see the old dicts or the new
-        ones, never one being changed."""
+        put ``grown`` JSONL files in (what their records from the given index on give is
+        added to what the earlier ones gave), and rebuild only the sessions they touch.
+        Readers see the old dicts or the new ones, never one being changed."""
         with self.lock:
             if reset:
                 self._parts.clear()
@@ -276,6 +306,16 @@ class WorkspaceIndex:
                 for key in parts:
                     self._paths_of.setdefault(key, set()).add(p)
                 touched.update(parts)
+            for p, (f, start) in (grown or {}).items():
+                files[p] = f
+                added: dict[str, list[Part]] = {}
+                if f.records is not None:
+                    _contribute_records(added, f.records, p, start)
+                parts = self._parts.setdefault(p, {})
+                for key, more in added.items():
+                    parts.setdefault(key, []).extend(more)
+                    self._paths_of.setdefault(key, set()).add(p)
+                touched.update(added)
             for key in touched:
                 old = sessions.pop(key, None)
                 if old is not None and old.report_id and by_report.get(old.report_id) is old:

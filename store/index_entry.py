@@ -97,8 +97,6 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
 def file_of_entry(ws: Workspace, path: Path, entry: Entry, blob: bytes = b"") -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
     malformed: the caller parses the file again)."""
-    from .loader import MODELS
-
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
     display = ws.display(path)
     kind = Kind(kind_value) if kind_value is not None else None
@@ -113,7 +111,9 @@ def file_of_entry(ws: Workspace, path: Path, entry: Entry, blob: bytes = b"") ->
         f.head = ReportHead.load(body[0])
     elif tag == "T":
         f.records = HeadTable(blob, *body)
-    elif tag == "D" and kind is not None and kind in MODELS:
+    elif tag == "D" and kind is not None:
+        from .loader import MODELS  # the models: imported only for documents kept whole
+
         f.doc = MODELS[kind].model_validate(body[0])
     else:
         raise ValueError(f"unexpected payload {tag!r}")

@@ -75,7 +75,7 @@ def item_key(report_id: str, item_id: str) -> str:
 class Ledger:
     """The ledger of one workspace; ``refresh()`` reads what other processes appended."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, read: bool = True) -> None:
         self.path = state_dir / LEDGER_NAME
         self.entries: list[Entry] = []
         self.undone: set[str] = set()
@@ -86,7 +86,8 @@ class Ledger:
         #: grows with every entry read (and on a reset): what was worked out from the
         #: states may be kept while it stays the same
         self.revision = 0
-        self.refresh()
+        if read:
+            self.refresh()
 
     # -- reading -----------------------------------------------------------------
 

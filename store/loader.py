@@ -144,11 +144,11 @@ def _load_jsonl(out: Loaded, data: bytes, sink: DiagnosticSink) -> None:
     for rec in scan.records:
         m = None
         if model is not None:
-            m = validate_tolerant(model, rec.data, sink, _fixed_line(rec.line), "record")
+            m = validate_tolerant(model, rec.data, sink, fixed_line(rec.line), "record")
         out.entries.append(Entry(rec, m))
 
 
-def _fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
+def fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
     """Line lookup for a JSONL record: every field is on the record's (first) line."""
 
     def line_of(_loc: Sequence[str | int]) -> int | None:

@@ -67,10 +67,12 @@ def map_chunks(
     total_bytes: int,
     preload: Sequence[str] = (),
 ) -> Iterator[list[R]]:
-    """``fn`` over ``chunks``, in worker processes when there is enough work and more than
-    one core; yields each chunk's results as it is finished (not in order)."""
-    n = workers()
-    if n < 2 or total_bytes < SERIAL_BELOW or len(chunks) < 2:
+    """``fn`` over ``chunks``, in worker processes (one per core, at most one per chunk)
+    when there is enough work: even one big file is parsed in a worker, whose memory is
+    given back when it ends, not in a long-running app. Yields each chunk's results as it
+    is finished (not in order)."""
+    n = min(workers(), len(chunks))
+    if total_bytes < SERIAL_BELOW or not chunks:
         for c in chunks:
             yield fn(c)
         return

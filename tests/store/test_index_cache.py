@@ -224,3 +224,79 @@ def test_lint_stats_and_search_share_the_cache(demo_root: Path) -> None:
     assert index_cache.cache_path(ws).stat().st_mtime_ns == written  # read, not rebuilt
     ix = _load(demo_root)
     assert ix.stats["cached"] == ix.stats["files"] - ix.stats["parsed"] > 0
+
+
+def _lessons_file(ix: WorkspaceIndex) -> Path:
+    return next(
+        p for p, f in ix.files.items() if f.records is not None and f.kind is not None
+        and f.kind.value == "lessons"
+    )  # fmt: skip
+
+
+def _same_files(a: WorkspaceIndex, b: WorkspaceIndex) -> None:
+    """Equal, diagnostics compared as multisets (the append path reports new records'
+    diagnostics after the earlier ones, a fresh parse by kind of check)."""
+    assert set(a.files) == set(b.files)
+    for p, fa in a.files.items():
+        fb = b.files[p]
+        assert (fa.kind, fa.stamp, fa.head, fa.doc, fa.unfinished_line) == (
+            fb.kind,
+            fb.stamp,
+            fb.head,
+            fb.doc,
+            fb.unfinished_line,
+        ), p
+        assert (fa.records is None) == (fb.records is None)
+        if fa.records is not None and fb.records is not None:
+            assert list(fa.records) == list(fb.records)
+            assert fa.records.sids == fb.records.sids and fa.records.kinds == fb.records.kinds
+        assert sorted(d.format() for d in fa.diagnostics) == sorted(
+            d.format() for d in fb.diagnostics
+        )
+    assert _view(a)["sessions"] == _view(b)["sessions"]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # a whole new lesson of an existing session, one of a new session, one without
+        '{"id": "ll-ai-20261122-901", "date": "2026-11-22T08:00:00+09:00", '
+        '"session_id": "9e3c1a7b-6f52-4d8e-b094-3a7e5c2d1f86", "type": "ai_trial_error", '
+        '"title": "appended"}\n'
+        '{"id": "ll-ai-20261122-902", "date": "2026-11-23T08:00:00+09:00", '
+        '"session_id": "new-session", "type": "wrong_type", "title": "drifted"}\n'
+        '{"id": "ll-ai-20261122-903", "date": "2026-11-22", "title": "no session"}\n',
+        # a duplicate id of an earlier line, an id with the wrong date, a broken line
+        '{"id": "ll-user-20261118-001", "date": "2026-11-18T10:00:00+09:00", "title": "dup"}\n'
+        '{"id": "ll-ai-20260101-001", "date": "2026-11-22T10:00:00+09:00", "title": "date"}\n'
+        "{not json}\n",
+        # a pretty-printed record, then an unfinished last line (kept for later)
+        '{\n  "id": "ll-ai-20261122-904",\n  "date": "2026-11-22",\n  "title": "pretty"\n}\n'
+        '{"id": "ll-ai-20261122-905", "date": "2026-11',
+    ],
+)
+def test_appended_lessons_read_alone_match_a_full_parse(demo_root: Path, tail: str) -> None:
+    ix = _load(demo_root)
+    path = _lessons_file(ix)
+    old = ix.files[path].records
+    before = len(old or ())
+    with path.open("a", encoding="utf-8") as f:
+        f.write(tail)
+    changed, removed = ix.update([path])
+    assert changed == {path} and not removed
+    table = ix.files[path].records
+    assert table is old, "read by the append path (the table grew in place)"
+    assert table is not None and len(table) > before
+    _same_files(ix, _load(demo_root, use_cache=False))
+
+
+def test_a_rewritten_jsonl_file_is_parsed_whole(demo_root: Path) -> None:
+    """Not an append (an earlier line changed): the whole file is read again."""
+    ix = _load(demo_root)
+    path = _lessons_file(ix)
+    data = path.read_bytes()
+    old = ix.files[path].records
+    path.write_bytes(data.replace(b'"title": "', b'"title": "Edited: ', 1) + b"\n")
+    ix.update([path])
+    assert ix.files[path].records is not old
+    _same_files(ix, _load(demo_root, use_cache=False))
