@@ -127,6 +127,9 @@ class SessionsScreen(Screen[None]):
         table.set_rows(rows)
         total = len(self.index.sessions)
         shown = f"{len(rows)} of {total} sessions" if len(rows) != total else f"{total} sessions"
+        loaded = getattr(self.app, "loaded", None)
+        if not total and loaded is not None and not loaded.is_set():
+            shown = "reading the workspace…"
         table.border_title = shown
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
 
