@@ -83,7 +83,11 @@ class SessionsScreen(Screen[None]):
             yield Input(placeholder="to YYYY-MM-DD", id="f-until", compact=True)
             yield Select(REVIEW, prompt="any review state", id="f-review", compact=True)
         yield VirtualTable(COLUMNS, id="sessions")
-        yield ProgressBar(id="load-progress", show_eta=False)
+        # shown while files are parsed (see show_progress); an indeterminate bar animating
+        # meanwhile would only take time from the reading
+        bar = ProgressBar(id="load-progress", show_eta=False)
+        bar.display = False
+        yield bar
         yield Footer()
 
     def on_mount(self) -> None:

@@ -127,10 +127,12 @@ class WorkspaceIndex:
         *,
         parallel: bool = True,
     ) -> None:
-        """Read the workspace: first what the cache holds (then ``publish`` is called, so
-        lists can show it at once), then every file whose identity changed, parsed in
-        worker processes (``publish`` again every :data:`PUBLISH_EVERY` seconds and at the
-        end). Writes the cache when anything was parsed or removed.
+        """Read the workspace: first what the cache holds (``publish`` is called once the
+        sessions are all there, so the list can show them at once; lessons and the rest
+        follow), then every file whose identity changed, parsed in worker processes
+        (``publish`` again every :data:`PUBLISH_EVERY` seconds meanwhile). When it returns,
+        everything is in (callers say so themselves). Writes the cache when anything was
+        parsed or removed.
 
         The collector is paused meanwhile (building a few hundred thousand small objects
         would otherwise set it scanning them all again and again), and what was built is
@@ -159,7 +161,7 @@ class WorkspaceIndex:
                         batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
                 files.update(batch)
                 self._merge(batch, set(), reset=i == 0)
-                if publish is not None:
+                if publish is not None and i == 0:
                     publish()
             cached.lines.clear()
         found = list(self.ws.discover())
@@ -196,8 +198,6 @@ class WorkspaceIndex:
         elif progress is not None:
             progress(len(found), len(found))
         gc.freeze()
-        if publish is not None:
-            publish()
 
     @staticmethod
     def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
