@@ -34,7 +34,7 @@ from store.sessions import parse_time
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import field, lines
 from tui.widgets.literal import literal
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from tui.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
 
 COLUMNS = [
     Column("date", "Date", 10),
@@ -193,9 +193,11 @@ class LessonsScreen(Screen[None]):
             )
         ]
         self.rows = {r.key: r for r in shown}
-        rows: list[Row] = []
+        # only the rows on screen are made (a hundred thousand lessons, forty drawn)
+        headers: dict[str, tuple[Cell, ...]] = {}
+        keys: list[str] = []
         if self.grouping == "none":
-            rows = [self.row(r) for r in shown]
+            keys = [r.key for r in shown]
         else:
             groups: dict[str, list[LessonRow]] = {}
             for r in shown:
@@ -207,18 +209,20 @@ class LessonsScreen(Screen[None]):
                 for n in names:
                     groups.setdefault(n, []).append(r)
             for name, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                rows.append(
-                    (
-                        f"group:{name}",
-                        (
-                            Content.styled(f"{len(members)} ×", "bold"),
-                            Content.styled(self.grouping, "bold"),
-                            "",
-                            literal(name, "bold $accent", keep_newlines=False),
-                        ),
-                    )
+                headers[f"group:{name}"] = (
+                    Content.styled(f"{len(members)} ×", "bold"),
+                    Content.styled(self.grouping, "bold"),
+                    "",
+                    literal(name, "bold $accent", keep_newlines=False),
                 )
-                rows += [(f"{r.key}#{name}", self.row(r)[1]) for r in members]
+                keys.append(f"group:{name}")
+                keys += [f"{r.key}#{name}" for r in members]
+
+        def cells(key: str) -> tuple[Cell, ...]:
+            head = headers.get(key)
+            return head if head is not None else self.row(self.rows[key.split("#", 1)[0]])[1]
+
+        rows = LazyRows(keys, cells)
         table = self.query_one("#lessons-list", VirtualTable)
         table.set_rows(rows)
         table.border_title = f"{len(shown)} lessons" + (

@@ -111,7 +111,7 @@ class StatsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="stats")
     def load(self) -> None:
         figures = workspace_stats(self.index)
-        metrics = effect_metrics(self.index.ws)
+        metrics = effect_metrics(self.index)
         self.app.call_from_thread(self.show, figures, metrics)
 
     def show(self, figures: dict[str, Any], metrics: list[Metric]) -> None:

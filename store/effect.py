@@ -30,13 +30,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .heads import ReportHead
 from .kinds import Kind
-from .loader import load_file
 from .matching import load_knowledge
-from .models import Feedback, KptReport
+from .models import Feedback
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .index import WorkspaceIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +90,14 @@ def _rate(name: str, group: list[Feedback], label: str) -> Metric:
     )
 
 
-def _feedback_metrics(ws: Workspace) -> tuple[list[Metric], int]:
+def _feedback_metrics(index: WorkspaceIndex) -> tuple[list[Metric], int]:
     docs: list[Feedback] = []
     unreadable = 0
-    for found in ws.discover():
-        if found.kind is not Kind.FEEDBACK:
+    for f in index.files.values():
+        if f.kind is not Kind.FEEDBACK:
             continue
-        doc = load_file(found.path, Kind.FEEDBACK, ws.display(found.path)).doc
-        if isinstance(doc, Feedback):
-            docs.append(doc)
+        if isinstance(f.doc, Feedback):
+            docs.append(f.doc)
         else:
             unreadable += 1
     skipped = f"; {_count(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
@@ -161,27 +163,24 @@ def _time(text: str | None) -> datetime | None:
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
 
 
-def _kpt_series(ws: Workspace) -> list[tuple[datetime, KptReport]]:
+def _kpt_series(index: WorkspaceIndex) -> list[tuple[datetime, ReportHead]]:
+    """Reports with a readable ``created_at``, oldest first (from the index's heads)."""
     out = []
-    for found in ws.discover():
-        if found.kind is not Kind.KPT:
-            continue
-        doc = load_file(found.path, Kind.KPT, ws.display(found.path)).doc
-        if isinstance(doc, KptReport):
-            when = _time(doc.created_at)
-            if when is not None:
-                out.append((when, doc))
+    for f in index.files.values():
+        if f.head is not None and (when := _time(f.head.created_at)) is not None:
+            out.append((when, f.head))
     out.sort(key=lambda pair: (pair[0], pair[1].id or ""))
     return out
 
 
 def _reduction(
-    name: str, field: str, what: str, series: list[tuple[datetime, KptReport]]
+    name: str, field: str, what: str, series: list[tuple[datetime, ReportHead]]
 ) -> Metric:
+    attr = {"backtrack_count": "backtracks", "correction_count": "corrections"}[field]
     counts = []
     for _when, report in series:
-        value = getattr(report.metrics, field, None) if report.metrics else None
-        if isinstance(value, int) and not isinstance(value, bool):
+        value = getattr(report, attr)
+        if value is not None:
             counts.append(value)
     n = len(counts)
     if n < 2:
@@ -208,12 +207,20 @@ def _reduction(
     )
 
 
-def effect_metrics(ws: Workspace) -> list[Metric]:
-    """Seed 003's effect metrics for the workspace, each with its basis."""
-    metrics, latency = _feedback_metrics(ws)
-    metrics.append(_token_savings(ws))
+def effect_metrics(source: Workspace | WorkspaceIndex) -> list[Metric]:
+    """Seed 003's effect metrics for the workspace (read through its index: from the index
+    cache when it is current), each with its basis."""
+    from .index import WorkspaceIndex
+
+    if isinstance(source, WorkspaceIndex):
+        index = source
+    else:
+        index = WorkspaceIndex(source)
+        index.load_all()
+    metrics, latency = _feedback_metrics(index)
+    metrics.append(_token_savings(index.ws))
     metrics.append(_no("estimated_cost_savings_usd", "no token price is recorded in the workspace"))
-    series = _kpt_series(ws)
+    series = _kpt_series(index)
     metrics.append(_reduction("retry_reduction", "backtrack_count", "backtracks", series))
     metrics.append(
         _reduction("human_correction_reduction", "correction_count", "corrections", series)

@@ -31,6 +31,10 @@ def _i(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
 
 
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def first_line(text: str | None) -> str:
     """The first non-empty line of ``text``, cut to :data:`TITLE_CHARS`."""
     if not text:
@@ -72,6 +76,9 @@ class ReportHead:
     problems: tuple[ProblemHead, ...]
     #: every try item (``id`` empty when it lacks one)
     tries: tuple[TryHead, ...]
+    #: metrics.backtrack_count and metrics.correction_count (effect metrics compare them)
+    backtracks: int | None = None
+    corrections: int | None = None
 
     @classmethod
     def of(cls, doc: KptReport) -> ReportHead:
@@ -102,6 +109,8 @@ class ReportHead:
             ),
             problems,
             tries,
+            _count(doc.metrics.backtrack_count if doc.metrics else None),
+            _count(doc.metrics.correction_count if doc.metrics else None),
         )
 
     def dump(self) -> list[Any]:
@@ -115,11 +124,13 @@ class ReportHead:
             list(self.counts),
             [astuple(p) for p in self.problems],
             [[t.id, list(t.addresses)] for t in self.tries],
+            self.backtracks,
+            self.corrections,
         ]
 
     @classmethod
     def load(cls, raw: list[Any]) -> ReportHead:
-        rid, sid, created, outcome, title, items, counts, problems, tries = raw
+        rid, sid, created, outcome, title, items, counts, problems, tries, bt, corr = raw
         return cls(
             rid,
             _i(sid),
@@ -130,6 +141,8 @@ class ReportHead:
             (counts[0], counts[1], counts[2], counts[3]),
             tuple(ProblemHead(a, b, _i(c), _i(d)) for a, b, c, d in problems),
             tuple(TryHead(a, tuple(_i(x) or "" for x in b)) for a, b in tries),
+            _count(bt),
+            _count(corr),
         )
 
 
@@ -288,7 +301,14 @@ class HeadTable:
         return load_record(raw)
 
     def __iter__(self) -> Iterator[RecordHead]:
-        return (self[i] for i in range(len(self)))
+        """Every head, decoded in one pass (one JSON array: no raw newline can occur
+        inside a JSON line, so the lines joined by commas are one)."""
+        n = len(self.ends)
+        if not n:
+            return iter(())
+        blob = self.blob[: self.ends[n - 1]]
+        raw = json.loads(b"[" + blob.replace(b"\n", b",") + b"]")
+        return (load_record(r) for r in raw)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HeadTable) and self.blob == other.blob

@@ -119,7 +119,6 @@ class WorkspaceIndex:
 
     # -- building ----------------------------------------------------------------
 
-    @paused_gc()
     def load_all(
         self,
         progress: Callable[[int, int], None] | None = None,
@@ -134,9 +133,10 @@ class WorkspaceIndex:
         everything is in (callers say so themselves). Writes the cache when anything was
         parsed or removed.
 
-        The collector is paused meanwhile (building a few hundred thousand small objects
-        would otherwise set it scanning them all again and again), and what was built is
-        then frozen: later collections, while someone types, need not look at it."""
+        The collector is paused while the cache is decoded (building a few hundred thousand
+        small objects would otherwise set it scanning them all again and again; not while
+        workers parse: the app's own garbage would pile up meanwhile), and what was built
+        is then frozen: later collections, while someone types, need not look at it."""
         self.ledger.refresh()
         cached: index_cache.Cached | None = None
         if self.use_cache:
@@ -154,13 +154,14 @@ class WorkspaceIndex:
                 groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
                 batch: dict[Path, IndexedFile] = {}
-                for name in group:
-                    with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
-                        entry, blob = cached.entry(name)
-                        del cached.lines[name]  # let go of its JSON as soon as it is read
-                        batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
-                files.update(batch)
-                self._merge(batch, set(), reset=i == 0)
+                with paused_gc():
+                    for name in group:
+                        with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
+                            entry, blob = cached.entry(name)
+                            del cached.lines[name]  # let go of its JSON once it is read
+                            batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
+                    files.update(batch)
+                    self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
                     publish()
             cached.lines.clear()

@@ -1,6 +1,6 @@
 """The index cache: what indexing found in each file, kept on disk between runs.
 
-``.hurikaeri/index-cache-v1.json`` holds, per file, its identity (size, mtime, inode,
+``.hurikaeri/index-cache-v2.json`` holds, per file, its identity (size, mtime, inode,
 ctime and the SHA-256 of its bytes), its kind, its diagnostics and its heads (or, for the
 few small documents such as skills and proposals, the validated document). Opening the
 workspace then parses only the files whose identity changed.
@@ -36,8 +36,8 @@ from .workspace import Workspace
 
 FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
-VERSION = 1
-NAME = "index-cache-v1.json"
+VERSION = 2
+NAME = f"index-cache-v{VERSION}.json"
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000
 
@@ -215,3 +215,7 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
         scratch.seek(0)
         body = iter(lambda: scratch.read(1 << 20), b"")
         replace_file(cache_path(ws), itertools.chain([json.dumps(header).encode() + b"\n"], body))
+    for old in ws.state_dir.glob("index-cache-*"):  # other versions' caches
+        if old.name != NAME and not old.name.startswith("."):
+            with contextlib.suppress(OSError):
+                old.unlink()

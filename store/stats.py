@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from .index import WorkspaceIndex
 from .sessions import Session, parse_time
@@ -74,17 +74,27 @@ class Cluster:
 
 
 def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int]]:
-    """Indexes of ``texts`` grouped by similarity (greedy, against each cluster's leader)."""
+    """Indexes of ``texts`` grouped by similarity (greedy, against each cluster's leader).
+
+    A text joins the leader it is most :func:`similar <similarity>` to (the earliest on a
+    tie) when that reaches ``threshold``, else leads a cluster of its own. Each scorer's
+    best leader is found by rapidfuzz in C; the best of the two is the best of
+    ``similarity`` (the maximum of both)."""
     leaders: list[str] = []
     groups: list[list[int]] = []
     for i, t in enumerate(texts):
         n = normalise(t)
-        best, best_score = -1, 0.0
-        for g, leader in enumerate(leaders):
-            score = similarity(n, leader)
-            if score > best_score:
-                best, best_score = g, score
-        if best >= 0 and best_score >= threshold:
+        best = -1
+        if leaders:
+            hits = [
+                hit
+                for scorer in (fuzz.ratio, fuzz.token_set_ratio)
+                if (hit := process.extractOne(n, leaders, scorer=scorer, score_cutoff=threshold))
+            ]
+            if hits:
+                top = max(hit[1] for hit in hits)
+                best = min(hit[2] for hit in hits if hit[1] == top)
+        if best >= 0:
             groups[best].append(i)
         else:
             leaders.append(n)

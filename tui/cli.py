@@ -418,7 +418,7 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         "inbox_pending": index.inbox_pending(),
         "files_with_errors": len(index.problem_files()),
     }
-    metrics = effect_metrics(ws)
+    metrics = effect_metrics(index)
     figures = workspace_stats(index)
     if args.json:
         json.dump(

@@ -40,3 +40,47 @@ def test_demo_statistics(demo_root: Path) -> None:
     assert cluster["count"] == 2 and cluster["promoted_items"] == ["kpt-20261110-002/try-001"]
     assert cluster["recurred_after_promotion"] is True
     assert st["evaluation"] and all(1 <= (e["user"] or 1) <= 5 for e in st["evaluation"])
+
+
+def test_clustering_matches_the_plain_greedy_definition() -> None:
+    """The C-accelerated search picks the same leader as comparing with every leader."""
+    import random
+
+    from store.stats import SIMILAR, cluster_texts, normalise, similarity
+
+    def plain(texts: list[str]) -> list[list[int]]:
+        leaders: list[str] = []
+        groups: list[list[int]] = []
+        for i, t in enumerate(texts):
+            n = normalise(t)
+            best, best_score = -1, 0.0
+            for g, leader in enumerate(leaders):
+                score = similarity(n, leader)
+                if score > best_score:
+                    best, best_score = g, score
+            if best >= 0 and best_score >= SIMILAR:
+                groups[best].append(i)
+            else:
+                leaders.append(n)
+                groups.append([i])
+        return groups
+
+    words = [
+        "timeout",
+        "retry",
+        "cache",
+        "jwt",
+        "token",
+        "失敗",
+        "テスト",
+        "재시도",
+        "the",
+        "fails",
+    ]
+    rnd = random.Random(7)
+    for _ in range(300):
+        texts = [
+            " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 6)))
+            for _ in range(rnd.randint(1, 40))
+        ]
+        assert cluster_texts(texts) == plain(texts), texts
