@@ -119,6 +119,7 @@ class WorkspaceIndex:
 
     # -- building ----------------------------------------------------------------
 
+    @paused_gc()
     def load_all(
         self,
         progress: Callable[[int, int], None] | None = None,
@@ -133,10 +134,10 @@ class WorkspaceIndex:
         everything is in (callers say so themselves). Writes the cache when anything was
         parsed or removed.
 
-        The collector is paused while the cache is decoded (building a few hundred thousand
-        small objects would otherwise set it scanning them all again and again; not while
-        workers parse: the app's own garbage would pile up meanwhile), and what was built
-        is then frozen: later collections, while someone types, need not look at it."""
+        The collector is paused (building a few hundred thousand small objects would
+        otherwise set it scanning them all again and again) except while workers parse (the
+        app's own garbage would pile up meanwhile), and what was built is then frozen:
+        later collections, while someone types, need not look at it."""
         self.ledger.refresh()
         cached: index_cache.Cached | None = None
         if self.use_cache:
@@ -154,14 +155,13 @@ class WorkspaceIndex:
                 groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
                 batch: dict[Path, IndexedFile] = {}
-                with paused_gc():
-                    for name in group:
-                        with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
-                            entry, blob = cached.entry(name)
-                            del cached.lines[name]  # let go of its JSON once it is read
-                            batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
-                    files.update(batch)
-                    self._merge(batch, set(), reset=i == 0)
+                for name in group:
+                    with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
+                        entry, blob = cached.entry(name)
+                        del cached.lines[name]  # let go of its JSON once it is read
+                        batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
+                files.update(batch)
+                self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
                     publish()
             cached.lines.clear()
@@ -186,6 +186,9 @@ class WorkspaceIndex:
         if todo or removed:
             last = time.monotonic()
             batch = {}
+            # while workers parse, this process mostly waits: collect (the app's garbage
+            # would otherwise pile up for as long as a cold start takes)
+            gc.enable()
             for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
                 batch[path] = file_of_entry(self.ws, path, entry, blob)
                 if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
@@ -193,6 +196,7 @@ class WorkspaceIndex:
                     batch = {}
                     publish()
                     last = time.monotonic()
+            gc.disable()
             self._merge(batch, removed)
             self._dirty = True
             self.save_cache()
