@@ -26,9 +26,9 @@ SEEDS = FIXTURES / "seeds"
 
 @pytest.fixture
 def demo_root(tmp_path: Path) -> Path:
-    """A private copy of the demo workspace."""
+    """A private copy of the demo workspace (without caches a run in the checkout left)."""
     root = tmp_path / "demo"
-    shutil.copytree(DEMO, root)
+    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*"))
     return root
 
 

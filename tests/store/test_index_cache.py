@@ -208,6 +208,7 @@ def test_a_read_only_workspace_still_loads(
     def refuse(*_a: object, **_k: object) -> None:
         raise PermissionError("read-only")
 
+    index_cache.clear(Workspace(demo_root))
     monkeypatch.setattr(index_cache, "replace_file", refuse)
     ix = _load(demo_root)
     assert ix.sessions and not index_cache.cache_path(ix.ws).exists()
