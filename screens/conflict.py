@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from tui.widgets.literal import literal
+from tui.widgets.literal import literal, visible
 
 Choice = Literal["reload", "keep", "cancel"]
 
@@ -47,7 +47,9 @@ class ConflictScreen(ModalScreen[Choice]):
                 ),
                 classes="dialog-text",
             )
-            area = TextArea(self.diff or "(no difference)", read_only=True, id="conflict-diff")
+            area = TextArea(
+                visible(self.diff or "(no difference)"), read_only=True, id="conflict-diff"
+            )
             area.can_focus = False
             area.display = False
             yield area

@@ -35,7 +35,7 @@ from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.review import ReviewError
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
-from tui.widgets.document import field, heading, lines, value_text
+from tui.widgets.document import field, heading, label, lines, value_text
 from tui.widgets.literal import literal, visible
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
@@ -141,7 +141,7 @@ class InboxScreen(Screen[None]):
             Content.assemble(
                 literal(d.title or ref.id, "bold"),
                 "  ",
-                Content.styled(ref.status, STATUS_STYLE.get(ref.status, "")),
+                literal(ref.status, STATUS_STYLE.get(ref.status, ""), keep_newlines=False),
             ),
             field("id", ref.id),
             field("kind", d.kind),
@@ -166,7 +166,7 @@ class InboxScreen(Screen[None]):
             out += [Content(""), heading(f"Proposed {d.kind or 'document'}")]
             for key, value in d.payload.items():
                 if isinstance(value, str) and "\n" in value:
-                    out += [Content.styled(f"{key}:", "bold $text-primary"), literal(value)]
+                    out += [label(str(key)), literal(value)]
                 else:
                     out.append(field(str(key), value))
         detail.update(lines(out))
@@ -188,7 +188,7 @@ class InboxScreen(Screen[None]):
             head = f"# STALE: {plan.stale}\n"
         text = plan.diff(label) or "(approving would not change the target)"
         diff.load_text(visible(head + text))
-        diff.border_title = f"approve → {label}"
+        diff.border_title = Content.assemble("approve → ", literal(label, keep_newlines=False))
 
     # -- decisions ---------------------------------------------------------------
 

@@ -80,9 +80,11 @@ class ItemForm(ModalScreen[bool]):
                     choices = _choices(self.section, name)
                     wid = f"field-{name}"
                     if choices is not None:
-                        options = [(c, c) for c in choices]
+                        options: list[tuple[str | Content, str]] = [(c, c) for c in choices]
                         if isinstance(value, str) and value not in choices:
-                            options.append((f"{value} (as written)", value))
+                            options.append(
+                                (literal(f"{value} (as written)", keep_newlines=False), value)
+                            )
                         yield Select(
                             options, value=value if value else Select.NULL, id=wid, allow_blank=True
                         )

@@ -128,21 +128,21 @@ class LessonsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#lessons-list", VirtualTable).focus()
-        self.refresh_options()
-        self.refresh_rows()
+        self.load_lessons()
 
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.refresh_options()
-        self.refresh_rows()
+        self.load_lessons()
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.refresh_rows()
 
-    def all_lessons(self) -> list[LessonRow]:
-        """Every lesson, newest first (worked out again only when the files changed)."""
+    @work(thread=True, exclusive=True, group="lessons")
+    def load_lessons(self) -> None:
+        """Every lesson's head, decoded and sorted in a thread (a hundred thousand lessons
+        take a second or two), then the list is filled."""
         files = self.index.files
         if self._all is not None and self._all[0] is files:
-            return self._all[1]
+            return
         out = []
         for f in files.values():
             if f.kind is not Kind.LESSONS:
@@ -152,8 +152,16 @@ class LessonsScreen(Screen[None]):
                     line = rec.span.line
                     out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
         out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
-        self._all = (files, out)
-        return out
+        self.app.call_from_thread(self.lessons_loaded, files, out)
+
+    def lessons_loaded(self, files: object, rows: list[LessonRow]) -> None:
+        self._all = (files, rows)
+        self.refresh_options()
+        self.refresh_rows()
+
+    def all_lessons(self) -> list[LessonRow]:
+        """Every lesson, newest first, as last read by :meth:`load_lessons`."""
+        return self._all[1] if self._all is not None else []
 
     def refresh_options(self) -> None:
         lessons = [r.lesson for r in self.all_lessons()]
@@ -225,8 +233,10 @@ class LessonsScreen(Screen[None]):
         rows = LazyRows(keys, cells)
         table = self.query_one("#lessons-list", VirtualTable)
         table.set_rows(rows)
-        table.border_title = f"{len(shown)} lessons" + (
-            " (with archived)" if self.show_archived else ""
+        table.border_title = (
+            "reading the lessons…"
+            if self._all is None
+            else f"{len(shown)} lessons" + (" (with archived)" if self.show_archived else "")
         )
         table.border_subtitle = f"grouped by {self.grouping}" if self.grouping != "none" else ""
         self.show_detail(table.cursor_key)
@@ -364,9 +374,9 @@ class LessonForm(ModalScreen[bool]):
                 classes="dialog-text",
             )
             yield Label("type", classes="form-label")
-            options = [(t, t) for t in LESSON_TYPES]
+            options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
             if les.type and les.type not in LESSON_TYPES:
-                options.append((f"{les.type} (as written)", les.type))
+                options.append((literal(f"{les.type} (as written)", keep_newlines=False), les.type))
             yield Select(options, value=les.type or Select.NULL, id="lesson-type")
             for name in self.TEXT_FIELDS:
                 yield Label(name, classes="form-label")

@@ -37,6 +37,7 @@ from store.matching import (
     match,
 )
 from store.models.knowledge import Skill
+from store.textsafe import printable
 from tui.messages import WorkspaceChanged
 from tui.widgets.document import heading, label, lines
 from tui.widgets.literal import literal
@@ -158,7 +159,9 @@ class MatchScreen(Screen[None]):
         type_input = self.query_one("#match-type", Input)
         type_input.suggester = SuggestFromList(types, case_sensitive=False)
         if types:
-            type_input.placeholder = "task type: " + ", ".join(types)
+            type_input.placeholder = printable(
+                "task type: " + ", ".join(types), keep_newlines=False
+            )
         self.recompute()
 
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:

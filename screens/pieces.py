@@ -454,7 +454,7 @@ class PiecesScreen(Screen[None]):
             title.update(
                 Content.assemble(
                     Content.styled(f"{what} written in the piece", "bold"),
-                    Content.styled(f"  ({ref.owner})", "$text-muted"),
+                    literal(f"  ({ref.owner})", "$text-muted", keep_newlines=False),
                 )
             )
             md.update(_as_markdown(ref.inline))

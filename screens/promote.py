@@ -92,7 +92,7 @@ class PromoteScreen(ModalScreen[bool]):
                 head.append(
                     Content.assemble(
                         "  ",
-                        Content.styled(p.type or "?", "$accent"),
+                        literal(p.type or "?", "$accent", keep_newlines=False),
                         " → ",
                         literal(str(p.target)),
                         "  #",

@@ -270,7 +270,7 @@ class SearchScreen(Screen[None]):
             )
         parts.append(Content(""))
         for label, value in zip(rec.fields[::2], rec.fields[1::2], strict=False):
-            parts.append(Content.styled(f"{label}:", "bold $text-primary"))
+            parts.append(literal(f"{label}:", "bold $text-primary", keep_newlines=False))
             for line in value.splitlines() or [""]:
                 parts.append(highlighted(line, highlight_spans(line, terms)))
         if hit.count > 1 and self.search.index is not None:

@@ -21,6 +21,7 @@ from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
+    from .jsonl import JsonlRecord
     from .models import KptReport, Lesson, SessionSummary
 
 #: Longest title a head keeps (lists show one line of it).
@@ -154,6 +155,10 @@ class RecordSpan:
     offset: int
     length: int
 
+    @classmethod
+    def of(cls, rec: JsonlRecord) -> RecordSpan:
+        return cls(rec.line, rec.start, rec.end - rec.start)
+
 
 @dataclass(slots=True)
 class SummaryHead:
@@ -221,6 +226,18 @@ class LessonHead:
 
 
 RecordHead = SummaryHead | LessonHead
+
+
+def head_of(span: RecordSpan, model: object) -> RecordHead | None:
+    """The head of a validated JSONL record (``None`` for anything but a lesson or a
+    session summary)."""
+    from .models import Lesson, SessionSummary
+
+    if isinstance(model, Lesson):
+        return LessonHead.of(span, model)
+    if isinstance(model, SessionSummary):
+        return SummaryHead.of(span, model)
+    return None
 
 
 def dump_record(head: RecordHead) -> list[Any]:

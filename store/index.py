@@ -23,7 +23,13 @@ from . import index_cache
 from .atomic import sweep_temp_files
 from .docs import RecordRef, ReportRef, forget
 from .heads import HeadTable, LessonHead, SummaryHead
-from .index_entry import IndexedFile, entry_of_file, file_of_entry, parse_entries
+from .index_entry import (
+    IndexedFile,
+    entry_of_file,
+    entry_of_path,
+    file_of_entry,
+    parse_entries,
+)
 from .jsonl_append import appended
 from .kinds import Kind
 from .ledger import Ledger
@@ -39,8 +45,6 @@ PUBLISH_EVERY = 1.0
 
 def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
     """Parse and check one file into what the index holds of it."""
-    from .index_entry import entry_of_path
-
     return file_of_entry(ws, path, *entry_of_path(path, kind, ws.display(path)))
 
 
@@ -189,14 +193,16 @@ class WorkspaceIndex:
             # while workers parse, this process mostly waits: collect (the app's garbage
             # would otherwise pile up for as long as a cold start takes)
             gc.enable()
-            for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
-                batch[path] = file_of_entry(self.ws, path, entry, blob)
-                if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
-                    self._merge(batch, set())
-                    batch = {}
-                    publish()
-                    last = time.monotonic()
-            gc.disable()
+            try:
+                for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
+                    batch[path] = file_of_entry(self.ws, path, entry, blob)
+                    if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
+                        self._merge(batch, set())
+                        batch = {}
+                        publish()
+                        last = time.monotonic()
+            finally:
+                gc.disable()
             self._merge(batch, removed)
             self._dirty = True
             self.save_cache()
@@ -306,21 +312,13 @@ class WorkspaceIndex:
                     files.pop(p, None)
             for p, f in new.items():
                 files[p] = f
-                parts = _contributions(f)
-                self._parts[p] = parts
-                for key in parts:
-                    self._paths_of.setdefault(key, set()).add(p)
-                touched.update(parts)
+                touched.update(self._add_parts(p, _contributions(f)))
             for p, (f, start) in (grown or {}).items():
-                files[p] = f
+                files[p] = f  # its earlier records' parts stay; the new ones are added
                 added: dict[str, list[Part]] = {}
                 if f.records is not None:
                     _contribute_records(added, f.records, p, start)
-                parts = self._parts.setdefault(p, {})
-                for key, more in added.items():
-                    parts.setdefault(key, []).extend(more)
-                    self._paths_of.setdefault(key, set()).add(p)
-                touched.update(added)
+                touched.update(self._add_parts(p, added))
             for key in touched:
                 old = sessions.pop(key, None)
                 if old is not None and old.report_id and by_report.get(old.report_id) is old:
@@ -331,6 +329,14 @@ class WorkspaceIndex:
                     if s.report_id:
                         by_report[s.report_id] = s
             self.files, self.sessions, self.by_report = files, sessions, by_report
+
+    def _add_parts(self, path: Path, added: dict[str, list[Part]]) -> set[str]:
+        """Note what ``path`` gives to which session; returns the sessions touched."""
+        parts = self._parts.setdefault(path, {})
+        for key, more in added.items():
+            parts.setdefault(key, []).extend(more)
+            self._paths_of.setdefault(key, set()).add(path)
+        return set(added)
 
     def _session(self, key: str) -> Session | None:
         """The session ``key`` from what its files contribute; ``None`` when it has no

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnosed, Diagnostic
-from .heads import HeadTable, LessonHead, RecordHead, RecordSpan, ReportHead, SummaryHead
+from .heads import HeadTable, RecordSpan, ReportHead, head_of
 from .kinds import Kind
 from .parallel import chunk_by_size, map_chunks, paused_gc
 from .textio import FileStamp
@@ -57,7 +57,7 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     """Parse and check ``path``: its entry."""
     from .lint import check_loaded, unfinished_line
     from .loader import load_file
-    from .models import KptReport, Lesson, SessionSummary
+    from .models import KptReport
 
     loaded = load_file(path, kind, display)
     diags = check_loaded(loaded, finished=False)
@@ -78,14 +78,8 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     if isinstance(doc, KptReport):
         payload = ["R", ReportHead.of(doc).dump()]
     elif loaded.entries or loaded.kind in (Kind.LESSONS, Kind.SUMMARIES):
-        heads: list[RecordHead] = []
-        for e in loaded.entries:
-            span = RecordSpan(e.record.line, e.record.start, e.record.end - e.record.start)
-            if isinstance(e.model, Lesson):
-                heads.append(LessonHead.of(span, e.model))
-            elif isinstance(e.model, SessionSummary):
-                heads.append(SummaryHead.of(span, e.model))
-        table = HeadTable.of(heads)
+        spans = ((RecordSpan.of(e.record), e.model) for e in loaded.entries)
+        table = HeadTable.of([h for span, m in spans if (h := head_of(span, m)) is not None])
         payload, blob = ["T", *table.meta()], table.blob
     elif doc is not None:
         payload = ["D", doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]

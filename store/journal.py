@@ -15,6 +15,7 @@ from typing import Any
 
 from .atomic import WriteError, atomic_write
 from .ledger import Entry, Ledger, Op
+from .target_paths import PathRefused, check_write
 from .textio import FileStamp
 from .workspace import Workspace
 
@@ -37,7 +38,12 @@ def journaled_write(
     **data: Any,
 ) -> tuple[Entry, FileStamp]:
     """Back up ``before``, write ``after`` atomically (if the file is still ``expected``) and
-    record the write in the ledger. Nothing is recorded when the write fails."""
+    record the write in the ledger. Nothing is recorded when the write fails, or when
+    ``path`` leads outside what may be written (:class:`WriteError`)."""
+    try:
+        check_write(ws, path)
+    except PathRefused as exc:
+        raise WriteError(str(exc)) from exc
     backups = ws.state_dir / "backups"
     backups.mkdir(parents=True, exist_ok=True)
     n = sum(1 for _ in backups.glob(f"{batch}-*.after"))

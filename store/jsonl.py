@@ -176,8 +176,12 @@ def _multiline_record(
     return None
 
 
-def check_duplicate_ids(records: list[JsonlRecord], sink: DiagnosticSink) -> None:
-    seen: dict[str, int] = {}
+def check_duplicate_ids(
+    records: list[JsonlRecord], sink: DiagnosticSink, seen: dict[str, int] | None = None
+) -> None:
+    """Warn of every record whose id an earlier one has (``seen``: ids of records before
+    these, with their lines)."""
+    seen = {} if seen is None else seen
     for rec in records:
         rid = rec.data.get("id")
         if not isinstance(rid, str):

@@ -18,9 +18,9 @@ import re
 from dataclasses import replace
 
 from .diagnostics import Diagnostic, DiagnosticSink
-from .heads import HeadTable, LessonHead, RecordHead, RecordSpan, SummaryHead
+from .heads import HeadTable, RecordHead, RecordSpan, head_of
 from .index_entry import IndexedFile
-from .jsonl import scan_jsonl
+from .jsonl import check_duplicate_ids, scan_jsonl
 from .kinds import Kind
 from .textio import MAX_JSONL_BYTES, FileStamp
 
@@ -74,33 +74,23 @@ def _read_tail(
     f: IndexedFile, tail: bytes, offset: int, first_line: int, table: HeadTable
 ) -> tuple[list[RecordHead], list[Diagnostic], bytes]:
     from .lint import check_id_date
-    from .loader import fixed_line
+    from .loader import validate_records
     from .models import Lesson, SessionSummary
-    from .validate import validate_tolerant
 
     sink = DiagnosticSink(f.display)
     scan = scan_jsonl(tail, sink, base_offset=offset, base_line=first_line)
     new_ids = {r.data["id"] for r in scan.records if isinstance(r.data.get("id"), str)}
-    seen = _earlier_ids(table, new_ids)
-    for rec in scan.records:
-        rid = rec.data.get("id")
-        if isinstance(rid, str):
-            earlier = seen.setdefault(rid, rec.line)
-            if earlier != rec.line:
-                sink.warning("duplicate-id", f"id {rid!r} is also used on line {earlier}", rec.line)
+    check_duplicate_ids(scan.records, sink, _earlier_ids(table, new_ids))
     model = Lesson if f.kind is Kind.LESSONS else SessionSummary
-    heads: list[RecordHead] = []
-    for rec in scan.records:
-        m = validate_tolerant(model, rec.data, sink, fixed_line(rec.line), "record")
-        span = RecordSpan(rec.line, rec.start, rec.end - rec.start)
-        if isinstance(m, Lesson):
-            heads.append(LessonHead.of(span, m))
-        elif isinstance(m, SessionSummary):
-            heads.append(SummaryHead.of(span, m))
-    check_sink = DiagnosticSink(f.display)
-    for rec in scan.records:
-        check_id_date(rec.data, rec.line, check_sink)
-    return heads, [*sink.items, *check_sink.items], scan.pending
+    models = validate_records(model, scan.records, sink)
+    heads = [
+        head
+        for rec, m in zip(scan.records, models, strict=True)
+        if (head := head_of(RecordSpan.of(rec), m))
+    ]
+    for rec in scan.records:  # as lint.cross_check does for every record
+        check_id_date(rec.data, rec.line, sink)
+    return heads, sink.items, scan.pending
 
 
 def _earlier_ids(table: HeadTable, ids: set[str]) -> dict[str, int]:

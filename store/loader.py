@@ -141,11 +141,15 @@ def _load_jsonl(out: Loaded, data: bytes, sink: DiagnosticSink) -> None:
                 break
     check_duplicate_ids(scan.records, sink)
     model = MODELS.get(out.kind) if out.kind else None
-    for rec in scan.records:
-        m = None
-        if model is not None:
-            m = validate_tolerant(model, rec.data, sink, fixed_line(rec.line), "record")
-        out.entries.append(Entry(rec, m))
+    models = validate_records(model, scan.records, sink) if model else [None] * len(scan.records)
+    out.entries.extend(Entry(rec, m) for rec, m in zip(scan.records, models, strict=True))
+
+
+def validate_records(
+    model: type[BaseModel], records: Sequence[JsonlRecord], sink: DiagnosticSink
+) -> list[BaseModel | None]:
+    """Each JSONL record validated as ``model`` (diagnostics on the record's line)."""
+    return [validate_tolerant(model, r.data, sink, fixed_line(r.line), "record") for r in records]
 
 
 def fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:

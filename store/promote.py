@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from .atomic import current_stamp
 from .journal import journaled_write
 from .ledger import Entry, Ledger
@@ -127,7 +129,9 @@ def plan_promotion(
             plan.message = (
                 f"refused: don't know how to write a {ttype or 'untyped'} target into {path.name}"
             )
-    except (UnicodeDecodeError, EditError) as exc:
+    except (UnicodeDecodeError, EditError, ValidationError) as exc:
+        # a target that is not the document its kind should be (a skill file holding a
+        # list, a memory file with a wrong-typed field) is refused, not a crash
         plan.status, plan.message = "refused", f"refused: {path} cannot be edited safely ({exc})"
     return plan
 

@@ -20,9 +20,19 @@ class PathRefused(Exception):
     """A target outside what may be written; the message names the resolved path."""
 
 
+def _bases(ws: Workspace) -> list[Path]:
+    """The root, the config's allowed directories (relative ones against the root, as the
+    workspace's own locations are) and the locations the config moved elsewhere."""
+    out = [ws.root]
+    for b in ws.config.allowed_dirs:
+        p = Path(os.path.expanduser(b))
+        out.append(p if p.is_absolute() else ws.root / p)
+    out += [p for ps in ws.locations.values() for p in ps]
+    return [Path(os.path.normpath(p)) for p in out]
+
+
 def allowed_bases(ws: Workspace) -> list[Path]:
-    bases = [ws.root, *ws.config.allowed_dirs]
-    return [Path(os.path.realpath(os.path.expanduser(b))) for b in bases]
+    return [Path(os.path.realpath(b)) for b in _bases(ws)]
 
 
 def _inside(path: Path, bases: list[Path]) -> bool:
@@ -44,10 +54,7 @@ def resolve_target(ws: Workspace, raw: str) -> Path:
         candidate = p if p.is_absolute() else ws.root / p
     lexical = Path(os.path.normpath(candidate))
     bases = allowed_bases(ws)
-    lexical_bases = [
-        Path(os.path.normpath(os.path.expanduser(b))) for b in [ws.root, *ws.config.allowed_dirs]
-    ]
-    if not (_inside(lexical, lexical_bases) or _inside(lexical, bases)):
+    if not (_inside(lexical, _bases(ws)) or _inside(lexical, bases)):
         raise PathRefused(
             f"refused: {lexical} is outside the workspace root {ws.root}"
             + (" and the allowed directories" if ws.config.allowed_dirs else "")
@@ -60,3 +67,12 @@ def resolve_target(ws: Workspace, raw: str) -> Path:
     if real.is_dir():
         raise PathRefused(f"refused: {real} is a directory, not a file")
     return lexical
+
+
+def check_write(ws: Workspace, path: Path) -> None:
+    """Refuse (:class:`PathRefused`) a write to ``path`` unless, every symlink followed, it
+    lands inside what may be written: checked again right before writing, since a file
+    found in the workspace (a proposal) may be a link, or one may appear after planning."""
+    real = Path(os.path.realpath(path))
+    if not _inside(real, allowed_bases(ws)):
+        raise PathRefused(f"refused: {path} leads to {real}, outside the workspace")

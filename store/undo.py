@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import os
+from pathlib import Path
 
 from .atomic import atomic_write, current_stamp
 from .journal import entry_path, is_file_write, sha256
 from .ledger import Entry, Ledger
 from .review import ReviewError
+from .target_paths import PathRefused, check_write
 from .workspace import Workspace
 
 
@@ -27,6 +30,10 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
     promos = [e for e in entries if is_file_write(e)]
     for e in reversed(promos):  # check everything before touching anything
         path = entry_path(ws, e)
+        try:  # the ledger lies in the workspace: its paths are not trusted blindly
+            check_write(ws, path)
+        except PathRefused as exc:
+            raise UndoRefused(f"{exc}; nothing was restored") from exc
         now = path.read_bytes() if path.exists() else None
         if sha256(now) != e.data.get("after_sha256"):
             raise UndoRefused(
@@ -40,8 +47,8 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
                     )
                 ),
             )
-        backup = e.data.get("backup")
-        if not e.data.get("created") and not (backup and (ws.state_dir / str(backup)).is_file()):
+        backup = _kept(ws, e, "backup")
+        if not e.data.get("created") and not (backup and backup.is_file()):
             raise UndoRefused(f"refused: the backup of {path} is missing; nothing was restored")
     for e in reversed(promos):
         path = entry_path(ws, e)
@@ -53,12 +60,21 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
     return entries
 
 
-def _state_file(ws: Workspace, e: Entry, key: str) -> bytes:
-    """A copy kept under the state directory: ``backup`` (before) or ``written`` (after)."""
+def _kept(ws: Workspace, e: Entry, key: str) -> Path | None:
+    """Where a journaled entry's ``backup`` (before) or ``written`` (after) copy is: only
+    ever inside the state directory's backups (``None`` otherwise, or when there is none)."""
     name = e.data.get(key)
     if not name:
-        return b""
+        return None
+    backups = os.path.realpath(ws.state_dir / "backups")
+    path = os.path.realpath(ws.state_dir / str(name))
+    return Path(path) if os.path.dirname(path) == backups else None
+
+
+def _state_file(ws: Workspace, e: Entry, key: str) -> bytes:
+    """The bytes of a copy kept under the state directory (empty when there is none)."""
+    path = _kept(ws, e, key)
     try:
-        return (ws.state_dir / str(name)).read_bytes()
+        return path.read_bytes() if path is not None else b""
     except OSError:
         return b""

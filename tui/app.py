@@ -15,12 +15,14 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState
 
 from screens.sessions import SessionsScreen
 from store.config import Config
 from store.index import WorkspaceIndex
 from store.session_order import next_unreviewed, ordered
+from store.textsafe import printable
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
@@ -147,6 +149,21 @@ class HurikaeriApp(App[None]):
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.broadcast(ReviewChanged)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """As Textual's, but literal messages (``markup=False``: they carry ids, paths and
+        file names) have their control characters made visible, as everywhere else."""
+        if not markup:
+            message, title = printable(message), printable(title, keep_newlines=False)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def broadcast(self, make: Callable[[], Message]) -> None:
         """Tell every screen (modal ones included) with a fresh message each."""

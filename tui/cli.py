@@ -47,6 +47,7 @@ from store.wrapup import import_wrapup
 from store.yamlload import C_LOADER_AVAILABLE
 from tui.cli_meta import add_meta_parser, cmd_meta
 from tui.cli_search import add_search_parser, cmd_search
+from tui.visible_output import visible_output
 
 PROG = "hurikaeri"
 
@@ -558,19 +559,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ws = Workspace.resolve(args.root, config)
         command = COMMANDS.get(args.command or "")
         if command is not None:
-            return command(args, ws)
+            with visible_output():  # what they print comes from agents' files
+                return command(args, ws)
         return run_ui(ws)
-    except ReviewError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+    except (ReviewError, WriteError) as exc:
+        print(f"{PROG}: {printable(str(exc))}", file=sys.stderr)
         return 1
-    except WriteError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return 1
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except ConfigError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    except (UsageError, ConfigError) as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -578,9 +574,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
-        print(f"{PROG}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
         return 1
-
-
-def entry() -> NoReturn:
-    sys.exit(main())

@@ -111,7 +111,9 @@ def _progress(done: int, total: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``hurikaeri search`` on its own (the same arguments, exit codes and messages)."""
     from store.config import ConfigError, load_config
+    from store.textsafe import printable
     from store.workspace import Workspace
+    from tui.visible_output import visible_output
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", type=Path)
@@ -128,14 +130,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{PROG}: error: --root {args.root}: not a directory", file=sys.stderr)
             return 2
         ws = Workspace.resolve(args.root, load_config(args.config))
-        return cmd_search(args, ws)
+        with visible_output():  # hits carry agents' text
+            return cmd_search(args, ws)
     except ConfigError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+        print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
         return 1
 
 

@@ -256,3 +256,24 @@ def test_export_feedback_cli(demo_root: Path) -> None:
     r = run("stats", "--json", "--root", str(demo_root))
     data = json.loads(r.stdout)
     assert {"counts", "outcomes_per_week", "recurring_problems", "effect"} <= set(data)
+
+
+def test_no_escape_sequence_from_a_file_reaches_the_terminal(tmp_path: Path) -> None:
+    """Whatever a command prints from agents' files (diagnostics, titles, ids, diffs) has its
+    control characters shown as symbols; JSON stays valid."""
+    kpt = tmp_path / "hurikaeri"
+    kpt.mkdir()
+    (kpt / "kpt-20260101-001.yaml").write_text(
+        'id: kpt-20260101-001\noutcome: "\\e]0;pwned\\a\\e[31mwin"\n'
+        'session_summary: "summary \\e[2J cleared"\nkeep: []\nproblem: []\ntry: []\n'
+    )
+    for args in (
+        ("lint", "--root", str(tmp_path)),
+        ("show", "kpt-20260101-001", "--root", str(tmp_path)),
+        ("search", "summary", "--root", str(tmp_path)),
+    ):
+        r = run(*args)
+        assert "\x1b" not in r.stdout + r.stderr and "\x07" not in r.stdout + r.stderr, args
+        assert "␛" in r.stdout + r.stderr, args
+    r = run("lint", "--root", str(tmp_path), "--json")
+    assert any("\x1b" in d["message"] for d in json.loads(r.stdout))

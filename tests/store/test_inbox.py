@@ -150,3 +150,50 @@ def test_reopen(demo_root: Path) -> None:
     apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "reopen")])
     p = _proposal(ref.path)
     assert (p.status, p.decided_at, p.decision_note) == ("pending", None, None)
+
+
+def test_a_symlinked_proposal_is_never_written_through(demo_root: Path, tmp_path: Path) -> None:
+    """A file in the inbox that links outside the workspace: deciding on it writes nothing
+    there (found while reviewing: the decision used to be written through the link)."""
+    from store.atomic import WriteError
+
+    ws = Workspace(demo_root)
+    ref = find_proposal(ws, "prop-20261119-001")
+    outside = tmp_path / "outside.yaml"
+    outside.write_bytes(ref.path.read_bytes())
+    ref.path.unlink()
+    ref.path.symlink_to(outside)
+    before = outside.read_bytes()
+    linked = find_proposal(ws, "prop-20261119-001")
+    plan = plan_decision(ws, linked, "reject", "no")
+    with pytest.raises(WriteError, match="outside the workspace"):
+        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    assert outside.read_bytes() == before
+
+
+def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_path: Path) -> None:
+    """The ledger lies in the workspace: an entry naming a path outside it, or a backup
+    outside the backups, restores and deletes nothing."""
+    import json
+
+    from store.journal import sha256
+    from store.undo import UndoRefused
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    ws = Workspace(demo_root)
+    forged = {
+        "id": "forged000001",
+        "at": "2026-11-22T00:00:00+00:00",
+        "op": "promote",
+        "target": "kpt-20261110-002/try-001",
+        "path": str(victim),
+        "created": True,
+        "after_sha256": sha256(victim.read_bytes()),
+        "written": "../../victim-copy",
+    }
+    with (ws.state_dir / "ledger.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(forged) + "\n")
+    with pytest.raises(UndoRefused, match="outside the workspace"):
+        undo_last(ws, Ledger(ws.state_dir))
+    assert victim.read_text() == "keep me\n"

@@ -119,3 +119,12 @@ def test_no_temp_file_is_left_when_a_write_fails(
     monkeypatch.undo()
     assert (tmp_path / "CLAUDE.md").read_text() == "## X\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hurikaeri-tmp")]
+
+
+def test_a_skill_target_of_the_wrong_shape_is_refused_not_a_crash(tmp_path: Path) -> None:
+    skill = tmp_path / "knowledge_base" / "global" / "skills" / "x.yaml"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("skill_id: x\ncontent: |\n  ## X\n  - old\nstats: 5\n")
+    ws = _ws(tmp_path, "knowledge_base/global/skills/x.yaml", type_="skill")
+    plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
+    assert plan.status == "refused" and "cannot be edited safely" in plan.message

@@ -17,6 +17,7 @@ from store.models import KptReport, Lesson, Proposal, SessionSummary
 from store.models.kpt import KptItem
 from store.promote import promoted_label
 from store.sessions import Session
+from store.textsafe import printable
 
 from .literal import literal, outcome_content
 
@@ -26,7 +27,7 @@ STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗"}
 
 
 def label(text: str) -> Content:
-    return Content.styled(f"{text}: ", "bold $text-primary")
+    return Content.styled(f"{printable(text, keep_newlines=False)}: ", "bold $text-primary")
 
 
 def heading(text: str) -> Content:
