@@ -231,7 +231,10 @@ class InboxScreen(Screen[None]):
             )
             if note is None:
                 return
-        plans = [plan_decision(self.index.ws, r, decision, note) for r in refs]
+        ws = self.index.ws
+        plans = await asyncio.to_thread(
+            lambda: [plan_decision(ws, r, decision, note) for r in refs]
+        )
         refused = [p for p in plans if p.refused]
         if refused:
             self.notify(

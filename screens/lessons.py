@@ -21,6 +21,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.worker import get_current_worker
 
 from store.docs import lesson_ref
 from store.heads import LessonHead
@@ -152,7 +153,8 @@ class LessonsScreen(Screen[None]):
                     line = rec.span.line
                     out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
         out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
-        self.app.call_from_thread(self.lessons_loaded, files, out)
+        if not get_current_worker().is_cancelled:  # a newer read replaced this one
+            self.app.call_from_thread(self.lessons_loaded, files, out)
 
     def lessons_loaded(self, files: object, rows: list[LessonRow]) -> None:
         self._all = (files, rows)
@@ -421,9 +423,18 @@ class LessonForm(ModalScreen[bool]):
         if not changes:
             self.dismiss(False)
             return
+        self.save(changes)
+
+    @work(exclusive=True, group="lesson-save")
+    async def save(self, changes: dict[str, object]) -> None:
+        """Find the lesson's line again and rewrite it, in a thread (the file may hold a
+        hundred thousand lessons)."""
+
+        def write() -> None:
+            edit_lesson(find_lesson(self.path, self.lesson.id or ""), changes)
+
         try:
-            ref = find_lesson(self.path, self.lesson.id or "")
-            edit_lesson(ref, changes)
+            await asyncio.to_thread(write)
         except (ReviewError, OSError) as exc:
             self.query_one("#lesson-errors", Static).update(literal(str(exc), "$error"))
             return

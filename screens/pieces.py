@@ -277,6 +277,7 @@ class PiecesScreen(Screen[None]):
         super().__init__()
         self.index = index
         self.files: dict[str, IndexedFile] = {}
+        self._facet_path: Path | None = None
         self.extra: dict[Path, IndexedFile] = {}
         self.current: str | None = None
         self.view: PieceView | None = None
@@ -445,6 +446,8 @@ class PiecesScreen(Screen[None]):
     def show_facet(self, ref: FacetRef | None) -> None:
         title = self.query_one("#piece-facet-title", Static)
         md = self.query_one("#piece-facet-md", Markdown)
+        # a file still being read for the facet shown before must not replace this one
+        self._facet_path = ref.path if ref is not None and ref.inline is None else None
         if ref is None:
             title.update("")
             md.update("")
@@ -486,6 +489,8 @@ class PiecesScreen(Screen[None]):
         self.app.call_from_thread(self._set_facet_text, path, text)
 
     def _set_facet_text(self, path: Path, text: str) -> None:
+        if path != self._facet_path:
+            return
         md = self.query_one("#piece-facet-md", Markdown)
         md.update(visible(text) if path.suffix.lower() == ".md" else _as_markdown(text))
         self.query_one("#piece-facet-scroll", VerticalScroll).scroll_home(animate=False)

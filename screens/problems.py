@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -55,6 +55,7 @@ class ProblemsScreen(Screen[None]):
         self.index = index
         self.all_files = False
         self._shown: dict[str, IndexedFile] = {}
+        self._showing: Path | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -141,9 +142,8 @@ class ProblemsScreen(Screen[None]):
 
     def show_file(self, report: IndexedFile) -> None:
         self.query_one("#file-title", Static).update(literal(report.display, "bold"))
-        raw = read_text(report.path, DiagnosticSink(report.display))
-        text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
-        self.query_one("#file-text", TextArea).load_text(visible(text))
+        self._showing = report.path
+        self.load_file_text(report)
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
         if not report.diagnostics:
@@ -166,6 +166,17 @@ class ProblemsScreen(Screen[None]):
             )
         if report.diagnostics:
             diags.highlighted = 0
+
+    @work(thread=True, exclusive=True, group="file-text")
+    def load_file_text(self, report: IndexedFile) -> None:
+        """The file's text, read in a thread (a file may be megabytes)."""
+        raw = read_text(report.path, DiagnosticSink(report.display))
+        text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
+        self.app.call_from_thread(self._file_text_read, report.path, visible(text))
+
+    def _file_text_read(self, path: Path, text: str) -> None:
+        if path == self._showing:  # not one the cursor has left meanwhile
+            self.query_one("#file-text", TextArea).load_text(text)
 
     @on(OptionList.OptionSelected, "#diagnostics")
     def diagnostic_selected(self, event: OptionList.OptionSelected) -> None:

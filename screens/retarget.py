@@ -7,7 +7,7 @@ selected try-items can get the same target at once.
 
 from __future__ import annotations
 
-from pathlib import Path
+import asyncio
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -82,11 +82,7 @@ class RetargetScreen(ModalScreen[bool]):
                 allow_blank=False,
             )
             yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
-            yield Input(
-                self.start_path,
-                id="rt-path",
-                suggester=SuggestFromList(candidate_paths(self.index), case_sensitive=False),
-            )
+            yield Input(self.start_path, id="rt-path")
             yield Static(id="rt-resolved")
             yield Label("section", classes="form-label")
             yield Select([], id="rt-section", prompt="(no section)")
@@ -98,6 +94,16 @@ class RetargetScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.check_path(self.start_path)
+        self.find_candidates()
+
+    @work(thread=True, exclusive=True, group="rt-candidates")
+    def find_candidates(self) -> None:
+        """Completion for the path: found in a thread (it walks the allowed directories)."""
+        found = candidate_paths(self.index)
+        self.app.call_from_thread(self._set_candidates, found)
+
+    def _set_candidates(self, found: list[str]) -> None:
+        self.query_one("#rt-path", Input).suggester = SuggestFromList(found, case_sensitive=False)
 
     @on(Input.Changed, "#rt-path")
     def path_changed(self, event: Input.Changed) -> None:
@@ -155,17 +161,33 @@ class RetargetScreen(ModalScreen[bool]):
     def action_save(self) -> None:
         type_ = str(self.query_one("#rt-type", Select).value)
         path = self.query_one("#rt-path", Input).value.strip()
-        section = self.section()
-        errors = self.query_one("#rt-errors", Static)
-        written: set[Path] = set()
-        try:
-            for ref in self.refs:
-                retarget(self.index.ws, ref, type_, path, section)
-                written.add(ref.path)
-        except (ReviewError, WriteError, EditError) as exc:
-            errors.update(literal(str(exc), "$error"))
-            if not written:
+        self.save(type_, path, self.section())
+
+    @work(exclusive=True, group="rt-save")
+    async def save(self, type_: str, path: str, section: str | None) -> None:
+        """Rewrite each report in a thread; stop at the first that cannot be written."""
+
+        def write() -> tuple[int, str | None]:
+            done = 0
+            try:
+                for ref in self.refs:
+                    retarget(self.index.ws, ref, type_, path, section)
+                    done += 1
+            except (ReviewError, WriteError, EditError) as exc:
+                return done, str(exc)
+            return done, None
+
+        done, error = await asyncio.to_thread(write)
+        if error is not None:
+            if not done:
+                self.query_one("#rt-errors", Static).update(literal(error, "$error"))
                 return
+            # some were written: say what stopped the rest before the form closes
+            self.notify(
+                f"{done} of {len(self.refs)} retargeted; then: {error}",
+                severity="error",
+                markup=False,
+            )
         self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")

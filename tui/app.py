@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from screens.sessions import SessionsScreen
@@ -61,6 +62,7 @@ class HurikaeriApp(App[None]):
         self.own_writes = OwnWrites()
         self.loaded = asyncio.Event()
         self._stop_watch = asyncio.Event()
+        self._save_timer: Timer | None = None
 
     def on_mount(self) -> None:
         if self.workspace.config.keys:
@@ -110,7 +112,8 @@ class HurikaeriApp(App[None]):
             self.broadcast(lambda: WorkspaceChanged(initial=True))
             if self.watch_files:
                 self.watch_workspace_files()
-            self.set_interval(SAVE_EVERY, self.save_index_cache)
+            if self._save_timer is None:  # once, however often the workspace is reloaded
+                self._save_timer = self.set_interval(SAVE_EVERY, self.save_index_cache)
         elif event.state == WorkerState.ERROR:
             self.notify(
                 f"{event.worker.name}: {event.worker.error}", severity="error", markup=False
@@ -187,6 +190,11 @@ class HurikaeriApp(App[None]):
     # -- actions -----------------------------------------------------------------
 
     def action_undo(self) -> None:
+        self.undo()
+
+    @work(exclusive=True, group="undo")
+    async def undo(self) -> None:
+        """Undo the last decision; the files it restores are written in a thread."""
         from screens.text_view import TextView
         from store.atomic import WriteError
         from store.journal import entry_path, is_file_write
@@ -194,7 +202,7 @@ class HurikaeriApp(App[None]):
         from store.undo import UndoRefused, undo_last
 
         try:
-            undone = undo_last(self.workspace, self.index.ledger)
+            undone = await asyncio.to_thread(undo_last, self.workspace, self.index.ledger)
         except UndoRefused as exc:
             self.push_screen(TextView(str(exc), exc.diff, title="Undo refused"))
             return
