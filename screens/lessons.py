@@ -31,7 +31,7 @@ from store.lesson_ops import archive, edit_lesson, find_lesson, lesson_key, remo
 from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
 from store.review import ReviewError
-from store.sessions import parse_time
+from store.sessions import parse_day, parse_time
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import field, lines
 from tui.widgets.literal import literal
@@ -81,13 +81,6 @@ class LessonFilter:
             return True
         day = parse_time(les.date or "").date()
         return not ((self.since and day < self.since) or (self.until and day > self.until))
-
-
-def _day(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text.strip()) if text.strip() else None
-    except ValueError:
-        return None
 
 
 class LessonsScreen(Screen[None]):
@@ -187,8 +180,8 @@ class LessonsScreen(Screen[None]):
             val("#lf-category"),
             val("#lf-project"),
             self.query_one("#lf-tag", Input).value.strip().casefold(),
-            _day(self.query_one("#lf-since", Input).value),
-            _day(self.query_one("#lf-until", Input).value),
+            parse_day(self.query_one("#lf-since", Input).value),
+            parse_day(self.query_one("#lf-until", Input).value),
         )
 
     def refresh_rows(self) -> None:

@@ -252,13 +252,6 @@ def facet_options(view: PieceView) -> list[Option | None]:
     return out
 
 
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return os.path.relpath(path, base)
-    except ValueError:
-        return str(path)
-
-
 class PiecesScreen(Screen[None]):
     """TAKT pieces: graph, lint and facets."""
 

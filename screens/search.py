@@ -35,7 +35,7 @@ from store.search import Hit, SearchResult, WorkspaceSearch, resolve_line, searc
 from store.search_text import highlight_spans
 from store.textsafe import printable
 from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.literal import literal
+from tui.widgets.literal import literal, short_project
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 LIMIT = 50
@@ -72,8 +72,14 @@ def hit_key(hit: Hit) -> str:
     return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
 
 
-def short_project(project: str) -> str:
-    return Path(project.replace("\\", "/")).name or project
+def hit_title(hit: Hit) -> Content:
+    """A hit's title, and its best snippet after a dash, with the matches highlighted."""
+    title = highlighted(hit.title, hit.title_spans)
+    if not hit.snippet:
+        return title
+    return Content.assemble(
+        title, Content.styled("  — ", "$text-muted"), highlighted(hit.snippet, hit.snippet_spans)
+    )
 
 
 class SearchScreen(Screen[None]):
@@ -218,13 +224,7 @@ class SearchScreen(Screen[None]):
         self.show_preview(table.cursor_key)
 
     def row(self, hit: Hit) -> Row:
-        title = highlighted(hit.title, hit.title_spans)
-        if hit.snippet:
-            title = Content.assemble(
-                title,
-                Content.styled("  — ", "$text-muted"),
-                highlighted(hit.snippet, hit.snippet_spans),
-            )
+        title = hit_title(hit)
         project = hit.record.project or ""
         return (
             hit_key(hit),

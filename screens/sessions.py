@@ -7,9 +7,6 @@ as fast as ten. Live updates keep the cursor on the same session.
 
 from __future__ import annotations
 
-from datetime import date
-from pathlib import Path
-
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,9 +17,9 @@ from textual.widgets import Footer, Header, Input, ProgressBar, Select
 
 from store.index import WorkspaceIndex
 from store.session_order import SessionFilter, next_unreviewed, ordered, projects
-from store.sessions import Session
+from store.sessions import Session, parse_day
 from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.literal import literal, outcome_content
+from tui.widgets.literal import literal, outcome_content, short_project
 from tui.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
 
 COLUMNS = [
@@ -35,20 +32,6 @@ COLUMNS = [
 ]
 OUTCOMES = [("success", "success"), ("partial", "partial"), ("failure", "failure")]
 REVIEW = [("unreviewed", "to review"), ("reviewed", "reviewed")]
-
-
-def _parse_day(text: str) -> date | None:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
-
-
-def short_project(project: str) -> str:
-    return Path(project.replace("\\", "/")).name or project
 
 
 class SessionsScreen(Screen[None]):
@@ -209,7 +192,7 @@ class SessionsScreen(Screen[None]):
 
         since_in = self.query_one("#f-since", Input)
         until_in = self.query_one("#f-until", Input)
-        since, until = _parse_day(since_in.value), _parse_day(until_in.value)
+        since, until = parse_day(since_in.value), parse_day(until_in.value)
         since_in.set_class(bool(since_in.value.strip()) and since is None, "-invalid")
         until_in.set_class(bool(until_in.value.strip()) and until is None, "-invalid")
         review = sel("#f-review")

@@ -10,11 +10,10 @@ is journaled, so ``undo`` restores both files.
 
 from __future__ import annotations
 
-import difflib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,23 +21,20 @@ from .atomic import current_stamp
 from .diagnostics import DiagnosticSink
 from .journal import journaled_write
 from .kinds import Kind
-from .ledger import Entry, Ledger
+from .ledger import Entry, Ledger, now_iso
 from .loader import MODELS, load_file
 from .models import Proposal
 from .models.knowledge import LearnedBehavior
 from .review import ReviewError
 from .roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from .target_paths import PathRefused, resolve_target
+from .textdiff import bytes_diff
 from .textio import FileStamp
 from .validate import validate_tolerant
 from .workspace import Workspace
 
 Decision = Literal["approve", "reject", "reopen"]
 KIND_MODELS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 @dataclass(slots=True)
@@ -113,13 +109,11 @@ class InboxPlan:
     def diff(self, label: str) -> str:
         if self.after is None:
             return ""
-        return "".join(
-            difflib.unified_diff(
-                (self.before or b"").decode("utf-8", "replace").splitlines(True),
-                self.after.decode("utf-8", "replace").splitlines(True),
-                f"a/{label}" if self.before is not None else "/dev/null",
-                f"b/{label}",
-            )
+        return bytes_diff(
+            self.before,
+            self.after,
+            f"a/{label}" if self.before is not None else "/dev/null",
+            f"b/{label}",
         )
 
 

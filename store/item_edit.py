@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ from .atomic import ConflictError, current_stamp
 from .diagnostics import Diagnostic, DiagnosticSink
 from .models.kpt import KeepItem, KptItem, OmissionItem, ProblemItem, TryItem
 from .roundtrip import EditError, YamlEditor
+from .textdiff import bytes_diff
 from .textio import FileStamp
 from .validate import validate_tolerant
 
@@ -84,14 +84,7 @@ def disk_diff(path: Path, base_bytes: bytes, label: str) -> str:
         now = path.read_bytes()
     except OSError:
         now = b""
-    return "".join(
-        difflib.unified_diff(
-            base_bytes.decode("utf-8", "replace").splitlines(True),
-            now.decode("utf-8", "replace").splitlines(True),
-            f"{label} (when you opened it)",
-            f"{label} (on disk now)",
-        )
-    )
+    return bytes_diff(base_bytes, now, f"{label} (when you opened it)", f"{label} (on disk now)")
 
 
 def stamp_of(path: Path) -> FileStamp | None:

@@ -101,8 +101,6 @@ def bullet_text(description: str) -> str:
 @dataclass(slots=True)
 class BulletPlan:
     outcome: Outcome
-    section_found: bool
-    heading_line: int | None
     existing_line: int | None = None
     existing_text: str | None = None
     score: float = 0.0
@@ -136,7 +134,7 @@ class MarkdownTarget:
     def plan(self, text: str) -> BulletPlan:
         h = self.find_heading()
         if h is None:
-            return BulletPlan("insert", False, None)
+            return BulletPlan("insert")
         start, end = self.section_range(h)
         want = _norm(text)
         best: tuple[float, int, str] | None = None
@@ -146,13 +144,13 @@ class MarkdownTarget:
                 continue
             existing = m.group(3)
             if _norm(existing) == want:
-                return BulletPlan("identical", True, h.line, i, existing, 100.0)
+                return BulletPlan("identical", i, existing, 100.0)
             score = fuzz.ratio(_norm(existing), want)
             if score >= NEAR_DUPLICATE and (best is None or score > best[0]):
                 best = (score, i, existing)
         if best is not None:
-            return BulletPlan("near-duplicate", True, h.line, best[1], best[2], best[0])
-        return BulletPlan("insert", True, h.line)
+            return BulletPlan("near-duplicate", best[1], best[2], best[0])
+        return BulletPlan("insert")
 
     def _marker(self, start: int, end: int) -> tuple[str, str]:
         for i in range(start, end):

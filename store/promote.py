@@ -9,10 +9,8 @@ script: only Markdown notes are written for hooks.
 
 from __future__ import annotations
 
-import difflib
 import secrets
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,13 +18,14 @@ from pydantic import ValidationError
 
 from .atomic import current_stamp
 from .journal import journaled_write
-from .ledger import Entry, Ledger
+from .ledger import Entry, Ledger, now_iso
 from .markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
 from .models.knowledge import ProjectMemory, Skill
 from .models.kpt import ProblemItem
 from .review import ItemRef, ReviewError
 from .roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from .target_paths import PathRefused, resolve_target
+from .textdiff import bytes_diff
 from .textio import FileStamp
 from .workspace import Workspace
 
@@ -51,9 +50,7 @@ class Plan:
     after: bytes | None = None
     stamp: FileStamp | None = None
     near_text: str | None = None
-    near_line: int | None = None
     new_text: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def writes(self) -> bool:
@@ -61,17 +58,12 @@ class Plan:
 
     def diff(self, label: str | None = None) -> str:
         name = label or str(self.target)
-        before = (self.before or b"").decode("utf-8", "replace").splitlines(True)
-        after = (self.after or b"").decode("utf-8", "replace").splitlines(True)
-        return "".join(
-            difflib.unified_diff(
-                before, after, f"a/{name}" if self.before is not None else "/dev/null", f"b/{name}"
-            )
+        return bytes_diff(
+            self.before,
+            self.after,
+            f"a/{name}" if self.before is not None else "/dev/null",
+            f"b/{name}",
         )
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 def plan_promotion(
@@ -139,7 +131,7 @@ def plan_promotion(
 def _apply_bullet(target: MarkdownTarget, plan: Plan, near: NearChoice | None) -> bool:
     """Add the bullet (or not); returns whether the document changed."""
     bp = target.plan(plan.new_text)
-    plan.near_text, plan.near_line = bp.existing_text, bp.existing_line
+    plan.near_text = bp.existing_text
     if bp.outcome == "identical":
         plan.status = "identical"
         plan.message = f"an identical bullet is already under '{target.title}' (line {(bp.existing_line or 0) + 1})"
@@ -185,8 +177,7 @@ def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
     editor.set(["version"], version + 1 if isinstance(version, int) else 1)
     editor.set(["updated_at"], now_iso())
     plan.after = editor.render()
-    loaded = Skill.model_validate(plain_data(editor.data))
-    plan.extra["version"] = loaded.version
+    Skill.model_validate(plain_data(editor.data))  # what is written must still be a skill
 
 
 def _plan_memory(plan: Plan, ws: Workspace) -> None:
@@ -227,7 +218,6 @@ def _plan_memory(plan: Plan, ws: Workspace) -> None:
     editor.set(["last_updated"], now_iso())
     plan.after = editor.render()
     ProjectMemory.model_validate(plain_data(editor.data))
-    plan.extra["entry"] = entry
 
 
 # -- applying and undoing -------------------------------------------------------
@@ -274,8 +264,7 @@ def section_title(section: str | None) -> str:
     return (section or "").strip().lstrip("#").strip()
 
 
-def promoted_label(data: dict[str, Any], ws: Workspace | None = None) -> str:
-    """``PATH#SECTION`` of a promote entry (the path relative to the root when inside it)."""
-    path = Path(str(data.get("path")))
-    shown = ws.display(ws.root / path) if ws else str(path)
-    return f"{shown}#{section_title(data.get('section'))}"
+def promoted_label(data: dict[str, Any]) -> str:
+    """``PATH#SECTION`` of a promote entry (the path as the ledger holds it: relative to the
+    root when inside it)."""
+    return f"{data.get('path')}#{section_title(data.get('section'))}"

@@ -4,10 +4,10 @@ cause, a pattern from a keep-item)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from .inbox import slug
+from .ledger import now_iso
 from .markdown_edit import bullet_text
 from .models import KptReport
 from .models.kpt import KptItem, ProblemItem
@@ -47,7 +47,7 @@ def draft_proposal(
             "skill_id": ident,
             "name": text[:60],
             "version": 1,
-            "created_at": datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+            "created_at": now_iso(),
             "triggers": {"keywords": [], "file_patterns": [], "task_types": []},
             "content": f"{heading}\n\n- {text}\n",
             "stats": {"times_loaded": 0, "success_rate": 0.0, "avg_tokens_saved": 0},
@@ -85,7 +85,7 @@ def draft_proposal(
             "tags": [],
         }
     return {
-        "created_at": datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+        "created_at": now_iso(),
         "proposed_by": "person",
         "session_id": session.session_id,
         "kind": kind,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import replace_file
+from .heads import first_line
 from .kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 from .parallel import chunk_by_size, map_chunks
 from .search_index import DeltaRecord, SearchIndex, _delta
@@ -184,13 +185,6 @@ def _record_json(r: SearchRecord, file_index: int) -> bytes:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode(
         "utf-8", "surrogatepass"
     )
-
-
-def first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:200]
-    return ""
 
 
 def segment_sections(

@@ -199,10 +199,6 @@ class SearchIndex:
             self._sessions = self.sessions_loader() if self.sessions_loader is not None else {}
         return self._sessions
 
-    @sessions.setter
-    def sessions(self, value: dict[str, tuple[str, str]]) -> None:
-        self._sessions = value
-
     def join_delta_sessions(self) -> None:
         """Add what the delta's records know of their sessions to the session table."""
         for d in self.delta:

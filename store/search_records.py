@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .heads import first_line
 from .kinds import Kind
 from .models import (
     AntiPattern,
@@ -54,13 +55,6 @@ def text_of(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "\n".join(t for t in (text_of(v) for v in value) if t)
     return str(value)
-
-
-def first_line(text: str | None, limit: int = 200) -> str:
-    for line in (text or "").splitlines():
-        if line.strip():
-            return line.strip()[:limit]
-    return ""
 
 
 def _fields(*pairs: tuple[str, Any]) -> tuple[str, ...]:

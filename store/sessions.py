@@ -8,7 +8,7 @@ stored here: it is read from the ledger each time (one source of truth).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -103,6 +103,14 @@ def parse_time(text: str) -> datetime:
     except ValueError:
         return datetime.min.replace(tzinfo=UTC)
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def parse_day(text: str) -> date | None:
+    """A ``YYYY-MM-DD`` typed into a filter; ``None`` when empty or not a date."""
+    try:
+        return date.fromisoformat(text.strip()) if text.strip() else None
+    except ValueError:
+        return None
 
 
 def session_key(session_id: str | None, fallback: str) -> str:

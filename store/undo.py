@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from .journal import entry_path, is_file_write, sha256
 from .ledger import Entry, Ledger
 from .review import ReviewError
 from .target_paths import PathRefused, check_write
+from .textdiff import bytes_diff
 from .workspace import Workspace
 
 
@@ -38,13 +38,11 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
         if sha256(now) != e.data.get("after_sha256"):
             raise UndoRefused(
                 f"refused: {path} changed since hurikaeri wrote it; undo would lose those changes",
-                "".join(
-                    difflib.unified_diff(
-                        _state_file(ws, e, "written").decode("utf-8", "replace").splitlines(True),
-                        (now or b"").decode("utf-8", "replace").splitlines(True),
-                        f"{path.name} as hurikaeri wrote it",
-                        f"{path.name} now",
-                    )
+                bytes_diff(
+                    _state_file(ws, e, "written"),
+                    now,
+                    f"{path.name} as hurikaeri wrote it",
+                    f"{path.name} now",
                 ),
             )
         backup = _kept(ws, e, "backup")

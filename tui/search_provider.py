@@ -68,15 +68,9 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _display(hit: SearchHit) -> Content:
-        from screens.search import HIGHLIGHT, KIND_LABELS, highlighted
+        from screens.search import HIGHLIGHT, KIND_LABELS, hit_title
 
-        title = highlighted(hit.title, hit.title_spans)
-        if hit.snippet:
-            title = Content.assemble(
-                title,
-                Content.styled("  — ", "$text-muted"),
-                highlighted(hit.snippet, hit.snippet_spans),
-            )
+        title = hit_title(hit)
         return Content.assemble(
             Content.styled(
                 f"{KIND_LABELS.get(hit.kind, hit.kind)}: ", HIGHLIGHT.replace("underline ", "")
@@ -87,7 +81,7 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _help(hit: SearchHit) -> str:
-        from screens.search import short_project
+        from tui.widgets.literal import short_project
 
         rec = hit.record
         parts = [rec.id, short_project(rec.project) if rec.project else "", rec.date[:10]]

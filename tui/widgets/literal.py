@@ -7,6 +7,8 @@ them act, so a report cannot rearrange or recolour the screen.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.content import Content
 
 from store.textsafe import printable
@@ -25,3 +27,8 @@ OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$erro
 def outcome_content(outcome: str) -> Content:
     """A session's outcome, coloured by how it went."""
     return Content.styled(outcome or "—", OUTCOME_STYLE.get(outcome.lower(), "$text-muted"))
+
+
+def short_project(project: str) -> str:
+    """A project path's last part (the slug people recognise)."""
+    return Path(project.replace("\\", "/")).name or project

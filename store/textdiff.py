@@ -1,0 +1,15 @@
+"""A unified diff of two versions of a file's bytes, as the screens and the CLI show it."""
+
+from __future__ import annotations
+
+import difflib
+
+
+def bytes_diff(before: bytes | None, after: bytes | None, a: str, b: str) -> str:
+    """``before`` → ``after`` (``None``: no such file) as a unified diff, lines decoded as
+    UTF-8 with anything undecodable replaced."""
+
+    def lines(data: bytes | None) -> list[str]:
+        return (data or b"").decode("utf-8", "replace").splitlines(True)
+
+    return "".join(difflib.unified_diff(lines(before), lines(after), a, b))
