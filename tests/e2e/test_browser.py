@@ -5,10 +5,13 @@ Skipped, with the reason, only where no Chromium is installed; nothing downloads
 
 from __future__ import annotations
 
+import queue
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,23 +44,32 @@ def _free_port() -> int:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
+    """The URL ``hurikaeri serve`` prints (it carries the access token), once it listens."""
     root = tmp_path / "demo"
     shutil.copytree(DEMO, root)
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui", "serve", "--root", str(root), "--port", str(port)],
         cwd=REPO,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
-    url = f"http://127.0.0.1:{port}/"
+    urls: queue.Queue[str] = queue.Queue()
+
+    def drain() -> None:  # reads to the end, so that the server never blocks on the pipe
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if m := re.search(r"http://\S+/\?token=\S+", line):
+                urls.put(m.group(0))
+
+    threading.Thread(target=drain, daemon=True).start()
     try:
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
+        try:
+            url = urls.get(timeout=30)
+        except queue.Empty:
+            pytest.fail("hurikaeri serve printed no URL with a token within 30 s")
+        assert url.startswith(f"http://127.0.0.1:{port}/?token=")
         yield url
     finally:
         proc.terminate()
@@ -85,6 +97,8 @@ def test_browser_mode(server: str, tmp_path: Path) -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
+            refused = page.goto(server.split("?", 1)[0], timeout=30000)
+            assert refused is not None and refused.status == 403, "served without the token"
             page.goto(server, timeout=30000)
             page.wait_for_selector("canvas.xterm-text-layer", timeout=30000)
             blank = page.screenshot()
