@@ -19,6 +19,7 @@ from store.external_edit import ExternalEdit
 from store.item_edit import disk_diff
 from store.kinds import Kind
 from store.workspace import Workspace
+from store.write_policy import in_place_for
 from tui.messages import FilesWritten
 from tui.widgets.literal import literal
 
@@ -30,7 +31,7 @@ async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: K
 
     app = screen.app
     try:
-        edit = ExternalEdit.start(path, kind, ws.state_dir / "edits")
+        edit = ExternalEdit.start(path, kind, ws.state_dir / "edits", in_place_for(ws, kind))
     except OSError as exc:
         screen.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
         return False

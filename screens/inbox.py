@@ -183,7 +183,7 @@ class InboxScreen(Screen[None]):
         label = self.index.ws.display(plan.target) if plan.target else "target"
         head = ""
         if plan.refused:
-            head = f"# approving is refused: {plan.refused}\n"
+            head = f"# approving is refused: {plan.refused.removeprefix('refused: ')}\n"
         elif plan.stale:
             head = f"# STALE: {plan.stale}\n"
         text = plan.diff(label) or "(approving would not change the target)"

@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from store.atomic import ConflictError, WriteError
+from store.atomic import ConflictError, Guard, WriteError
 from store.item_edit import FORM_FIELDS, ITEM_MODELS, apply_item_changes, disk_diff, validate_item
 from store.models.base import Choice
 from store.models.kpt import KptItem
@@ -54,9 +54,23 @@ class ItemForm(ModalScreen[bool]):
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
 
-    def __init__(self, path: Path, display: str, section: str, item: KptItem, key: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        section: str,
+        item: KptItem,
+        key: str,
+        guard: Guard,
+        position: int = 0,
+    ) -> None:
+        """``position``: the item's place in its section (from 1); an item without an id
+        is found by it, and the form asks for an id first."""
         super().__init__()
+        self.position = position
+        self.fields = ("id", *FORM_FIELDS[section]) if not item.id else FORM_FIELDS[section]
         self.path = path
+        self.guard = guard
         self.display_path = display
         self.section = section
         self.item = item
@@ -74,7 +88,7 @@ class ItemForm(ModalScreen[bool]):
                 classes="dialog-text",
             )
             with VerticalScroll(id="form-fields"):
-                for name in FORM_FIELDS[self.section]:
+                for name in self.fields:
                     value = self.original.get(name)
                     yield Label(name, classes="form-label")
                     choices = _choices(self.section, name)
@@ -104,11 +118,11 @@ class ItemForm(ModalScreen[bool]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one(f"#field-{FORM_FIELDS[self.section][0]}").focus()
+        self.query_one(f"#field-{self.fields[0]}").focus()
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for name in FORM_FIELDS[self.section]:
+        for name in self.fields:
             w = self.query_one(f"#field-{name}")
             if isinstance(w, Select):
                 v = w.value
@@ -152,7 +166,15 @@ class ItemForm(ModalScreen[bool]):
     def write(self, changes: dict[str, Any], base: FileStamp | None) -> None:
         """The round-trip edit and the write, off the event loop."""
         try:
-            apply_item_changes(self.path, self.section, self.item.id or "", changes, base)
+            apply_item_changes(
+                self.path,
+                self.section,
+                self.item.id or "",
+                changes,
+                base,
+                guard=self.guard,
+                position=self.position,
+            )
         except ConflictError as exc:
             self.app.call_from_thread(self.ask_conflict, str(exc))
             return

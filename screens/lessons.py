@@ -23,6 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 from textual.worker import get_current_worker
 
+from store.atomic import Guard, WriteError
 from store.docs import lesson_ref
 from store.heads import LessonHead
 from store.index import WorkspaceIndex
@@ -32,6 +33,7 @@ from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
 from store.review import ReviewError
 from store.sessions import parse_day, parse_time
+from store.write_policy import in_place
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import field, lines
 from tui.widgets.literal import literal
@@ -343,7 +345,8 @@ class LessonsScreen(Screen[None]):
             if saved:
                 self.app.post_message(FilesWritten(frozenset({r.path})))
 
-        self.app.push_screen(LessonForm(r.path, r.full()), done)
+        guard = in_place(self.index.ws, "lessons_user", "lessons_ai")
+        self.app.push_screen(LessonForm(r.path, r.full(), guard), done)
 
 
 class LessonForm(ModalScreen[bool]):
@@ -356,10 +359,11 @@ class LessonForm(ModalScreen[bool]):
     TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
     LONG_FIELDS = ("summary", "context")
 
-    def __init__(self, path: Path, lesson: Lesson) -> None:
+    def __init__(self, path: Path, lesson: Lesson, guard: Guard) -> None:
         super().__init__()
         self.path = path
         self.lesson = lesson
+        self.guard = guard
 
     def compose(self) -> ComposeResult:
         les = self.lesson
@@ -424,11 +428,11 @@ class LessonForm(ModalScreen[bool]):
         hundred thousand lessons)."""
 
         def write() -> None:
-            edit_lesson(find_lesson(self.path, self.lesson.id or ""), changes)
+            edit_lesson(find_lesson(self.path, self.lesson.id or ""), changes, guard=self.guard)
 
         try:
             await asyncio.to_thread(write)
-        except (ReviewError, OSError) as exc:
+        except (ReviewError, WriteError, OSError) as exc:
             self.query_one("#lesson-errors", Static).update(literal(str(exc), "$error"))
             return
         self.dismiss(True)

@@ -24,7 +24,8 @@ from store.models.kpt import TARGET_TYPES
 from store.retarget import retarget, target_headings
 from store.review import ItemRef, ReviewError
 from store.roundtrip import EditError
-from store.target_paths import PathRefused, allowed_bases, resolve_target
+from store.target_paths import PathRefused, resolve_target
+from store.write_policy import write_bases
 from tui.widgets.literal import literal
 
 NEW_SECTION = "\x00new"
@@ -33,7 +34,7 @@ NEW_SECTION = "\x00new"
 def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
     """Markdown and skill files under the allowed directories, for completion."""
     out: list[str] = []
-    for base in allowed_bases(index.ws):
+    for base in write_bases(index.ws):
         for pattern in (
             "**/*.md",
             "knowledge_base/**/skills/*.yaml",

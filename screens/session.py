@@ -24,9 +24,10 @@ from store.index import WorkspaceIndex
 from store.kinds import Kind
 from store.ledger import item_key
 from store.models.kpt import KptItem
-from store.review import ItemRef, ReviewError
+from store.review import ItemRef, ReviewError, missing_id
 from store.session_order import next_unreviewed, ordered
 from store.sessions import Session
+from store.write_policy import in_place
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import (
     SECTION_TITLES,
@@ -79,6 +80,9 @@ class SessionScreen(Screen[None]):
         self.session_key = session_key
         self.start_item = item_key
         self.items: dict[str, tuple[str, KptItem]] = {}
+        #: rows of items without an id (or of a report without one), keyed by their place
+        #: (``"#keep:2"``: no ``/``, so never a ledger key) → that place in the section
+        self.no_id: dict[str, int] = {}
         self.selected: set[str] = set()
 
     @property
@@ -118,6 +122,13 @@ class SessionScreen(Screen[None]):
         head.append(
             Content.styled(f"reviewed {done}/{total}", "$success" if done == total else "$warning")
         )
+        if s.report is not None:  # not counted above: they cannot be decided on
+            doc = s.report.doc
+            missing = sum(1 for _sec, i in doc.items() if not (doc.id and i.id))
+            if missing:
+                head.append(
+                    Content.styled(f"  {missing} item(s) without an id (e: edit)", "bold $warning")
+                )
         if s.session_id:
             head += [Content("  "), literal(s.session_id, "dim")]
         self.query_one("#session-head", Static).update(Content.assemble(*head))
@@ -138,11 +149,16 @@ class SessionScreen(Screen[None]):
         s = self.session
         table = self.query_one("#items", VirtualTable)
         rows: list[Row] = []
-        self.items = {}
+        self.items, self.no_id = {}, {}
         if s is not None and s.report is not None:
             rid = s.report.doc.id or ""
+            places: dict[str, int] = {}
             for section, item in s.report.doc.items():
-                key = item_key(rid, item.id or "")
+                places[section] = place = places.get(section, 0) + 1
+                key = item_key(rid, item.id)
+                if key is None:  # decisions are refused: the row is known by its place
+                    key = f"#{section}:{place}"
+                    self.no_id[key] = place
                 self.items[key] = (section, item)
                 st = self.index.ledger.state(key)
                 rows.append(
@@ -173,9 +189,15 @@ class SessionScreen(Screen[None]):
             detail.update(Content.styled("This session has no KPT items to review.", "$text-muted"))
             return
         section, item = self.items[key]
-        detail.update(
-            item_detail(section, item, self.index.ledger.state(key), s.report.doc.id or "")
-        )
+        shown = item_detail(section, item, self.index.ledger.state(key), s.report.doc.id or "")
+        if key in self.no_id:
+            shown = Content.assemble(
+                Content.styled("No decisions: ", "bold $warning"),
+                literal(self.missing_id_message(key)),
+                "\n\n",
+                shown,
+            )
+        detail.update(shown)
 
     @on(VirtualTable.Highlighted, "#items")
     def item_highlighted(self, event: VirtualTable.Highlighted) -> None:
@@ -208,6 +230,22 @@ class SessionScreen(Screen[None]):
         key = self.query_one("#items", VirtualTable).cursor_key
         return key if key in self.items else None
 
+    def missing_id_message(self, key: str) -> str:
+        s = self.session
+        if s is None or s.report is None:
+            return "the item has no id"
+        section, item = self.items[key]
+        return missing_id(s.report.doc, section, item, self.index.ws.display(s.report.path))
+
+    def decision_key(self) -> str | None:
+        """The item under the cursor, to decide on; ``None`` (and the person told why) for
+        an item without an id: its decisions would be every id-less item's."""
+        key = self.current_key()
+        if key is not None and key in self.no_id:
+            self.notify(self.missing_id_message(key), severity="warning", markup=False)
+            return None
+        return key
+
     def decided(self, message: str | None = None) -> None:
         """Tell the app (counts, other screens); the state column already shows the rest."""
         self.app.post_message(ReviewChanged())
@@ -228,7 +266,7 @@ class SessionScreen(Screen[None]):
         self.notify("Session reviewed. Press n for the next session.", title="Done", timeout=3)
 
     def action_approve(self) -> None:
-        key = self.current_key()
+        key = self.decision_key()
         if key is None:
             return
         self.index.ledger.record("approve", key)
@@ -237,14 +275,14 @@ class SessionScreen(Screen[None]):
         self.decided()
 
     def action_reopen(self) -> None:
-        key = self.current_key()
+        key = self.decision_key()
         if key is not None:
             self.index.ledger.record("reopen", key)
             self.refresh_items()
             self.decided(f"Reopened {key}")
 
     def action_reject(self) -> None:
-        key = self.current_key()
+        key = self.decision_key()
         if key is None:
             return
         from screens.note_prompt import NotePrompt
@@ -270,8 +308,18 @@ class SessionScreen(Screen[None]):
         pending = [
             k
             for k, (sec, _i) in self.items.items()
-            if sec == section and self.index.ledger.state(k).state == "pending"
+            if sec == section
+            and k not in self.no_id
+            and self.index.ledger.state(k).state == "pending"
         ]
+        left_out = [k for k, (sec, _i) in self.items.items() if sec == section and k in self.no_id]
+        if left_out:
+            self.notify(
+                f"{len(left_out)} item(s) without an id left out: "
+                + self.missing_id_message(left_out[0]),
+                severity="warning",
+                markup=False,
+            )
         if not pending:
             self.notify(f"Nothing left to review in {SECTION_TITLES[section]}.")
             return
@@ -297,6 +345,9 @@ class SessionScreen(Screen[None]):
         if key is None or self.items[key][0] != "try":
             self.notify("Only try-items are selected for promotion or retargeting.", timeout=2)
             return
+        if key in self.no_id:
+            self.notify(self.missing_id_message(key), severity="warning", markup=False)
+            return
         self.selected ^= {key}
         self.refresh_items()
 
@@ -313,6 +364,9 @@ class SessionScreen(Screen[None]):
             section, item = self.items[k]
             if section != "try":
                 continue
+            if k in self.no_id:
+                self.notify(self.missing_id_message(k), severity="warning", markup=False)
+                return []
             rid, _, iid = k.partition("/")
             refs.append(ItemRef(rid, iid, section, item, s.report.doc, s.report.path))
         if not refs:
@@ -420,13 +474,31 @@ class SessionScreen(Screen[None]):
 
         section, item = self.items[key]
         path = s.report.path
-        form = ItemForm(path, self.index.ws.display(path), section, item, key)
+        place = self.no_id.get(key, 0)  # an item without an id is found by its place
+        rid = s.report.doc.id
+        label = (
+            f"{rid or self.index.ws.display(path)}: {section} item {place} (no id)"
+            if place
+            else key
+        )
+        form = ItemForm(
+            path,
+            self.index.ws.display(path),
+            section,
+            item,
+            label,
+            in_place(self.index.ws, "kpt"),
+            position=place,
+        )
 
         def done(saved: bool | None) -> None:
             if saved:
-                self.index.ledger.record("edit", key)
+                if not place:
+                    self.index.ledger.record("edit", key)
+                elif rid:  # as an edit of the whole file: the item had no key
+                    self.index.ledger.record("edit", rid)
                 self.app.post_message(FilesWritten(frozenset({path})))
-                self.decided(f"Saved {key}")
+                self.decided(f"Saved {label}")
 
         self.app.push_screen(form, done)
 

@@ -18,7 +18,7 @@ import secrets
 import stat
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .textio import FileStamp
@@ -28,6 +28,15 @@ TEMP_PREFIX = ".hurikaeri-tmp-"
 
 class WriteError(Exception):
     """A write that could not happen; the original file is untouched."""
+
+
+class PathRefused(WriteError):
+    """A write to a place it may not go; the message names the resolved path."""
+
+
+#: Called with the real file (symlinks followed) right before it is written; raises
+#: :class:`PathRefused` when the action may not write there (``store.write_policy``).
+Guard = Callable[[Path], None]
 
 
 class ConflictError(WriteError):
@@ -73,10 +82,12 @@ def _same(expected: FileStamp | None, path: Path) -> tuple[bool, FileStamp | Non
         return expected is None, None
     if expected is None:
         return False, current_stamp(path)
-    if st.st_size == expected.size and st.st_mtime_ns == expected.mtime_ns:
-        return True, expected
+    if st.st_size != expected.size:
+        return False, current_stamp(path)
+    # Same size: the content decides, even when the mtime agrees (a rewrite that keeps the
+    # size and restores the mtime is still a change); same bytes with a new mtime (touched,
+    # or rewritten identically) is not a conflict.
     actual = current_stamp(path)
-    # same bytes with a new mtime (touched, or rewritten identically): not a conflict
     return actual is not None and actual.sha256 == expected.sha256, actual
 
 
@@ -110,13 +121,16 @@ def atomic_write(
     data: bytes,
     expected: FileStamp | None,
     *,
+    guard: Guard,
     create: bool = False,
 ) -> FileStamp:
-    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist).
+    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist)
+    and ``guard`` lets the action write there.
 
     With ``create`` a missing parent directory is created. Returns the new stamp.
     """
     target = resolve_target(path)
+    guard(target)
     check_unchanged(target, expected)
     directory = target.parent
     if create:
@@ -139,6 +153,9 @@ def atomic_write(
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp_name, old_mode)
+        if resolve_target(path) != target:  # a link appeared or changed meanwhile
+            raise PathRefused(f"refused: {path} was replaced by a link while it was written")
+        guard(target)
         check_unchanged(target, expected)
         os.replace(tmp_name, target)
         tmp_name = ""
@@ -178,7 +195,7 @@ def _ends_with_newline(fd: int) -> bool:
 
 
 def append_bytes(
-    path: Path, line: bytes, *, create: bool = True, repair_torn: bool = False
+    path: Path, line: bytes, *, guard: Guard, create: bool = True, repair_torn: bool = False
 ) -> None:
     """Append one whole line with a single ``write`` (what concurrent appenders expect).
 
@@ -188,17 +205,25 @@ def append_bytes(
     newline instead, so it stays as it is and is reported, and the new line is appended.
     """
     target = resolve_target(path)
+    guard(target)
     if create:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _friendly(exc, target.parent) from exc
-    flags = os.O_RDWR | os.O_APPEND | (os.O_CREAT if create else 0)
+    # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
+    # put there never blocks (and is refused below)
+    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_CREAT if create else 0)
     try:
         fd = os.open(target, flags, 0o666)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathRefused(f"refused: {path} became a link while it was appended to") from exc
         raise _friendly(exc, target) from exc
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PathRefused(f"refused: {target} is not a regular file; nothing was appended")
+        os.set_blocking(fd, True)
         fcntl.flock(fd, fcntl.LOCK_EX)
         for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
             if delay:

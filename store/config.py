@@ -65,6 +65,23 @@ def _strings(value: Any, where: str, path: Path) -> list[str]:
     raise ConfigError(f"{path}: {where} must be a string or a list of strings")
 
 
+def check_allowed_dir(directory: Path, path: Path | str) -> None:
+    """An allowed directory that holds the whole machine or the home directory would let
+    agent text reach every start-up file and key: refused, naming it. (Relative ones are
+    checked by the workspace, against its root.)"""
+    if not directory.is_absolute():
+        return
+    real = Path(os.path.realpath(directory))
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    if real == Path(real.anchor) or real == home or real in home.parents:
+        raise ConfigError(
+            f"{path}: [write] allowed_dirs includes {directory}"
+            + (f" ({real})" if str(real) != str(directory) else "")
+            + ", which is the whole file system or your home directory; name the "
+            "directories hurikaeri may write instead (e.g. a project's folder)"
+        )
+
+
 def load_config(explicit: Path | None = None) -> Config:
     """Read the config; ``explicit`` (``--config``) and the environment must exist."""
     env = os.environ.get(ENV_CONFIG)
@@ -112,6 +129,8 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     cfg.allowed_dirs = [
         _expand(v, None) for v in _strings(write.get("allowed_dirs", []), "allowed_dirs", path)
     ]
+    for d in cfg.allowed_dirs:
+        check_allowed_dir(d, path)
     keys = data.get("keys", {})
     if not isinstance(keys, dict) or not all(isinstance(v, str) for v in keys.values()):
         raise ConfigError(f"{path}: [keys] must map binding ids to key names")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from .textsafe import printable
+
 Severity = Literal["error", "warning"]
 
 
@@ -31,8 +33,11 @@ class Diagnostic:
         return asdict(self)
 
     def format(self) -> str:
+        """One line of text: control characters in the path (a file may be named
+        ``"x\\nfake: error.yaml"``) and the message are made visible."""
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+        text = f"{where}: {self.severity}: {self.message} [{self.code}]"
+        return printable(text, keep_newlines=False)
 
 
 class Diagnosed:

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atomic import atomic_write
+from .atomic import Guard, atomic_write
 from .diagnostics import Diagnostic
 from .kinds import Kind
 from .lint import check_loaded
@@ -36,16 +36,17 @@ class ExternalEdit:
     base: FileStamp | None
     original: bytes
     work: Path
+    guard: Guard
 
     @classmethod
-    def start(cls, path: Path, kind: Kind | None, state_dir: Path) -> ExternalEdit:
+    def start(cls, path: Path, kind: Kind | None, state_dir: Path, guard: Guard) -> ExternalEdit:
         original = path.read_bytes()
         st = path.stat()
         state_dir.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix="edit-", suffix=path.suffix, dir=state_dir)
         with os.fdopen(fd, "wb") as fh:
             fh.write(original)
-        return cls(path, kind, FileStamp.of_bytes(original, st), original, Path(name))
+        return cls(path, kind, FileStamp.of_bytes(original, st), original, Path(name), guard)
 
     def run_editor(self) -> int:
         """Run the editor in the foreground (the caller suspends the UI around it)."""
@@ -92,7 +93,7 @@ class ExternalEdit:
             from .atomic import current_stamp
 
             base = current_stamp(self.path)
-        stamp = atomic_write(self.path, self.result, base)
+        stamp = atomic_write(self.path, self.result, base, guard=self.guard)
         self.discard()
         return stamp
 

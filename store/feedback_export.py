@@ -28,6 +28,7 @@ from .review import ReviewError, find_report
 from .roundtrip import YamlEditor, new_yaml_document
 from .validate import validate_tolerant
 from .workspace import Workspace
+from .write_policy import in_place
 
 OUTCOME = {"success": (True, 1.0), "partial": (False, 0.5), "failure": (False, 0.2)}
 ISSUE_TYPE = {
@@ -166,8 +167,12 @@ def export_feedback(
     out = Export(path, fb_path, data, editor.original_bytes, editor.render())
     if dry_run:
         return out
-    atomic_write(fb_path, new_yaml_document(data), None, create=True)
-    editor.save()
+    report_guard = in_place(ws, "kpt")
+    report_guard(path)  # both writes allowed before either happens
+    atomic_write(
+        fb_path, new_yaml_document(data), None, guard=in_place(ws, "feedback"), create=True
+    )
+    editor.save(report_guard)
     return out
 
 

@@ -32,6 +32,7 @@ from .textdiff import bytes_diff
 from .textio import FileStamp
 from .validate import validate_tolerant
 from .workspace import Workspace
+from .write_policy import in_place, proposal_kind, target, target_problem
 
 Decision = Literal["approve", "reject", "reopen"]
 KIND_MODELS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
@@ -158,6 +159,13 @@ def plan_decision(
     except PathRefused as exc:
         plan.refused = str(exc)
         return plan
+    kind = proposal_kind(doc.kind)
+    problem = (
+        target_problem(ws, plan.target, kind) if kind else f"unknown proposal kind '{doc.kind}'"
+    )
+    if problem:
+        plan.refused = f"refused: {problem}"
+        return plan
     if plan.target.exists():
         plan.before = plan.target.read_bytes()
         plan.target_stamp = current_stamp(plan.target)
@@ -238,6 +246,8 @@ def apply_decisions(
     for p in plans:
         entries.append(ledger.record(p.decision, p.ref.id, p.note, batch=batch, kind="proposal"))
         if p.decision == "approve" and p.target is not None and p.after is not None:
+            kind = proposal_kind(p.ref.doc.kind)
+            assert kind is not None  # refused when planned otherwise
             e, _ = journaled_write(
                 ws,
                 ledger,
@@ -248,6 +258,7 @@ def apply_decisions(
                 before=p.before,
                 after=p.after,
                 expected=p.target_stamp,
+                guard=target(ws, kind),
             )
             entries.append(e)
         e, _ = journaled_write(
@@ -260,6 +271,7 @@ def apply_decisions(
             before=p.ref.raw,
             after=p.proposal_after,
             expected=p.ref.stamp,
+            guard=in_place(ws, "inbox"),
         )
         entries.append(e)
     return entries
@@ -287,5 +299,5 @@ def write_new_proposal(ws: Workspace, data: dict[str, Any]) -> Path:
     pid = str(data.get("id") or next_proposal_id(ws))
     data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}
     path = inbox_dir(ws) / f"{pid}.yaml"
-    atomic_write(path, new_yaml_document(data), None, create=True)
+    atomic_write(path, new_yaml_document(data), None, guard=in_place(ws, "inbox"), create=True)
     return path

@@ -37,6 +37,9 @@ from .workspace import Workspace
 FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
 VERSION = 2
+#: The checks' revision: bumped whenever a check changes what it reports, so that cached
+#: diagnostics made by older checks are never shown (2: refused promotion/proposal targets).
+RULES = 2
 NAME = f"index-cache-v{VERSION}.json"
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000
@@ -151,7 +154,11 @@ def _read(ws: Workspace, f: BinaryIO) -> Cached:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CacheError("not an index cache")
-    if header.get("version") != VERSION or header.get("app") != app_version():
+    if (
+        header.get("version") != VERSION
+        or header.get("app") != app_version()
+        or header.get("rules") != RULES
+    ):
         raise CacheError("made by another version")
     if header.get("workspace") != _fingerprint(ws):
         raise CacheError("made for another workspace")
@@ -207,6 +214,7 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
         header = {
             "format": FORMAT,
             "version": VERSION,
+            "rules": RULES,
             "app": app_version(),
             "workspace": _fingerprint(ws),
             "written_ns": time.time_ns(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .atomic import ConflictError, current_stamp
+from .atomic import ConflictError, Guard, current_stamp
 from .diagnostics import Diagnostic, DiagnosticSink
 from .models.kpt import KeepItem, KptItem, OmissionItem, ProblemItem, TryItem
 from .roundtrip import EditError, YamlEditor
@@ -49,14 +49,43 @@ def _index_of(editor: YamlEditor, section: str, item_id: str) -> int:
     raise EditError(f"{editor.path}: item '{item_id}' is no longer in '{section}'")
 
 
+def _index_at(editor: YamlEditor, section: str, position: int) -> int:
+    """The list index of the ``position``-th item (from 1) of ``section``, which must have
+    no id: an item without one is found by its place (the model keeps every mapping of
+    the list, in order)."""
+    items = editor.get([section])
+    n = 0
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict):
+            n += 1
+            if n == position:
+                if _has_id(item.get("id")):
+                    break
+                return i
+    raise EditError(
+        f"{editor.path}: item {position} of '{section}' (without an id) is no longer there"
+    )
+
+
+def _has_id(value: Any) -> bool:
+    """What the model reads as an id: text or a number, not empty."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != ""
+
+
 def apply_item_changes(
     path: Path,
     section: str,
     item_id: str,
     changes: dict[str, Any],
     base: FileStamp | None,
+    *,
+    guard: Guard,
+    position: int = 0,
 ) -> tuple[FileStamp | None, bytes, bytes]:
     """Write ``changes`` (field → value; ``None`` removes the field) into the item.
+
+    An item without an id (``item_id`` empty) is found by its ``position`` in its section,
+    from 1; the changes may then give it an id.
 
     ``base`` is the stamp of the file the person started from: when the file differs now,
     :class:`ConflictError` is raised and nothing is written (pass ``None`` to apply the
@@ -66,7 +95,7 @@ def apply_item_changes(
     editor = YamlEditor.open(path)
     if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
         raise ConflictError(path, base, editor.stamp)
-    i = _index_of(editor, section, item_id)
+    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
     for key, value in changes.items():
         if value is None:
             editor.delete([section, i, key])
@@ -74,7 +103,7 @@ def apply_item_changes(
             editor.set([section, i, key], value)
     before = editor.original_bytes
     after = editor.render()
-    stamp = editor.save()
+    stamp = editor.save(guard)
     return stamp, before, after
 
 

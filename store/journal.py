@@ -13,11 +13,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from .atomic import WriteError, atomic_write
+from .atomic import Guard, WriteError, atomic_write
 from .ledger import Entry, Ledger, Op
-from .target_paths import PathRefused, check_write
 from .textio import FileStamp
 from .workspace import Workspace
+from .write_policy import state
 
 
 def sha256(data: bytes | None) -> str | None:
@@ -35,26 +35,25 @@ def journaled_write(
     before: bytes | None,
     after: bytes,
     expected: FileStamp | None,
+    guard: Guard,
     **data: Any,
 ) -> tuple[Entry, FileStamp]:
     """Back up ``before``, write ``after`` atomically (if the file is still ``expected``) and
     record the write in the ledger. Nothing is recorded when the write fails, or when
-    ``path`` leads outside what may be written (:class:`WriteError`)."""
-    try:
-        check_write(ws, path)
-    except PathRefused as exc:
-        raise WriteError(str(exc)) from exc
+    ``guard`` refuses the path (:class:`~store.atomic.PathRefused`, a ``WriteError``)."""
+    guard(path)
     backups = ws.state_dir / "backups"
     backups.mkdir(parents=True, exist_ok=True)
     n = sum(1 for _ in backups.glob(f"{batch}-*.after"))
     backup: Path | None = None
+    own = state(ws)
     if before is not None:
         backup = backups / f"{batch}-{n:02d}-{path.name}"
-        backup.write_bytes(before)
+        atomic_write(backup, before, None, guard=own)
     written = backups / f"{batch}-{n:02d}-{path.name}.after"  # to show what changed since
-    written.write_bytes(after)
+    atomic_write(written, after, None, guard=own)
     try:
-        stamp = atomic_write(path, after, expected, create=True)
+        stamp = atomic_write(path, after, expected, guard=guard, create=True)
     except WriteError:
         for p in (backup, written):
             if p is not None:

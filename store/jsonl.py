@@ -16,6 +16,7 @@ from typing import Any
 from .diagnostics import DiagnosticSink
 from .textio import MAX_RECORD_BYTES
 
+UTF8_BOM = b"\xef\xbb\xbf"
 #: A pretty-printed record may span at most this many lines.
 MAX_RECORD_LINES = 2000
 
@@ -88,6 +89,11 @@ def scan_jsonl(
     """
     scan = JsonlScan(complete_until=base_offset + len(data))
     lines = _split_lines(data, base_offset)
+    if base_offset == 0 and lines and lines[0][2].startswith(UTF8_BOM):
+        # The BOM belongs to the file, not to its first record: an edit or a removal of
+        # that record keeps it.
+        start, end, raw = lines[0]
+        lines[0] = (start + len(UTF8_BOM), end, raw[len(UTF8_BOM) :])
     scan.lines = len(lines)
     unterminated_tail = bool(data) and not data.endswith(b"\n")
     i = 0

@@ -16,7 +16,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from .atomic import TEMP_PREFIX, ConflictError, WriteError, _friendly, fsync_dir, resolve_target
+from .atomic import (
+    TEMP_PREFIX,
+    ConflictError,
+    Guard,
+    WriteError,
+    _friendly,
+    fsync_dir,
+    resolve_target,
+)
 from .textio import FileStamp
 
 #: How long the replaced file must stay unchanged before its late appends are all carried over.
@@ -35,9 +43,12 @@ def replace_span(
     *,
     prefix_len: int,
     prefix_sha256: str,
+    guard: Guard,
 ) -> None:
-    """Replace bytes ``[start, end)`` if the first ``prefix_len`` bytes are still as read."""
+    """Replace bytes ``[start, end)`` if the first ``prefix_len`` bytes are still as read
+    and ``guard`` lets the action write there."""
     target = resolve_target(path)
+    guard(target)
     try:
         old = open(target, "rb")  # noqa: SIM115 - held across the rename on purpose
     except FileNotFoundError:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .atomic import append_bytes
+from .atomic import PathRefused, append_bytes
 from .diagnostics import DiagnosticSink
 from .jsonl import encode_record, scan_jsonl
 
@@ -68,7 +68,12 @@ class ItemState:
     promoted: list[dict[str, Any]] = field(default_factory=list)
 
 
-def item_key(report_id: str, item_id: str) -> str:
+def item_key(report_id: str | None, item_id: str | None) -> str | None:
+    """``KPT_ID/ITEM_ID``, the key an item's decisions are recorded under; ``None`` when the
+    report or the item has no id. Such items are never decided on: every id-less item of a
+    report would share the one key ``KPT_ID/`` (lint reports the missing id)."""
+    if not report_id or not item_id:
+        return None
     return f"{report_id}/{item_id}"
 
 
@@ -88,6 +93,11 @@ class Ledger:
         self.revision = 0
         if read:
             self.refresh()
+
+    def _guard(self, real: Path) -> None:
+        """The ledger is ``ledger.jsonl`` itself in the state directory, never a link out."""
+        if real != Path(os.path.realpath(self.path.parent)) / LEDGER_NAME:
+            raise PathRefused(f"refused: {self.path} leads to {real}; the ledger is not a link")
 
     # -- reading -----------------------------------------------------------------
 
@@ -175,7 +185,9 @@ class Ledger:
         self, op: Op, target: str, note: str | None = None, undoes: str | None = None, **data: Any
     ) -> Entry:
         entry = Entry(secrets.token_hex(6), now_iso(), op, target, note or None, undoes, data)
-        append_bytes(self.path, encode_record(entry.as_record()), repair_torn=True)
+        append_bytes(
+            self.path, encode_record(entry.as_record()), guard=self._guard, repair_torn=True
+        )
         self.refresh()
         return entry
 

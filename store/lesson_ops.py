@@ -8,11 +8,13 @@ journaled write that ``undo`` can restore.
 
 from __future__ import annotations
 
+import codecs
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .atomic import Guard
 from .diagnostics import DiagnosticSink
 from .journal import journaled_write
 from .jsonl import JsonlRecord, encode_record, line_ending, scan_jsonl
@@ -20,9 +22,10 @@ from .jsonl_edit import prefix_digest, replace_span
 from .ledger import Entry, Ledger
 from .models import Lesson
 from .review import ReviewError
-from .textio import FileStamp
+from .textio import MAX_JSONL_BYTES, FileStamp, NotReadable, looks_binary, read_regular
 from .validate import validate_tolerant
 from .workspace import Workspace
+from .write_policy import in_place
 
 
 def lesson_key(lesson_id: str) -> str:
@@ -38,7 +41,12 @@ class LessonRef:
 
 
 def find_lesson(path: Path, lesson_id: str) -> LessonRef:
-    data = path.read_bytes()
+    try:
+        data, _st = read_regular(path, MAX_JSONL_BYTES)
+    except NotReadable as exc:
+        raise ReviewError(f"{path}: {exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise ReviewError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     scan = scan_jsonl(data, DiagnosticSink(str(path)))
     for rec in scan.records:
         if rec.data.get("id") == lesson_id:
@@ -46,9 +54,32 @@ def find_lesson(path: Path, lesson_id: str) -> LessonRef:
     raise ReviewError(f"no lesson '{lesson_id}' in {path}")
 
 
-def edit_lesson(ref: LessonRef, changes: dict[str, Any]) -> bytes:
+def check_editable(path: Path, data: bytes) -> None:
+    """Refuse to write a lesson file that is read-only as read: one with bytes that are not
+    UTF-8 (the loader shows it with replacement characters) or a binary one (not parsed)."""
+    if looks_binary(data):
+        raise ReviewError(
+            f"{path}: the file holds NUL bytes (binary) and is read-only; nothing written"
+        )
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    step = 1 << 20
+    for at in range(0, len(data), step):
+        held = len(decoder.getstate()[0])  # the start of a character cut by the last step
+        try:
+            decoder.decode(data[at : at + step], final=at + step >= len(data))
+        except UnicodeDecodeError as exc:
+            offset = at - held + exc.start
+            line = data.count(b"\n", 0, offset) + 1
+            raise ReviewError(
+                f"{path}:{line}: byte 0x{data[offset]:02x} at offset {offset} is not valid "
+                "UTF-8; the file is read-only; nothing written"
+            ) from exc
+
+
+def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> bytes:
     """Rewrite the lesson's record with ``changes`` (validated first); every other line of the
     file, broken ones included, stays byte for byte. Returns the new line."""
+    check_editable(ref.path, ref.data)
     new = {**ref.record.data, **changes}
     sink = DiagnosticSink(str(ref.path))
     validate_tolerant(Lesson, new, sink, what="lesson")
@@ -65,6 +96,7 @@ def edit_lesson(ref: LessonRef, changes: dict[str, Any]) -> bytes:
         line,
         prefix_len=ref.complete_until,
         prefix_sha256=prefix_digest(ref.data, ref.complete_until),
+        guard=guard,
     )
     return line
 
@@ -77,6 +109,7 @@ def archive(
 
 def remove_lesson(ws: Workspace, ledger: Ledger, ref: LessonRef) -> Entry:
     """Physically remove the record's line(s) — only on an explicit request; undoable."""
+    check_editable(ref.path, ref.data)
     after = ref.data[: ref.record.start] + ref.data[ref.record.end :]
     stamp = FileStamp.of_bytes(ref.data, ref.path.stat())
     entry, _ = journaled_write(
@@ -89,6 +122,7 @@ def remove_lesson(ws: Workspace, ledger: Ledger, ref: LessonRef) -> Entry:
         before=ref.data,
         after=after,
         expected=stamp,
+        guard=in_place(ws, "lessons_user", "lessons_ai"),
         removed_line=ref.record.line,
     )
     return entry

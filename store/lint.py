@@ -15,6 +15,7 @@ from .models.piece import Piece
 from .piece_lint import PieceLinter
 from .validate import LineOf, validate_tolerant
 from .workspace import Workspace
+from .write_policy import lexical_target_problem, promotion_kind, proposal_kind
 
 PAYLOAD_KINDS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
 
@@ -79,6 +80,15 @@ def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, lo: LineOf) -> N
             seen.setdefault(item.id, section)
     targets = {i.id for s in ("problem", "omission") for i in doc.section(s) if i.id}
     for i, item in enumerate(doc.try_ or []):
+        pt = item.persistence_target
+        if pt is not None and pt.path:
+            problem = lexical_target_problem(pt.path, promotion_kind(pt.type))
+            if problem:
+                sink.warning(
+                    "refused-target",
+                    f"try item '{item.id}' cannot be promoted to '{pt.path}': {problem}",
+                    lo(("try", i, "persistence_target", "path")),
+                )
         for j, ref in enumerate(item.addresses or []):
             if ref not in targets:
                 sink.error(
@@ -100,6 +110,15 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, lo: LineOf) 
                 "(relative, without '..')",
                 lo(("target",)),
             )
+        else:
+            kind = proposal_kind(doc.kind)
+            problem = lexical_target_problem(doc.target, kind) if kind else None
+            if problem:
+                sink.error(
+                    "refused-target",
+                    f"approving this {doc.kind} proposal would be refused: {problem}",
+                    lo(("target",)),
+                )
     if doc.payload is not None and doc.kind is not None:
 
         def payload_line(loc: Sequence[str | int]) -> int | None:

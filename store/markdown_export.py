@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .index import WorkspaceIndex
+from .ledger import ItemState, item_key
 from .sessions import Session
 
 SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
@@ -32,9 +33,11 @@ def session_markdown(index: WorkspaceIndex, s: Session) -> str:
                 continue
             out += [f"### {SECTION_TITLES[sec]}", ""]
             for item in items:
-                st = index.ledger.state(f"{rep.id}/{item.id}")
+                key = item_key(rep.id, item.id)
+                st = index.ledger.state(key) if key else ItemState()
                 state = st.state + (" (promoted)" if st.promoted else "")
-                out.append(f"- **{item.id}** [{state}] {_md(item.description)}")
+                label = item.id or "(no id)"
+                out.append(f"- **{label}** [{state}] {_md(item.description)}")
                 extra = item.model_dump(exclude_none=True, by_alias=True)
                 for key in ("id", "description"):
                     extra.pop(key, None)

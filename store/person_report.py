@@ -34,6 +34,7 @@ from .models import KptReport
 from .roundtrip import new_yaml_document
 from .validate import validate_tolerant
 from .workspace import Workspace
+from .write_policy import in_place
 from .yamlload import load_yaml
 
 PickKind = Literal["finding", "blocker", "next_step"]
@@ -181,6 +182,7 @@ def write_person_report(ws: Workspace, ledger: Ledger, report_id: str, text: str
         before=None,
         after=text.encode("utf-8"),
         expected=None,
+        guard=in_place(ws, "kpt"),
         created_by="person",
     )
     return path

@@ -28,8 +28,8 @@ from .target_paths import PathRefused, resolve_target
 from .textdiff import bytes_diff
 from .textio import FileStamp
 from .workspace import Workspace
+from .write_policy import MARKDOWN_SUFFIXES, promotion_kind, target, target_problem
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
 MEMORY_KEYS = {"learned_behaviors", "known_issues", "preferences", "project_id", "last_updated"}
 NearChoice = Literal["replace", "keep-both", "skip"]
 Status = Literal["write", "identical", "near-duplicate", "skip", "refused"]
@@ -91,15 +91,6 @@ def plan_promotion(
         plan.status, plan.message = "refused", str(exc)
         return plan
     path = plan.target
-    if base and path in base:
-        plan.before = base[path]
-    elif path.exists():
-        try:
-            plan.before = path.read_bytes()
-            plan.stamp = current_stamp(path)
-        except OSError as exc:
-            plan.status, plan.message = "refused", f"cannot read {path}: {exc.strerror}"
-            return plan
     suffix = path.suffix.lower()
     if ttype == "hook" and suffix not in MARKDOWN_SUFFIXES:
         plan.status = "refused"
@@ -109,11 +100,24 @@ def plan_promotion(
             "at a Markdown note"
         )
         return plan
+    problem = target_problem(ws, path, promotion_kind(ttype))
+    if problem:
+        plan.status, plan.message = "refused", f"refused: {problem}"
+        return plan
+    if base and path in base:
+        plan.before = base[path]
+    elif path.exists():
+        try:
+            plan.before = path.read_bytes()
+            plan.stamp = current_stamp(path)
+        except OSError as exc:
+            plan.status, plan.message = "refused", f"cannot read {path}: {exc.strerror}"
+            return plan
     try:
-        if suffix in MARKDOWN_SUFFIXES:
-            _plan_markdown(plan, near)
-        elif ttype == "memory" or path.name.startswith("project_memory."):
+        if promotion_kind(ttype) == "memory":
             _plan_memory(plan, ws)
+        elif suffix in MARKDOWN_SUFFIXES:
+            _plan_markdown(plan, near)
         elif ttype == "skill" and suffix in (".yaml", ".yml"):
             _plan_skill(plan, near)
         else:
@@ -251,6 +255,7 @@ def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]
             before=p.before,
             after=p.after,
             expected=expected[p.target],
+            guard=target(ws, promotion_kind(p.type)),
             section=p.section,
             type=p.type,
         )

@@ -12,6 +12,7 @@ from .roundtrip import YamlEditor
 from .target_paths import PathRefused, resolve_target
 from .textio import FileStamp
 from .workspace import Workspace
+from .write_policy import in_place
 
 
 def retarget(
@@ -51,7 +52,7 @@ def retarget(
         editor.set(loc, target)
     before = editor.original_bytes
     after = editor.render()
-    editor.save()
+    editor.save(in_place(ws, "kpt"))
     return before, after
 
 

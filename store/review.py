@@ -30,7 +30,31 @@ class ItemRef:
 
     @property
     def key(self) -> str:
-        return item_key(self.report_id, self.item_id)
+        """The ledger key; :class:`ReviewError` when the item or its report has no id
+        (decisions on it are refused rather than shared with every other id-less item)."""
+        key = item_key(self.report_id, self.item_id)
+        if key is None:
+            raise ReviewError(missing_id(self.report, self.section, self.item, str(self.path)))
+        return key
+
+
+def item_position(report: KptReport, section: str, item: KptItem) -> int:
+    """The item's place in its section, from 1 (0 when it is not there)."""
+    for n, other in enumerate(report.section(section), 1):
+        if other is item:
+            return n
+    return 0
+
+
+def missing_id(report: KptReport, section: str, item: KptItem, where: str) -> str:
+    """Why a decision on an item cannot be recorded: it (or its report) has no id.
+    ``where`` names the report file, for a report that has no id itself."""
+    if not report.id:
+        return f"the report {where} has no id; give it one (E: edit the file) — lint reports it"
+    n = item_position(report, section, item)
+    return (
+        f"item {n} of {section} in {report.id} has no id; give it one (e: edit) — lint reports it"
+    )
 
 
 def report_paths(ws: Workspace) -> Iterator[Path]:
@@ -58,9 +82,14 @@ def split_ref(ref: str) -> tuple[str, str | None]:
 
 def find_item(ws: Workspace, ref: str) -> ItemRef:
     report_id, item_id = split_ref(ref)
-    if item_id is None:
+    if item_id is None and not ref.strip().endswith("/"):
         raise ReviewError(f"'{ref}' names a report; name an item as KPT_ID/ITEM_ID")
     path, report = find_report(ws, report_id)
+    if item_id is None:  # 'KPT_ID/': what an item without an id would be called
+        for section, item in report.items():
+            if not item.id:
+                raise ReviewError(missing_id(report, section, item, str(path)))
+        raise ReviewError(f"'{ref}' names no item; name an item as KPT_ID/ITEM_ID")
     for section, item in report.items():
         if item.id == item_id:
             return ItemRef(report_id, item_id, section, item, report, path)
@@ -78,11 +107,16 @@ def decide(
     return items
 
 
-def item_json(it_section: str, report_id: str, item: KptItem, st: ItemState) -> dict[str, Any]:
+def item_json(
+    it_section: str, report_id: str, item: KptItem, st: ItemState, position: int = 0
+) -> dict[str, Any]:
+    """An item with its review state; ``ref`` is ``None`` for an item without an id (it
+    has no decisions: see :func:`missing_id`), ``position`` its place in its section."""
     data = item.model_dump(mode="json", by_alias=True, exclude_none=True)
     return {
-        "ref": item_key(report_id, item.id or ""),
+        "ref": item_key(report_id, item.id),
         "section": it_section,
+        "position": position,
         "state": st.state,
         "note": st.note,
         "decided_at": st.at,
@@ -93,11 +127,12 @@ def item_json(it_section: str, report_id: str, item: KptItem, st: ItemState) -> 
 
 def report_json(path: Path, report: KptReport, ledger: Ledger) -> dict[str, Any]:
     data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
-    rid = report.id or path.stem
-    items = [
-        item_json(sec, rid, item, ledger.state(item_key(rid, item.id or "")))
-        for sec, item in report.items()
-    ]
+    rid = report.id or ""
+    items = []
+    for sec, item in report.items():
+        key = item_key(rid, item.id)
+        st = ledger.state(key) if key else ItemState()
+        items.append(item_json(sec, rid, item, st, item_position(report, sec, item)))
     for sec in ("keep", "problem", "try", "omission"):
         data.pop(sec, None)
     return {"path": str(path), **data, "items": items}

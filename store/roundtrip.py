@@ -26,7 +26,7 @@ from ruamel.yaml.scalarstring import (
 )
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from .atomic import WriteError, atomic_write
+from .atomic import Guard, WriteError, atomic_write
 from .linemerge import merge_edit
 from .textio import MAX_DOCUMENT_BYTES, FileStamp
 
@@ -195,12 +195,13 @@ class YamlEditor:
     def changed(self) -> bool:
         return self.render() != self.original_bytes
 
-    def save(self) -> FileStamp | None:
-        """Write the edit atomically, if the file is still as it was read."""
+    def save(self, guard: Guard) -> FileStamp | None:
+        """Write the edit atomically, if the file is still as it was read and ``guard`` lets
+        the action write there."""
         out = self.render()
         if out == self.original_bytes:
             return self.stamp
-        self.stamp = atomic_write(self.path, out, self.stamp)
+        self.stamp = atomic_write(self.path, out, self.stamp, guard=guard)
         self.original_bytes = out
         return self.stamp
 

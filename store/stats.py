@@ -20,6 +20,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from .index import WorkspaceIndex
+from .ledger import ItemState, item_key
 from .sessions import Session, parse_time
 
 SIMILAR = 65.0
@@ -171,7 +172,8 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
             categories[(p.category or "unknown").lower()] += 1
             impacts[(p.impact or "unknown").lower()] += 1
         for t in rep.tries:
-            st = index.ledger.state(f"{rep.id}/{t.id or None}")
+            key = item_key(rep.id, t.id)  # an id-less item has no decisions: pending
+            st = index.ledger.state(key) if key else ItemState()
             tries["promoted" if st.promoted else st.state] += 1
     evaluations = []
     for s in _sessions(index):

@@ -1,9 +1,11 @@
-"""Where promotions may write: inside the workspace root and the config's allowed directories.
+"""Where a target path an agent wrote leads: inside the workspace root or ``allowed_dirs``.
 
 ``~`` is expanded; ``~/.claude/...`` (how the hurikaeri skill names the Claude home) means the
 workspace root, whatever the root is; other relative paths resolve against the root. The
 final location is checked twice, as written (``..`` collapsed) and with every symlink
-followed, so neither a traversal nor a link can lead a write outside.
+followed, so neither a traversal nor a link can lead a write outside. What may be written
+there depends on the action (:mod:`store.write_policy`); locations the config moved outside
+the root are read there, never written.
 """
 
 from __future__ import annotations
@@ -11,32 +13,25 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .atomic import PathRefused
 from .workspace import Workspace
+from .write_policy import path_text_problem, write_bases
 
 CLAUDE_HOME = "~/.claude"
 
-
-class PathRefused(Exception):
-    """A target outside what may be written; the message names the resolved path."""
-
-
-def _bases(ws: Workspace) -> list[Path]:
-    """The root, the config's allowed directories (relative ones against the root, as the
-    workspace's own locations are) and the locations the config moved elsewhere."""
-    out = [ws.root]
-    for b in ws.config.allowed_dirs:
-        p = Path(os.path.expanduser(b))
-        out.append(p if p.is_absolute() else ws.root / p)
-    out += [p for ps in ws.locations.values() for p in ps]
-    return [Path(os.path.normpath(p)) for p in out]
-
-
-def allowed_bases(ws: Workspace) -> list[Path]:
-    return [Path(os.path.realpath(b)) for b in _bases(ws)]
+__all__ = ["CLAUDE_HOME", "PathRefused", "resolve_target"]
 
 
 def _inside(path: Path, bases: list[Path]) -> bool:
     return any(path == b or b in path.parents for b in bases)
+
+
+def _lexical_bases(ws: Workspace) -> list[Path]:
+    out = [ws.root]
+    for b in ws.config.allowed_dirs:
+        p = Path(os.path.expanduser(b))
+        out.append(p if p.is_absolute() else ws.root / p)
+    return [Path(os.path.normpath(p)) for p in out]
 
 
 def resolve_target(ws: Workspace, raw: str) -> Path:
@@ -44,17 +39,17 @@ def resolve_target(ws: Workspace, raw: str) -> Path:
     text = (raw or "").strip()
     if not text:
         raise PathRefused("the target has no path")
-    if "\x00" in text:
-        raise PathRefused("the target path contains a NUL byte")
-    norm = text.replace("\\", "/")
-    if norm == CLAUDE_HOME or norm.startswith(CLAUDE_HOME + "/"):
-        candidate = ws.root / norm[len(CLAUDE_HOME) :].lstrip("/")
+    problem = path_text_problem(text)
+    if problem:
+        raise PathRefused(f"refused: {problem}")
+    if text == CLAUDE_HOME or text.startswith(CLAUDE_HOME + "/"):
+        candidate = ws.root / text[len(CLAUDE_HOME) :].lstrip("/")
     else:
-        p = Path(os.path.expanduser(norm))
+        p = Path(os.path.expanduser(text))
         candidate = p if p.is_absolute() else ws.root / p
     lexical = Path(os.path.normpath(candidate))
-    bases = allowed_bases(ws)
-    if not (_inside(lexical, _bases(ws)) or _inside(lexical, bases)):
+    bases = write_bases(ws)
+    if not (_inside(lexical, _lexical_bases(ws)) or _inside(lexical, bases)):
         raise PathRefused(
             f"refused: {lexical} is outside the workspace root {ws.root}"
             + (" and the allowed directories" if ws.config.allowed_dirs else "")
@@ -67,12 +62,3 @@ def resolve_target(ws: Workspace, raw: str) -> Path:
     if real.is_dir():
         raise PathRefused(f"refused: {real} is a directory, not a file")
     return lexical
-
-
-def check_write(ws: Workspace, path: Path) -> None:
-    """Refuse (:class:`PathRefused`) a write to ``path`` unless, every symlink followed, it
-    lands inside what may be written: checked again right before writing, since a file
-    found in the workspace (a proposal) may be a link, or one may appear after planning."""
-    real = Path(os.path.realpath(path))
-    if not _inside(real, allowed_bases(ws)):
-        raise PathRefused(f"refused: {path} leads to {real}, outside the workspace")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,29 +42,74 @@ class RawText:
     decode_errors: bool = False
 
 
+class NotReadable(Exception):
+    """A file that is not read: not a regular file, or over the size limit (one line)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def file_type(mode: int) -> str:
+    """What a file that is not a regular file is, for messages."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_regular(st: os.stat_result, limit: int) -> None:
+    """Raise :class:`NotReadable` unless ``st`` is a regular file of at most ``limit`` bytes."""
+    if not stat.S_ISREG(st.st_mode):
+        raise NotReadable("not-a-file", f"expected a file, found {file_type(st.st_mode)}")
+    if st.st_size > limit:
+        raise NotReadable(
+            "file-too-large",
+            f"file is {st.st_size:,} bytes; files over {limit:,} bytes are not read",
+        )
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes, at most ``limit`` of them.
+
+    Its type and size are checked before it is opened (opening a FIFO for reading waits
+    for a writer for ever; a huge file is not read to be refused) and again on the open
+    file (it may have been swapped meanwhile). Raises :class:`NotReadable`, or
+    :class:`OSError` (``FileNotFoundError`` when it does not exist).
+    """
+    check_regular(os.stat(path), limit)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)
+        check_regular(st, limit)
+        data = fh.read(st.st_size + 1)  # not limit + 1: that much would be allocated
+        if len(data) > st.st_size:  # it grew meanwhile
+            data += fh.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise NotReadable("file-too-large", f"file grew past {limit:,} bytes while being read")
+    return data, st
+
+
 def read_bytes(path: Path, sink: DiagnosticSink, limit: int) -> tuple[bytes, FileStamp] | None:
     """Read a whole file, or report why it cannot be read."""
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > limit:
-                sink.error(
-                    "file-too-large",
-                    f"file is {st.st_size:,} bytes; files over {limit:,} bytes are not read",
-                )
-                return None
-            data = fh.read(limit + 1)
+        data, st = read_regular(path, limit)
+    except NotReadable as exc:
+        sink.error(exc.code, str(exc))
+        return None
     except IsADirectoryError:
         sink.error("not-a-file", "expected a file, found a directory")
         return None
     except PermissionError:
         sink.error("unreadable", "permission denied while reading the file")
         return None
-    except OSError as exc:
-        sink.error("unreadable", f"cannot read the file: {exc.strerror or exc}")
-        return None
-    if len(data) > limit:
-        sink.error("file-too-large", f"file grew past {limit:,} bytes while being read")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        sink.error("unreadable", f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
         return None
     return data, FileStamp.of_bytes(data, st)
 

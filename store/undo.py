@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .atomic import atomic_write, current_stamp
+from .atomic import PathRefused, atomic_write, current_stamp
 from .journal import entry_path, is_file_write, sha256
 from .ledger import Entry, Ledger
 from .review import ReviewError
-from .target_paths import PathRefused, check_write
 from .textdiff import bytes_diff
 from .workspace import Workspace
+from .write_policy import any_action
 
 
 class UndoRefused(ReviewError):
@@ -28,10 +28,11 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
     if not entries:
         return []
     promos = [e for e in entries if is_file_write(e)]
+    guard = any_action(ws)
     for e in reversed(promos):  # check everything before touching anything
         path = entry_path(ws, e)
         try:  # the ledger lies in the workspace: its paths are not trusted blindly
-            check_write(ws, path)
+            guard(path)
         except PathRefused as exc:
             raise UndoRefused(f"{exc}; nothing was restored") from exc
         now = path.read_bytes() if path.exists() else None
@@ -50,10 +51,11 @@ def undo_last(ws: Workspace, ledger: Ledger) -> list[Entry]:
             raise UndoRefused(f"refused: the backup of {path} is missing; nothing was restored")
     for e in reversed(promos):
         path = entry_path(ws, e)
+        guard(path)
         if e.data.get("created"):
             path.unlink(missing_ok=True)
         else:
-            atomic_write(path, _state_file(ws, e, "backup"), current_stamp(path))
+            atomic_write(path, _state_file(ws, e, "backup"), current_stamp(path), guard=guard)
     ledger.mark_undone(entries)
     return entries
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import LOCATIONS, Config
+from .config import LOCATIONS, Config, check_allowed_dir
 from .kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 
 DEFAULT_ROOT = Path("~/.claude")
@@ -27,6 +27,9 @@ class Workspace:
     def __init__(self, root: Path, config: Config | None = None) -> None:
         self.config = config or Config()
         self.root = Path(os.path.abspath(os.path.expanduser(root)))
+        for d in self.config.allowed_dirs:  # relative ones mean: against the root
+            p = Path(os.path.expanduser(d))
+            check_allowed_dir(p if p.is_absolute() else self.root / p, self.config.path or "")
         self.locations: dict[str, list[Path]] = {}
         for key, default in LOCATIONS.items():
             moved = self.config.paths.get(key)

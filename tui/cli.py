@@ -35,6 +35,7 @@ from store.review import (
     find_item,
     find_report,
     item_json,
+    item_position,
     report_json,
     split_ref,
 )
@@ -44,6 +45,7 @@ from store.textsafe import printable
 from store.undo import UndoRefused, undo_last
 from store.workspace import Workspace
 from store.wrapup import import_wrapup
+from store.write_policy import export_file
 from store.yamlload import C_LOADER_AVAILABLE
 from tui.cli_meta import add_meta_parser, cmd_meta
 from tui.cli_search import add_search_parser, cmd_search
@@ -61,23 +63,34 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
-def _common() -> _Parser:
+def _common(default: Any) -> _Parser:
+    """``--root`` and ``--config``, accepted before and after the subcommand.
+
+    The subcommands' copies default to ``SUPPRESS``: an option given before the subcommand
+    is kept instead of being overwritten by the subparser's own default (argparse's
+    behaviour with a shared parent)."""
     p = _Parser(add_help=False)
-    p.add_argument("--root", type=Path, help="workspace root (default: ~/.claude or the config's)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=default,
+        help="workspace root (default: ~/.claude or the config's)",
+    )
     p.add_argument(
         "--config",
         type=Path,
+        default=default,
         help="config file (default: $HURIKAERI_CONFIG or the user config dir)",
     )
     return p
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = _common()
+    common = _common(argparse.SUPPRESS)
     parser = _Parser(
         prog=PROG,
         description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
-        parents=[common],
+        parents=[_common(None)],
     )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     sub.add_parser(
@@ -121,7 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--note", help="a note kept with the decision")
         if name == "approve":
-            p.add_argument("--yes", action="store_true", help="approve stale proposals too")
+            p.add_argument(
+                "--yes",
+                action="store_true",
+                help="write proposals' targets without asking (stale ones included)",
+            )
+            p.add_argument(
+                "--dry-run",
+                action="store_true",
+                help="print what approving would write; write nothing",
+            )
     sub.add_parser(
         "undo", parents=[common], help="undo the last decision (a promotion restores its file)"
     )
@@ -216,14 +238,34 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
+def read_input(name: str) -> tuple[str, str]:
+    """The text of an input file (``-``: standard input) and its name for messages:
+    a regular file (a directory or a FIFO is refused without waiting on it), at most
+    MAX_DOCUMENT_BYTES, UTF-8 (a BOM is dropped). Anything else is a :class:`UsageError`."""
+    from store.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
+
+    source = "<stdin>" if name == "-" else name
+    try:
+        if name == "-":
+            data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+            if len(data) > MAX_DOCUMENT_BYTES:
+                raise NotReadable("file-too-large", f"over {MAX_DOCUMENT_BYTES:,} bytes; not read")
+        else:
+            data, _ = read_regular(Path(name), MAX_DOCUMENT_BYTES)
+    except NotReadable as exc:
+        raise UsageError(f"{source}: {exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff"), source
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from exc
+
+
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
-    if args.file == "-":
-        text, source = sys.stdin.read(), "<stdin>"
-    else:
-        try:
-            text, source = Path(args.file).read_text(encoding="utf-8"), args.file
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{args.file}: cannot read: {exc}") from exc
+    text, source = read_input(args.file)
     plan = import_wrapup(ws, text, source)
     ids = {
         "summary": plan.summary["id"],
@@ -263,8 +305,11 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
             raise ReviewError(f"no session with report or session id '{report_id}'")
         text = session_markdown(index, session)
         if args.output:
-            atomic_write(args.output, text.encode("utf-8"), current_stamp(args.output), create=True)
-            print(f"wrote {args.output}")
+            out = Path(os.path.abspath(args.output))
+            if not out.parent.is_dir():
+                raise UsageError(f"-o {args.output}: the directory {out.parent} does not exist")
+            atomic_write(out, text.encode("utf-8"), current_stamp(out), guard=export_file(ws))
+            print(f"wrote {out}")
         else:
             sys.stdout.write(printable(text))
         return 0
@@ -277,7 +322,13 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
         it = find_item(ws, args.id)
         data = {
             "path": str(it.path),
-            **item_json(it.section, it.report_id, it.item, ledger.state(it.key)),
+            **item_json(
+                it.section,
+                it.report_id,
+                it.item,
+                ledger.state(it.key),
+                item_position(it.report, it.section, it.item),
+            ),
         }
     if args.json:
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
@@ -298,7 +349,8 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
         lines.append(f"{key}: {printable(text)}")
     for item in items:
         state = item["state"]
-        lines.append(f"  [{state}] {item['ref']}  {printable(str(item.get('description', '')))}")
+        ref = item["ref"] or f"(no id: item {item['position']} of {item['section']})"
+        lines.append(f"  [{state}] {ref}  {printable(str(item.get('description', '')))}")
         if item.get("note"):
             lines.append(f"      note: {printable(item['note'])}")
     return "\n".join(lines)
@@ -317,10 +369,27 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
             for pid in proposals
         ]
         for plan in plans:
-            if plan.stale and not getattr(args, "yes", False):
+            if plan.refused:
+                raise ReviewError(f"{plan.ref.id}: {plan.refused}; nothing was written")
+        writes = [p for p in plans if p.target is not None and p.after is not None]
+        for plan in writes:
+            assert plan.target is not None
+            label = ws.display(plan.target)
+            print(f"# {plan.ref.id} → {label}" + (f"  (stale: {plan.stale})" if plan.stale else ""))
+            sys.stdout.write(printable(plan.diff(label)))
+        if getattr(args, "dry_run", False):
+            return 0
+        if writes and not getattr(args, "yes", False):
+            stale = [p for p in writes if p.stale]
+            if not sys.stdin.isatty():
                 raise ReviewError(
-                    f"{plan.ref.id} is stale: {plan.stale}; approve with --yes to confirm"
+                    "not approved: confirm with --yes (no terminal to ask on)"
+                    + (f"; {stale[0].ref.id} is stale: {stale[0].stale}" if stale else "")
                 )
+            shown = ", ".join(ws.display(p.target) for p in writes if p.target is not None)
+            answer = input(f"Write {shown}{' (stale)' if stale else ''}? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                raise ReviewError("not approved: declined")
         apply_decisions(ws, ledger, plans, allow_stale=True)
         for plan in plans:
             where = f" → {plan.target}" if plan.target and op == "approve" else ""
@@ -468,32 +537,10 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
-    """The same app in a browser: textual-serve runs ``hurikaeri --root ROOT`` per session."""
-    try:
-        from textual_serve.server import Server
-    except ImportError:
-        raise UsageError(
-            "browser mode needs the optional 'serve' extra: uv sync --extra serve "
-            "(or pip install 'hurikaeri[serve]')"
-        ) from None
-    import shlex
+    """The same app in a browser, behind a token and an Origin check (see tui.cli_serve)."""
+    from tui.cli_serve import cmd_serve as serve
 
-    command = [sys.executable, "-m", "tui", "--root", str(ws.root)]
-    if args.config:
-        command += ["--config", str(args.config)]
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"{PROG}: serving on {args.host}: anyone who can reach it can review and write",
-            file=sys.stderr,
-        )
-    server = Server(
-        " ".join(shlex.quote(c) for c in command),
-        host=args.host,
-        port=args.port,
-        title=f"hurikaeri — {ws.root}",
-    )
-    server.serve()
-    return 0
+    return serve(args, ws)
 
 
 def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:

@@ -18,6 +18,7 @@ from store.review import find_item
 from store.workspace import Workspace
 from store.wrapup import import_wrapup
 from tests.conftest import REPO, SEEDS
+from tests.guards import anywhere
 
 AGENT = r"""
 import json, os, sys, time
@@ -39,7 +40,7 @@ while time.monotonic() < end:
             marker = f"# agent pass {n}\n".encode()
             body = text.split(b"# agent pass")[0]
             try:
-                atomic_write(report, body + marker, stamp); break
+                atomic_write(report, body + marker, stamp, guard=lambda p: None); break
             except ConflictError:
                 time.sleep(0.001)
 print(n)
@@ -64,7 +65,7 @@ def test_concurrent_writers(demo_root: Path) -> None:
         i += 1
         # edit an early lesson in place while lines are appended behind it
         ref = find_lesson(lessons, "ll-ai-20261028-001")
-        edit_lesson(ref, {"title": f"edited {i}"})
+        edit_lesson(ref, {"title": f"edited {i}"}, guard=anywhere)
         edits += 1
         # a person's decision
         ledger.record("approve", f"kpt-20261120-001/keep-00{1 + i % 2}")
@@ -73,7 +74,9 @@ def test_concurrent_writers(demo_root: Path) -> None:
         for _attempt in range(50):
             base = current_stamp(report)
             try:
-                apply_item_changes(report, "try", "try-001", {"description": f"ours {i}"}, base)
+                apply_item_changes(
+                    report, "try", "try-001", {"description": f"ours {i}"}, base, guard=anywhere
+                )
                 saved.append(f"ours {i}")
                 break
             except ConflictError:

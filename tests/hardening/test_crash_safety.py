@@ -27,7 +27,7 @@ doc = root / "doc.yaml"
 ledger = Ledger(root / ".hurikaeri")
 versions = [("a: " + "x" * 5000 + "\n").encode(), ("b: " + "y" * 9000 + "\n").encode()]
 for i in itertools.count():
-    atomic_write(doc, versions[i % 2], current_stamp(doc))
+    atomic_write(doc, versions[i % 2], current_stamp(doc), guard=lambda p: None)
     ledger.record("approve", f"kpt-1/item-{i}")
 """
 

@@ -12,6 +12,7 @@ from store.diagnostics import DiagnosticSink
 from store.jsonl import encode_record, scan_jsonl
 from store.jsonl_edit import prefix_digest, replace_span
 from store.loader import load_file
+from tests.guards import anywhere
 
 MESSY = (
     b'{"id": "ll-ai-20260101-001", "type": "ai_trial_error", "title": "a", "date": "2026-01-01"}\n'
@@ -76,6 +77,7 @@ def test_replace_one_record_keeps_every_other_byte(tmp_path: Path) -> None:
         new,
         prefix_len=scan.complete_until,
         prefix_sha256=prefix_digest(MESSY, scan.complete_until),
+        guard=anywhere,
     )
     out = p.read_bytes()
     assert out == MESSY[: rec.start] + new + MESSY[rec.end :]
@@ -92,23 +94,35 @@ def test_replace_tolerates_appends_but_not_changes(tmp_path: Path) -> None:
         fh.write(b'{"id": "c"}\n')  # an agent appends meanwhile
     rec = scan.records[0]
     replace_span(
-        p, rec.start, rec.end, b'{"id": "A"}\n', prefix_len=len(data), prefix_sha256=digest
+        p,
+        rec.start,
+        rec.end,
+        b'{"id": "A"}\n',
+        prefix_len=len(data),
+        prefix_sha256=digest,
+        guard=anywhere,
     )
     assert p.read_bytes() == b'{"id": "A"}\n{"id": "b"}\n{"id": "c"}\n'
     p.write_bytes(b'{"id": "X"}\n{"id": "b"}\n')  # someone rewrote it
     with pytest.raises(ConflictError):
         replace_span(
-            p, rec.start, rec.end, b'{"id": "Y"}\n', prefix_len=len(data), prefix_sha256=digest
+            p,
+            rec.start,
+            rec.end,
+            b'{"id": "Y"}\n',
+            prefix_len=len(data),
+            prefix_sha256=digest,
+            guard=anywhere,
         )
     assert p.read_bytes() == b'{"id": "X"}\n{"id": "b"}\n'
 
 
 def test_append_is_one_whole_line(tmp_path: Path) -> None:
     p = tmp_path / "sub" / "lessons.jsonl"
-    append_bytes(p, encode_record({"id": "a", "title": "한국어"}))
-    append_bytes(p, encode_record({"id": "b"}))
+    append_bytes(p, encode_record({"id": "a", "title": "한국어"}), guard=anywhere)
+    append_bytes(p, encode_record({"id": "b"}), guard=anywhere)
     assert p.read_bytes().decode().splitlines() == ['{"id": "a", "title": "한국어"}', '{"id": "b"}']
     with open(p, "ab") as fh:
         fh.write(b'{"id": "unfinished')
     with pytest.raises(WriteError, match="unfinished"):
-        append_bytes(p, encode_record({"id": "c"}))
+        append_bytes(p, encode_record({"id": "c"}), guard=anywhere)

@@ -11,6 +11,7 @@ import pytest
 from store.atomic import ConflictError
 from store.roundtrip import EditError, YamlEditor
 from tests.conftest import DEMO, SEEDS, TAKT
+from tests.guards import anywhere
 
 ALL_YAML = sorted(
     [p for p in DEMO.rglob("*.y*ml")]
@@ -29,7 +30,7 @@ def test_noop_save_is_byte_identical(path: Path, tmp_path: Path) -> None:
     shutil.copy2(path, copy)
     editor = YamlEditor.open(copy)
     assert editor.render() == path.read_bytes()
-    editor.save()
+    editor.save(anywhere)
     assert copy.read_bytes() == path.read_bytes()
 
 
@@ -44,7 +45,7 @@ def test_one_field_edit_changes_only_its_line(tmp_path: Path) -> None:
     shutil.copy2(src, p)
     e = YamlEditor.open(p)
     e.set(["try", 0, "persistence_target", "section"], "## 依存関係")
-    e.save()
+    e.save(anywhere)
     changed = _changed_lines(src.read_bytes(), p.read_bytes())
     assert changed == ['-       section: "## パッケージ管理"', '+       section: "## 依存関係"']
 
@@ -101,7 +102,7 @@ def test_save_refuses_when_file_changed(tmp_path: Path) -> None:
     p.write_bytes(b"a: 1\nb: 2\n")
     e.set(["a"], 5)
     with pytest.raises(ConflictError):
-        e.save()
+        e.save(anywhere)
     assert p.read_bytes() == b"a: 1\nb: 2\n"
 
 
