@@ -72,8 +72,10 @@ def resolve_line(rec: SearchRecord) -> int:
     if got is not None:
         return got
     name, _, value = rec.anchor.partition(": ")
+    # the indent is spaces and tabs only: ``^\s*`` ran on over blank lines, from each of
+    # them (quadratic in a run of blank lines) and matched at the first of them
     pattern = re.compile(
-        rf"^\s*(?:-\s+)?{re.escape(name)}:\s*[\"']?{re.escape(value[:40])}", re.MULTILINE
+        rf"^[ \t]*(?:-\s+)?{re.escape(name)}:\s*[\"']?{re.escape(value[:40])}", re.MULTILINE
     )
     line = 1
     try:

@@ -35,8 +35,23 @@ from .search_match import (
 )
 from .search_model import SearchRecord, Stamp
 from .search_query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
-from .search_segment import Segment, build_segment, content_hash, date_number, group_hash
-from .search_text import fuzzy_spans, has_word_start, highlight_spans, is_cjk, normalize, snippet
+from .search_segment import (
+    Segment,
+    build_segment,
+    content_hash,
+    date_number,
+    group_hash,
+    index_text,
+)
+from .search_text import (
+    MAX_TEXT,
+    fuzzy_spans,
+    has_word_start,
+    highlight_spans,
+    is_cjk,
+    normalize,
+    snippet,
+)
 
 TIER_SCORE = {PHRASE: 1.0, PREFIX: 0.8, SUBSTRING: 0.6, FUZZY: 0.4}
 TIER_NAMES = {PHRASE: "exact", PREFIX: "prefix", SUBSTRING: "substring", FUZZY: "fuzzy"}
@@ -500,7 +515,7 @@ class SearchIndex:
         seen: set[int] = set()
         cands: list[tuple[int, int, float, Any]] = []
         unchecked_drop = 0
-        terms = list(q.terms)
+        terms = list(dict.fromkeys(q.terms))
         for tier in range(4):
             ids = tiers.lists[tier]
             if not ids:
@@ -631,11 +646,12 @@ class SearchIndex:
         snip: str = ""
         sspans: list[tuple[int, int]] = []
         if spans and q.terms:
-            terms = list(q.terms)
+            terms = list(dict.fromkeys(q.terms))
             fz = [w for ws in fuzzy.values() for w in ws]
             tspans = highlight_spans(rec.title, terms) or fuzzy_spans(rec.title, fz)
             if not tspans:
                 for value in rec.values():
+                    value = value[:MAX_TEXT]  # highlighting reads no further
                     norm = normalize(value)
                     if not any(t in norm for t in terms) and not any(w in norm for w in fz):
                         continue
@@ -734,7 +750,7 @@ def _contains(ids: Any, rid: int) -> bool:
 
 
 def _delta(rec: SearchRecord) -> DeltaRecord:
-    return DeltaRecord(rec, normalize(rec.search_text()), group_hash(rec), date_number(rec.date))
+    return DeltaRecord(rec, index_text(rec), group_hash(rec), date_number(rec.date))
 
 
 def _ledger(ledger: LedgerLike | Callable[[], LedgerLike] | None) -> LedgerLike | None:

@@ -58,7 +58,8 @@ class TextMatcher:
     """
 
     def __init__(self, q: Query, fuzzy: dict[str, list[str]] | None = None) -> None:
-        self.terms = [t for t in q.terms if word_parts(t)]
+        # each distinct word once: a pasted paragraph repeats its words
+        self.terms = [t for t in dict.fromkeys(q.terms) if word_parts(t)]
         self.midword = [len(t) >= MIDWORD_MIN or is_cjk(t) for t in self.terms]
         self.free = q.free if q.free and word_parts(q.free) else ""
         self.required = q.phrases
@@ -169,7 +170,7 @@ def analyse(seg: Segment, q: Query) -> list[Term]:
             continue
         core = t.strip("-._:")
         if is_cjk(t):
-            term = Term(t, "cjk", min(len(seg.token_ids(g)) for g in cjk_grams(t)))
+            term = Term(t, "cjk", min(map(seg.token_size, cjk_grams(t))))
         elif parts == [t]:
             term = Term(t, "word", seg.prefix_cost(t))
         elif parts == [core] and t.startswith(core):
@@ -186,25 +187,26 @@ def analyse(seg: Segment, q: Query) -> list[Term]:
 def superset(seg: Segment, term: Term, midword: bool = True) -> Any:
     """Ids of the records that may hold ``term`` (exact for words and compounds)."""
     if term.kind == "cjk":
-        # the records holding each of its character pairs; a pair in most records costs
-        # more to intersect than the texts cost to read afterwards
-        arrays = sorted((seg.token_ids(g) for g in cjk_grams(term.text)), key=len)
-        out = set(arrays[0])
-        for a in arrays[1:]:
-            if len(out) < 64 or len(a) > len(out) * 2:
+        # the records holding each of its character pairs, rarest first; a pair in most
+        # records costs more to intersect than the texts cost to read afterwards. Postings
+        # are sliced only when used: a long term has as many pairs as characters.
+        grams = sorted(cjk_grams(term.text), key=seg.token_size)
+        out = set(seg.token_ids(grams[0]))
+        for g in grams[1:]:
+            if len(out) < 64 or seg.token_size(g) > len(out) * 2:
                 break
-            out.intersection_update(a)
+            out.intersection_update(seg.token_ids(g))
         return out
     if term.kind == "parts":
         parts = word_parts(term.text)
         best = min(parts, key=seg.prefix_cost)
         return seg.prefix_ids(best)
     ids = seg.prefix_ids(term.text)
-    if midword and len(term.text) >= MIDWORD_MIN:
-        lo, hi = seg.prefix_range(term.text)
-        extra = [p for p in seg.vocab_containing(term.text) if not lo <= p < hi]
-        if extra:
-            more = seg.words_ids(extra)
+    if midword:
+        # inside words too, with the budget of the tiers: a string inside too many words
+        # (``None``) is not gathered here either
+        more = _midword(seg, term.text)
+        if more:
             return more.union(ids)
     return ids
 

@@ -120,7 +120,8 @@ class Query:
             return False
         if previous.excluded != self.excluded:
             return False
-        if not all(any(p in q for q in self.phrases) for p in previous.phrases):
+        same = set(self.phrases)  # most are: one check each, not one per pair
+        if not all(p in same or any(p in q for q in self.phrases) for p in previous.phrases):
             return False
         old, new = previous.terms, self.terms
         return len(new) >= len(old) and all(n.startswith(o) for o, n in zip(old, new, strict=False))

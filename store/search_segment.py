@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from .search_model import SearchRecord
 from .search_query import KINDS
-from .search_text import gist_key, is_cjk, normalize, tokens
+from .search_text import MAX_TEXT, gist_key, is_cjk, normalize, tokens
 
 #: A prefix whose postings are longer than this has its id set precomputed.
 HEAVY = 30_000
@@ -33,6 +33,12 @@ _MAX_CHAR = "\U0010ffff"
 NEAR_RATIO = 92
 #: Candidates compared with each other for near duplicates, per block of similar openings.
 NEAR_BLOCK = 64
+#: Near duplicates are judged on this many characters of a learning's gist (comparing two
+#: texts costs the product of their lengths).
+NEAR_CHARS = 1_000
+#: Precomputed prefixes are at most this long: deeper ones are rare to type, and each level
+#: of a long word shared by many records would cost a level of recursion and an id array.
+HEAVY_DEPTH = 32
 
 
 class IntSeq(Protocol):
@@ -65,6 +71,15 @@ def content_hash(rec: SearchRecord) -> int:
         ]
     ).encode("utf-8", "surrogatepass")
     return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def index_text(rec: SearchRecord) -> str:
+    """The normalised text the index reads of a record: all of it, or for a huge record
+    its first :data:`~store.search_text.MAX_TEXT` characters and its title."""
+    text = rec.search_text()
+    if len(text) > MAX_TEXT:
+        text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
+    return normalize(text)
 
 
 def group_hash(rec: SearchRecord) -> int:
@@ -132,6 +147,13 @@ class Segment:
             return got
         return array("I")
 
+    def token_size(self, token: str) -> int:
+        """How many records hold exactly ``token`` (its postings are not sliced)."""
+        i = bisect.bisect_left(self.vocab, token)
+        if i < len(self.vocab) and self.vocab[i] == token:
+            return int(self.offsets[i + 1]) - int(self.offsets[i])
+        return 0
+
     def prefix_cost(self, prefix: str) -> int:
         got = self.heavy.get(prefix)
         if got is not None:
@@ -169,12 +191,16 @@ class Segment:
         got = cache.get(needle)
         if got is not None:
             return got
-        for k in range(len(needle) - 1, 2, -1):
-            shorter = cache.get(needle[:k])
-            if shorter is not None and len(shorter) < limit:
-                vocab = self.vocab
-                got = [p for p in shorter if needle in vocab[p]]
-                break
+        # the longest shorter needle answered (three characters at least), looked for among
+        # the few cached ones: slicing ``needle`` at every length would be quadratic in it
+        shorter_keys = sorted(
+            (k for k, v in cache.items() if 3 <= len(k) < len(needle) and len(v) < limit),
+            key=len,
+        )
+        shorter_keys = [k for k in shorter_keys if needle.startswith(k)]
+        if shorter_keys:
+            vocab = self.vocab
+            got = [p for p in cache[shorter_keys[-1]] if needle in vocab[p]]
         else:
             got = self._scan_vocab(needle, limit)
         if len(cache) > 64:
@@ -273,6 +299,7 @@ def _near_duplicates(
         return x
 
     blocks: dict[tuple[str, str], list[int]] = defaultdict(list)
+    gists = [g[:NEAR_CHARS] for g in gists]
     for i in order:
         g = gists[i]
         if len(g) >= 12:
@@ -346,7 +373,7 @@ def build_segment(
     group_starts.append(n)
     if n == 0:
         group_starts = array("I", [0])
-    texts = [normalize(r.search_text()) for r in recs]
+    texts = [index_text(r) for r in recs]
     # 3. inverted index
     post: dict[str, list[int]] = defaultdict(list)
     for rid, text in enumerate(texts):
@@ -422,6 +449,8 @@ def _heavy_prefixes(vocab: list[str], offsets: IntSeq, flat: IntSeq) -> dict[str
             )
         out[prefix] = got
         depth = len(prefix)
+        if depth >= HEAVY_DEPTH:
+            return
         i = lo
         while i < hi:
             w = vocab[i]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+from itertools import chain, count, repeat
 
 #: Scripts without spaces between words: Han, hiragana, katakana (incl. ー and 々).
 CJK = (
@@ -23,12 +25,21 @@ CJK = (
 #: A character that continues a word (letters and digits of word-separating scripts).
 WORD_CHAR = f"[^\\W_{CJK}]"
 _TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
-_COMPOUND = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)+")
+#: Words joined by ``-._:``. It only starts where a word starts (the lookbehind) and never
+#: gives back what it took (possessive): a failed attempt costs one pass over one word, not
+#: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
+_COMPOUND = re.compile(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _IS_CJK = re.compile(f"[{CJK}]")
 _CJK_RUN = re.compile(f"[{CJK}]{{2,}}")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _SPLIT_SCRIPT = re.compile(f"[{CJK}]+|[^{CJK}]+")
+#: The most characters of one record's text that the index reads (its start; the title is
+#: kept besides), and of one value that highlighting reads. Every pass over agent text is
+#: linear, and this bounds it per record too (a record may hold megabytes).
+MAX_TEXT = 256 * 1024
+#: Highlighting marks the first this many distinct words of a query.
+HIGHLIGHT_TERMS = 64
 
 
 def normalize(text: str) -> str:
@@ -111,17 +122,82 @@ def is_word_char(c: str) -> bool:
     return not any(lo <= o <= hi for lo, hi in _CJK_RANGES)
 
 
+#: Occurrences of a term that fail the word-boundary check, looked at one by one, before a
+#: single linear pass takes over. Each ``str.find`` costs the length of the term, and a term
+#: can occur at every character of a long word (``aaa`` in ``aaaa…``): one by one, a long
+#: term inside a long word would cost the product of their lengths.
+SCAN_MAX = 64
+
+
+@lru_cache(maxsize=128)
+def _bounded(term: str, start: bool, end: bool) -> re.Pattern[str]:
+    """``term`` where a word starts (``start``) and/or ends (``end``).
+
+    The literal comes first, so the regex engine finds it with its own linear prefix scan
+    (a KMP overlap table); the checks after it take constant time: ``.{n}`` inside the
+    lookbehind is a jump back over the term to the character before it.
+    """
+    pattern = re.escape(term)
+    if start:
+        pattern += f"(?<!{WORD_CHAR}.{{{len(term)}}})"
+    if end:
+        pattern += f"(?!{WORD_CHAR})"
+    return re.compile(pattern, re.DOTALL)
+
+
+#: Characters that may mark word boundaries in :func:`_at_boundary` (the first one absent
+#: from both texts is used).
+_MARKS = "\x00\x01\x02\x03\ufdd0\ufdd1\ufdd2\ufdd3"
+
+
+def _at_boundary(text: str, term: str, start: bool, end: bool) -> bool:
+    """Does ``term`` occur in ``text`` where a word starts (``start``) and/or ends (``end``)?
+
+    One linear substring search, with no pattern to compile for the term (it may be a long
+    word of the index): every character that does not continue a word is written between two
+    marks, in the text and in the term alike, so a boundary is a mark, and the term at a
+    word start is the mark followed by the term.
+    """
+    mark = next((c for c in _MARKS if c not in text and c not in term), None)
+    if mark is None:  # every mark is in the text: a pattern, linear too
+        return _bounded(term, start, end).search(text) is not None
+    table = {ord(c): f"{mark}{c}{mark}" for c in set(text).union(term) if not is_word_char(c)}
+    needle = term.translate(table)
+    needle = (mark if start else "") + needle + (mark if end else "")
+    return needle in f"{mark}{text.translate(table)}{mark}"
+
+
+def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
+    """Offsets from ``pos`` on where ``term`` starts a word (overlapping ones too): at most
+    ``limit`` searches, each scanning on from the last hit."""
+    pattern = _bounded(term, True, False)
+    out: list[int] = []
+    while len(out) < limit:
+        m = pattern.search(text, pos)
+        if m is None:
+            break
+        out.append(m.start())
+        pos = m.start() + 1
+    return out
+
+
 def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
     """Offsets where ``term`` occurs at the start of a word (CJK terms: anywhere).
 
-    ``str.find`` and a look at the character before: no regex to compile per term.
+    ``str.find`` and a look at the character before: no regex to compile per term, unless
+    more than :data:`SCAN_MAX` occurrences are inside words (then one linear pass).
     """
     out: list[int] = []
     anywhere = is_cjk(term[:1])
+    inside = 0
     i = text.find(term)
     while i >= 0 and len(out) < limit:
         if anywhere or i == 0 or not is_word_char(text[i - 1]):
             out.append(i)
+        else:
+            inside += 1
+            if inside > SCAN_MAX:
+                return out + _bounded_starts(text, term, i + 1, limit - len(out))
         i = text.find(term, i + 1)
     return out
 
@@ -131,9 +207,13 @@ def has_word_start(text: str, term: str) -> bool:
     if is_cjk(term[:1]):
         return term in text
     i = text.find(term)
+    inside = 0
     while i >= 0:
         if i == 0 or not is_word_char(text[i - 1]):
             return True
+        inside += 1
+        if inside > SCAN_MAX:
+            return _at_boundary(text, term, True, False)
         i = text.find(term, i + 1)
     return False
 
@@ -144,11 +224,15 @@ def has_whole_word(text: str, term: str) -> bool:
     check_end = not is_cjk(term[-1:])
     n = len(term)
     i = text.find(term)
+    misses = 0
     while i >= 0:
         if (not check_start or i == 0 or not is_word_char(text[i - 1])) and (
             not check_end or i + n >= len(text) or not is_word_char(text[i + n])
         ):
             return True
+        misses += 1
+        if misses > SCAN_MAX:
+            return _at_boundary(text, term, check_start, check_end)
         i = text.find(term, i + 1)
     return False
 
@@ -164,13 +248,14 @@ def _char_map(text: str) -> tuple[str, list[int] | None]:
     norm = normalize(text)
     if len(norm) == len(text):
         return norm, None
-    out: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        n = ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
-        out.append(n)
-        where.extend([i] * len(n))
-    return "".join(out), where
+    # character by character, each distinct character normalised once; the rest in C
+    table = {
+        ord(ch): ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
+        for ch in set(text)
+    }
+    lengths = map(len, map(table.__getitem__, map(ord, text)))
+    where = list(chain.from_iterable(map(repeat, count(), lengths)))
+    return text.translate(table), where
 
 
 def _source(where: list[int] | None, a: int, b: int) -> tuple[int, int]:
@@ -183,14 +268,15 @@ def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[
     """Where the query terms occur in ``text`` (as displayed), as sorted, merged spans.
 
     A term is marked where a word starts with it; failing that, anywhere (a match inside a
-    word, or a CJK term). Spans are offsets into ``text`` itself, not its normal form.
+    word, or a CJK term). Spans are offsets into ``text`` itself, not its normal form; only
+    its first :data:`MAX_TEXT` characters are looked at.
     """
     if not text or not terms:
         return []
-    norm, where = _char_map(text)
+    norm, where = _char_map(text[:MAX_TEXT])
     size = len(norm) if where is None else len(where)
     spans: list[tuple[int, int]] = []
-    for term in terms:
+    for term in list(dict.fromkeys(terms))[:HIGHLIGHT_TERMS]:
         if not term or term not in norm:
             continue
         found = [(i, i + len(term)) for i in word_starts(norm, term, limit)]
@@ -209,7 +295,7 @@ def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     """Spans of whole words of ``text`` that are in ``words`` (typo-tolerant matches)."""
     if not text or not words:
         return []
-    norm, where = _char_map(text)
+    norm, where = _char_map(text[:MAX_TEXT])
     size = len(norm) if where is None else len(where)
     wanted = set(words)
     spans = [
