@@ -71,7 +71,7 @@ def workspace(root: str) -> Workspace:
 def bare(root: str) -> dict[str, Any]:
     from ruamel.yaml.cyaml import CSafeLoader
 
-    from store.kinds import YAML_SUFFIXES
+    from store.read.kinds import YAML_SUFFIXES
 
     ws = workspace(root)
     t0 = time.perf_counter()
@@ -114,7 +114,7 @@ def bare(root: str) -> dict[str, Any]:
 
 
 def index(root: str) -> dict[str, Any]:
-    from store.index import WorkspaceIndex
+    from store.index.workspace_index import WorkspaceIndex
 
     ws = workspace(root)
     imported = time.perf_counter()
@@ -172,8 +172,8 @@ def new_report(kpt_dir: Path, taken: Callable[[str], bool]) -> tuple[str, str, s
 
 def valid_report(rid: str, text: str) -> bool:
     """The report, written as ``<rid>.yaml`` elsewhere, indexes without errors."""
-    from store.index import index_file
-    from store.kinds import Kind
+    from store.index.workspace_index import index_file
+    from store.read.kinds import Kind
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"{rid}.yaml"
@@ -352,7 +352,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
 def search(root: str, repeat: int, open_only: bool) -> dict[str, Any]:
     from benchmarks.search_bench import keystrokes
     from benchmarks.search_bench import percentile as pct
-    from store.search_cache import open_index
+    from store.search.cache import open_index
 
     ws = workspace(root)
     t0 = time.perf_counter()

@@ -86,7 +86,7 @@ def probe(what: str, root: Path, *args: str) -> Result:
 
 def clear_index_cache(ws: Workspace) -> None:
     try:
-        from store.index_cache import clear
+        from store.index.cache import clear
     except ImportError:  # before the index cache existed
         for p in ws.state_dir.glob("index-cache*"):
             p.unlink(missing_ok=True)

@@ -29,8 +29,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from store.search_cache import BIN_NAME, SIDE_NAME, open_index
-from store.search_index import SearchIndex
+from store.search.cache import BIN_NAME, SIDE_NAME, open_index
+from store.search.engine import SearchIndex
 from store.workspace import Workspace
 
 LIMIT = 50  # what the search screen asks for

@@ -11,7 +11,7 @@ the entries.
 What a discussion brought up is acted on through the normal review, never written behind
 the person's back, and never into the agent's files:
 
-- ``p`` drafts a **KPT report made by the person** (:mod:`store.person_report`) from the
+- ``p`` drafts a **KPT report made by the person** (:mod:`store.review.person_report`) from the
   highlighted entry, or from the entries picked with ``space``: a finding or blocker becomes
   a problem (a finding's suggestion a try-item addressing it), a next step a try-item. The
   dialog shows the exact YAML that will be written to ``hurikaeri/kpt-YYYYMMDD-NNN.yaml``
@@ -39,14 +39,15 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Markdown, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from store.atomic import WriteError
-from store.diagnostics import Diagnosed, Diagnostic
-from store.index import WorkspaceIndex
-from store.kinds import Kind
-from store.loader import load_file
-from store.metadata_block import Reply, findings_by_severity
+from store.index.sessions import Session
+from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import KeepItem, KptItem, ProblemItem, TryItem
-from store.person_report import (
+from store.read.diagnostics import Diagnosed, Diagnostic
+from store.read.kinds import Kind
+from store.read.loader import load_file
+from store.read.metadata_block import Reply, findings_by_severity
+from store.read.textio import FileStamp
+from store.review.person_report import (
     Pick,
     PickKind,
     check_person_report,
@@ -55,8 +56,7 @@ from store.person_report import (
     report_path,
     write_person_report,
 )
-from store.sessions import Session
-from store.textio import FileStamp
+from store.write.atomic import WriteError
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.literal import literal, visible
 from tui.widgets.virtual_table import Column, Row, VirtualTable

@@ -14,12 +14,12 @@ from textual.app import SuspendNotSupported
 from textual.content import Content
 from textual.screen import Screen
 
-from store.atomic import ConflictError, WriteError
-from store.external_edit import ExternalEdit
-from store.item_edit import disk_diff
-from store.kinds import Kind
+from store.read.kinds import Kind
+from store.review.external_edit import ExternalEdit
+from store.review.item_edit import disk_diff
 from store.workspace import Workspace
-from store.write_policy import in_place_for
+from store.write.atomic import ConflictError, WriteError
+from store.write.policy import in_place_for
 from tui.messages import FilesWritten
 from tui.widgets.literal import literal
 

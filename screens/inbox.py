@@ -21,8 +21,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TextArea
 
-from store.atomic import WriteError
-from store.inbox import (
+from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
+from store.review.inbox import (
     Decision,
     InboxPlan,
     ProposalRef,
@@ -31,9 +32,8 @@ from store.inbox import (
     list_proposals,
     plan_decision,
 )
-from store.index import WorkspaceIndex
-from store.kinds import Kind
-from store.review import ReviewError
+from store.review.items import ReviewError
+from store.write.atomic import WriteError
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import field, heading, label, lines, value_text
 from tui.widgets.literal import literal, visible

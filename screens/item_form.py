@@ -18,12 +18,18 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from store.atomic import ConflictError, Guard, WriteError
-from store.item_edit import FORM_FIELDS, ITEM_MODELS, apply_item_changes, disk_diff, validate_item
 from store.models.base import Choice
 from store.models.kpt import KptItem
-from store.roundtrip import EditError
-from store.textio import FileStamp
+from store.read.textio import FileStamp
+from store.review.item_edit import (
+    FORM_FIELDS,
+    ITEM_MODELS,
+    apply_item_changes,
+    disk_diff,
+    validate_item,
+)
+from store.write.atomic import ConflictError, Guard, WriteError
+from store.write.roundtrip import EditError
 from tui.messages import WorkspaceChanged
 from tui.widgets.literal import literal
 

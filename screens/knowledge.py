@@ -32,11 +32,11 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
-from store.diagnostics import Diagnostic, DiagnosticSink
-from store.index import IndexedFile, WorkspaceIndex
-from store.kinds import Kind
+from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.models.knowledge import AntiPattern, Evidence, Pattern, ProjectMemory, Skill
-from store.textio import read_text
+from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.kinds import Kind
+from store.read.textio import read_text
 from tui.messages import WorkspaceChanged
 from tui.widgets.document import field as field_line
 from tui.widgets.document import heading, label, lines, value_text

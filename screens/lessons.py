@@ -23,17 +23,17 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
 from textual.worker import get_current_worker
 
-from store.atomic import Guard, WriteError
-from store.docs import lesson_ref
-from store.heads import LessonHead
-from store.index import WorkspaceIndex
-from store.kinds import Kind
-from store.lesson_ops import archive, edit_lesson, find_lesson, lesson_key, remove_lesson
+from store.index.docs import lesson_ref
+from store.index.heads import LessonHead
+from store.index.sessions import parse_day, parse_time
+from store.index.workspace_index import WorkspaceIndex
 from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
-from store.review import ReviewError
-from store.sessions import parse_day, parse_time
-from store.write_policy import in_place
+from store.read.kinds import Kind
+from store.review.items import ReviewError
+from store.review.lessons import archive, edit_lesson, find_lesson, lesson_key, remove_lesson
+from store.write.atomic import Guard, WriteError
+from store.write.policy import in_place
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import field, lines
 from tui.widgets.literal import literal

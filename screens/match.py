@@ -25,8 +25,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, Static
 from textual.worker import get_current_worker
 
-from store.index import WorkspaceIndex
-from store.matching import (
+from store.index.workspace_index import WorkspaceIndex
+from store.insight.matching import (
     Knowledge,
     MatchTask,
     PatternHit,
@@ -37,7 +37,7 @@ from store.matching import (
     match,
 )
 from store.models.knowledge import Skill
-from store.textsafe import printable
+from store.read.textsafe import printable
 from tui.messages import WorkspaceChanged
 from tui.widgets.document import heading, label, lines
 from tui.widgets.literal import literal

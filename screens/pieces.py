@@ -47,15 +47,15 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from store.diagnostics import Diagnostic, DiagnosticSink
-from store.index import IndexedFile, WorkspaceIndex, index_file
-from store.kinds import YAML_SUFFIXES, Kind, ignored_name
-from store.lint import check_loaded
-from store.loader import load_file
+from store.check.files import check_loaded
+from store.check.piece_graph import Section, assign_diagnostics, build_graph, outline
+from store.check.piece_lint import FacetRef, facet_references
+from store.index.workspace_index import IndexedFile, WorkspaceIndex, index_file
 from store.models import Piece
-from store.piece_graph import Section, assign_diagnostics, build_graph, outline
-from store.piece_lint import FacetRef, facet_references
-from store.textio import read_text
+from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
+from store.read.loader import load_file
+from store.read.textio import read_text
 from tui.messages import WorkspaceChanged
 from tui.widgets.literal import literal, visible
 from tui.widgets.virtual_table import Column, Row, VirtualTable

@@ -18,10 +18,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from store.diagnostics import DiagnosticSink
-from store.index import IndexedFile, WorkspaceIndex
-from store.kinds import Kind
-from store.textio import read_text
+from store.index.workspace_index import IndexedFile, WorkspaceIndex
+from store.read.diagnostics import DiagnosticSink
+from store.read.kinds import Kind
+from store.read.textio import read_text
 from tui.messages import WorkspaceChanged
 from tui.widgets.literal import literal, visible
 

@@ -18,10 +18,10 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from store.atomic import WriteError
-from store.index import WorkspaceIndex
-from store.promote import NearChoice, Plan, apply_plans, plan_promotion, section_title
-from store.review import ItemRef, ReviewError
+from store.index.workspace_index import WorkspaceIndex
+from store.review.items import ItemRef, ReviewError
+from store.review.promote import NearChoice, Plan, apply_plans, plan_promotion, section_title
+from store.write.atomic import WriteError
 from tui.widgets.literal import literal, visible
 
 

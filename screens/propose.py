@@ -15,17 +15,17 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from store.atomic import WriteError
-from store.diagnostics import DiagnosticSink
-from store.inbox import check_payload, write_new_proposal
-from store.index import WorkspaceIndex
+from store.index.sessions import Session
+from store.index.workspace_index import WorkspaceIndex
 from store.models import Proposal
 from store.models.kpt import KptItem
-from store.propose import KIND_DIRS, draft_proposal
-from store.roundtrip import new_yaml_document
-from store.sessions import Session
-from store.target_paths import PathRefused, resolve_target
-from store.yamlload import load_yaml
+from store.read.diagnostics import DiagnosticSink
+from store.read.yamlload import load_yaml
+from store.review.inbox import check_payload, write_new_proposal
+from store.review.propose import KIND_DIRS, draft_proposal
+from store.write.atomic import WriteError
+from store.write.roundtrip import new_yaml_document
+from store.write.target_paths import PathRefused, resolve_target
 from tui.messages import FilesWritten
 from tui.widgets.literal import literal
 

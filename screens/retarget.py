@@ -18,14 +18,14 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, Select, Static
 
-from store.atomic import WriteError
-from store.index import WorkspaceIndex
+from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import TARGET_TYPES
-from store.retarget import retarget, target_headings
-from store.review import ItemRef, ReviewError
-from store.roundtrip import EditError
-from store.target_paths import PathRefused, resolve_target
-from store.write_policy import write_bases
+from store.review.items import ItemRef, ReviewError
+from store.review.retarget import retarget, target_headings
+from store.write.atomic import WriteError
+from store.write.policy import write_bases
+from store.write.roundtrip import EditError
+from store.write.target_paths import PathRefused, resolve_target
 from tui.widgets.literal import literal
 
 NEW_SECTION = "\x00new"

@@ -9,7 +9,7 @@ literally. Enter opens it where it lives: a KPT item or report in its session, a
 or lesson on its session's tab, a knowledge-base document in the knowledge base, a
 proposal in the inbox, anything else in the file view.
 
-The query language is :mod:`store.search_query`'s: words, ``"phrases"``, ``kind:``
+The query language is :mod:`store.search.query`'s: words, ``"phrases"``, ``kind:``
 ``project:`` ``outcome:`` ``scope:`` ``category:`` ``status:`` ``tag:`` ``impact:``
 ``after:`` ``before:`` and ``-`` to negate. A malformed query shows its error in place of
 the count, and the last good results stay.
@@ -30,10 +30,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from store.index import WorkspaceIndex
-from store.search import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
-from store.search_text import highlight_spans
-from store.textsafe import printable
+from store.index.workspace_index import WorkspaceIndex
+from store.read.textsafe import printable
+from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
+from store.search.text import highlight_spans
 from tui.messages import ReviewChanged, WorkspaceChanged
 from tui.widgets.literal import literal, short_project
 from tui.widgets.virtual_table import Column, Row, VirtualTable

@@ -19,15 +19,15 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from store.atomic import WriteError
-from store.index import WorkspaceIndex
-from store.kinds import Kind
+from store.index.order import next_unreviewed, ordered
+from store.index.sessions import Session
+from store.index.workspace_index import WorkspaceIndex
 from store.ledger import item_key
 from store.models.kpt import KptItem
-from store.review import ItemRef, ReviewError, missing_id
-from store.session_order import next_unreviewed, ordered
-from store.sessions import Session
-from store.write_policy import in_place
+from store.read.kinds import Kind
+from store.review.items import ItemRef, ReviewError, missing_id
+from store.write.atomic import WriteError
+from store.write.policy import in_place
 from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from tui.widgets.document import (
     SECTION_TITLES,
@@ -404,8 +404,8 @@ class SessionScreen(Screen[None]):
     @work(exclusive=True, group="export-feedback")
     async def action_export_feedback(self) -> None:
         from screens.confirm import ConfirmScreen
-        from store.feedback_export import export_feedback
-        from store.roundtrip import new_yaml_document
+        from store.review.feedback_export import export_feedback
+        from store.write.roundtrip import new_yaml_document
 
         s = self.session
         if s is None or s.report is None or not s.report.doc.id:

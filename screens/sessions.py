@@ -15,9 +15,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Select
 
-from store.index import WorkspaceIndex
-from store.session_order import SessionFilter, next_unreviewed, ordered, projects
-from store.sessions import Session, parse_day
+from store.index.order import SessionFilter, next_unreviewed, ordered, projects
+from store.index.sessions import Session, parse_day
+from store.index.workspace_index import WorkspaceIndex
 from tui.messages import ReviewChanged, WorkspaceChanged
 from tui.widgets.literal import literal, outcome_content, short_project
 from tui.widgets.virtual_table import Column, LazyRows, Row, VirtualTable

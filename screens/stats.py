@@ -19,9 +19,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Sparkline, Static
 
-from store.effect import Metric, effect_metrics
-from store.index import WorkspaceIndex
-from store.stats import workspace_stats
+from store.index.workspace_index import WorkspaceIndex
+from store.insight.effect import Metric, effect_metrics
+from store.insight.stats import workspace_stats
 from tui.messages import ReviewChanged, WorkspaceChanged
 from tui.widgets.document import lines
 from tui.widgets.literal import OUTCOME_STYLE, literal

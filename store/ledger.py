@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from .atomic import PathRefused, append_bytes
-from .diagnostics import DiagnosticSink
-from .jsonl import encode_record, scan_jsonl
+from store.read.diagnostics import DiagnosticSink
+from store.read.jsonl import encode_record, scan_jsonl
+from store.write.atomic import PathRefused, append_bytes
 
 Op = Literal[
     "approve", "reject", "reopen", "edit", "promote", "write", "archive", "restore", "undo"
@@ -213,13 +213,15 @@ class Ledger:
     def undo(self) -> Entry | None:
         """Cancel the last decision (its whole batch); returns its newest entry.
 
-        Promotions changed files: they are undone by :func:`store.undo.undo_last`, which
+        Promotions changed files: they are undone by :func:`store.review.undo.undo_last`, which
         restores the files first.
         """
         self.refresh()
         entries = self.undoable_batch()
         if any("after_sha256" in e.data for e in entries):
-            raise ValueError("a decision that wrote files is undone with store.undo.undo_last")
+            raise ValueError(
+                "a decision that wrote files is undone with store.review.undo.undo_last"
+            )
         self.mark_undone(entries)
         return entries[-1] if entries else None
 

@@ -52,10 +52,10 @@ except ImportError:  # pragma: no cover - a later watchfiles may move it
         return bool(force_polling)
 
 
-from .kinds import ignored_name
-from .ledger import LEDGER_NAME
-from .textio import FileStamp
-from .workspace import Workspace
+from store.ledger import LEDGER_NAME
+from store.read.kinds import ignored_name
+from store.read.textio import FileStamp
+from store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import LOCATIONS, Config, check_allowed_dir
-from .kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.config import LOCATIONS, Config, check_allowed_dir
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 
 DEFAULT_ROOT = Path("~/.claude")
 

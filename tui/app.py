@@ -21,9 +21,9 @@ from textual.worker import Worker, WorkerState
 
 from screens.sessions import SessionsScreen
 from store.config import Config
-from store.index import WorkspaceIndex
-from store.session_order import next_unreviewed, ordered
-from store.textsafe import printable
+from store.index.order import next_unreviewed, ordered
+from store.index.workspace_index import WorkspaceIndex
+from store.read.textsafe import printable
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
@@ -196,10 +196,10 @@ class HurikaeriApp(App[None]):
     async def undo(self) -> None:
         """Undo the last decision; the files it restores are written in a thread."""
         from screens.text_view import TextView
-        from store.atomic import WriteError
-        from store.journal import entry_path, is_file_write
-        from store.review import ReviewError
-        from store.undo import UndoRefused, undo_last
+        from store.review.items import ReviewError
+        from store.review.journal import entry_path, is_file_write
+        from store.review.undo import UndoRefused, undo_last
+        from store.write.atomic import WriteError
 
         try:
             undone = await asyncio.to_thread(undo_last, self.workspace, self.index.ledger)

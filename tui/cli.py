@@ -16,20 +16,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from store.atomic import WriteError, atomic_write, current_stamp
 from store.config import ConfigError, load_config
-from store.diagnostics import Diagnostic
-from store.effect import as_json as effect_json
-from store.effect import effect_metrics
-from store.feedback_export import export_feedback
-from store.inbox import apply_decisions, find_proposal, is_proposal_id, plan_decision
+from store.insight.effect import as_json as effect_json
+from store.insight.effect import effect_metrics
+from store.insight.lint import lint_paths, lint_workspace
+from store.insight.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
+from store.insight.matching import match as match_skills
+from store.insight.stats import workspace_stats
 from store.ledger import Ledger, Op
-from store.lint import lint_paths, lint_workspace
-from store.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
-from store.matching import match as match_skills
-from store.promote import apply_plans, plan_promotion, section_title
-from store.retarget import retarget
-from store.review import (
+from store.read.diagnostics import Diagnostic
+from store.read.textsafe import printable
+from store.read.yamlload import C_LOADER_AVAILABLE
+from store.review.feedback_export import export_feedback
+from store.review.inbox import apply_decisions, find_proposal, is_proposal_id, plan_decision
+from store.review.items import (
     ReviewError,
     decide,
     find_item,
@@ -39,14 +39,14 @@ from store.review import (
     report_json,
     split_ref,
 )
-from store.roundtrip import new_yaml_document
-from store.stats import workspace_stats
-from store.textsafe import printable
-from store.undo import UndoRefused, undo_last
+from store.review.promote import apply_plans, plan_promotion, section_title
+from store.review.retarget import retarget
+from store.review.undo import UndoRefused, undo_last
+from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
-from store.wrapup import import_wrapup
-from store.write_policy import export_file
-from store.yamlload import C_LOADER_AVAILABLE
+from store.write.atomic import WriteError, atomic_write, current_stamp
+from store.write.policy import export_file
+from store.write.roundtrip import new_yaml_document
 from tui.cli_meta import add_meta_parser, cmd_meta
 from tui.cli_search import add_search_parser, cmd_search
 from tui.visible_output import visible_output
@@ -242,7 +242,7 @@ def read_input(name: str) -> tuple[str, str]:
     """The text of an input file (``-``: standard input) and its name for messages:
     a regular file (a directory or a FIFO is refused without waiting on it), at most
     MAX_DOCUMENT_BYTES, UTF-8 (a BOM is dropped). Anything else is a :class:`UsageError`."""
-    from store.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
+    from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
 
     source = "<stdin>" if name == "-" else name
     try:
@@ -294,8 +294,8 @@ def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     if args.markdown:
-        from store.index import WorkspaceIndex
-        from store.markdown_export import session_markdown
+        from store.index.workspace_index import WorkspaceIndex
+        from store.insight.markdown_export import session_markdown
 
         index = WorkspaceIndex(ws)
         index.load_all()
@@ -470,7 +470,7 @@ def cmd_match(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.index import WorkspaceIndex
+    from store.index.workspace_index import WorkspaceIndex
 
     index = WorkspaceIndex(ws)
     index.load_all()

@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from store.diagnostics import DiagnosticSink
-from store.metadata_block import REPLY_KINDS, ReplyKind, parse_reply, reply_json
-from store.textio import MAX_DOCUMENT_BYTES, decode, looks_binary, read_text
-from store.textsafe import printable
+from store.read.diagnostics import DiagnosticSink
+from store.read.metadata_block import REPLY_KINDS, ReplyKind, parse_reply, reply_json
+from store.read.textio import MAX_DOCUMENT_BYTES, decode, looks_binary, read_text
+from store.read.textsafe import printable
 from store.workspace import Workspace
 
 PROG = "hurikaeri"

@@ -54,9 +54,9 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     """Run a search for parsed ``args`` on the workspace ``ws``."""
-    from store.search_cache import BIN_NAME, open_index
-    from store.search_index import SearchResult
-    from store.textsafe import printable
+    from store.read.textsafe import printable
+    from store.search.cache import BIN_NAME, open_index
+    from store.search.engine import SearchResult
 
     text = " ".join(args.query)
     limit = max(1, int(args.limit))
@@ -81,7 +81,7 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     if result.error is not None:
         print(f"{PROG}: error: {result.error.message}", file=sys.stderr)
         return 2
-    from store.search import resolve_line
+    from store.search.facade import resolve_line
 
     if args.json:
         data = [hit.as_json(resolve_line(hit.record)) for hit in result.hits]
@@ -111,7 +111,7 @@ def _progress(done: int, total: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``hurikaeri search`` on its own (the same arguments, exit codes and messages)."""
     from store.config import ConfigError, load_config
-    from store.textsafe import printable
+    from store.read.textsafe import printable
     from store.workspace import Workspace
     from tui.visible_output import visible_output
 

@@ -1,6 +1,6 @@
 """The search index in the command palette (Ctrl+P): records as you type, Enter opens one.
 
-Shares the search screen's index (one per workspace index, :func:`store.search.search_for`)
+Shares the search screen's index (one per workspace index, :func:`store.search.facade.search_for`)
 and its way of opening a record. Searching runs in a thread: the palette stays responsive
 and drops answers to queries it no longer shows.
 """
@@ -15,11 +15,11 @@ from textual.command import Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
-from store.index import WorkspaceIndex
-from store.textsafe import printable
+from store.index.workspace_index import WorkspaceIndex
+from store.read.textsafe import printable
 
 if TYPE_CHECKING:  # the search engine is imported when the palette first searches
-    from store.search import Hit as SearchHit
+    from store.search.facade import Hit as SearchHit
 
 LIMIT = 8
 MAX_SCORE = 1.1
@@ -41,7 +41,7 @@ class SearchProvider(Provider):
     async def startup(self) -> None:
         index = self._index
         if index is not None:
-            from store.search import search_for
+            from store.search.facade import search_for
 
             await asyncio.to_thread(search_for(index).ensure, self._loaded())
 
@@ -49,7 +49,7 @@ class SearchProvider(Provider):
         index = self._index
         if index is None or len(query.strip()) < 2:
             return
-        from store.search import search_for
+        from store.search.facade import search_for
 
         handle = search_for(index)
         if handle.index is None:

@@ -1,7 +1,7 @@
 """Standard output and error with every control character made visible.
 
 The commands print ids, titles, paths, diffs and diagnostics taken from files agents wrote;
-whatever is printed passes through :func:`store.textsafe.printable` here, once, so no escape
+whatever is printed passes through :func:`store.read.textsafe.printable` here, once, so no escape
 sequence in a report reaches the terminal (JSON output is unchanged: JSON escapes controls
 inside strings itself).
 """
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-from store.textsafe import printable
+from store.read.textsafe import printable
 
 
 class _Visible(io.TextIOBase):

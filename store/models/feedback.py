@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from .base import Choice, DateText, IdPattern, Record, Required
+from store.models.base import Choice, DateText, IdPattern, Record, Required
 
 ISSUE_TYPES = (
     "prompt_unclear",

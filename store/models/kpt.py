@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from .base import Choice, DateText, IdPattern, Record, Required
+from store.models.base import Choice, DateText, IdPattern, Record, Required
 
 KEEP_CATEGORIES = ("approach", "tool_use", "communication", "architecture")
 PROBLEM_CATEGORIES = ("error", "inefficiency", "misunderstanding", "oversight", "wrong_approach")

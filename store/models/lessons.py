@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from .base import Choice, DateText, IdPattern, Record, Required
+from store.models.base import Choice, DateText, IdPattern, Record, Required
 
 PRIORITIES = ("high", "medium", "low")
 USER_LESSON_TYPES = (

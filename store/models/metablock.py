@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar
 
-from .base import Choice, Record, Required
+from store.models.base import Choice, Record, Required
 
 STATUSES = ("continue", "stop")
 VERDICTS = ("pass", "conditional", "fail")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from .base import Choice, Record, Required
+from store.models.base import Choice, Record, Required
 
 SPECIAL_NEXT = ("COMPLETE", "ABORT")
 PERMISSION_MODES = ("readonly", "edit", "full")

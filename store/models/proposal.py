@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from .base import Choice, DateText, Record, Required
+from store.models.base import Choice, DateText, Record, Required
 
 PROPOSAL_KINDS = ("skill", "pattern", "anti_pattern", "memory")
 PROPOSAL_STATUSES = ("pending", "approved", "rejected")

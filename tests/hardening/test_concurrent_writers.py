@@ -9,21 +9,21 @@ import sys
 import time
 from pathlib import Path
 
-from store.atomic import ConflictError, current_stamp
-from store.item_edit import apply_item_changes
 from store.ledger import Ledger
-from store.lesson_ops import edit_lesson, find_lesson
-from store.promote import apply_plans, plan_promotion
-from store.review import find_item
+from store.review.item_edit import apply_item_changes
+from store.review.items import find_item
+from store.review.lessons import edit_lesson, find_lesson
+from store.review.promote import apply_plans, plan_promotion
+from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
-from store.wrapup import import_wrapup
+from store.write.atomic import ConflictError, current_stamp
 from tests.conftest import REPO, SEEDS
 from tests.guards import anywhere
 
 AGENT = r"""
 import json, os, sys, time
 from pathlib import Path
-from store.atomic import ConflictError, current_stamp, atomic_write, current_stamp
+from store.write.atomic import ConflictError, current_stamp, atomic_write, current_stamp
 root = Path(sys.argv[1]); end = time.monotonic() + float(sys.argv[2])
 lessons = root / "lessons" / "ai" / "lessons.jsonl"
 report = root / "hurikaeri" / "kpt-20261120-001.yaml"

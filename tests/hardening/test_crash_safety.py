@@ -11,16 +11,16 @@ import sys
 import time
 from pathlib import Path
 
-from store.atomic import TEMP_PREFIX, sweep_temp_files
-from store.diagnostics import DiagnosticSink
-from store.jsonl import scan_jsonl
 from store.ledger import Ledger
+from store.read.diagnostics import DiagnosticSink
+from store.read.jsonl import scan_jsonl
+from store.write.atomic import TEMP_PREFIX, sweep_temp_files
 from tests.conftest import REPO
 
 WRITER = r"""
 import sys, itertools
 from pathlib import Path
-from store.atomic import atomic_write, current_stamp
+from store.write.atomic import atomic_write, current_stamp
 from store.ledger import Ledger
 root = Path(sys.argv[1])
 doc = root / "doc.yaml"

@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from store.diagnostics import DiagnosticSink
-from store.jsonl import scan_jsonl
-from store.kinds import Kind
-from store.loader import load_file
-from store.metadata_block import parse_reply
-from store.roundtrip import YamlEditor
-from store.yamlload import load_yaml
+from store.read.diagnostics import DiagnosticSink
+from store.read.jsonl import scan_jsonl
+from store.read.kinds import Kind
+from store.read.loader import load_file
+from store.read.metadata_block import parse_reply
+from store.read.yamlload import load_yaml
+from store.write.roundtrip import YamlEditor
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.ledger import Ledger
-from store.promote import apply_plans, plan_promotion
-from store.review import find_item
-from store.undo import undo_last
+from store.review.items import find_item
+from store.review.promote import apply_plans, plan_promotion
+from store.review.undo import undo_last
 from store.workspace import Workspace
 
 words = st.text(

@@ -22,11 +22,15 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from store import search_index, search_match, search_query, search_segment, search_text
-from store.search_index import SearchIndex
-from store.search_model import SearchRecord
-from store.search_segment import index_text
-from store.search_text import (
+import store.search.engine as search_index
+import store.search.match as search_match
+import store.search.query as search_query
+import store.search.segment as search_segment
+import store.search.text as search_text
+from store.search.engine import SearchIndex
+from store.search.model import SearchRecord
+from store.search.segment import index_text
+from store.search.text import (
     MAX_TEXT,
     WORD_CHAR,
     has_whole_word,

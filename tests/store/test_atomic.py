@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store.atomic import TEMP_PREFIX, ConflictError, WriteError, atomic_write, current_stamp
+from store.write.atomic import TEMP_PREFIX, ConflictError, WriteError, atomic_write, current_stamp
 from tests.guards import anywhere
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from store.lint import lint_file
+from store.check.files import lint_file
 from tests.conftest import SEEDS, TAKT
 
 

@@ -1,4 +1,4 @@
-"""Seed 003's effect metrics (store.effect): values from the workspace's own counts."""
+"""Seed 003's effect metrics (store.insight.effect): values from the workspace's own counts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from store.effect import Metric, as_json, effect_metrics
+from store.insight.effect import Metric, as_json, effect_metrics
 from store.workspace import Workspace
 
 NAMES = [

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import store.feedback_export as fe
-from store.feedback_export import export_feedback
-from store.lint import lint_file
-from store.loader import load_file
+import store.review.feedback_export as fe
+from store.check.files import lint_file
 from store.models import Feedback
-from store.review import ReviewError
+from store.read.loader import load_file
+from store.review.feedback_export import export_feedback
+from store.review.items import ReviewError
 from store.workspace import Workspace
 from tests.conftest import SEEDS
 

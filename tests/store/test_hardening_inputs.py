@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from store.atomic import WriteError
-from store.review import ReviewError
+from store.review.items import ReviewError
+from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
-from store.wrapup import import_wrapup
+from store.write.atomic import WriteError
 from tests.conftest import SEEDS
 from tests.id_less import ID_LESS_REPORT, RID
 
@@ -171,7 +171,7 @@ def test_item_key_is_none_without_an_id() -> None:
 
 def test_deciding_on_an_item_without_an_id_is_refused(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.review import decide
+    from store.review.items import decide
 
     _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
@@ -186,7 +186,7 @@ def test_deciding_on_an_item_without_an_id_is_refused(tmp_path: Path) -> None:
 
 
 def test_an_item_ref_without_an_id_has_no_key(tmp_path: Path) -> None:
-    from store.review import ItemRef, find_report
+    from store.review.items import ItemRef, find_report
 
     _id_less_workspace(tmp_path)
     path, report = find_report(Workspace(tmp_path), RID)
@@ -201,8 +201,8 @@ def test_an_item_ref_without_an_id_has_no_key(tmp_path: Path) -> None:
 
 def test_promoting_a_try_without_an_id_is_refused(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.promote import apply_plans, plan_promotion
-    from store.review import ItemRef, find_report
+    from store.review.items import ItemRef, find_report
+    from store.review.promote import apply_plans, plan_promotion
 
     _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
@@ -217,7 +217,7 @@ def test_promoting_a_try_without_an_id_is_refused(tmp_path: Path) -> None:
 
 def test_show_json_gives_id_less_items_no_shared_state(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.review import find_report, report_json
+    from store.review.items import find_report, report_json
 
     path = _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
@@ -236,9 +236,9 @@ def test_show_json_gives_id_less_items_no_shared_state(tmp_path: Path) -> None:
 
 
 def test_review_progress_counts_only_items_with_ids(tmp_path: Path) -> None:
-    from store.index import WorkspaceIndex
-    from store.markdown_export import session_markdown
-    from store.stats import workspace_stats
+    from store.index.workspace_index import WorkspaceIndex
+    from store.insight.markdown_export import session_markdown
+    from store.insight.stats import workspace_stats
 
     _id_less_workspace(tmp_path)
     ix = WorkspaceIndex(Workspace(tmp_path))
@@ -256,8 +256,8 @@ def test_review_progress_counts_only_items_with_ids(tmp_path: Path) -> None:
 
 
 def test_an_item_without_an_id_is_edited_by_its_place(tmp_path: Path) -> None:
-    from store.item_edit import apply_item_changes
-    from store.write_policy import in_place
+    from store.review.item_edit import apply_item_changes
+    from store.write.policy import in_place
 
     path = _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
@@ -332,7 +332,7 @@ def test_a_directory_target_is_refused(tmp_path: Path) -> None:
 def test_an_oversized_target_is_refused_before_it_is_read(tmp_path: Path) -> None:
     import tracemalloc
 
-    from store.textio import MAX_JSONL_BYTES
+    from store.read.textio import MAX_JSONL_BYTES
 
     target = _targets(tmp_path)["ai"]
     target.parent.mkdir(parents=True)
@@ -354,7 +354,7 @@ def test_a_large_target_within_the_limit_is_not_read_whole(tmp_path: Path) -> No
     """Just under the limit, the checks look at its first and last lines only."""
     import tracemalloc
 
-    from store.textio import MAX_JSONL_BYTES
+    from store.read.textio import MAX_JSONL_BYTES
 
     target = _targets(tmp_path)["ai"]
     target.parent.mkdir(parents=True)
@@ -468,8 +468,8 @@ def _line(rec: dict[str, Any]) -> bytes:
 
 def test_editing_a_lesson_in_a_file_with_invalid_utf8_is_refused(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.lesson_ops import edit_lesson, find_lesson, remove_lesson
-    from store.write_policy import in_place
+    from store.review.lessons import edit_lesson, find_lesson, remove_lesson
+    from store.write.policy import in_place
 
     data = (
         _line(_lesson(1)) + b"\n" + b'{"id": "x", "title": "caf\xe9"}\n' + _line(_lesson(2)) + b"\n"
@@ -488,8 +488,8 @@ def test_editing_a_lesson_in_a_file_with_invalid_utf8_is_refused(tmp_path: Path)
 
 
 def test_the_loader_calls_such_a_file_read_only(tmp_path: Path) -> None:
-    from store.kinds import Kind
-    from store.loader import load_file
+    from store.read.kinds import Kind
+    from store.read.loader import load_file
 
     path = _lesson_file(tmp_path, _line(_lesson(1)) + b"\n" + b'{"title": "\xff"}\n')
     loaded = load_file(path, Kind.LESSONS)
@@ -498,8 +498,8 @@ def test_the_loader_calls_such_a_file_read_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_editing_a_lesson_keeps_bom_and_crlf(tmp_path: Path, n: int) -> None:
-    from store.lesson_ops import edit_lesson, find_lesson
-    from store.write_policy import in_place
+    from store.review.lessons import edit_lesson, find_lesson
+    from store.write.policy import in_place
 
     lines = [_line(_lesson(i, f"title {i}")) + b"\r\n" for i in (1, 2, 3)]
     data = b"\xef\xbb\xbf" + b"".join(lines)
@@ -514,7 +514,7 @@ def test_editing_a_lesson_keeps_bom_and_crlf(tmp_path: Path, n: int) -> None:
 
 def test_removing_the_first_lesson_keeps_the_bom(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.lesson_ops import find_lesson, remove_lesson
+    from store.review.lessons import find_lesson, remove_lesson
 
     lines = [_line(_lesson(i)) + b"\r\n" for i in (1, 2)]
     path = _lesson_file(tmp_path, b"\xef\xbb\xbf" + b"".join(lines))
@@ -524,7 +524,7 @@ def test_removing_the_first_lesson_keeps_the_bom(tmp_path: Path) -> None:
 
 
 def test_a_fifo_lesson_file_is_refused_without_blocking(tmp_path: Path) -> None:
-    from store.lesson_ops import find_lesson
+    from store.review.lessons import find_lesson
 
     path = tmp_path / "lessons.jsonl"
     os.mkfifo(path)
@@ -536,7 +536,7 @@ def test_a_fifo_lesson_file_is_refused_without_blocking(tmp_path: Path) -> None:
 
 
 def test_diagnostic_text_is_one_line_with_controls_visible() -> None:
-    from store.diagnostics import Diagnostic
+    from store.read.diagnostics import Diagnostic
 
     d = Diagnostic("dir/kpt-20260101-001\nfake: error.yaml", 3, "error", "x", "bad\x1b[2J\nthing")
     text = d.format()

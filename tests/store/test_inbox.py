@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-import store.inbox as inbox
-from store.inbox import apply_decisions, find_proposal, list_proposals, plan_decision
+import store.review.inbox as inbox
 from store.ledger import Ledger
-from store.loader import load_file
 from store.models import Proposal, Skill
-from store.review import ReviewError
-from store.undo import undo_last
+from store.read.loader import load_file
+from store.review.inbox import apply_decisions, find_proposal, list_proposals, plan_decision
+from store.review.items import ReviewError
+from store.review.undo import undo_last
 from store.workspace import Workspace
 
 NOW = "2026-11-22T10:00:00+09:00"
@@ -155,7 +155,7 @@ def test_reopen(demo_root: Path) -> None:
 def test_a_symlinked_proposal_is_never_written_through(demo_root: Path, tmp_path: Path) -> None:
     """A file in the inbox that links outside the workspace: deciding on it writes nothing
     there (found while reviewing: the decision used to be written through the link)."""
-    from store.atomic import WriteError
+    from store.write.atomic import WriteError
 
     ws = Workspace(demo_root)
     ref = find_proposal(ws, "prop-20261119-001")
@@ -176,8 +176,8 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
     outside the backups, restores and deletes nothing."""
     import json
 
-    from store.journal import sha256
-    from store.undo import UndoRefused
+    from store.review.journal import sha256
+    from store.review.undo import UndoRefused
 
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n")

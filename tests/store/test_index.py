@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.index import WorkspaceIndex
-from store.session_order import SessionFilter, next_unreviewed, ordered
+from store.index.order import SessionFilter, next_unreviewed, ordered
+from store.index.workspace_index import WorkspaceIndex
 from store.workspace import Workspace
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from store import index_cache
-from store.heads import LessonHead
-from store.index import WorkspaceIndex
+import store.index.cache as index_cache
+from store.index.heads import LessonHead
+from store.index.workspace_index import WorkspaceIndex
 from store.workspace import Workspace
 
 
@@ -196,7 +196,7 @@ def test_appended_lessons_are_read_and_spans_still_find_full_records(demo_root: 
     ix = _same_as_fresh(demo_root)
     heads = [r for r in ix.files[lessons].records if isinstance(r, LessonHead)]
     new = next(h for h in heads if h.id == "ll-ai-20261122-901")
-    from store.docs import lesson_ref
+    from store.index.docs import lesson_ref
 
     assert lesson_ref(new, lessons).doc.summary == record["summary"]
     assert all(lesson_ref(h, lessons).doc.id == h.id for h in heads)

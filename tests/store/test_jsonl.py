@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from store.atomic import ConflictError, WriteError, append_bytes
-from store.diagnostics import DiagnosticSink
-from store.jsonl import encode_record, scan_jsonl
-from store.jsonl_edit import prefix_digest, replace_span
-from store.loader import load_file
+from store.read.diagnostics import DiagnosticSink
+from store.read.jsonl import encode_record, scan_jsonl
+from store.read.loader import load_file
+from store.write.atomic import ConflictError, WriteError, append_bytes
+from store.write.jsonl_edit import prefix_digest, replace_span
 from tests.guards import anywhere
 
 MESSY = (

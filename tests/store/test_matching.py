@@ -1,4 +1,4 @@
-"""Seed 003's SkillMatcher (store.matching): every score computed by hand."""
+"""Seed 003's SkillMatcher (store.insight.matching): every score computed by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from store.matching import (
+from store.insight.matching import (
     Knowledge,
     MatchTask,
     all_scores,

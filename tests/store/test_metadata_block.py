@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from store.diagnostics import DiagnosticSink
-from store.metadata_block import (
+from store.read.diagnostics import DiagnosticSink
+from store.read.metadata_block import (
     find_block,
     findings_by_severity,
     parse_reply,

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from store.diagnostics import Diagnostic
-from store.lint import lint_file, lint_paths
-from store.loader import load_file
-from store.models import Piece
-from store.piece_graph import (
+from store.check.files import lint_file
+from store.check.piece_graph import (
     assign_diagnostics,
     build_graph,
     outline,
     parse_condition,
     plain,
 )
-from store.piece_lint import facet_references, unknown_placeholders
+from store.check.piece_lint import facet_references, unknown_placeholders
+from store.insight.lint import lint_paths
+from store.models import Piece
+from store.read.diagnostics import Diagnostic
+from store.read.loader import load_file
 from tests.conftest import DEMO, TAKT
 
 BUILTINS = sorted((TAKT / "builtins/en/pieces").glob("*.yaml"))

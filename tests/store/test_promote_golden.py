@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import store.promote as promote
+import store.review.promote as promote
 from store.ledger import Ledger
-from store.promote import apply_plans, plan_promotion
-from store.review import find_item
-from store.undo import undo_last
+from store.review.items import find_item
+from store.review.promote import apply_plans, plan_promotion
+from store.review.undo import undo_last
 from store.workspace import Workspace
 from tests.conftest import FIXTURES
 

@@ -9,10 +9,10 @@ import pytest
 
 from store.config import Config
 from store.ledger import Ledger
-from store.promote import apply_plans, plan_promotion
-from store.review import find_item
-from store.target_paths import PathRefused, resolve_target
+from store.review.items import find_item
+from store.review.promote import apply_plans, plan_promotion
 from store.workspace import Workspace
+from store.write.target_paths import PathRefused, resolve_target
 
 
 def _ws(root: Path, path: str, type_: str = "claude_md", config: Config | None = None) -> Workspace:
@@ -112,7 +112,7 @@ def test_no_temp_file_is_left_when_a_write_fails(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", full)
-    from store.atomic import WriteError
+    from store.write.atomic import WriteError
 
     with pytest.raises(WriteError, match="disk is full"):
         apply_plans(ws, Ledger(ws.state_dir), [plan])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from store.retarget import retarget, target_headings
-from store.review import ReviewError, find_item
+from store.review.items import ReviewError, find_item
+from store.review.retarget import retarget, target_headings
 from store.workspace import Workspace
 
 REPORT = """\

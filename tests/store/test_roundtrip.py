@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from store.atomic import ConflictError
-from store.roundtrip import EditError, YamlEditor
+from store.write.atomic import ConflictError
+from store.write.roundtrip import EditError, YamlEditor
 from tests.conftest import DEMO, SEEDS, TAKT
 from tests.guards import anywhere
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from store import search_records
-from store.index import WorkspaceIndex
-from store.search import WorkspaceSearch, resolve_line
-from store.search_cache import BIN_NAME, SIDE_NAME, CacheError, open_index, scan_workspace
+import store.search.records as search_records
+from store.index.workspace_index import WorkspaceIndex
+from store.search.cache import BIN_NAME, SIDE_NAME, CacheError, open_index, scan_workspace
+from store.search.facade import WorkspaceSearch, resolve_line
 from store.workspace import Workspace
 from tests.conftest import REPO
 
@@ -185,7 +185,7 @@ def test_a_warm_search_imports_no_models(demo_root: Path) -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "from store.workspace import Workspace\n"
-        "from store.search_cache import open_index\n"
+        "from store.search.cache import open_index\n"
         f"index, stats = open_index(Workspace(Path({str(demo_root)!r})))\n"
         "assert stats['parsed'] == 0, stats\n"
         "assert index.search('jwt', 5).hits\n"

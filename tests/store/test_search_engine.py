@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from store.search_index import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex
-from store.search_model import SearchRecord
-from store.search_text import highlight_spans
+from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex
+from store.search.model import SearchRecord
+from store.search.text import highlight_spans
 
 
 def rec(

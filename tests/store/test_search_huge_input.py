@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from store import search_segment
-from store.search import resolve_line
-from store.search_index import SearchIndex
-from store.search_match import MIDWORD_WORDS, Term, _midword, superset
-from store.search_model import SearchRecord
-from store.search_segment import HEAVY_DEPTH, NEAR_CHARS
+import store.search.segment as search_segment
+from store.search.engine import SearchIndex
+from store.search.facade import resolve_line
+from store.search.match import MIDWORD_WORDS, Term, _midword, superset
+from store.search.model import SearchRecord
+from store.search.segment import HEAVY_DEPTH, NEAR_CHARS
 from tests.conftest import REPO
 
 MB = 1_000_000

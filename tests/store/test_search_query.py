@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from store.search_query import Filter, QueryError, parse_day, parse_query
+from store.search.query import Filter, QueryError, parse_day, parse_query
 
 
 def test_words_are_normalised_and_split() -> None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from store.kinds import Kind
-from store.lint import lint_file
-from store.loader import load_file
+from store.check.files import lint_file
 from store.models import KptReport, WrapupInput
+from store.read.kinds import Kind
+from store.read.loader import load_file
 from tests.conftest import SEEDS
 
 EXAMPLES = sorted(p for p in SEEDS.iterdir() if p.name != "README.md")

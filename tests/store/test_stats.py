@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.index import WorkspaceIndex
-from store.stats import cluster_texts, workspace_stats
+from store.index.workspace_index import WorkspaceIndex
+from store.insight.stats import cluster_texts, workspace_stats
 from store.workspace import Workspace
 
 TEXTS = [
@@ -46,7 +46,7 @@ def test_clustering_matches_the_plain_greedy_definition() -> None:
     """The C-accelerated search picks the same leader as comparing with every leader."""
     import random
 
-    from store.stats import SIMILAR, cluster_texts, normalise, similarity
+    from store.insight.stats import SIMILAR, cluster_texts, normalise, similarity
 
     def plain(texts: list[str]) -> list[list[int]]:
         leaders: list[str] = []

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from store.lint import lint_file, lint_paths
-from store.loader import load_file
+from store.check.files import lint_file
+from store.insight.lint import lint_paths
 from store.models import Piece
+from store.read.loader import load_file
 from tests.conftest import TAKT
 
 BUILTINS = sorted((TAKT / "builtins/en/pieces").glob("*.yaml"))

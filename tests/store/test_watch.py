@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 import store.watch
-from store.atomic import atomic_write, current_stamp
 from store.watch import Change, OwnWrites, watch_workspace
 from store.workspace import Workspace
+from store.write.atomic import atomic_write, current_stamp
 from tests.guards import anywhere
 
 TIMEOUT = 5.0

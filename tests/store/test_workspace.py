@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from store.config import ConfigError, load_config, parse_config
-from store.kinds import Kind
+from store.read.kinds import Kind
 from store.workspace import Workspace
 
 
@@ -51,7 +51,7 @@ def test_groups_and_projects_are_recognised_by_content(demo_root: Path) -> None:
     found = {f.path: f.kind for f in Workspace(demo_root).discover()}
     learned = [p for p in found if "learned" in p.parts]
     assert learned
-    from store.loader import load_file
+    from store.read.loader import load_file
 
     assert {load_file(p, found[p]).kind for p in learned} <= {
         Kind.SKILL,

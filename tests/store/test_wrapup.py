@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from store.review import ReviewError
+from store.review.items import ReviewError
+from store.review.wrapup import import_wrapup, next_id, project_slug
 from store.workspace import Workspace
-from store.wrapup import import_wrapup, next_id, project_slug
 from tests.conftest import SEEDS
 
 EXAMPLE = (SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8")

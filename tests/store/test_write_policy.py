@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from store.atomic import ConflictError, PathRefused, WriteError, atomic_write, current_stamp
 from store.config import Config, ConfigError, parse_config
-from store.external_edit import ExternalEdit
-from store.feedback_export import export_feedback
-from store.inbox import apply_decisions, find_proposal, plan_decision
-from store.item_edit import apply_item_changes
-from store.kinds import Kind
+from store.insight.lint import lint_workspace
 from store.ledger import Ledger
-from store.lint import lint_workspace
-from store.promote import apply_plans, plan_promotion
-from store.retarget import retarget
-from store.review import ReviewError, find_item
+from store.read.kinds import Kind
+from store.review.external_edit import ExternalEdit
+from store.review.feedback_export import export_feedback
+from store.review.inbox import apply_decisions, find_proposal, plan_decision
+from store.review.item_edit import apply_item_changes
+from store.review.items import ReviewError, find_item
+from store.review.promote import apply_plans, plan_promotion
+from store.review.retarget import retarget
+from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
-from store.wrapup import import_wrapup
-from store.write_policy import (
+from store.write.atomic import ConflictError, PathRefused, WriteError, atomic_write, current_stamp
+from store.write.policy import (
     export_file,
     in_place,
     lexical_target_problem,

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from store.diagnostics import DiagnosticSink
-from store.loader import load_file
 from store.models import KptReport
-from store.yamlload import MAX_EXPANDED_NODES, load_yaml
+from store.read.diagnostics import DiagnosticSink
+from store.read.loader import load_file
+from store.read.yamlload import MAX_EXPANDED_NODES, load_yaml
 
 
 def _load(text: str) -> tuple[object, list[tuple[str, str, int | None]]]:

@@ -9,9 +9,9 @@ from textual.widgets import Markdown, OptionList, Static, TextArea
 
 from screens.discussions import DiscussionsScreen, PersonReportDialog
 from screens.propose import ProposeScreen
-from store.lint import lint_file
-from store.loader import load_file
+from store.check.files import lint_file
 from store.models import KptReport, Proposal
+from store.read.loader import load_file
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until
 from tui.widgets.virtual_table import VirtualTable

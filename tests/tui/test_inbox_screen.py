@@ -12,8 +12,8 @@ from screens.inbox import InboxScreen
 from screens.note_prompt import NotePrompt
 from screens.propose import ProposeScreen
 from screens.session import SessionScreen
-from store.loader import load_file
 from store.models import Proposal
+from store.read.loader import load_file
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until
 from tui.widgets.virtual_table import VirtualTable
@@ -144,7 +144,7 @@ def test_inbox_snapshot(snap_compare, monkeypatch) -> None:  # type: ignore[no-u
             ),
         )
 
-    import store.inbox as inbox_mod
+    import store.review.inbox as inbox_mod
 
     monkeypatch.setattr(inbox_mod, "now_iso", lambda: "2026-11-22T10:00:00+09:00")
     assert snap_compare(make_app(SNAP), terminal_size=(120, 40), run_before=run_before)

@@ -17,7 +17,7 @@ from screens.knowledge import KnowledgeScreen
 from screens.problems import ProblemsScreen
 from screens.search import SearchScreen
 from screens.session import SessionScreen
-from store.search import WorkspaceSearch
+from store.search.facade import WorkspaceSearch
 from tests.tui.helpers import make_app, ready, until
 from tui.app import HurikaeriApp
 from tui.search_provider import SearchProvider

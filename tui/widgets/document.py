@@ -12,12 +12,12 @@ from typing import Any
 from pydantic import BaseModel
 from textual.content import Content
 
+from store.index.sessions import Session
 from store.ledger import ItemState
 from store.models import KptReport, Lesson, Proposal, SessionSummary
 from store.models.kpt import KptItem
-from store.promote import promoted_label
-from store.sessions import Session
-from store.textsafe import printable
+from store.read.textsafe import printable
+from store.review.promote import promoted_label
 
 from .literal import literal, outcome_content
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from textual.content import Content
 
-from store.textsafe import printable
+from store.read.textsafe import printable
 
 visible = printable
 

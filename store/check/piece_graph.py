@@ -1,0 +1,572 @@
+"""The movement graph of a TAKT piece: transitions, reachability, exits and aggregation.
+
+Nodes are the top-level movements; a parallel movement is one node whose sub-steps only
+classify their results (their ``next`` is ignored, the parent's rules route). Edges are the
+rules' ``next`` values, plus the edges of loop-monitor judges: when a monitored cycle
+repeats, the judge may send the piece from any movement of the cycle to one of its rules'
+targets. ``COMPLETE`` and ``ABORT`` end the piece.
+
+From this the lint learns which movements the initial movement (``initial_movement``, else
+the first) can never reach, and which reachable movements have no rule path to
+``COMPLETE`` or ``ABORT`` (the piece then ends only at ``max_movements``), and whether
+``all()`` / ``any()`` conditions can match the sub-steps' outcomes, following TAKT's
+aggregate evaluator: ``all("X")`` needs every sub-step to end with X, ``all("A", "B")``
+the i-th sub-step with the i-th text (and as many texts as sub-steps), ``any("X", …)``
+one sub-step with one of the texts; on a movement without ``parallel`` neither ever matches.
+
+:func:`outline` lays the graph out as lines of ``(text, role)`` segments for a terminal;
+the UI maps roles to styles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from store.models.piece import SPECIAL_NEXT, Judge, Movement, Piece, Rule
+from store.read.diagnostics import Diagnostic
+
+Loc = tuple[str | int, ...]
+ConditionKind = Literal["tag", "ai", "all", "any"]
+EXITS: tuple[str, ...] = SPECIAL_NEXT
+
+_CALL = re.compile(r"^\s*(ai|all|any)\s*\((.*)\)\s*$", re.DOTALL)
+_ARG = re.compile(r'"((?:[^"\\]|\\.)*)"' + r"|'((?:[^'\\]|\\.)*)'")
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A rule's condition: a tag text, ``ai("…")`` or an aggregate ``all(…)`` / ``any(…)``."""
+
+    kind: ConditionKind
+    text: str
+    args: tuple[str, ...] = ()
+
+    @property
+    def is_aggregate(self) -> bool:
+        return self.kind in ("all", "any")
+
+
+def parse_condition(text: str | None) -> Condition:
+    raw = (text or "").strip()
+    m = _CALL.match(raw)
+    if m is None:
+        return Condition("tag", raw, (raw,))
+    args = tuple(
+        (a if a is not None and a != "" else b or "").replace('\\"', '"').replace("\\'", "'")
+        for a, b in _ARG.findall(m.group(2))
+    )
+    if not args and m.group(2).strip():
+        args = (m.group(2).strip(),)
+    kind: ConditionKind = m.group(1)  # type: ignore[assignment]
+    return Condition(kind, raw, args)
+
+
+def outcome_texts(rule: Rule) -> set[str]:
+    """What a sub-step's rule reports as its matched condition (raw, and inside ``ai()``)."""
+    cond = parse_condition(rule.condition)
+    texts = {cond.text}
+    if cond.kind == "ai" and cond.args:
+        texts.add(cond.args[0])
+    return texts
+
+
+@dataclass(slots=True)
+class Edge:
+    source: str
+    target: str
+    condition: Condition
+    loc: Loc
+    judge: int | None = None
+    """The index of the loop monitor whose judge routes this way (``None``: a rule)."""
+    requires_user_input: bool = False
+    interactive_only: bool = False
+    known: bool = True
+    """Whether the target is a movement of the piece, ``COMPLETE`` or ``ABORT``."""
+
+
+@dataclass(slots=True)
+class SubStep:
+    name: str
+    index: int
+    movement: Movement
+    outcomes: list[str]
+
+
+@dataclass(slots=True)
+class Node:
+    name: str
+    index: int
+    movement: Movement
+    edges: list[Edge] = field(default_factory=list)
+    substeps: list[SubStep] = field(default_factory=list)
+    incoming: list[Edge] = field(default_factory=list)
+    reachable: bool = True
+    exits: frozenset[str] = frozenset()
+
+    @property
+    def loc(self) -> Loc:
+        return ("movements", self.index)
+
+    @property
+    def is_parallel(self) -> bool:
+        return self.movement.parallel is not None
+
+
+@dataclass(slots=True)
+class Monitor:
+    index: int
+    cycle: list[str]
+    threshold: int | None
+    judge: Judge | None
+    edges: list[Edge] = field(default_factory=list)
+
+    @property
+    def loc(self) -> Loc:
+        return ("loop_monitors", self.index)
+
+
+@dataclass(slots=True)
+class AggregateProblem:
+    """An ``all()`` / ``any()`` condition that can never (or only partly) match."""
+
+    node: str
+    loc: Loc
+    code: str
+    message: str
+
+
+@dataclass(slots=True)
+class PieceGraph:
+    nodes: dict[str, Node]
+    monitors: list[Monitor]
+    initial: str | None
+    initial_explicit: bool
+    initial_known: bool
+
+    def unreachable(self) -> list[Node]:
+        """Movements the initial movement never leads to (empty when it is unknown)."""
+        if not self.initial_known:
+            return []
+        return [n for n in self.nodes.values() if not n.reachable]
+
+    def no_exit(self) -> list[Node]:
+        """Reachable movements from which no rule path leads to COMPLETE or ABORT."""
+        return [n for n in self.nodes.values() if n.reachable and not n.exits]
+
+    def edges(self) -> Iterable[Edge]:
+        for n in self.nodes.values():
+            yield from n.edges
+        for m in self.monitors:
+            yield from m.edges
+
+
+def _edge(source: str, rule: Rule, loc: Loc, names: set[str], judge: int | None) -> Edge | None:
+    if rule.next is None:
+        return None
+    return Edge(
+        source,
+        rule.next,
+        parse_condition(rule.condition),
+        loc,
+        judge,
+        bool(rule.requires_user_input),
+        bool(rule.interactive_only),
+        rule.next in names or rule.next in EXITS,
+    )
+
+
+def build_graph(piece: Piece) -> PieceGraph:
+    nodes: dict[str, Node] = {}
+    for i, mv in enumerate(piece.movements or []):
+        if mv.name is not None and mv.name not in nodes:
+            nodes[mv.name] = Node(mv.name, i, mv)
+    names = set(nodes)
+    for node in nodes.values():
+        mv = node.movement
+        for r, rule in enumerate(mv.rules or []):
+            e = _edge(node.name, rule, (*node.loc, "rules", r), names, None)
+            if e is not None:
+                node.edges.append(e)
+        for j, sub in enumerate(mv.parallel or []):
+            outcomes: list[str] = []
+            for rule in sub.rules or []:
+                if rule.condition:
+                    outcomes.append(rule.condition)
+            node.substeps.append(SubStep(sub.name or f"#{j + 1}", j, sub, outcomes))
+    monitors: list[Monitor] = []
+    for k, mon in enumerate(piece.loop_monitors or []):
+        m = Monitor(k, [c for c in mon.cycle or [] if isinstance(c, str)], mon.threshold, mon.judge)
+        for r, rule in enumerate((mon.judge.rules or []) if mon.judge else []):
+            for member in m.cycle:
+                if member not in nodes:
+                    continue
+                e = _edge(member, rule, ("loop_monitors", k, "judge", "rules", r), names, k)
+                if e is not None:
+                    m.edges.append(e)
+                    break  # one edge per rule is kept for display; reachability adds the rest
+        monitors.append(m)
+    first = next(iter(nodes), None)
+    initial = piece.initial_movement if piece.initial_movement is not None else first
+    graph = PieceGraph(
+        nodes,
+        monitors,
+        initial,
+        piece.initial_movement is not None,
+        initial is not None and initial in nodes,
+    )
+    _analyse(graph)
+    return graph
+
+
+def _successors(graph: PieceGraph) -> dict[str, set[str]]:
+    succ: dict[str, set[str]] = {name: set() for name in graph.nodes}
+    for node in graph.nodes.values():
+        for e in node.edges:
+            if e.known:
+                succ[node.name].add(e.target)
+            if e.target in graph.nodes:
+                graph.nodes[e.target].incoming.append(e)
+    for m in graph.monitors:
+        targets = {e.target for e in m.edges if e.known}
+        for member in m.cycle:
+            if member in succ:
+                succ[member] |= targets
+        for e in m.edges:
+            if e.target in graph.nodes:
+                graph.nodes[e.target].incoming.append(e)
+    return succ
+
+
+def _analyse(graph: PieceGraph) -> None:
+    succ = _successors(graph)
+    if graph.initial_known and graph.initial is not None:
+        seen = {graph.initial}
+        queue = deque([graph.initial])
+        while queue:
+            for nxt in succ.get(queue.popleft(), ()):
+                if nxt in graph.nodes and nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        for node in graph.nodes.values():
+            node.reachable = node.name in seen
+    pred: dict[str, set[str]] = {name: set() for name in (*graph.nodes, *EXITS)}
+    for src, targets in succ.items():
+        for t in targets:
+            pred.setdefault(t, set()).add(src)
+    exits: dict[str, set[str]] = {name: set() for name in graph.nodes}
+    for end in EXITS:
+        seen = {end}
+        queue = deque([end])
+        while queue:
+            for p in pred.get(queue.popleft(), ()):
+                if p not in seen:
+                    seen.add(p)
+                    exits[p].add(end)
+                    queue.append(p)
+    for node in graph.nodes.values():
+        node.exits = frozenset(exits[node.name])
+
+
+# -- aggregate conditions ---------------------------------------------------------
+
+
+def aggregate_terms(cond: Condition, substeps: Sequence[SubStep]) -> list[tuple[str, list[str]]]:
+    """What each sub-step must report for the aggregate: ``[(sub-step, [texts])]``."""
+    names = [s.name for s in substeps]
+    if cond.kind == "all" and len(cond.args) > 1:
+        return [(n, [a]) for n, a in zip(names, cond.args, strict=False)]
+    return [(n, list(cond.args)) for n in names]
+
+
+def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
+    out: list[AggregateProblem] = []
+    for node in graph.nodes.values():
+        for e in node.edges:
+            cond = e.condition
+            if not cond.is_aggregate:
+                continue
+            here = (*e.loc, "condition")
+            if not node.is_parallel or not node.substeps:
+                out.append(
+                    AggregateProblem(
+                        node.name,
+                        here,
+                        "aggregate-outside-parallel",
+                        f"{cond.text} on '{node.name}', which has no parallel sub-steps: "
+                        "it never matches",
+                    )
+                )
+                continue
+            declared = [
+                set().union(*(outcome_texts(r) for r in s.movement.rules or []))
+                for s in node.substeps
+            ]
+            if cond.kind == "all" and len(cond.args) > 1:
+                if len(cond.args) != len(node.substeps):
+                    out.append(
+                        AggregateProblem(
+                            node.name,
+                            here,
+                            "aggregate-arity",
+                            f"{cond.text} names {len(cond.args)} outcomes for "
+                            f"{len(node.substeps)} sub-steps ({', '.join(s.name for s in node.substeps)}): "
+                            "TAKT matches them by position, so it never matches",
+                        )
+                    )
+                    continue
+                for s, arg, have in zip(node.substeps, cond.args, declared, strict=True):
+                    if arg not in have:
+                        out.append(_unknown_outcome(node, here, cond, arg, [s.name]))
+            elif cond.kind == "all":
+                for arg in cond.args:
+                    missing = [
+                        s.name
+                        for s, have in zip(node.substeps, declared, strict=True)
+                        if arg not in have
+                    ]
+                    if missing:
+                        out.append(_unknown_outcome(node, here, cond, arg, missing))
+            else:
+                for arg in cond.args:
+                    if not any(arg in have for have in declared):
+                        out.append(
+                            _unknown_outcome(node, here, cond, arg, [s.name for s in node.substeps])
+                        )
+    return out
+
+
+def _unknown_outcome(
+    node: Node, loc: Loc, cond: Condition, arg: str, subs: list[str]
+) -> AggregateProblem:
+    who = (
+        f"sub-step '{subs[0]}'"
+        if len(subs) == 1
+        else "sub-steps " + ", ".join(f"'{s}'" for s in subs)
+    )
+    never = " (so it never matches)" if cond.kind == "all" or len(cond.args) == 1 else ""
+    return AggregateProblem(
+        node.name,
+        loc,
+        "unknown-aggregate-condition",
+        f"{cond.text}: {who} of '{node.name}' {'declares' if len(subs) == 1 else 'declare'} "
+        f"no outcome '{arg}'{never}",
+    )
+
+
+# -- drawing -------------------------------------------------------------------------
+
+Segment = tuple[str, str]
+"""``(text, role)``; roles: ``initial movement parallel sub cond ai aggregate target
+complete abort loop judge warn muted tree``."""
+Line = list[Segment]
+
+
+@dataclass(slots=True)
+class Section:
+    """One block of the outline: the head, a movement or a loop monitor."""
+
+    key: str
+    """``"head"``, ``"movement:NAME"`` or ``"monitor:N"``."""
+    loc: Loc
+    lines: list[Line]
+
+
+def _target(e: Edge, source: Node | None, graph: PieceGraph) -> list[Segment]:
+    if e.target == "COMPLETE":
+        return [("✔ COMPLETE", "complete")]
+    if e.target == "ABORT":
+        return [("✘ ABORT", "abort")]
+    if not e.known:
+        return [(e.target, "warn"), ("  (no such movement)", "warn")]
+    segs: list[Segment] = [(e.target, "target")]
+    tgt = graph.nodes.get(e.target)
+    if source is not None and tgt is not None:
+        if tgt.name == source.name:
+            segs.append(("  ↺ again", "muted"))
+        elif tgt.index < source.index:
+            segs.append(("  ↑ back", "muted"))
+    return segs
+
+
+def _condition(e: Edge, node: Node | None) -> list[Segment]:
+    cond = e.condition
+    if cond.kind == "ai":
+        return [("ai ", "ai"), (f'"{cond.args[0] if cond.args else ""}"', "cond")]
+    if cond.kind == "tag":
+        return [(f'"{cond.text}"', "cond")]
+    subs = node.substeps if node is not None else []
+    if cond.kind == "all" and len(cond.args) > 1:
+        segs: list[Segment] = [("all ", "aggregate")]
+        for i, (name, texts) in enumerate(aggregate_terms(cond, subs)):
+            if i:
+                segs.append((" ∧ ", "aggregate"))
+            segs += [(f"{name}=", "sub"), (f'"{texts[0]}"', "cond")]
+        extra = cond.args[len(subs) :]
+        for a in extra:
+            segs += [(" ∧ ?=", "warn"), (f'"{a}"', "cond")]
+        return segs
+    names = ", ".join(s.name for s in subs) or "no sub-steps"
+    head = "all of" if cond.kind == "all" else "any of"
+    segs = [(f"{head} ", "aggregate"), (f"[{names}]", "sub"), (": ", "aggregate")]
+    for i, a in enumerate(cond.args):
+        if i:
+            segs.append((" | ", "aggregate"))
+        segs.append((f'"{a}"', "cond"))
+    return segs
+
+
+def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph, indent: str) -> list[Line]:
+    out: list[Line] = []
+    for i, e in enumerate(edges):
+        branch = "└─ " if i == len(edges) - 1 else "├─ "
+        line: Line = [(indent + branch, "tree"), *_condition(e, node), ("  →  ", "tree")]
+        line += _target(e, node, graph)
+        notes = []
+        if e.requires_user_input:
+            notes.append("asks the user")
+        if e.interactive_only:
+            notes.append("interactive only")
+        if notes:
+            line.append((f"  ({', '.join(notes)})", "muted"))
+        out.append(line)
+    return out
+
+
+def _facets(mv: Movement) -> str:
+    parts = []
+    for label, value in (
+        ("persona", mv.persona),
+        ("policy", mv.policy),
+        ("knowledge", mv.knowledge),
+    ):
+        if value:
+            parts.append(f"{label} {', '.join(value) if isinstance(value, list) else value}")
+    if mv.instruction and "\n" not in mv.instruction and " " not in mv.instruction.strip():
+        parts.append(f"instruction {mv.instruction}")
+    elif mv.instruction or mv.instruction_template:
+        parts.append("inline instruction")
+    if mv.edit:
+        parts.append("edits")
+    if mv.team_leader is not None:
+        parts.append(f"team leader ×{mv.team_leader.max_parts or '?'}")
+    return " · ".join(parts)
+
+
+def outline(graph: PieceGraph) -> list[Section]:
+    """The graph as text, movement by movement, then the loop monitors."""
+    sections: list[Section] = []
+    head: list[Line] = []
+    if graph.initial is None:
+        head.append([("This piece has no movements.", "warn")])
+    elif not graph.initial_known:
+        head.append(
+            [("start → ", "muted"), (graph.initial, "warn"), ("  (no such movement)", "warn")]
+        )
+    else:
+        how = "initial_movement" if graph.initial_explicit else "the first movement"
+        head.append([("start → ", "muted"), (graph.initial, "initial"), (f"  ({how})", "muted")])
+    sections.append(Section("head", (), head))
+    for node in graph.nodes.values():
+        lines: list[Line] = []
+        mark, role = ("▶ ", "initial") if node.name == graph.initial else ("● ", "movement")
+        if node.is_parallel:
+            mark = "▶ ⇉ " if node.name == graph.initial else "⇉ "
+        title: Line = [(mark, role), (node.name, role if not node.is_parallel else "parallel")]
+        if node.is_parallel:
+            title.append((f"  parallel ×{len(node.substeps)}", "parallel"))
+        if not node.reachable and graph.initial_known:
+            title.append(("   ⚠ unreachable", "warn"))
+        elif not node.exits:
+            title.append(("   ⚠ no path to COMPLETE or ABORT", "warn"))
+        lines.append(title)
+        facets = _facets(node.movement)
+        if facets:
+            lines.append([("│  ", "tree"), (facets, "muted")])
+        sources = sorted({e.source for e in node.incoming if e.judge is None} - {node.name})
+        judged = sorted({e.judge for e in node.incoming if e.judge is not None})
+        if sources or judged:
+            froms = ", ".join(sources)
+            if judged:
+                froms += (", " if froms else "") + ", ".join(
+                    f"loop monitor {j + 1}" for j in judged
+                )
+            lines.append([("│  ", "tree"), (f"from {froms}", "muted")])
+        for j, sub in enumerate(node.substeps):
+            branch = "└─" if j == len(node.substeps) - 1 else "├─"
+            outcomes = " | ".join(f'"{o}"' for o in sub.outcomes) or "(no outcomes)"
+            lines.append(
+                [
+                    ("│  ", "tree"),
+                    (f"{branch} ", "tree"),
+                    (sub.name, "sub"),
+                    (": ", "tree"),
+                    (outcomes, "cond"),
+                ]
+            )
+        if not node.edges:
+            lines.append(
+                [("└─ ", "tree"), ("no rules: the piece cannot continue from here", "warn")]
+            )
+        lines += _rule_lines(node.edges, node, graph, "")
+        sections.append(Section(f"movement:{node.name}", node.loc, lines))
+    for m in graph.monitors:
+        lines = []
+        cycle = " ↔ ".join(m.cycle) if len(m.cycle) == 2 else " → ".join(m.cycle)
+        title = [("⟲ ", "loop"), (f"loop monitor {m.index + 1}: ", "loop"), (cycle, "target")]
+        if m.threshold is not None:
+            title.append((f"   after {m.threshold} cycles", "muted"))
+        lines.append(title)
+        judge = m.judge
+        if judge is None:
+            lines.append([("└─ ", "tree"), ("no judge", "warn")])
+        else:
+            who = judge.persona or "no persona"
+            lines.append([("│  ", "tree"), ("judge ", "judge"), (who, "judge")])
+            lines += _rule_lines(m.edges, None, graph, "")
+        sections.append(Section(f"monitor:{m.index}", m.loc, lines))
+    return sections
+
+
+def plain(lines: Iterable[Line]) -> str:
+    """An outline's lines as plain text (tests, the CLI)."""
+    return "\n".join("".join(t for t, _r in line) for line in lines)
+
+
+def assign_diagnostics(
+    sections: Sequence[Section],
+    line_of: Callable[[Loc], int | None],
+    top_keys: Iterable[str],
+    diagnostics: Iterable[Diagnostic],
+) -> dict[str, list[Diagnostic]]:
+    """Diagnostics by the outline section their line falls in (``"head"`` for the rest).
+
+    A movement's or monitor's section runs from its first line to the next section or the
+    next top-level key; top-level keys other than ``movements`` and ``loop_monitors`` (and
+    diagnostics without a line) belong to the head."""
+    bounds: list[tuple[int, int, str]] = []
+    for n, key in enumerate(top_keys):
+        if key not in ("movements", "loop_monitors"):
+            line = line_of((key,))
+            if line is not None:
+                bounds.append((line, n, "head"))
+    for n, s in enumerate(sections):
+        if s.key != "head":
+            line = line_of(s.loc)
+            if line is not None:
+                bounds.append((line, 10_000 + n, s.key))
+    bounds.sort()
+    out: dict[str, list[Diagnostic]] = {s.key: [] for s in sections}
+    for d in diagnostics:
+        key = "head"
+        if d.line is not None:
+            for start, _n, k in bounds:
+                if start <= d.line:
+                    key = k
+                else:
+                    break
+        out.setdefault(key, []).append(d)
+    return out

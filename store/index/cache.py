@@ -1,0 +1,229 @@
+"""The index cache: what indexing found in each file, kept on disk between runs.
+
+``.hurikaeri/index-cache-v2.json`` holds, per file, its identity (size, mtime, inode,
+ctime and the SHA-256 of its bytes), its kind, its diagnostics and its heads (or, for the
+few small documents such as skills and proposals, the validated document). Opening the
+workspace then parses only the files whose identity changed.
+
+The first line is a header: the format's name and version, the app's version, the
+workspace root and locations it was made for, when it was written, and the SHA-256 of the
+rest. Anything that does not match (another version, another workspace, a truncated or
+edited body) makes the cache unusable: it is rebuilt, never trusted. It is JSON, never
+pickle: a file that anyone can write into the workspace must not be able to run code.
+
+A file counts as unchanged when size, mtime, inode and ctime all match and its mtime is
+older than the cache (by more than the clock's coarseness); when only size and mtime match
+(the workspace was copied or restored), or the file was written within that margin of the
+cache itself, its bytes are hashed and compared: the hash settles the doubt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from store.workspace import Workspace
+from store.write.atomic import replace_file
+
+FORMAT = "hurikaeri-index"
+#: Bump when the entries' layout or what indexing computes changes.
+VERSION = 2
+#: The checks' revision: bumped whenever a check changes what it reports, so that cached
+#: diagnostics made by older checks are never shown (2: refused promotion/proposal targets).
+RULES = 2
+NAME = f"index-cache-v{VERSION}.json"
+#: Files modified this close to the cache's writing are checked by hash (coarse clocks).
+RACY_NS = 2_000_000_000
+
+
+class CacheError(Exception):
+    """The cache cannot be used: absent, foreign, of another version, or corrupt."""
+
+
+def app_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hurikaeri")
+    except PackageNotFoundError:
+        return "0"
+
+
+def cache_path(ws: Workspace) -> Path:
+    return ws.state_dir / NAME
+
+
+def clear(ws: Workspace) -> None:
+    """Delete the cache (the next start indexes everything)."""
+    for p in ws.state_dir.glob("index-cache-*"):
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def _fingerprint(ws: Workspace) -> dict[str, Any]:
+    return {
+        "root": str(ws.root),
+        "locations": {k: [str(p) for p in v] for k, v in sorted(ws.locations.items())},
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What a file is on disk, as far as ``stat`` and a hash tell."""
+
+    size: int
+    mtime_ns: int
+    ino: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> Identity:
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+def file_sha256(path: Path) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+@dataclass(slots=True)
+class Cached:
+    """The cache as read: each file's kind, and its entry still as JSON text (decoded
+    when asked for, so that the sessions can show before the lessons are decoded)."""
+
+    written_ns: int
+    #: path → (kind, entry as JSON, blob)
+    lines: dict[str, tuple[str | None, bytes, bytes]]
+
+    def entry(self, path: str) -> tuple[list[Any], bytes]:
+        """The entry of ``path`` and its blob (``ValueError`` when it is not valid JSON)."""
+        _kind, raw_entry, blob = self.lines[path]
+        raw = json.loads(raw_entry)
+        if not isinstance(raw, list):
+            raise ValueError("an entry is a list")
+        return raw, blob
+
+    def unchanged(
+        self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
+    ) -> bool:
+        """Whether ``path`` (now ``st``) is still the file whose identity was ``ident``
+        (size, mtime_ns, inode, ctime_ns, sha256) when the cache was made."""
+        size, mtime_ns, ino, ctime_ns, sha = ident
+        if size < 0 or st.st_size != size or st.st_mtime_ns != mtime_ns:
+            return False
+        settled = mtime_ns < self.written_ns - RACY_NS
+        if settled and st.st_ino == ino and st.st_ctime_ns == ctime_ns:
+            return True
+        return bool(file_sha256(path) == sha)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def read(ws: Workspace) -> Cached:
+    """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
+
+    Read piece by piece (each file's line, then its blob), never as one big ``bytes``:
+    what is held at once is the cache's size, not twice it."""
+    try:
+        with open(cache_path(ws), "rb") as f:
+            return _read(ws, f)
+    except OSError as exc:
+        raise CacheError(f"no cache: {exc}") from exc
+
+
+def _read(ws: Workspace, f: BinaryIO) -> Cached:
+    try:
+        header = json.loads(f.readline())
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise CacheError("not an index cache")
+    if (
+        header.get("version") != VERSION
+        or header.get("app") != app_version()
+        or header.get("rules") != RULES
+    ):
+        raise CacheError("made by another version")
+    if header.get("workspace") != _fingerprint(ws):
+        raise CacheError("made for another workspace")
+    written = header.get("written_ns")
+    if not isinstance(written, int):
+        raise CacheError("corrupt: no time of writing")
+    digest = hashlib.sha256()
+    lines: dict[str, tuple[str | None, bytes, bytes]] = {}
+    while line := f.readline():
+        # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
+        digest.update(line)
+        tab = line.find(b"\t")
+        try:
+            name, kind, size = json.loads(line[:tab]) if tab >= 0 else (None, None, -1)
+        except (ValueError, TypeError) as exc:
+            raise CacheError(f"corrupt: {exc}") from exc
+        if (
+            not line.endswith(b"\n")
+            or not isinstance(name, str)
+            or not (kind is None or isinstance(kind, str))
+            or not isinstance(size, int)
+            or size < 0
+        ):
+            raise CacheError("corrupt: unexpected layout")
+        blob = f.read(size)
+        if len(blob) != size:
+            raise CacheError("corrupt: truncated")
+        digest.update(blob)
+        lines[name] = (kind, line[tab + 1 : -1], blob)
+    if header.get("sha256") != digest.hexdigest():
+        raise CacheError("corrupt: the checksum does not match")
+    return Cached(written, lines)
+
+
+def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:
+    """Write the cache atomically from ``(path, kind, entry, blob)``, streamed: the body
+    goes to a scratch file first (its checksum is in the header), then both are copied
+    into place, so memory holds one entry at a time. Raises ``OSError`` (callers may
+    ignore it: a read-only workspace still works, it only indexes again next time)."""
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    with tempfile.TemporaryFile(dir=ws.state_dir) as scratch:
+        for path, kind, entry, blob in entries:
+            piece = (
+                json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
+                + b"\t"
+                + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+                + b"\n"
+            )
+            for part in (piece, blob):
+                digest.update(part)
+                scratch.write(part)
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": RULES,
+            "app": app_version(),
+            "workspace": _fingerprint(ws),
+            "written_ns": time.time_ns(),
+            "sha256": digest.hexdigest(),
+        }
+        scratch.seek(0)
+        body = iter(lambda: scratch.read(1 << 20), b"")
+        replace_file(cache_path(ws), itertools.chain([json.dumps(header).encode() + b"\n"], body))
+    for old in ws.state_dir.glob("index-cache-*"):  # other versions' caches
+        if old.name != NAME and not old.name.startswith("."):
+            with contextlib.suppress(OSError):
+                old.unlink()

@@ -1,0 +1,185 @@
+"""Full documents on demand: the report, summary or lesson behind a head.
+
+The index holds heads (:mod:`store.index.heads`); whoever shows or edits one document asks for it
+here. A report is read from its file; a JSONL record from its byte span (the whole file is
+read again only when the span no longer holds the record: the file changed since it was
+indexed). The last few documents are kept, keyed by the file's size and mtime, so a screen
+that asks many times per draw reads the disk once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
+
+from store.index.heads import HeadTable, LessonHead, RecordSpan, ReportHead, SummaryHead
+from store.read.diagnostics import DiagnosticSink
+from store.read.kinds import Kind
+
+if TYPE_CHECKING:  # the models are imported when a document is read, not for lists
+    from pydantic import BaseModel
+
+    from store.models import KptReport, Lesson, SessionSummary
+
+M = TypeVar("M", bound="BaseModel")
+H = TypeVar("H")
+
+KEEP = 256
+_lock = threading.Lock()
+_docs: OrderedDict[tuple[Path, int | None], tuple[tuple[int, int], BaseModel]] = OrderedDict()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _cached(path: Path, line: int | None, ident: tuple[int, int]) -> BaseModel | None:
+    with _lock:
+        hit = _docs.get((path, line))
+        if hit is None or hit[0] != ident:
+            return None
+        _docs.move_to_end((path, line))
+        return hit[1]
+
+
+def _keep(path: Path, line: int | None, ident: tuple[int, int], doc: BaseModel) -> None:
+    with _lock:
+        _docs[(path, line)] = (ident, doc)
+        _docs.move_to_end((path, line))
+        while len(_docs) > KEEP:
+            _docs.popitem(last=False)
+
+
+def forget(path: Path | None = None) -> None:
+    """Drop what is kept (of ``path``, or everything)."""
+    with _lock:
+        for key in [k for k in _docs if path is None or k[0] == path]:
+            del _docs[key]
+
+
+def load_report(path: Path, head: ReportHead | None = None) -> KptReport:
+    """The report in ``path``; an empty one (with the head's id) when it can't be read."""
+    from store.models import KptReport
+    from store.read.loader import load_file
+
+    ident = _identity(path)
+    if ident is not None and isinstance(hit := _cached(path, None, ident), KptReport):
+        return hit
+    doc = load_file(path, Kind.KPT).doc
+    if not isinstance(doc, KptReport):
+        return KptReport(id=head.id if head else None, session_id=head.session_id if head else None)
+    if ident is not None:
+        _keep(path, None, ident, doc)
+    return doc
+
+
+def load_record(path: Path, span: RecordSpan, model: type[M], want_id: str | None) -> M:
+    """The JSONL record at ``span`` in ``path`` as ``model`` (empty when it is gone)."""
+    from store.read.validate import validate_tolerant
+
+    ident = _identity(path)
+    if ident is not None and isinstance(hit := _cached(path, span.line, ident), model):
+        return hit
+    data = _read_span(path, span, want_id)
+    if data is None:
+        data = _find_record(path, span.line, want_id)
+    sink = DiagnosticSink(str(path))
+    doc = validate_tolerant(model, data or {}, sink, what="record") or model()
+    if ident is not None and data is not None:
+        _keep(path, span.line, ident, doc)
+    return doc
+
+
+def _read_span(path: Path, span: RecordSpan, want_id: str | None) -> dict[str, object] | None:
+    try:
+        with open(path, "rb") as f:
+            f.seek(span.offset)
+            raw = f.read(span.length)
+        data = json.loads(raw)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or (want_id is not None and data.get("id") != want_id):
+        return None
+    return data
+
+
+def _find_record(path: Path, line: int, want_id: str | None) -> dict[str, object] | None:
+    from store.read.loader import load_file
+
+    loaded = load_file(path)
+    for e in loaded.entries:
+        if e.record.line == line and (want_id is None or e.record.data.get("id") == want_id):
+            return e.record.data
+    for e in loaded.entries:
+        if want_id is not None and e.record.data.get("id") == want_id:
+            return e.record.data
+    return None
+
+
+@dataclass(slots=True)
+class ReportRef:
+    """A session's report: its head, held, and the full report, read when asked for."""
+
+    head: ReportHead
+    path: Path
+    line: int | None = None
+
+    @property
+    def doc(self) -> KptReport:
+        return load_report(self.path, self.head)
+
+
+class RecordRef(Generic[H, M]):
+    """A JSONL record of a session: its head (decoded from the file's head table the first
+    time it is asked for) and the full record, read from the file when asked for."""
+
+    __slots__ = ("_head", "index", "model", "path", "table")
+
+    def __init__(
+        self, table: HeadTable | None, index: int, path: Path, model: type[M], head: H | None = None
+    ) -> None:
+        self.table = table
+        self.index = index
+        self.path = path
+        self.model = model
+        self._head = head
+
+    @property
+    def head(self) -> H:
+        if self._head is None:
+            assert self.table is not None
+            self._head = cast("H", self.table[self.index])
+        return self._head
+
+    @property
+    def line(self) -> int:
+        head = self.head
+        assert isinstance(head, LessonHead | SummaryHead)
+        return head.span.line
+
+    @property
+    def doc(self) -> M:
+        head = self.head
+        assert isinstance(head, LessonHead | SummaryHead)
+        return load_record(self.path, head.span, self.model, head.id)
+
+
+def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:
+    from store.models import Lesson
+
+    return RecordRef(None, 0, path, Lesson, head)
+
+
+def summary_ref(head: SummaryHead, path: Path) -> RecordRef[SummaryHead, SessionSummary]:
+    from store.models import SessionSummary
+
+    return RecordRef(None, 0, path, SessionSummary, head)

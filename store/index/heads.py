@@ -1,0 +1,337 @@
+"""Heads: the few fields of a report, lesson or session summary that lists, sessions,
+statistics and review progress need, in small slotted objects.
+
+A year of agent use is 10,000 reports and 100,000 lessons; holding every one as a full
+model costs hundreds of megabytes. The index keeps heads instead (and the on-disk index
+cache stores them as plain lists), and the full document is read again from its file, on
+demand, when one is shown or edited (:mod:`store.index.docs`). The field names match the models'
+so list code reads either.
+
+Repeated values (session ids, projects, types, categories, sections) are interned: the
+same text is then one object however many records carry it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from array import array
+from collections.abc import Iterator
+from dataclasses import astuple, dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
+    from store.models import KptReport, Lesson, SessionSummary
+    from store.read.jsonl import JsonlRecord
+
+#: Longest title a head keeps (lists show one line of it).
+TITLE_CHARS = 200
+
+
+def _i(text: str | None) -> str | None:
+    return sys.intern(text) if text is not None else None
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def first_line(text: str | None) -> str:
+    """The first non-empty line of ``text``, cut to :data:`TITLE_CHARS`."""
+    if not text:
+        return ""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:TITLE_CHARS]
+    return ""
+
+
+@dataclass(slots=True)
+class ProblemHead:
+    id: str
+    description: str
+    category: str | None
+    impact: str | None
+
+
+@dataclass(slots=True)
+class TryHead:
+    id: str
+    addresses: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ReportHead:
+    """A KPT report as the session list, review progress and statistics see it."""
+
+    id: str | None
+    session_id: str | None
+    created_at: str | None
+    outcome: str | None
+    title: str
+    #: ``(section, item id)`` of every item with an id, in report order
+    items: tuple[tuple[str, str], ...]
+    #: item count per section: keep, problem, try, omission
+    counts: tuple[int, int, int, int]
+    #: every problem item (``id`` and ``description`` empty when the item lacks them)
+    problems: tuple[ProblemHead, ...]
+    #: every try item (``id`` empty when it lacks one)
+    tries: tuple[TryHead, ...]
+    #: metrics.backtrack_count and metrics.correction_count (effect metrics compare them)
+    backtracks: int | None = None
+    corrections: int | None = None
+
+    @classmethod
+    def of(cls, doc: KptReport) -> ReportHead:
+        from store.models.kpt import ProblemItem, TryItem
+
+        problems = tuple(
+            ProblemHead(_i(p.id) or "", p.description or "", _i(p.category), _i(p.impact))
+            for p in doc.section("problem")
+            if isinstance(p, ProblemItem)
+        )
+        tries = tuple(
+            TryHead(_i(t.id) or "", tuple(_i(a) or "" for a in t.addresses or []))
+            for t in doc.section("try")
+            if isinstance(t, TryItem)
+        )
+        return cls(
+            doc.id,
+            _i(doc.session_id),
+            doc.created_at,
+            _i(doc.outcome),
+            first_line(doc.session_summary),
+            tuple((_i(sec) or "", _i(item.id) or "") for sec, item in doc.items() if item.id),
+            (
+                len(doc.section("keep")),
+                len(doc.section("problem")),
+                len(doc.section("try")),
+                len(doc.section("omission")),
+            ),
+            problems,
+            tries,
+            _count(doc.metrics.backtrack_count if doc.metrics else None),
+            _count(doc.metrics.correction_count if doc.metrics else None),
+        )
+
+    def dump(self) -> list[Any]:
+        return [
+            self.id,
+            self.session_id,
+            self.created_at,
+            self.outcome,
+            self.title,
+            [list(x) for x in self.items],
+            list(self.counts),
+            [astuple(p) for p in self.problems],
+            [[t.id, list(t.addresses)] for t in self.tries],
+            self.backtracks,
+            self.corrections,
+        ]
+
+    @classmethod
+    def load(cls, raw: list[Any]) -> ReportHead:
+        rid, sid, created, outcome, title, items, counts, problems, tries, bt, corr = raw
+        return cls(
+            rid,
+            _i(sid),
+            created,
+            _i(outcome),
+            title,
+            tuple((_i(a) or "", _i(b) or "") for a, b in items),
+            (counts[0], counts[1], counts[2], counts[3]),
+            tuple(ProblemHead(a, b, _i(c), _i(d)) for a, b, c, d in problems),
+            tuple(TryHead(a, tuple(_i(x) or "" for x in b)) for a, b in tries),
+            _count(bt),
+            _count(corr),
+        )
+
+
+@dataclass(slots=True)
+class RecordSpan:
+    """Where a JSONL record lives: its first line and its bytes."""
+
+    line: int
+    offset: int
+    length: int
+
+    @classmethod
+    def of(cls, rec: JsonlRecord) -> RecordSpan:
+        return cls(rec.line, rec.start, rec.end - rec.start)
+
+
+@dataclass(slots=True)
+class SummaryHead:
+    span: RecordSpan
+    id: str | None
+    date: str | None
+    session_id: str | None
+    session_name: str | None
+    project: str | None
+    title: str
+    #: whether the summary has an evaluation; the mean of the AI's sub-scores and the
+    #: user's score, when it has them
+    evaluated: bool
+    ai_mean: float | None
+    user_score: int | None
+
+    @classmethod
+    def of(cls, span: RecordSpan, doc: SessionSummary) -> SummaryHead:
+        ev = doc.evaluation
+        scores = (
+            [s.score for s in (ev.ai.sub_scores or {}).values() if s.score is not None]
+            if ev and ev.ai
+            else []
+        )
+        title = doc.session_name or (doc.info_summary[0] if doc.info_summary else "")
+        return cls(
+            span,
+            doc.id,
+            doc.date,
+            _i(doc.session_id),
+            doc.session_name,
+            _i(doc.project),
+            first_line(title),
+            ev is not None,
+            round(sum(scores) / len(scores), 2) if scores else None,
+            ev.user.score if ev and ev.user else None,
+        )
+
+
+@dataclass(slots=True)
+class LessonHead:
+    span: RecordSpan
+    id: str | None
+    date: str | None
+    session_id: str | None
+    project: str | None
+    type: str | None
+    category: str | None
+    title: str | None
+    tags: tuple[str, ...] | None
+
+    @classmethod
+    def of(cls, span: RecordSpan, doc: Lesson) -> LessonHead:
+        return cls(
+            span,
+            doc.id,
+            doc.date,
+            _i(doc.session_id),
+            _i(doc.project),
+            _i(doc.type),
+            _i(doc.category),
+            doc.title[:TITLE_CHARS] if doc.title else doc.title,
+            tuple(_i(t) or "" for t in doc.tags) if doc.tags is not None else None,
+        )
+
+
+RecordHead = SummaryHead | LessonHead
+
+
+def head_of(span: RecordSpan, model: object) -> RecordHead | None:
+    """The head of a validated JSONL record (``None`` for anything but a lesson or a
+    session summary)."""
+    from store.models import Lesson, SessionSummary
+
+    if isinstance(model, Lesson):
+        return LessonHead.of(span, model)
+    if isinstance(model, SessionSummary):
+        return SummaryHead.of(span, model)
+    return None
+
+
+def dump_record(head: RecordHead) -> list[Any]:
+    span = [head.span.line, head.span.offset, head.span.length]
+    if isinstance(head, LessonHead):
+        tags = list(head.tags) if head.tags is not None else None
+        return ["L", span, head.id, head.date, head.session_id, head.project, head.type,
+                head.category, head.title, tags]  # fmt: skip
+    return ["S", span, head.id, head.date, head.session_id, head.session_name, head.project,
+            head.title, head.evaluated, head.ai_mean, head.user_score]  # fmt: skip
+
+
+def load_record(raw: list[Any]) -> RecordHead:
+    tag, (line, offset, length), *rest = raw
+    span = RecordSpan(line, offset, length)
+    if tag == "L":
+        rid, date, sid, project, type_, category, title, tags = rest
+        return LessonHead(
+            span, rid, date, _i(sid), _i(project), _i(type_), _i(category), title,
+            tuple(_i(t) or "" for t in tags) if tags is not None else None,
+        )  # fmt: skip
+    if tag == "S":
+        rid, date, sid, name, project, title, evaluated, ai_mean, user = rest
+        return SummaryHead(
+            span, rid, date, _i(sid), name, _i(project), title, evaluated, ai_mean, user
+        )
+    raise ValueError(f"unknown record head {tag!r}")
+
+
+class HeadTable:
+    """The record heads of one JSONL file, kept as JSON lines in one ``bytes`` and decoded
+    one at a time when asked for: a hundred thousand lessons cost a few tens of megabytes
+    this way, instead of the few hundred that live objects would. What joining sessions
+    needs of every record (its session id and whether it is a summary or a lesson) is kept
+    decoded beside them."""
+
+    __slots__ = ("blob", "ends", "kinds", "sids")
+
+    def __init__(self, blob: bytes, sids: list[str | None], kinds: str) -> None:
+        self.blob = blob
+        self.sids = [_i(s) for s in sids]
+        self.kinds = kinds
+        ends = array("Q")
+        pos = blob.find(b"\n")
+        while pos >= 0:
+            ends.append(pos)
+            pos = blob.find(b"\n", pos + 1)
+        if len(ends) != len(sids) or len(kinds) != len(sids):
+            raise ValueError("a head table's parts disagree")
+        self.ends = ends
+
+    @classmethod
+    def of(cls, heads: list[RecordHead]) -> HeadTable:
+        blob = b"".join(
+            json.dumps(dump_record(h), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for h in heads
+        )
+        kinds = "".join("L" if isinstance(h, LessonHead) else "S" for h in heads)
+        return cls(blob, [h.session_id for h in heads], kinds)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def extend(self, more: HeadTable) -> None:
+        """Append ``more``'s records in place (a reader meanwhile sees the old length: the
+        ends, which give the length, grow last)."""
+        base = len(self.blob)
+        self.blob = self.blob + more.blob
+        self.sids.extend(more.sids)
+        self.kinds += more.kinds
+        self.ends.extend(base + e for e in more.ends)
+
+    def __getitem__(self, i: int) -> RecordHead:
+        start = self.ends[i - 1] + 1 if i else 0
+        raw = json.loads(self.blob[start : self.ends[i]])
+        if not isinstance(raw, list):
+            raise ValueError("a record head is a list")
+        return load_record(raw)
+
+    def __iter__(self) -> Iterator[RecordHead]:
+        """Every head, decoded in one pass (one JSON array: no raw newline can occur
+        inside a JSON line, so the lines joined by commas are one)."""
+        n = len(self.ends)
+        if not n:
+            return iter(())
+        blob = self.blob[: self.ends[n - 1]]
+        raw = json.loads(b"[" + blob.replace(b"\n", b",") + b"]")
+        return (load_record(r) for r in raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HeadTable) and self.blob == other.blob
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def meta(self) -> list[Any]:
+        """What the cache keeps beside the lines: the session ids and kinds."""
+        return [self.sids, self.kinds]

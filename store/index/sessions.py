@@ -1,0 +1,117 @@
+"""Sessions: what one agent session left behind, joined by ``session_id``.
+
+A session gathers its KPT report, its session summary, its lessons and the proposals it
+raised. A report without a ``session_id`` is a session of its own. Review state is never
+stored here: it is read from the ledger each time (one source of truth).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from store.index.docs import RecordRef, ReportRef
+    from store.index.heads import LessonHead, SummaryHead
+    from store.models import Lesson, Proposal, SessionSummary
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class Located(Generic[T]):
+    """A document and where it lives (``line`` for JSONL records)."""
+
+    doc: T
+    path: Path
+    line: int | None = None
+
+
+@dataclass(slots=True)
+class Session:
+    key: str
+    session_id: str | None = None
+    report: ReportRef | None = None
+    summary: RecordRef[SummaryHead, SessionSummary] | None = None
+    lessons: list[RecordRef[LessonHead, Lesson]] = field(default_factory=list)
+    proposals: list[Located[Proposal]] = field(default_factory=list)
+    _sort_time: datetime | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def report_id(self) -> str | None:
+        return self.report.head.id if self.report else None
+
+    @property
+    def when(self) -> str:
+        """The session's time as written (the report's, else the summary's, else a lesson's)."""
+        if self.report and self.report.head.created_at:
+            return self.report.head.created_at
+        if self.summary and self.summary.head.date:
+            return self.summary.head.date
+        for les in self.lessons:
+            if les.head.date:
+                return les.head.date
+        return ""
+
+    @property
+    def sort_time(self) -> datetime:
+        """:attr:`when` as a time (worked out once: a session is rebuilt when it changes)."""
+        if self._sort_time is None:
+            self._sort_time = parse_time(self.when)
+        return self._sort_time
+
+    @property
+    def project(self) -> str:
+        if self.summary and self.summary.head.project:
+            return self.summary.head.project
+        for les in self.lessons:
+            if les.head.project:
+                return les.head.project
+        return ""
+
+    @property
+    def outcome(self) -> str:
+        return (self.report.head.outcome or "") if self.report else ""
+
+    @property
+    def title(self) -> str:
+        """First line of what the session was about."""
+        if self.report and self.report.head.title:
+            return self.report.head.title
+        return self.summary.head.title if self.summary else ""
+
+    def counts(self) -> dict[str, int]:
+        counts = self.report.head.counts if self.report else (0, 0, 0, 0)
+        return dict(zip(("keep", "problem", "try", "omission"), counts, strict=True))
+
+    def item_keys(self) -> list[str]:
+        """``KPT_ID/ITEM_ID`` of every item of the report, in report order."""
+        if not self.report or not self.report.head.id:
+            return []
+        rid = self.report.head.id
+        return [f"{rid}/{item_id}" for _sec, item_id in self.report.head.items]
+
+
+def parse_time(text: str) -> datetime:
+    """A sortable UTC time from ISO text; unparsable text sorts first (oldest)."""
+    if not text:
+        return datetime.min.replace(tzinfo=UTC)
+    try:
+        t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def parse_day(text: str) -> date | None:
+    """A ``YYYY-MM-DD`` typed into a filter; ``None`` when empty or not a date."""
+    try:
+        return date.fromisoformat(text.strip()) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def session_key(session_id: str | None, fallback: str) -> str:
+    return f"sid:{session_id}" if session_id else fallback

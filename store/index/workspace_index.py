@@ -1,0 +1,399 @@
+"""The loaded workspace: every file's diagnostics and heads, and the sessions they form.
+
+Built in a worker thread, from the index cache (:mod:`store.index.cache`) for the files
+that did not change and by parsing, in worker processes, the ones that did; then updated
+file by file when the watcher reports changes. The index keeps what lists, search filters,
+statistics and review progress need: heads for reports, lessons and summaries
+(:mod:`store.index.heads`), full models only for the few small documents (skills, proposals,
+memories, pieces, feedback). A full report or record is read on demand (:mod:`store.index.docs`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import store.index.cache as index_cache
+from store.index.appends import appended
+from store.index.docs import RecordRef, ReportRef, forget
+from store.index.entries import (
+    IndexedFile,
+    entry_of_file,
+    entry_of_path,
+    file_of_entry,
+    parse_entries,
+)
+from store.index.heads import HeadTable, LessonHead, SummaryHead
+from store.index.parallel import paused_gc
+from store.index.sessions import Located, Session, session_key
+from store.ledger import Ledger
+from store.read.kinds import Kind
+from store.workspace import Found, Workspace
+from store.write.atomic import sweep_temp_files
+
+__all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
+
+#: While a cold index is being built, the lists are refreshed this often (seconds).
+PUBLISH_EVERY = 1.0
+
+
+def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
+    """Parse and check one file into what the index holds of it."""
+    return file_of_entry(ws, path, *entry_of_path(path, kind, ws.display(path)))
+
+
+if TYPE_CHECKING:  # the models are imported when a file is parsed or read
+    from store.models import Lesson, Proposal, SessionSummary
+
+    Part = (
+        ReportRef
+        | Located[Proposal]
+        | RecordRef[SummaryHead, SessionSummary]
+        | RecordRef[LessonHead, Lesson]
+    )
+
+
+def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
+    """What ``f`` gives to which session (by session key)."""
+    from store.models import Proposal
+
+    out: dict[str, list[Part]] = {}
+    head = f.head
+    if head is not None:
+        key = session_key(head.session_id, f"kpt:{head.id or f.path.stem}")
+        out.setdefault(key, []).append(ReportRef(head, f.path))
+    elif isinstance(f.doc, Proposal):
+        key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
+        out.setdefault(key, []).append(Located(f.doc, f.path))
+    if f.records is not None:
+        _contribute_records(out, f.records, f.path, 0)
+    return out
+
+
+def _contribute_records(
+    out: dict[str, list[Part]], table: HeadTable, path: Path, start: int
+) -> None:
+    """What the records of ``table`` from ``start`` on give to which session."""
+    from store.models import Lesson, SessionSummary
+
+    for i in range(start, len(table)):
+        summary = table.kinds[i] == "S"
+        sid = table.sids[i]
+        if sid:
+            key = session_key(sid, "")
+        else:  # a session of its own: named after the record (decoded only for this)
+            rec = table[i]
+            key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
+        part: Part = (
+            RecordRef(table, i, path, SessionSummary)
+            if summary
+            else RecordRef(table, i, path, Lesson)
+        )
+        out.setdefault(key, []).append(part)
+
+
+class WorkspaceIndex:
+    """Everything hurikaeri knows about one workspace, safe to read from the UI thread."""
+
+    def __init__(self, ws: Workspace, *, use_cache: bool = True) -> None:
+        self.ws = ws
+        self.use_cache = use_cache
+        self.files: dict[Path, IndexedFile] = {}
+        self.kinds: dict[Path, Kind | None] = {}
+        self.sessions: dict[str, Session] = {}
+        self.by_report: dict[str, Session] = {}
+        # read by load_all (in a worker), not here (on the way to the first screen)
+        self.ledger = Ledger(ws.state_dir, read=False)
+        self.lock = threading.Lock()
+        #: what the last load did: files found, taken from the cache, parsed, removed
+        self.stats: dict[str, int] = {}
+        self._dirty = False
+        #: what each file gives each session (by session key), and the reverse
+        self._parts: dict[Path, dict[str, list[Part]]] = {}
+        self._paths_of: dict[str, set[Path]] = {}
+        #: each file's place in the workspace's order (a session lists its parts so)
+        self._rank: dict[Path, int] = {}
+        self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
+
+    # -- building ----------------------------------------------------------------
+
+    @paused_gc()
+    def load_all(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        publish: Callable[[], None] | None = None,
+        *,
+        parallel: bool = True,
+    ) -> None:
+        """Read the workspace: first what the cache holds (``publish`` is called once the
+        sessions are all there, so the list can show them at once; lessons and the rest
+        follow), then every file whose identity changed, parsed in worker processes
+        (``publish`` again every :data:`PUBLISH_EVERY` seconds meanwhile). When it returns,
+        everything is in (callers say so themselves). Writes the cache when anything was
+        parsed or removed.
+
+        The collector is paused (building a few hundred thousand small objects would
+        otherwise set it scanning them all again and again) except while workers parse (the
+        app's own garbage would pile up meanwhile), and what was built is then frozen:
+        later collections, while someone types, need not look at it."""
+        self.ledger.refresh()
+        cached: index_cache.Cached | None = None
+        if self.use_cache:
+            with contextlib.suppress(index_cache.CacheError):
+                cached = index_cache.read(self.ws)
+        files: dict[Path, IndexedFile] = {}
+        if cached is not None:
+            # reports and summaries first: the sessions list is complete with them alone
+            # (and they need no models); then the lessons, then the few documents that are
+            # kept whole (their models are imported then)
+            self._rank = {Path(name): i for i, name in enumerate(cached.lines)}
+            first = (Kind.KPT.value, Kind.SUMMARIES.value)
+            groups: tuple[list[str], list[str], list[str]] = ([], [], [])
+            for name, (kind, *_where) in cached.lines.items():
+                groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
+            for i, group in enumerate(groups):
+                batch: dict[Path, IndexedFile] = {}
+                for name in group:
+                    with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
+                        entry, blob = cached.entry(name)
+                        del cached.lines[name]  # let go of its JSON once it is read
+                        batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
+                files.update(batch)
+                self._merge(batch, set(), reset=i == 0)
+                if publish is not None and i == 0:
+                    publish()
+            cached.lines.clear()
+        found = list(self.ws.discover())
+        self._rank = {f.path: i for i, f in enumerate(found)}
+        sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
+        todo: list[Found] = []
+        for f in found:
+            cur = files.get(f.path)
+            if cur is None or not self._unchanged(cached, cur):
+                todo.append(f)
+        kinds = {f.path: f.kind for f in found}
+        removed = set(files) - set(kinds)
+        self.stats = {
+            "files": len(found),
+            "cached": len(found) - len(todo),
+            "parsed": len(todo),
+            "removed": len(removed),
+        }
+        with self.lock:
+            self.kinds = kinds
+        if todo or removed:
+            last = time.monotonic()
+            batch = {}
+            # while workers parse, this process mostly waits: collect (the app's garbage
+            # would otherwise pile up for as long as a cold start takes)
+            gc.enable()
+            try:
+                for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
+                    batch[path] = file_of_entry(self.ws, path, entry, blob)
+                    if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
+                        self._merge(batch, set())
+                        batch = {}
+                        publish()
+                        last = time.monotonic()
+            finally:
+                gc.disable()
+            self._merge(batch, removed)
+            self._dirty = True
+            self.save_cache()
+        elif progress is not None:
+            progress(len(found), len(found))
+        gc.freeze()
+
+    @staticmethod
+    def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
+        if cached is None or f.stamp is None:
+            return False
+        try:
+            st = os.stat(f.path)
+        except OSError:
+            return False
+        ident = (f.stamp.size, f.stamp.mtime_ns, *f.ident, f.stamp.sha256)
+        return cached.unchanged(f.path, ident, st)
+
+    def save_cache(self) -> bool:
+        """Write the index cache if anything changed since it was read or written."""
+        if not self.use_cache or not self._dirty:
+            return False
+        with self.lock:
+            files = list(self.files.values())
+        # lessons last: a start decodes the rest first
+        n = len(self._rank)
+        files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
+        entries = (
+            (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f)) for f in files
+        )
+        try:
+            index_cache.write(self.ws, entries)
+        except OSError:
+            return False
+        self._dirty = False
+        return True
+
+    def update(self, paths: Iterable[Path]) -> tuple[set[Path], set[Path]]:
+        """Re-read changed files; returns (changed or added, removed) paths."""
+        changed: set[Path] = set()
+        removed: set[Path] = set()
+        new_files: dict[Path, IndexedFile] = {}
+        grown: dict[Path, tuple[IndexedFile, int]] = {}
+        kinds: dict[Path, Kind | None] = {}
+        todo: list[Found] = []
+        for path in set(paths):
+            forget(path)
+            found = self.ws.found(path)
+            if found is None:
+                if path in self.files:
+                    removed.add(path)
+                continue
+            kinds[path] = found.kind
+            cur = self.files.get(path)
+            if cur is not None and cur.kind is found.kind and (got := appended(cur)) is not None:
+                grown[path] = got
+                changed.add(path)
+            else:
+                todo.append(found)
+        # a big file is parsed in a worker process (see parallel.map_chunks)
+        for path, (entry, blob) in parse_entries(self.ws, todo):
+            f = file_of_entry(self.ws, path, entry, blob)
+            cur = self.files.get(path)
+            if cur is None or cur.stamp != f.stamp:
+                new_files[path] = f
+                changed.add(path)
+        if changed or removed:
+            self._merge(new_files, removed, grown)
+            self._dirty = True
+        with self.lock:
+            self.kinds = {p: k for p, k in self.kinds.items() if p not in removed} | kinds
+        return changed, removed
+
+    # -- sessions: joined incrementally ------------------------------------------
+
+    def _merge(
+        self,
+        new: dict[Path, IndexedFile],
+        removed: set[Path],
+        grown: dict[Path, tuple[IndexedFile, int]] | None = None,
+        *,
+        reset: bool = False,
+    ) -> None:
+        """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
+        put ``grown`` JSONL files in (what their records from the given index on give is
+        added to what the earlier ones gave), and rebuild only the sessions they touch.
+        Readers see the old dicts or the new ones, never one being changed."""
+        with self.lock:
+            if reset:
+                self._parts.clear()
+                self._paths_of.clear()
+                files: dict[Path, IndexedFile] = {}
+                sessions: dict[str, Session] = {}
+                by_report: dict[str, Session] = {}
+            else:
+                files, sessions, by_report = (
+                    dict(self.files),
+                    dict(self.sessions),
+                    dict(self.by_report),
+                )
+            touched: set[str] = set()
+            for p in removed | set(new):
+                for key in self._parts.pop(p, {}):
+                    self._paths_of[key].discard(p)
+                    touched.add(key)
+                if p in removed:
+                    files.pop(p, None)
+            for p, f in new.items():
+                files[p] = f
+                touched.update(self._add_parts(p, _contributions(f)))
+            for p, (f, start) in (grown or {}).items():
+                files[p] = f  # its earlier records' parts stay; the new ones are added
+                added: dict[str, list[Part]] = {}
+                if f.records is not None:
+                    _contribute_records(added, f.records, p, start)
+                touched.update(self._add_parts(p, added))
+            for key in touched:
+                old = sessions.pop(key, None)
+                if old is not None and old.report_id and by_report.get(old.report_id) is old:
+                    del by_report[old.report_id]
+                s = self._session(key)
+                if s is not None:
+                    sessions[key] = s
+                    if s.report_id:
+                        by_report[s.report_id] = s
+            self.files, self.sessions, self.by_report = files, sessions, by_report
+
+    def _add_parts(self, path: Path, added: dict[str, list[Part]]) -> set[str]:
+        """Note what ``path`` gives to which session; returns the sessions touched."""
+        parts = self._parts.setdefault(path, {})
+        for key, more in added.items():
+            parts.setdefault(key, []).extend(more)
+            self._paths_of.setdefault(key, set()).add(path)
+        return set(added)
+
+    def _session(self, key: str) -> Session | None:
+        """The session ``key`` from what its files contribute; ``None`` when it has no
+        report and no summary (a session is worth listing when one of those describes it)."""
+        from store.models import SessionSummary
+
+        paths = self._paths_of.get(key)
+        if not paths:
+            self._paths_of.pop(key, None)
+            return None
+        s = Session(key, key[4:] if key.startswith("sid:") else None)
+        for p in sorted(paths, key=lambda p: (self._rank.get(p, len(self._rank)), p)):
+            for part in self._parts[p][key]:
+                if isinstance(part, ReportRef):
+                    if s.report is None or (part.head.id or "") > (s.report.head.id or ""):
+                        s.report = part
+                elif isinstance(part, Located):
+                    s.proposals.append(part)
+                elif part.model is SessionSummary:
+                    if s.summary is None:
+                        s.summary = part
+                else:
+                    s.lessons.append(cast("RecordRef[LessonHead, Lesson]", part))
+        return s if s.report or s.summary else None
+
+    # -- questions ---------------------------------------------------------------
+
+    def review_progress(self, s: Session) -> tuple[int, int]:
+        """Items decided and items in all (kept until the ledger or the session changes)."""
+        revision = self.ledger.revision
+        hit = self._progress.get(s.key)
+        if hit is not None and hit[0] == revision and hit[1] is s:
+            return hit[2]
+        keys = s.item_keys()
+        states = self.ledger.states
+        done = sum(1 for k in keys if (st := states.get(k)) is not None and st.state != "pending")
+        self._progress[s.key] = (revision, s, (done, len(keys)))
+        return done, len(keys)
+
+    def unreviewed_count(self) -> int:
+        return sum(t - d for d, t in (self.review_progress(s) for s in self.sessions.values()))
+
+    def inbox_pending(self) -> int:
+        from store.models import Proposal
+
+        return sum(
+            1
+            for f in self.files.values()
+            if isinstance(f.doc, Proposal) and (f.doc.status or "pending").lower() == "pending"
+        )
+
+    def problem_files(self) -> list[IndexedFile]:
+        return [f for f in self.files.values() if f.errors]
+
+    def ordered_sessions(self) -> list[Session]:
+        """Newest first."""
+        return sorted(self.sessions.values(), key=lambda s: (s.sort_time, s.key), reverse=True)
+
+    def find_report(self, report_id: str) -> Session | None:
+        return self.by_report.get(report_id)

@@ -1,0 +1,243 @@
+"""Seed 003's effect metrics (効果測定), computed only from what the workspace holds.
+
+Every metric carries the counts it was computed from, or says why it cannot be computed;
+nothing is estimated beyond what the files record.
+
+- ``total_tasks``: feedback files (``feedback/*.yaml``) whose document could be read.
+- ``skills_loaded``: of those, the tasks that used skills: ``context.skill_name`` is set or
+  ``extracted.skills_used`` is a non-empty list.
+- ``skill_hit_rate``: ``skills_loaded / total_tasks``.
+- ``first_try_success_rate_with_skills`` / ``..._without_skills``: the share of
+  ``outcome.success: true`` among the tasks of each group that record ``outcome.success``.
+  Feedback records one outcome per task, so it is read as the first try's. ``None`` when a
+  group has no task with a recorded outcome.
+- ``estimated_token_savings``: the sum over knowledge-base skills of
+  ``stats.times_loaded * stats.avg_tokens_saved`` (the skills' own estimates), over the skills
+  that record both.
+- ``estimated_cost_savings_usd``: no token price is recorded anywhere: ``None``.
+- ``retry_reduction`` (from KPT ``metrics.backtrack_count``) and
+  ``human_correction_reduction`` (from ``metrics.correction_count``): the KPT reports that
+  record the count and a readable ``created_at`` are ordered by time; the earliest ``n // 2``
+  are compared with the latest ``n // 2`` (the middle one is left out when ``n`` is odd), and
+  the value is ``(earlier mean - later mean) / earlier mean``: 0.25 means a quarter fewer per
+  session, a negative value an increase. It is a change over time, not an effect attributed to
+  skills (KPT reports do not say which skills were loaded). ``None`` with fewer than two such
+  reports, or when the earlier sessions had none (a rate of reduction from zero is undefined).
+- ``time_savings``: nothing records how long a task takes with and without skills: ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from store.index.heads import ReportHead
+from store.insight.matching import load_knowledge
+from store.models import Feedback
+from store.read.kinds import Kind
+from store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from store.index.workspace_index import WorkspaceIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One effect metric: its value, or ``None`` with the reason it cannot be computed."""
+
+    name: str
+    value: float | int | None
+    basis: str
+    supported: bool
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 feedback file``, ``2 feedback files``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _ok(name: str, value: float | int, basis: str) -> Metric:
+    return Metric(name, value, basis, True)
+
+
+def _no(name: str, basis: str) -> Metric:
+    return Metric(name, None, basis, False)
+
+
+def _used_skills(fb: Feedback) -> bool:
+    name = fb.context.skill_name if fb.context else None
+    if isinstance(name, str) and name.strip():
+        return True
+    used: Any = (fb.extracted or {}).get("skills_used")
+    return isinstance(used, list) and len(used) > 0
+
+
+def _rate(name: str, group: list[Feedback], label: str) -> Metric:
+    known = [fb.outcome.success for fb in group if fb.outcome and fb.outcome.success is not None]
+    unknown = len(group) - len(known)
+    missing = f"; {unknown} without outcome.success left out" if unknown else ""
+    if not known:
+        return _no(
+            name,
+            f"no feedback task {label} records outcome.success ({len(group)} in the group)",
+        )
+    wins = sum(1 for s in known if s)
+    return _ok(
+        name,
+        wins / len(known),
+        f"{wins} of {len(known)} feedback tasks {label} have outcome.success true{missing}",
+    )
+
+
+def _feedback_metrics(index: WorkspaceIndex) -> tuple[list[Metric], int]:
+    docs: list[Feedback] = []
+    unreadable = 0
+    for f in index.files.values():
+        if f.kind is not Kind.FEEDBACK:
+            continue
+        if isinstance(f.doc, Feedback):
+            docs.append(f.doc)
+        else:
+            unreadable += 1
+    skipped = f"; {_count(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
+    with_skills = [fb for fb in docs if _used_skills(fb)]
+    without = [fb for fb in docs if not _used_skills(fb)]
+    total = len(docs)
+    out = [
+        _ok("total_tasks", total, f"{_count(total, 'feedback file')}{skipped}"),
+        _ok(
+            "skills_loaded",
+            len(with_skills),
+            f"{len(with_skills)} of {total} feedback tasks set context.skill_name "
+            "or list extracted.skills_used",
+        ),
+    ]
+    if total:
+        out.append(
+            _ok(
+                "skill_hit_rate",
+                len(with_skills) / total,
+                f"{len(with_skills)} of {total} feedback tasks used skills{skipped}",
+            )
+        )
+    else:
+        out.append(_no("skill_hit_rate", f"no feedback files to count{skipped}"))
+    out.append(_rate("first_try_success_rate_with_skills", with_skills, "that used skills"))
+    out.append(_rate("first_try_success_rate_without_skills", without, "without skills"))
+    latency = sum(1 for fb in docs if fb.metrics and fb.metrics.latency_ms is not None)
+    return out, latency
+
+
+def _token_savings(ws: Workspace) -> Metric:
+    name = "estimated_token_savings"
+    skills = [s for s, _p in load_knowledge(ws).skills]
+    both = [
+        s.stats
+        for s in skills
+        if s.stats and s.stats.times_loaded is not None and s.stats.avg_tokens_saved is not None
+    ]
+    if not both:
+        return _no(
+            name,
+            f"none of {len(skills)} skills records both stats.times_loaded "
+            "and stats.avg_tokens_saved",
+        )
+    total = sum((st.times_loaded or 0) * (st.avg_tokens_saved or 0.0) for st in both)
+    value: float | int = int(total) if float(total).is_integer() else float(total)
+    return _ok(
+        name,
+        value,
+        f"sum of stats.times_loaded × stats.avg_tokens_saved over {len(both)} of "
+        f"{len(skills)} skills that record both (the skills' own estimates)",
+    )
+
+
+def _time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        t = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def _kpt_series(index: WorkspaceIndex) -> list[tuple[datetime, ReportHead]]:
+    """Reports with a readable ``created_at``, oldest first (from the index's heads)."""
+    out = []
+    for f in index.files.values():
+        if f.head is not None and (when := _time(f.head.created_at)) is not None:
+            out.append((when, f.head))
+    out.sort(key=lambda pair: (pair[0], pair[1].id or ""))
+    return out
+
+
+def _reduction(
+    name: str, field: str, what: str, series: list[tuple[datetime, ReportHead]]
+) -> Metric:
+    attr = {"backtrack_count": "backtracks", "correction_count": "corrections"}[field]
+    counts = []
+    for _when, report in series:
+        value = getattr(report, attr)
+        if value is not None:
+            counts.append(value)
+    n = len(counts)
+    if n < 2:
+        return _no(
+            name,
+            f"needs at least 2 KPT reports with metrics.{field} and a readable created_at "
+            f"to compare earlier and later sessions; found {n}",
+        )
+    half = n // 2
+    early, late = counts[:half], counts[n - half :]
+    middle = "; the middle report left out" if n % 2 else ""
+    e_sum, l_sum = sum(early), sum(late)
+    e_avg, l_avg = e_sum / half, l_sum / half
+    span = (
+        f"metrics.{field} per session, earliest {half} vs latest {half} of {n} KPT reports "
+        f"by created_at{middle}: {e_avg:.2f} → {l_avg:.2f} {what} ({e_sum} → {l_sum})"
+    )
+    if e_sum == 0:
+        return _no(name, f"{span}; no {what} in the earlier sessions, so no rate of reduction")
+    return _ok(
+        name,
+        (e_avg - l_avg) / e_avg,
+        f"{span}; a change over time, not attributed to skills",
+    )
+
+
+def effect_metrics(source: Workspace | WorkspaceIndex) -> list[Metric]:
+    """Seed 003's effect metrics for the workspace (read through its index: from the index
+    cache when it is current), each with its basis."""
+    from store.index.workspace_index import WorkspaceIndex
+
+    if isinstance(source, WorkspaceIndex):
+        index = source
+    else:
+        index = WorkspaceIndex(source)
+        index.load_all()
+    metrics, latency = _feedback_metrics(index)
+    metrics.append(_token_savings(index.ws))
+    metrics.append(_no("estimated_cost_savings_usd", "no token price is recorded in the workspace"))
+    series = _kpt_series(index)
+    metrics.append(_reduction("retry_reduction", "backtrack_count", "backtracks", series))
+    metrics.append(
+        _reduction("human_correction_reduction", "correction_count", "corrections", series)
+    )
+    metrics.append(
+        _no(
+            "time_savings",
+            "no task durations with and without skills are recorded (feedback "
+            f"metrics.latency_ms is set on {latency} of the tasks, with nothing to compare to)",
+        )
+    )
+    return metrics
+
+
+def as_json(metrics: list[Metric]) -> list[dict[str, object]]:
+    """The metrics as JSON-ready mappings, in order."""
+    return [
+        {"name": m.name, "value": m.value, "basis": m.basis, "supported": m.supported}
+        for m in metrics
+    ]

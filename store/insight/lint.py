@@ -1,0 +1,51 @@
+"""``hurikaeri lint``: the whole workspace (through the index and its cache) or the given
+files and directories, each checked by :mod:`store.check.files`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from store.check.files import lint_file, unfinished
+from store.read.diagnostics import Diagnostic
+from store.read.kinds import Kind
+from store.workspace import Workspace
+
+
+def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
+    """Every file's diagnostics, through the index (and so its cache: files unchanged since
+    the last run, of the app or of any command, are not parsed again)."""
+    from store.index.workspace_index import WorkspaceIndex
+
+    index = WorkspaceIndex(ws)
+    index.load_all()
+    for path in index.kinds:
+        f = index.files.get(path)
+        if f is None:
+            continue
+        yield from f.diagnostics
+        if f.unfinished_line is not None:
+            yield unfinished(f.display, f.unfinished_line)
+
+
+def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
+    """Lint the given files and directories; a file's kind comes from where it lies."""
+    from store.read.kinds import ignored_name, kind_from_path
+    from store.workspace import _walk
+
+    for path in paths:
+        if path.is_dir():
+            files = list(_walk(path, (".yaml", ".yml", ".jsonl", ".json", ".md")))
+        elif path.exists():
+            files = [path]
+        else:
+            yield Diagnostic(str(path), None, "error", "not-found", "no such file or directory")
+            continue
+        for f in files:
+            if f is not path and (
+                ignored_name(f.name)
+                or (f.suffix == ".md" and kind_from_path(f) is not Kind.DISCUSSION)
+            ):
+                continue
+            shown = ws.display(f.resolve()) if ws else str(f)
+            yield from lint_file(f, None, shown)

@@ -1,0 +1,309 @@
+"""Which knowledge applies to a task: seed 003's ``SkillMatcher``, with every score explained.
+
+Skills are scored exactly as seed 003's ``_calculate_relevance`` does:
+
+- 0.3 for every trigger keyword found, case-insensitively (``str.lower``), as a substring of
+  ``f"{objective} {description}"``;
+- 0.2 for every (file pattern, file) pair where ``fnmatch.fnmatch(file, pattern)`` holds
+  (the seed's double loop: one file matching two patterns, or two files matching one
+  pattern, count twice);
+- 0.2 when the task's type is one of the trigger task types (exact comparison);
+- the sum (``raw``) multiplied by ``stats.success_rate`` and capped at 1.0.
+
+A skill is kept when its score is above 0.5 (exactly 0.5 is not), and at most five kept
+skills are returned, best first. Where the seed says nothing we decided:
+
+- a skill without ``stats.success_rate`` (or with a value that is not a finite number) is
+  weighted by 1.0, and ``SkillScore.success_rate_assumed`` says so;
+- an empty keyword (``""``) is ignored: it would otherwise match every task;
+- points are counted in integer tenths, and the score is rounded to 9 decimal places, so that
+  binary noise (``0.30000000000000004``) never decides the threshold;
+- ties are broken by skill id, a skill without ``skill_id`` is named by its file's stem.
+
+Patterns and anti-patterns: the seed's ``ContextBuilder`` calls ``_find_patterns`` and
+``_find_anti_patterns`` but never defines them. **Our rule, not the seed's:** a pattern or
+anti-pattern applies when one of its *terms* occurs, case-insensitively, in the task text
+(objective and description) or in one of the task's file paths. Its terms are
+
+- its ``tags`` (a tag with ``_`` or ``-`` also matches with spaces instead: ``rate_limiting``
+  matches "rate limiting");
+- only when it has no tags, the words of its ``pattern_id`` split on ``_``, leaving out words
+  shorter than three characters and a few English filler words (``and``, ``for``, ``the``,
+  ...). Tags are the author's chosen terms; id words are a fallback, used alone because a
+  single id word (``token`` of ``token_bucket_lua_script``) is too loose next to them.
+
+A term must not be glued to ASCII letters or digits on either side (``unity`` does not match
+"community", ``json`` does not match "jsonl"); next to any other character, Japanese or Korean
+text included, it matches. ``PatternHit.reasons`` lists the terms that matched; hits are
+ordered by how many terms matched, then patterns before anti-patterns, then by id.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from store.models import AntiPattern, Pattern, Skill
+from store.read.kinds import Kind
+from store.read.loader import load_file
+from store.workspace import Workspace
+
+THRESHOLD = 0.5
+TOP = 5
+KEYWORD_TENTHS = 3
+FILE_TENTHS = 2
+TYPE_TENTHS = 2
+_PLACES = 9
+
+#: pattern_id words too common to say anything about a task.
+_FILLER = frozenset(
+    {"and", "are", "for", "from", "into", "not", "the", "use", "via", "when", "with", "without"}
+)
+_MIN_WORD = 3
+
+
+@dataclass(frozen=True, slots=True)
+class MatchTask:
+    """What the matcher needs to know about a task (the seed's ``Task``)."""
+
+    objective: str
+    description: str = ""
+    files: tuple[str, ...] = ()
+    task_type: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The text keywords are looked for in, as the seed builds it."""
+        return f"{self.objective} {self.description}"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillScore:
+    """One skill's relevance to a task, with every part of the score."""
+
+    skill_id: str
+    name: str | None
+    path: Path
+    keywords: tuple[str, ...]
+    file_matches: tuple[tuple[str, str], ...]
+    type_matched: bool
+    raw: float
+    success_rate: float
+    success_rate_assumed: bool
+    score: float
+    kept: bool
+
+    @property
+    def keyword_points(self) -> float:
+        return KEYWORD_TENTHS * len(self.keywords) / 10
+
+    @property
+    def file_points(self) -> float:
+        return FILE_TENTHS * len(self.file_matches) / 10
+
+    @property
+    def type_points(self) -> float:
+        return TYPE_TENTHS / 10 if self.type_matched else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        """A JSON-ready mapping of the score and its parts."""
+        return {
+            "skill_id": self.skill_id,
+            "name": self.name,
+            "path": str(self.path),
+            "score": self.score,
+            "kept": self.kept,
+            "raw": self.raw,
+            "keyword_points": self.keyword_points,
+            "file_points": self.file_points,
+            "type_points": self.type_points,
+            "success_rate": self.success_rate,
+            "success_rate_assumed": self.success_rate_assumed,
+            "keywords": list(self.keywords),
+            "file_matches": [list(pair) for pair in self.file_matches],
+            "type_matched": self.type_matched,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PatternHit:
+    """A pattern or anti-pattern that applies to a task, and the terms that made it apply."""
+
+    pattern_id: str
+    name: str | None
+    kind: Literal["pattern", "anti_pattern"]
+    path: Path
+    reasons: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """The knowledge base's documents, each with the file it came from."""
+
+    skills: list[tuple[Skill, Path]] = field(default_factory=list)
+    patterns: list[tuple[Pattern, Path]] = field(default_factory=list)
+    anti_patterns: list[tuple[AntiPattern, Path]] = field(default_factory=list)
+
+
+def _in_knowledge(rel: Path) -> bool:
+    """``global/**``, ``groups/**`` and ``projects/<id>/learned/**``; never ``inbox/``."""
+    parts = rel.parts
+    if len(parts) < 2:
+        return False
+    if parts[0] in ("global", "groups"):
+        return True
+    return parts[0] == "projects" and len(parts) >= 4 and parts[2] == "learned"
+
+
+def load_knowledge(ws: Workspace) -> Knowledge:
+    """Every skill, pattern and anti-pattern of the knowledge base (the inbox's proposals are
+    not knowledge yet). A file whose document could not be loaded is skipped."""
+    out = Knowledge()
+    bases = ws.locations["knowledge_base"]
+    for found in ws.discover():
+        if found.kind is Kind.PROPOSAL:
+            continue
+        rel = None
+        for base in bases:
+            try:
+                rel = found.path.relative_to(base)
+            except ValueError:
+                continue
+            break
+        if rel is None or not _in_knowledge(rel):
+            continue
+        loaded = load_file(found.path, found.kind, ws.display(found.path))
+        doc = loaded.doc
+        if isinstance(doc, Skill):
+            out.skills.append((doc, found.path))
+        elif isinstance(doc, AntiPattern):
+            out.anti_patterns.append((doc, found.path))
+        elif isinstance(doc, Pattern):
+            out.patterns.append((doc, found.path))
+    return out
+
+
+def score_skill(skill: Skill, path: Path, task: MatchTask) -> SkillScore:
+    """The seed's relevance of ``skill`` to ``task``, part by part."""
+    triggers = skill.triggers
+    keywords = (triggers.keywords if triggers else None) or []
+    patterns = (triggers.file_patterns if triggers else None) or []
+    types = (triggers.task_types if triggers else None) or []
+
+    text = task.text.lower()
+    found = tuple(k for k in keywords if k and k.lower() in text)
+    pairs = tuple((p, f) for p in patterns for f in task.files if fnmatch.fnmatch(f, p))
+    type_matched = task.task_type is not None and task.task_type in types
+
+    tenths = KEYWORD_TENTHS * len(found) + FILE_TENTHS * len(pairs)
+    tenths += TYPE_TENTHS if type_matched else 0
+
+    rate = skill.stats.success_rate if skill.stats else None
+    assumed = rate is None or not math.isfinite(rate)
+    weight = 1.0 if assumed or rate is None else float(rate)
+    score = round(min(tenths * weight / 10, 1.0), _PLACES)
+    return SkillScore(
+        skill_id=skill.skill_id or path.stem,
+        name=skill.name,
+        path=path,
+        keywords=found,
+        file_matches=pairs,
+        type_matched=type_matched,
+        raw=tenths / 10,
+        success_rate=weight,
+        success_rate_assumed=assumed,
+        score=score,
+        kept=score > THRESHOLD,
+    )
+
+
+def _order(s: SkillScore) -> tuple[float, str, str]:
+    return (-s.score, s.skill_id, str(s.path))
+
+
+def all_scores(k: Knowledge, task: MatchTask) -> list[SkillScore]:
+    """Every skill's score, kept or not, best first (ties by skill id)."""
+    return sorted((score_skill(s, p, task) for s, p in k.skills), key=_order)
+
+
+def match(k: Knowledge, task: MatchTask, limit: int = TOP) -> list[SkillScore]:
+    """The seed's ``find_relevant_skills``: kept skills only, best first, at most ``limit``."""
+    return [s for s in all_scores(k, task) if s.kept][: max(limit, 0)]
+
+
+def _glued(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _occurs(term: str, haystacks: list[str]) -> bool:
+    """``term`` (lowercase) in one of ``haystacks`` (lowercase), not glued to ASCII alnum."""
+    for hay in haystacks:
+        start = hay.find(term)
+        while start >= 0:
+            end = start + len(term)
+            before = hay[start - 1] if start > 0 else ""
+            after = hay[end] if end < len(hay) else ""
+            if not (before and _glued(before)) and not (after and _glued(after)):
+                return True
+            start = hay.find(term, start + 1)
+    return False
+
+
+def _terms(pattern_id: str | None, tags: list[str] | None) -> list[tuple[str, list[str]]]:
+    """Each term as shown in reasons, with the lowercase spellings that match it."""
+    out: list[tuple[str, list[str]]] = []
+    seen: set[str] = set()
+    for tag in tags or []:
+        low = tag.strip().lower()
+        if not low or low in seen:
+            continue
+        seen.add(low)
+        spaced = re.sub(r"[_-]+", " ", low)
+        out.append((tag.strip(), [low] if spaced == low else [low, spaced]))
+    if out:
+        return out
+    for word in (pattern_id or "").lower().split("_"):
+        if len(word) < _MIN_WORD or word in _FILLER or word in seen:
+            continue
+        seen.add(word)
+        out.append((word, [word]))
+    return out
+
+
+def _hit(
+    pattern_id: str | None,
+    name: str | None,
+    tags: list[str] | None,
+    kind: Literal["pattern", "anti_pattern"],
+    path: Path,
+    haystacks: list[str],
+) -> PatternHit | None:
+    reasons = tuple(
+        shown
+        for shown, spellings in _terms(pattern_id, tags)
+        if any(_occurs(s, haystacks) for s in spellings)
+    )
+    if not reasons:
+        return None
+    return PatternHit(pattern_id or path.stem, name, kind, path, reasons)
+
+
+def applicable_patterns(k: Knowledge, task: MatchTask) -> list[PatternHit]:
+    """Patterns and anti-patterns that apply to ``task`` by our rule (module docstring)."""
+    haystacks = [task.text.lower(), *(f.lower() for f in task.files)]
+    hits: list[PatternHit] = []
+    for p, path in k.patterns:
+        hit = _hit(p.pattern_id, p.name, p.tags, "pattern", path, haystacks)
+        if hit:
+            hits.append(hit)
+    for a, path in k.anti_patterns:
+        hit = _hit(a.pattern_id, a.name, a.tags, "anti_pattern", path, haystacks)
+        if hit:
+            hits.append(hit)
+    kind_rank = {"pattern": 0, "anti_pattern": 1}
+    hits.sort(key=lambda h: (-len(h.reasons), kind_rank[h.kind], h.pattern_id, str(h.path)))
+    return hits

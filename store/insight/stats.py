@@ -1,0 +1,194 @@
+"""Statistics over the workspace: outcomes over time, problems, review progress, evaluation
+scores, and recurring problems — the same figures for the screen and ``stats --json``.
+
+Recurring problems are clustered with rapidfuzz: descriptions are normalised (case, width,
+punctuation, spacing) and joined to the first cluster whose leader is similar enough (the best
+of ``ratio`` and ``token_set_ratio``, so both spaced and unspaced scripts cluster). Each cluster
+says which sessions it appeared in and whether a promoted try-item addressed it — and if the
+problem came back after that promotion.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from store.index.sessions import Session, parse_time
+from store.index.workspace_index import WorkspaceIndex
+from store.ledger import ItemState, item_key
+
+SIMILAR = 65.0
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[\W_]+", " ", text)
+    return " ".join(text.split())
+
+
+def similarity(a: str, b: str) -> float:
+    return max(fuzz.ratio(a, b), fuzz.token_set_ratio(a, b))
+
+
+@dataclass(slots=True)
+class Occurrence:
+    report_id: str
+    item_id: str
+    session_key: str
+    when: datetime
+    description: str
+
+
+@dataclass(slots=True)
+class Cluster:
+    leader: str
+    occurrences: list[Occurrence] = field(default_factory=list)
+    promoted_at: datetime | None = None
+    promoted_items: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.occurrences)
+
+    @property
+    def recurred_after_promotion(self) -> bool | None:
+        if self.promoted_at is None:
+            return None
+        return any(o.when > self.promoted_at for o in self.occurrences)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "description": self.occurrences[0].description,
+            "count": self.count,
+            "sessions": sorted({o.session_key for o in self.occurrences}),
+            "items": [f"{o.report_id}/{o.item_id}" for o in self.occurrences],
+            "promoted_items": self.promoted_items,
+            "promoted_at": self.promoted_at.isoformat() if self.promoted_at else None,
+            "recurred_after_promotion": self.recurred_after_promotion,
+        }
+
+
+def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int]]:
+    """Indexes of ``texts`` grouped by similarity (greedy, against each cluster's leader).
+
+    A text joins the leader it is most :func:`similar <similarity>` to (the earliest on a
+    tie) when that reaches ``threshold``, else leads a cluster of its own. Each scorer's
+    best leader is found by rapidfuzz in C; the best of the two is the best of
+    ``similarity`` (the maximum of both)."""
+    leaders: list[str] = []
+    groups: list[list[int]] = []
+    for i, t in enumerate(texts):
+        n = normalise(t)
+        best = -1
+        if leaders:
+            hits = [
+                hit
+                for scorer in (fuzz.ratio, fuzz.token_set_ratio)
+                if (hit := process.extractOne(n, leaders, scorer=scorer, score_cutoff=threshold))
+            ]
+            if hits:
+                top = max(hit[1] for hit in hits)
+                best = min(hit[2] for hit in hits if hit[1] == top)
+        if best >= 0:
+            groups[best].append(i)
+        else:
+            leaders.append(n)
+            groups.append([i])
+    return groups
+
+
+def _sessions(index: WorkspaceIndex) -> list[Session]:
+    """In a stable order (ties in the figures then come out the same every time)."""
+    return sorted(index.sessions.values(), key=lambda s: s.key)
+
+
+def _by_count(c: Counter[str]) -> dict[str, int]:
+    return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluster]:
+    occ: list[Occurrence] = []
+    fixes: dict[str, list[tuple[str, datetime]]] = {}
+    for s in _sessions(index):
+        if not s.report or not s.report.head.id:
+            continue
+        rep = s.report.head
+        when = s.sort_time
+        for item in rep.problems:
+            if item.id and item.description:
+                occ.append(Occurrence(rep.id or "", item.id, s.key, when, item.description))
+        for t in rep.tries:
+            if not t.id:
+                continue
+            st = index.ledger.state(f"{rep.id}/{t.id}")
+            if not st.promoted:
+                continue
+            at = (
+                min(parse_time(str(p.get("at") or "")) for p in st.promoted)
+                if any(p.get("at") for p in st.promoted)
+                else parse_time(st.at or "")
+            )
+            for addressed in t.addresses:
+                fixes.setdefault(f"{rep.id}/{addressed}", []).append((f"{rep.id}/{t.id}", at))
+    occ.sort(key=lambda o: o.when)
+    clusters = []
+    for group in cluster_texts([o.description for o in occ]):
+        c = Cluster(normalise(occ[group[0]].description), [occ[i] for i in group])
+        for o in c.occurrences:
+            for key, at in fixes.get(f"{o.report_id}/{o.item_id}", []):
+                c.promoted_items.append(key)
+                c.promoted_at = at if c.promoted_at is None else min(c.promoted_at, at)
+        if c.count >= min_count:
+            clusters.append(c)
+    clusters.sort(key=lambda c: (-c.count, c.occurrences[0].when))
+    return clusters
+
+
+def week_of(t: datetime) -> str:
+    y, w, _ = t.isocalendar()
+    return f"{y}-W{w:02d}"
+
+
+def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
+    outcomes: dict[str, Counter[str]] = {}
+    categories: Counter[str] = Counter()
+    impacts: Counter[str] = Counter()
+    tries: Counter[str] = Counter()
+    for s in _sessions(index):
+        if not s.report:
+            continue
+        rep = s.report.head
+        if s.sort_time.year > 1:
+            outcomes.setdefault(week_of(s.sort_time), Counter())[
+                (rep.outcome or "unknown").lower()
+            ] += 1
+        for p in rep.problems:
+            categories[(p.category or "unknown").lower()] += 1
+            impacts[(p.impact or "unknown").lower()] += 1
+        for t in rep.tries:
+            key = item_key(rep.id, t.id)  # an id-less item has no decisions: pending
+            st = index.ledger.state(key) if key else ItemState()
+            tries["promoted" if st.promoted else st.state] += 1
+    evaluations = []
+    for s in _sessions(index):
+        sm = s.summary.head if s.summary else None
+        if sm is None or not sm.evaluated:
+            continue
+        evaluations.append(
+            {"date": sm.date, "session": s.key, "ai_mean": sm.ai_mean, "user": sm.user_score}
+        )
+    evaluations.sort(key=lambda e: parse_time(str(e["date"] or "")))
+    return {
+        "outcomes_per_week": {w: dict(c) for w, c in sorted(outcomes.items())},
+        "problem_categories": _by_count(categories),
+        "problem_impact": _by_count(impacts),
+        "try_items": dict(tries),
+        "evaluation": evaluations,
+        "recurring_problems": [c.as_dict() for c in recurring_problems(index)],
+    }

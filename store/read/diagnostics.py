@@ -1,0 +1,75 @@
+"""Diagnostics: what is wrong with a file, where, and how bad.
+
+Every loader turns bad input into :class:`Diagnostic` values instead of raising, so that
+the UI, the CLI and the lint all report the same facts with the same stable codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from store.read.textsafe import printable
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in one file.
+
+    ``line`` is 1-based (``None`` when the problem concerns the whole file); ``code`` is a
+    stable, kebab-case identifier that scripts may match on; ``message`` says what is wrong
+    and what was expected.
+    """
+
+    path: str
+    line: int | None
+    severity: Severity
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def format(self) -> str:
+        """One line of text: control characters in the path (a file may be named
+        ``"x\\nfake: error.yaml"``) and the message are made visible."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        text = f"{where}: {self.severity}: {self.message} [{self.code}]"
+        return printable(text, keep_newlines=False)
+
+
+class Diagnosed:
+    """Mixin: a file's ``diagnostics`` counted by severity."""
+
+    __slots__ = ()
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == "warning")
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diagnostics)
+
+
+class DiagnosticSink:
+    """Collects diagnostics for one file, so helpers need not repeat the path."""
+
+    __slots__ = ("items", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, line: int | None = None) -> None:
+        self.items.append(Diagnostic(self.path, line, "error", code, message))
+
+    def warning(self, code: str, message: str, line: int | None = None) -> None:
+        self.items.append(Diagnostic(self.path, line, "warning", code, message))

@@ -1,0 +1,148 @@
+"""Reading agent-written files defensively: size bounds, binary sniffing, UTF-8 with BOM."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from store.read.diagnostics import DiagnosticSink
+
+#: YAML and Markdown documents larger than this are not parsed (agents do not write such files).
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+#: JSONL files grow by appending; they are streamed, but a single record has a bound.
+MAX_JSONL_BYTES = 1024 * 1024 * 1024
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What a file was when we read it: used for conflict detection and cache keys."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    @classmethod
+    def of_bytes(cls, data: bytes, st: os.stat_result) -> FileStamp:
+        return cls(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+@dataclass(slots=True)
+class RawText:
+    """A file's bytes and their decoding; ``text`` is ``None`` when it cannot be parsed."""
+
+    data: bytes
+    text: str | None
+    stamp: FileStamp | None
+    has_bom: bool = False
+    decode_errors: bool = False
+
+
+class NotReadable(Exception):
+    """A file that is not read: not a regular file, or over the size limit (one line)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def file_type(mode: int) -> str:
+    """What a file that is not a regular file is, for messages."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_regular(st: os.stat_result, limit: int) -> None:
+    """Raise :class:`NotReadable` unless ``st`` is a regular file of at most ``limit`` bytes."""
+    if not stat.S_ISREG(st.st_mode):
+        raise NotReadable("not-a-file", f"expected a file, found {file_type(st.st_mode)}")
+    if st.st_size > limit:
+        raise NotReadable(
+            "file-too-large",
+            f"file is {st.st_size:,} bytes; files over {limit:,} bytes are not read",
+        )
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes, at most ``limit`` of them.
+
+    Its type and size are checked before it is opened (opening a FIFO for reading waits
+    for a writer for ever; a huge file is not read to be refused) and again on the open
+    file (it may have been swapped meanwhile). Raises :class:`NotReadable`, or
+    :class:`OSError` (``FileNotFoundError`` when it does not exist).
+    """
+    check_regular(os.stat(path), limit)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as fh:
+        st = os.fstat(fd)
+        check_regular(st, limit)
+        data = fh.read(st.st_size + 1)  # not limit + 1: that much would be allocated
+        if len(data) > st.st_size:  # it grew meanwhile
+            data += fh.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise NotReadable("file-too-large", f"file grew past {limit:,} bytes while being read")
+    return data, st
+
+
+def read_bytes(path: Path, sink: DiagnosticSink, limit: int) -> tuple[bytes, FileStamp] | None:
+    """Read a whole file, or report why it cannot be read."""
+    try:
+        data, st = read_regular(path, limit)
+    except NotReadable as exc:
+        sink.error(exc.code, str(exc))
+        return None
+    except IsADirectoryError:
+        sink.error("not-a-file", "expected a file, found a directory")
+        return None
+    except PermissionError:
+        sink.error("unreadable", "permission denied while reading the file")
+        return None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        sink.error("unreadable", f"cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+        return None
+    return data, FileStamp.of_bytes(data, st)
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8192]
+
+
+def decode(data: bytes, sink: DiagnosticSink) -> tuple[str, bool, bool]:
+    """Decode UTF-8 (a BOM is accepted); invalid bytes are reported with their line."""
+    has_bom = data.startswith(b"\xef\xbb\xbf")
+    if has_bom:
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), has_bom, False
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        sink.error(
+            "invalid-utf8",
+            f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not valid UTF-8; "
+            "the file is shown with replacement characters and is read-only",
+            line,
+        )
+        return data.decode("utf-8", errors="replace"), has_bom, True
+
+
+def read_text(path: Path, sink: DiagnosticSink, limit: int = MAX_DOCUMENT_BYTES) -> RawText:
+    got = read_bytes(path, sink, limit)
+    if got is None:
+        return RawText(b"", None, None)
+    data, stamp = got
+    if looks_binary(data):
+        sink.error("binary-file", "file contains NUL bytes: it is binary, not text")
+        return RawText(data, None, stamp)
+    text, bom, bad = decode(data, sink)
+    return RawText(data, text, stamp, bom, bad)

@@ -1,0 +1,101 @@
+"""Editing a whole file in the person's ``$EDITOR``, with nothing half-saved.
+
+The file is copied to a private temporary file next to our state, the editor runs on the
+copy, and the result is checked against the file's format. Only a result without errors is
+written back, atomically and only if the original is still what it was when the editor
+opened (otherwise the caller offers the conflict choice). The temporary copy is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from store.check.files import check_loaded
+from store.read.diagnostics import Diagnostic
+from store.read.kinds import Kind
+from store.read.loader import load_file
+from store.read.textio import FileStamp
+from store.write.atomic import Guard, atomic_write
+
+
+def editor_command() -> list[str]:
+    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    return shlex.split(raw)
+
+
+@dataclass(slots=True)
+class ExternalEdit:
+    path: Path
+    kind: Kind | None
+    base: FileStamp | None
+    original: bytes
+    work: Path
+    guard: Guard
+
+    @classmethod
+    def start(cls, path: Path, kind: Kind | None, state_dir: Path, guard: Guard) -> ExternalEdit:
+        original = path.read_bytes()
+        st = path.stat()
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="edit-", suffix=path.suffix, dir=state_dir)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(original)
+        return cls(path, kind, FileStamp.of_bytes(original, st), original, Path(name), guard)
+
+    def run_editor(self) -> int:
+        """Run the editor in the foreground (the caller suspends the UI around it)."""
+        cmd = editor_command()
+        if not shutil.which(cmd[0]):
+            raise FileNotFoundError(f"editor '{cmd[0]}' not found (set $EDITOR)")
+        return subprocess.call([*cmd, str(self.work)])
+
+    @property
+    def result(self) -> bytes:
+        return self.work.read_bytes()
+
+    @property
+    def changed(self) -> bool:
+        return self.result != self.original
+
+    def problems(self) -> list[Diagnostic]:
+        """Errors in the edited copy (warnings are allowed through)."""
+        loaded = load_file(self.work, self.kind, str(self.path))
+        found = [
+            d for d in check_loaded(loaded) if d.severity == "error" and d.code != "id-mismatch"
+        ]
+        doc_id = getattr(loaded.doc, "id", None)
+        if (
+            self.kind in (Kind.KPT, Kind.PROPOSAL)
+            and doc_id is not None
+            and doc_id != self.path.stem
+        ):
+            found.append(
+                Diagnostic(
+                    str(self.path),
+                    loaded.yaml.line_of(("id",)) if loaded.yaml else None,
+                    "error",
+                    "id-mismatch",
+                    f"id '{doc_id}' does not match the file name '{self.path.name}'",
+                )
+            )
+        return found
+
+    def commit(self, *, force: bool = False) -> FileStamp:
+        """Write the edited copy over the file (``force``: even if it changed meanwhile)."""
+        base = None if force else self.base
+        if force:
+            from store.write.atomic import current_stamp
+
+            base = current_stamp(self.path)
+        stamp = atomic_write(self.path, self.result, base, guard=self.guard)
+        self.discard()
+        return stamp
+
+    def discard(self) -> None:
+        self.work.unlink(missing_ok=True)

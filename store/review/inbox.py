@@ -1,0 +1,303 @@
+"""The inbox: proposals agents (and people) raise, decided by a person (DESIGN.md).
+
+Approving writes the proposed document to its target — a new file, or the existing one
+with ``version`` incremented and ``updated_at`` set, changing only what differs — and writes
+``status``, ``decided_at`` and ``decision_note`` into the proposal file so the agent that
+asked can read the answer. A proposal made against an older version of its target is
+*stale* and needs an explicit confirmation. Rejecting writes only the decision. Every write
+is journaled, so ``undo`` restores both files.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from store.ledger import Entry, Ledger, now_iso
+from store.models import Proposal
+from store.models.knowledge import LearnedBehavior
+from store.read.diagnostics import DiagnosticSink
+from store.read.kinds import Kind
+from store.read.loader import MODELS, load_file
+from store.read.textio import FileStamp
+from store.read.validate import validate_tolerant
+from store.review.items import ReviewError
+from store.review.journal import journaled_write
+from store.workspace import Workspace
+from store.write.atomic import current_stamp
+from store.write.policy import in_place, proposal_kind, target, target_problem
+from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
+from store.write.target_paths import PathRefused, resolve_target
+from store.write.textdiff import bytes_diff
+
+Decision = Literal["approve", "reject", "reopen"]
+KIND_MODELS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
+
+
+@dataclass(slots=True)
+class ProposalRef:
+    path: Path
+    doc: Proposal
+    raw: bytes
+    stamp: FileStamp | None
+
+    @property
+    def id(self) -> str:
+        return self.doc.id or self.path.stem
+
+    @property
+    def status(self) -> str:
+        return (self.doc.status or "pending").lower()
+
+
+def inbox_dir(ws: Workspace) -> Path:
+    return ws.loc("knowledge_base") / "inbox"
+
+
+def list_proposals(ws: Workspace) -> list[ProposalRef]:
+    """Every readable proposal, newest first."""
+    out = []
+    for f in ws.discover():
+        if f.kind is Kind.PROPOSAL:
+            ref = _read(f.path)
+            if ref is not None:
+                out.append(ref)
+    out.sort(key=lambda r: (r.doc.created_at or "", r.id), reverse=True)
+    return out
+
+
+def _read(path: Path) -> ProposalRef | None:
+    loaded = load_file(path, Kind.PROPOSAL)
+    if not isinstance(loaded.doc, Proposal) or loaded.stamp is None:
+        return None
+    return ProposalRef(path, loaded.doc, path.read_bytes(), loaded.stamp)
+
+
+def find_proposal(ws: Workspace, pid: str) -> ProposalRef:
+    for ext in (".yaml", ".yml"):
+        p = inbox_dir(ws) / f"{pid}{ext}"
+        if p.is_file() and (ref := _read(p)) is not None:
+            return ref
+    for ref in list_proposals(ws):
+        if ref.id == pid:
+            return ref
+    raise ReviewError(f"no proposal with id '{pid}' in {inbox_dir(ws)}")
+
+
+def is_proposal_id(ws: Workspace, ref: str) -> bool:
+    return "/" not in ref and (
+        ref.startswith("prop-") or any(r.id == ref for r in list_proposals(ws))
+    )
+
+
+@dataclass(slots=True)
+class InboxPlan:
+    ref: ProposalRef
+    decision: Decision
+    note: str | None
+    target: Path | None = None
+    before: bytes | None = None
+    target_stamp: FileStamp | None = None
+    after: bytes | None = None
+    proposal_after: bytes = b""
+    stale: str | None = None
+    refused: str | None = None
+
+    def diff(self, label: str) -> str:
+        if self.after is None:
+            return ""
+        return bytes_diff(
+            self.before,
+            self.after,
+            f"a/{label}" if self.before is not None else "/dev/null",
+            f"b/{label}",
+        )
+
+
+def check_payload(doc: Proposal) -> list[str]:
+    """Errors of the payload validated as its kind (empty when it is valid)."""
+    sink = DiagnosticSink("payload")
+    if doc.payload is None:
+        return ["the proposal has no payload"]
+    kind = (doc.kind or "").lower()
+    if kind in KIND_MODELS:
+        validate_tolerant(MODELS[KIND_MODELS[kind]], doc.payload, sink, what=f"{kind} payload")
+    elif kind == "memory":
+        validate_tolerant(LearnedBehavior, doc.payload, sink, what="memory payload")
+    else:
+        return [f"unknown proposal kind '{doc.kind}'"]
+    return [d.message for d in sink.items if d.severity == "error"]
+
+
+def plan_decision(
+    ws: Workspace, ref: ProposalRef, decision: Decision, note: str | None = None
+) -> InboxPlan:
+    plan = InboxPlan(ref, decision, note or None)
+    editor = YamlEditor(ref.path, ref.raw, ref.stamp)
+    if decision == "reopen":
+        editor.set(["status"], "pending")
+        editor.set(["decided_at"], None)
+        editor.set(["decision_note"], None)
+    else:
+        editor.set(["status"], "approved" if decision == "approve" else "rejected")
+        editor.set(["decided_at"], now_iso())
+        editor.set(["decision_note"], plan.note)
+    plan.proposal_after = editor.render()
+    if decision != "approve":
+        return plan
+    doc = ref.doc
+    errors = check_payload(doc)
+    if errors:
+        plan.refused = f"the payload is not a valid {doc.kind}: " + "; ".join(errors[:3])
+        return plan
+    try:
+        plan.target = resolve_target(ws, doc.target or "")
+    except PathRefused as exc:
+        plan.refused = str(exc)
+        return plan
+    kind = proposal_kind(doc.kind)
+    problem = (
+        target_problem(ws, plan.target, kind) if kind else f"unknown proposal kind '{doc.kind}'"
+    )
+    if problem:
+        plan.refused = f"refused: {problem}"
+        return plan
+    if plan.target.exists():
+        plan.before = plan.target.read_bytes()
+        plan.target_stamp = current_stamp(plan.target)
+    try:
+        if (doc.kind or "").lower() == "memory":
+            _plan_memory(plan)
+        else:
+            _plan_document(plan)
+    except (EditError, UnicodeDecodeError) as exc:
+        plan.refused = f"{plan.target} cannot be edited safely ({exc})"
+    return plan
+
+
+def _plan_document(plan: InboxPlan) -> None:
+    doc = plan.ref.doc
+    payload = dict(plain_data(doc.payload or {}))
+    is_skill = (doc.kind or "").lower() == "skill"
+    if plan.before is None:
+        if doc.base_version is not None:
+            plan.stale = f"the target was expected at version {doc.base_version} but does not exist"
+        if is_skill:
+            payload.setdefault("version", 1)
+            payload["updated_at"] = now_iso()
+        plan.after = new_yaml_document(payload)
+        return
+    editor = YamlEditor(plan.target or plan.ref.path, plan.before, plan.target_stamp)
+    current_version = editor.get(["version"])
+    if doc.base_version is None:
+        plan.stale = "the target already exists, but the proposal was made for a new file"
+    elif current_version != doc.base_version:
+        plan.stale = (
+            f"the target is at version {current_version}, the proposal was made against "
+            f"version {doc.base_version}"
+        )
+    keep = {k: editor.get([k]) for k in ("version", "updated_at", "created_at") if k in editor.data}
+    editor.update(
+        [], {**payload, **{k: v for k, v in keep.items() if k not in payload or k != "created_at"}}
+    )
+    if is_skill or isinstance(current_version, int):
+        editor.set(["version"], current_version + 1 if isinstance(current_version, int) else 1)
+    editor.set(["updated_at"], now_iso())
+    plan.after = editor.render()
+
+
+def _plan_memory(plan: InboxPlan) -> None:
+    entry = dict(plain_data(plan.ref.doc.payload or {}))
+    if plan.before is None:
+        target = plan.target or Path("project_memory.yaml")
+        plan.after = new_yaml_document(
+            {
+                "project_id": target.parent.name,
+                "last_updated": now_iso(),
+                "learned_behaviors": [entry],
+            }
+        )
+        return
+    editor = YamlEditor(plan.target or plan.ref.path, plan.before, plan.target_stamp)
+    for b in editor.get(["learned_behaviors"]) or []:
+        if plain_data(b) == entry:
+            plan.stale = "the same learned behavior is already in the project memory"
+    editor.append(["learned_behaviors"], entry)
+    editor.set(["last_updated"], now_iso())
+    plan.after = editor.render()
+
+
+def apply_decisions(
+    ws: Workspace, ledger: Ledger, plans: list[InboxPlan], *, allow_stale: bool = False
+) -> list[Entry]:
+    """Carry out the plans as one batch (one undo). Refused plans and, unless allowed, stale
+    ones raise before anything is written."""
+    for p in plans:
+        if p.refused:
+            raise ReviewError(f"{p.ref.id}: refused: {p.refused}")
+        if p.stale and not allow_stale:
+            raise ReviewError(f"{p.ref.id} is stale: {p.stale}; confirm to approve anyway")
+    batch = secrets.token_hex(6)
+    entries: list[Entry] = []
+    for p in plans:
+        entries.append(ledger.record(p.decision, p.ref.id, p.note, batch=batch, kind="proposal"))
+        if p.decision == "approve" and p.target is not None and p.after is not None:
+            kind = proposal_kind(p.ref.doc.kind)
+            assert kind is not None  # refused when planned otherwise
+            e, _ = journaled_write(
+                ws,
+                ledger,
+                op="write",
+                target=p.ref.id,
+                batch=batch,
+                path=p.target,
+                before=p.before,
+                after=p.after,
+                expected=p.target_stamp,
+                guard=target(ws, kind),
+            )
+            entries.append(e)
+        e, _ = journaled_write(
+            ws,
+            ledger,
+            op="write",
+            target=p.ref.id,
+            batch=batch,
+            path=p.ref.path,
+            before=p.ref.raw,
+            after=p.proposal_after,
+            expected=p.ref.stamp,
+            guard=in_place(ws, "inbox"),
+        )
+        entries.append(e)
+    return entries
+
+
+def next_proposal_id(ws: Workspace, day: str | None = None) -> str:
+    """``prop-YYYYMMDD-NNN`` with the next free sequence for that day."""
+    day = day or datetime.now().strftime("%Y%m%d")
+    taken = {r.id for r in list_proposals(ws)} | {p.stem for p in inbox_dir(ws).glob("prop-*")}
+    n = 1
+    while f"prop-{day}-{n:03d}" in taken:
+        n += 1
+    return f"prop-{day}-{n:03d}"
+
+
+def slug(text: str, limit: int = 40) -> str:
+    s = re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
+    return s[:limit].rstrip("_") or "learning"
+
+
+def write_new_proposal(ws: Workspace, data: dict[str, Any]) -> Path:
+    """A new proposal file in the inbox (a person's proposal, same format as the agents')."""
+    from store.write.atomic import atomic_write
+
+    pid = str(data.get("id") or next_proposal_id(ws))
+    data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}
+    path = inbox_dir(ws) / f"{pid}.yaml"
+    atomic_write(path, new_yaml_document(data), None, guard=in_place(ws, "inbox"), create=True)
+    return path

@@ -1,0 +1,138 @@
+"""Finding KPT reports and items by id, and deciding on them (shared by the UI and the CLI)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from store.ledger import ItemState, Ledger, Op, item_key
+from store.models import KptReport
+from store.models.kpt import KptItem
+from store.read.kinds import Kind
+from store.read.loader import load_file
+from store.workspace import Workspace
+
+
+class ReviewError(Exception):
+    """A review request that cannot be carried out; the message is one line for people."""
+
+
+@dataclass(slots=True)
+class ItemRef:
+    report_id: str
+    item_id: str
+    section: str
+    item: KptItem
+    report: KptReport
+    path: Path
+
+    @property
+    def key(self) -> str:
+        """The ledger key; :class:`ReviewError` when the item or its report has no id
+        (decisions on it are refused rather than shared with every other id-less item)."""
+        key = item_key(self.report_id, self.item_id)
+        if key is None:
+            raise ReviewError(missing_id(self.report, self.section, self.item, str(self.path)))
+        return key
+
+
+def item_position(report: KptReport, section: str, item: KptItem) -> int:
+    """The item's place in its section, from 1 (0 when it is not there)."""
+    for n, other in enumerate(report.section(section), 1):
+        if other is item:
+            return n
+    return 0
+
+
+def missing_id(report: KptReport, section: str, item: KptItem, where: str) -> str:
+    """Why a decision on an item cannot be recorded: it (or its report) has no id.
+    ``where`` names the report file, for a report that has no id itself."""
+    if not report.id:
+        return f"the report {where} has no id; give it one (E: edit the file) — lint reports it"
+    n = item_position(report, section, item)
+    return (
+        f"item {n} of {section} in {report.id} has no id; give it one (e: edit) — lint reports it"
+    )
+
+
+def report_paths(ws: Workspace) -> Iterator[Path]:
+    for f in ws.discover():
+        if f.kind is Kind.KPT:
+            yield f.path
+
+
+def find_report(ws: Workspace, report_id: str) -> tuple[Path, KptReport]:
+    """The report with this id: by its file name first, then by reading the reports."""
+    candidates = [d / f"{report_id}{ext}" for d in ws.locations["kpt"] for ext in (".yaml", ".yml")]
+    for path in [p for p in candidates if p.is_file()] + list(report_paths(ws)):
+        loaded = load_file(path, Kind.KPT, ws.display(path))
+        if isinstance(loaded.doc, KptReport) and loaded.doc.id == report_id:
+            return path, loaded.doc
+    raise ReviewError(f"no KPT report with id '{report_id}' under {ws.loc('kpt')}")
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    report_id, _, item_id = ref.strip().partition("/")
+    if not report_id:
+        raise ReviewError(f"'{ref}' is not a report id (KPT_ID) or an item (KPT_ID/ITEM_ID)")
+    return report_id, item_id or None
+
+
+def find_item(ws: Workspace, ref: str) -> ItemRef:
+    report_id, item_id = split_ref(ref)
+    if item_id is None and not ref.strip().endswith("/"):
+        raise ReviewError(f"'{ref}' names a report; name an item as KPT_ID/ITEM_ID")
+    path, report = find_report(ws, report_id)
+    if item_id is None:  # 'KPT_ID/': what an item without an id would be called
+        for section, item in report.items():
+            if not item.id:
+                raise ReviewError(missing_id(report, section, item, str(path)))
+        raise ReviewError(f"'{ref}' names no item; name an item as KPT_ID/ITEM_ID")
+    for section, item in report.items():
+        if item.id == item_id:
+            return ItemRef(report_id, item_id, section, item, report, path)
+    known = ", ".join(i.id for _s, i in report.items() if i.id) or "none"
+    raise ReviewError(f"report '{report_id}' has no item '{item_id}' (items: {known})")
+
+
+def decide(
+    ws: Workspace, ledger: Ledger, refs: list[str], op: Op, note: str | None
+) -> list[ItemRef]:
+    """Approve, reject or reopen items; all are checked before anything is recorded."""
+    items = [find_item(ws, r) for r in refs]
+    for it in items:
+        ledger.record(op, it.key, note)
+    return items
+
+
+def item_json(
+    it_section: str, report_id: str, item: KptItem, st: ItemState, position: int = 0
+) -> dict[str, Any]:
+    """An item with its review state; ``ref`` is ``None`` for an item without an id (it
+    has no decisions: see :func:`missing_id`), ``position`` its place in its section."""
+    data = item.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return {
+        "ref": item_key(report_id, item.id),
+        "section": it_section,
+        "position": position,
+        "state": st.state,
+        "note": st.note,
+        "decided_at": st.at,
+        "promoted": st.promoted,
+        **data,
+    }
+
+
+def report_json(path: Path, report: KptReport, ledger: Ledger) -> dict[str, Any]:
+    data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
+    rid = report.id or ""
+    items = []
+    for sec, item in report.items():
+        key = item_key(rid, item.id)
+        st = ledger.state(key) if key else ItemState()
+        items.append(item_json(sec, rid, item, st, item_position(report, sec, item)))
+    for sec in ("keep", "problem", "try", "omission"):
+        data.pop(sec, None)
+    return {"path": str(path), **data, "items": items}

@@ -1,0 +1,188 @@
+"""A KPT report made by a person from what an agent's discussion brought up.
+
+A discussion (seed 002) is an agent's file: nothing is ever added to it, nor to an agent's
+KPT report. Instead the person writes a KPT report of their own (seed 000), a new
+``kpt-YYYYMMDD-NNN.yaml`` in the KPT directory with the next free number for the day:
+
+- a finding becomes a problem (severity → ``impact``; unknown severities become
+  ``medium``), and its suggestion a try-item addressing that problem;
+- a blocker becomes a problem with impact ``high``;
+- a next step becomes a try-item (addressing nothing, scope ``project``).
+
+Its items then go through the normal review like any agent's: approve, set a target,
+promote. The draft is shown as YAML and may be edited; :func:`check_person_report` finds
+what would be wrong with it (errors block the write) and :func:`write_person_report` writes
+exactly the confirmed text, through the journal so that ``undo`` removes it again while it
+is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from store.check.files import check_kpt
+from store.ledger import Ledger
+from store.models import KptReport
+from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.metadata_block import Reply, severity_of
+from store.read.validate import validate_tolerant
+from store.read.yamlload import load_yaml
+from store.review.journal import journaled_write
+from store.workspace import Workspace
+from store.write.policy import in_place
+from store.write.roundtrip import new_yaml_document
+
+PickKind = Literal["finding", "blocker", "next_step"]
+IMPACTS = {"high": "high", "medium": "medium", "low": "low", "critical": "high", "blocker": "high"}
+OUTCOMES = {"pass": "success", "conditional": "partial", "fail": "failure"}
+DEFAULT_CATEGORY = "oversight"
+DEFAULT_SCOPE = "project"
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """One entry of a reply picked for the report: its kind and place in its list."""
+
+    kind: PickKind
+    index: int
+
+
+def kpt_dir(ws: Workspace) -> Path:
+    return ws.loc("kpt")
+
+
+def next_report_id(ws: Workspace, day: str) -> str:
+    """``kpt-<day>-NNN`` after the highest number already used that day."""
+    pattern = re.compile(rf"kpt-{re.escape(day)}-(\d+)\.ya?ml$")
+    used = [0]
+    for d in ws.locations.get("kpt", [kpt_dir(ws)]):
+        try:
+            names = [p.name for p in d.iterdir()]
+        except OSError:
+            continue
+        used += [int(m.group(1)) for n in names if (m := pattern.match(n))]
+    return f"kpt-{day}-{max(used) + 1:03d}"
+
+
+def draft_person_report(
+    ws: Workspace,
+    reply: Reply,
+    display: str,
+    picks: list[Pick],
+    now: datetime | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """``(report id, document)`` for the picked findings, blockers and next steps."""
+    now = now or datetime.now().astimezone()
+    rid = next_report_id(ws, now.strftime("%Y%m%d"))
+    problems: list[dict[str, Any]] = []
+    tries: list[dict[str, Any]] = []
+
+    def problem(description: str, impact: str, evidence: str) -> str:
+        pid = f"prob-{len(problems) + 1:03d}"
+        problems.append(
+            {
+                "id": pid,
+                "description": description,
+                "impact": impact,
+                "evidence": evidence,
+                "category": DEFAULT_CATEGORY,
+            }
+        )
+        return pid
+
+    def try_item(description: str, addresses: list[str]) -> None:
+        tries.append(
+            {
+                "id": f"try-{len(tries) + 1:03d}",
+                "description": description,
+                "addresses": addresses,
+                "scope": DEFAULT_SCOPE,
+            }
+        )
+
+    findings, blockers, steps = reply.findings, reply.blockers, reply.next_steps
+    for pick in picks:
+        if pick.kind == "finding" and 0 <= pick.index < len(findings):
+            f = findings[pick.index]
+            sev = severity_of(f)
+            pid = problem(
+                (f.message or "(the finding has no message)").strip(),
+                IMPACTS.get(sev, "medium"),
+                f"{display}: finding {pick.index + 1} (severity {f.severity or 'not given'})",
+            )
+            if f.suggestion and f.suggestion.strip():
+                try_item(f.suggestion.strip(), [pid])
+        elif pick.kind == "blocker" and 0 <= pick.index < len(blockers):
+            problem(
+                str(blockers[pick.index]).strip(), "high", f"{display}: blocker {pick.index + 1}"
+            )
+        elif pick.kind == "next_step" and 0 <= pick.index < len(steps):
+            try_item(str(steps[pick.index]).strip(), [])
+    about = f"status {reply.status or '?'}" + (
+        f", verdict {reply.verdict}" if reply.verdict else ""
+    )
+    data: dict[str, Any] = {
+        "id": rid,
+        "created_at": now.isoformat(timespec="seconds"),
+        "session_summary": (
+            f"Follow-up of the agent discussion {display} ({about}), "
+            "written by a person in hurikaeri."
+        ),
+        "task_goals": [f"Act on what {display} brought up"],
+        "outcome": OUTCOMES.get(reply.verdict or "", "partial"),
+        "keep": [],
+        "problem": problems,
+        "try": tries,
+        "omission": [],
+    }
+    return rid, data
+
+
+def render_report(data: dict[str, Any]) -> str:
+    return new_yaml_document(data).decode("utf-8")
+
+
+def report_path(ws: Workspace, report_id: str) -> Path:
+    return kpt_dir(ws) / f"{report_id}.yaml"
+
+
+def check_person_report(ws: Workspace, report_id: str, text: str) -> list[Diagnostic]:
+    """What is wrong with the (possibly edited) draft: format, cross-checks, file taken."""
+    path = report_path(ws, report_id)
+    sink = DiagnosticSink(ws.display(path))
+    if path.exists():
+        sink.error("file-exists", f"{ws.display(path)} already exists; nothing is overwritten")
+    doc = load_yaml(text, sink)
+    if doc is None:
+        return sink.items
+    if not isinstance(doc.data, dict):
+        sink.error("not-a-mapping", "the report must be a YAML mapping of fields", 1)
+        return sink.items
+    model = validate_tolerant(KptReport, doc.data, sink, doc.line_of, "kpt")
+    if model is not None:
+        check_kpt(model, path, sink, doc.line_of)
+    return sink.items
+
+
+def write_person_report(ws: Workspace, ledger: Ledger, report_id: str, text: str) -> Path:
+    """Write exactly ``text`` as a new report (never over an existing file); undoable."""
+    path = report_path(ws, report_id)
+    journaled_write(
+        ws,
+        ledger,
+        op="write",
+        target=report_id,
+        batch=secrets.token_hex(6),
+        path=path,
+        before=None,
+        after=text.encode("utf-8"),
+        expected=None,
+        guard=in_place(ws, "kpt"),
+        created_by="person",
+    )
+    return path

@@ -1,0 +1,275 @@
+"""Promoting try-items into the files agents read next time (DESIGN.md "Promotion").
+
+A promotion is planned first — the resolved path, what kind of write, the exact bytes before
+and after, and a unified diff — and written only when confirmed: atomically, with a backup,
+recorded in the ledger (approving the item in the same step when needed), and undoable while
+the file is unchanged since. Hooks run code, so agent text never becomes a settings file or a
+script: only Markdown notes are written for hooks.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from store.ledger import Entry, Ledger, now_iso
+from store.models.knowledge import ProjectMemory, Skill
+from store.models.kpt import ProblemItem
+from store.read.textio import FileStamp
+from store.review.items import ItemRef, ReviewError
+from store.review.journal import journaled_write
+from store.workspace import Workspace
+from store.write.atomic import current_stamp
+from store.write.markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
+from store.write.policy import MARKDOWN_SUFFIXES, promotion_kind, target, target_problem
+from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
+from store.write.target_paths import PathRefused, resolve_target
+from store.write.textdiff import bytes_diff
+
+MEMORY_KEYS = {"learned_behaviors", "known_issues", "preferences", "project_id", "last_updated"}
+NearChoice = Literal["replace", "keep-both", "skip"]
+Status = Literal["write", "identical", "near-duplicate", "skip", "refused"]
+
+
+@dataclass(slots=True)
+class Plan:
+    """What promoting one try-item would do."""
+
+    ref: ItemRef
+    type: str
+    raw_path: str
+    section: str | None
+    target: Path | None = None
+    status: Status = "write"
+    message: str = ""
+    before: bytes | None = None
+    after: bytes | None = None
+    stamp: FileStamp | None = None
+    near_text: str | None = None
+    new_text: str = ""
+
+    @property
+    def writes(self) -> bool:
+        return self.status == "write" and self.after is not None and self.after != self.before
+
+    def diff(self, label: str | None = None) -> str:
+        name = label or str(self.target)
+        return bytes_diff(
+            self.before,
+            self.after,
+            f"a/{name}" if self.before is not None else "/dev/null",
+            f"b/{name}",
+        )
+
+
+def plan_promotion(
+    ws: Workspace,
+    ref: ItemRef,
+    near: NearChoice | None = None,
+    base: dict[Path, bytes] | None = None,
+) -> Plan:
+    """Plan one promotion. ``base`` holds file contents already changed by earlier plans of
+    the same batch (several items into one file)."""
+    if ref.section != "try":
+        raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items are promoted")
+    target = getattr(ref.item, "persistence_target", None)
+    if target is None or not target.path:
+        raise ReviewError(f"{ref.key} has no persistence_target path; set one first (retarget)")
+    ttype = (target.type or "").strip().lower()
+    plan = Plan(
+        ref, ttype, target.path, target.section, new_text=bullet_text(ref.item.description or "")
+    )
+    if not plan.new_text:
+        raise ReviewError(f"{ref.key} has no description to promote")
+    try:
+        plan.target = resolve_target(ws, target.path)
+    except PathRefused as exc:
+        plan.status, plan.message = "refused", str(exc)
+        return plan
+    path = plan.target
+    suffix = path.suffix.lower()
+    if ttype == "hook" and suffix not in MARKDOWN_SUFFIXES:
+        plan.status = "refused"
+        plan.message = (
+            f"refused: {path} is a hook setting or script. Hooks run code, so hurikaeri never turns "
+            "agent text into executable configuration; write the hook yourself, or point the target "
+            "at a Markdown note"
+        )
+        return plan
+    problem = target_problem(ws, path, promotion_kind(ttype))
+    if problem:
+        plan.status, plan.message = "refused", f"refused: {problem}"
+        return plan
+    if base and path in base:
+        plan.before = base[path]
+    elif path.exists():
+        try:
+            plan.before = path.read_bytes()
+            plan.stamp = current_stamp(path)
+        except OSError as exc:
+            plan.status, plan.message = "refused", f"cannot read {path}: {exc.strerror}"
+            return plan
+    try:
+        if promotion_kind(ttype) == "memory":
+            _plan_memory(plan, ws)
+        elif suffix in MARKDOWN_SUFFIXES:
+            _plan_markdown(plan, near)
+        elif ttype == "skill" and suffix in (".yaml", ".yml"):
+            _plan_skill(plan, near)
+        else:
+            plan.status = "refused"
+            plan.message = (
+                f"refused: don't know how to write a {ttype or 'untyped'} target into {path.name}"
+            )
+    except (UnicodeDecodeError, EditError, ValidationError) as exc:
+        # a target that is not the document its kind should be (a skill file holding a
+        # list, a memory file with a wrong-typed field) is refused, not a crash
+        plan.status, plan.message = "refused", f"refused: {path} cannot be edited safely ({exc})"
+    return plan
+
+
+def _apply_bullet(target: MarkdownTarget, plan: Plan, near: NearChoice | None) -> bool:
+    """Add the bullet (or not); returns whether the document changed."""
+    bp = target.plan(plan.new_text)
+    plan.near_text = bp.existing_text
+    if bp.outcome == "identical":
+        plan.status = "identical"
+        plan.message = f"an identical bullet is already under '{target.title}' (line {(bp.existing_line or 0) + 1})"
+        return False
+    if bp.outcome == "near-duplicate":
+        if near is None:
+            plan.status = "near-duplicate"
+            plan.message = (
+                f"a similar bullet is already under '{target.title}' ({bp.score:.0f}% alike)"
+            )
+            return False
+        if near == "skip":
+            plan.status, plan.message = "skip", "skipped: a similar bullet is already there"
+            return False
+        if near == "replace" and bp.existing_line is not None:
+            target.replace(bp.existing_line, plan.new_text)
+            return True
+    target.insert(plan.new_text)
+    return True
+
+
+def _plan_markdown(plan: Plan, near: NearChoice | None) -> None:
+    doc = MarkdownDoc.parse(plan.before or b"")
+    target = MarkdownTarget(doc, plan.section)
+    if _apply_bullet(target, plan, near):
+        plan.after = doc.render()
+
+
+def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
+    if plan.before is None:
+        raise EditError("the skill file does not exist; create the skill first (inbox)")
+    editor = YamlEditor(plan.target or Path("skill.yaml"), plan.before, plan.stamp)
+    content = editor.get(["content"])
+    if not isinstance(content, str):
+        raise EditError("the skill has no text 'content' to add to")
+    text = content if content.endswith("\n") else content + "\n"
+    doc = MarkdownDoc.parse(text.encode("utf-8"))
+    target = MarkdownTarget(doc, plan.section)
+    if not _apply_bullet(target, plan, near):
+        return
+    editor.set(["content"], doc.render().decode("utf-8"))
+    version = editor.get(["version"])
+    editor.set(["version"], version + 1 if isinstance(version, int) else 1)
+    editor.set(["updated_at"], now_iso())
+    plan.after = editor.render()
+    Skill.model_validate(plain_data(editor.data))  # what is written must still be a skill
+
+
+def _plan_memory(plan: Plan, ws: Workspace) -> None:
+    report = plan.ref.report
+    problems = {p.id: p for p in [*report.section("problem"), *report.section("omission")] if p.id}
+    addressed = [
+        problems[a] for a in (getattr(plan.ref.item, "addresses", None) or []) if a in problems
+    ]
+    section = (plan.section or "").strip().lstrip("#").strip()
+    trigger = section if section and section not in MEMORY_KEYS else ""
+    if not trigger and addressed:
+        trigger = bullet_text(addressed[0].description or "")
+    reasons = [
+        bullet_text(p.root_cause) for p in addressed if isinstance(p, ProblemItem) and p.root_cause
+    ] or [bullet_text(p.description or "") for p in addressed]
+    entry = {
+        "trigger": trigger or "always",
+        "behavior": plan.new_text,
+        "reason": "; ".join(r for r in reasons if r) or f"from {plan.ref.key}",
+    }
+    path = plan.target or Path("project_memory.yaml")
+    if plan.before is None:
+        project_id = path.parent.name
+        memory = {"project_id": project_id, "last_updated": now_iso(), "learned_behaviors": [entry]}
+        plan.after = new_yaml_document(memory)
+        return
+    editor = YamlEditor(path, plan.before, plan.stamp)
+    existing = editor.get(["learned_behaviors"]) or []
+    for b in existing:
+        if (
+            isinstance(b, dict)
+            and " ".join(str(b.get("behavior", "")).split()).casefold() == plan.new_text.casefold()
+        ):
+            plan.status = "identical"
+            plan.message = "the same learned behavior is already in the project memory"
+            return
+    editor.append(["learned_behaviors"], entry)
+    editor.set(["last_updated"], now_iso())
+    plan.after = editor.render()
+    ProjectMemory.model_validate(plain_data(editor.data))
+
+
+# -- applying and undoing -------------------------------------------------------
+
+
+def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]:
+    """Write every plan that writes, and record approve + promote in the ledger as one batch
+    (undone together)."""
+    writing = [p for p in plans if p.writes]
+    if not writing:
+        return []
+    batch = secrets.token_hex(6)
+    entries: list[Entry] = []
+    expected: dict[Path, FileStamp | None] = {}
+    for p in writing:
+        assert p.target is not None
+        expected.setdefault(p.target, p.stamp)
+    for p in writing:
+        assert p.target is not None and p.after is not None
+        if ledger.state(p.ref.key).state != "approved" and not any(
+            e.op == "approve" and e.target == p.ref.key for e in entries
+        ):
+            entries.append(ledger.record("approve", p.ref.key, batch=batch))
+        entry, stamp = journaled_write(
+            ws,
+            ledger,
+            op="promote",
+            target=p.ref.key,
+            batch=batch,
+            path=p.target,
+            before=p.before,
+            after=p.after,
+            expected=expected[p.target],
+            guard=target(ws, promotion_kind(p.type)),
+            section=p.section,
+            type=p.type,
+        )
+        expected[p.target] = stamp
+        entries.append(entry)
+    return entries
+
+
+def section_title(section: str | None) -> str:
+    """``"## パッケージ管理"`` → ``"パッケージ管理"`` (for ``PATH#SECTION`` labels)."""
+    return (section or "").strip().lstrip("#").strip()
+
+
+def promoted_label(data: dict[str, Any]) -> str:
+    """``PATH#SECTION`` of a promote entry (the path as the ledger holds it: relative to the
+    root when inside it)."""
+    return f"{data.get('path')}#{section_title(data.get('section'))}"

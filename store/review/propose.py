@@ -1,0 +1,101 @@
+"""Drafting a proposal from a reviewed item, so people's proposals go through the same
+approval as agents' (a skill from a try-item, an anti-pattern from a problem and its root
+cause, a pattern from a keep-item)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from store.index.sessions import Session
+from store.ledger import now_iso
+from store.models import KptReport
+from store.models.kpt import KptItem, ProblemItem
+from store.review.inbox import slug
+from store.write.markdown_edit import bullet_text
+
+DEFAULT_KIND = {
+    "try": "skill",
+    "problem": "anti_pattern",
+    "omission": "anti_pattern",
+    "keep": "pattern",
+}
+KIND_DIRS = {"skill": "skills", "pattern": "patterns", "anti_pattern": "anti_patterns"}
+
+
+def draft_proposal(
+    session: Session, section: str, item: KptItem, kind: str | None = None, note: str | None = None
+) -> dict[str, Any]:
+    """A complete proposal document (without id) prefilled from the item."""
+    report: KptReport | None = session.report.doc if session.report else None
+    kind = kind or DEFAULT_KIND.get(section, "pattern")
+    text = bullet_text(item.description or "")
+    ident = slug(text)
+    project = session.project or ""
+    task = f"{report.id}/{item.id}" if report and report.id else (item.id or "")
+    addressing = [
+        t
+        for t in (report.section("try") if report else [])
+        if item.id in (getattr(t, "addresses", None) or [])
+    ]
+    payload: dict[str, Any]
+    if kind == "skill":
+        target = getattr(item, "persistence_target", None)
+        heading = (target.section if target and target.section else "## Learned").strip()
+        if not heading.startswith("#"):
+            heading = f"## {heading}"
+        payload = {
+            "skill_id": ident,
+            "name": text[:60],
+            "version": 1,
+            "created_at": now_iso(),
+            "triggers": {"keywords": [], "file_patterns": [], "task_types": []},
+            "content": f"{heading}\n\n- {text}\n",
+            "stats": {"times_loaded": 0, "success_rate": 0.0, "avg_tokens_saved": 0},
+            "related_skills": [],
+        }
+    elif kind == "anti_pattern":
+        why = item.root_cause if isinstance(item, ProblemItem) and item.root_cause else note or ""
+        payload = {
+            "pattern_id": ident,
+            "name": text[:60],
+            "type": "failure",
+            "context": bullet_text(report.session_summary or "") if report else "",
+            "bad_approach": text,
+            "why_bad": why,
+            "correct_approach": "\n".join(
+                f"- {bullet_text(t.description or '')}" for t in addressing
+            )
+            or "",
+            "evidence": [
+                {
+                    "project": project,
+                    "task": task,
+                    "error": bullet_text(getattr(item, "evidence", "") or ""),
+                }
+            ],
+        }
+    else:
+        payload = {
+            "pattern_id": ident,
+            "name": text[:60],
+            "type": "success",
+            "context": bullet_text(report.session_summary or "") if report else "",
+            "solution": text,
+            "evidence": [{"project": project, "task": task, "result": "success"}],
+            "tags": [],
+        }
+    return {
+        "created_at": now_iso(),
+        "proposed_by": "person",
+        "session_id": session.session_id,
+        "kind": kind,
+        "title": text[:80],
+        "rationale": note or f"From the review of {task}",
+        "evidence": [{"kpt_id": report.id if report else None, "item": item.id, "note": note}],
+        "target": f"knowledge_base/global/{KIND_DIRS[kind]}/{ident}.yaml",
+        "base_version": None,
+        "payload": payload,
+        "status": "pending",
+        "decided_at": None,
+        "decision_note": None,
+    }

@@ -1,0 +1,68 @@
+"""Changing a try-item's persistence target in its report: only those lines change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from store.models.kpt import TARGET_TYPES
+from store.read.textio import FileStamp
+from store.review.item_edit import _index_of
+from store.review.items import ItemRef, ReviewError
+from store.workspace import Workspace
+from store.write.atomic import ConflictError
+from store.write.policy import in_place
+from store.write.roundtrip import YamlEditor
+from store.write.target_paths import PathRefused, resolve_target
+
+
+def retarget(
+    ws: Workspace,
+    ref: ItemRef,
+    type_: str,
+    path: str,
+    section: str | None,
+    base: FileStamp | None = None,
+) -> tuple[bytes, bytes]:
+    """Write the new target into the report; returns the report's bytes before and after."""
+    if ref.section != "try":
+        raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items have targets")
+    if type_ not in TARGET_TYPES:
+        raise ReviewError(f"target type '{type_}' is not one of {', '.join(TARGET_TYPES)}")
+    try:
+        resolve_target(ws, path)
+    except PathRefused as exc:
+        raise ReviewError(str(exc)) from exc
+    editor = YamlEditor.open(ref.path)
+    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
+        raise ConflictError(ref.path, base, editor.stamp)
+    i = _index_of(editor, "try", ref.item_id)
+    loc: list[str | int] = ["try", i, "persistence_target"]
+    current = editor.get(loc)
+    if isinstance(current, dict):
+        editor.set([*loc, "type"], type_)
+        editor.set([*loc, "path"], path)
+        if section:
+            editor.set([*loc, "section"], section)
+        elif "section" in current:
+            editor.delete([*loc, "section"])
+    else:
+        target = {"type": type_, "path": path}
+        if section:
+            target["section"] = section
+        editor.set(loc, target)
+    before = editor.original_bytes
+    after = editor.render()
+    editor.save(in_place(ws, "kpt"))
+    return before, after
+
+
+def target_headings(ws: Workspace, path: str) -> list[str]:
+    """The headings of a Markdown target (for the section picker); empty when unreadable."""
+    from store.write.markdown_edit import MarkdownDoc, MarkdownTarget
+
+    try:
+        p = resolve_target(ws, path)
+        data = Path(p).read_bytes()
+        return MarkdownTarget(MarkdownDoc.parse(data), None).heading_names()
+    except (PathRefused, OSError, UnicodeDecodeError):
+        return []

@@ -1,0 +1,755 @@
+"""The search index on disk, so that a warm ``hurikaeri search`` parses nothing.
+
+Two files under the workspace's ``.hurikaeri/``:
+
+- ``search-cache-v1.bin`` — the segment: a JSON header, then raw arrays and UTF-8 blobs,
+  each section with its CRC-32. It is memory-mapped: arrays are read in place, a record is
+  decoded only when it is shown. Rewritten only by a full build or a compaction.
+- ``search-cache-v1.json`` — what changed since: file identities (path, size, mtime_ns),
+  tombstones and the delta's records. Small; rewritten after each update.
+
+Nothing in them is executed or trusted: no pickle; a file with the wrong magic, version,
+byte order, workspace root or locations, a section out of bounds or failing its CRC, or
+arrays of inconsistent lengths is ignored and the index rebuilt. Files are written
+atomically (temp file, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import mmap
+import os
+import secrets
+import sys
+import zlib
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from store.index.heads import first_line
+from store.index.parallel import chunk_by_size, map_chunks
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.search.engine import DeltaRecord, SearchIndex, _delta
+from store.search.model import SearchRecord, Stamp
+from store.search.segment import Segment
+from store.workspace import Workspace
+from store.write.atomic import replace_file
+
+VERSION = 1
+#: What the tokens and records mean (tokenisation, record extraction): a cache made under
+#: another scheme is rebuilt even though its layout is the same.
+SCHEME = 3
+BIN_NAME = f"search-cache-v{VERSION}.bin"
+SIDE_NAME = f"search-cache-v{VERSION}.json"
+MAGIC = b"HURIKAERI-SEARCH"
+_ALIGN = 8
+
+
+class CacheError(Exception):
+    """The cache cannot be used (absent, foreign, corrupt); the index is rebuilt."""
+
+
+def locations_fingerprint(ws: Workspace) -> str:
+    data = json.dumps(
+        {
+            "root": str(ws.root),
+            "locations": {k: [str(p) for p in v] for k, v in ws.locations.items()},
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(data.encode()).hexdigest()[:32]
+
+
+# -- scanning the workspace fast ------------------------------------------------------------
+
+
+def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
+    """Every document of ``ws`` with its kind and identity: :meth:`Workspace.discover`'s
+    rules, on strings and ``DirEntry`` stats (several times faster than with ``Path``)."""
+    out: dict[str, tuple[Kind | None, Stamp]] = {}
+
+    def add(path: str, kind: Kind | None, st: os.stat_result) -> None:
+        if path not in out:
+            out[path] = (kind, (st.st_size, st.st_mtime_ns))
+
+    for d in ws.locations["kpt"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
+            add(p, Kind.KPT, st)
+    for d in ws.locations["feedback"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
+            add(p, Kind.FEEDBACK, st)
+    for d in ws.locations["summaries"]:
+        for p, st in _walk(str(d), (".jsonl",)):
+            add(p, Kind.SUMMARIES, st)
+    for key in ("lessons_user", "lessons_ai"):
+        for f in ws.locations[key]:
+            try:
+                st = os.stat(f)
+            except OSError:
+                continue
+            if os.path.isdir(f):
+                for p, st2 in _walk(str(f), (".jsonl",)):
+                    add(p, Kind.LESSONS, st2)
+            elif os.path.isfile(f):
+                add(str(f), Kind.LESSONS, st)
+    for d in ws.locations["knowledge_base"]:
+        base = str(d)
+        for p, st in _walk(base, YAML_SUFFIXES):
+            rel = os.path.relpath(p, base)
+            add(p, kind_from_path(Path("knowledge_base") / rel), st)
+    for d in ws.locations["memory"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES):
+            add(p, Kind.MEMORY, st)
+    for d in ws.locations["discussions"]:
+        for p, st in _walk(str(d), (".md", ".markdown")):
+            add(p, Kind.DISCUSSION, st)
+    for d in ws.locations["pieces"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES):
+            add(p, Kind.PIECE, st)
+    return out
+
+
+def _walk(
+    top: str, suffixes: tuple[str, ...], recursive: bool = True
+) -> Iterator[tuple[str, os.stat_result]]:
+    try:
+        entries = list(os.scandir(top))
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+    dirs = []
+    for entry in entries:
+        name = entry.name
+        try:
+            if name.lower().endswith(suffixes) and entry.is_file() and not ignored_name(name):
+                yield entry.path, entry.stat()
+            elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
+                dirs.append(entry.path)
+        except OSError:
+            continue
+    for d in dirs:
+        yield from _walk(d, suffixes)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _blob(strings: Sequence[str]) -> bytes:
+    return "\0".join(strings).encode("utf-8", "surrogatepass")
+
+
+def _concat(chunks: Sequence[bytes]) -> tuple[bytes, array[int]]:
+    offsets = array("Q", [0])
+    total = 0
+    for c in chunks:
+        total += len(c)
+        offsets.append(total)
+    return b"".join(chunks), offsets
+
+
+def _chunk_crcs(data: bytes) -> array[int]:
+    return array("I", (zlib.crc32(data[i : i + CHUNK]) for i in range(0, len(data), CHUNK)))
+
+
+def _record_json(r: SearchRecord, file_index: int) -> bytes:
+    """A record without what the segment already knows: its path is the file's index, a
+    title that is the first line of a field is that field's number, so is the gist."""
+    values = r.fields[1::2]
+    title: str | int = r.title
+    for k, v in enumerate(values):
+        if first_line(v) == r.title:
+            title = k
+            break
+    gist: str | int | list[int] = r.gist
+    if r.gist in values:
+        gist = values.index(r.gist)
+    elif r.kind == "lesson" and len(values) >= 2 and r.gist == f"{values[0]}\n{values[1]}":
+        gist = [0, 1]
+    row = [
+        r.kind,
+        r.id,
+        file_index,
+        r.line,
+        r.anchor,
+        title,
+        list(r.fields),
+        r.date,
+        r.project,
+        r.session_id,
+        list(r.facets),
+        gist,
+    ]
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def segment_sections(
+    seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
+) -> dict[str, tuple[str, bytes]]:
+    """The sections of a segment: name → (type code, or ``blob``; bytes)."""
+    texts, text_off = _concat([t.encode("utf-8", "surrogatepass") for t in seg.texts])
+    titles, title_off = _concat([t.encode("utf-8", "surrogatepass") for t in seg.titles])
+    recs, rec_off = _concat(
+        [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))]
+    )
+    heavy_keys = sorted(seg.heavy)
+    heavy_ranges = array("Q")
+    heavy_ids = array("I")
+    stored: dict[int, tuple[int, int]] = {}
+    for k in heavy_keys:
+        ids = seg.heavy[k]
+        where = stored.get(id(ids))
+        if where is None:
+            where = stored[id(ids)] = (len(heavy_ids), len(heavy_ids) + len(ids))
+            heavy_ids.extend(ids)
+        heavy_ranges.extend(where)
+
+    def arr(code: str, values: Any) -> tuple[str, bytes]:
+        a = values if isinstance(values, array) and values.typecode == code else array(code, values)
+        return code, a.tobytes()
+
+    paths = seg.file_paths
+    return {
+        "vocab": ("blob", _blob(seg.vocab)),
+        "offsets": arr("I", seg.offsets),
+        "postings": arr("I", seg.postings),
+        "heavy_keys": ("blob", _blob(heavy_keys)),
+        "heavy_ranges": arr("Q", heavy_ranges),
+        "heavy_ids": arr("I", heavy_ids),
+        "texts": ("chunked", texts),
+        "texts_crc": arr("I", _chunk_crcs(texts)),
+        "text_offsets": arr("Q", text_off),
+        "titles": ("chunked", titles),
+        "titles_crc": arr("I", _chunk_crcs(titles)),
+        "title_offsets": arr("Q", title_off),
+        "records": ("chunked", recs),
+        "records_crc": arr("I", _chunk_crcs(recs)),
+        "record_offsets": arr("Q", rec_off),
+        "kinds": ("B", bytes(seg.kinds)),
+        "dates": arr("I", seg.dates),
+        "groups": arr("I", seg.groups),
+        "group_starts": arr("I", seg.group_starts),
+        "files": arr("I", seg.files),
+        "file_paths": ("blob", _blob(paths)),
+        "file_sizes": arr("Q", (stamps[p][0] for p in paths)),
+        "file_mtimes": arr("Q", (max(0, stamps[p][1]) for p in paths)),
+        "hashes": arr("Q", seg.hashes),
+        "gists": arr("Q", seg.gists),
+        "facet_keys": ("blob", _blob(seg.facet_keys)),
+        "facet_offsets": arr("I", seg.facet_offsets),
+        "facet_ids": arr("I", seg.facet_ids),
+        "by_date": arr("I", seg.by_date),
+        "sessions": (
+            "blob",
+            json.dumps(sessions, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+        ),
+    }
+
+
+SECTIONS = (
+    "vocab", "offsets", "postings", "heavy_keys", "heavy_ranges", "heavy_ids",
+    "texts", "texts_crc", "text_offsets", "titles", "titles_crc", "title_offsets",
+    "records", "records_crc", "record_offsets", "kinds", "dates", "groups", "group_starts",
+    "files", "file_paths", "file_sizes", "file_mtimes", "hashes", "gists", "facet_keys",
+    "facet_offsets", "facet_ids", "by_date", "sessions",
+)  # fmt: skip
+#: Large blobs read a record at a time are checked in chunks of this size, as they are read.
+CHUNK = 1 << 16
+
+
+def save_segment(
+    ws: Workspace, seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
+) -> str:
+    """Write the segment file; returns its token (the side file names it)."""
+    token = secrets.token_hex(8)
+    sections = segment_sections(seg, stamps, sessions)
+    layout: dict[str, list[Any]] = {}
+    body: list[bytes] = []
+    pos = 0
+    for name in SECTIONS:
+        code, data = sections[name]
+        crc = 0 if code == "chunked" else zlib.crc32(data)
+        layout[name] = [pos, len(data), code, crc]
+        body.append(data)
+        pad = (-len(data)) % _ALIGN
+        body.append(b"\0" * pad)
+        pos += len(data) + pad
+    header = json.dumps(
+        {
+            "version": VERSION,
+            "scheme": SCHEME,
+            "byteorder": sys.byteorder,
+            "token": token,
+            "root": str(ws.root),
+            "locations": locations_fingerprint(ws),
+            "n": len(seg),
+            "sections": layout,
+        },
+        ensure_ascii=False,
+    ).encode("utf-8", "surrogatepass")
+    head = MAGIC + len(header).to_bytes(8, "little") + header
+    head += b"\0" * ((-len(head)) % _ALIGN)
+    replace_file(ws.state_dir / BIN_NAME, [head, *body])
+    return token
+
+
+def save_side(ws: Workspace, index: SearchIndex, token: str) -> None:
+    """What changed since the segment was written: file identities, tombstones, delta."""
+    base = index.main_stamps
+    changed = [[p, st[0], st[1]] for p, st in sorted(index.stamps.items()) if base.get(p) != st]
+    removed = sorted(p for p in base if p not in index.stamps)
+    data = {
+        "version": VERSION,
+        "token": token,
+        "root": str(ws.root),
+        "locations": locations_fingerprint(ws),
+        "changed": changed,
+        "removed": removed,
+        "tomb": sorted(index.tomb),
+        "delta": [list(d.record) for d in index.delta],
+    }
+    replace_file(
+        ws.state_dir / SIDE_NAME,
+        [
+            json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8", "surrogatepass"
+            )
+        ],
+    )
+
+
+def save_index(ws: Workspace, index: SearchIndex, *, full: bool | None = None) -> None:
+    """Write what changed: the segment when it is new (or ``full``), the side file always."""
+    token = index.cache_token
+    if full or token is None:
+        token = save_segment(ws, index.main, index.main_stamps, index.sessions)
+        index.cache_token = token
+    save_side(ws, index, token)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+class _Chunked:
+    """A blob checked against its per-chunk CRCs as it is read (a chunk once)."""
+
+    def __init__(self, data: memoryview, crcs: Any) -> None:
+        self.data = data
+        self.crcs = crcs
+        self.ok = bytearray(len(crcs))
+        if len(crcs) != -(-len(data) // CHUNK):
+            raise CacheError("chunk table of the wrong size")
+
+    def read(self, start: int, end: int) -> bytes:
+        if not 0 <= start <= end <= len(self.data):
+            raise CacheError("offset out of bounds")
+        for c in range(start // CHUNK, (max(start, end - 1)) // CHUNK + 1):
+            if not self.ok[c]:
+                if zlib.crc32(self.data[c * CHUNK : (c + 1) * CHUNK]) != self.crcs[c]:
+                    raise CacheError("a corrupt chunk")
+                self.ok[c] = 1
+        return bytes(self.data[start:end])
+
+    def verify_all(self) -> None:
+        self.read(0, len(self.data))
+
+
+class _Strings(Sequence[str]):
+    """A blob of UTF-8 strings decoded one at a time."""
+
+    def __init__(self, blob: _Chunked, offsets: Any) -> None:
+        self.blob = blob
+        self.offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self.blob.read(self.offsets[i], self.offsets[i + 1]).decode("utf-8", "surrogatepass")
+
+    def __iter__(self) -> Any:
+        self.blob.verify_all()
+        data = bytes(self.blob.data)
+        off = self.offsets
+        for i in range(len(self)):
+            yield data[off[i] : off[i + 1]].decode("utf-8", "surrogatepass")
+
+
+class _Records(Sequence[SearchRecord]):
+    def __init__(self, strings: _Strings, paths: list[str]) -> None:
+        self.strings = strings
+        self.paths = paths
+        self.cache: dict[int, SearchRecord] = {}
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        got = self.cache.get(i)
+        if got is None:
+            got = record_from_json(json.loads(self.strings[i]), self.paths)
+            if len(self.cache) > 50_000:
+                self.cache.clear()
+            self.cache[i] = got
+        return got
+
+
+def _strs(values: Any) -> bool:
+    return isinstance(values, list) and all(isinstance(x, str) for x in values)
+
+
+def record_from_json(data: Any, paths: list[str] | None = None) -> SearchRecord:
+    """A record as the cache holds it (see :func:`_record_json`), checked field by field."""
+    if not isinstance(data, list) or len(data) != len(SearchRecord._fields):
+        raise CacheError("a record of the wrong shape")
+    kind, rid, path, line, anchor, title, fields, date, project, sid, facets, gist = data
+    if not all(isinstance(x, str) for x in (kind, rid, anchor, date, project, sid)):
+        raise CacheError("a record field of the wrong type")
+    if not isinstance(line, int) or not _strs(fields) or not _strs(facets) or len(fields) % 2:
+        raise CacheError("a record field of the wrong type")
+    if isinstance(path, int) and paths is not None and 0 <= path < len(paths):
+        path = paths[path]
+    values = fields[1::2]
+    if isinstance(title, int) and 0 <= title < len(values):
+        title = first_line(values[title])
+    if isinstance(gist, int) and 0 <= gist < len(values):
+        gist = values[gist]
+    elif gist == [0, 1] and len(values) >= 2:
+        gist = f"{values[0]}\n{values[1]}"
+    if not isinstance(path, str) or not isinstance(title, str) or not isinstance(gist, str):
+        raise CacheError("a record field of the wrong type")
+    return SearchRecord(
+        kind, rid, path, line, anchor, title, tuple(fields), date, project, sid, tuple(facets), gist
+    )
+
+
+@dataclass
+class _Mapped:
+    mm: mmap.mmap
+    view: memoryview
+    header: dict[str, Any]
+
+
+def _open_bin(path: Path, ws: Workspace) -> _Mapped:
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below; the mapping outlives it
+    except OSError as exc:
+        raise CacheError(f"no cache: {exc}") from exc
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size < len(MAGIC) + 8:
+            raise CacheError("too short")
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mm)
+    if bytes(view[: len(MAGIC)]) != MAGIC:
+        raise CacheError("not a hurikaeri search cache")
+    hlen = int.from_bytes(view[len(MAGIC) : len(MAGIC) + 8], "little")
+    start = len(MAGIC) + 8
+    if hlen <= 0 or start + hlen > size:
+        raise CacheError("bad header length")
+    try:
+        header = json.loads(bytes(view[start : start + hlen]))
+    except ValueError as exc:
+        raise CacheError("unreadable header") from exc
+    if not isinstance(header, dict) or header.get("version") != VERSION:
+        raise CacheError("another version")
+    if header.get("scheme") != SCHEME:
+        raise CacheError("made by another version of hurikaeri")
+    if header.get("byteorder") != sys.byteorder:
+        raise CacheError("another byte order")
+    if header.get("root") != str(ws.root) or header.get("locations") != locations_fingerprint(ws):
+        raise CacheError("made for another workspace")
+    base = start + hlen + ((-(start + hlen)) % _ALIGN)
+    header["_base"] = base
+    header["_size"] = size
+    return _Mapped(mm, view, header)
+
+
+def _section(m: _Mapped, name: str) -> Any:
+    try:
+        off, length, code, crc = m.header["sections"][name]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CacheError(f"section {name} missing") from exc
+    if not (isinstance(off, int) and isinstance(length, int) and off >= 0 and length >= 0):
+        raise CacheError(f"section {name} malformed")
+    start = m.header["_base"] + off
+    if start + length > m.header["_size"]:
+        raise CacheError(f"section {name} out of bounds")
+    data = m.view[start : start + length]
+    if code == "chunked":
+        return data  # checked chunk by chunk as it is read
+    if zlib.crc32(data) != crc:
+        raise CacheError(f"section {name} is corrupt")
+    if code == "blob":
+        return data
+    if code not in ("I", "Q", "B"):
+        raise CacheError(f"section {name} of unknown type")
+    if length % array(code).itemsize:
+        raise CacheError(f"section {name} of odd length")
+    return data.cast(code)
+
+
+def load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
+    """The cached segment of ``ws`` (raises :class:`CacheError` when it cannot be trusted)."""
+    try:
+        return _load_segment(ws)
+    except CacheError:
+        raise
+    except Exception as exc:  # whatever is wrong with it, it is not used
+        raise CacheError(f"unreadable cache: {type(exc).__name__}: {exc}") from exc
+
+
+def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
+    m = _open_bin(ws.state_dir / BIN_NAME, ws)
+    h = m.header
+    n = h.get("n")
+    if not isinstance(n, int) or n < 0:
+        raise CacheError("bad record count")
+    if not isinstance(h.get("sections"), dict) or set(h["sections"]) != set(SECTIONS):
+        raise CacheError("another layout")
+    s = {name: _section(m, name) for name in SECTIONS}
+    vocab_blob = bytes(s["vocab"]).decode("utf-8", "surrogatepass")
+    vocab = vocab_blob.split("\0") if vocab_blob else []
+    heavy_keys = _split(s["heavy_keys"])
+    facet_keys = _split(s["facet_keys"])
+    file_paths = _split(s["file_paths"])
+    hr = s["heavy_ranges"]
+    checks = [
+        len(s["offsets"]) == len(vocab) + 1,
+        len(hr) == 2 * len(heavy_keys),
+        len(s["facet_offsets"]) == len(facet_keys) + 1,
+        len(s["text_offsets"]) == n + 1,
+        len(s["title_offsets"]) == n + 1,
+        len(s["record_offsets"]) == n + 1,
+        len(s["file_sizes"]) == len(s["file_mtimes"]) == len(file_paths),
+        all(
+            len(s[k]) == n
+            for k in ("kinds", "dates", "groups", "files", "hashes", "gists", "by_date")
+        ),
+        not vocab or s["offsets"][-1] == len(s["postings"]),
+        not facet_keys or s["facet_offsets"][-1] == len(s["facet_ids"]),
+        n == 0 or s["text_offsets"][-1] == len(s["texts"]),
+        n == 0 or s["title_offsets"][-1] == len(s["titles"]),
+        n == 0 or s["record_offsets"][-1] == len(s["records"]),
+        all(a <= b <= len(s["heavy_ids"]) for a, b in zip(hr[::2], hr[1::2], strict=True)),
+        n == 0 or (len(s["group_starts"]) >= 2 and s["group_starts"][-1] == n),
+    ]
+    if not all(checks):
+        raise CacheError("inconsistent sections")
+    heavy = {k: s["heavy_ids"][hr[2 * i] : hr[2 * i + 1]] for i, k in enumerate(heavy_keys)}
+    texts = _Strings(_Chunked(s["texts"], s["texts_crc"]), s["text_offsets"])
+    titles = _Strings(_Chunked(s["titles"], s["titles_crc"]), s["title_offsets"])
+    records = _Records(
+        _Strings(_Chunked(s["records"], s["records_crc"]), s["record_offsets"]), file_paths
+    )
+    seg = Segment(
+        records=records,
+        texts=texts,
+        titles=titles,
+        vocab=vocab,
+        offsets=s["offsets"],
+        postings=s["postings"],
+        heavy=heavy,
+        kinds=s["kinds"],
+        dates=s["dates"],
+        groups=s["groups"],
+        group_starts=s["group_starts"],
+        files=s["files"],
+        file_paths=file_paths,
+        hashes=s["hashes"],
+        gists=s["gists"],
+        facet_keys=facet_keys,
+        facet_offsets=s["facet_offsets"],
+        facet_ids=s["facet_ids"],
+        by_date=s["by_date"],
+        vocab_blob=vocab_blob,
+    )
+    seg._mapped = m  # type: ignore[attr-defined]  # keeps the mapping alive
+    stamps = dict(zip(file_paths, zip(s["file_sizes"], s["file_mtimes"], strict=True), strict=True))
+    h["_stamps"] = stamps
+    h["_sessions"] = s["sessions"]
+    return seg, h
+
+
+def _split(data: memoryview) -> list[str]:
+    text = bytes(data).decode("utf-8", "surrogatepass")
+    return text.split("\0") if text else []
+
+
+def _sessions(raw: Any) -> dict[str, tuple[str, str]]:
+    try:
+        data = json.loads(bytes(raw))
+    except ValueError as exc:
+        raise CacheError("bad session table") from exc
+    if not isinstance(data, dict):
+        raise CacheError("bad session table")
+    out: dict[str, tuple[str, str]] = {}
+    for k, v in data.items():
+        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)):
+            raise CacheError("bad session row")
+        out[k] = (v[0], v[1])
+    return out
+
+
+def _stamp_rows(raw: Any) -> dict[str, Stamp]:
+    if not isinstance(raw, list):
+        raise CacheError("bad file table")
+    out: dict[str, Stamp] = {}
+    for row in raw:
+        if not (
+            isinstance(row, list)
+            and len(row) == 3
+            and isinstance(row[0], str)
+            and isinstance(row[1], int)
+            and isinstance(row[2], int)
+        ):
+            raise CacheError("bad file table row")
+        out[row[0]] = (row[1], row[2])
+    return out
+
+
+def load_index(ws: Workspace) -> SearchIndex:
+    """The cached index of ``ws`` as last saved (raises :class:`CacheError`)."""
+    seg, header = load_segment(ws)
+    main_stamps: dict[str, Stamp] = header["_stamps"]
+    index = SearchIndex(seg, main_stamps, None)
+    raw_sessions = header["_sessions"]
+    index.sessions_loader = lambda: _sessions(raw_sessions)
+    token = header.get("token")
+    if not isinstance(token, str):
+        raise CacheError("bad token")
+    index.cache_token = token
+    try:
+        side = json.loads((ws.state_dir / SIDE_NAME).read_bytes())
+    except (OSError, ValueError):
+        return index
+    if not isinstance(side, dict) or side.get("token") != token:
+        return index
+    if side.get("root") != str(ws.root) or side.get("locations") != locations_fingerprint(ws):
+        return index
+    tomb, delta, removed = side.get("tomb"), side.get("delta"), side.get("removed")
+    if not isinstance(tomb, list) or not all(
+        isinstance(t, int) and 0 <= t < len(seg) for t in tomb
+    ):
+        return index
+    if not isinstance(delta, list) or not isinstance(removed, list) or not _strs(removed):
+        return index
+    try:
+        records = [record_from_json(r) for r in delta]
+        changed = _stamp_rows(side.get("changed"))
+    except CacheError:
+        return index
+    stamps = dict(main_stamps)
+    stamps.update(changed)
+    for p in removed:
+        stamps.pop(p, None)
+    index.stamps = stamps
+    index.tomb = set(tomb)
+    deltas: dict[str, list[DeltaRecord]] = {}
+    for r in records:
+        deltas.setdefault(r.path, []).append(_delta(r))
+    index.delta_of = deltas
+    index.delta = [d for recs in deltas.values() for d in recs]
+    if index.delta:
+        index.join_delta_sessions()
+    return index
+
+
+# -- opening: cache, then only what changed ------------------------------------------------
+
+
+def _parse_chunk(
+    items: list[tuple[str, Kind | None, str]],
+) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
+    from store.search.records import load_records
+
+    out = []
+    for path, kind, display in items:
+        stamp, recs = load_records(Path(path), kind, display)
+        out.append((path, stamp, recs))
+    return out
+
+
+def parse_files(
+    ws: Workspace,
+    items: list[tuple[str, Kind | None]],
+    progress: Callable[[int, int], None] | None = None,
+    parallel: bool = True,
+) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
+    """Parse files into records, in worker processes when there are many."""
+    total = len(items)
+    jobs = [(p, k, ws.display(Path(p))) for p, k in items]
+    sizes = []
+    for p, _k in items:
+        try:
+            sizes.append(os.stat(p).st_size)
+        except OSError:
+            sizes.append(0)
+    results: list[tuple[str, Stamp | None, list[SearchRecord]]] = []
+    chunks = chunk_by_size(jobs, sizes)
+    preload = ["store.search.records"]
+    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
+        results.extend(chunk_result)
+        if progress is not None:
+            progress(len(results), total)
+    return results
+
+
+def open_index(
+    ws: Workspace,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    save: bool = True,
+    parallel: bool = True,
+) -> tuple[SearchIndex, dict[str, int]]:
+    """The index of ``ws``: the cache when it can be trusted, with the files changed since
+    re-read (and only those); a full build otherwise. Returns it and what was done."""
+    files = scan_workspace(ws)
+    stats = {"files": len(files), "parsed": 0, "removed": 0, "rebuilt": 0}
+    try:
+        index = load_index(ws)
+    except CacheError:
+        index = None
+    if index is None:
+        items = [(p, k) for p, (k, _s) in sorted(files.items())]
+        parsed = parse_files(ws, items, progress, parallel)
+        built: dict[str, tuple[Stamp, list[SearchRecord]]] = {}
+        for path, stamp, recs in parsed:
+            built[path] = (stamp or files[path][1], recs)
+        index = SearchIndex.build(built)
+        stats["parsed"] = len(parsed)
+        stats["rebuilt"] = 1
+        if save:
+            _save_quietly(ws, index, full=True)
+        return index, stats
+    changed = [(p, k) for p, (k, st) in sorted(files.items()) if index.stamps.get(p) != st]
+    removed = [p for p in index.stamps if p not in files]
+    for p in removed:
+        index.update_file(p, None, None)
+    if changed:
+        for path, stamp, recs in parse_files(ws, changed, progress, parallel):
+            index.update_file(path, stamp or files[path][1], recs)
+    stats["parsed"] = len(changed)
+    stats["removed"] = len(removed)
+    if index.needs_compaction:
+        index = index.compacted()
+        stats["rebuilt"] = 1
+        if save:
+            _save_quietly(ws, index, full=True)
+    elif (changed or removed) and save:
+        _save_quietly(ws, index)
+    return index, stats
+
+
+def _save_quietly(ws: Workspace, index: SearchIndex, full: bool | None = None) -> None:
+    """Saving is an optimisation: a read-only workspace still searches."""
+    with contextlib.suppress(OSError):
+        save_index(ws, index, full=full)

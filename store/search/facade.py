@@ -1,0 +1,219 @@
+"""Fuzzy search across everything a workspace holds: "where did we learn that?"
+
+The pieces, each in its own module:
+
+- :mod:`store.search.query` — the query language (words, ``"phrases"``, ``name:value``
+  filters, ``-`` negation) and :class:`QueryError` for what cannot be meant;
+- :mod:`store.search.records` — one compact :class:`SearchRecord` per KPT report and item,
+  summary, lesson, skill, pattern, anti-pattern, memory entry, proposal, feedback,
+  discussion, piece and movement;
+- :mod:`store.search.text` — normal form (NFKC, casefold), tokens (words, CJK characters,
+  compounds such as ``kpt-20260208-001``), highlight spans;
+- :mod:`store.search.segment` / :mod:`store.search.match` — the inverted index in rank
+  order and the tiers: exact phrase, word prefix, inside a word, fuzzy;
+- :mod:`store.search.engine` — :class:`SearchIndex`: segment + delta + tombstones,
+  ``update_file``, ``search`` → :class:`SearchResult` of grouped :class:`Hit` s;
+- :mod:`store.search.cache` — the on-disk cache and :func:`open_index` (CLI: warm start
+  parses nothing).
+
+This module adds :class:`WorkspaceSearch`, the app's handle: one per
+:class:`~store.index.workspace_index.WorkspaceIndex`, fed from the records the app has already parsed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from store.search.cache import CacheError, load_index, open_index, save_index, scan_workspace
+from store.search.engine import TIER_NAMES, Hit, SearchIndex, SearchResult
+from store.search.model import SearchRecord, Stamp
+from store.search.query import FILTERS, KINDS, Filter, Query, QueryError, parse_query
+
+if TYPE_CHECKING:
+    from store.index.workspace_index import IndexedFile, WorkspaceIndex
+
+__all__ = [
+    "FILTERS",
+    "KINDS",
+    "TIER_NAMES",
+    "CacheError",
+    "Filter",
+    "Hit",
+    "Query",
+    "QueryError",
+    "SearchIndex",
+    "SearchRecord",
+    "SearchResult",
+    "WorkspaceSearch",
+    "open_index",
+    "parse_query",
+    "resolve_line",
+    "scan_workspace",
+    "search_for",
+]
+
+_ANCHOR_CACHE: dict[tuple[str, str], int] = {}
+
+
+def resolve_line(rec: SearchRecord) -> int:
+    """The 1-based line where ``rec`` starts in its file (read on demand for YAML items)."""
+    if rec.line:
+        return rec.line
+    if not rec.anchor:
+        return 1
+    key = (rec.path, rec.anchor)
+    got = _ANCHOR_CACHE.get(key)
+    if got is not None:
+        return got
+    name, _, value = rec.anchor.partition(": ")
+    # the indent is spaces and tabs only: ``^\s*`` ran on over blank lines, from each of
+    # them (quadratic in a run of blank lines) and matched at the first of them
+    pattern = re.compile(
+        rf"^[ \t]*(?:-\s+)?{re.escape(name)}:\s*[\"']?{re.escape(value[:40])}", re.MULTILINE
+    )
+    line = 1
+    try:
+        with open(rec.path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(8 * 1024 * 1024)
+        m = pattern.search(text)
+        if m is not None:
+            line = text.count("\n", 0, m.start()) + 1
+    except OSError:
+        pass
+    if len(_ANCHOR_CACHE) > 4096:
+        _ANCHOR_CACHE.clear()
+    _ANCHOR_CACHE[key] = line
+    return line
+
+
+def _stamp(f: IndexedFile) -> Stamp | None:
+    return (f.stamp.size, f.stamp.mtime_ns) if f.stamp is not None else None
+
+
+class WorkspaceSearch:
+    """The search index of a :class:`WorkspaceIndex`, kept in step with it.
+
+    Thread-safe; every method that may take long (``ensure``, ``sync``, ``save``) is meant
+    for a worker thread. The index comes from the on-disk cache when there is one (usable
+    before the workspace has finished loading) and is then synchronised file by file with
+    what the workspace index holds, comparing file identities.
+    """
+
+    def __init__(self, wi: WorkspaceIndex) -> None:
+        self.wi = wi
+        self.ws = wi.ws
+        self.index: SearchIndex | None = None
+        self._lock = threading.RLock()
+        self._dirty = False
+        self._full = False
+        self._saved = 0.0
+
+    def ensure(self, loaded: bool) -> SearchIndex | None:
+        """The index, loaded or built; ``None`` while there is neither a cache nor a loaded
+        workspace to build it from (``loaded``: the workspace index has been read)."""
+        with self._lock:
+            if self.index is None:
+                try:
+                    self.index = load_index(self.ws)
+                    self.index.materialize()
+                except CacheError:
+                    if not loaded:
+                        return None
+                    self.index = self._build()
+                    self._dirty = self._full = True
+            if loaded:
+                self.sync()
+            return self.index
+
+    def _build(self) -> SearchIndex:
+        """Every file parsed for its texts (the workspace index holds heads, not texts)."""
+        from store.search.cache import parse_files
+
+        with self.wi.lock:
+            files = dict(self.wi.files)
+        items = [(str(p), f.kind) for p, f in sorted(files.items()) if _stamp(f) is not None]
+        built: dict[str, tuple[Stamp, list[SearchRecord]]] = {}
+        for path, stamp, recs in parse_files(self.ws, items):
+            st = stamp or _stamp(files[Path(path)])
+            if st is not None:
+                built[path] = (st, recs)
+        return SearchIndex.build(built)
+
+    def sync(self, paths: Iterable[Path] | None = None) -> bool:
+        """Re-read into the index the files whose identity changed (all, or ``paths``)."""
+        with self._lock:
+            index = self.index
+            if index is None:
+                return False
+            with self.wi.lock:
+                files = {str(p): f for p, f in self.wi.files.items()}
+            targets = set(files) | set(index.stamps) if paths is None else {str(p) for p in paths}
+            changed = False
+            from store.search.records import load_records
+
+            for p in sorted(targets):
+                f = files.get(p)
+                if f is None:
+                    if p in index.stamps:
+                        changed |= index.update_file(p, None, None)
+                    continue
+                st = _stamp(f)
+                if st is not None and index.stamps.get(p) == st:
+                    continue
+                read, recs = load_records(Path(p), f.kind, f.display)
+                changed |= index.update_file(p, read or st, recs)
+            if index.needs_compaction:
+                self.index = index.compacted()
+                self._full = True
+                changed = True
+            self._dirty |= changed
+            return changed
+
+    def save(self, min_interval: float = 0.0) -> bool:
+        """Write the cache if anything changed (at most every ``min_interval`` seconds)."""
+        with self._lock:
+            if self.index is None or not self._dirty:
+                return False
+            if time.monotonic() - self._saved < min_interval:
+                return False
+            try:
+                save_index(self.ws, self.index, full=self._full or None)
+            except OSError:
+                return False
+            self._dirty = self._full = False
+            self._saved = time.monotonic()
+            return True
+
+    def search(self, text: str | Query, limit: int = 100) -> SearchResult:
+        index = self.index
+        if index is None:
+            return SearchResult(None, text=text if isinstance(text, str) else text.text)
+        try:
+            return index.search(text, limit, ledger=self.wi.ledger)
+        except CacheError:
+            # a part of the cache file read only now failed its check: build it again
+            with self._lock:
+                if self.index is index:
+                    self.index = self._build()
+                    self._dirty = self._full = True
+            return self.search(text, limit)
+
+
+_HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()
+_HANDLES_LOCK = threading.Lock()
+
+
+def search_for(wi: WorkspaceIndex) -> WorkspaceSearch:
+    """The one :class:`WorkspaceSearch` of a workspace index (the screen and the command
+    palette share it)."""
+    with _HANDLES_LOCK:
+        got = _HANDLES.get(wi)
+        if got is None:
+            got = _HANDLES[wi] = WorkspaceSearch(wi)
+        return got

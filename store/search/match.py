@@ -1,0 +1,612 @@
+"""Matching a query against a segment: which records match, and in which tier.
+
+Tiers, best first: 0 the exact phrase (or the whole word, for one word; a CJK term wherever
+it occurs), 1 every word found where a word starts, 2 some word found only inside a word
+(``limit`` in ``ratelimiter``; words of three characters or more), 3 fuzzy (a typo away:
+Levenshtein distance 1, or 2 for words of eight characters or more), computed only when
+the strict tiers hold fewer hits than asked for.
+
+Two ways to the same answer: the *index path* combines postings (sets and sorted arrays,
+all C-level work) and the *verification path* runs :class:`TextMatcher` over candidate
+texts; the second is exact and is used whenever the candidates are few — for narrowing
+(the new query extends the last one: only its matches are re-checked), for the unindexed
+delta of changed files, and for CJK and punctuated terms.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import contains
+from typing import Any
+
+from store.search.query import Query
+from store.search.segment import IntSeq, Segment
+from store.search.text import has_whole_word, has_word_start, is_cjk, is_compound, word_parts
+
+PHRASE, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
+#: Candidate sets up to this size are checked text by text (exact tiers and counts).
+VERIFY_MAX = 12_000
+#: Words shorter than this match only where a word starts.
+MIDWORD_MIN = 3
+FUZZY_MIN = 4
+#: A string inside more distinct words than this is too common to look for inside words.
+MIDWORD_WORDS = 1_000
+#: The exact phrase is looked for among this many best-ranked prefix matches.
+PHRASE_WINDOW = 3_000
+
+
+def fuzzy_distance(term: str) -> int:
+    return 2 if len(term) >= 8 else 1
+
+
+@dataclass
+class Term:
+    text: str
+    kind: str
+    """``word``, ``compound``, ``cjk`` or ``parts`` (punctuated: checked on the text)."""
+    cost: int = 0
+
+
+class TextMatcher:
+    """The tier of one normalised text for a query, or ``None`` when it does not match.
+
+    Every check starts with a plain substring test (C speed); the word-boundary check
+    looks only at the characters around the occurrences found.
+    """
+
+    def __init__(self, q: Query, fuzzy: dict[str, list[str]] | None = None) -> None:
+        # each distinct word once: a pasted paragraph repeats its words
+        self.terms = [t for t in dict.fromkeys(q.terms) if word_parts(t)]
+        self.midword = [len(t) >= MIDWORD_MIN or is_cjk(t) for t in self.terms]
+        self.free = q.free if q.free and word_parts(q.free) else ""
+        self.required = q.phrases
+        self.excluded = q.excluded
+        self.fuzzy = [(fuzzy or {}).get(t, []) for t in self.terms]
+        self.fuzzy_words = [w for ws in self.fuzzy for w in ws]
+
+    def tier(self, text: str, allow_fuzzy: bool = False) -> int | None:
+        for p in self.required:
+            if p not in text:
+                return None
+        for e in self.excluded:
+            if e in text:
+                return None
+        best = PREFIX
+        for i, t in enumerate(self.terms):
+            if t in text:
+                if has_word_start(text, t):
+                    continue
+                if self.midword[i]:
+                    best = SUBSTRING
+                    continue
+            if allow_fuzzy and any(w in text and has_whole_word(text, w) for w in self.fuzzy[i]):
+                best = FUZZY
+                continue
+            return None
+        if best == PREFIX and self.free and self.free in text and has_whole_word(text, self.free):
+            return PHRASE
+        return best
+
+
+@dataclass
+class Allowed:
+    """The records a query's filters let through (``None`` include: all of them)."""
+
+    include: set[int] | None
+    exclude: set[int]
+    mask: bytes | None = None
+
+    def keep(self, ids: Iterable[int]) -> set[int]:
+        got = self.include.intersection(ids) if self.include is not None else set(ids)
+        return got - self.exclude if self.exclude else got
+
+    def ok(self, rid: int) -> bool:
+        if rid in self.exclude:
+            return False
+        return self.include is None or rid in self.include
+
+    def count_in(self, ids: IntSeq) -> int:
+        if self.mask is None:
+            return len(ids)
+        m = self.mask
+        return sum(map(m.__getitem__, ids))
+
+    @classmethod
+    def of(cls, include: set[int] | None, exclude: set[int], size: int) -> Allowed:
+        mask = None
+        if include is not None or exclude:
+            buf = bytearray(size) if include is not None else bytearray(b"\x01") * size
+            if include is not None:
+                for i in include:
+                    buf[i] = 1
+            for i in exclude:
+                buf[i] = 0
+            mask = bytes(buf)
+        return cls(include, exclude, mask)
+
+
+@dataclass
+class Tiers:
+    """Matching record ids of one segment, tier by tier (each a set or a sorted array)."""
+
+    lists: list[Any] = field(default_factory=lambda: [set(), set(), set(), set()])
+    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    exact: bool = True
+    """False when the count is an estimate: a huge tier was not looked into word by word,
+    or a word just begun was checked only on the records shown."""
+    minus: list[Any] = field(default_factory=lambda: [None, None, None, None])
+    """Ids to skip while walking a tier (e.g. the exact words inside the prefix tier)."""
+    checked: bool = True
+    """False when walked ids still need the text check (unverified superset)."""
+    unfiltered: Allowed | None = None
+    """Filters still to apply while walking (a huge precomputed prefix array)."""
+    fuzzy_words: dict[str, list[str]] = field(default_factory=dict)
+    state: tuple[set[int], set[int]] | Callable[[], tuple[set[int], set[int]]] | None = None
+    """(all words anywhere, all words at a word start): what the next, longer query
+    narrows from."""
+    state_terms: tuple[str, ...] | None = None
+    """The words ``state`` holds, when not all of the query's (a word just begun is not)."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def all_ids(self) -> set[int]:
+        """Every matching id (only called when the tiers are small)."""
+        out: set[int] = set()
+        for ids in self.lists:
+            out.update(ids)
+        return out
+
+
+def analyse(seg: Segment, q: Query) -> list[Term]:
+    out = []
+    for t in q.terms:
+        parts = word_parts(t)
+        if not parts:
+            continue
+        core = t.strip("-._:")
+        if is_cjk(t):
+            term = Term(t, "cjk", min(map(seg.token_size, cjk_grams(t))))
+        elif parts == [t]:
+            term = Term(t, "word", seg.prefix_cost(t))
+        elif parts == [core] and t.startswith(core):
+            # a word being continued ("kpt-", "jwks."): the compound tokens it begins
+            term = Term(t, "compound", seg.prefix_cost(t))
+        elif is_compound(t):
+            term = Term(t.strip("-._:"), "compound", seg.prefix_cost(t.strip("-._:")))
+        else:
+            term = Term(t, "parts", min(seg.prefix_cost(p) for p in parts))
+        out.append(term)
+    return out
+
+
+def superset(seg: Segment, term: Term, midword: bool = True) -> Any:
+    """Ids of the records that may hold ``term`` (exact for words and compounds)."""
+    if term.kind == "cjk":
+        # the records holding each of its character pairs, rarest first; a pair in most
+        # records costs more to intersect than the texts cost to read afterwards. Postings
+        # are sliced only when used: a long term has as many pairs as characters.
+        grams = sorted(cjk_grams(term.text), key=seg.token_size)
+        out = set(seg.token_ids(grams[0]))
+        for g in grams[1:]:
+            if len(out) < 64 or seg.token_size(g) > len(out) * 2:
+                break
+            out.intersection_update(seg.token_ids(g))
+        return out
+    if term.kind == "parts":
+        parts = word_parts(term.text)
+        best = min(parts, key=seg.prefix_cost)
+        return seg.prefix_ids(best)
+    ids = seg.prefix_ids(term.text)
+    if midword:
+        # inside words too, with the budget of the tiers: a string inside too many words
+        # (``None``) is not gathered here either
+        more = _midword(seg, term.text)
+        if more:
+            return more.union(ids)
+    return ids
+
+
+def evaluate(
+    seg: Segment,
+    q: Query,
+    matcher: TextMatcher,
+    allowed: Allowed | None,
+    need: int,
+    previous: tuple[Query, set[int], set[int] | None] | None = None,
+) -> Tiers:
+    """The tiers of ``seg`` for ``q``. ``previous`` is the last query and its matches when
+    the new query extends it: the new matches are among them, and only the words that
+    changed need looking up."""
+    terms = analyse(seg, q)
+    if not terms:
+        if q.terms:  # only punctuation typed: nothing can match
+            return Tiers()
+        return _no_text(seg, allowed)
+    plain = not q.phrases and not q.excluded
+    if len(terms) == 1 and terms[0].kind in ("word", "compound") and plain:
+        tiers = _one_word(seg, terms[0].text, allowed)
+    elif len(terms) == 1 and terms[0].kind == "cjk" and plain:
+        tiers = _one_cjk(seg, terms[0].text, allowed)
+    elif plain and all(t.kind in ("word", "compound") for t in terms):
+        tiers = _words(seg, q, terms, matcher, allowed, previous, need)
+    else:
+        tiers = _general(seg, q, terms, matcher, allowed, previous)
+    if tiers.total < need:
+        _add_fuzzy(seg, q, terms, tiers, allowed)
+    return tiers
+
+
+def _no_text(seg: Segment, allowed: Allowed | None) -> Tiers:
+    t = Tiers()
+    if allowed is None or allowed.mask is None:
+        t.lists[PREFIX] = range(len(seg))
+        t.counts[PREFIX] = len(seg)
+    elif allowed.include is not None:
+        ids = allowed.include - allowed.exclude
+        t.lists[PREFIX] = ids
+        t.counts[PREFIX] = len(ids)
+    else:
+        t.lists[PREFIX] = range(len(seg))
+        t.minus[PREFIX] = allowed.exclude
+        t.counts[PREFIX] = len(seg) - len(allowed.exclude)
+    return t
+
+
+def holding(ids: Iterable[int], texts: Any, needle: str) -> list[int]:
+    """The ids whose text holds ``needle``: one pass at C speed (no Python per id)."""
+    ids = ids if isinstance(ids, list) else list(ids)
+    return list(compress(ids, map(contains, map(texts.__getitem__, ids), repeat(needle))))
+
+
+def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
+    """A single CJK term: every record holding it, as written, is an exact match."""
+    t = Tiers()
+    if len(term) <= 2:  # a character or a pair: indexed as such
+        ids: Any = seg.token_ids(term)
+        if allowed is not None and allowed.mask is not None:
+            ids = allowed.keep(ids)
+    else:
+        cands = superset(seg, Term(term, "cjk"))
+        if allowed is not None and allowed.mask is not None:
+            cands = allowed.keep(cands)
+        if len(cands) > VERIFY_MAX:
+            # records holding each pair of the term, almost always the term itself: the
+            # ones shown are checked; the count is an estimate
+            t.checked = t.exact = False
+            ids = cands
+        else:
+            ids = set(holding(sorted(cands), seg.texts, term))
+    t.lists[PHRASE] = ids
+    t.counts[PHRASE] = len(ids)
+    return t
+
+
+def _verify(
+    seg: Segment, ids: Iterable[int], matcher: TextMatcher, allowed: Allowed | None
+) -> Tiers:
+    t = Tiers()
+    lists: list[set[int]] = [set(), set(), set(), set()]
+    texts = seg.texts
+    if allowed is not None and allowed.mask is not None:
+        ids = allowed.keep(ids)
+    # what every match must hold, checked at C speed before the word-boundary checks
+    for needle in sorted({*matcher.terms, *matcher.required}, key=len, reverse=True):
+        ids = holding(ids, texts, needle)
+    tier_of = matcher.tier
+    for rid in ids:
+        tier = tier_of(texts[rid])
+        if tier is not None:
+            lists[tier].add(rid)
+    t.lists = list(lists)
+    t.counts = [len(x) for x in lists]
+    return t
+
+
+def _midword(seg: Segment, word: str, budget: int = 200_000) -> set[int] | None:
+    """Ids of records holding ``word`` inside a token (not at its start); None when the
+    tokens holding it have more than ``budget`` postings (too common to matter)."""
+    if len(word) < MIDWORD_MIN:
+        return set()
+    lo, hi = seg.prefix_range(word)
+    extra = [p for p in seg.vocab_containing(word) if not lo <= p < hi]
+    if not extra:
+        return set()
+    if len(extra) > MIDWORD_WORDS or sum(seg.postings_size(p, p + 1) for p in extra) > budget:
+        return None
+    return seg.words_ids(extra)
+
+
+def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
+    """A single word: exact word, then word prefix, then inside a word."""
+    t = Tiers()
+    exact = seg.token_ids(word)
+    prefix = seg.prefix_ids(word)
+    if allowed is not None and allowed.mask is not None:
+        exact_s = allowed.keep(exact)
+        if isinstance(prefix, set) or allowed.include is not None or len(prefix) <= VERIFY_MAX * 4:
+            prefix_s: Any = allowed.keep(prefix)
+            t.lists[PREFIX] = prefix_s - exact_s
+            t.counts[PREFIX] = len(t.lists[PREFIX])
+        else:
+            t.lists[PREFIX] = prefix
+            t.minus[PREFIX] = exact_s
+            t.counts[PREFIX] = allowed.count_in(prefix) - len(exact_s)
+            t.unfiltered = allowed
+        t.lists[PHRASE] = exact_s
+        t.counts[PHRASE] = len(exact_s)
+        total_prefix = t.counts[PHRASE] + t.counts[PREFIX]
+    else:
+        t.lists[PHRASE] = exact
+        t.counts[PHRASE] = len(exact)
+        t.lists[PREFIX] = prefix
+        t.minus[PREFIX] = exact
+        t.counts[PREFIX] = len(prefix) - len(exact)
+        total_prefix = len(prefix)
+    if len(word) >= MIDWORD_MIN:
+        mid = _midword(seg, word) if total_prefix <= VERIFY_MAX * 2 else None
+        if mid is None:
+            t.exact = False  # too common to look inside words: the count is a lower bound
+            return t
+        if mid:
+            mid.difference_update(prefix)
+            if allowed is not None and allowed.mask is not None:
+                mid = allowed.keep(mid)
+            t.lists[SUBSTRING] = mid
+            t.counts[SUBSTRING] = len(mid)
+    if t.exact and t.unfiltered is None and t.total <= VERIFY_MAX * 4:
+        # what the next keystroke narrows from (made only if a next word needs it): every
+        # record with the word anywhere, and those with it at a word start
+        lists = t.lists
+
+        def state() -> tuple[set[int], set[int]]:
+            prefix_set = set(lists[PHRASE]) | set(lists[PREFIX])
+            return prefix_set | lists[SUBSTRING], prefix_set
+
+        t.state = state
+    return t
+
+
+def cjk_grams(term: str) -> set[str]:
+    """The indexed pieces of a CJK term: its character pairs (itself, if one character)."""
+    return {term[i : i + 2] for i in range(len(term) - 1)} or {term}
+
+
+def _is_token(seg: Segment, word: str) -> bool:
+    i = bisect.bisect_left(seg.vocab, word)
+    return i < len(seg.vocab) and seg.vocab[i] == word
+
+
+def _term_check(term: Term) -> Callable[[str], bool]:
+    """Does a text hold ``term`` where it would match (a word start, or inside a word)?"""
+    t = term.text
+    if term.kind == "cjk" or len(t) >= MIDWORD_MIN:
+        return lambda text: t in text
+    return lambda text: t in text and has_word_start(text, t)
+
+
+def _intersect(cands: set[int], ids: Any) -> set[int]:
+    """``cands`` ∩ ``ids`` for a set or a sorted array, whichever way is cheaper."""
+    if isinstance(ids, (set, frozenset)) or len(ids) < len(cands) * 16:
+        return cands.intersection(ids)
+    got = set()
+    for r in cands:
+        i = bisect.bisect_left(ids, r)
+        if i < len(ids) and ids[i] == r:
+            got.add(r)
+    return got
+
+
+def _words(
+    seg: Segment,
+    q: Query,
+    terms: list[Term],
+    matcher: TextMatcher,
+    allowed: Allowed | None,
+    previous: tuple[Query, set[int], set[int] | None] | None,
+    need: int = 50,
+) -> Tiers:
+    """Words only: tiers from postings alone. ``prefix`` holds every word at a word start,
+    ``anywhere`` every word at least inside a word; only the exact-phrase check reads
+    texts, and only for records that hold the phrase as a substring."""
+    t = Tiers()
+    prefix: set[int] | None = None
+    anywhere: set[int] | None = None
+    todo = sorted(terms, key=lambda x: x.cost)
+    if previous is not None and previous[2] is not None:
+        anywhere, prefix = set(previous[1]), set(previous[2])
+        old = set(previous[0].terms)
+        todo = [x for x in todo if x.text not in old]
+    deferred: list[str] = []
+    for term in todo:
+        if anywhere is not None and len(term.text) <= 2 and term.cost > 4 * len(anywhere):
+            # a word just begun, in most records: checked on the records shown only
+            deferred.append(term.text)
+            continue
+        ids = seg.prefix_ids(term.text)
+        mid = _midword(seg, term.text)
+        if mid is None:
+            t.exact = False
+            mid = set()
+        if prefix is None or anywhere is None:
+            prefix = set(ids)
+            if allowed is not None and allowed.mask is not None:
+                prefix = allowed.keep(prefix)
+                mid = allowed.keep(mid) if mid else mid
+            anywhere = prefix | mid if mid else set(prefix)
+            continue
+        got = _intersect(anywhere, ids)  # one pass over the postings: prefix ⊆ anywhere
+        prefix = prefix.intersection(got)
+        if mid:
+            got |= anywhere.intersection(mid)
+        anywhere = got
+    prefix = prefix or set()
+    anywhere = anywhere or set()
+    texts = seg.texts
+    free = matcher.free
+    exact: set[int] = set()
+    ends = word_parts(free)
+    if free and ends and not all(_is_token(seg, w) for w in {ends[0], ends[-1]}):
+        free = ""  # its first or last word is in no record as a whole word: no exact phrase
+    if free:
+        # The phrase is looked for among the best-ranked records of the prefix tier, a
+        # block at a time, until enough are found to fill the list (at most PHRASE_WINDOW):
+        # beyond them, an exact phrase keeps its place in rank order (counts are exact).
+        ordered = sorted(prefix) if len(prefix) > 512 else list(prefix)
+        for start in range(0, min(len(ordered), PHRASE_WINDOW), 512):
+            block = holding(ordered[start : start + 512], texts, free)
+            exact.update(r for r in block if has_whole_word(texts[r], free))
+            if len(exact) >= need * 4:
+                break
+    t.lists = [exact, prefix - exact if exact else prefix, anywhere - prefix, set()]
+    t.counts = [len(x) for x in t.lists]
+    t.state = (anywhere, prefix)
+    if deferred:
+        t.checked = t.exact = False  # the count is an estimate until the word grows
+        t.state_terms = tuple(x for x in q.terms if x not in deferred)
+    return t
+
+
+def _general(
+    seg: Segment,
+    q: Query,
+    terms: list[Term],
+    matcher: TextMatcher,
+    allowed: Allowed | None,
+    previous: tuple[Query, set[int], set[int] | None] | None,
+) -> Tiers:
+    """Several words (or phrases, exclusions, CJK or punctuated terms): intersect the
+    cheapest postings first; once the candidates are few, read their texts instead."""
+    texts = seg.texts
+    todo = sorted(terms, key=lambda x: x.cost)
+    cands: set[int] | None = None
+    if previous is not None:
+        cands = set(previous[1])
+        old = set(previous[0].terms)
+        todo = [t for t in todo if t.text not in old]
+    filtered = False
+    for term in todo:
+        if cands is not None and len(cands) <= VERIFY_MAX // 4:
+            break  # few enough: the matcher below reads their texts
+        if cands is not None and (term.kind in ("cjk", "parts") or len(cands) * 8 < term.cost):
+            check = _term_check(term)
+            cands = {r for r in cands if check(texts[r])}
+            continue
+        ids: Any = superset(seg, term, midword=False)
+        mid = _midword(seg, term.text) if term.kind in ("word", "compound") else set()
+        if cands is None:
+            base = set(ids)
+            if mid:
+                base |= mid
+            cands = allowed.keep(base) if allowed is not None and allowed.mask is not None else base
+            filtered = True
+        else:
+            got = cands.intersection(ids)
+            if mid:
+                got |= cands.intersection(mid)
+            cands = got
+    if cands is None:
+        cands = set()
+    if not filtered and allowed is not None and allowed.mask is not None:
+        cands = allowed.keep(cands)
+    if len(cands) <= VERIFY_MAX:
+        return _verify(seg, cands, matcher, None)
+    # too many to read: keep them in rank order as one tier, checked as they are walked
+    t = Tiers()
+    t.lists[PREFIX] = cands
+    t.counts[PREFIX] = len(cands)
+    t.exact = False
+    t.checked = False
+    return t
+
+
+def _add_fuzzy(
+    seg: Segment, q: Query, terms: list[Term], tiers: Tiers, allowed: Allowed | None
+) -> None:
+    """Typo-tolerant matches for the words of the query, as tier 3."""
+    fuzzy: dict[str, list[str]] = {}
+    for term in terms:
+        if term.kind == "word" and len(term.text) >= FUZZY_MIN and not term.text.isdigit():
+            words = fuzzy_words(seg, term.text)
+            if words:
+                fuzzy[term.text] = words
+    if not fuzzy:
+        return
+    tiers.fuzzy_words = fuzzy
+    # candidates: the term with the fewest strict-or-fuzzy records
+    best: set[int] | None = None
+    for term in terms:
+        ids: set[int] = set()
+        if term.text in fuzzy:
+            ids = seg.words_ids(_positions(seg, fuzzy[term.text]))
+        if term.cost <= VERIFY_MAX * 4 or term.text not in fuzzy:
+            ids.update(superset(seg, term))
+        if best is None or len(ids) < len(best):
+            best = ids
+    if not best:
+        return
+    if allowed is not None and allowed.mask is not None:
+        best = allowed.keep(best)
+    seen = tiers.all_ids()
+    matcher = TextMatcher(q, fuzzy)
+    texts = seg.texts
+    found: set[int] = set()
+    for rid in best:
+        if rid in seen:
+            continue
+        if len(found) >= VERIFY_MAX:
+            tiers.exact = False
+            break
+        if matcher.tier(texts[rid], allow_fuzzy=True) == FUZZY:
+            found.add(rid)
+    tiers.lists[FUZZY] = found
+    tiers.counts[FUZZY] = len(found)
+
+
+def _positions(seg: Segment, words: list[str]) -> list[int]:
+    out = []
+    for w in words:
+        lo, hi = seg.prefix_range(w)
+        if hi > lo and seg.vocab[lo] == w:
+            out.append(lo)
+    return out
+
+
+def fuzzy_words(seg: Segment, term: str) -> list[str]:
+    """Vocabulary words a typo away from ``term`` (whole words, or words it begins).
+
+    Blocked by the first character: a slip in the very first letter is rare and would cost
+    a pass over the whole vocabulary.
+    """
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    k = fuzzy_distance(term)
+    lo, hi = seg.prefix_range(term[0])
+    if hi <= lo:
+        return []
+    block = seg.vocab[lo:hi]
+    n = len(term)
+    heads = [w[: n + 1] if len(w) > n + 1 else w for w in block]
+    got: set[str] = set()
+    for _h, dist, i in process.extract(
+        term, heads, scorer=Levenshtein.distance, score_cutoff=k, limit=None
+    ):
+        w = block[i]
+        if dist <= k and w != term and not w.startswith(term):
+            got.add(w)
+    for _h, _dist, i in process.extract(
+        term,
+        [w[:n] for w in block],
+        scorer=Levenshtein.distance,
+        score_cutoff=min(k, 1),
+        limit=None,
+    ):
+        w = block[i]
+        if not w.startswith(term):
+            got.add(w)
+    return sorted(got)[:200]

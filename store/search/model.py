@@ -1,0 +1,38 @@
+"""The search record: what the index keeps of one thing a person looks for.
+
+Kept apart from :mod:`store.search.records` (which reads the pydantic models) so that a
+warm ``hurikaeri search`` imports neither pydantic nor the YAML loader.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+Stamp = tuple[int, int]
+"""(size, mtime_ns) of a file: its identity for the cache."""
+
+
+class SearchRecord(NamedTuple):
+    kind: str
+    id: str
+    path: str
+    line: int
+    """1-based line of the record; 0 when it is found from ``anchor`` on demand."""
+    anchor: str
+    """``key: value`` of a YAML line that starts the record (``id: try-001``), or empty."""
+    title: str
+    fields: tuple[str, ...]
+    """Alternating label and value: everything searchable, and what the preview shows."""
+    date: str
+    project: str
+    session_id: str
+    facets: tuple[str, ...]
+    """``name=value`` for filters: outcome, scope, category, impact, tag, status."""
+    gist: str
+    """The learning itself, for finding the same one recorded in other sessions."""
+
+    def values(self) -> list[str]:
+        return list(self.fields[1::2])
+
+    def search_text(self) -> str:
+        return "\n".join([self.id, *self.fields[1::2]])

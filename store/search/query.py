@@ -1,0 +1,269 @@
+"""The search query language.
+
+    jwt rotation kind:try -scope:immediate "refresh token" after:2026-01 status:pending
+
+- Bare words are matched fuzzily and all must match (in any field, in any order).
+- ``"quoted phrases"`` must appear as written (case, width and spacing aside).
+- ``name:value`` filters: ``kind`` ``project`` ``outcome`` ``scope`` ``category`` ``status``
+  (review state) ``tag`` ``impact`` ``after`` ``before``. ``name:a,b`` means a or b;
+  ``name:"two words"`` quotes a value. ``kind`` and ``status`` values may be abbreviated
+  (``kind:les``); ``after:``/``before:`` take ``YYYY-MM-DD`` or ``YYYY-MM`` (after is on or
+  after that day, before is strictly before it).
+- A leading ``-`` negates a filter, a word or a phrase: ``-kind:lesson``, ``-flaky``.
+- An unknown filter name or kind, or a malformed date, is a :class:`QueryError` naming it:
+  the search box shows it instead of an empty result. ``12:30`` and URLs are plain words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from store.search.text import collapse, normalize, split_terms
+
+#: Every kind of record the search index holds, in the order lists show them.
+KINDS: tuple[str, ...] = (
+    "lesson",
+    "try",
+    "problem",
+    "keep",
+    "omission",
+    "report",
+    "summary",
+    "skill",
+    "pattern",
+    "anti_pattern",
+    "memory",
+    "proposal",
+    "feedback",
+    "discussion",
+    "piece",
+    "movement",
+)
+KPT_ITEM_KINDS = ("keep", "problem", "try", "omission")
+KIND_ALIASES: dict[str, tuple[str, ...]] = {
+    "kpt": ("report", *KPT_ITEM_KINDS),
+    "item": KPT_ITEM_KINDS,
+    "items": KPT_ITEM_KINDS,
+    "prob": ("problem",),
+    "omit": ("omission",),
+    "antipattern": ("anti_pattern",),
+    "anti-pattern": ("anti_pattern",),
+    "knowledge": ("skill", "pattern", "anti_pattern", "memory"),
+    "kb": ("skill", "pattern", "anti_pattern", "memory"),
+    "inbox": ("proposal",),
+    "step": ("movement",),
+    "workflow": ("piece",),
+    "fb": ("feedback",),
+}
+STATUSES = ("pending", "approved", "rejected", "promoted")
+FILTERS = (
+    "kind",
+    "project",
+    "outcome",
+    "scope",
+    "category",
+    "status",
+    "tag",
+    "impact",
+    "after",
+    "before",
+)
+_FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
+_DAY = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+
+
+class QueryError(ValueError):
+    """A query that cannot mean what was typed; ``start``/``end`` locate it in the text."""
+
+    def __init__(self, message: str, start: int = 0, end: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.start = start
+        self.end = end
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    name: str
+    values: tuple[str, ...]
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return f"{'-' if self.negated else ''}{self.name}:{','.join(self.values)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    terms: tuple[str, ...] = ()
+    """Normalised words that must all match (phrase words included)."""
+    phrases: tuple[str, ...] = ()
+    """Normalised quoted phrases that must appear as written."""
+    excluded: tuple[str, ...] = ()
+    """Normalised words or phrases that must not appear."""
+    filters: tuple[Filter, ...] = ()
+    free: str = ""
+    """The positive free text, normalised, spaces collapsed: the best match is this phrase."""
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.terms)
+
+    def narrows(self, previous: Query) -> bool:
+        """Every record matching this query also matches ``previous`` (typing went on).
+
+        True when the filters and exclusions are the same, each earlier phrase is inside a
+        phrase now, and each earlier word is the start of the word in its place now.
+        """
+        if not previous.terms or previous.filters != self.filters:
+            return False
+        if previous.excluded != self.excluded:
+            return False
+        same = set(self.phrases)  # most are: one check each, not one per pair
+        if not all(p in same or any(p in q for q in self.phrases) for p in previous.phrases):
+            return False
+        old, new = previous.terms, self.terms
+        return len(new) >= len(old) and all(n.startswith(o) for o, n in zip(old, new, strict=False))
+
+
+def _tokens(text: str) -> list[tuple[int, int, str, bool, bool]]:
+    """(start, end, text, negated, quoted) for each whitespace-separated token or quote."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        start = i
+        neg = False
+        if text[i] == "-" and i + 1 < n and not text[i + 1].isspace():
+            neg = True
+            i += 1
+        if text[i] in '"“「':
+            close = {'"': '"', "“": "”", "「": "」"}[text[i]]
+            j = text.find(close, i + 1)
+            end = n if j < 0 else j + 1
+            out.append((start, end, text[i + 1 : j if j >= 0 else n], neg, True))
+            i = end
+            continue
+        j = i
+        while j < n and not text[j].isspace():
+            if text[j] == '"':  # a quoted filter value: name:"two words"
+                k = text.find('"', j + 1)
+                j = n if k < 0 else k + 1
+                continue
+            j += 1
+        out.append((start, j, text[i:j], neg, False))
+        i = j
+    return out
+
+
+def _expand_kind(value: str, start: int, end: int) -> tuple[str, ...]:
+    v = normalize(value).replace(" ", "_")
+    if v in KINDS:
+        return (v,)
+    if v in KIND_ALIASES:
+        return KIND_ALIASES[v]
+    if v.endswith("s") and v[:-1] in KINDS:
+        return (v[:-1],)
+    v = v.replace("-", "_")
+    matches = tuple(k for k in KINDS if k.startswith(v))
+    if not matches:
+        raise QueryError(
+            f"unknown kind '{value}'; kinds: {', '.join(KINDS)}, kpt, item", start, end
+        )
+    return matches
+
+
+def _expand_status(value: str, start: int, end: int) -> tuple[str, ...]:
+    v = normalize(value)
+    matches = tuple(s for s in STATUSES if s.startswith(v))
+    if not matches:
+        raise QueryError(f"unknown status '{value}'; statuses: {', '.join(STATUSES)}", start, end)
+    return matches
+
+
+def parse_day(value: str) -> int | None:
+    """``YYYY-MM-DD`` or ``YYYY-MM`` as the number YYYYMMDD (the month's first day), else None."""
+    m = _DAY.fullmatch(value.strip())
+    if not m:
+        return None
+    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    return y * 10000 + mo * 100 + d
+
+
+def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | None:
+    if raw.startswith('"'):
+        raw = raw[1:-1] if raw.endswith('"') and len(raw) > 1 else raw[1:]
+    values = [v.strip() for v in raw.split(",") if v.strip()]
+    if not values:
+        return None  # still being typed: "kind:"
+    if name == "kind":
+        kinds: list[str] = []
+        for v in values:
+            kinds += [k for k in _expand_kind(v, start, end) if k not in kinds]
+        return Filter(name, tuple(kinds), neg)
+    if name == "status":
+        statuses: list[str] = []
+        for v in values:
+            statuses += [s for s in _expand_status(v, start, end) if s not in statuses]
+        return Filter(name, tuple(statuses), neg)
+    if name in ("after", "before"):
+        if len(values) != 1 or parse_day(values[0]) is None:
+            raise QueryError(
+                f"{name}: expects a date, YYYY-MM-DD or YYYY-MM, not '{raw}'", start, end
+            )
+        return Filter(name, (values[0],), neg)
+    return Filter(name, tuple(normalize(v) for v in values), neg)
+
+
+def parse_query(text: str) -> Query:
+    """Parse what was typed into the search box (or given to ``hurikaeri search``)."""
+    terms: list[str] = []
+    phrases: list[str] = []
+    excluded: list[str] = []
+    filters: list[Filter] = []
+    free: list[str] = []
+    for start, end, tok, neg, quoted in _tokens(text):
+        if quoted:
+            phrase = collapse(normalize(tok))
+            if not phrase:
+                continue
+            if neg:
+                excluded.append(phrase)
+            else:
+                phrases.append(phrase)
+                terms.extend(split_terms(phrase))
+                free.append(phrase)
+            continue
+        m = _FILTER_TOKEN.fullmatch(tok)
+        if m and not m.group(2).startswith("/"):
+            name = m.group(1).lower()
+            if name in FILTERS:
+                f = _filter(name, m.group(2), neg, start, end)
+                if f is not None:
+                    filters.append(f)
+                continue
+            raise QueryError(
+                f"unknown filter '{m.group(1)}:'; filters: {', '.join(f + ':' for f in FILTERS)}"
+                " (quote the word to search for it)",
+                start,
+                end,
+            )
+        words = split_terms(tok)
+        if neg:
+            excluded.extend(words)
+        elif words:
+            terms.extend(words)
+            free.append(normalize(tok))
+    return Query(
+        text,
+        tuple(terms),
+        tuple(phrases),
+        tuple(excluded),
+        tuple(filters),
+        collapse(" ".join(free)),
+    )

@@ -1,0 +1,530 @@
+"""What the search index holds of each file: one compact record per thing a person looks for.
+
+A KPT report gives a record for itself and one per keep/problem/try/omission item; a JSONL
+file one per session summary or lesson; a project memory one per learned behaviour and
+known issue (and its preferences); a piece one for itself and one per movement; every other
+document one record. A record keeps strings only — what lists show, what search matches and
+what the preview prints — never the models.
+
+The record type itself is in :mod:`store.search.model`, which imports no models, so that
+a warm ``hurikaeri search`` never loads pydantic. Nothing here reads a date from an id. The line of a record inside a YAML file is found
+lazily from its ``anchor`` (only for the hits that are printed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from store.index.heads import first_line
+from store.models import (
+    AntiPattern,
+    Feedback,
+    KptReport,
+    Lesson,
+    Pattern,
+    Piece,
+    ProjectMemory,
+    Proposal,
+    SessionSummary,
+    Skill,
+)
+from store.models.metablock import MetaBlock
+from store.read.kinds import Kind
+from store.search.model import SearchRecord
+
+
+def text_of(value: Any) -> str:
+    """Any field value as readable text (lists one per line, mappings as ``key: value``)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, BaseModel):
+        value = value.model_dump(exclude_none=True, by_alias=True)
+    if isinstance(value, dict):
+        return "\n".join(
+            f"{k}: {text_of(v)}" for k, v in value.items() if v not in (None, "", [], {})
+        )
+    if isinstance(value, (list, tuple)):
+        return "\n".join(t for t in (text_of(v) for v in value) if t)
+    return str(value)
+
+
+def _fields(*pairs: tuple[str, Any]) -> tuple[str, ...]:
+    out: list[str] = []
+    for label, value in pairs:
+        text = text_of(value)
+        if text.strip():
+            out += [label, text]
+    return tuple(out)
+
+
+def _extra(model: BaseModel) -> list[tuple[str, Any]]:
+    return [(str(k), v) for k, v in (model.model_extra or {}).items()]
+
+
+def _facets(**values: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    for name, value in values.items():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for v in items:
+            if isinstance(v, (str, int, float)) and str(v).strip():
+                out.append(f"{name}={str(v).strip()}")
+    return tuple(out)
+
+
+def _anchor(key: str, value: str | None) -> str:
+    return f"{key}: {value}" if value else ""
+
+
+def _project_from_path(path: Path) -> str:
+    parts = path.parts
+    for i, part in enumerate(parts[:-1]):
+        if part == "projects" and i + 1 < len(parts) - 1 and "knowledge_base" in parts[:i]:
+            return parts[i + 1]
+        if part == "memory" and i + 1 < len(parts) - 1:
+            return parts[i + 1]
+    return ""
+
+
+# -- per format -------------------------------------------------------------------------------
+
+
+def kpt_records(path: str, doc: KptReport, stem: str) -> list[SearchRecord]:
+    rid = doc.id or stem
+    date = doc.created_at or ""
+    sid = doc.session_id or ""
+    outcome = doc.outcome or ""
+    out = [
+        SearchRecord(
+            "report",
+            rid,
+            path,
+            1,
+            "",
+            first_line(doc.session_summary) or rid,
+            _fields(
+                ("summary", doc.session_summary),
+                ("goals", doc.task_goals),
+                ("outcome", outcome),
+                ("session", sid),
+                *_extra(doc),
+            ),
+            date,
+            "",
+            sid,
+            _facets(outcome=outcome),
+            doc.session_summary or "",
+        )
+    ]
+    for section, item in doc.items():
+        data = {k: v for k, v in item if k not in ("id", "description")}
+        impact = data.get("impact") or data.get("risk_level")
+        target = data.get("persistence_target")
+        out.append(
+            SearchRecord(
+                section,
+                f"{rid}/{item.id or '?'}",
+                path,
+                0,
+                _anchor("id", item.id),
+                first_line(item.description) or item.id or section,
+                _fields(
+                    ("description", item.description),
+                    *((str(k), v) for k, v in data.items() if k != "persistence_target"),
+                    ("target", target),
+                ),
+                date,
+                "",
+                sid,
+                _facets(
+                    outcome=outcome,
+                    category=data.get("category"),
+                    impact=impact,
+                    scope=data.get("scope"),
+                ),
+                item.description or "",
+            )
+        )
+    return out
+
+
+def summary_record(path: str, line: int, rec: SessionSummary) -> SearchRecord:
+    qa = [f"Q: {p.q or ''}\nA: {p.a or ''}" for p in rec.qa_pairs or []]
+    concl = [
+        " — ".join(x for x in (c.topic, c.decision, c.rationale) if x)
+        for c in rec.conclusions or []
+    ]
+    title = rec.session_name or first_line((rec.info_summary or [""])[0]) or rec.id or "summary"
+    return SearchRecord(
+        "summary",
+        rec.id or f"{Path(path).name}:{line}",
+        path,
+        line,
+        "",
+        first_line(title),
+        _fields(
+            ("session", rec.session_name),
+            ("info", rec.info_summary),
+            ("q&a", qa),
+            ("conclusions", concl),
+            ("work done", rec.work_done),
+            ("action items", [a.title for a in rec.action_items or []]),
+            ("evaluation", rec.evaluation),
+            *_extra(rec),
+        ),
+        rec.date or "",
+        rec.project or "",
+        rec.session_id or "",
+        (),
+        "\n".join(rec.info_summary or []),
+    )
+
+
+def lesson_record(path: str, line: int, rec: Lesson) -> SearchRecord:
+    return SearchRecord(
+        "lesson",
+        rec.id or f"{Path(path).name}:{line}",
+        path,
+        line,
+        "",
+        first_line(rec.title) or first_line(rec.summary) or rec.id or "lesson",
+        _fields(
+            ("title", rec.title),
+            ("summary", rec.summary),
+            ("context", rec.context),
+            ("type", rec.type),
+            ("category", rec.category),
+            ("tags", ", ".join(rec.tags or [])),
+            ("session", rec.session_name),
+            ("detail", rec.detail_ref),
+            ("memory", rec.memory_ref),
+            *_extra(rec),
+        ),
+        rec.date or "",
+        rec.project or "",
+        rec.session_id or "",
+        _facets(category=rec.category, tag=rec.tags or []),
+        f"{rec.title or ''}\n{rec.summary or ''}",
+    )
+
+
+def skill_record(path: Path, doc: Skill) -> SearchRecord:
+    sid = doc.skill_id or path.stem
+    trig = doc.triggers
+    return SearchRecord(
+        "skill",
+        sid,
+        str(path),
+        1,
+        "",
+        first_line(doc.name) or sid,
+        _fields(
+            ("name", doc.name),
+            ("keywords", ", ".join(trig.keywords or []) if trig else ""),
+            ("files", ", ".join(trig.file_patterns or []) if trig else ""),
+            ("task types", ", ".join(trig.task_types or []) if trig else ""),
+            ("content", doc.content),
+            ("related", ", ".join(doc.related_skills or [])),
+            *_extra(doc),
+        ),
+        doc.updated_at or doc.created_at or "",
+        _project_from_path(path),
+        "",
+        _facets(tag=(trig.keywords or []) if trig else []),
+        doc.name or sid,
+    )
+
+
+def pattern_record(path: Path, doc: Pattern | AntiPattern, kind: str) -> SearchRecord:
+    pid = doc.pattern_id or path.stem
+    evidence = [e for e in doc.evidence or []]
+    if isinstance(doc, AntiPattern):
+        body: list[tuple[str, Any]] = [
+            ("bad approach", doc.bad_approach),
+            ("why bad", doc.why_bad),
+            ("correct approach", doc.correct_approach),
+        ]
+    else:
+        body = [("solution", doc.solution)]
+    project = _project_from_path(path) or next((e.project for e in evidence if e.project), "")
+    return SearchRecord(
+        kind,
+        pid,
+        str(path),
+        1,
+        "",
+        first_line(doc.name) or pid,
+        _fields(
+            ("name", doc.name),
+            ("context", doc.context),
+            *body,
+            ("evidence", evidence),
+            ("tags", ", ".join(doc.tags or [])),
+            *_extra(doc),
+        ),
+        "",
+        project or "",
+        "",
+        _facets(tag=doc.tags or []),
+        doc.name or pid,
+    )
+
+
+def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
+    project = doc.project_id or _project_from_path(path) or path.parent.name
+    date = doc.last_updated or ""
+    out = []
+    if doc.preferences:
+        out.append(
+            SearchRecord(
+                "memory",
+                f"{project}/preferences",
+                str(path),
+                0,
+                "preferences:",
+                f"preferences of {project}",
+                _fields(("preferences", doc.preferences)),
+                date,
+                project,
+                "",
+                (),
+                "",
+            )
+        )
+    for k, b in enumerate(doc.learned_behaviors or []):
+        out.append(
+            SearchRecord(
+                "memory",
+                f"{project}/behavior-{k + 1}",
+                str(path),
+                0,
+                _anchor("trigger", (b.trigger or "")[:40]),
+                first_line(b.behavior) or first_line(b.trigger) or f"behavior {k + 1}",
+                _fields(("trigger", b.trigger), ("behavior", b.behavior), ("reason", b.reason)),
+                date,
+                project,
+                "",
+                (),
+                b.behavior or "",
+            )
+        )
+    for k, issue in enumerate(doc.known_issues or []):
+        out.append(
+            SearchRecord(
+                "memory",
+                f"{project}/issue-{k + 1}",
+                str(path),
+                0,
+                _anchor("description", (issue.description or "")[:40]),
+                first_line(issue.description) or f"known issue {k + 1}",
+                _fields(("known issue", issue.description), ("workaround", issue.workaround)),
+                date,
+                project,
+                "",
+                (),
+                issue.description or "",
+            )
+        )
+    return out
+
+
+def proposal_record(path: Path, doc: Proposal) -> SearchRecord:
+    pid = doc.id or path.stem
+    return SearchRecord(
+        "proposal",
+        pid,
+        str(path),
+        1,
+        "",
+        first_line(doc.title) or pid,
+        _fields(
+            ("title", doc.title),
+            ("kind", doc.kind),
+            ("proposed by", doc.proposed_by),
+            ("rationale", doc.rationale),
+            ("evidence", doc.evidence),
+            ("target", doc.target),
+            ("payload", doc.payload),
+            ("decision note", doc.decision_note),
+        ),
+        doc.created_at or "",
+        "",
+        doc.session_id or "",
+        _facets(status=(doc.status or "pending").lower()),
+        doc.title or "",
+    )
+
+
+def feedback_record(path: Path, doc: Feedback) -> SearchRecord:
+    fid = doc.id or path.stem
+    issues = [
+        " — ".join(x for x in (i.issue_id, i.type, i.description) if x) for i in doc.issues or []
+    ]
+    return SearchRecord(
+        "feedback",
+        fid,
+        str(path),
+        1,
+        "",
+        first_line(doc.task_summary) or fid,
+        _fields(
+            ("task", doc.task_summary),
+            ("outcome", doc.outcome.rationale if doc.outcome else None),
+            ("issues", issues),
+            ("user feedback", doc.user_feedback),
+            ("suggested", doc.suggested_improvement),
+            ("actions", [a.change_summary for a in doc.proposed_actions or []]),
+        ),
+        doc.created_at or "",
+        "",
+        doc.session_id or "",
+        _facets(impact=[i.severity for i in doc.issues or []]),
+        doc.task_summary or "",
+    )
+
+
+def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
+    name = doc.name or path.stem
+    out = [
+        SearchRecord(
+            "piece",
+            name,
+            str(path),
+            1,
+            "",
+            name + (f" — {first_line(doc.description)}" if doc.description else ""),
+            _fields(("name", doc.name), ("description", doc.description)),
+            "",
+            "",
+            "",
+            (),
+            "",
+        )
+    ]
+    for mv in doc.movements or []:
+        for m in [mv, *(mv.parallel or [])]:
+            rules = [" → ".join(x for x in (r.condition, r.next) if x) for r in m.rules or []]
+            out.append(
+                SearchRecord(
+                    "movement",
+                    f"{name}/{m.name or '?'}",
+                    str(path),
+                    0,
+                    _anchor("name", m.name),
+                    f"{m.name or '?'}" + (f" ({m.persona})" if m.persona else ""),
+                    _fields(
+                        ("persona", m.persona),
+                        ("policy", m.policy),
+                        ("knowledge", m.knowledge),
+                        ("instruction", m.instruction or m.instruction_template),
+                        ("rules", rules),
+                    ),
+                    "",
+                    "",
+                    "",
+                    (),
+                    "",
+                )
+            )
+    return out
+
+
+_HEADING = re.compile(r"^\s*#+\s*")
+
+
+def discussion_record(path: Path, display: str, body: str, block: MetaBlock | None) -> SearchRecord:
+    title = _HEADING.sub("", first_line(body)) or display
+    pairs: list[tuple[str, Any]] = [("reply", body)]
+    if block is not None:
+        pairs += [
+            ("status", block.status),
+            ("verdict", block.verdict),
+            (
+                "findings",
+                [
+                    " — ".join(x for x in (f.message, f.suggestion) if x)
+                    for f in block.findings or []
+                ],
+            ),
+            ("open questions", block.open_questions),
+            ("decisions", block.decisions),
+            ("blockers", block.blockers),
+            ("next steps", block.next_steps),
+        ]
+    return SearchRecord(
+        "discussion", display, str(path), 1, "", title, _fields(*pairs), "", "", "", (), ""
+    )
+
+
+def records_for(
+    path: Path,
+    kind: Kind | None,
+    doc: BaseModel | None,
+    records: Iterable[tuple[int, BaseModel]] = (),
+    display: str = "",
+) -> list[SearchRecord]:
+    """The search records of one loaded file (discussions are read here: the index drops them)."""
+    p = str(path)
+    if kind in (Kind.SUMMARIES, Kind.LESSONS) or records:
+        out = []
+        for line, rec in records:
+            if isinstance(rec, Lesson):
+                out.append(lesson_record(p, line, rec))
+            elif isinstance(rec, SessionSummary):
+                out.append(summary_record(p, line, rec))
+        return out
+    if kind is Kind.DISCUSSION:
+        return _discussion(path, display or path.name)
+    if isinstance(doc, KptReport):
+        return kpt_records(p, doc, path.stem)
+    if isinstance(doc, Skill):
+        return [skill_record(path, doc)]
+    if isinstance(doc, AntiPattern):
+        return [pattern_record(path, doc, "anti_pattern")]
+    if isinstance(doc, Pattern):
+        return [pattern_record(path, doc, "pattern")]
+    if isinstance(doc, ProjectMemory):
+        return memory_records(path, doc)
+    if isinstance(doc, Proposal):
+        return [proposal_record(path, doc)]
+    if isinstance(doc, Feedback):
+        return [feedback_record(path, doc)]
+    if isinstance(doc, Piece):
+        return piece_records(path, doc)
+    return []
+
+
+def _discussion(path: Path, display: str) -> list[SearchRecord]:
+    from store.read.diagnostics import DiagnosticSink
+    from store.read.metadata_block import parse_reply
+    from store.read.textio import read_text
+
+    sink = DiagnosticSink(display)
+    raw = read_text(path, sink)
+    if raw.text is None:
+        return []
+    reply = parse_reply(raw.text, sink)
+    return [discussion_record(path, display, reply.body, reply.block)]
+
+
+def load_records(
+    path: Path, kind: Kind | None, display: str
+) -> tuple[tuple[int, int] | None, list[SearchRecord]]:
+    """Parse one file (no lint): its identity (size, mtime_ns) as read, and its records."""
+    from store.read.loader import load_file
+
+    loaded = load_file(path, kind, display)
+    stamp = (loaded.stamp.size, loaded.stamp.mtime_ns) if loaded.stamp else None
+    if loaded.kind is Kind.DISCUSSION and loaded.reply is not None:
+        r = loaded.reply
+        return stamp, [discussion_record(path, display, r.body, r.block)]
+    entries = [(e.record.line, e.model) for e in loaded.entries if e.model is not None]
+    return stamp, records_for(path, loaded.kind, loaded.doc, entries, display)

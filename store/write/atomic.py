@@ -1,0 +1,275 @@
+"""Safe writes (DESIGN.md principle 2).
+
+Every write goes to a temporary file in the target's own directory, is fsynced, replaces
+the target with ``os.replace`` and fsyncs the directory. Symlinks are resolved first (a
+rename over a link would replace the link), the file's mode is kept, and the file must
+still be what was read: when its size, mtime or content differ from the stamp taken at
+read time, :class:`ConflictError` says what changed and nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import secrets
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from store.read.textio import FileStamp
+
+TEMP_PREFIX = ".hurikaeri-tmp-"
+
+
+class WriteError(Exception):
+    """A write that could not happen; the original file is untouched."""
+
+
+class PathRefused(WriteError):
+    """A write to a place it may not go; the message names the resolved path."""
+
+
+#: Called with the real file (symlinks followed) right before it is written; raises
+#: :class:`PathRefused` when the action may not write there (``store.write.policy``).
+Guard = Callable[[Path], None]
+
+
+class ConflictError(WriteError):
+    """The file changed on disk since it was read."""
+
+    def __init__(self, path: Path, expected: FileStamp | None, actual: FileStamp | None) -> None:
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"{path}: {describe_change(expected, actual)}")
+
+
+def describe_change(expected: FileStamp | None, actual: FileStamp | None) -> str:
+    if expected is None and actual is not None:
+        return "the file was created by another program since it was read"
+    if actual is None:
+        return "the file was deleted or moved since it was read"
+    assert expected is not None
+    if actual.size != expected.size:
+        delta = actual.size - expected.size
+        return f"the file changed on disk since it was read ({delta:+,} bytes)"
+    return "the file's content changed on disk since it was read"
+
+
+def resolve_target(path: Path) -> Path:
+    """The real file a write to ``path`` must change (symlinks followed)."""
+    return Path(os.path.realpath(path))
+
+
+def current_stamp(path: Path) -> FileStamp | None:
+    try:
+        data = path.read_bytes()
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return FileStamp.of_bytes(data, st)
+
+
+def _same(expected: FileStamp | None, path: Path) -> tuple[bool, FileStamp | None]:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return expected is None, None
+    if expected is None:
+        return False, current_stamp(path)
+    if st.st_size != expected.size:
+        return False, current_stamp(path)
+    # Same size: the content decides, even when the mtime agrees (a rewrite that keeps the
+    # size and restores the mtime is still a change); same bytes with a new mtime (touched,
+    # or rewritten identically) is not a conflict.
+    actual = current_stamp(path)
+    return actual is not None and actual.sha256 == expected.sha256, actual
+
+
+def check_unchanged(path: Path, expected: FileStamp | None) -> None:
+    ok, actual = _same(expected, path)
+    if not ok:
+        raise ConflictError(path, expected, actual)
+
+
+def fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every filesystem lets a directory be fsynced
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _friendly(exc: OSError, path: Path) -> WriteError:
+    if exc.errno == errno.ENOSPC:
+        return WriteError(f"{path}: the disk is full; nothing was changed")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return WriteError(f"{path}: permission denied; nothing was changed")
+    if exc.errno == errno.EROFS:
+        return WriteError(f"{path}: the filesystem is read-only; nothing was changed")
+    return WriteError(f"{path}: {exc.strerror or exc}; nothing was changed")
+
+
+def atomic_write(
+    path: Path,
+    data: bytes,
+    expected: FileStamp | None,
+    *,
+    guard: Guard,
+    create: bool = False,
+) -> FileStamp:
+    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist)
+    and ``guard`` lets the action write there.
+
+    With ``create`` a missing parent directory is created. Returns the new stamp.
+    """
+    target = resolve_target(path)
+    guard(target)
+    check_unchanged(target, expected)
+    directory = target.parent
+    if create:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _friendly(exc, directory) from exc
+    try:
+        old_mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        old_mode = 0o666 & ~umask
+    fd, tmp_name = -1, ""
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fd = -1
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp_name, old_mode)
+        if resolve_target(path) != target:  # a link appeared or changed meanwhile
+            raise PathRefused(f"refused: {path} was replaced by a link while it was written")
+        guard(target)
+        check_unchanged(target, expected)
+        os.replace(tmp_name, target)
+        tmp_name = ""
+    except OSError as exc:
+        raise _friendly(exc, target) from exc
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp_name:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+    fsync_dir(directory)
+    st = target.stat()
+    return FileStamp(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def replace_file(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write our own file (a cache) whole: temp file, fsync, rename. No conflict check:
+    nobody else edits it, and a reader sees the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            for c in chunks:
+                fh.write(c)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _ends_with_newline(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+
+
+def append_bytes(
+    path: Path, line: bytes, *, guard: Guard, create: bool = True, repair_torn: bool = False
+) -> None:
+    """Append one whole line with a single ``write`` (what concurrent appenders expect).
+
+    Our own writers serialise on an advisory lock; a last line left unfinished by another
+    program is waited for briefly, then refused: it may still be being written. For files only
+    we write (the ledger), ``repair_torn`` ends such a line — a write torn by a crash — with a
+    newline instead, so it stays as it is and is reported, and the new line is appended.
+    """
+    target = resolve_target(path)
+    guard(target)
+    if create:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _friendly(exc, target.parent) from exc
+    # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
+    # put there never blocks (and is refused below)
+    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(target, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathRefused(f"refused: {path} became a link while it was appended to") from exc
+        raise _friendly(exc, target) from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PathRefused(f"refused: {target} is not a regular file; nothing was appended")
+        os.set_blocking(fd, True)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
+            if delay:
+                time.sleep(delay)
+            if _ends_with_newline(fd):
+                break
+        else:
+            if repair_torn:
+                os.write(fd, b"\n")
+            else:
+                raise WriteError(
+                    f"{target}: the last line is unfinished (another program may be writing "
+                    "it); nothing was appended"
+                )
+        written = os.write(fd, line)
+        if written != len(line):
+            raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
+        os.fsync(fd)
+    except OSError as exc:
+        raise _friendly(exc, target) from exc
+    finally:
+        os.close(fd)  # also releases the lock
+
+
+def sweep_temp_files(directories: list[Path], older_than: float = 600.0) -> list[Path]:
+    """Remove our own temporary files left by a crash (a killed process cannot clean up).
+
+    Only names with our prefix, only files older than ``older_than`` seconds (a write in
+    progress elsewhere is never touched), only directly in the given directories.
+    """
+    removed = []
+    cutoff = time.time() - older_than
+    for d in directories:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith(TEMP_PREFIX):
+                try:
+                    if (
+                        e.is_file(follow_symlinks=False)
+                        and e.stat(follow_symlinks=False).st_mtime < cutoff
+                    ):
+                        os.unlink(e.path)
+                        removed.append(Path(e.path))
+                except OSError:
+                    continue
+    return removed

@@ -1,0 +1,419 @@
+"""What each action may write (DESIGN.md "What each action may write").
+
+Agent text decides the content of a write, never its kind. Every writer is handed a
+*guard* made here for its action and calls it on the real file (every symlink followed)
+right before it writes; the guard raises :class:`PathRefused` naming the resolved path.
+
+- Write permission comes only from the workspace root and ``[write] allowed_dirs`` — a
+  location moved elsewhere by the config is read there, never written (add its directory to
+  ``allowed_dirs`` to edit in place).
+- In-place edits and appends (a report, a proposal's decision, a lesson, a summary, a
+  feedback export, our own state) land only inside the location of their own kind, and
+  only on a regular file.
+- Targets (a promotion, an approved proposal) land only where their kind lives: skill,
+  pattern and anti-pattern documents in the knowledge base's matching folders, memory in
+  ``memory/<project>/project_memory.yaml``, Markdown notes (CLAUDE.md, SKILL.md, …) anywhere
+  else — and never in our state, a report, a proposal, a lesson or summary file, a
+  discussion, a piece, a settings file, a dot-file, a script or an executable file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path, PurePath, PurePosixPath
+from typing import Literal
+
+from store.read.kinds import YAML_SUFFIXES, Kind, kind_from_path
+from store.workspace import Workspace
+from store.write.atomic import Guard, PathRefused
+
+__all__ = ["Guard", "PathRefused"]
+
+#: Where a target of each kind may be written.
+TargetKind = Literal["skill", "pattern", "anti_pattern", "memory", "markdown", "skill-or-markdown"]
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
+#: Locations of files agents write or we own: never a target.
+PROTECTED = (
+    "state",
+    "kpt",
+    "feedback",
+    "summaries",
+    "lessons_user",
+    "lessons_ai",
+    "discussions",
+    "pieces",
+    "inbox",
+)
+_KB_KINDS: dict[str, Kind] = {
+    "skill": Kind.SKILL,
+    "pattern": Kind.PATTERN,
+    "anti_pattern": Kind.ANTI_PATTERN,
+}
+_DANGEROUS_PARTS = {".git", ".hg", ".svn", ".hurikaeri"}
+#: Settings, scripts and programs: never written from agent text, whatever the path says.
+_DANGEROUS_SUFFIXES = {
+    ".json",
+    ".jsonc",
+    ".jsonl",
+    ".toml",
+    ".ini",
+    ".cfg",
+    ".conf",
+    ".env",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".fish",
+    ".ps1",
+    ".bat",
+    ".cmd",
+    ".exe",
+    ".com",
+    ".py",
+    ".pyw",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+    ".rb",
+    ".pl",
+    ".php",
+    ".lua",
+    ".so",
+    ".dylib",
+    ".dll",
+    ".service",
+    ".plist",
+    ".desktop",
+}
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: PurePath, base: PurePath) -> bool:
+    return path == base or base in path.parents
+
+
+def write_bases(ws: Workspace) -> list[Path]:
+    """The only directories anything is written under: the root and ``allowed_dirs``
+    (relative ones against the root), symlinks followed."""
+    out = [_real(ws.root)]
+    for b in ws.config.allowed_dirs:
+        p = Path(os.path.expanduser(b))
+        out.append(_real(p if p.is_absolute() else ws.root / p))
+    return out
+
+
+def location_dirs(ws: Workspace, key: str) -> list[Path]:
+    """The real directories (or, for a location that is a file, the real file: its
+    directory resolved, its own name kept) of a location; ``inbox`` is the knowledge
+    base's inbox."""
+    if key == "inbox":
+        return [_real(kb) / "inbox" for kb in ws.locations["knowledge_base"]]
+    out = []
+    for p in ws.locations[key]:
+        if p.suffix.lower() == ".jsonl":  # a location that is one file
+            out.append(_real(p.parent) / p.name)
+        else:
+            out.append(_real(p))
+    return out
+
+
+def _check_base(ws: Workspace, real: Path, shown: Path) -> None:
+    if not any(_inside(real, b) for b in write_bases(ws)):
+        where = "the workspace root" + (
+            " and the allowed directories" if ws.config.allowed_dirs else ""
+        )
+        raise PathRefused(
+            f"refused: {shown} leads to {real}, outside {where} ([write] allowed_dirs)"
+            if real != shown
+            else f"refused: {real} is outside {where} ([write] allowed_dirs)"
+        )
+
+
+def _check_regular(real: Path) -> None:
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PathRefused(f"refused: {real}: {exc.strerror}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise PathRefused(f"refused: {real} is not a regular file")
+
+
+def in_place(ws: Workspace, *keys: str) -> Guard:
+    """Edits and appends of a workspace file of its own kind (``keys``: locations)."""
+
+    def guard(path: Path) -> None:
+        real = _real(path)
+        _check_base(ws, real, path)
+        homes = [d for k in keys for d in location_dirs(ws, k)]
+        if not any(_inside(real, h) for h in homes):
+            raise PathRefused(
+                f"refused: {path} leads to {real}, which is not in the "
+                f"{' or '.join(keys)} location ({', '.join(map(str, homes))})"
+            )
+        _check_regular(real)
+
+    return guard
+
+
+def state(ws: Workspace) -> Guard:
+    """hurikaeri's own state (ledger, backups, edit copies)."""
+    return in_place(ws, "state")
+
+
+def in_place_for(ws: Workspace, kind: Kind | None) -> Guard:
+    """The in-place guard for a document of ``kind`` (edited in the person's editor)."""
+    keys = (
+        {
+            Kind.KPT: ("kpt",),
+            Kind.PROPOSAL: ("inbox",),
+            Kind.FEEDBACK: ("feedback",),
+            Kind.SKILL: ("knowledge_base",),
+            Kind.PATTERN: ("knowledge_base",),
+            Kind.ANTI_PATTERN: ("knowledge_base",),
+            Kind.MEMORY: ("memory", "knowledge_base"),
+            Kind.LESSONS: ("lessons_user", "lessons_ai"),
+            Kind.SUMMARIES: ("summaries",),
+            Kind.DISCUSSION: ("discussions",),
+            Kind.PIECE: ("pieces",),
+        }.get(kind)
+        if kind is not None
+        else None
+    )
+    # a document whose kind its content did not tell (knowledge-base groups/, projects/)
+    return in_place(ws, *(keys or ("knowledge_base", "memory")))
+
+
+# -- targets ------------------------------------------------------------------------
+
+
+def name_problem(rel: PurePath, kind: TargetKind) -> str | None:
+    """Why a file of this name (relative to where it lies) can never be a ``kind`` target,
+    whatever the workspace: settings, scripts, dot-files, VCS and hook folders."""
+    name = rel.name
+    suffix = PurePosixPath(name).suffix.lower()
+    if name.startswith("."):
+        return f"{name} is a dot-file (settings or start-up files are never written)"
+    if suffix in _DANGEROUS_SUFFIXES:
+        return f"{name} is a settings file, script or program: agent text never becomes one"
+    bad = [p for p in rel.parts[:-1] if p.lower() in _DANGEROUS_PARTS]
+    if bad:
+        return f"{bad[0]}/ holds version-control data or our own state"
+    if kind == "markdown" and suffix not in MARKDOWN_SUFFIXES:
+        return f"{name} is not a Markdown file ({', '.join(MARKDOWN_SUFFIXES)})"
+    if kind in _KB_KINDS and suffix not in YAML_SUFFIXES:
+        return f"{name} is not a YAML file"
+    return None
+
+
+def kb_problem(rel_to_kb: PurePath, kind: TargetKind) -> str | None:
+    """Whether a path inside the knowledge base is where a ``kind`` document lives."""
+    parts = rel_to_kb.parts
+    found = kind_from_path(PurePosixPath("knowledge_base", *parts))
+    k = "skill" if kind == "skill-or-markdown" else kind
+    want = _KB_KINDS.get(k)
+    if want is not None and found is want:
+        return None
+    if found is None and len(parts) > 1 and parts[0] in ("groups", "projects"):
+        return None  # groups/** and projects/<id>/learned/ hold every kind, told by content
+    folder = {"skill": "skills", "pattern": "patterns", "anti_pattern": "anti_patterns"}[k]
+    return (
+        f"a {k} document is written only in the knowledge base's {folder}/ folders "
+        "(or under groups/ and projects/)"
+    )
+
+
+def memory_problem(rel_to_memory: PurePath) -> str | None:
+    parts = rel_to_memory.parts
+    if (
+        len(parts) == 2
+        and not parts[0].startswith(".")
+        and parts[1] in ("project_memory.yaml", "project_memory.yml")
+    ):
+        return None
+    return "project memory is written only to memory/<project>/project_memory.yaml"
+
+
+def _located(real: Path, dirs: list[Path]) -> PurePath | None:
+    for d in dirs:
+        if _inside(real, d):
+            return real.relative_to(d)
+    return None
+
+
+def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
+    """Why ``path`` may not receive a ``kind`` target (``None``: it may). Symlinks are
+    followed; the file need not exist."""
+    real = _real(path)
+    try:
+        _check_base(ws, real, path)
+        _check_regular(real)
+    except PathRefused as exc:
+        return str(exc).removeprefix("refused: ")
+    for key in PROTECTED:
+        if _located(real, location_dirs(ws, key)) is not None:
+            what = {
+                "state": "hurikaeri's own state",
+                "kpt": "an agent's KPT report",
+                "feedback": "an exported feedback file",
+                "summaries": "a session-summary file",
+                "lessons_user": "a lesson file",
+                "lessons_ai": "a lesson file",
+                "discussions": "an agent's discussion",
+                "pieces": "a TAKT piece",
+                "inbox": "a proposal",
+            }[key]
+            return f"{real} is {what}, never a target"
+    base = next((b for b in write_bases(ws) if _inside(real, b)), real.parent)
+    problem = name_problem(real.relative_to(base), kind)
+    if problem:
+        return problem
+    try:
+        if os.stat(real).st_mode & 0o111:
+            return f"{real} is executable: agent text never becomes a program"
+    except OSError:
+        pass
+    kb = _located(real, location_dirs(ws, "knowledge_base"))
+    memory = _located(real, location_dirs(ws, "memory"))
+    if kind in _KB_KINDS:
+        return kb_problem(kb, kind) if kb is not None else kb_problem(PurePath("x"), kind)
+    if kind == "memory":
+        return memory_problem(memory) if memory is not None else memory_problem(PurePath())
+    if kind == "skill-or-markdown":
+        if real.suffix.lower() in YAML_SUFFIXES:
+            return kb_problem(kb, kind) if kb is not None else kb_problem(PurePath("x"), kind)
+        if real.suffix.lower() not in MARKDOWN_SUFFIXES:
+            return f"{real.name} is neither a knowledge-base skill YAML nor a Markdown file"
+    if kind in ("markdown", "skill-or-markdown") and memory is not None:
+        return f"{real} is in the project memory folder, which holds YAML only"
+    return None
+
+
+def target(ws: Workspace, kind: TargetKind) -> Guard:
+    """The guard of a promotion or an approved proposal of ``kind``."""
+
+    def guard(path: Path) -> None:
+        problem = target_problem(ws, path, kind)
+        if problem:
+            raise PathRefused(f"refused: {problem}")
+
+    return guard
+
+
+def promotion_kind(target_type: str | None) -> TargetKind:
+    """What a try-item's ``persistence_target.type`` may write: memory entries, skill
+    content (knowledge-base YAML or SKILL.md), or a Markdown note (claude_md, hook, …)."""
+    t = (target_type or "").strip().lower()
+    if t == "memory":
+        return "memory"
+    if t == "skill":
+        return "skill-or-markdown"
+    return "markdown"
+
+
+def proposal_kind(kind: str | None) -> TargetKind | None:
+    k = (kind or "").strip().lower()
+    return k if k in ("skill", "pattern", "anti_pattern", "memory") else None  # type: ignore[return-value]
+
+
+# -- path text from agents -------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def path_text_problem(text: str) -> str | None:
+    """A target path an agent wrote that must be refused before it means anything: control
+    characters (newlines included), Windows drive letters, UNC shares and backslashes."""
+    if _CONTROL.search(text):
+        return "the target path contains control or direction-changing characters"
+    if _DRIVE.match(text) or text.startswith("\\\\") or "\\" in text:
+        return "the target path looks like a Windows path (drive letter or backslash)"
+    return None
+
+
+def any_action(ws: Workspace) -> Guard:
+    """A file some action may write (for undo and redo, which replay what the ledger says
+    was written: a forged entry cannot lead them anywhere an action could not go)."""
+    guards = [
+        in_place(ws, "kpt", "inbox", "feedback", "lessons_user", "lessons_ai", "summaries"),
+        in_place(ws, "knowledge_base", "memory"),
+        *(target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")),
+    ]
+
+    def guard(path: Path) -> None:
+        first: PathRefused | None = None
+        for g in guards:
+            try:
+                g(path)
+                return
+            except PathRefused as exc:
+                first = first or exc
+        assert first is not None
+        raise first
+
+    return guard
+
+
+def export_file(ws: Workspace) -> Guard:
+    """A file the person names for an export (``show --markdown -o``): anywhere they say,
+    but never over a document of the workspace or our state, and never a new file inside
+    one of the workspace's locations."""
+    from store.config import LOCATIONS
+
+    def guard(path: Path) -> None:
+        real = _real(path)
+        for key in (*LOCATIONS, "inbox"):
+            if _located(real, location_dirs(ws, key)) is not None:
+                raise PathRefused(
+                    f"refused: {real} is inside the workspace's {key} location; "
+                    "exports never go among the files agents and hurikaeri keep"
+                )
+        if real.exists() and any(_inside(real, b) for b in write_bases(ws)):
+            raise PathRefused(f"refused: {real} is a file of the workspace; it is not overwritten")
+        _check_regular(real)
+
+    return guard
+
+
+def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
+    """What :func:`target_problem` would say of a target path as an agent wrote it, read
+    against the default layout without touching the disk (for lint: a refused target is a
+    diagnostic before anyone tries to approve it)."""
+    from store.config import LOCATIONS
+
+    problem = path_text_problem(text)
+    if problem:
+        return problem
+    t = text.strip()
+    if t == "~/.claude" or t.startswith("~/.claude/"):
+        t = t[len("~/.claude") :].lstrip("/")
+    rel = PurePosixPath(t)
+    if rel.is_absolute() or t.startswith("~") or ".." in rel.parts or not rel.parts:
+        return None  # where it leads depends on the machine: checked when it is written
+    protected = {LOCATIONS[k] for k in PROTECTED if k in LOCATIONS}
+    protected.add(f"{LOCATIONS['knowledge_base']}/inbox")
+    for p in protected:
+        if _inside(rel, PurePosixPath(p)):
+            return f"{t} is among the files agents and hurikaeri keep ({p}), never a target"
+    problem = name_problem(rel, kind)
+    if problem:
+        return problem
+    kb, memory = PurePosixPath(LOCATIONS["knowledge_base"]), PurePosixPath(LOCATIONS["memory"])
+    in_kb = _inside(rel, kb)
+    if kind in _KB_KINDS or (kind == "skill-or-markdown" and rel.suffix in YAML_SUFFIXES):
+        return kb_problem(rel.relative_to(kb) if in_kb else PurePosixPath("x"), kind)
+    if kind == "memory":
+        in_memory = _inside(rel, memory)
+        return memory_problem(rel.relative_to(memory) if in_memory else PurePosixPath())
+    if kind == "skill-or-markdown" and rel.suffix.lower() not in MARKDOWN_SUFFIXES:
+        return f"{rel.name} is neither a knowledge-base skill YAML nor a Markdown file"
+    return None
