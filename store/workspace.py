@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from store.config import LOCATIONS, Config, check_allowed_dir
+from store.config import LOCATIONS, Config, ConfigError, check_allowed_dir
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 
 DEFAULT_ROOT = Path("~/.claude")
@@ -37,6 +37,15 @@ class Workspace:
                 self.locations[key] = [p if p.is_absolute() else self.root / p for p in moved]
             else:
                 self.locations[key] = [self.root / default]
+        if not self.config.paths.get("state"):
+            real_root = os.path.realpath(self.root)
+            real_state = os.path.realpath(self.root / LOCATIONS["state"])
+            if os.path.commonpath([real_root, real_state]) != real_root:
+                raise ConfigError(
+                    f"{self.root / LOCATIONS['state']} is a link to {real_state}, outside the "
+                    "workspace; hurikaeri keeps its state only inside the root (move it with "
+                    "[paths] state in the config if you mean to)"
+                )
 
     @classmethod
     def resolve(cls, root: Path | None, config: Config) -> Workspace:

@@ -308,7 +308,9 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
             out = Path(os.path.abspath(args.output))
             if not out.parent.is_dir():
                 raise UsageError(f"-o {args.output}: the directory {out.parent} does not exist")
-            atomic_write(out, text.encode("utf-8"), current_stamp(out), guard=export_file(ws))
+            guard = export_file(ws)
+            guard(out)  # before anything is read: a FIFO there is never opened
+            atomic_write(out, text.encode("utf-8"), current_stamp(out), guard=guard)
             print(f"wrote {out}")
         else:
             sys.stdout.write(printable(text))

@@ -241,6 +241,12 @@ def apply_decisions(
             raise ReviewError(f"{p.ref.id}: refused: {p.refused}")
         if p.stale and not allow_stale:
             raise ReviewError(f"{p.ref.id} is stale: {p.stale}; confirm to approve anyway")
+    proposal_guard = in_place(ws, "inbox")
+    for p in plans:  # every write allowed before anything is recorded or written
+        proposal_guard(p.ref.path)
+        kind = proposal_kind(p.ref.doc.kind)
+        if p.decision == "approve" and p.target is not None and kind is not None:
+            target(ws, kind)(p.target)
     batch = secrets.token_hex(6)
     entries: list[Entry] = []
     for p in plans:
@@ -271,7 +277,7 @@ def apply_decisions(
             before=p.ref.raw,
             after=p.proposal_after,
             expected=p.ref.stamp,
-            guard=in_place(ws, "inbox"),
+            guard=proposal_guard,
         )
         entries.append(e)
     return entries

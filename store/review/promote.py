@@ -233,6 +233,9 @@ def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]
     writing = [p for p in plans if p.writes]
     if not writing:
         return []
+    for p in writing:  # every target allowed before anything is recorded or written
+        assert p.target is not None
+        target(ws, promotion_kind(p.type))(p.target)
     batch = secrets.token_hex(6)
     entries: list[Entry] = []
     expected: dict[Path, FileStamp | None] = {}

@@ -67,6 +67,14 @@ def resolve_target(path: Path) -> Path:
 
 
 def current_stamp(path: Path) -> FileStamp | None:
+    """What the file is now (``None``: there is none). A FIFO, device or directory is never
+    opened (reading one could block for ever): :class:`PathRefused`."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise PathRefused(f"refused: {path} is not a regular file")
     try:
         data = path.read_bytes()
         st = path.stat()
@@ -221,8 +229,14 @@ def append_bytes(
             raise PathRefused(f"refused: {path} became a link while it was appended to") from exc
         raise _friendly(exc, target) from exc
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise PathRefused(f"refused: {target} is not a regular file; nothing was appended")
+        if st.st_nlink > 1:  # another name of the same file may lie anywhere
+            raise PathRefused(
+                f"refused: {target} has {st.st_nlink} hard links; an append would also change "
+                "the other names of the file, which may lie outside the workspace"
+            )
         os.set_blocking(fd, True)
         fcntl.flock(fd, fcntl.LOCK_EX)
         for delay in (0.0, 0.01, 0.05, 0.1, 0.25):

@@ -34,7 +34,9 @@ __all__ = ["Guard", "PathRefused"]
 #: Where a target of each kind may be written.
 TargetKind = Literal["skill", "pattern", "anti_pattern", "memory", "markdown", "skill-or-markdown"]
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
+#: Plain Markdown only: ``.txt`` may be a build file (``requirements.txt``) and ``.mdx`` runs
+#: code, so neither is ever a target.
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 #: Locations of files agents write or we own: never a target.
 PROTECTED = (
     "state",
@@ -207,6 +209,9 @@ def name_problem(rel: PurePath, kind: TargetKind) -> str | None:
     bad = [p for p in rel.parts[:-1] if p.lower() in _DANGEROUS_PARTS]
     if bad:
         return f"{bad[0]}/ holds version-control data or our own state"
+    dot = [p for p in rel.parts[:-1] if p.startswith(".") and p != ".claude"]
+    if dot:
+        return f"{dot[0]}/ is a hidden folder (CI, editor and tool settings live there)"
     if kind == "markdown" and suffix not in MARKDOWN_SUFFIXES:
         return f"{name} is not a Markdown file ({', '.join(MARKDOWN_SUFFIXES)})"
     if kind in _KB_KINDS and suffix not in YAML_SUFFIXES:
@@ -249,6 +254,13 @@ def _located(real: Path, dirs: list[Path]) -> PurePath | None:
     return None
 
 
+def _located_anycase(real: Path, dirs: list[Path]) -> bool:
+    """Inside one of ``dirs`` on a case-insensitive file system too (``Discussions/x.md``
+    is ``discussions/x.md`` there)."""
+    low = PurePath(str(real).casefold())
+    return any(_inside(low, PurePath(str(d).casefold())) for d in dirs)
+
+
 def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
     """Why ``path`` may not receive a ``kind`` target (``None``: it may). Symlinks are
     followed; the file need not exist."""
@@ -259,7 +271,7 @@ def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
     except PathRefused as exc:
         return str(exc).removeprefix("refused: ")
     for key in PROTECTED:
-        if _located(real, location_dirs(ws, key)) is not None:
+        if _located_anycase(real, location_dirs(ws, key)):
             what = {
                 "state": "hurikaeri's own state",
                 "kpt": "an agent's KPT report",
@@ -330,9 +342,20 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u206
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
+#: Longer paths, or deeper ones, are no target anyone means (and make the OS raise).
+MAX_PATH_CHARS = 1024
+MAX_PATH_PARTS = 40
+MAX_NAME_BYTES = 255
+
+
 def path_text_problem(text: str) -> str | None:
     """A target path an agent wrote that must be refused before it means anything: control
-    characters (newlines included), Windows drive letters, UNC shares and backslashes."""
+    characters (newlines included), Windows drive letters, UNC shares and backslashes, and
+    names or paths too long for a file system."""
+    if len(text) > MAX_PATH_CHARS or text.count("/") >= MAX_PATH_PARTS:
+        return f"the target path is too long ({len(text)} characters, {text.count('/') + 1} parts)"
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in text.split("/")):
+        return f"a name in the target path is longer than {MAX_NAME_BYTES} bytes"
     if _CONTROL.search(text):
         return "the target path contains control or direction-changing characters"
     if _DRIVE.match(text) or text.startswith("\\\\") or "\\" in text:
@@ -402,7 +425,7 @@ def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
     protected = {LOCATIONS[k] for k in PROTECTED if k in LOCATIONS}
     protected.add(f"{LOCATIONS['knowledge_base']}/inbox")
     for p in protected:
-        if _inside(rel, PurePosixPath(p)):
+        if _inside(PurePosixPath(t.casefold()), PurePosixPath(p.casefold())):
             return f"{t} is among the files agents and hurikaeri keep ({p}), never a target"
     problem = name_problem(rel, kind)
     if problem:
@@ -417,3 +440,29 @@ def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
     if kind == "skill-or-markdown" and rel.suffix.lower() not in MARKDOWN_SUFFIXES:
         return f"{rel.name} is neither a knowledge-base skill YAML nor a Markdown file"
     return None
+
+
+class Creatable:
+    """Whether a file an undo would delete is one an action creates: a promotion's or an
+    approved proposal's new target, or (``person``) a person-made report. Agents' reports,
+    lessons, summaries and proposals are never created by us, so never deleted."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.targets = [
+            target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")
+        ]
+        self.reports = in_place(ws, "kpt")
+
+    def __call__(self, path: Path, *, person: bool = False) -> None:
+        first: PathRefused | None = None
+        for g in [*self.targets, *([self.reports] if person else [])]:
+            try:
+                g(path)
+                return
+            except PathRefused as exc:
+                first = first or exc
+        raise PathRefused(f"refused: undo would delete {path}, which no action creates") from first
+
+
+def created_by_an_action(ws: Workspace) -> Creatable:
+    return Creatable(ws)

@@ -35,7 +35,15 @@ def _lexical_bases(ws: Workspace) -> list[Path]:
 
 
 def resolve_target(ws: Workspace, raw: str) -> Path:
-    """The absolute file a persistence-target path names, or :class:`PathRefused`."""
+    """The absolute file a persistence-target path names, or :class:`PathRefused` (also
+    when the file system cannot even look the path up)."""
+    try:
+        return _resolve(ws, raw)
+    except (OSError, ValueError, RecursionError) as exc:
+        raise PathRefused(f"refused: {raw[:200]!r} cannot be looked up: {exc}") from exc
+
+
+def _resolve(ws: Workspace, raw: str) -> Path:
     text = (raw or "").strip()
     if not text:
         raise PathRefused("the target has no path")

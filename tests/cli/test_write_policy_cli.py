@@ -156,3 +156,20 @@ def test_show_markdown_never_overwrites_a_report(tmp_path: Path, demo_root: Path
         env=env,
     )
     assert r.returncode == 0 and str(out) in r.stdout and out.is_file()
+
+
+def test_show_markdown_to_a_fifo_is_refused_at_once(tmp_path: Path, demo_root: Path) -> None:
+    _home_dir, env = _home(tmp_path)
+    fifo = tmp_path / "out.md"
+    os.mkfifo(fifo)
+    r = run(
+        "show",
+        "kpt-20261120-001",
+        "--markdown",
+        "-o",
+        str(fifo),
+        "--root",
+        str(demo_root),
+        env=env,
+    )  # run() has a timeout: a blocked open would fail the test
+    assert r.returncode == 1 and "not a regular file" in r.stderr

@@ -404,3 +404,115 @@ def test_exports_never_overwrite_workspace_files(tmp_path: Path) -> None:
             guard(p)
     guard(ws.root / "session-notes.md")  # a new file at the root is fine
     guard(tmp_path / "elsewhere.md")
+
+
+# -- found by the outside review of the policy ------------------------------------------
+
+
+def test_a_forged_created_entry_never_makes_undo_delete_an_agents_file(tmp_path: Path) -> None:
+    import hashlib
+    import json
+
+    from store.review.undo import UndoRefused, undo_last
+
+    ws = _workspace(tmp_path)
+    for rel in ("hurikaeri/kpt-20260101-001.yaml", "lessons/user/lessons.jsonl", "CLAUDE.md"):
+        victim = tmp_path / rel
+        data = victim.read_bytes()
+        (tmp_path / ".hurikaeri").mkdir(exist_ok=True)
+        with open(tmp_path / ".hurikaeri" / "ledger.jsonl", "a") as fh:
+            entry = {
+                "id": f"forged{len(rel)}",
+                "at": "2026-01-01T00:00:00Z",
+                "op": "promote",
+                "target": "k/t",
+                "batch": f"b{len(rel)}",
+                "path": rel,
+                "created": True,
+                "after_sha256": hashlib.sha256(data).hexdigest(),
+            }
+            fh.write(json.dumps(entry) + "\n")
+        with pytest.raises(UndoRefused):
+            undo_last(ws, Ledger(ws.state_dir))
+        assert victim.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "requirements.txt",
+        "docs/intro.mdx",
+        ".github/workflows/x.md",
+        ".vscode/notes.md",
+        "Discussions/x.md",
+        "HURIKAERI/x.md",
+        "knowledge_base/global/skills/" + "a" * 300 + ".md",
+        "/".join(["d"] * 60) + "/x.md",
+    ],
+)
+def test_more_targets_that_are_never_markdown_notes(tmp_path: Path, path: str) -> None:
+    ws = _workspace(tmp_path, "claude_md", path)
+    (tmp_path / "discussions").mkdir()
+    before = _snapshot(tmp_path)
+    plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
+    assert plan.status == "refused", plan.message
+    assert _snapshot(tmp_path) == before
+
+
+def test_rules_in_a_dot_claude_folder_are_markdown_targets(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, "claude_md", ".claude/rules/testing.md")
+    plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
+    assert plan.status == "write", plan.message
+
+
+def test_a_proposal_with_an_impossible_target_name_is_refused_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    ws = _workspace(tmp_path)
+    _proposal(ws, "skill", "knowledge_base/global/skills/" + "a" * 300 + ".yaml")
+    plan = plan_decision(ws, find_proposal(ws, "prop-20260101-001"), "approve")
+    assert plan.refused
+
+
+def test_a_state_directory_linked_outside_is_refused(tmp_path: Path) -> None:
+    root, outside = _outside(tmp_path)
+    (root / ".hurikaeri").symlink_to(outside)
+    with pytest.raises(ConfigError, match="outside the workspace"):
+        Workspace(root)
+    Workspace(root, Config(paths={"state": [outside]}))  # moved on purpose: fine
+
+
+def test_appends_refuse_a_hard_linked_file(tmp_path: Path) -> None:
+    root, outside = _outside(tmp_path)
+    ws = _workspace(root)
+    elsewhere = outside / "other.jsonl"
+    elsewhere.write_text('{"id": "x"}\n')
+    lessons = root / "lessons" / "user" / "lessons.jsonl"
+    lessons.unlink()
+    os.link(elsewhere, lessons)
+    with pytest.raises(ReviewError, match="hard links"):
+        import_wrapup(ws, WRAPUP)
+    assert elsewhere.read_text() == '{"id": "x"}\n'
+    (root / ".hurikaeri").mkdir()
+    os.link(elsewhere, root / ".hurikaeri" / "ledger.jsonl")
+    with pytest.raises(PathRefused):
+        Ledger(root / ".hurikaeri").record("approve", "kpt-1/keep-1")
+    assert elsewhere.read_text() == '{"id": "x"}\n'
+
+
+def test_a_promotion_refused_at_write_time_records_no_decision(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
+    assert plan.status == "write"
+    (tmp_path / "CLAUDE.md").chmod(0o755)  # became executable after planning
+    ledger = Ledger(ws.state_dir)
+    with pytest.raises(WriteError):
+        apply_plans(ws, ledger, [plan])
+    assert Ledger(ws.state_dir).entries == []
+
+
+def test_current_stamp_never_opens_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "x.md"
+    os.mkfifo(fifo)
+    with pytest.raises(PathRefused):
+        current_stamp(fifo)
