@@ -1,20 +1,30 @@
 """Adding a bullet under a Markdown heading without touching anything else.
 
-Headings are ATX headings (``## Title``) outside fenced code blocks and front matter, and a
-section is matched by its text at any level. Line endings (CRLF stays CRLF), a BOM and the
-presence of the final newline are kept; every other line stays as it was.
+Headings are found by a CommonMark parser (markdown-it-py, with its front-matter plugin):
+ATX (``## Title``) and setext (underlined) headings count; lines inside fenced or indented
+code, HTML blocks and comments, and YAML front matter never do. The edit itself stays
+line-based: line endings (CRLF stays CRLF), a BOM and the presence of the final newline are
+kept, and every other line stays as it was.
+
+A section is matched by its text at any level, case and runs of spaces ignored; when no
+heading has exactly that text, a heading whose text is the same after a leading number
+(``4.``, ``2.1``, ``3)``) is taken, so ``鍵ローテーション`` finds ``### 4. 鍵ローテーション``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from rapidfuzz import fuzz
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+from store.write.roundtrip import EditError
+
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
 #: Similarity (rapidfuzz ratio, 0–100) from which an existing bullet counts as the same idea.
 NEAR_DUPLICATE = 88.0
@@ -24,9 +34,19 @@ Outcome = Literal["insert", "identical", "near-duplicate"]
 
 @dataclass(frozen=True, slots=True)
 class Heading:
-    line: int  # 0-based
+    line: int  # 0-based, the heading's first line
     level: int
     text: str
+    end: int = -1  # the line after the heading (a setext heading takes two); -1: line + 1
+
+    @property
+    def after(self) -> int:
+        return self.end if self.end >= 0 else self.line + 1
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").use(front_matter_plugin)
 
 
 @dataclass(slots=True)
@@ -53,30 +73,27 @@ class MarkdownDoc:
             text += self.newline
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
+    def ends_in_open_block(self) -> bool:
+        """Whether text added at the end would land inside a code block or an HTML block
+        (an unclosed fence or comment runs to the end of the file)."""
+        if not self.lines:
+            return False
+        probe = "\n".join([*self.lines, "", "# probe"])
+        return not any(
+            t.type == "heading_open" and t.map is not None and t.map[0] == len(self.lines) + 1
+            for t in _parser().parse(probe)
+        )
+
     def headings(self) -> list[Heading]:
+        tokens = _parser().parse("\n".join(self.lines))
         out: list[Heading] = []
-        fence: str | None = None
-        start = 0
-        if self.lines and self.lines[0].strip() == "---":  # YAML front matter
-            for i in range(1, len(self.lines)):
-                if self.lines[i].strip() in ("---", "..."):
-                    start = i + 1
-                    break
-        for i in range(start, len(self.lines)):
-            line = self.lines[i]
-            m = _FENCE.match(line)
-            if m:
-                marker = m.group(1)[0]
-                if fence is None:
-                    fence = marker
-                elif fence == marker:
-                    fence = None
+        for i, tok in enumerate(tokens):
+            if tok.type != "heading_open" or tok.map is None:
                 continue
-            if fence is not None:
-                continue
-            h = _HEADING.match(line)
-            if h:
-                out.append(Heading(i, len(h.group(1)), h.group(2).strip()))
+            inline = tokens[i + 1] if i + 1 < len(tokens) else None
+            text = inline.content.strip() if inline is not None else ""
+            start, end = tok.map
+            out.append(Heading(start, int(tok.tag[1]), text, end))
         return out
 
 
@@ -116,8 +133,13 @@ class MarkdownTarget:
 
     def find_heading(self) -> Heading | None:
         want = _norm(self.title)
-        for h in self.doc.headings():
+        headings = self.doc.headings()
+        for h in headings:
             if _norm(h.text) == want:
+                return h
+        bare = _NUMBERED.sub("", want)
+        for h in headings:
+            if _NUMBERED.sub("", _norm(h.text)) == bare:
                 return h
         return None
 
@@ -129,7 +151,7 @@ class MarkdownTarget:
             if other.line > h.line and other.level <= h.level:
                 end = other.line
                 break
-        return h.line + 1, end
+        return h.after, end
 
     def plan(self, text: str) -> BulletPlan:
         h = self.find_heading()
@@ -165,6 +187,11 @@ class MarkdownTarget:
         lines = self.doc.lines
         h = self.find_heading()
         if h is None:
+            if self.doc.ends_in_open_block():
+                raise EditError(
+                    "the file ends inside an unclosed code block or HTML comment; a new "
+                    "section there would be part of it — close the block or add the section"
+                )
             level = self.level or 2
             if lines and lines[-1].strip():
                 lines.append("")
@@ -172,7 +199,7 @@ class MarkdownTarget:
             return len(lines) - 1
         start, end = self.section_range(h)
         indent, marker = self._marker(start, end)
-        last = h.line
+        last = h.after - 1
         for i in range(start, end):
             if lines[i].strip():
                 last = i
