@@ -14,6 +14,10 @@ aggregate evaluator: ``all("X")`` needs every sub-step to end with X, ``all("A",
 the i-th sub-step with the i-th text (and as many texts as sub-steps), ``any("X", …)``
 one sub-step with one of the texts; on a movement without ``parallel`` neither ever matches.
 
+A workflow file (TAKT ≥ 0.34, :mod:`store.check.takt_format`) is the same graph: its steps
+are the nodes, located under ``steps``, and a rule's ``when:`` expression (TAKT ≥ 0.36)
+is its condition.
+
 :func:`outline` lays the graph out as lines of ``(text, role)`` segments for a terminal;
 the UI maps roles to styles.
 """
@@ -26,11 +30,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from store.check.takt_format import takt_format
 from store.models.piece import SPECIAL_NEXT, Judge, Movement, Piece, Rule
 from store.read.diagnostics import Diagnostic
 
 Loc = tuple[str | int, ...]
-ConditionKind = Literal["tag", "ai", "all", "any"]
+ConditionKind = Literal["tag", "ai", "all", "any", "when"]
 EXITS: tuple[str, ...] = SPECIAL_NEXT
 
 _CALL = re.compile(r"^\s*(ai|all|any)\s*\((.*)\)\s*$", re.DOTALL)
@@ -39,7 +44,8 @@ _ARG = re.compile(r'"((?:[^"\\]|\\.)*)"' + r"|'((?:[^'\\]|\\.)*)'")
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """A rule's condition: a tag text, ``ai("…")`` or an aggregate ``all(…)`` / ``any(…)``."""
+    """A rule's condition: a tag text, ``ai("…")``, an aggregate ``all(…)`` / ``any(…)``, or
+    a workflow rule's ``when:`` expression."""
 
     kind: ConditionKind
     text: str
@@ -106,10 +112,12 @@ class Node:
     incoming: list[Edge] = field(default_factory=list)
     reachable: bool = True
     exits: frozenset[str] = frozenset()
+    key: str = "movements"
+    """The file's key for its movements (``steps`` in a workflow)."""
 
     @property
     def loc(self) -> Loc:
-        return ("movements", self.index)
+        return (self.key, self.index)
 
     @property
     def is_parallel(self) -> bool:
@@ -146,6 +154,9 @@ class PieceGraph:
     initial: str | None
     initial_explicit: bool
     initial_known: bool
+    noun: str = "movement"
+    """``movement``, or ``step`` for a workflow."""
+    initial_key: str = "initial_movement"
 
     def unreachable(self) -> list[Node]:
         """Movements the initial movement never leads to (empty when it is unknown)."""
@@ -167,10 +178,13 @@ class PieceGraph:
 def _edge(source: str, rule: Rule, loc: Loc, names: set[str], judge: int | None) -> Edge | None:
     if rule.next is None:
         return None
+    cond = parse_condition(rule.condition)
+    if rule.condition is None and rule.when is not None:
+        cond = Condition("when", rule.when.strip(), (rule.when.strip(),))
     return Edge(
         source,
         rule.next,
-        parse_condition(rule.condition),
+        cond,
         loc,
         judge,
         bool(rule.requires_user_input),
@@ -180,10 +194,12 @@ def _edge(source: str, rule: Rule, loc: Loc, names: set[str], judge: int | None)
 
 
 def build_graph(piece: Piece) -> PieceGraph:
+    fmt = takt_format(piece)
+    key = fmt.key("movements")
     nodes: dict[str, Node] = {}
     for i, mv in enumerate(piece.movements or []):
         if mv.name is not None and mv.name not in nodes:
-            nodes[mv.name] = Node(mv.name, i, mv)
+            nodes[mv.name] = Node(mv.name, i, mv, key=key)
     names = set(nodes)
     for node in nodes.values():
         mv = node.movement
@@ -217,6 +233,8 @@ def build_graph(piece: Piece) -> PieceGraph:
         initial,
         piece.initial_movement is not None,
         initial is not None and initial in nodes,
+        fmt.noun,
+        fmt.key("initial_movement"),
     )
     _analyse(graph)
     return graph
@@ -381,7 +399,7 @@ def _target(e: Edge, source: Node | None, graph: PieceGraph) -> list[Segment]:
     if e.target == "ABORT":
         return [("✘ ABORT", "abort")]
     if not e.known:
-        return [(e.target, "warn"), ("  (no such movement)", "warn")]
+        return [(e.target, "warn"), (f"  (no such {graph.noun})", "warn")]
     segs: list[Segment] = [(e.target, "target")]
     tgt = graph.nodes.get(e.target)
     if source is not None and tgt is not None:
@@ -396,6 +414,8 @@ def _condition(e: Edge, node: Node | None) -> list[Segment]:
     cond = e.condition
     if cond.kind == "ai":
         return [("ai ", "ai"), (f'"{cond.args[0] if cond.args else ""}"', "cond")]
+    if cond.kind == "when":
+        return [("when ", "ai"), (cond.text, "cond")]
     if cond.kind == "tag":
         return [(f'"{cond.text}"', "cond")]
     subs = node.substeps if node is not None else []
@@ -460,14 +480,16 @@ def outline(graph: PieceGraph) -> list[Section]:
     """The graph as text, movement by movement, then the loop monitors."""
     sections: list[Section] = []
     head: list[Line] = []
+    noun = graph.noun
     if graph.initial is None:
-        head.append([("This piece has no movements.", "warn")])
+        what = "workflow" if noun == "step" else "piece"
+        head.append([(f"This {what} has no {noun}s.", "warn")])
     elif not graph.initial_known:
         head.append(
-            [("start → ", "muted"), (graph.initial, "warn"), ("  (no such movement)", "warn")]
+            [("start → ", "muted"), (graph.initial, "warn"), (f"  (no such {noun})", "warn")]
         )
     else:
-        how = "initial_movement" if graph.initial_explicit else "the first movement"
+        how = graph.initial_key if graph.initial_explicit else f"the first {noun}"
         head.append([("start → ", "muted"), (graph.initial, "initial"), (f"  ({how})", "muted")])
     sections.append(Section("head", (), head))
     for node in graph.nodes.values():
@@ -545,11 +567,11 @@ def assign_diagnostics(
     """Diagnostics by the outline section their line falls in (``"head"`` for the rest).
 
     A movement's or monitor's section runs from its first line to the next section or the
-    next top-level key; top-level keys other than ``movements`` and ``loop_monitors`` (and
+    next top-level key; top-level keys other than ``movements`` (``steps``) and ``loop_monitors`` (and
     diagnostics without a line) belong to the head."""
     bounds: list[tuple[int, int, str]] = []
     for n, key in enumerate(top_keys):
-        if key not in ("movements", "loop_monitors"):
+        if key not in ("movements", "steps", "loop_monitors"):
             line = line_of((key,))
             if line is not None:
                 bounds.append((line, n, "head"))

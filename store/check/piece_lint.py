@@ -12,13 +12,25 @@ and the instruction facet files they reference are scanned for placeholders shap
 TAKT's variables — ``{name}`` or ``{name:arg}`` with a lower-case identifier — outside
 fenced code blocks and inline code, and not part of ``{{…}}`` or ``${…}``. Seed 004's list is
 allowed: ``{task} {previous_response} {iteration} {max_movements} {movement_iteration}
-{report_dir} {report:NAME} {user_inputs} {cycle_count}``. TAKT leaves anything else as
+{report_dir} {report:NAME} {user_inputs} {cycle_count}`` (a workflow's list instead, see
+:mod:`store.check.takt_format`). TAKT leaves anything else as
 written, so code examples (``{ value }``, ``{}``) and the fill-in blanks instruction files
 give the agent (``{N}``, ``{Summary of changes}``, ``{filepath:line_number}``) are not
 flagged: they are capitalised, contain spaces, sit in code, or use a prefix other than
 ``report``. ``{report:NAME}`` is checked against the piece's output contracts only in the
 piece's own texts (``unknown-report``): facet files are shared by pieces that produce
 different reports.
+
+Facets (``unresolved-facet``, a warning): each reference is resolved in TAKT's order
+(:mod:`store.check.takt_facets`); one that resolves nowhere lists the places looked in.
+A name found only among TAKT's built-in facets is fine.
+
+Format (:mod:`store.check.takt_format`): a *workflow* file (TAKT ≥ 0.34: ``steps``,
+``initial_step``, ``max_steps``) is linted like a piece, in its own words; a file mixing
+both formats' keys is one ``mixed-takt-format`` error. The keys each format requires
+(``movements`` and ``max_movements`` for a piece, seed 004; ``steps`` for a workflow,
+whose ``max_steps`` defaults to 10) are checked here, as is every rule's ``condition``
+(a workflow rule may give ``when`` instead).
 """
 
 from __future__ import annotations
@@ -32,32 +44,26 @@ from pathlib import Path
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from store.check.piece_graph import aggregate_problems, build_graph
+from store.check.takt_facets import FACET_KINDS, Resolution, Source, resolve_reference
+from store.check.takt_format import (
+    PIECE_PREFIXES,
+    PIECE_VARIABLES,
+    RENAMED_VARIABLES,
+    TaktFormat,
+    dotted,
+    takt_format,
+)
 from store.models.piece import SPECIAL_NEXT, Movement, Piece, Rule
 from store.read.diagnostics import DiagnosticSink
 from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
-#: Reference field → (section map of the piece, facet directory name).
-FACET_KINDS = {
-    "persona": ("personas", "personas"),
-    "policy": ("policies", "policies"),
-    "instruction": ("instructions", "instructions"),
-    "knowledge": ("knowledge", "knowledge"),
-    "format": ("report_formats", "output-contracts"),
-}
+__all__ = ["FACET_KINDS", "FacetRef", "PieceLinter", "facet_references", "resolve_facet"]
+
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
 #: Seed 004's template variables (``{report:NAME}`` is the ``report`` prefix).
-TEMPLATE_VARIABLES = (
-    "task",
-    "previous_response",
-    "iteration",
-    "max_movements",
-    "movement_iteration",
-    "report_dir",
-    "user_inputs",
-    "cycle_count",
-)
-TEMPLATE_PREFIXES = ("report",)
+TEMPLATE_VARIABLES = PIECE_VARIABLES
+TEMPLATE_PREFIXES = PIECE_PREFIXES
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -83,10 +89,12 @@ def report_names(piece: Piece) -> set[str]:
 
 
 def _all_movements(piece: Piece) -> Iterator[tuple[Movement, Loc]]:
+    """Movements and sub-steps, located under the file's own key (``steps`` in a workflow)."""
+    key = takt_format(piece).key("movements")
     for i, mv in enumerate(piece.movements or []):
-        yield mv, ("movements", i)
+        yield mv, (key, i)
         for j, sub in enumerate(mv.parallel or []):
-            yield sub, ("movements", i, "parallel", j)
+            yield sub, (key, i, "parallel", j)
 
 
 class PieceLinter:
@@ -95,29 +103,34 @@ class PieceLinter:
         self.dir = path.parent
         self.doc = doc
         self.sink = sink
+        self.format: TaktFormat = takt_format(piece)
+        self.noun = self.format.noun
 
     def line(self, loc: Sequence[str | int]) -> int | None:
-        return self.doc.line_of(loc)
+        return self.doc.line_of(self.format.loc(tuple(loc)))
 
     def run(self) -> None:
         piece = self.piece
+        self.check_format()
         movements = piece.movements or []
         names: dict[str, int] = {}
+        noun = self.noun
         for i, mv in enumerate(movements):
             if mv.name is None:
                 continue
             if mv.name in names:
                 self.sink.error(
                     "duplicate-movement",
-                    f"movement '{mv.name}' is defined twice (first as movement {names[mv.name] + 1})",
+                    f"{noun} '{mv.name}' is defined twice (first as {noun} {names[mv.name] + 1})",
                     self.line(("movements", i, "name")),
                 )
             names.setdefault(mv.name, i)
         if piece.initial_movement is not None and piece.initial_movement not in names:
+            key = self.format.key("initial_movement")
             self.sink.error(
                 "unknown-movement",
-                f"initial_movement '{piece.initial_movement}' is not a movement of this piece "
-                f"(movements: {', '.join(names) or 'none'})",
+                f"{key} '{piece.initial_movement}' is not a {noun} of this "
+                f"{self.format.name} ({self.format.key('movements')}: {', '.join(names) or 'none'})",
                 self.line(("initial_movement",)),
             )
         for i, mv in enumerate(movements):
@@ -129,7 +142,7 @@ class PieceLinter:
                 if name not in names:
                     self.sink.error(
                         "unknown-movement",
-                        f"loop monitor cycle names '{name}', which is not a movement",
+                        f"loop monitor cycle names '{name}', which is not a {noun}",
                         self.line(("loop_monitors", k, "cycle", c)),
                     )
             if mon.judge is not None:
@@ -152,23 +165,60 @@ class PieceLinter:
         self.check_graph()
         self.check_templates()
 
+    # -- the format ----------------------------------------------------------------
+
+    def check_format(self) -> None:
+        """A mixed file, and the keys the file's format requires."""
+        fmt, piece = self.format, self.piece
+        if fmt.name == "mixed":
+            other = fmt.workflow_keys if fmt.flow_key == "movements" else fmt.piece_keys
+            self.sink.error(
+                "mixed-takt-format",
+                "this file mixes TAKT's piece format (TAKT ≤ 0.33: "
+                + ", ".join(dotted(k) for k in fmt.piece_keys)
+                + ") with the workflow format (TAKT ≥ 0.34: "
+                + ", ".join(dotted(k) for k in fmt.workflow_keys)
+                + "); TAKT ≤ 0.33 ignores the workflow keys, 0.34–0.35 accept both only where "
+                "they agree (and reject instruction_template), 0.36 and later reject the piece "
+                f"keys. Write one format; the graph is drawn from '{fmt.flow_key}'",
+                self.doc.line_of(other[0]),
+            )
+        required: list[tuple[str, str]] = []
+        if piece.movements is None:
+            required.append(
+                ("steps", "a list of steps")
+                if fmt.name == "workflow"
+                else ("movements", "a list of movements")
+            )
+        if fmt.name == "piece" and piece.max_movements is None:
+            required.append(("max_movements", "the iteration limit"))
+        for key, what in required:  # as the model's markers word it
+            self.sink.error(
+                "missing-field",
+                f"required field '{key}' is missing (expected {what})",
+                self.doc.line_of(()),
+            )
+
     # -- the movement graph ------------------------------------------------------
 
     def check_graph(self) -> None:
         graph = build_graph(self.piece)
         start = graph.initial or "?"
+        noun, fmt = self.noun, self.format
         for node in graph.unreachable():
             self.sink.warning(
                 "unreachable-movement",
-                f"movement '{node.name}' is never reached from the initial movement '{start}' "
+                f"{noun} '{node.name}' is never reached from the initial {noun} '{start}' "
                 "(no rule or loop-monitor judge leads to it)",
                 self.line((*node.loc, "name")),
             )
         for node in graph.no_exit():
+            limit = self.piece.max_movements or ("10, the default" if fmt.is_workflow else "?")
             self.sink.warning(
                 "no-exit",
-                f"from movement '{node.name}' no rule leads to COMPLETE or ABORT: once there, "
-                f"the piece only ends at max_movements ({self.piece.max_movements or '?'})",
+                f"from {noun} '{node.name}' no rule leads to COMPLETE or ABORT: once there, "
+                f"the {fmt.name if fmt.name != 'mixed' else 'piece'} only ends at "
+                f"{fmt.key('max_movements')} ({limit})",
                 self.line((*node.loc, "name")),
             )
         for problem in aggregate_problems(graph):
@@ -178,12 +228,19 @@ class PieceLinter:
 
     def check_templates(self) -> None:
         seen_files: set[Path] = set()
+        fmt = self.format
+        variables, prefixes = fmt.variables, fmt.prefixes
+        listed = (
+            " ".join(f"{{{v}}}" for v in variables)
+            + " "
+            + " ".join(f"{{{p}:NAME}}" for p in prefixes)
+        )
         for text, loc, facet in instruction_texts(self.piece, self.dir):
             if facet is not None:
                 if facet in seen_files:
                     continue
                 seen_files.add(facet)
-            for var, line in unknown_placeholders(text):
+            for var, line in unknown_placeholders(text, variables, prefixes):
                 where = ""
                 at = self.text_line(loc, line)
                 if facet is not None:
@@ -191,17 +248,17 @@ class PieceLinter:
                     at = self.line(loc)
                 self.sink.warning(
                     "unknown-template-variable",
-                    f"{where}{var} is not a TAKT template variable{_suggestion(var)}; TAKT "
-                    "leaves it as written (variables: "
-                    + " ".join(f"{{{v}}}" for v in TEMPLATE_VARIABLES)
-                    + " {report:NAME})",
+                    f"{where}{var} is not a TAKT template variable"
+                    f"{_suggestion(var, variables, fmt)}; TAKT leaves it as written "
+                    f"(a {fmt.name if fmt.name != 'mixed' else 'piece or workflow'}'s "
+                    f"variables: {listed})",
                     at,
                 )
 
     def text_line(self, loc: Loc, n: int) -> int | None:
         """The file line of line ``n`` of the text at ``loc`` (exact for block scalars)."""
         node = self.doc.root
-        for part in loc:
+        for part in self.format.loc(loc):
             if isinstance(node, MappingNode):
                 node = next(
                     (v for k, v in node.value if isinstance(k, ScalarNode) and k.value == part),
@@ -223,10 +280,25 @@ class PieceLinter:
     ) -> None:
         for r, rule in enumerate(rules or []):
             here = (*loc, "rules", r)
+            may_use_when = self.format.is_workflow and loc[0] != "loop_monitors"
+            if rule.condition is None and (rule.when is None or not may_use_when):
+                when = ""
+                if rule.when is not None:
+                    when = (
+                        " ('when' is for a workflow step's rules, TAKT ≥ 0.36)"
+                        if loc[0] != "loop_monitors"
+                        else " (a loop monitor judge's rules take no 'when')"
+                    )
+                self.sink.error(
+                    "missing-field",
+                    f"required field '{dotted(self.format.loc((*here, 'condition')))}' is "
+                    f"missing (expected the condition text){when}",
+                    self.line(here),
+                )
             if rule.next is None:
                 if top:
                     self.sink.error(
-                        "missing-next", "this rule has no 'next' movement", self.line(here)
+                        "missing-next", f"this rule has no 'next' {self.noun}", self.line(here)
                     )
                 continue
             if not top:
@@ -239,7 +311,7 @@ class PieceLinter:
             if rule.next not in names and rule.next not in SPECIAL_NEXT:
                 self.sink.error(
                     "unknown-movement",
-                    f"rule goes to '{rule.next}', which is not a movement, COMPLETE or ABORT",
+                    f"rule goes to '{rule.next}', which is not a {self.noun}, COMPLETE or ABORT",
                     self.line((*here, "next")),
                 )
 
@@ -250,7 +322,7 @@ class PieceLinter:
                 if not (self.dir / rel).is_file():
                     self.sink.warning(
                         "facet-missing",
-                        f"{section}.{key}: file {rel} not found next to the piece",
+                        f"{section}.{key}: file {rel} not found next to the {self.format.name}",
                         self.line((section, key)),
                     )
 
@@ -290,26 +362,31 @@ class PieceLinter:
             self.check_ref(v, field, loc if isinstance(value, str) else (*loc, i))
 
     def check_ref(self, name: str, field: str, loc: Loc) -> None:
-        if self.resolve(name, field) is None:
-            section, kind = FACET_KINDS[field]
-            if "/" in name or name.endswith(".md"):
-                self.sink.warning(
-                    "unresolved-facet",
-                    f"{field} file '{name}' not found (resolved against the piece's directory: "
-                    f"{(self.dir / name).resolve()})",
-                    self.line(loc),
-                )
-                return
+        res = resolve_reference(self.piece, self.dir, name, field)
+        if res.found or res.mapped:  # a mapped file that is missing: facet-missing says so
+            return
+        if res.source is None and res.how == "path beside the piece":
             self.sink.warning(
                 "unresolved-facet",
-                f"{field} '{name}' is not in the piece's {section} map, not a file next to the "
-                f"piece, and not found as ../facets/{kind}/{name}.md",
+                f"{field} file '{name}' not found (resolved against the "
+                f"{self.format.name}'s directory: {res.looked_in[0]})",
                 self.line(loc),
             )
+            return
+        then = (
+            "TAKT would use the name itself as the text"
+            if field != "persona"
+            else "TAKT would run it with no persona file"
+        )
+        self.sink.warning(
+            "unresolved-facet",
+            f"{field} '{name}' resolves nowhere (looked in: {'; '.join(res.looked_in)}); {then}",
+            self.line(loc),
+        )
 
     def resolve(self, name: str, field: str) -> Path | None:
-        """Where a facet reference leads: section map, path beside the piece, facet dirs."""
-        return resolve_facet(self.piece, self.dir, name, field)[0]
+        """The file a facet reference leads to (``None``: none, or a built-in name only)."""
+        return resolve_reference(self.piece, self.dir, name, field).path
 
     def check_reports(self, text: str | None, loc: Loc) -> None:
         if not text:
@@ -329,23 +406,9 @@ class PieceLinter:
 
 
 def resolve_facet(piece: Piece, piece_dir: Path, name: str, field: str) -> tuple[Path | None, str]:
-    """Where a facet reference leads, and how it was found.
-
-    In TAKT's order: the piece's section map, a path beside the piece, then the facet
-    directories (``../facets/<kind>/NAME.md`` and ``facets/<kind>/NAME.md``)."""
-    section, kind = FACET_KINDS[field]
-    mapping = getattr(piece, section) or {}
-    if name in mapping:
-        p = piece_dir / mapping[name]
-        return (p if p.is_file() else None), f"{section} map"
-    if "/" in name or name.endswith(".md"):
-        p = piece_dir / name
-        return (p if p.is_file() else None), "path beside the piece"
-    for base in (piece_dir.parent / "facets", piece_dir / "facets"):
-        p = base / kind / f"{name}.md"
-        if p.is_file():
-            return p, "facet directory"
-    return None, "facet directory"
+    """Where a facet reference leads, and how it was found (see :func:`resolve_reference`)."""
+    res = resolve_reference(piece, piece_dir, name, field)
+    return res.path, res.how
 
 
 @dataclass(slots=True)
@@ -361,10 +424,20 @@ class FacetRef:
     path: Path | None = None
     how: str = ""
     inline: str | None = None
+    source: Source | None = None
+    """The layer it resolved in (``section map``, ``beside``, ``package``, ``project``,
+    ``user``, ``built-in``); ``None``: inline, or nowhere."""
+    looked_in: tuple[str, ...] = ()
+    """Where it was looked for, when it resolved nowhere."""
 
     @property
     def kind(self) -> str:
         return FACET_KINDS[self.field][1]
+
+    @property
+    def resolved(self) -> bool:
+        """Found: a file, or a name among TAKT's built-in facets (which has no file here)."""
+        return self.source is not None
 
 
 def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
@@ -383,8 +456,10 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
             if field in ("instruction", "format") and _is_inline(v):
                 out.append(FacetRef(owner, field, "(inline)", here, None, "inline", v))
                 continue
-            path, how = resolve_facet(piece, base, v, field)
-            out.append(FacetRef(owner, field, v, here, path, how))
+            res: Resolution = resolve_reference(piece, base, v, field)
+            out.append(
+                FacetRef(owner, field, v, here, res.path, res.how, None, res.source, res.looked_in)
+            )
 
     movements = piece.movements or []
     for m, loc in _all_movements(piece):
@@ -448,15 +523,19 @@ def prose_lines(text: str) -> Iterator[tuple[int, str]]:
             yield n, _CODE_SPAN.sub("", line)
 
 
-def unknown_placeholders(text: str) -> Iterator[tuple[str, int]]:
-    """Placeholders shaped like TAKT variables that are not in seed 004's list."""
+def unknown_placeholders(
+    text: str,
+    variables: Sequence[str] = TEMPLATE_VARIABLES,
+    prefixes: Sequence[str] = TEMPLATE_PREFIXES,
+) -> Iterator[tuple[str, int]]:
+    """Placeholders shaped like TAKT variables that are not in the list (seed 004's)."""
     for n, line in prose_lines(text):
         for m in _PLACEHOLDER.finditer(line):
             name, arg = m.group(1), m.group(2)
             if arg is not None:
-                if name in TEMPLATE_PREFIXES or not _close(name, TEMPLATE_PREFIXES):
+                if name in prefixes or not _close(name, prefixes):
                     continue
-            elif name in TEMPLATE_VARIABLES:
+            elif name in variables:
                 continue
             yield m.group(0), n
 
@@ -465,12 +544,17 @@ def _close(name: str, choices: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(name, choices, n=1, cutoff=0.75)
 
 
-def _suggestion(var: str) -> str:
+def _suggestion(
+    var: str, variables: Sequence[str] = TEMPLATE_VARIABLES, fmt: TaktFormat | None = None
+) -> str:
     inner = var.strip("{}")
     name, _, arg = inner.partition(":")
     if arg:
         return f" (did you mean {{report:{arg}}}?)"
-    near = _close(name, TEMPLATE_VARIABLES)
+    renamed = RENAMED_VARIABLES.get(name)
+    if fmt is not None and renamed in variables:
+        return f" in a {fmt.name} (it is {{{renamed}}} there; TAKT 0.36 renamed the variables)"
+    near = _close(name, variables)
     return f" (did you mean {{{near[0]}}}?)" if near else ""
 
 

@@ -1,0 +1,185 @@
+"""Where TAKT finds the facet a piece names, in TAKT's own order.
+
+TAKT v0.33.2 (``src/infra/config/loaders/resource-resolver.ts`` and ``paths.ts``, with the
+``faceted-prompting`` 0.1.0 package's ``resolve.ts``) resolves a persona, policy, knowledge,
+instruction or output-contract (``format``) reference thus:
+
+1. **section map** — a key of the piece's ``personas`` / ``policies`` / ``knowledge`` /
+   ``instructions`` / ``report_formats`` map: the file it names, relative to the piece.
+2. **beside** — a reference shaped like a path (starting ``./``, ``../``, ``/`` or ``~``, or
+   ending ``.md``): that file, relative to the piece's directory.
+3. a bare name: ``NAME.md`` in the facet directories of each layer, first found wins:
+   **package** (a piece of an installed repertoire package: the package's ``facets/``;
+   ``@owner/repo/NAME`` names one directly), **project** (``<project>/.takt/facets/<kind>/``),
+   **user** (``~/.takt/facets/<kind>/``, or ``$TAKT_CONFIG_DIR``), **built-in**
+   (``builtins/<lang>/facets/<kind>/`` of the TAKT installation).
+4. otherwise TAKT uses the reference itself as the text (a persona: a file of that name
+   beside the piece, else nothing) — the lint warns ``unresolved-facet``.
+
+TAKT takes the project from the directory it runs in; hurikaeri takes it from where the
+piece lies. A piece under ``<project>/.takt/pieces/`` (or ``workflows/``) is a project piece,
+one under ``~/.takt/`` a user piece, one under ``.takt/<lang>/pieces/`` (projects that keep
+both languages, laid out like TAKT's own ``builtins/<lang>/``) resolves in
+``.takt/<lang>/facets/`` and then ``.takt/facets/``. Pieces kept elsewhere (the workspace's
+``pieces/``) have their facet directories beside them: ``../facets/<kind>/`` and
+``facets/<kind>/``, counted as their project's. TAKT's own built-in pieces
+(``builtins/<lang>/pieces/``) resolve in their sibling ``facets/``. Anywhere else, the
+built-in layer is the list of names TAKT v0.33 ships (:data:`BUILTIN_DATA`, generated from
+``tests/fixtures/takt-v0.33`` by ``tools/gen_takt_builtins.py``); such a facet resolves
+without a file to show.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from store.check.takt_layout import DEFAULT_LANGUAGE, Source, piece_home, user_takt_dir
+from store.models.piece import Piece
+
+__all__ = ["FACET_KINDS", "SOURCES", "Resolution", "Source", "builtin_facets", "resolve_reference"]
+
+#: Every layer, in TAKT's order.
+SOURCES: tuple[Source, ...] = ("section map", "beside", "package", "project", "user", "built-in")
+
+#: Reference field → (section map of the piece, facet directory name).
+FACET_KINDS = {
+    "persona": ("personas", "personas"),
+    "policy": ("policies", "policies"),
+    "instruction": ("instructions", "instructions"),
+    "knowledge": ("knowledge", "knowledge"),
+    "format": ("report_formats", "output-contracts"),
+}
+BUILTIN_DATA = Path(__file__).with_name("takt_builtin_facets.json")
+
+
+# -- TAKT's built-in facet names -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinFacets:
+    version: str
+    names: Mapping[str, Mapping[str, frozenset[str]]]
+    """language → facet kind → names."""
+
+    def has(self, kind: str, name: str, lang: str | None) -> bool:
+        by_kind = self.names.get(lang or DEFAULT_LANGUAGE) or self.names.get(DEFAULT_LANGUAGE)
+        # a language the data lacks uses the default's names: TAKT v0.33 ships the same
+        # names in ja and en (its builtins/ja and builtins/en facet directories match)
+        return by_kind is not None and name in by_kind.get(kind, frozenset())
+
+
+@cache
+def builtin_facets() -> BuiltinFacets:
+    raw: dict[str, Any] = json.loads(BUILTIN_DATA.read_text(encoding="utf-8"))
+    names = {
+        lang: {kind: frozenset(v) for kind, v in kinds.items()}
+        for lang, kinds in raw["languages"].items()
+    }
+    return BuiltinFacets(str(raw["takt_version"]), names)
+
+
+# -- resolving one reference ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Where a reference led, or everywhere it was looked for."""
+
+    path: Path | None
+    source: Source | None
+    """The layer it was found in; ``None``: nowhere (or a mapped file that is missing)."""
+    how: str
+    """The same for people: ``personas map``, ``facet directory`` (the project's), …"""
+    looked_in: tuple[str, ...] = ()
+    """Every place tried, in order (for the warning when it resolves nowhere)."""
+    mapped: bool = False
+    """The name is a key of the piece's section map (whose file may be missing)."""
+
+    @property
+    def found(self) -> bool:
+        return self.source is not None
+
+
+def is_resource_path(ref: str) -> bool:
+    """A reference TAKT reads as a file path rather than a facet name."""
+    return ref.startswith(("./", "../", "/", "~")) or ref.endswith(".md")
+
+
+def resource_path(ref: str, piece_dir: Path) -> Path:
+    if ref.startswith("~"):
+        return Path.home() / ref[1:].lstrip("/")
+    return piece_dir / ref
+
+
+_HOW: dict[Source, str] = {
+    "section map": "section map",
+    "beside": "path beside the piece",
+    "package": "repertoire package's facet directory",
+    "project": "facet directory",
+    "user": "user facet directory (~/.takt)",
+    "built-in": "built-in facet directory",
+}
+
+
+def resolve_reference(
+    piece: Piece,
+    piece_dir: Path,
+    name: str,
+    field: str,
+    *,
+    user_dir: Path | None = None,
+    lang: str | None = None,
+) -> Resolution:
+    """Resolve one facet reference of ``piece`` (lying in ``piece_dir``) as TAKT does."""
+    section, kind = FACET_KINDS[field]
+    mapping = getattr(piece, section) or {}
+    if name in mapping:
+        p = resource_path(str(mapping[name]), piece_dir)
+        how = f"{section} map"
+        if p.is_file():
+            return Resolution(p, "section map", how, mapped=True)
+        return Resolution(None, None, how, (f"{how} ({mapping[name]})",), mapped=True)
+    looked: list[str] = [f"{section} map"]
+    if is_resource_path(name):
+        p = resource_path(name, piece_dir)
+        if p.is_file():
+            return Resolution(p, "beside", _HOW["beside"])
+        return Resolution(None, None, _HOW["beside"], (str(p),))
+    user_dir = user_dir or user_takt_dir()
+    home = piece_home(piece_dir, user_dir)
+    lang = lang or home.lang
+    if name.startswith("@") and name.count("/") == 2:  # @owner/repo/NAME: one package
+        owner, repo, facet = name[1:].split("/")
+        p = user_dir / "repertoire" / f"@{owner}" / repo / "facets" / kind / f"{facet}.md"
+        if p.is_file():
+            return Resolution(p, "package", _HOW["package"])
+        return Resolution(None, None, _HOW["package"], (*looked, str(p.parent)))
+    layers: list[tuple[Source, Path]] = [(home.layer, root / kind) for root in home.facet_roots]
+    user: tuple[Source, Path] = ("user", user_dir / "facets" / kind)
+    if home.layer == "built-in":  # TAKT's own pieces: the user's facets come first
+        layers.insert(0, user)
+    elif home.layer != "user":
+        layers.append(user)
+    seen: set[Path] = set()
+    for source, d in layers:
+        if d in seen:
+            continue
+        seen.add(d)
+        p = d / f"{name}.md"
+        if p.is_file():
+            return Resolution(p, source, _HOW[source])
+        looked.append(str(d))
+    if home.layer != "built-in":
+        data = builtin_facets()
+        label = f"TAKT v{data.version} built-in {kind}"
+        if data.has(kind, name, lang):
+            return Resolution(None, "built-in", label)
+        looked.append(label)
+    if field == "persona" and (piece_dir / name).is_file():  # TAKT's last try for a persona
+        return Resolution(piece_dir / name, "beside", _HOW["beside"])
+    return Resolution(None, None, "facet directories", tuple(looked))
