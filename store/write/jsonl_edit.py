@@ -1,19 +1,52 @@
-"""Rewriting one JSONL record in place while other programs keep appending.
+"""Rewriting one JSONL record of a file other programs keep appending to.
 
-The rest of the file stays byte for byte. Growth at the end since our read is not a
-conflict (agents append all the time); a change anywhere before it is. Lines appended
-while we write are carried over to the new file, including those that land on the old
-file in the instant before the rename.
+Agents append to lesson and summary files at any moment, in two ways: a script that opens
+the path for each line, and a logger that keeps the file open with ``O_APPEND`` and writes
+every so often. A rewrite by rename (temp file, ``os.replace``) loses the lines of both: the
+first may have opened the old file just before the rename, the second writes into the old
+file for as long as it runs. So a record is rewritten **in place, never by rename**, holding
+the file's advisory lock (the one :func:`store.write.atomic.append_bytes` takes, so our
+writers of one file exclude each other):
+
+- Under the lock the file is read again. It must still hold what was read (its first
+  ``prefix_len`` bytes) — growth at the end is not a conflict — or, when a ``relocate``
+  function is given, the record must still be found, byte for byte, in the file as it is now
+  (another process of ours edited a *different* record meanwhile). Otherwise
+  :class:`ConflictError` and nothing is written.
+- A new record of the same length or shorter is written over the old one; a shorter one is
+  padded with spaces before its line ending (JSON ignores them), so the file never shrinks:
+  truncating would cut a line appended in the same instant, and no system call truncates
+  only when nothing was appended.
+- A longer record first claims the room it needs at the end of the file by appending that
+  many spaces with ``O_APPEND`` (the kernel places it after every line appended before it
+  and before every line appended after it), then rewrites everything from the record to
+  the end of that room, shifted by the growth: the lines appended before the claim (read
+  again now, all complete) move with the tail, the lines appended after it are not
+  touched. The file ends up as the old bytes before the record, the new record, then every
+  byte anyone else wrote, in order.
+
+Either appender keeps its descriptor valid and loses nothing; nothing waits for quiet, and
+the only wait is for the lock, at most :data:`~store.read.textio.LOCK_TIMEOUT`. The bytes
+rewritten in place are first saved with their offset in a redo file beside the target
+(``.hurikaeri-redo-<name>``, fsynced): a process killed half way through is finished by the
+next writer of that file or by :func:`finish_interrupted_rewrites` when the workspace is
+opened. Our readers take the shared lock (:func:`store.read.textio.read_regular`) and so
+never see a rewrite half done; other programs reading at that very moment may, and see the
+file whole once it ends. After the write the file's modification time is set to the precise
+current time, so a same-length edit is never mistaken for the previous version.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
+import json
 import os
-import stat
 import tempfile
 import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from store.read.textio import FileStamp
@@ -23,16 +56,49 @@ from store.write.atomic import (
     Guard,
     WriteError,
     _friendly,
+    _open_locked,
     fsync_dir,
     resolve_target,
 )
 
-#: How long the replaced file must stay unchanged before its late appends are all carried over.
-QUIET_SECONDS = 0.05
+#: Prefix of the redo file that holds a rewrite's bytes until they are all in place.
+REDO_PREFIX = ".hurikaeri-redo-"
+
+#: Given the file as it is now (under the lock), where the record to replace lies now:
+#: ``(start, end)``, or ``None`` when it is gone or changed (a conflict).
+Relocate = Callable[[bytes], tuple[int, int] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class SpanWrite:
+    """What a rewrite did: at ``start`` the bytes ``old`` became ``new`` (``new`` padded
+    when it was shorter); the file grew by ``len(new) - len(old)``."""
+
+    start: int
+    old: bytes
+    new: bytes
 
 
 def prefix_digest(data: bytes, length: int) -> str:
     return hashlib.sha256(data[:length]).hexdigest()
+
+
+def pad_to(new: bytes, length: int, old: bytes) -> bytes:
+    """``new`` made ``length`` bytes long with spaces before its line ending (the old
+    record's line ending when ``new`` is empty: a removed record leaves a blank line)."""
+    if new.endswith(b"\r\n"):
+        body, nl = new[:-2], b"\r\n"
+    elif new.endswith(b"\n"):
+        body, nl = new[:-1], b"\n"
+    elif new:
+        body, nl = new, b""
+    else:
+        body = b""
+        nl = b"\r\n" if old.endswith(b"\r\n") else b"\n" if old.endswith(b"\n") else b""
+    fill = length - len(body) - len(nl)
+    if fill < 0:
+        raise ValueError("pad_to: the new bytes do not fit")
+    return body + b" " * fill + nl
 
 
 def replace_span(
@@ -44,68 +110,204 @@ def replace_span(
     prefix_len: int,
     prefix_sha256: str,
     guard: Guard,
-) -> None:
-    """Replace bytes ``[start, end)`` if the first ``prefix_len`` bytes are still as read
-    and ``guard`` lets the action write there."""
+    relocate: Relocate | None = None,
+) -> SpanWrite:
+    """Replace bytes ``[start, end)`` of ``path`` with ``new`` in place, if the first
+    ``prefix_len`` bytes are still as read (or ``relocate`` finds the record again) and
+    ``guard`` lets the action write there. See the module's docstring for how."""
     target = resolve_target(path)
     guard(target)
+    if not os.path.lexists(target):
+        raise ConflictError(target, FileStamp(prefix_len, 0, prefix_sha256), None)
+    fd = _open_locked(path, target, create=False, what="rewritten")
     try:
-        old = open(target, "rb")  # noqa: SIM115 - held across the rename on purpose
-    except FileNotFoundError:
-        raise ConflictError(target, FileStamp(prefix_len, 0, prefix_sha256), None) from None
-    except OSError as exc:
-        raise _friendly(exc, target) from exc
-    tmp_name = ""
-    try:
-        data = old.read()
-        if len(data) < prefix_len or prefix_digest(data, prefix_len) != prefix_sha256:
-            st = os.fstat(old.fileno())
+        _replay(target, fd)
+        data = _read_all(fd)
+        span: tuple[int, int] | None = None
+        if len(data) >= prefix_len and prefix_digest(data, prefix_len) == prefix_sha256:
+            span = (start, end)
+        elif relocate is not None:
+            span = relocate(data)
+        if span is None:
             raise ConflictError(
                 target,
                 FileStamp(prefix_len, 0, prefix_sha256),
-                FileStamp.of_bytes(data, st),
+                FileStamp.of_bytes(data, os.fstat(fd)),
             )
-        mode = stat.S_IMODE(os.fstat(old.fileno()).st_mode)
-        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data[:start] + new + data[end:])
-            seen = len(data)
-            while True:  # carry over lines appended meanwhile
-                extra = os.pread(old.fileno(), 1 << 20, seen)
-                if not extra:
-                    break
-                fh.write(extra)
-                seen += len(extra)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, target)
-        tmp_name = ""
-        # Appends to the old inode in the instant around the rename (a writer that opened
-        # the path just before it) are carried over: the old file is watched until it has
-        # been quiet for QUIET_SECONDS.
-        late = b""
-        quiet_since = time.monotonic()
-        while time.monotonic() - quiet_since < QUIET_SECONDS:
-            chunk = os.pread(old.fileno(), 1 << 20, seen + len(late))
-            if chunk:
-                late += chunk
-                quiet_since = time.monotonic()
-            else:
-                time.sleep(0.002)
-        if late:
-            with open(target, "ab") as fh:
-                fh.write(late)
-                fh.flush()
-                os.fsync(fh.fileno())
+        start, end = span
+        old = data[start:end]
+        mtime = os.fstat(fd).st_mtime_ns
+        if len(new) <= len(old):
+            written = pad_to(new, len(old), old)
+            _write_in_place(target, fd, start, written)
+        else:
+            written = new
+            _write_in_place(target, fd, start, _shifted(fd, end, new, len(new) - len(old)))
+        _touch(fd, mtime)
     except OSError as exc:
         raise _friendly(exc, target) from exc
     finally:
-        old.close()
+        os.close(fd)  # also releases the lock
+    return SpanWrite(start, old, written)
+
+
+def _read_all(fd: int, start: int = 0, stop: int | None = None) -> bytes:
+    chunks: list[bytes] = []
+    at = start
+    while stop is None or at < stop:
+        want = 1 << 20 if stop is None else min(1 << 20, stop - at)
+        chunk = os.pread(fd, want, at)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        at += len(chunk)
+    return b"".join(chunks)
+
+
+def _shifted(fd: int, end: int, new: bytes, grow: int) -> bytes:
+    """Claim ``grow`` bytes at the end of the file (one ``O_APPEND`` write: every line
+    appended before it lies before it, every later one after it) and return what goes
+    from the record's start to the end of that room: ``new``, then everything that was
+    after the record up to the room."""
+    size = os.fstat(fd).st_size
+    # after a crash right here the room stays: spaces (a blank line when the file ended
+    # with one), which every JSONL reader skips
+    ends_line = size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+    room = b" " * (grow - 1) + b"\n" if ends_line else b" " * grow
+    if os.write(fd, room) != len(room):  # the descriptor is O_APPEND: always at the end
+        raise WriteError("the file could not grow (is the disk full?); nothing was changed")
+    room_end = os.lseek(fd, 0, os.SEEK_CUR)  # our write's end, wherever the kernel put it
+    tail = _read_all(fd, end, room_end - grow)
+    if len(tail) != room_end - grow - end:
+        raise WriteError("the file shrank while it was rewritten; nothing was changed")
+    return new + tail
+
+
+def _redo_path(target: Path) -> Path:
+    return target.with_name(REDO_PREFIX + target.name)
+
+
+def _write_in_place(target: Path, fd: int, offset: int, payload: bytes) -> None:
+    """Write ``payload`` at ``offset``: saved to the redo file first, so that a write cut
+    short by a crash is finished later; the redo file is removed once it is all on disk."""
+    st = os.fstat(fd)
+    header = {
+        "offset": offset,
+        "length": len(payload),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "dev": st.st_dev,
+        "ino": st.st_ino,
+    }
+    redo = _redo_path(target)
+    tmp_fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=target.parent)
+    try:
+        with os.fdopen(tmp_fd, "wb") as fh:
+            fh.write(json.dumps(header).encode() + b"\n")
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp_name, redo)
+        tmp_name = ""
+    finally:
         if tmp_name:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
     fsync_dir(target.parent)
+    _pwrite_all(fd, payload, offset)
+    os.fsync(fd)
+    redo.unlink()
+    fsync_dir(target.parent)
 
 
-__all__ = ["ConflictError", "WriteError", "prefix_digest", "replace_span"]
+def _pwrite_all(fd: int, payload: bytes, offset: int) -> None:
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_APPEND)  # else pwrite appends (Linux)
+    try:
+        view = memoryview(payload)
+        done = 0
+        while done < len(view):
+            done += os.pwrite(fd, view[done : done + (16 << 20)], offset + done)
+    finally:
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+
+
+def _touch(fd: int, before_ns: int) -> None:
+    """Set the modification time to the precise current time, later than it was before the
+    write (file systems keep coarse times: a same-length edit in the same tick would look
+    unchanged to whoever compares sizes and times)."""
+    st = os.fstat(fd)
+    with contextlib.suppress(OSError):
+        os.utime(fd, ns=(st.st_atime_ns, max(time.time_ns(), before_ns + 1, st.st_mtime_ns)))
+
+
+def _replay(target: Path, fd: int) -> bool:
+    """Finish a rewrite of ``target`` a killed process left half done (``fd`` is the
+    target, locked). A redo file for another file of that name (the target was replaced
+    since) or one that was never complete is removed. True when bytes were written."""
+    redo = _redo_path(target)
+    try:
+        raw = redo.read_bytes()
+    except FileNotFoundError:
+        return False
+    head, _, payload = raw.partition(b"\n")
+    try:
+        header = json.loads(head)
+        offset, length = int(header["offset"]), int(header["length"])
+        sha, dev, ino = str(header["sha256"]), int(header["dev"]), int(header["ino"])
+    except (ValueError, KeyError, TypeError):
+        redo.unlink(missing_ok=True)
+        return False
+    st = os.fstat(fd)
+    done = False
+    if (
+        (st.st_dev, st.st_ino) == (dev, ino)
+        and len(payload) == length
+        and hashlib.sha256(payload).hexdigest() == sha
+        and st.st_size >= offset + length
+    ):
+        _pwrite_all(fd, payload, offset)
+        os.fsync(fd)
+        done = True
+    redo.unlink(missing_ok=True)
+    fsync_dir(target.parent)
+    return done
+
+
+def finish_interrupted_rewrites(directories: Iterable[Path]) -> list[Path]:
+    """Finish every rewrite a killed process left half done in these directories (their
+    redo files); returns the files written. Meant for when a workspace is opened."""
+    done: list[Path] = []
+    for d in directories:
+        try:
+            names = [e.name for e in os.scandir(d) if e.name.startswith(REDO_PREFIX)]
+        except OSError:
+            continue
+        for name in names:
+            target = Path(d) / name[len(REDO_PREFIX) :]
+            if not target.exists():
+                with contextlib.suppress(OSError):
+                    (Path(d) / name).unlink()
+                continue
+            try:
+                fd = _open_locked(target, target, create=False, what="repaired")
+            except WriteError:
+                continue
+            try:
+                if _replay(target, fd):
+                    done.append(target)
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
+    return done
+
+
+__all__ = [
+    "ConflictError",
+    "SpanWrite",
+    "WriteError",
+    "finish_interrupted_rewrites",
+    "pad_to",
+    "prefix_digest",
+    "replace_span",
+]

@@ -1,6 +1,7 @@
 """Browser mode end to end: `hurikaeri serve` in headless Chromium (Debian's, via Playwright).
 
-Skipped, with the reason, only where no Chromium is installed; nothing downloads a browser.
+Skipped, with the reason and the Debian packages to install, where Chromium or the Japanese
+and Korean fonts are missing (``.ci/run`` installs them); nothing downloads a browser.
 """
 
 from __future__ import annotations
@@ -21,9 +22,37 @@ import pytest
 from tests.conftest import DEMO, REPO
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium installed (Debian package 'chromium'); .ci/run installs it",
+#: The Debian packages this test needs, as .ci/run installs them.
+PACKAGES = {"chromium": "chromium", "ja": "fonts-ipafont-gothic", "ko": "fonts-nanum"}
+
+
+def _has_font(lang: str) -> bool:
+    """A font covering ``lang`` is installed (fontconfig's own answer)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    try:
+        out = subprocess.run(
+            [fc_list, f":lang={lang}", "family"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())
+
+
+def missing_packages() -> list[str]:
+    """The Debian packages to install before this test can run (empty: it runs)."""
+    missing = [] if CHROMIUM else [PACKAGES["chromium"]]
+    return missing + [PACKAGES[lang] for lang in ("ja", "ko") if not _has_font(lang)]
+
+
+MISSING = missing_packages()
+needs_browser = pytest.mark.skipif(
+    bool(MISSING),
+    reason=(
+        "needs Chromium and Japanese and Korean fonts; install the Debian packages: "
+        f"apt-get install {' '.join(MISSING)} (.ci/run installs them)"
+    ),
 )
 ARGS = [
     "--no-sandbox",
@@ -90,6 +119,7 @@ def _wait_for_change(page, before: bytes, timeout: float = 20.0) -> bytes:  # ty
     return shot
 
 
+@needs_browser
 def test_browser_mode(server: str, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -127,3 +157,12 @@ def test_browser_mode(server: str, tmp_path: Path) -> None:
             assert distinct == [True, True], "Japanese/Korean glyphs render as missing-glyph boxes"
         finally:
             browser.close()
+
+
+def test_the_skip_names_the_debian_packages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Chromium or a CJK font, the reason to skip names what to install."""
+    import tests.e2e.test_browser as mod
+
+    monkeypatch.setattr(mod, "CHROMIUM", None)
+    monkeypatch.setattr(mod.shutil, "which", lambda _name: None)  # no fc-list: no fonts known
+    assert mod.missing_packages() == ["chromium", "fonts-ipafont-gothic", "fonts-nanum"]

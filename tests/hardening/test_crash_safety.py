@@ -62,3 +62,48 @@ def test_sigkill_during_writes(tmp_path: Path) -> None:
     for p in leftovers:
         os.utime(p, (time.time() - 3600, time.time() - 3600))
     assert sorted(sweep_temp_files([tmp_path])) == sorted(leftovers)
+
+
+EDITOR = r"""
+import itertools, sys
+from pathlib import Path
+from store.write.jsonl_edit import prefix_digest, replace_span
+path = Path(sys.argv[1])
+print("ready", flush=True)
+for i in itertools.count():
+    data = path.read_bytes()
+    new = ('{"id": "ll-ai-20260101-001", "title": "%s"}\n' % ("x" * (i * 37 % 300))).encode()
+    replace_span(path, 0, data.index(b"\n") + 1, new, prefix_len=len(data),
+                 prefix_sha256=prefix_digest(data, len(data)), guard=lambda p: None)
+"""
+
+
+def test_sigkill_during_jsonl_rewrites_in_place(tmp_path: Path) -> None:
+    """A rewrite in place killed at any moment is finished from its redo file: every other
+    line stays, the record is whole (old or new), and nothing else is left behind."""
+    from store.write.jsonl_edit import REDO_PREFIX, finish_interrupted_rewrites
+
+    path = tmp_path / "lessons.jsonl"
+    others = b"".join(
+        json.dumps({"id": f"ll-ai-20260101-{n:05d}", "title": "y" * (n % 90)}).encode() + b"\n"
+        for n in range(2, 40000)
+    )  # a tail of about 2.5 MB moves with every edit that grows the record
+    path.write_bytes(b'{"id": "ll-ai-20260101-001", "title": ""}\n' + others)
+    rng = random.Random(11)
+    redone = 0
+    for _ in range(25):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", EDITOR, str(path)], cwd=REPO, stdout=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        time.sleep(rng.random() * 0.3)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        redone += len(finish_interrupted_rewrites([tmp_path]))
+        data = path.read_bytes()
+        first, _, rest = data.partition(b"\n")
+        assert json.loads(first)["id"] == "ll-ai-20260101-001"
+        # every other line as it was; at most blank room a kill left at the end
+        assert rest[: len(others)] == others and not rest[len(others) :].strip()
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(REDO_PREFIX)]
+    print(f"{redone} of 25 kills left a rewrite half done, finished from its redo file")

@@ -52,7 +52,10 @@ def test_seed_example_into_an_empty_workspace(tmp_path: Path) -> None:
     assert ai["id"] == "ll-ai-20260223-001" and ai["memory_ref"] == "research-sources.md"
     for rec in (summary, user, ai):
         assert rec["session_id"] == "abc-123" and rec["date"] == "2026-02-23T15:30:00"
-    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+    state = tmp_path / ".hurikaeri"  # the transaction: the ledger and the lines' copies
+    assert sorted(
+        p.name for p in tmp_path.rglob("*") if p.is_file() and state not in p.parents
+    ) == [
         "lessons.jsonl",
         "lessons.jsonl",
         "summaries.jsonl",
@@ -105,3 +108,100 @@ def test_unfinished_last_line_refuses_before_writing(tmp_path: Path) -> None:
     with pytest.raises(ReviewError, match="unfinished"):
         import_wrapup(Workspace(tmp_path), EXAMPLE)
     assert not (tmp_path / "session-summaries").exists()
+
+
+# -- retried imports, identifying fields ----------------------------------------------------
+
+
+def _files(root: Path) -> dict[Path, bytes]:
+    """The workspace's JSONL files (our own state, the ledger, apart)."""
+    return {
+        p: p.read_bytes()
+        for p in sorted(root.rglob("*.jsonl"))
+        if ".hurikaeri" not in p.relative_to(root).parts
+    }
+
+
+def test_importing_the_same_input_twice_writes_nothing_the_second_time(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    first = import_wrapup(ws, EXAMPLE)
+    assert not first.present and not first.already_imported
+    before = _files(tmp_path)
+    # a hook that retries: the same input, spaced differently
+    again = import_wrapup(ws, json.dumps(json.loads(EXAMPLE), indent=4))
+    assert again.already_imported and again.lines() == []
+    assert _files(tmp_path) == before
+    # and it names the records already there, with the ids they have
+    assert again.summary["id"] == first.summary["id"]
+    assert [r["id"] for r in again.ai_lessons] == [r["id"] for r in first.ai_lessons]
+
+
+def test_a_retry_after_a_partial_import_writes_only_what_is_missing(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    first = import_wrapup(ws, EXAMPLE)
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.write_bytes(b"")  # the AI lesson line never made it (the import was cut short)
+    again = import_wrapup(ws, EXAMPLE)
+    assert not again.already_imported
+    assert again.present == {first.summary["id"], first.user_lessons[0]["id"]}
+    (line,) = _lines(ai)
+    assert line["id"] == first.ai_lessons[0]["id"] and line["session_id"] == "abc-123"
+    assert len(_lines(first.summary_path)) == 1
+
+
+def test_the_same_session_with_other_content_is_a_new_record(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path)
+    import_wrapup(ws, EXAMPLE)
+    data = json.loads(EXAMPLE)
+    data["ai_lessons"][0]["summary"] = "a different lesson of the same session"
+    plan = import_wrapup(ws, json.dumps(data))
+    assert plan.present == {plan.summary["id"], plan.user_lessons[0]["id"]}
+    ids = [r["id"] for r in _lines(tmp_path / "lessons" / "ai" / "lessons.jsonl")]
+    assert ids == ["ll-ai-20260223-001", "ll-ai-20260223-002"]
+
+
+def test_two_imports_at_once_write_each_record_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    code = (
+        "import sys; from pathlib import Path; from store.workspace import Workspace; "
+        "from store.review.wrapup import import_wrapup; "
+        "import_wrapup(Workspace(Path(sys.argv[1])), sys.stdin.read())"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path)], cwd=REPO, stdin=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write(EXAMPLE)
+        p.stdin.close()
+    assert [p.wait(60) for p in procs] == [0, 0, 0, 0]
+    for path in _files(tmp_path):
+        assert len(_lines(path)) == 1, path
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda d: d.pop("session_id"), "session_id"),
+        (lambda d: d.update(session_id="  "), "session_id"),
+        (lambda d: d["ai_lessons"][0].update(title=""), "ai_lessons[0].title"),
+        (lambda d: d["user_lessons"][0].update(title=" \t"), "user_lessons[0].title"),
+        (lambda d: d["user_lessons"][0].pop("title"), "user_lessons[0].title"),
+    ],
+)
+def test_records_without_what_identifies_them_are_refused(  # type: ignore[no-untyped-def]
+    tmp_path: Path, mutate, field: str
+) -> None:
+    data = json.loads(EXAMPLE)
+    mutate(data)
+    with pytest.raises(ReviewError, match="nothing written") as exc:
+        import_wrapup(Workspace(tmp_path), json.dumps(data))
+    assert f"'{field}'" in str(exc.value)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
