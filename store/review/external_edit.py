@@ -17,10 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store.check.files import check_loaded
+from store.ledger import Ledger
 from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
 from store.read.loader import load_file
 from store.read.textio import FileStamp
+from store.review.journal import FileWrite
+from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.workspace import Workspace
 from store.write.atomic import Guard, atomic_write
 
 
@@ -99,3 +103,35 @@ class ExternalEdit:
 
     def discard(self) -> None:
         self.work.unlink(missing_ok=True)
+
+
+def save_external_edit(
+    ws: Workspace,
+    edit: ExternalEdit,
+    *,
+    force: bool = False,
+    subject: str | None = None,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult | None:
+    """Write the edited copy over the file as a transaction (``edit-file``; ``subject``,
+    e.g. the report's id, is marked edited in the review state): only if the file is still
+    what the editor opened (:class:`~store.write.atomic.ConflictError` otherwise), or
+    whatever it is now with ``force`` ("keep mine"). ``None`` when nothing changed. The
+    temporary copy is removed once written."""
+    after = edit.result
+    before: bytes | None = edit.original
+    if force:
+        try:
+            before = edit.path.read_bytes()
+        except FileNotFoundError:
+            before = None
+    if after == before:
+        edit.discard()
+        return None
+    fw = FileWrite(edit.path, before, after, edit.guard)
+    effects = [Effect("edit", subject)] if subject else []
+    plan = TxPlan("edit-file", [subject or ws.display(edit.path)], [fw], effects, who=who)
+    result = apply(ws, plan, ledger=ledger)
+    edit.discard()
+    return result

@@ -20,13 +20,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from store.ledger import Ledger
 from store.models import Feedback, KptReport
 from store.models.kpt import ProblemItem, TryItem
 from store.read.diagnostics import DiagnosticSink
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError, find_report
+from store.review.journal import FileWrite
+from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import atomic_write
 from store.write.policy import in_place
 from store.write.roundtrip import YamlEditor, new_yaml_document
 
@@ -139,10 +141,18 @@ class Export:
     feedback: dict[str, Any]
     report_before: bytes
     report_after: bytes
+    #: the transaction that wrote both files (``None`` for a dry run)
+    tx: TxResult | None = None
 
 
 def export_feedback(
-    ws: Workspace, report_id: str, *, force: bool = False, dry_run: bool = False
+    ws: Workspace,
+    report_id: str,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    ledger: Ledger | None = None,
+    who: str | None = None,
 ) -> Export:
     path, report = find_report(ws, report_id)
     fi = report.feedback_integration
@@ -169,10 +179,18 @@ def export_feedback(
         return out
     report_guard = in_place(ws, "kpt")
     report_guard(path)  # both writes allowed before either happens
-    atomic_write(
-        fb_path, new_yaml_document(data), None, guard=in_place(ws, "feedback"), create=True
-    )
-    editor.save(report_guard)
+    files = [
+        FileWrite(
+            fb_path,
+            None,
+            new_yaml_document(data),
+            in_place(ws, "feedback"),
+            created_by="feedback",
+        ),
+        FileWrite(path, out.report_before, out.report_after, report_guard),
+    ]
+    plan = TxPlan("export-feedback", [report_id], files, note=fb_id, who=who)
+    out.tx = apply(ws, plan, ledger=ledger)
     return out
 
 

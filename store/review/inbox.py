@@ -11,7 +11,6 @@ is journaled, so ``undo`` restores both files.
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +25,8 @@ from store.read.loader import MODELS, load_file
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
-from store.review.journal import journaled_write
+from store.review.journal import FileWrite
+from store.review.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
 from store.write.policy import in_place, proposal_kind, target, target_problem
@@ -231,11 +231,19 @@ def _plan_memory(plan: InboxPlan) -> None:
     plan.after = editor.render()
 
 
-def apply_decisions(
-    ws: Workspace, ledger: Ledger, plans: list[InboxPlan], *, allow_stale: bool = False
-) -> list[Entry]:
-    """Carry out the plans as one batch (one undo). Refused plans and, unless allowed, stale
-    ones raise before anything is written."""
+def decide_proposals(
+    ws: Workspace,
+    plans: list[InboxPlan],
+    *,
+    allow_stale: bool = False,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult:
+    """Carry out the plans as one transaction (one undo): each approved proposal's target,
+    every proposal's decision written into its file, and the decisions in the review
+    state. Refused plans and, unless allowed, stale ones raise before anything is written."""
+    if not plans:
+        raise ReviewError("no proposal to decide on")
     for p in plans:
         if p.refused:
             raise ReviewError(f"{p.ref.id}: refused: {p.refused}")
@@ -247,40 +255,26 @@ def apply_decisions(
         kind = proposal_kind(p.ref.doc.kind)
         if p.decision == "approve" and p.target is not None and kind is not None:
             target(ws, kind)(p.target)
-    batch = secrets.token_hex(6)
-    entries: list[Entry] = []
+    files: list[FileWrite] = []
     for p in plans:
-        entries.append(ledger.record(p.decision, p.ref.id, p.note, batch=batch, kind="proposal"))
         if p.decision == "approve" and p.target is not None and p.after is not None:
             kind = proposal_kind(p.ref.doc.kind)
             assert kind is not None  # refused when planned otherwise
-            e, _ = journaled_write(
-                ws,
-                ledger,
-                op="write",
-                target=p.ref.id,
-                batch=batch,
-                path=p.target,
-                before=p.before,
-                after=p.after,
-                expected=p.target_stamp,
-                guard=target(ws, kind),
-            )
-            entries.append(e)
-        e, _ = journaled_write(
-            ws,
-            ledger,
-            op="write",
-            target=p.ref.id,
-            batch=batch,
-            path=p.ref.path,
-            before=p.ref.raw,
-            after=p.proposal_after,
-            expected=p.ref.stamp,
-            guard=proposal_guard,
-        )
-        entries.append(e)
-    return entries
+            files.append(FileWrite(p.target, p.before, p.after, target(ws, kind)))
+        files.append(FileWrite(p.ref.path, p.ref.raw, p.proposal_after, proposal_guard))
+    effects = [Effect(p.decision, p.ref.id, p.note, {"kind": "proposal"}) for p in plans]
+    decisions = {p.decision for p in plans}
+    action = decisions.pop() if len(decisions) == 1 else "decide"
+    note = plans[0].note if len({p.note for p in plans}) == 1 else None
+    plan = TxPlan(action, [p.ref.id for p in plans], files, effects, note=note, who=who)
+    return apply(ws, plan, ledger=ledger)
+
+
+def apply_decisions(
+    ws: Workspace, ledger: Ledger, plans: list[InboxPlan], *, allow_stale: bool = False
+) -> list[Entry]:
+    """:func:`decide_proposals`, returning the review-state entries it recorded."""
+    return decide_proposals(ws, plans, allow_stale=allow_stale, ledger=ledger).entries
 
 
 def next_proposal_id(ws: Workspace, day: str | None = None) -> str:
@@ -298,12 +292,31 @@ def slug(text: str, limit: int = 40) -> str:
     return s[:limit].rstrip("_") or "learning"
 
 
-def write_new_proposal(ws: Workspace, data: dict[str, Any]) -> Path:
-    """A new proposal file in the inbox (a person's proposal, same format as the agents')."""
-    from store.write.atomic import atomic_write
+def write_new_proposal(
+    ws: Workspace,
+    data: dict[str, Any],
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> Path:
+    """A new proposal file in the inbox (a person's proposal, same format as the agents'),
+    written as a transaction (``propose``): undo removes it again while it is unchanged."""
+    return propose(ws, data, ledger=ledger, who=who)[0]
 
+
+def propose(
+    ws: Workspace,
+    data: dict[str, Any],
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> tuple[Path, TxResult]:
+    """:func:`write_new_proposal`, with the transaction."""
     pid = str(data.get("id") or next_proposal_id(ws))
     data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}
     path = inbox_dir(ws) / f"{pid}.yaml"
-    atomic_write(path, new_yaml_document(data), None, guard=in_place(ws, "inbox"), create=True)
-    return path
+    fw = FileWrite(
+        path, None, new_yaml_document(data), in_place(ws, "inbox"), created_by="proposal"
+    )
+    result = apply(ws, TxPlan("propose", [pid], [fw], who=who), ledger=ledger)
+    return path, result

@@ -5,11 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from store.ledger import Ledger
 from store.models.kpt import KeepItem, KptItem, OmissionItem, ProblemItem, TryItem
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
-from store.write.atomic import ConflictError, Guard, current_stamp
+from store.review.journal import FileWrite
+from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.workspace import Workspace
+from store.write.atomic import ConflictError, Guard
+from store.write.policy import in_place
 from store.write.roundtrip import EditError, YamlEditor
 from store.write.textdiff import bytes_diff
 
@@ -107,6 +112,42 @@ def apply_item_changes(
     return stamp, before, after
 
 
+def edit_item(
+    ws: Workspace,
+    path: Path,
+    section: str,
+    item_id: str,
+    changes: dict[str, Any],
+    base: FileStamp | None,
+    *,
+    position: int = 0,
+    subject: str | None = None,
+    guard: Guard | None = None,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult | None:
+    """:func:`apply_item_changes` as a transaction (``edit``): the report file, and the
+    item (``subject``: its ledger key, or the report's id for an item without one) marked
+    edited in the review state. ``None`` when the changes change nothing."""
+    editor = YamlEditor.open(path)
+    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
+        raise ConflictError(path, base, editor.stamp)
+    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
+    for key, value in changes.items():
+        if value is None:
+            editor.delete([section, i, key])
+        else:
+            editor.set([section, i, key], value)
+    before, after = editor.original_bytes, editor.render()
+    if before == after:
+        return None
+    fw = FileWrite(path, before, after, guard or in_place(ws, "kpt"))
+    label = subject or ws.display(path)
+    effects = [Effect("edit", subject)] if subject else []
+    plan = TxPlan("edit", [label], [fw], effects, who=who)
+    return apply(ws, plan, ledger=ledger)
+
+
 def disk_diff(path: Path, base_bytes: bytes, label: str) -> str:
     """What changed on disk since ``base_bytes`` was read, as a unified diff."""
     try:
@@ -114,7 +155,3 @@ def disk_diff(path: Path, base_bytes: bytes, label: str) -> str:
     except OSError:
         now = b""
     return bytes_diff(base_bytes, now, f"{label} (when you opened it)", f"{label} (on disk now)")
-
-
-def stamp_of(path: Path) -> FileStamp | None:
-    return current_stamp(path)

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store.ledger import ItemState, Ledger, Op, item_key
+from store.ledger import DECISIONS, ItemState, Ledger, Op, item_key
 from store.models import KptReport
-from store.models.kpt import KptItem
+from store.models.kpt import SECTIONS, KptItem
 from store.read.kinds import Kind
 from store.read.loader import load_file
+from store.review.errors import ReviewError as ReviewError
 from store.workspace import Workspace
 
-
-class ReviewError(Exception):
-    """A review request that cannot be carried out; the message is one line for people."""
+if TYPE_CHECKING:
+    from store.review.transactions import TxResult
 
 
 @dataclass(slots=True)
@@ -100,11 +100,38 @@ def find_item(ws: Workspace, ref: str) -> ItemRef:
 def decide(
     ws: Workspace, ledger: Ledger, refs: list[str], op: Op, note: str | None
 ) -> list[ItemRef]:
-    """Approve, reject or reopen items; all are checked before anything is recorded."""
+    """Approve, reject or reopen items (``KPT_ID/ITEM_ID``) as one transaction; all are
+    found before anything is recorded."""
     items = [find_item(ws, r) for r in refs]
-    for it in items:
-        ledger.record(op, it.key, note)
+    decide_keys(ws, [it.key for it in items], op, note, ledger=ledger)
     return items
+
+
+def decide_keys(
+    ws: Workspace,
+    keys: list[str],
+    op: Op,
+    note: str | None = None,
+    *,
+    action: str | None = None,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult:
+    """Approve, reject or reopen the items under these ledger keys as one transaction
+    (one undo): a decision on one item, or ``action="approve-section"`` for every pending
+    item of a section. Nothing but the review state changes."""
+    from store.review.transactions import Effect, TxPlan, apply
+
+    if op not in DECISIONS:
+        raise ReviewError(f"'{op}' is not a decision ({', '.join(DECISIONS)})")
+    if not keys:
+        raise ReviewError("no item to decide on")
+    effects = [Effect(op, k, note or None) for k in keys]
+    return apply(
+        ws,
+        TxPlan(action or op, list(keys), effects=effects, note=note or None, who=who),
+        ledger=ledger,
+    )
 
 
 def item_json(
@@ -133,6 +160,6 @@ def report_json(path: Path, report: KptReport, ledger: Ledger) -> dict[str, Any]
         key = item_key(rid, item.id)
         st = ledger.state(key) if key else ItemState()
         items.append(item_json(sec, rid, item, st, item_position(report, sec, item)))
-    for sec in ("keep", "problem", "try", "omission"):
+    for sec in SECTIONS:
         data.pop(sec, None)
     return {"path": str(path), **data, "items": items}

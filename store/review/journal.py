@@ -1,84 +1,709 @@
-"""Writes that can be undone: a backup of the old bytes and a ledger entry naming both states.
+"""The files of a transaction: planned changes, backups, writing, and where a file stands.
 
-Every file hurikaeri changes on a person's decision (a promotion, an approved proposal, the
-decision written into a proposal) goes through :func:`journaled_write`. The ledger entry
-holds the path, the SHA-256 of the bytes before and after, and where the backup is, so that
-:func:`store.review.undo.undo_last` can restore the file byte for byte — but only while it is still
-exactly what we wrote.
+An action plans each file it changes as a :class:`FileWrite`; the transaction
+(:mod:`store.review.transactions`) prepares them all (guard and conflict checks, appends
+locked and measured), keeps backups under ``.hurikaeri/backups/<tx>/``, records the files
+in its ``begin`` line and only then writes them. A *file record* (the dict in the ledger)
+holds everything needed to tell, later, whether the file is still as the transaction left
+it (:func:`where`) and to put it back or write it again (:func:`back_write`,
+:func:`forward_write`). Four kinds of change:
+
+- ``replace``: the whole file (created, rewritten or deleted); SHA-256 of the whole file
+  before and after, the old bytes as ``backup`` and the new ones as ``written``.
+- ``append``: lines added at the end (other programs append to these files as well);
+  size and SHA-256 of the whole file before and after, the added bytes as ``written``.
+- ``truncate``: the reverse, lines taken off the end again (the undo of an append).
+- ``record``: one JSONL record rewritten, removed or put back in a file agents keep
+  appending to; SHA-256 of the old and new record, both kept, and the line before it (where
+  a removed record goes back). Found again by its bytes, so appends and edits of *other*
+  records never stand in the way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from store.ledger import Entry, Ledger, Op
+from store.ledger import Entry
 from store.read.textio import FileStamp
 from store.workspace import Workspace
-from store.write.atomic import Guard, WriteError, atomic_write
-from store.write.policy import state
+from store.write.atomic import (
+    ConflictError,
+    Guard,
+    WriteError,
+    _friendly,
+    atomic_write,
+    fsync_dir,
+    resolve_target,
+)
+from store.write.atomic import _open_locked as open_locked
+from store.write.jsonl_edit import pad_to, replace_span
+from store.write.policy import any_action, created_by_an_action, state
+
+How = Literal["replace", "append", "truncate", "record"]
+Where = Literal["before", "after", "changed"]
+#: An expected whole file: ``(size, sha256)``, ``(None, None)`` when it must not exist.
+Expect = tuple[int | None, str | None]
+BACKUPS = "backups"
+_CHUNK = 1 << 20
 
 
 def sha256(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
-def journaled_write(
-    ws: Workspace,
-    ledger: Ledger,
-    *,
-    op: Op,
-    target: str,
-    batch: str,
-    path: Path,
-    before: bytes | None,
-    after: bytes,
-    expected: FileStamp | None,
-    guard: Guard,
-    **data: Any,
-) -> tuple[Entry, FileStamp]:
-    """Back up ``before``, write ``after`` atomically (if the file is still ``expected``) and
-    record the write in the ledger. Nothing is recorded when the write fails, or when
-    ``guard`` refuses the path (:class:`~store.write.atomic.PathRefused`, a ``WriteError``)."""
-    guard(path)
-    backups = ws.state_dir / "backups"
-    backups.mkdir(parents=True, exist_ok=True)
-    n = sum(1 for _ in backups.glob(f"{batch}-*.after"))
-    backup: Path | None = None
-    own = state(ws)
-    if before is not None:
-        backup = backups / f"{batch}-{n:02d}-{path.name}"
-        atomic_write(backup, before, None, guard=own)
-    written = backups / f"{batch}-{n:02d}-{path.name}.after"  # to show what changed since
-    atomic_write(written, after, None, guard=own)
+@dataclass(slots=True)
+class FileWrite:
+    """One file an action changes, as planned.
+
+    ``replace``: ``before`` is the whole file as read (``None``: it must not exist) and
+    ``after`` what it becomes (``None``: deleted). ``append``: ``after`` is the bytes added
+    at the end. ``truncate``: ``before`` is the bytes taken off the end. ``record``:
+    ``before`` is the record's bytes as read at ``offset`` (empty: a record put back after
+    the line ``anchor``), ``after`` its new bytes (empty: removed). ``expect`` (append and
+    truncate) is the whole file it must be now; ``None``: whatever it is (an import)."""
+
+    path: Path
+    before: bytes | None
+    after: bytes | None
+    guard: Guard
+    how: How = "replace"
+    #: which kind of action created the file (what an undo may delete; see
+    #: :class:`store.write.policy.Creatable`)
+    created_by: str | None = None
+    expect: Expect | None = None
+    offset: int = 0
+    anchor: bytes = b""
+    record: str | None = None
+    #: truncate: the file is removed when nothing is left (an append created it)
+    remove_if_empty: bool = False
+    #: append: decides the bytes to append with the file open and locked (its descriptor,
+    #: -1 when there is no such file yet), as it is right before the ``begin`` line: e.g.
+    #: what another import appended a moment ago is not appended again. ``b""``: nothing.
+    compose: Callable[[int], bytes] | None = None
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A :class:`FileWrite` checked and ready: its record for the ledger, and for appends
+    and truncations the open, locked file."""
+
+    fw: FileWrite
+    real: Path
+    rec: dict[str, Any]
+    fd: int = -1
+    #: what the commit corrects (an append that landed after another program's line)
+    fix: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing to change after all: an append with nothing left to add, a record or a
+        file that would stay byte for byte as it is."""
+        fw = self.fw
+        if fw.how == "append":
+            return not fw.after
+        if fw.how in ("replace", "record"):
+            return fw.before == fw.after
+        return not fw.before
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)  # also releases the lock
+            self.fd = -1
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def read_file(path: Path) -> bytes | None:
+    """A regular file's bytes (``None`` when there is none; never opens a FIFO or device)."""
     try:
-        stamp = atomic_write(path, after, expected, guard=guard, create=True)
-    except WriteError:
-        for p in (backup, written):
-            if p is not None:
-                p.unlink(missing_ok=True)
-        raise
-    entry = ledger.record(
-        op,
-        target,
-        batch=batch,
-        path=ws.display(path),  # relative to the root when inside it: workspaces move
-        created=before is None,
-        before_sha256=sha256(before),
-        after_sha256=sha256(after),
-        backup=str(backup.relative_to(ws.state_dir)) if backup else None,
-        written=str(written.relative_to(ws.state_dir)),
-        **data,
-    )
-    return entry, stamp
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def kept_path(ws: Workspace, name: object) -> Path | None:
+    """Where a copy a file record names is: only ever inside the state directory's
+    backups (``None`` otherwise, or when there is none): the ledger lies in the workspace."""
+    if not name or not isinstance(name, str):
+        return None
+    backups = os.path.realpath(ws.state_dir / BACKUPS)
+    path = os.path.realpath(ws.state_dir / name)
+    if os.path.commonpath([backups, path]) != backups or path == backups:
+        return None
+    return Path(path)
+
+
+def read_kept(ws: Workspace, name: object) -> bytes | None:
+    path = kept_path(ws, name)
+    return read_file(path) if path is not None else None
+
+
+def record_path(ws: Workspace, rec: dict[str, Any]) -> Path:
+    """The absolute path a file record names (relative to the root when inside it)."""
+    p = Path(str(rec.get("path")))
+    return p if p.is_absolute() else ws.root / p
 
 
 def entry_path(ws: Workspace, e: Entry) -> Path:
-    """The absolute path a journaled entry wrote (stored relative to the root when inside)."""
-    p = Path(str(e.data.get("path")))
-    return p if p.is_absolute() else ws.root / p
+    """The absolute path an older journaled entry wrote."""
+    return record_path(ws, e.data)
 
 
 def is_file_write(e: Entry) -> bool:
     return "path" in e.data and "after_sha256" in e.data
+
+
+def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
+    """SHA-256 of the first ``n`` bytes of the open file, for each ``n`` (one pass)."""
+    h = hashlib.sha256()
+    out: dict[int, str] = {}
+    pos = 0
+    for n in sorted(set(sizes)):
+        while pos < n:
+            chunk = os.pread(fd, min(_CHUNK, n - pos), pos)
+            if not chunk:
+                return out
+            h.update(chunk)
+            pos += len(chunk)
+        out[n] = h.hexdigest()
+    return out
+
+
+# -- preparing -------------------------------------------------------------------------
+
+
+def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
+    """Check one planned change against the file as it is now (the transaction lock is
+    held): the guard, and that the file is still what the action read. Appends and
+    truncations keep the file open and locked until the transaction ends."""
+    real = resolve_target(fw.path)
+    fw.guard(real)
+    rec: dict[str, Any] = {"path": ws.display(fw.path), "how": fw.how}
+    if fw.created_by:
+        rec["created_by"] = fw.created_by
+    if fw.how == "replace":
+        now = read_file(real)
+        if (now is None) != (fw.before is None) or sha256(now) != sha256(fw.before):
+            raise ConflictError(fw.path, _stamp(fw.before), _stamp(now))
+        rec.update(
+            before_sha256=sha256(fw.before),
+            after_sha256=sha256(fw.after),
+            before_size=len(fw.before) if fw.before is not None else None,
+            after_size=len(fw.after) if fw.after is not None else None,
+        )
+        return Prepared(fw, real, rec)
+    if fw.how == "record":
+        data = read_file(real)
+        if data is None or locate(data, fw.before or b"", fw.offset, fw.anchor) is None:
+            raise ConflictError(fw.path, _stamp(fw.before), _stamp(data))
+        old = fw.before or b""
+        if old and not (fw.after or b"").strip():
+            rec["removes"] = True
+        if old and len(fw.after or b"") <= len(old):
+            # a file others append to never shrinks: a shorter record is padded with spaces
+            # before its line ending, a removed one leaves a blank line (store.write.jsonl_edit)
+            fw.after = pad_to(fw.after or b"", len(old), old)
+        rec.update(
+            record=fw.record,
+            offset=fw.offset,
+            before_sha256=sha256(fw.before) if fw.before else None,
+            after_sha256=sha256(fw.after) if fw.after else None,
+            before_size=len(fw.before or b""),
+            after_size=len(fw.after or b""),
+        )
+        return Prepared(fw, real, rec)
+    p = Prepared(fw, real, rec)
+    p.fd = _open_locked(real)
+    try:
+        if fw.how == "append" and p.fd >= 0:
+            _wait_for_whole_line(p.fd, real)
+        if fw.how == "append" and fw.compose is not None:
+            fw.after = fw.compose(p.fd)
+        tail = (fw.after if fw.how == "append" else fw.before) or b""
+        if p.fd < 0:  # no such file: an append creates it (and undo removes it again)
+            if fw.how == "truncate":
+                raise ConflictError(fw.path, _expect_stamp(fw.expect or (0, "")), None)
+            size, digest, after_digest = None, None, sha256(tail)
+        else:
+            size = os.fstat(p.fd).st_size
+            keep = size - len(tail)
+            hashes = _hash_prefixes(p.fd, [size] + ([keep] if keep >= 0 else []))
+            digest = hashes.get(size)
+            if fw.how == "append":
+                h = _hasher(p.fd, size)
+                h.update(tail)
+                after_digest = h.hexdigest()
+            else:
+                if keep < 0 or os.pread(p.fd, len(tail), keep) != tail:
+                    raise ConflictError(fw.path, None, _stamp(read_file(real)))
+                after_digest = hashes.get(keep)
+        if fw.expect is not None and (size, digest) != tuple(fw.expect):
+            raise ConflictError(fw.path, _expect_stamp(fw.expect), _stamp(read_file(real)))
+        cur = size or 0
+        if fw.how == "append":
+            after_size: int | None = cur + len(tail)
+        else:
+            after_size = cur - len(tail)
+            if fw.remove_if_empty and after_size == 0:
+                after_size, after_digest = None, None
+        rec.update(
+            before_size=size,
+            before_sha256=digest,
+            after_size=after_size,
+            after_sha256=after_digest,
+        )
+    except BaseException:
+        p.close()
+        raise
+    return p
+
+
+def _wait_for_whole_line(fd: int, real: Path) -> None:
+    """An append never glues onto a line another program is still writing: its last line
+    is waited for briefly, then the append is refused."""
+    for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
+        if delay:
+            time.sleep(delay)
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return
+    raise WriteError(
+        f"{real}: the last line is unfinished (another program may be writing it); "
+        "nothing was appended"
+    )
+
+
+def _hasher(fd: int, n: int) -> Any:
+    h = hashlib.sha256()
+    pos = 0
+    while pos < n:
+        chunk = os.pread(fd, min(_CHUNK, n - pos), pos)
+        if not chunk:
+            break
+        h.update(chunk)
+        pos += len(chunk)
+    return h
+
+
+def _open_locked(real: Path, *, create: bool = False) -> int:
+    """The file open for appending and truncating, under the advisory lock our writers of
+    one file share (:func:`store.write.atomic._open_locked`: never a link, FIFO or
+    hard-linked file, the lock waited for at most ``LOCK_TIMEOUT``). -1 when there is no
+    such file; ``create``: made now (it must not exist, else a conflict)."""
+    if not create and not os.path.lexists(real):
+        return -1
+    if create:
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _friendly(exc, real.parent) from exc
+    fd = open_locked(real, real, create=create, what="written")
+    if create and os.fstat(fd).st_size:
+        os.close(fd)  # another program created it meanwhile
+        raise ConflictError(real, None, _stamp(read_file(real)))
+    return fd
+
+
+def _measure(fd: int) -> tuple[int, str | None]:
+    """``(size, sha256)`` of the open file."""
+    size = os.fstat(fd).st_size
+    return size, _hash_prefixes(fd, [size]).get(size)
+
+
+def _stamp(data: bytes | None) -> FileStamp | None:
+    return FileStamp(len(data), 0, sha256(data) or "") if data is not None else None
+
+
+def _expect_stamp(expect: Expect) -> FileStamp | None:
+    size, digest = expect
+    return FileStamp(size, 0, digest or "") if size is not None else None
+
+
+# -- backups ---------------------------------------------------------------------------
+
+
+def write_backups(ws: Workspace, tx: str, i: int, p: Prepared) -> None:
+    """Keep the bytes of both sides under ``backups/<tx>/`` (written before the ``begin``
+    line): whatever happens next, the file can be put back, or written again."""
+    name = p.real.name[:80]
+    base = f"{BACKUPS}/{tx}/{i:02d}-{name}"
+    fw, own = p.fw, state(ws)
+    keep: list[tuple[str, str, bytes | None]] = []
+    if fw.how == "replace":
+        keep += [("backup", base, fw.before), ("written", f"{base}.after", fw.after)]
+    elif fw.how == "record":
+        keep += [
+            ("backup", base, fw.before or None),
+            ("written", f"{base}.after", fw.after or None),
+        ]
+        if fw.anchor:
+            keep.append(("anchor", f"{base}.anchor", fw.anchor))
+    elif fw.how == "append":
+        keep.append(("written", f"{base}.after", fw.after or b""))
+    else:
+        keep.append(("backup", base, fw.before or b""))
+    for key, rel, data in keep:
+        if data is None:
+            p.rec[key] = None
+            continue
+        atomic_write(
+            ws.state_dir / rel, data, _kept_stamp(ws.state_dir / rel), guard=own, create=True
+        )
+        p.rec[key] = rel
+
+
+def _kept_stamp(path: Path) -> FileStamp | None:
+    data = read_file(path)
+    return _stamp(data)
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+def perform(ws: Workspace, p: Prepared) -> None:
+    """Write one prepared change (its record is in the ledger's ``begin`` line by now)."""
+    fw = p.fw
+    if fw.how == "replace":
+        expected = _stamp(fw.before)
+        if fw.after is None:
+            _delete(p.real, expected, fw.guard)
+        else:
+            atomic_write(p.real, fw.after, expected, guard=fw.guard, create=True)
+        return
+    if fw.how == "record":
+        data = read_file(p.real)
+        old = fw.before or b""
+        at = locate(data, old, fw.offset, fw.anchor) if data is not None else None
+        if data is None or at is None:
+            raise ConflictError(fw.path, _stamp(old), _stamp(data))
+        end = at + len(old)
+
+        def relocate(now: bytes) -> tuple[int, int] | None:
+            found = locate(now, old, fw.offset, fw.anchor)
+            return (found, found + len(old)) if found is not None else None
+
+        # written as prepare() foresaw: padded when shorter (the bytes kept as "written")
+        replace_span(
+            p.real,
+            at,
+            end,
+            fw.after or b"",
+            prefix_len=end,
+            prefix_sha256=hashlib.sha256(data[:end]).hexdigest(),
+            guard=fw.guard,
+            relocate=relocate,
+        )
+        return
+    try:
+        if fw.how == "append":
+            _append(p)
+        else:
+            _truncate(p)
+    except OSError as exc:
+        raise _friendly(exc, p.real) from exc
+
+
+def _append(p: Prepared) -> None:
+    data = p.fw.after or b""
+    start = p.rec["before_size"] or 0
+    if p.fd < 0:  # a new file: created now, and nobody else's meanwhile
+        p.fw.guard(p.real)
+        p.fd = _open_locked(p.real, create=True)
+    written = os.write(p.fd, data)
+    if written != len(data):
+        raise WriteError(f"{p.real}: short write ({written} of {len(data)} bytes)")
+    os.fsync(p.fd)
+    if os.pread(p.fd, len(data), start) == data:
+        return
+    # another program appended between our measure and our write (it does not take our
+    # lock): find where our bytes landed and say so in the commit
+    size = os.fstat(p.fd).st_size
+    at = size - len(data)
+    while at >= start and os.pread(p.fd, len(data), at) != data:
+        at -= 1
+    if at < start:
+        raise WriteError(f"{p.real}: the appended lines cannot be found again")
+    hashes = _hash_prefixes(p.fd, [at, at + len(data)])
+    p.fix = {
+        "before_size": at,
+        "before_sha256": hashes.get(at),
+        "after_size": at + len(data),
+        "after_sha256": hashes.get(at + len(data)),
+    }
+
+
+def _truncate(p: Prepared) -> None:
+    keep = p.rec["before_size"] - len(p.fw.before or b"")
+    size, digest = _measure(p.fd)
+    if (size, digest) != (p.rec["before_size"], p.rec["before_sha256"]):
+        raise ConflictError(p.fw.path, None, None)
+    if p.rec["after_size"] is None:
+        p.fw.guard(p.real)
+        os.unlink(p.real)
+        fsync_dir(p.real.parent)
+        return
+    os.ftruncate(p.fd, keep)
+    os.fsync(p.fd)
+
+
+def _delete(real: Path, expected: FileStamp | None, guard: Guard) -> None:
+    guard(real)
+    now = read_file(real)
+    if now is None:
+        return
+    if expected is None or sha256(now) != expected.sha256:
+        raise ConflictError(real, expected, _stamp(now))
+    try:
+        os.unlink(real)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _friendly(exc, real) from exc
+    fsync_dir(real.parent)
+
+
+# -- finding a record again ------------------------------------------------------------
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _at_line_starts(data: bytes, needle: bytes) -> list[int]:
+    """Where ``needle`` starts a line (right after a byte-order mark counts)."""
+    out = []
+    i = data.find(needle)
+    while i >= 0:
+        if i == 0 or data[i - 1 : i] == b"\n" or (i == 3 and data[:3] == _BOM):
+            out.append(i)
+        i = data.find(needle, i + 1)
+    return out
+
+
+def locate(data: bytes, span: bytes, offset: int, anchor: bytes) -> int | None:
+    """Where ``span`` (whole lines) is in ``data``: at ``offset`` when it is still there,
+    else its one occurrence; an empty span goes right after the line ``anchor`` (at the
+    start of the file when there is none). ``None``: not there, or not only once."""
+    if span:
+        hits = _at_line_starts(data, span)
+    elif anchor:
+        hits = [i + len(anchor) for i in _at_line_starts(data, anchor)]
+    else:
+        hits = [3 if data.startswith(_BOM) else 0]
+    if offset in hits:
+        return offset
+    if len(hits) > 1 and span and anchor:  # several alike (blank lines): the one after anchor
+        after = {i + len(anchor) for i in _at_line_starts(data, anchor)}
+        hits = [h for h in hits if h in after]
+    return hits[0] if len(hits) == 1 else None
+
+
+# -- where a file stands, and turning a record around ----------------------------------
+
+
+@dataclass(slots=True)
+class Standing:
+    """Where a file is against one file record: ``before``, ``after`` or ``changed`` (and
+    why, in words, when changed)."""
+
+    where: Where
+    why: str = ""
+    now: bytes | None = None
+
+
+def where(ws: Workspace, rec: dict[str, Any]) -> Standing:
+    """Is the file as the record's transaction found it, as it left it, or neither?"""
+    path = record_path(ws, rec)
+    how = rec.get("how") or "replace"
+    now = read_file(path)
+    if how == "record":
+        return _where_record(ws, rec, now)
+    if how in ("append", "truncate"):
+        size = len(now) if now is not None else None
+        if now is None and path.exists():
+            return Standing("changed", "it is not a regular file", None)
+        digest = sha256(now)
+        if (size, digest) == (rec.get("after_size"), rec.get("after_sha256")):
+            return Standing("after", now=now)
+        if (size, digest) == (rec.get("before_size"), rec.get("before_sha256")):
+            return Standing("before", now=now)
+        longest = max(rec.get("after_size") or 0, rec.get("before_size") or 0)
+        if now is not None and size is not None and size > longest:
+            n = rec.get("after_size") or 0
+            if rec.get("after_sha256") and sha256(now[:n]) == rec.get("after_sha256"):
+                return Standing("changed", "lines were appended after it since", now)
+        return Standing("changed", "it changed since", now)
+    digest = sha256(now)
+    if now is None and path.exists():
+        return Standing("changed", "it is not a regular file", None)
+    if digest == rec.get("after_sha256"):
+        return Standing("after", now=now)
+    if digest == rec.get("before_sha256"):
+        return Standing("before", now=now)
+    return Standing("changed", "it changed since", now)
+
+
+def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Standing:
+    if now is None:
+        return Standing("changed", "the file is gone", None)
+    old = read_kept(ws, rec.get("backup")) or b""
+    new = read_kept(ws, rec.get("written")) or b""
+    anchor = read_kept(ws, rec.get("anchor")) or b""
+    if (sha256(old) if old else None) != rec.get("before_sha256") or (
+        sha256(new) if new else None
+    ) != rec.get("after_sha256"):
+        return Standing("changed", "its copies under .hurikaeri/backups are missing", now)
+    offset = int(rec.get("offset") or 0)
+    old_at = locate(now, old, offset, anchor) if old else None
+    new_at = locate(now, new, offset, anchor) if new else None
+    old_gone = bool(old) and not _at_line_starts(now, old)
+    new_gone = bool(new) and not _at_line_starts(now, new)
+    anchored = not anchor or bool(_at_line_starts(now, anchor))
+    after = new_at is not None if new else (old_gone and anchored)
+    before = old_at is not None if old else (new_gone and anchored)
+    if after and not before:
+        return Standing("after", now=now)
+    if before and not after:
+        return Standing("before", now=now)
+    return Standing(
+        "changed", f"the record {rec.get('record') or ''} changed since".replace("  ", " "), now
+    )
+
+
+def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool) -> Guard:
+    """What an undo, redo or roll-back of a record may write: only where some action
+    writes, and deleting only a file an action of that kind creates (the ledger lies in
+    the workspace: a forged line must not lead anywhere else)."""
+    anywhere = any_action(ws)
+    creatable = created_by_an_action(ws)
+    kind = rec.get("created_by")
+
+    def guard(path: Path) -> None:
+        anywhere(path)
+        if deletes:
+            creatable(path, kind=str(kind) if kind else None)
+
+    return guard
+
+
+def remove_created_empty(ws: Workspace, rec: dict[str, Any]) -> bool:
+    """An append that created its file and was killed before writing to it left an empty
+    file: removed (True), like the file it would have been."""
+    if rec.get("how") != "append" or rec.get("before_size") is not None:
+        return False
+    path = record_path(ws, rec)
+    if read_file(path) != b"":
+        return False
+    try:
+        replay_guard(ws, rec, deletes=True)(resolve_target(path))
+        os.unlink(path)
+    except (WriteError, OSError):
+        return False
+    return True
+
+
+class Unrestorable(WriteError):
+    """A file a record cannot be turned around for (a copy missing, a path refused)."""
+
+
+def back_write(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> FileWrite:
+    """The change that takes the file from the record's *after* back to its *before*
+    (``now``: the file's bytes, already found to be at *after*)."""
+    return _turn(ws, rec, now, back=True)
+
+
+def forward_write(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> FileWrite:
+    """The change that takes the file from the record's *before* to its *after* again."""
+    return _turn(ws, rec, now, back=False)
+
+
+def _turn(ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool) -> FileWrite:
+    path = record_path(ws, rec)
+    how = rec.get("how") or "replace"
+    src, dst = ("after", "before") if back else ("before", "after")
+    if how == "record":
+        old = read_kept(ws, rec.get("backup")) or b""
+        new = read_kept(ws, rec.get("written")) or b""
+        anchor = read_kept(ws, rec.get("anchor")) or b""
+        cur, to = (new, old) if back else (old, new)
+        offset = int(rec.get("offset") or 0)
+        return FileWrite(
+            path,
+            cur,
+            to,
+            replay_guard(ws, rec, deletes=False),
+            "record",
+            offset=offset,
+            anchor=anchor,
+            record=rec.get("record"),
+        )
+    if how in ("append", "truncate"):
+        grows = (how == "append") != back
+        tail_key = "written" if how == "append" else "backup"
+        tail = read_kept(ws, rec.get(tail_key))
+        if tail is None or len(tail) != abs(
+            (rec.get("after_size") or 0) - (rec.get("before_size") or 0)
+        ):
+            raise Unrestorable(
+                f"refused: the copy of the lines {path} received is missing under "
+                f"{ws.state_dir / BACKUPS}; nothing was changed"
+            )
+        expect: Expect = (rec.get(f"{src}_size"), rec.get(f"{src}_sha256"))
+        gone = rec.get(f"{dst}_size") is None
+        return FileWrite(
+            path,
+            None if grows else tail,
+            tail if grows else None,
+            replay_guard(ws, rec, deletes=gone),
+            "append" if grows else "truncate",
+            created_by=rec.get("created_by"),
+            expect=expect,
+            remove_if_empty=gone,
+        )
+    target = rec.get(f"{dst}_sha256")
+    data: bytes | None = None
+    if target is None:  # deletes: only a file hurikaeri wrote, as the copy it kept shows
+        kept = read_kept(ws, rec.get("written" if back else "backup"))
+        if kept is None or sha256(kept) != rec.get(f"{src}_sha256"):
+            raise Unrestorable(
+                f"refused: {path} is not the file hurikaeri created (its copy under "
+                f"{ws.state_dir / BACKUPS} is missing or differs); nothing was deleted"
+            )
+    else:
+        data = read_kept(ws, rec.get("backup" if back else "written"))
+        if data is None or sha256(data) != target:
+            raise Unrestorable(
+                f"refused: the {'backup' if back else 'copy of what was written'} of {path} "
+                f"is missing under {ws.state_dir / BACKUPS}; nothing was changed"
+            )
+    return FileWrite(
+        path,
+        now,
+        data,
+        replay_guard(ws, rec, deletes=target is None),
+        "replace",
+        created_by=rec.get("created_by"),
+    )
+
+
+def kept_side(ws: Workspace, rec: dict[str, Any], side: Literal["before", "after"]) -> bytes | None:
+    """The bytes of one side of a record, as far as they are kept (for diffs): the whole
+    file (replace), the record (record), or the lines added or taken off (append,
+    truncate: the other side is empty)."""
+    how = rec.get("how") or "replace"
+    if how in ("replace", "record"):
+        return read_kept(ws, rec.get("backup" if side == "before" else "written"))
+    if how == "append":
+        return b"" if side == "before" else read_kept(ws, rec.get("written"))
+    return read_kept(ws, rec.get("backup")) if side == "before" else b""

@@ -2,14 +2,15 @@
 
 Archiving is review metadata: it goes to the ledger (``archive`` / ``restore`` of
 ``lesson:<id>``), and the agents' JSONL stays untouched; archived lessons are kept out of lists
-by default. Removing a line from the file happens only when the person asks for it, as a
-journaled write that ``undo`` can restore.
+by default. Removing a record from the file happens only when the person asks for it, as a
+transaction that ``undo`` can reverse. Every write here is a transaction
+(:mod:`store.review.transactions`): :func:`edit_lesson_tx`, :func:`archive_lesson`,
+:func:`remove_lesson`.
 """
 
 from __future__ import annotations
 
 import codecs
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,11 @@ from store.ledger import Entry, Ledger
 from store.models import Lesson
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import JsonlRecord, encode_record, line_ending, scan_jsonl
-from store.read.textio import MAX_JSONL_BYTES, FileStamp, NotReadable, looks_binary, read_regular
+from store.read.textio import MAX_JSONL_BYTES, NotReadable, looks_binary, read_regular
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
-from store.review.journal import journaled_write
+from store.review.journal import FileWrite
+from store.review.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import Guard
 from store.write.jsonl_edit import prefix_digest, replace_span
@@ -78,7 +80,10 @@ def check_editable(path: Path, data: bytes) -> None:
 
 def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> bytes:
     """Rewrite the lesson's record with ``changes`` (validated first); every other line of the
-    file, broken ones included, stays byte for byte. Returns the new line."""
+    file, broken ones included, stays byte for byte. Returns the bytes now in the record's
+    place: the new line, padded with spaces before its line ending when it is shorter than
+    the old one (a file other programs append to is never shortened: see
+    :mod:`store.write.jsonl_edit`)."""
     check_editable(ref.path, ref.data)
     new = {**ref.record.data, **changes}
     sink = DiagnosticSink(str(ref.path))
@@ -89,7 +94,7 @@ def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> byt
     old = ref.data[ref.record.start : ref.record.end]
     newline = line_ending(old) if old.endswith(b"\n") else b"\n"
     line = encode_record(new, newline)
-    replace_span(
+    done = replace_span(
         ref.path,
         ref.record.start,
         ref.record.end,
@@ -97,32 +102,117 @@ def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> byt
         prefix_len=ref.complete_until,
         prefix_sha256=prefix_digest(ref.data, ref.complete_until),
         guard=guard,
+        relocate=lambda now: relocate_record(now, ref.path, ref.record.data.get("id"), old),
     )
-    return line
+    return done.new
+
+
+def relocate_record(
+    data: bytes, path: Path, lesson_id: object, old: bytes
+) -> tuple[int, int] | None:
+    """Where the record read as ``old`` lies in the file as it is now (``data``, read under
+    the write lock): found by its id, still byte for byte what was read, and the only
+    record with that id. ``None`` (a conflict) otherwise. Another process editing a
+    *different* lesson of the file meanwhile is then no conflict: each edit keeps the other."""
+    if not isinstance(lesson_id, str):
+        return None
+    found = [
+        r
+        for r in scan_jsonl(data, DiagnosticSink(str(path))).records
+        if r.data.get("id") == lesson_id
+    ]
+    if len(found) != 1 or data[found[0].start : found[0].end] != old:
+        return None
+    return found[0].start, found[0].end
 
 
 def archive(
     ledger: Ledger, lesson_id: str, archived: bool = True, note: str | None = None
 ) -> Entry:
+    """An older-style ledger line (kept for callers not moved to :func:`archive_lesson`)."""
     return ledger.record("archive" if archived else "restore", lesson_key(lesson_id), note)
 
 
-def remove_lesson(ws: Workspace, ledger: Ledger, ref: LessonRef) -> Entry:
-    """Physically remove the record's line(s) — only on an explicit request; undoable."""
+def archive_lesson(
+    ws: Workspace,
+    lesson_id: str,
+    archived: bool = True,
+    note: str | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult:
+    """Archive (or restore) a lesson as a transaction: review state only, the file is not
+    touched."""
+    op = "archive" if archived else "restore"
+    key = lesson_key(lesson_id)
+    plan = TxPlan(op, [key], effects=[Effect(op, key, note)], note=note, who=who)
+    return apply(ws, plan, ledger=ledger)
+
+
+def lesson_line(ref: LessonRef, changes: dict[str, Any]) -> bytes:
+    """The lesson's record with ``changes``, validated, as the line that replaces it (the
+    record's own line ending). :class:`ReviewError` when the file is read-only or the
+    result is not a valid lesson."""
     check_editable(ref.path, ref.data)
-    after = ref.data[: ref.record.start] + ref.data[ref.record.end :]
-    stamp = FileStamp.of_bytes(ref.data, ref.path.stat())
-    entry, _ = journaled_write(
-        ws,
-        ledger,
-        op="write",
-        target=lesson_key(str(ref.record.data.get("id"))),
-        batch=secrets.token_hex(6),
-        path=ref.path,
-        before=ref.data,
-        after=after,
-        expected=stamp,
-        guard=in_place(ws, "lessons_user", "lessons_ai"),
-        removed_line=ref.record.line,
+    new = {**ref.record.data, **changes}
+    sink = DiagnosticSink(str(ref.path))
+    validate_tolerant(Lesson, new, sink, what="lesson")
+    errors = [d.message for d in sink.items if d.severity == "error"]
+    if errors:
+        raise ReviewError("; ".join(errors))
+    old = ref.data[ref.record.start : ref.record.end]
+    newline = line_ending(old) if old.endswith(b"\n") else b"\n"
+    return encode_record(new, newline)
+
+
+def _record_write(ws: Workspace, ref: LessonRef, new: bytes) -> FileWrite:
+    """The record's bytes replaced by ``new`` (empty: removed), found again by its bytes
+    and the line before it (see :mod:`store.review.journal`)."""
+    start, end = ref.record.start, ref.record.end
+    first = start == 0 or (start == 3 and ref.data[:3] == b"\xef\xbb\xbf")
+    anchor = b"" if first else ref.data[ref.data.rfind(b"\n", 0, start - 1) + 1 : start]
+    return FileWrite(
+        ref.path,
+        ref.data[start:end],
+        new,
+        in_place(ws, "lessons_user", "lessons_ai"),
+        "record",
+        offset=start,
+        anchor=anchor,
+        record=str(ref.record.data.get("id")),
     )
-    return entry
+
+
+def edit_lesson_tx(
+    ws: Workspace,
+    ref: LessonRef,
+    changes: dict[str, Any],
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult | None:
+    """Edit a lesson as a transaction (``edit-lesson``): the record rewritten in place
+    (store.write.jsonl_edit: other lines, appended ones included, stay byte for byte), the
+    lesson marked edited. ``None`` when the changes change nothing."""
+    line = lesson_line(ref, changes)
+    if line == ref.data[ref.record.start : ref.record.end]:
+        return None
+    key = lesson_key(str(ref.record.data.get("id")))
+    plan = TxPlan(
+        "edit-lesson", [key], [_record_write(ws, ref, line)], [Effect("edit", key)], who=who
+    )
+    return apply(ws, plan, ledger=ledger)
+
+
+def remove_lesson(
+    ws: Workspace, ledger: Ledger | None, ref: LessonRef, *, who: str | None = None
+) -> TxResult:
+    """Remove the lesson's record from its file — only on an explicit request — as a
+    transaction (``remove-lesson``): the record's bytes become a blank line of the same
+    length (a file agents append to never shrinks, see store.write.jsonl_edit), and undo
+    puts the record back byte for byte."""
+    check_editable(ref.path, ref.data)
+    key = lesson_key(str(ref.record.data.get("id")))
+    plan = TxPlan("remove-lesson", [key], [_record_write(ws, ref, b"")], who=who)
+    return apply(ws, plan, ledger=ledger)

@@ -19,7 +19,6 @@ is unchanged.
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,7 +31,8 @@ from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.metadata_block import Reply, severity_of
 from store.read.validate import validate_tolerant
 from store.read.yamlload import load_yaml
-from store.review.journal import journaled_write
+from store.review.journal import FileWrite
+from store.review.transactions import TxPlan, apply
 from store.workspace import Workspace
 from store.write.policy import in_place
 from store.write.roundtrip import new_yaml_document
@@ -169,20 +169,12 @@ def check_person_report(ws: Workspace, report_id: str, text: str) -> list[Diagno
     return sink.items
 
 
-def write_person_report(ws: Workspace, ledger: Ledger, report_id: str, text: str) -> Path:
-    """Write exactly ``text`` as a new report (never over an existing file); undoable."""
+def write_person_report(
+    ws: Workspace, ledger: Ledger | None, report_id: str, text: str, *, who: str | None = None
+) -> Path:
+    """Write exactly ``text`` as a new report (never over an existing file), as a
+    transaction (``person-report``): undo removes it again while it is unchanged."""
     path = report_path(ws, report_id)
-    journaled_write(
-        ws,
-        ledger,
-        op="write",
-        target=report_id,
-        batch=secrets.token_hex(6),
-        path=path,
-        before=None,
-        after=text.encode("utf-8"),
-        expected=None,
-        guard=in_place(ws, "kpt"),
-        created_by="person",
-    )
+    fw = FileWrite(path, None, text.encode("utf-8"), in_place(ws, "kpt"), created_by="person")
+    apply(ws, TxPlan("person-report", [report_id], [fw], who=who), ledger=ledger)
     return path

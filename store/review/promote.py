@@ -9,7 +9,6 @@ script: only Markdown notes are written for hooks.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +20,8 @@ from store.models.knowledge import ProjectMemory, Skill
 from store.models.kpt import ProblemItem
 from store.read.textio import FileStamp
 from store.review.items import ItemRef, ReviewError
-from store.review.journal import journaled_write
+from store.review.journal import FileWrite
+from store.review.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
 from store.write.markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
@@ -227,44 +227,49 @@ def _plan_memory(plan: Plan, ws: Workspace) -> None:
 # -- applying and undoing -------------------------------------------------------
 
 
-def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]:
-    """Write every plan that writes, and record approve + promote in the ledger as one batch
-    (undone together)."""
+def promote_plans(
+    ws: Workspace, plans: list[Plan], *, ledger: Ledger | None = None, who: str | None = None
+) -> TxResult | None:
+    """Write every plan that writes as one transaction (one undo): each target file once,
+    from the bytes the first plan read to what the last plan into it made (several items
+    into one file), and in the review state approve (where needed) + promote for each item.
+    ``None`` when no plan writes anything."""
     writing = [p for p in plans if p.writes]
     if not writing:
-        return []
+        return None
     for p in writing:  # every target allowed before anything is recorded or written
         assert p.target is not None
         target(ws, promotion_kind(p.type))(p.target)
-    batch = secrets.token_hex(6)
-    entries: list[Entry] = []
-    expected: dict[Path, FileStamp | None] = {}
-    for p in writing:
-        assert p.target is not None
-        expected.setdefault(p.target, p.stamp)
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    led.refresh()
+    effects: list[Effect] = []
+    files: dict[Path, FileWrite] = {}
     for p in writing:
         assert p.target is not None and p.after is not None
-        if ledger.state(p.ref.key).state != "approved" and not any(
-            e.op == "approve" and e.target == p.ref.key for e in entries
+        key = p.ref.key
+        if led.state(key).state != "approved" and not any(
+            e.op == "approve" and e.target == key for e in effects
         ):
-            entries.append(ledger.record("approve", p.ref.key, batch=batch))
-        entry, stamp = journaled_write(
-            ws,
-            ledger,
-            op="promote",
-            target=p.ref.key,
-            batch=batch,
-            path=p.target,
-            before=p.before,
-            after=p.after,
-            expected=expected[p.target],
-            guard=target(ws, promotion_kind(p.type)),
-            section=p.section,
-            type=p.type,
-        )
-        expected[p.target] = stamp
-        entries.append(entry)
-    return entries
+            effects.append(Effect("approve", key))
+        data = {"path": ws.display(p.target), "section": p.section, "type": p.type}
+        effects.append(Effect("promote", key, data=data))
+        fw = files.get(p.target)
+        if fw is None:
+            files[p.target] = FileWrite(
+                p.target, p.before, p.after, target(ws, promotion_kind(p.type))
+            )
+        else:  # a later plan of the batch into the same file: planned on top of the first
+            fw.after = p.after
+    subjects = list(dict.fromkeys(p.ref.key for p in writing))
+    plan = TxPlan("promote", subjects, list(files.values()), effects, who=who)
+    return apply(ws, plan, ledger=led)
+
+
+def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]:
+    """:func:`promote_plans`, returning the review-state entries it recorded (empty when
+    nothing was written)."""
+    result = promote_plans(ws, plans, ledger=ledger)
+    return result.entries if result is not None else []
 
 
 def section_title(section: str | None) -> str:

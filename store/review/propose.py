@@ -9,7 +9,8 @@ from typing import Any
 from store.index.sessions import Session
 from store.ledger import now_iso
 from store.models import KptReport
-from store.models.kpt import KptItem, ProblemItem
+from store.models.kpt import KeepItem, KptItem, ProblemItem, TryItem
+from store.read.metadata_block import Reply
 from store.review.inbox import slug
 from store.write.markdown_edit import bullet_text
 
@@ -99,3 +100,29 @@ def draft_proposal(
         "decided_at": None,
         "decision_note": None,
     }
+
+
+#: The entries of a discussion's reply a proposal can be drafted from.
+REPLY_ENTRIES = ("finding", "blocker", "decision", "next_step")
+
+
+def item_from_reply(reply: Reply, display: str, entry: str, i: int) -> tuple[str, KptItem, str]:
+    """Entry ``i`` of a reply (one of :data:`REPLY_ENTRIES`) as the KPT item a proposal is
+    drafted from: its section (a finding or blocker is a problem, a decision a keep-item, a
+    next step a try-item), the item (its id and evidence point back to the entry) and a note
+    saying where it came from."""
+    ref = f"{display}#{entry.replace('_', '-')}-{i + 1}"
+    if entry == "finding":
+        f = reply.findings[i]
+        note = f"From {display}, finding {i + 1} (severity {f.severity or 'not given'})"
+        if f.suggestion:
+            note += f". Suggested: {f.suggestion}"
+        return "problem", ProblemItem(id=ref, description=f.message or "", evidence=ref), note
+    if entry == "blocker":
+        note = f"From {display}, blocker {i + 1}"
+        return "problem", ProblemItem(id=ref, description=reply.blockers[i], evidence=ref), note
+    if entry == "decision":
+        note = f"From {display}, decision {i + 1}"
+        return "keep", KeepItem(id=ref, description=reply.decisions[i], evidence=ref), note
+    note = f"From {display}, next step {i + 1}"
+    return "try", TryItem(id=ref, description=reply.next_steps[i]), note

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from store.ledger import Ledger
 from store.models.kpt import TARGET_TYPES
 from store.read.textio import FileStamp
 from store.review.item_edit import _index_of
 from store.review.items import ItemRef, ReviewError
+from store.review.journal import FileWrite
+from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import ConflictError
 from store.write.policy import in_place
@@ -22,8 +25,31 @@ def retarget(
     path: str,
     section: str | None,
     base: FileStamp | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
 ) -> tuple[bytes, bytes]:
     """Write the new target into the report; returns the report's bytes before and after."""
+    before, after, _result = retarget_item(
+        ws, ref, type_, path, section, base, ledger=ledger, who=who
+    )
+    return before, after
+
+
+def retarget_item(
+    ws: Workspace,
+    ref: ItemRef,
+    type_: str,
+    path: str,
+    section: str | None,
+    base: FileStamp | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> tuple[bytes, bytes, TxResult | None]:
+    """:func:`retarget` as a transaction (``retarget``; ``None`` when the item already had
+    that target and nothing was written). ``base``: the stamp of the report the person
+    started from (:class:`ConflictError` when it changed since)."""
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items have targets")
     if type_ not in TARGET_TYPES:
@@ -52,8 +78,13 @@ def retarget(
         editor.set(loc, target)
     before = editor.original_bytes
     after = editor.render()
-    editor.save(in_place(ws, "kpt"))
-    return before, after
+    if before == after:
+        return before, after, None
+    key = ref.key
+    fw = FileWrite(ref.path, before, after, in_place(ws, "kpt"))
+    note = f"{type_} {path}" + (f" {section}" if section else "")
+    result = apply(ws, TxPlan("retarget", [key], [fw], note=note, who=who), ledger=ledger)
+    return before, after, result
 
 
 def target_headings(ws: Workspace, path: str) -> list[str]:

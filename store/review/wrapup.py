@@ -2,8 +2,17 @@
 
 The input JSON is validated first — invalid input writes nothing and says what is wrong —
 then one summary line is appended to ``session-summaries/<slug>/summaries.jsonl`` and one
-line per lesson to the user and AI lesson files, each line in a single write; existing bytes
-are never touched. The slug is the project path with ``:`` and ``/`` (and ``\\``) replaced by
+line per lesson to the user and AI lesson files, each file's lines in a single write;
+existing bytes are never touched. The records that identify a session must be there: an
+input without a ``session_id``, or with a lesson whose ``title`` is missing or empty, is
+refused naming the field.
+
+Importing can be retried (a hook that runs again after a time-out): a record already in its
+file — same ``session_id`` and the same content, its id aside — is not written again, and
+keeps the id it has; importing the same input twice writes nothing the second time
+(:attr:`WrapupImport.already_imported`). Each file is checked again under the lock our
+writers share, right before its lines are appended, so two imports at once neither
+duplicate a record nor give two records one id. The slug is the project path with ``:`` and ``/`` (and ``\\``) replaced by
 ``-``, as the upstream script makes it. Ids are the prefix, the record's date and the next
 free sequence for that prefix and date among the records already there — whatever dates
 those records carry (a wrap-up bug once wrote ids with wrong dates).
@@ -29,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from store.ledger import Ledger
 from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import encode_record
@@ -36,8 +46,10 @@ from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, ch
 from store.read.textsafe import printable
 from store.read.validate import dotted, validate_tolerant
 from store.review.items import ReviewError
+from store.review.journal import FileWrite
+from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import PathRefused, WriteError, append_bytes
+from store.write.atomic import PathRefused, WriteError
 from store.write.policy import in_place
 
 _ID_SEQ = re.compile(r"^(?P<prefix>.+)-(?P<date>\d{8})-(?P<seq>\d+)$")
@@ -55,12 +67,87 @@ class WrapupImport:
     summary: dict[str, Any]
     user_lessons: list[dict[str, Any]] = field(default_factory=list)
     ai_lessons: list[dict[str, Any]] = field(default_factory=list)
+    #: ids of the records that were already in their files (an import retried)
+    present: set[str] = field(default_factory=set)
+    #: the transaction that appended the lines (``None``: nothing was written)
+    tx: TxResult | None = None
+
+    def records(self) -> list[tuple[Path, str, dict[str, Any]]]:
+        """Every record with its file and id prefix, in the order they are written."""
+        out = [(self.summary_path, "ws", self.summary)]
+        out += [(self.user_path, "ll-user", r) for r in self.user_lessons]
+        out += [(self.ai_path, "ll-ai", r) for r in self.ai_lessons]
+        return out
 
     def lines(self) -> list[tuple[Path, bytes]]:
-        out = [(self.summary_path, encode_record(self.summary))]
-        out += [(self.user_path, encode_record(r)) for r in self.user_lessons]
-        out += [(self.ai_path, encode_record(r)) for r in self.ai_lessons]
-        return out
+        """The lines still to append (records already there left out)."""
+        return [
+            (path, encode_record(r)) for path, _, r in self.records() if r["id"] not in self.present
+        ]
+
+    @property
+    def already_imported(self) -> bool:
+        """Every record of the input was already there: nothing was (or is to be) written."""
+        return all(r["id"] in self.present for _, _, r in self.records())
+
+
+@dataclass(slots=True)
+class _Existing:
+    """What a target file holds already: every id, and the records of one session by
+    content (their ids, per :func:`_content_key`)."""
+
+    ids: set[str] = field(default_factory=set)
+    same: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _content_key(rec: dict[str, Any]) -> str:
+    """A record's content without its id, the same however its line is spaced."""
+    rest = {k: v for k, v in rec.items() if k != "id"}
+    return json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _scan(data: bytes | mmap.mmap, session_id: str | None) -> _Existing:
+    """The ids in ``data`` and the records (one line each) of ``session_id``."""
+    found = _Existing({m.group(1).decode("utf-8", "replace") for m in _ID_FIELD.finditer(data)})
+    if not session_id:
+        return found
+    starts: set[int] = set()
+    needles = {session_id.encode("utf-8"), json.dumps(session_id)[1:-1].encode("ascii")}
+    for needle in needles:
+        at = data.find(needle)
+        while at >= 0:
+            starts.add(data.rfind(b"\n", 0, at) + 1)
+            at = data.find(needle, at + len(needle))
+    for start in sorted(starts):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > MAX_RECORD_BYTES:
+            continue
+        try:
+            rec = json.loads(data[start:end])
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(rec, dict) and rec.get("session_id") == session_id:
+            found.same.setdefault(_content_key(rec), []).append(str(rec.get("id")))
+    return found
+
+
+def _assign(
+    records: list[tuple[str, dict[str, Any]]], existing: _Existing, day: str, present: set[str]
+) -> None:
+    """Give each record of one file its id: the id of the same record already there (then
+    it is ``present``), else the next free one."""
+    same = {k: list(v) for k, v in existing.same.items()}
+    taken = set(existing.ids)
+    for prefix, rec in records:
+        present.discard(rec["id"])
+        there = same.get(_content_key(rec))
+        if there:
+            rec["id"] = there.pop(0)
+            present.add(rec["id"])
+        else:
+            rec["id"] = next_id(prefix, day, taken)
+            taken.add(rec["id"])
 
 
 #: An ``"id": "…"`` pair anywhere in a record (a pretty-printed one too).
@@ -69,9 +156,9 @@ _ID_FIELD = re.compile(rb'"id"\s*:\s*"([^"\\\r\n]{1,200})"')
 MAX_INPUT_DEPTH = 64
 
 
-def _existing_ids(path: Path) -> set[str]:
-    """The ids of the records in a file lines are appended to (empty when it does not
-    exist), after checking that it can take a line: a regular file (never opened when it
+def _existing(path: Path, session_id: str | None) -> _Existing:
+    """The ids of the records in a file lines are appended to, and those of the session
+    (nothing when it does not exist), after checking that it can take a line: a regular file (never opened when it
     is a FIFO or a device), within the JSONL size limit (checked before reading), ending
     with a whole line, and looking like JSONL. The file is mapped, not read: a file of a
     gigabyte costs page cache, not memory."""
@@ -80,7 +167,7 @@ def _existing_ids(path: Path) -> set[str]:
         check_regular(st, MAX_JSONL_BYTES)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        return set()
+        return _Existing()
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except (OSError, ValueError) as exc:
@@ -91,10 +178,10 @@ def _existing_ids(path: Path) -> set[str]:
         st = os.fstat(fd)
         check_regular(st, MAX_JSONL_BYTES)
         if st.st_size == 0:
-            return set()
+            return _Existing()
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            return {m.group(1).decode("utf-8", "replace") for m in _ID_FIELD.finditer(data)}
+            return _scan(data, session_id)
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
@@ -190,6 +277,16 @@ def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagno
                         "lesson-type-side",
                         f"{key}[{i}].type '{les.type}' is not a {key.split('_')[0]} lesson type",
                     )
+        if not isinstance(model.session_id, str) or not model.session_id.strip():
+            sink.error(
+                "missing-field",
+                "required field 'session_id' is missing or empty (it joins the session's "
+                "summary, lessons and report)",
+            )
+        for key in ("user_lessons", "ai_lessons"):
+            for i, les in enumerate(getattr(model, key) or []):
+                if isinstance(les.title, str) and not les.title.strip():
+                    sink.error("missing-field", f"required field '{key}[{i}].title' is empty")
         if model.date is not None and _day(model.date) is None:
             sink.error("bad-date", f"date '{model.date}' is not an ISO 8601 time")
         if model.project is not None:
@@ -285,7 +382,7 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
     }
     s = model.summary
     summary: dict[str, Any] = {
-        "id": next_id("ws", day, _existing_ids(summary_path)),
+        "id": "",  # given by _assign: the one already there, or the next free one
         **base,
         "info_summary": list(s.info or []) if s else [],
         "qa_pairs": [q.model_dump(exclude_none=True) for q in (s.qa or [])] if s else [],
@@ -305,17 +402,14 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
     for key, value in (model.model_extra or {}).items():  # newer fields (timing, …) kept
         summary[key] = value
     plan = WrapupImport(summary_path, user_path, ai_path, summary)
-    for prefix, lessons, out, path in (
-        ("ll-user", model.user_lessons, plan.user_lessons, user_path),
-        ("ll-ai", model.ai_lessons, plan.ai_lessons, ai_path),
+    for lessons, out in (
+        (model.user_lessons, plan.user_lessons),
+        (model.ai_lessons, plan.ai_lessons),
     ):
-        taken = _existing_ids(path)
         for les in lessons or []:
-            rid = next_id(prefix, day, taken)
-            taken.add(rid)
             out.append(
                 {
-                    "id": rid,
+                    "id": "",
                     **base,
                     "type": les.type,
                     "category": les.category,
@@ -328,12 +422,30 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
                     **(les.model_extra or {}),
                 }
             )
+    for path, records in _by_file(plan).items():
+        _assign(records, _existing(path, model.session_id), day, plan.present)
     return plan
 
 
-def import_wrapup(ws: Workspace, text: str, source: str = "<input>") -> WrapupImport:
-    """Validate, then append. Raises :class:`ReviewError` (with every problem) before any
-    write when the input is invalid or a target file cannot take a line right now."""
+def _by_file(plan: WrapupImport) -> dict[Path, list[tuple[str, dict[str, Any]]]]:
+    out: dict[Path, list[tuple[str, dict[str, Any]]]] = {}
+    for path, prefix, rec in plan.records():
+        out.setdefault(path, []).append((prefix, rec))
+    return out
+
+
+def import_wrapup(
+    ws: Workspace,
+    text: str,
+    source: str = "<input>",
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> WrapupImport:
+    """Validate, then append, as one transaction (``import-wrapup``: undo takes the lines
+    off again while nothing was appended after them). Raises :class:`ReviewError` (with
+    every problem) before any write when the input is invalid or a target file cannot take
+    a line right now."""
     model, diags = parse_input(text, source)
     errors = [d for d in diags if d.severity == "error"]
     if model is None or errors:
@@ -356,11 +468,31 @@ def import_wrapup(ws: Workspace, text: str, source: str = "<input>") -> WrapupIm
             guard(path)
         except PathRefused as exc:
             raise ReviewError(f"{exc}; nothing written") from exc
-    written: list[Path] = []
+    day = _day(model.date or "") or ""
+    files: list[FileWrite] = []
+    for path, records in _by_file(plan).items():
+
+        def compose(fd: int, records: list[tuple[str, dict[str, Any]]] = records) -> bytes:
+            # the file as it is now, under the lock: another import may have appended
+            size = os.fstat(fd).st_size if fd >= 0 else 0
+            if size:
+                with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
+                    existing = _scan(data, model.session_id)
+            else:
+                existing = _Existing()
+            _assign(records, existing, day, plan.present)
+            return b"".join(encode_record(r) for _, r in records if r["id"] not in plan.present)
+
+        if all(r["id"] in plan.present for _, r in records):
+            continue
+        files.append(FileWrite(path, None, None, guards[path], "append", "wrapup", compose=compose))
+    if not files:
+        return plan
+    subjects = [str(r["id"]) for _, _, r in plan.records()]
+    tx = TxPlan("import-wrapup", subjects, files, note=source, who=who)
     try:
-        for path, line in plan.lines():
-            append_bytes(path, line, guard=guards[path])
-            written.append(path)
+        result = apply(ws, tx, ledger=ledger)
+        plan.tx = result if result.recorded else None
     except WriteError as exc:
-        raise ReviewError(f"{exc} ({len(written)} line(s) were already appended)") from exc
+        raise ReviewError(f"{exc}; nothing was appended") from exc
     return plan

@@ -1,0 +1,1087 @@
+"""One model for every write (DESIGN.md "Transactions"): apply, recover, undo, redo, history.
+
+Every action that changes a file or the review state is one transaction: :func:`apply`
+takes a :class:`TxPlan` (the action, its subjects, the review-state changes it makes and
+the files it writes, see :mod:`store.review.journal`) and
+
+1. under the workspace's transaction lock (``.hurikaeri/tx.lock``, so that two of our
+   processes never interleave, and :func:`recover` knows that a transaction left open is
+   one whose process died), checks every file against what the action read;
+2. keeps the bytes of both sides under ``.hurikaeri/backups/<tx>/``;
+3. appends a ``begin`` line naming every file with its SHA-256 before and after;
+4. writes the files;
+5. appends ``commit`` — or, when a write fails, puts back what was written and appends
+   ``abort``.
+
+A transaction that writes no file (a decision) is one ``commit`` line. :func:`recover`
+rolls back what a killed process left between ``begin`` and ``commit`` (files found as the
+transaction would leave them are put back; files still as they were are left alone) and
+marks it aborted; the app's index and every CLI command that writes call it first.
+
+:func:`undo` and :func:`redo` are transactions too (the ledger stays append-only): they
+restore every file of the transaction byte for byte as one step, or refuse naming the file
+that changed since (:class:`UndoRefused`, with the diff). A refused transaction blocks
+nothing else: an older, independent one can be undone by its id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import getpass
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from store.ledger import Entry, Ledger, TxRecord, new_id, now_iso
+from store.review.errors import ReviewError
+from store.review.journal import (
+    FileWrite,
+    Prepared,
+    Unrestorable,
+    back_write,
+    forward_write,
+    is_file_write,
+    kept_side,
+    perform,
+    prepare,
+    record_path,
+    remove_created_empty,
+    replay_guard,
+    where,
+    write_backups,
+)
+from store.workspace import Workspace
+from store.write.atomic import PathRefused, WriteError
+from store.write.jsonl_edit import finish_interrupted_rewrites
+from store.write.textdiff import bytes_diff
+
+TxState = Literal["done", "undone", "blocked", "aborted", "open"]
+#: The environment variable naming the reviewer (else the login name).
+REVIEWER_ENV = "HURIKAERI_REVIEWER"
+LOCK_NAME = "tx.lock"
+
+
+class UndoRefused(ReviewError):
+    """An undo or redo that would lose changes made since, or cannot be done; ``diff``
+    shows the file as hurikaeri left it against the file now, ``path`` names it."""
+
+    def __init__(self, message: str, diff: str = "", path: str | None = None) -> None:
+        super().__init__(message)
+        self.diff = diff
+        self.path = path
+
+
+def reviewer(who: str | None = None) -> str:
+    """Who is acting: ``who`` when given, else ``$HURIKAERI_REVIEWER``, else the login
+    name (``unknown`` when the system has none)."""
+    if who:
+        return who
+    env = os.environ.get(REVIEWER_ENV, "").strip()
+    if env:
+        return env
+    try:
+        return getpass.getuser() or "unknown"
+    except (OSError, KeyError, ImportError):
+        return "unknown"
+
+
+@dataclass(slots=True)
+class Effect:
+    """A change of review state a transaction makes when it commits (folded by the ledger
+    like a decision line: ``approve``, ``reject``, ``reopen``, ``edit``, ``promote``,
+    ``archive``, ``restore``)."""
+
+    op: str
+    target: str
+    note: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def as_record(self) -> dict[str, Any]:
+        rec: dict[str, Any] = {"op": self.op, "target": self.target}
+        if self.note:
+            rec["note"] = self.note
+        rec.update(self.data)
+        return rec
+
+
+@dataclass(slots=True)
+class TxPlan:
+    """What one action is about to do."""
+
+    action: str
+    subjects: list[str]
+    files: list[FileWrite] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    note: str | None = None
+    who: str | None = None
+    undoes: str | None = None
+    redoes: str | None = None
+
+
+@dataclass(slots=True)
+class FileView:
+    """One file of a transaction, for people and for ``--json``."""
+
+    path: str
+    #: created, modified, deleted, appended, truncated, record changed/removed/added
+    change: str
+    before_sha256: str | None
+    after_sha256: str | None
+    record: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "change": self.change,
+            "before_sha256": self.before_sha256,
+            "after_sha256": self.after_sha256,
+        }
+        if self.record:
+            out["record"] = self.record
+        return out
+
+
+@dataclass(slots=True)
+class TxView:
+    """One transaction as the history shows it (older decision lines are shown as one
+    transaction per batch or line, ``legacy``)."""
+
+    id: str
+    at: str
+    who: str | None
+    action: str
+    subjects: list[str]
+    files: list[FileView]
+    state: TxState
+    #: why it cannot be undone now (the file that changed since), or why it was aborted
+    reason: str = ""
+    blocked_path: str | None = None
+    undoes: str | None = None
+    redoes: str | None = None
+    note: str | None = None
+    legacy: bool = False
+    #: the review-state changes (op and target) it made
+    effects: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """``approve kpt-…/try-001`` (with ``+N more`` past three subjects)."""
+        subjects = self.subjects[:3]
+        more = f" +{len(self.subjects) - 3} more" if len(self.subjects) > 3 else ""
+        return f"{self.action} {', '.join(subjects)}{more}".strip()
+
+    @property
+    def undoable(self) -> bool:
+        return self.state == "done" and self.action not in ("undo", "redo")
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tx": self.id,
+            "at": self.at,
+            "who": self.who,
+            "action": self.action,
+            "subjects": self.subjects,
+            "files": [f.as_json() for f in self.files],
+            "state": self.state,
+            "reason": self.reason or None,
+            "undoes": self.undoes,
+            "redoes": self.redoes,
+            "note": self.note,
+            "legacy": self.legacy,
+            "effects": [{"op": op, "target": t} for op, t in self.effects],
+        }
+
+
+@dataclass(slots=True)
+class TxResult:
+    """What :func:`apply` (and every action, undo and redo) wrote."""
+
+    id: str
+    action: str
+    who: str
+    at: str
+    subjects: list[str]
+    files: list[FileView]
+    #: the review-state changes, as the ledger folds them
+    entries: list[Entry]
+    undoes: str | None = None
+    redoes: str | None = None
+    #: absolute paths of the files written (for the app's own-writes filter)
+    paths: list[Path] = field(default_factory=list)
+
+    @property
+    def recorded(self) -> bool:
+        """False when nothing needed writing (nothing was recorded either)."""
+        return bool(self.id)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tx": self.id,
+            "action": self.action,
+            "who": self.who,
+            "at": self.at,
+            "subjects": self.subjects,
+            "files": [f.as_json() for f in self.files],
+            "undoes": self.undoes,
+            "redoes": self.redoes,
+        }
+
+
+# -- the lock --------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def tx_lock(ws: Workspace) -> Iterator[None]:
+    """The workspace's transaction lock: held from before the first check to after the
+    ``commit``, so a transaction found open while holding it belongs to a dead process."""
+    try:
+        ws.state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(
+            ws.state_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+        )
+    except OSError as exc:
+        raise WriteError(
+            f"{ws.state_dir / LOCK_NAME}: cannot take the transaction lock: "
+            f"{exc.strerror or exc}; nothing was changed"
+        ) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+# -- applying --------------------------------------------------------------------------
+
+
+def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxResult:
+    """Carry out one transaction (see the module's docstring). Raises before anything is
+    written when a file is refused or changed since it was read
+    (:class:`~store.write.atomic.ConflictError`), and after putting back whatever was
+    written when a write fails."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    tx = new_id()
+    head: dict[str, Any] = {
+        "id": tx,
+        "at": now_iso(),
+        "op": "begin",
+        "target": plan.subjects[0] if plan.subjects else plan.action,
+        "tx": tx,
+        "action": plan.action,
+        "who": reviewer(plan.who),
+        "subjects": list(plan.subjects),
+    }
+    if plan.note:
+        head["note"] = plan.note
+    if plan.undoes:
+        head["undoes"] = plan.undoes
+    if plan.redoes:
+        head["redoes"] = plan.redoes
+    head["effects"] = [e.as_record() for e in plan.effects]
+    if not plan.files:
+        led.append({**head, "op": "commit"})
+        return _result(ws, led, tx)
+    seen: set[str] = set()
+    for fw in plan.files:  # each file once: a second change must be planned on the first
+        real = os.path.realpath(fw.path)
+        if real in seen:
+            raise ReviewError(
+                f"{ws.display(fw.path)} would be written twice in one {plan.action}; "
+                "do these one at a time"
+            )
+        seen.add(real)
+    with tx_lock(ws):
+        led.refresh()
+        _recover_locked(ws, led)
+        prepared: list[Prepared] = []
+        try:
+            for fw in plan.files:
+                prepared.append(prepare(ws, fw))
+            idle = [p for p in prepared if p.idle]
+            for p in idle:  # nothing to change after all (an append found its lines there)
+                p.close()
+                prepared.remove(p)
+            if not prepared and not plan.effects:
+                return _nothing(plan)
+            for i, p in enumerate(prepared):
+                write_backups(ws, tx, i, p)
+            led.append({**head, "op": "begin", "files": [p.rec for p in prepared]})
+            try:
+                for p in prepared:
+                    perform(ws, p)
+            except BaseException as exc:
+                _abort(ws, led, led.txs[tx], f"{type(exc).__name__}: {exc}")
+                raise
+            end: dict[str, Any] = {
+                "id": new_id(),
+                "at": now_iso(),
+                "op": "commit",
+                "target": head["target"],
+                "tx": tx,
+            }
+            fixes = [{"i": i, **p.fix} for i, p in enumerate(prepared) if p.fix]
+            if fixes:
+                end["files"] = fixes
+            led.append(end)
+        finally:
+            for p in prepared:
+                p.close()
+    return _result(ws, led, tx)
+
+
+def _abort(
+    ws: Workspace, led: Ledger, rec: TxRecord, reason: str, *, recovered: bool = False
+) -> tuple[list[str], list[str]]:
+    """Put back every file of an unfinished transaction that it changed, and record
+    ``abort``; returns the files put back, and those that could not be (changed by
+    someone else since)."""
+    left: list[str] = []
+    restored: list[str] = []
+    for frec in reversed(rec.files):
+        try:
+            st = where(ws, frec)
+            if st.where == "after":
+                p = prepare(ws, back_write(ws, frec, st.now))
+                try:
+                    perform(ws, p)
+                finally:
+                    p.close()
+                restored.append(str(frec.get("path")))
+            elif st.where == "changed":
+                if remove_created_empty(ws, frec):
+                    restored.append(str(frec.get("path")))
+                else:
+                    left.append(str(frec.get("path")))
+        except (WriteError, OSError) as exc:
+            left.append(f"{frec.get('path')} ({exc})")
+    end: dict[str, Any] = {
+        "id": new_id(),
+        "at": now_iso(),
+        "op": "abort",
+        "target": rec.begin.target,
+        "tx": rec.id,
+        "reason": reason[:500],
+    }
+    if recovered:
+        end["recovered"] = True
+    if restored:
+        end["restored"] = restored
+    if left:
+        end["left"] = left
+    led.append(end)
+    return restored, left
+
+
+@dataclass(slots=True)
+class Recovered:
+    """A transaction a killed process left half done, rolled back by :func:`recover`."""
+
+    id: str
+    action: str
+    subjects: list[str]
+    #: files that were neither as before nor as after (left alone)
+    left: list[str]
+    #: files that had been written and were put back
+    restored: list[str] = field(default_factory=list)
+
+
+def recover(ws: Workspace, *, ledger: Ledger | None = None) -> list[Recovered]:
+    """Roll back every transaction a killed process left between ``begin`` and
+    ``commit`` and mark it aborted. Cheap when there is none (the ledger is read, no lock
+    taken); safe while other processes work (open transactions are only touched under the
+    lock, which every live transaction holds)."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    led.refresh()
+    if not led.open_transactions():
+        return []
+    with tx_lock(ws):
+        led.refresh()
+        return _recover_locked(ws, led)
+
+
+def _recover_locked(ws: Workspace, led: Ledger) -> list[Recovered]:
+    if not led.open_transactions():
+        return []
+    # a ledger line cut short (a crash mid-write) is ended first: were it a commit, it
+    # would otherwise be completed only after the files had been rolled back
+    led.complete_torn()
+    # an in-place rewrite a killed process left half done is finished first (its redo
+    # file), so the record is whole before it is compared
+    dirs = {
+        record_path(ws, f).parent
+        for rec in led.open_transactions()
+        for f in rec.files
+        if f.get("how") == "record"
+    }
+    if dirs:
+        finish_interrupted_rewrites(sorted(dirs))
+    out = []
+    for rec in led.open_transactions():
+        why = "the process was killed before it finished"
+        restored, left = _abort(ws, led, rec, why, recovered=True)
+        out.append(Recovered(rec.id, rec.action, rec.subjects, left, restored))
+    return out
+
+
+def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
+    rec = led.txs[tx]
+    return TxResult(
+        tx,
+        rec.action,
+        rec.who or "",
+        rec.at,
+        rec.subjects,
+        [_file_view(f) for f in rec.files],
+        [e for e in led.folded if e.data.get("tx") == tx],
+        rec.undoes,
+        rec.redoes,
+        [record_path(ws, f) for f in rec.files],
+    )
+
+
+def _nothing(plan: TxPlan) -> TxResult:
+    """What :func:`apply` returns when every file was already as the plan would make it
+    (appends that found their lines there): nothing recorded, ``id`` empty."""
+    return TxResult("", plan.action, reviewer(plan.who), now_iso(), plan.subjects, [], [])
+
+
+def _file_view(f: dict[str, Any]) -> FileView:
+    how = f.get("how") or "replace"
+    before, after = f.get("before_sha256"), f.get("after_sha256")
+    if how == "replace":
+        change = "created" if before is None else "deleted" if after is None else "modified"
+    elif how == "record":
+        change = (
+            "record added"
+            if before is None
+            else "record removed"
+            if f.get("removes")
+            else "record changed"
+        )
+    elif how == "append":
+        change = "created" if f.get("before_size") is None else "appended"
+    else:
+        change = "deleted" if f.get("after_size") is None else "truncated"
+    return FileView(
+        str(f.get("path")), change, before, after, str(f["record"]) if f.get("record") else None
+    )
+
+
+# -- units: transactions and older lines alike -----------------------------------------
+
+
+@dataclass(slots=True)
+class _Unit:
+    id: str
+    at: str
+    who: str | None
+    action: str
+    subjects: list[str]
+    files: list[dict[str, Any]]
+    effects: list[Entry]
+    status: str
+    seq: int
+    undoes: str | None = None
+    redoes: str | None = None
+    note: str | None = None
+    reason: str = ""
+    legacy: bool = False
+    #: when it was last applied: its own place, or that of the redo that applied it again
+    applied: int = -1
+    #: an older batch's lines, every one (file writes included)
+    members: list[Entry] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.applied = max(self.applied, self.seq)
+
+    @property
+    def title(self) -> str:
+        more = " …" if len(self.subjects) > 3 else ""
+        return f"{self.action} {', '.join(self.subjects[:3])}{more}"
+
+
+@contextlib.contextmanager
+def _paused_gc() -> Iterator[None]:
+    """No cyclic collection while many small objects are built (a ledger of a hundred
+    thousand decisions: the collector would scan them all, again and again)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _units(led: Ledger) -> list[_Unit]:
+    """Every transaction and every older decision batch, oldest first."""
+    with led.lock, _paused_gc():
+        return _build_units(led)
+
+
+def _build_units(led: Ledger) -> list[_Unit]:
+    units: list[_Unit] = []
+    groups: dict[str, list[Entry]] = {}
+    for e in led.folded:
+        g = e.group
+        members = groups.get(g)
+        if members is None:
+            groups[g] = [e]
+        else:
+            members.append(e)
+    for rec in led.txs.values():
+        reason = ""
+        if rec.status == "aborted" and rec.end is not None:
+            reason = str(rec.end.data.get("reason") or "")
+        units.append(
+            _Unit(
+                rec.id,
+                rec.at,
+                rec.who,
+                rec.action,
+                rec.subjects,
+                rec.files,
+                groups.get(rec.id, []),
+                rec.status,
+                rec.seq,
+                rec.undoes,
+                rec.redoes,
+                rec.note,
+                reason,
+            )
+        )
+    for g, group in groups.items():
+        e = group[0]
+        if "tx" in e.data:
+            continue
+        if len(group) == 1 and not is_file_write(e):  # one decision line: the usual case
+            action, subjects, files, effects = e.op, [e.target], [], group
+        else:
+            ops = [m.op for m in group]
+            action = (
+                "promote" if "promote" in ops else next((o for o in ops if o != "write"), "write")
+            )
+            subjects = list(dict.fromkeys(m.target for m in group))
+            files = _legacy_files(group)
+            effects = [m for m in group if m.op != "write"]
+        units.append(
+            _Unit(
+                g,
+                e.at,
+                None,
+                action,
+                subjects,
+                files,
+                effects,
+                "committed",
+                led.line_of.get(e.id, 0),
+                note=e.note,
+                legacy=True,
+                members=group,
+            )
+        )
+    units.sort(key=lambda u: u.seq)
+    by_id = {u.id: u for u in units}
+    for u in units:  # a redo applies a transaction again: it is as new as the redo
+        if u.action == "redo" and u.status == "committed" and u.redoes in by_id:
+            target = by_id[u.redoes]
+            target.applied = max(target.applied, u.seq)
+    return units
+
+
+def _legacy_files(group: list[Entry]) -> list[dict[str, Any]]:
+    """The files an older batch wrote, one record per file: the first entry's *before*
+    and the last one's *after* (several items promoted into one file left one entry each,
+    the first with an intermediate hash)."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in group:
+        if not is_file_write(e):
+            continue
+        path = str(e.data.get("path"))
+        created = bool(e.data.get("created"))
+        rec = out.get(path)
+        if rec is None:
+            rec = out[path] = {
+                "path": path,
+                "how": "replace",
+                "before_sha256": None if created else e.data.get("before_sha256"),
+                "backup": None if created else e.data.get("backup"),
+            }
+            if created and e.data.get("created_by"):
+                rec["created_by"] = e.data.get("created_by")
+        rec["after_sha256"] = e.data.get("after_sha256")
+        rec["written"] = e.data.get("written")
+    return list(out.values())
+
+
+def _is_undone(led: Ledger, u: _Unit) -> bool:
+    if u.id in led.undone:
+        return True
+    if not u.legacy:
+        return False
+    return bool(u.members) and all(led.is_undone(e) for e in u.members)
+
+
+def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | None]:
+    if u.status == "aborted":
+        return "aborted", u.reason, None
+    if u.status == "open":
+        return "open", "in progress, or left by a process that stopped (recovered on start)", None
+    if u.action in ("undo", "redo"):
+        return "done", "", None
+    if _is_undone(led, u):
+        return "undone", "", None
+    for f in reversed(u.files):
+        st = where(ws, f)
+        if st.where != "after":
+            why = st.why or "it changed since"
+            return "blocked", f"{f.get('path')}: {why}", str(f.get("path"))
+    return "done", "", None
+
+
+def _find(led: Ledger, units: list[_Unit], tx_id: str) -> _Unit:
+    tx_id = tx_id.strip()
+    for u in units:
+        if u.id == tx_id:
+            return u
+    for e in led.folded:  # an older line's own id names its batch
+        if e.id == tx_id:
+            return next(u for u in units if u.id == e.group)
+    hits = [u for u in units if tx_id and u.id.startswith(tx_id)]
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        raise ReviewError(f"'{tx_id}' names {len(hits)} transactions; give more of the id")
+    raise ReviewError(f"no transaction '{tx_id}' in the history ('hurikaeri history' lists them)")
+
+
+def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
+    state, reason, blocked = _state(ws, led, u)
+    return TxView(
+        u.id,
+        u.at,
+        u.who,
+        u.action,
+        u.subjects,
+        [_file_view(f) for f in u.files],
+        state,
+        reason,
+        blocked,
+        u.undoes,
+        u.redoes,
+        u.note,
+        u.legacy,
+        [(e.op, e.target) for e in u.effects],
+    )
+
+
+def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    led.refresh()
+    return led
+
+
+# -- history, describe, diff -----------------------------------------------------------
+
+
+def history(
+    ws: Workspace, *, limit: int | None = None, ledger: Ledger | None = None
+) -> list[TxView]:
+    """Transactions newest first, each with its state: ``done``, ``undone``, ``blocked``
+    (a file changed since: ``reason`` and ``blocked_path`` say which), ``aborted`` (rolled
+    back) or ``open`` (in progress). Older decision lines appear as one entry per batch."""
+    led = _ledger(ws, ledger)
+    units = list(reversed(_units(led)))
+    if limit is not None:
+        units = units[: max(limit, 0)]
+    return [_view(ws, led, u) for u in units]
+
+
+def get(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxView:
+    """One transaction by id (an older line's id names its batch; a unique prefix will do)."""
+    led = _ledger(ws, ledger)
+    return _view(ws, led, _find(led, _units(led), tx_id))
+
+
+def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
+    """What the transaction changed, as a unified diff per file (from the copies kept
+    under the state directory), and for a file changed since, what changed since."""
+    led = _ledger(ws, ledger)
+    u = _find(led, _units(led), tx_id)
+    by = f" by {u.who}" if u.who else ""
+    out = [f"# {u.action} {', '.join(u.subjects)}  [{u.id}] {u.at}{by}"]
+    out += [f"# review state: {e.op} {e.target}" for e in u.effects]
+    if not u.files:
+        out.append("# (no file written: review state only)")
+    done = u.status == "committed" and u.action not in ("undo", "redo") and not _is_undone(led, u)
+    for f in u.files:
+        path = str(f.get("path"))
+        how = f.get("how") or "replace"
+        label = {
+            "append": f"{path} (lines appended)",
+            "truncate": f"{path} (lines taken off the end)",
+            "record": f"{path} (record {f.get('record') or ''})",
+        }.get(how, path)
+        before, after = kept_side(ws, f, "before"), kept_side(ws, f, "after")
+        created = how == "replace" and f.get("before_sha256") is None
+        deleted = how == "replace" and f.get("after_sha256") is None
+        text = bytes_diff(
+            None if created else before,
+            None if deleted else after,
+            "/dev/null" if created else f"a/{label}",
+            "/dev/null" if deleted else f"b/{label}",
+        )
+        out.append(text.rstrip("\n") if text else f"# {label}: no copy of the change is kept")
+        if done and how == "replace":
+            st = where(ws, f)
+            if st.where != "after":
+                since = bytes_diff(after, st.now, f"{path} as hurikaeri wrote it", f"{path} now")
+                out += [f"# {path} changed since:", since.rstrip("\n")]
+    return "\n".join(out) + "\n"
+
+
+def _file_phrase(f: dict[str, Any], *, back: bool) -> str:
+    """What undoing (``back``) or redoing the record does to its file, in a few words."""
+    path = str(f.get("path"))
+    how = f.get("how") or "replace"
+    if how in ("append", "truncate"):
+        adds = (how == "append") != back
+        n = abs((f.get("after_size") or 0) - (f.get("before_size") or 0))
+        absent = f.get("before_size" if back else "after_size") is None
+        if not adds and absent:
+            return f"deletes {path}"
+        if adds:
+            return f"appends {n:,} bytes to {path}" + (" (a new file)" if absent else "")
+        return f"takes the {n:,} bytes appended off the end of {path}"
+    if how == "record":
+        rid = f.get("record") or "a record"
+        if f.get("removes"):
+            return f"puts {rid} back into {path}" if back else f"removes {rid} from {path}"
+        return f"restores {rid} in {path}" if back else f"rewrites {rid} in {path}"
+    gone = f.get("before_sha256" if back else "after_sha256") is None
+    comes = f.get("after_sha256" if back else "before_sha256") is None
+    if gone:
+        return f"deletes {path}"
+    if comes:
+        return f"recreates {path}" if back else f"creates {path}"
+    return f"restores {path}" if back else f"rewrites {path}"
+
+
+def _effect_phrase(led: Ledger, u: _Unit, e: Entry, *, back: bool) -> str:
+    what = "the proposal" if e.data.get("kind") == "proposal" else e.target
+    if e.op in ("approve", "reject", "reopen"):
+        if not back:
+            return f"{e.op}s {what}"
+        return f"sets {what} back to {led.state_without(e.target, u.id).state}"
+    if e.op == "archive":
+        return f"shows {e.target} again" if back else f"archives {e.target}"
+    if e.op == "restore":
+        return f"archives {e.target} again" if back else f"restores {e.target}"
+    if e.op == "promote":
+        return f"marks {e.target} as not promoted" if back else f"marks {e.target} as promoted"
+    return ""
+
+
+def _describe(led: Ledger, u: _Unit, *, back: bool) -> str:
+    parts = [_file_phrase(f, back=back) for f in (reversed(u.files) if back else u.files)]
+    seen: set[tuple[str, str]] = set()
+    for e in u.effects:
+        phrase = _effect_phrase(led, u, e, back=back)
+        if phrase and (e.op, e.target) not in seen:
+            seen.add((e.op, e.target))
+            parts.append(phrase)
+    return ", ".join(p for p in parts if p) or "changes the review state only"
+
+
+def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
+    """One line saying what undoing ``tx_id`` (default: the newest transaction done) would
+    do, or why it cannot: ``Undo: approve prop-20261119-001 — deletes
+    knowledge_base/global/skills/x.yaml, restores knowledge_base/inbox/prop-….yaml, sets
+    the proposal back to pending``."""
+    led = _ledger(ws, ledger)
+    units = _units(led)
+    try:
+        u = _find(led, units, tx_id) if tx_id else _last(led, units)
+    except ReviewError as exc:
+        return str(exc)
+    if u is None:
+        return "Nothing to undo."
+    if u.action == "undo" and u.undoes:
+        return describe_redo(ws, u.undoes, ledger=led)
+    if u.action == "redo" and u.redoes:
+        return describe_undo(ws, u.redoes, ledger=led)
+    state, reason, _ = _state(ws, led, u)
+    if state == "undone":
+        return f"Already undone: {u.title} (redo applies it again)."
+    if state in ("aborted", "open"):
+        return f"Cannot undo {u.title}: it was never completed ({state})."
+    if state == "blocked":
+        return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
+    return f"Undo: {u.title} — {_describe(led, u, back=True)}"
+
+
+def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
+    """One line saying what redoing ``tx_id`` (default: the one undone last) would do."""
+    led = _ledger(ws, ledger)
+    units = _units(led)
+    try:
+        u = _find(led, units, tx_id) if tx_id else _last_undone(led, units)
+    except ReviewError as exc:
+        return str(exc)
+    if u is None:
+        return "Nothing to redo."
+    if u.action == "undo" and u.undoes:
+        return describe_redo(ws, u.undoes, ledger=led)
+    if not _is_undone(led, u):
+        return f"Nothing to redo: {u.title} is not undone."
+    for f in u.files:
+        st = where(ws, f)
+        if st.where != "before":
+            return f"Cannot redo {u.title}: {f.get('path')}: {st.why or 'it changed since'}."
+    return f"Redo: {u.title} — {_describe(led, u, back=False)}"
+
+
+# -- undo and redo ---------------------------------------------------------------------
+
+
+def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:
+    """The transaction done most recently (blocked or not): the newest, or the one a redo
+    applied again after it."""
+    done = [
+        u
+        for u in units
+        if u.status == "committed" and u.action not in ("undo", "redo") and not _is_undone(led, u)
+    ]
+    return max(done, key=lambda u: u.applied, default=None)
+
+
+def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
+    """The transaction undone most recently (by a transaction or an older undo line)."""
+    when: dict[str, int] = {}
+    by_id = {u.id: u for u in units}
+    for u in units:
+        if u.action == "undo" and u.status == "committed" and u.undoes:
+            when[u.undoes] = u.seq
+    group_of = {e.id: e.group for e in led.folded}
+    for i, e in enumerate(led.entries):
+        if e.op == "undo" and e.undoes in group_of:
+            g = group_of[e.undoes]
+            when[g] = max(when.get(g, -1), i)
+    for uid, _seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
+        hit = by_id.get(uid)
+        if hit is not None and _is_undone(led, hit):
+            return hit
+    return None
+
+
+def _refusal(
+    ws: Workspace,
+    led: Ledger,
+    units: list[_Unit],
+    u: _Unit,
+    f: dict[str, Any],
+    why: str,
+    verb: str,
+) -> UndoRefused:
+    """Why ``verb`` (undo or redo) of ``u`` cannot touch the file of record ``f``: its
+    path, what changed, and the newer transaction to undo first when it was ours."""
+    path = str(f.get("path"))
+    later = next(
+        (
+            v
+            for v in sorted(units, key=lambda x: x.applied, reverse=True)
+            if v.applied > u.applied
+            and v.status == "committed"
+            and v.action not in ("undo", "redo")
+            and not _is_undone(led, v)
+            and any(str(g.get("path")) == path for g in v.files)
+        ),
+        None,
+    )
+    hint = f" (undo {later.title} [{later.id}] first)" if later and verb == "undo" else ""
+    st = where(ws, f)
+    how = f.get("how") or "replace"
+    diff = ""
+    if how in ("replace", "record"):
+        expected = kept_side(ws, f, "after" if verb == "undo" else "before")
+        diff = bytes_diff(expected, st.now, f"{path} as hurikaeri left it", f"{path} now")
+    elif st.now is not None:
+        size = f.get("after_size" if verb == "undo" else "before_size") or 0
+        if len(st.now) > size:
+            diff = bytes_diff(
+                b"", st.now[size:], f"{path} (end, as hurikaeri left it)", f"{path} (end, now)"
+            )
+    if why == "it changed since":
+        why = "changed since hurikaeri wrote it"
+    return UndoRefused(
+        f"refused: {record_path(ws, f)}: {why}; {verb} would lose those changes{hint}; "
+        "nothing was changed",
+        diff,
+        path,
+    )
+
+
+def _check_guard(ws: Workspace, f: dict[str, Any], *, deletes: bool) -> None:
+    """The ledger lies in the workspace: a path it names is written only where some action
+    writes, and deleted only where an action of its kind creates files."""
+    path = record_path(ws, f)
+    try:
+        replay_guard(ws, f, deletes=deletes)(Path(os.path.realpath(path)))
+    except PathRefused as exc:
+        raise UndoRefused(f"{exc}; nothing was restored", path=str(f.get("path"))) from exc
+
+
+def _deletes(f: dict[str, Any], *, back: bool) -> bool:
+    how = f.get("how") or "replace"
+    side = "before" if back else "after"
+    if how in ("append", "truncate"):
+        return f.get(f"{side}_size") is None
+    if how == "record":
+        return False
+    return f.get(f"{side}_sha256") is None
+
+
+def _apply_checked(ws: Workspace, plan: TxPlan, led: Ledger) -> TxResult:
+    try:
+        return apply(ws, plan, ledger=led)
+    except PathRefused as exc:
+        raise UndoRefused(f"{exc}; nothing was restored") from exc
+
+
+def undo(
+    ws: Workspace, tx_id: str, *, ledger: Ledger | None = None, who: str | None = None
+) -> TxResult:
+    """Undo one transaction by id: every file it wrote back to the bytes it found, and its
+    review-state changes cancelled, as one new transaction — or :class:`UndoRefused`
+    naming the file that changed since (with the diff), and nothing changed. Undoing an
+    undo is a redo; undoing a redo undoes what it applied."""
+    led = _ledger(ws, ledger)
+    recover(ws, ledger=led)
+    units = _units(led)
+    u = _find(led, units, tx_id)
+    if u.action == "undo" and u.undoes:
+        return _redo_unit(ws, led, units, _find(led, units, u.undoes), who)
+    if u.action == "redo" and u.redoes:
+        return _undo_unit(ws, led, units, _find(led, units, u.redoes), who)
+    return _undo_unit(ws, led, units, u, who)
+
+
+def undo_last(
+    ws: Workspace, *, ledger: Ledger | None = None, who: str | None = None
+) -> TxResult | None:
+    """Undo the newest transaction that is done (``None``: there is none). When it cannot
+    be undone (a file changed since), :class:`UndoRefused` names it; an older one can still
+    be undone by its id (:func:`undo`)."""
+    led = _ledger(ws, ledger)
+    recover(ws, ledger=led)
+    units = _units(led)
+    u = _last(led, units)
+    return _undo_unit(ws, led, units, u, who) if u is not None else None
+
+
+def redo(
+    ws: Workspace,
+    tx_id: str | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult | None:
+    """Apply an undone transaction again (default: the one undone last; ``None`` when
+    there is none): every file from the bytes it had before to the bytes the transaction
+    wrote, or :class:`UndoRefused` naming the file that changed since. ``tx_id`` may name
+    the undo itself."""
+    led = _ledger(ws, ledger)
+    recover(ws, ledger=led)
+    units = _units(led)
+    u = _find(led, units, tx_id) if tx_id else _last_undone(led, units)
+    if u is None:
+        return None
+    if u.action == "undo" and u.undoes:
+        u = _find(led, units, u.undoes)
+    return _redo_unit(ws, led, units, u, who)
+
+
+def _undo_unit(
+    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
+) -> TxResult:
+    if u.status != "committed":
+        raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
+    if _is_undone(led, u):
+        raise UndoRefused(f"refused: {u.title} [{u.id}] is already undone (redo applies it again)")
+    writes: list[FileWrite] = []
+    for f in reversed(u.files):  # everything checked before anything is written
+        _check_guard(ws, f, deletes=_deletes(f, back=True))
+        st = where(ws, f)
+        if st.where != "after":
+            raise _refusal(ws, led, units, u, f, st.why or "it changed since", "undo")
+        try:
+            writes.append(back_write(ws, f, st.now))
+        except Unrestorable as exc:
+            raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
+    plan = TxPlan("undo", u.subjects, writes, undoes=u.id, who=who, note=u.title)
+    return _apply_checked(ws, plan, led)
+
+
+def _redo_unit(
+    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
+) -> TxResult:
+    if u.action == "redo":
+        raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
+    if u.status != "committed" or not _is_undone(led, u):
+        raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
+    writes: list[FileWrite] = []
+    for f in u.files:
+        _check_guard(ws, f, deletes=_deletes(f, back=False))
+        st = where(ws, f)
+        if st.where != "before":
+            raise _refusal(ws, led, units, u, f, st.why or "it changed since", "redo")
+        try:
+            writes.append(forward_write(ws, f, st.now))
+        except Unrestorable as exc:
+            raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
+    plan = TxPlan("redo", u.subjects, writes, redoes=u.id, who=who, note=u.title)
+    return _apply_checked(ws, plan, led)
+
+
+def legacy_entries(result: TxResult, ledger: Ledger, undone_id: str) -> list[Entry]:
+    """What an undo cancelled, as entries (review-state changes, then one entry per file
+    with its ``path``): the shape the older ``undo_last`` returned."""
+    effects = [e for e in ledger.folded if e.group == undone_id and e.op != "write"]
+    files = [
+        Entry(
+            result.id,
+            result.at,
+            "write",
+            undone_id,
+            data={"path": f.path, "after_sha256": f.after_sha256},
+        )
+        for f in result.files
+    ]
+    return effects + files
+
+
+__all__ = [
+    "Effect",
+    "FileView",
+    "FileWrite",
+    "Recovered",
+    "TxPlan",
+    "TxResult",
+    "TxView",
+    "UndoRefused",
+    "apply",
+    "describe_redo",
+    "describe_undo",
+    "get",
+    "history",
+    "recover",
+    "redo",
+    "reviewer",
+    "tx_diff",
+    "undo",
+    "undo_last",
+]

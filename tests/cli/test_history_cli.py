@@ -1,0 +1,182 @@
+"""``hurikaeri history``, ``undo [TX_ID] [--dry-run]``, ``redo`` and ``--json`` on every
+command that writes (issue 16)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+WRAPUP = {
+    "project": "c:/work/cli-tx",
+    "date": "2026-12-31T10:00:00",
+    "session_id": "cli-tx-1",
+    "summary": {"info": ["i"]},
+    "user_lessons": [{"type": "user_preference", "category": "c", "title": "t"}],
+    "ai_lessons": [],
+}
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def as_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    code, out, err = cli(capsys, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".hurikaeri" not in p.relative_to(root).parts
+    }
+
+
+def test_json_of_every_writing_command(
+    demo_root: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = ["--root", str(demo_root)]
+    out = as_json(capsys, "approve", "kpt-20261120-001/keep-001", *root)
+    assert out["action"] == "approve" and out["files"] == [] and len(out["tx"]) == 12
+    assert out["decided"] == ["kpt-20261120-001/keep-001"]
+    out = as_json(capsys, "reject", "kpt-20261120-001/prob-001", "--note", "weak", *root)
+    assert out["action"] == "reject"
+    out = as_json(capsys, "approve", "prop-20261119-001", "--yes", *root)
+    assert [f["change"] for f in out["files"]] == ["created", "modified"]
+    out = as_json(capsys, "promote", "kpt-20261028-001", "try-001", "--yes", *root)
+    assert out["files"][0]["path"] == "CLAUDE.md" and out["promoted"] == "kpt-20261028-001/try-001"
+    out = as_json(
+        capsys,
+        "retarget",
+        "kpt-20261028-001",
+        "try-003",
+        "--type",
+        "claude_md",
+        "--path",
+        "notes/X.md",
+        *root,
+    )
+    assert out["action"] == "retarget" and out["files"][0]["change"] == "modified"
+    out = as_json(capsys, "export-feedback", "kpt-20261028-002", "--force", *root)
+    assert [f["change"] for f in out["files"]] == ["created", "modified"]
+    assert out["feedback_id"].startswith("fb-")
+    source = tmp_path / "wrapup.json"
+    source.write_text(json.dumps(WRAPUP), encoding="utf-8")
+    out = as_json(capsys, "import-wrapup", str(source), *root)
+    assert out["action"] == "import-wrapup" and {f["change"] for f in out["files"]} == {
+        "created",
+        "appended",
+    }
+    again = as_json(capsys, "import-wrapup", str(source), *root)
+    assert again["tx"] is None and again["already_imported"]
+    history = as_json(capsys, "history", "--limit", "7", *root)
+    assert [h["action"] for h in history] == [
+        "import-wrapup",
+        "export-feedback",
+        "retarget",
+        "promote",
+        "approve",
+        "reject",
+        "approve",
+    ]
+    assert all(h["state"] == "done" for h in history)
+
+
+def test_undo_dry_run_undo_by_id_and_redo(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = ["--root", str(demo_root)]
+    before = files(demo_root)
+    promoted = as_json(capsys, "promote", "kpt-20261028-001", "try-001", "--yes", *root)
+    approved = as_json(capsys, "approve", "prop-20261119-001", "--yes", *root)
+    after = files(demo_root)
+    code, out, _ = cli(capsys, "undo", "--dry-run", *root)
+    assert code == 0 and out.startswith("Undo: approve prop-20261119-001 — ")
+    assert "deletes knowledge_base/global/skills/" in out and "back to pending" in out
+    assert files(demo_root) == after  # a dry run writes nothing
+    skill = demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml"
+    skill.write_bytes(skill.read_bytes() + b"# mine\n")
+    code, out, err = cli(capsys, "undo", *root)
+    assert code == 1 and "duckdb_larger_than_memory.yaml" in err and "changed since" in err, (
+        out,
+        err,
+    )
+    assert "+# mine" in out  # the diff
+    history = as_json(capsys, "history", *root)
+    states = {h["tx"]: h["state"] for h in history}
+    assert states[approved["tx"]] == "blocked" and states[promoted["tx"]] == "done"
+    code, out, err = cli(capsys, "undo", promoted["tx"], *root)  # the older one still can
+    assert code == 0, err
+    assert (demo_root / "CLAUDE.md").read_bytes() == before["CLAUDE.md"]
+    redone = as_json(capsys, "redo", *root)
+    assert redone["redoes"] == promoted["tx"]
+    assert (demo_root / "CLAUDE.md").read_bytes() == after["CLAUDE.md"]
+    code, out, _ = cli(capsys, "history", "--diff", promoted["tx"], *root)
+    assert code == 0 and "a/CLAUDE.md" in out
+
+
+def test_refusals_and_usage(demo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ["--root", str(demo_root)]
+    code, _, err = cli(capsys, "undo", "nosuchtx0000", *root)
+    assert code == 1 and "no transaction 'nosuchtx0000'" in err
+    # the demo's ledger holds an older undo line (of demo00000016): redo applies it again
+    code, out, err = cli(capsys, "redo", *root)
+    assert code == 0 and "[demo00000016]" in out, err
+    code, _, err = cli(capsys, "redo", *root)
+    assert code == 1 and "nothing to redo" in err
+    code, _, err = cli(capsys, "undo", "--bogus", *root)
+    assert code == 2 and err.startswith("hurikaeri: error:")
+    code, _, err = cli(capsys, "history", "--limit", "x", *root)
+    assert code == 2
+
+
+def test_a_command_that_writes_recovers_first(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude = demo_root / "CLAUDE.md"
+    old = claude.read_bytes()
+    new = old + b"- half\n"
+    tx = "cafecafe0001"
+    kept = demo_root / ".hurikaeri" / "backups" / tx
+    kept.mkdir(parents=True)
+    (kept / "00-CLAUDE.md").write_bytes(old)
+    (kept / "00-CLAUDE.md.after").write_bytes(new)
+    begin = {
+        "id": tx,
+        "at": "2026-12-31T10:00:00+00:00",
+        "op": "begin",
+        "target": "k/t",
+        "tx": tx,
+        "action": "promote",
+        "who": "x",
+        "subjects": ["k/t"],
+        "effects": [],
+        "files": [
+            {
+                "path": "CLAUDE.md",
+                "how": "replace",
+                "before_sha256": hashlib.sha256(old).hexdigest(),
+                "after_sha256": hashlib.sha256(new).hexdigest(),
+                "backup": f"backups/{tx}/00-CLAUDE.md",
+                "written": f"backups/{tx}/00-CLAUDE.md.after",
+            }
+        ],
+    }
+    with open(demo_root / ".hurikaeri" / "ledger.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(begin) + "\n")
+    claude.write_bytes(new)
+    code, _, err = cli(capsys, "reject", "kpt-20261120-001/keep-001", "--root", str(demo_root))
+    assert code == 0 and f"rolled back an unfinished promote k/t [{tx}]" in err
+    assert claude.read_bytes() == old
+    history = as_json(capsys, "history", "--root", str(demo_root))
+    assert {h["tx"]: h["state"] for h in history}[tx] == "aborted"

@@ -1,0 +1,193 @@
+"""``hurikaeri history``, ``undo`` and ``redo``: the transactions of the ledger.
+
+Every write is one transaction (``store.review.transactions``). ``history`` lists them
+newest first with their state (done, undone, blocked when a file changed since, aborted);
+``undo`` takes one back (the newest done, or one by id), ``redo`` applies one again (the
+one undone last, or one by id). Both are transactions themselves: the ledger only grows.
+Exit status 1 when an undo or redo is refused (the file that changed since is named on
+standard error, its diff printed) or there is nothing to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from store.read.textsafe import printable
+from store.review.transactions import (
+    TxResult,
+    TxView,
+    UndoRefused,
+    describe_redo,
+    describe_undo,
+    get,
+    history,
+    recover,
+    redo,
+    tx_diff,
+    undo,
+    undo_last,
+)
+from store.workspace import Workspace
+
+PROG = "hurikaeri"
+#: How many transactions ``history`` lists unless told (``--limit 0``: all).
+DEFAULT_LIMIT = 50
+
+
+def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    hist = sub.add_parser(
+        "history",
+        parents=[common],
+        help="list transactions (every write and decision), newest first",
+    )
+    hist.add_argument("--json", action="store_true", help="print them as a JSON list")
+    hist.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"at most N transactions (default {DEFAULT_LIMIT}; 0: all)",
+    )
+    hist.add_argument("--diff", metavar="TX_ID", help="show the diff of one transaction")
+    u = sub.add_parser(
+        "undo",
+        parents=[common],
+        help="undo the last transaction, or TX_ID (every file it wrote restored)",
+    )
+    u.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
+    u.add_argument("--dry-run", action="store_true", help="say what undo would do; do nothing")
+    u.add_argument("--json", action="store_true", help="print what was written as JSON")
+    r = sub.add_parser(
+        "redo", parents=[common], help="apply the transaction undone last, or TX_ID, again"
+    )
+    r.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
+    r.add_argument("--dry-run", action="store_true", help="say what redo would do; do nothing")
+    r.add_argument("--json", action="store_true", help="print what was written as JSON")
+
+
+def recovered_note(ws: Workspace) -> None:
+    """Roll back what a killed process left half done (every command that writes calls
+    this first) and say so on standard error."""
+    for r in recover(ws):
+        left = f"; left as found: {', '.join(r.left)}" if r.left else ""
+        print(
+            f"{PROG}: rolled back an unfinished {r.action} "
+            f"{', '.join(r.subjects[:3])} [{r.id}] left by a process that stopped{left}",
+            file=sys.stderr,
+        )
+
+
+def dump_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def tx_json(result: TxResult | None, **extra: Any) -> dict[str, Any]:
+    """What a writing command prints with ``--json``: the transaction (``tx`` is ``null``
+    when nothing was written) and the command's own fields."""
+    base: dict[str, Any] = (
+        result.as_json() if result is not None and result.recorded else {"tx": None, "files": []}
+    )
+    return {**base, **extra}
+
+
+def _line(v: TxView) -> str:
+    files = ", ".join(f.path for f in v.files)
+    who = v.who or "-"
+    state = v.state + (" (legacy)" if v.legacy else "")
+    out = f"{v.at}  {v.id}  {state:<16} {who:<12} {v.title}" + (f"  [{files}]" if files else "")
+    if v.reason and v.state in ("blocked", "aborted"):
+        out += f"\n    {v.reason}"
+    return printable(out)
+
+
+def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
+    if args.diff:
+        sys.stdout.write(printable(tx_diff(ws, args.diff)))
+        return 0
+    views = history(ws, limit=args.limit or None)
+    if args.json:
+        dump_json([v.as_json() for v in views])
+        return 0
+    if not views:
+        print(f"{PROG}: no transactions yet", file=sys.stderr)
+        return 0
+    for v in views:
+        print(_line(v))
+    return 0
+
+
+def _refused(exc: UndoRefused, as_json: bool) -> None:
+    if as_json:
+        dump_json({"refused": str(exc), "path": exc.path, "diff": exc.diff or None})
+    elif exc.diff:
+        sys.stdout.write(printable(exc.diff))
+
+
+def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
+    recovered_note(ws)
+    line = describe_undo(ws, args.tx_id)
+    if args.dry_run:
+        if args.json:
+            target = get(ws, args.tx_id).as_json() if args.tx_id else None
+            dump_json({"dry_run": True, "describe": line, "target": target})
+        else:
+            print(printable(line))
+        return 0 if line.startswith("Undo:") else 1
+    try:
+        result = undo(ws, args.tx_id) if args.tx_id else undo_last(ws)
+    except UndoRefused as exc:
+        _refused(exc, args.json)
+        raise
+    if result is None:
+        if args.json:
+            dump_json(tx_json(None, describe="Nothing to undo."))
+        print(f"{PROG}: nothing to undo", file=sys.stderr)
+        return 1
+    return _done(result, line, "Undo:", "undid", args.json)
+
+
+def cmd_redo(args: argparse.Namespace, ws: Workspace) -> int:
+    recovered_note(ws)
+    line = describe_redo(ws, args.tx_id)
+    if args.dry_run:
+        if args.json:
+            dump_json({"dry_run": True, "describe": line})
+        else:
+            print(printable(line))
+        return 0 if line.startswith("Redo:") else 1
+    try:
+        result = redo(ws, args.tx_id)
+    except UndoRefused as exc:
+        _refused(exc, args.json)
+        raise
+    if result is None:
+        if args.json:
+            dump_json(tx_json(None, describe="Nothing to redo."))
+        print(f"{PROG}: nothing to redo", file=sys.stderr)
+        return 1
+    return _done(result, line, "Redo:", "redid", args.json)
+
+
+def _done(result: TxResult, line: str, head: str, verb: str, as_json: bool) -> int:
+    said = line[len(head) :].strip() if line.startswith(head) else line
+    if as_json:
+        dump_json(tx_json(result, describe=said))
+        return 0
+    target = result.undoes or result.redoes
+    print(printable(f"{verb} {said} [{target}] as {result.id}"))
+    return 0
+
+
+__all__ = [
+    "add_history_parsers",
+    "cmd_history",
+    "cmd_redo",
+    "cmd_undo",
+    "dump_json",
+    "recovered_note",
+    "tx_json",
+]
