@@ -212,12 +212,12 @@ async def poll(done: Callable[[], bool], timeout: float) -> float | None:
 
 async def app_probe(root: str, keys: int) -> dict[str, Any]:
     from screens.sessions import SessionsScreen
-    from tui.app import HurikaeriApp
-    from tui.widgets.virtual_table import VirtualTable
+    from screens.widgets.virtual_table import VirtualTable
+    from tui.app import create_app
 
     imported = time.perf_counter()
     ws = workspace(root)
-    app = HurikaeriApp(ws)
+    app = create_app(ws)
     frames: list[Frame] = []
     interactive = asyncio.Event()
     loaded_at: list[float | None] = [None]

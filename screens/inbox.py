@@ -21,6 +21,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TextArea
 
+from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.widgets.document import field, heading, label, lines, value_text
+from screens.widgets.literal import literal, visible
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
 from store.review.inbox import (
@@ -34,10 +38,6 @@ from store.review.inbox import (
 )
 from store.review.items import ReviewError
 from store.write.atomic import WriteError
-from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
-from tui.widgets.document import field, heading, label, lines, value_text
-from tui.widgets.literal import literal, visible
-from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = [
     Column("created", "Created", 11),
@@ -50,6 +50,18 @@ STATUS_STYLE = {"pending": "$warning", "approved": "$success", "rejected": "$err
 
 
 class InboxScreen(Screen[None]):
+    """Proposals waiting in the inbox, and their review."""
+
+    DEFAULT_CSS = """
+    InboxScreen {
+        #inbox-list { width: 1fr; border: round $primary 50%; }
+        #inbox-list:focus { border: round $primary; }
+        #inbox-side { width: 1fr; }
+        #inbox-detail-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #inbox-diff { height: 1fr; border: round $secondary 50%; }
+    }
+    """
+
     BINDINGS = [
         Binding("a", "decide('approve')", "Approve", id="inbox.approve"),
         Binding("x", "decide('reject')", "Reject", id="inbox.reject"),
@@ -61,9 +73,14 @@ class InboxScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="inbox.back"),
     ]
 
-    def __init__(self, index: WorkspaceIndex) -> None:
+    SHOWS = frozenset({Kind.PROPOSAL, Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY})
+    SHOWS_REVIEW = True
+
+    def __init__(self, index: WorkspaceIndex, select: str | None = None) -> None:
         super().__init__()
         self.index = index
+        #: the proposal (by id) to put the cursor on once listed
+        self.start = select
         self.proposals: dict[str, ProposalRef] = {}
         self.filter = "pending"
         self.selected: set[str] = set()
@@ -119,6 +136,9 @@ class InboxScreen(Screen[None]):
                 )
             )
         table.set_rows(rows)
+        if self.start is not None:
+            table.move_to_key(self.start)
+            self.start = None
         pending = sum(1 for r in refs if r.status == "pending")
         table.border_title = f"Inbox: {pending} pending of {len(refs)} ({self.filter})"
         self.show_detail(table.cursor_key)
@@ -220,8 +240,8 @@ class InboxScreen(Screen[None]):
 
     @work(exclusive=True, group="inbox-decide")
     async def decide(self, refs: list[ProposalRef], decision: Decision) -> None:
-        from screens.confirm import ConfirmScreen
-        from screens.note_prompt import NotePrompt
+        from screens.dialogs.confirm import ConfirmScreen
+        from screens.dialogs.note_prompt import NotePrompt
 
         note: str | None = None
         if decision == "reject":
@@ -271,8 +291,7 @@ class InboxScreen(Screen[None]):
         written = {p.ref.path for p in plans} | {
             p.target for p in plans if p.target and decision == "approve"
         }
-        self.app.post_message(FilesWritten(frozenset(written)))
-        self.app.post_message(ReviewChanged())
+        self.app.post_message(FilesWritten(frozenset(written), review=True))
         verb = {"approve": "Approved", "reject": "Rejected", "reopen": "Reopened"}[decision]
         self.notify(f"{verb} {len(plans)} proposal(s). u undoes.", timeout=3)
 
@@ -283,6 +302,6 @@ class InboxScreen(Screen[None]):
 
     @work(exclusive=True, group="inbox-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.edit_flow import edit_in_editor
+        from screens.dialogs.edit_flow import edit_in_editor
 
         await edit_in_editor(self, self.index.ws, path, Kind.PROPOSAL)

@@ -14,12 +14,8 @@ file that could not be read, which is loaded in a thread worker.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -28,211 +24,35 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, OptionList, Static, TextArea, Tree
-from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
+from screens.messages import WorkspaceChanged
+from screens.widgets.diagnostics import counts_for_rich
+from screens.widgets.document import heading, lines
+from screens.widgets.kb_document import (
+    anti_after,
+    diagnostics_view,
+    evidence_view,
+    extra_fields,
+    memory_view,
+    pattern_fields,
+    related_options,
+    skill_after,
+    skill_fields,
+)
+from screens.widgets.literal import literal, visible
+from store.index.knowledge_tree import KIND_NAMES, KbFolder, doc_id, knowledge_tree
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
-from store.models.knowledge import AntiPattern, Evidence, Pattern, ProjectMemory, Skill
-from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.models.knowledge import AntiPattern, Pattern, ProjectMemory, Skill
+from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
-from tui.messages import WorkspaceChanged
-from tui.widgets.document import field as field_line
-from tui.widgets.document import heading, label, lines, value_text
-from tui.widgets.literal import literal, visible
 
-KB_KINDS = (Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY)
-KIND_NAMES = {
-    Kind.SKILL: "skill",
-    Kind.PATTERN: "pattern",
-    Kind.ANTI_PATTERN: "anti-pattern",
-    Kind.MEMORY: "memory",
-}
-# Directories whose name already says what their files are: no kind tag on the leaves.
-KIND_DIRS = {"skills": Kind.SKILL, "patterns": Kind.PATTERN, "anti_patterns": Kind.ANTI_PATTERN}
-TOP_ORDER = {"global": 0, "groups": 1, "projects": 2}
-GLOBAL_ORDER = {"skills": 0, "patterns": 1, "anti_patterns": 2}
 MEMORY_KEY = "memory"
 
 NodeData = Path | str
 """A leaf holds the file's path; a directory node a key (``dir:a/b``) kept across rebuilds."""
-
-
-@dataclass
-class _Dir:
-    """A directory of the tree being built: subdirectories and files as found on disk."""
-
-    name: str
-    dirs: dict[str, _Dir] = field(default_factory=dict)
-    files: list[IndexedFile] = field(default_factory=list)
-
-    def count(self) -> int:
-        return len(self.files) + sum(d.count() for d in self.dirs.values())
-
-
-def doc_id(f: IndexedFile) -> str:
-    """What a document is called in the tree: its id, else its file name."""
-    doc = f.doc
-    for attr in ("skill_id", "pattern_id", "project_id"):
-        value = getattr(doc, attr, None)
-        if isinstance(value, str) and value.strip():
-            return value
-    if f.kind is Kind.MEMORY and f.path.parent.name:
-        return f.path.parent.name
-    return f.path.stem
-
-
-def _counts(f: IndexedFile, theme: dict[str, str]) -> list[tuple[str, str]]:
-    parts = []
-    if f.errors:
-        parts.append((f" ✗{f.errors}", f"bold {theme.get('error', 'red')}"))
-    if f.warnings:
-        parts.append((f" ⚠{f.warnings}", theme.get("warning", "yellow")))
-    return parts
-
-
-def diagnostics_view(diags: list[Diagnostic]) -> Content:
-    out = []
-    for d in diags:
-        style = "$error" if d.severity == "error" else "$warning"
-        mark = "✗" if d.severity == "error" else "⚠"
-        where = f"line {d.line}" if d.line else "file"
-        out.append(
-            Content.assemble(
-                Content.styled(f"{mark} {d.severity:<7} ", f"bold {style}"),
-                Content.styled(f"{where:<9} ", "dim"),
-                literal(d.message),
-                Content.styled(f"  [{d.code}]", "dim"),
-            )
-        )
-    return lines(out)
-
-
-def _bullets(items: Iterable[Any]) -> list[Content]:
-    return [literal(f"• {value_text(x)}") for x in items]
-
-
-def _text_block(title: str, text: str | None) -> list[Content]:
-    return [Content(""), heading(title), literal(text.rstrip("\n")) if text else Content("—")]
-
-
-def evidence_view(evidence: list[Evidence] | None) -> list[Content]:
-    out: list[Content] = [Content(""), heading("Evidence")]
-    if not evidence:
-        return [*out, Content.styled("none recorded", "$text-muted")]
-    for ev in evidence:
-        where = " · ".join(x for x in (ev.project, ev.task) if x) or "?"
-        parts = [Content("• "), literal(where, "bold")]
-        if ev.result:
-            parts += [Content(" → "), literal(ev.result, "$success")]
-        if ev.error:
-            parts += [Content(" → "), literal(ev.error, "$error")]
-        extra = ev.model_extra or {}
-        if extra:
-            parts += [Content("  "), literal(value_text(extra), "dim")]
-        out.append(Content.assemble(*parts))
-    return out
-
-
-def extra_fields(doc: BaseModel) -> list[Content]:
-    extra = doc.model_extra or {}
-    if not extra:
-        return []
-    return [Content(""), heading("Other fields"), *(field_line(k, v) for k, v in extra.items())]
-
-
-def skill_fields(s: Skill) -> Content:
-    out = [
-        field_line("version", s.version),
-        field_line("created_at", s.created_at),
-        field_line("updated_at", s.updated_at),
-        Content(""),
-        heading("Triggers"),
-    ]
-    t = s.triggers
-    out += [
-        field_line("keywords", t.keywords if t else None),
-        field_line("file_patterns", t.file_patterns if t else None),
-        field_line("task_types", t.task_types if t else None),
-    ]
-    if t is not None and t.model_extra:
-        out += [field_line(k, v) for k, v in t.model_extra.items()]
-    out += [Content(""), heading("Content")]
-    return lines(out)
-
-
-def skill_after(s: Skill) -> Content:
-    st = s.stats
-    rate = st.success_rate if st else None
-    rate_text = f"{rate:g} ({rate:.0%})" if isinstance(rate, (int, float)) else "—"
-    out = [
-        heading("Stats"),
-        field_line("times_loaded", st.times_loaded if st else None),
-        Content.assemble(label("success_rate"), literal(rate_text)),
-        field_line("avg_tokens_saved", st.avg_tokens_saved if st else None),
-    ]
-    if st is not None and st.model_extra:
-        out += [field_line(k, v) for k, v in st.model_extra.items()]
-    out += extra_fields(s)
-    return lines(out)
-
-
-def pattern_fields(p: Pattern | AntiPattern) -> Content:
-    out = [field_line("type", p.type)]
-    if p.tags:
-        out.append(field_line("tags", p.tags))
-    out += _text_block("Context", p.context)
-    return lines(out)
-
-
-def anti_after(a: AntiPattern) -> Content:
-    out = _text_block("Why it is bad", a.why_bad)[1:]
-    out += evidence_view(a.evidence)
-    out += extra_fields(a)
-    return lines(out)
-
-
-def memory_view(m: ProjectMemory) -> Content:
-    out = [field_line("last_updated", m.last_updated), Content(""), heading("Preferences")]
-    if m.preferences:
-        for cat, values in m.preferences.items():
-            out.append(Content.assemble(literal(str(cat), "bold $text-secondary")))
-            if isinstance(values, list):
-                out += [literal(f"  • {value_text(v)}") for v in values]
-            else:
-                out.append(literal(f"  {value_text(values)}"))
-    else:
-        out.append(Content.styled("none", "$text-muted"))
-    out += [Content(""), heading("Learned behaviors")]
-    for b in m.learned_behaviors or []:
-        out.append(
-            Content.assemble(
-                Content("• "),
-                literal(b.trigger or "?", "bold"),
-                Content.styled(" → ", "$accent"),
-                literal(b.behavior or "?"),
-            )
-        )
-        if b.reason:
-            out.append(Content.assemble(Content("  "), literal(f"reason: {b.reason}", "dim")))
-        if b.model_extra:
-            out.append(Content.assemble(Content("  "), literal(value_text(b.model_extra), "dim")))
-    if not m.learned_behaviors:
-        out.append(Content.styled("none", "$text-muted"))
-    out += [Content(""), heading("Known issues")]
-    for issue in m.known_issues or []:
-        out.append(Content.assemble(Content("• "), literal(issue.description or "?")))
-        if issue.workaround:
-            out.append(
-                Content.assemble(
-                    Content("  "), label("workaround"), literal(issue.workaround, "$success")
-                )
-            )
-    if not m.known_issues:
-        out.append(Content.styled("none", "$text-muted"))
-    out += extra_fields(m)
-    return lines(out)
 
 
 class KnowledgeScreen(Screen[None]):
@@ -240,10 +60,50 @@ class KnowledgeScreen(Screen[None]):
 
     TITLE = "Knowledge base"
 
+    DEFAULT_CSS = """
+    KnowledgeScreen {
+        #kb-panes { height: 1fr; }
+        #kb-tree {
+            width: 1fr;
+            min-width: 30;
+            max-width: 46;
+            height: 1fr;
+            overflow-x: hidden;
+            border: round $primary 50%;
+        }
+        #kb-tree:focus { border: round $primary; }
+        #kb-detail { width: 2fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #kb-detail:focus { border: round $secondary; }
+        #kb-head { margin-bottom: 1; }
+        #kb-diags {
+            height: auto;
+            padding: 0 1;
+            margin-bottom: 1;
+            border-left: thick $error;
+            background: $error 10%;
+        }
+        #kb-md, #kb-bad, #kb-good { height: auto; margin: 0; padding: 0; }
+        #kb-compare { height: auto; margin-top: 1; }
+        .kb-side { width: 1fr; height: auto; padding: 0 1; }
+        /* the two approaches are read side by side: their code wraps instead of scrolling */
+        #kb-compare MarkdownFence { margin: 1 0 0 0; overflow-x: hidden; }
+        #kb-compare MarkdownFence > Label { width: 1fr; padding: 0 1; }
+        #kb-compare Markdown { padding: 0; }
+        #kb-bad-side { border: round $error 60%; margin-right: 1; }
+        #kb-good-side { border: round $success 60%; }
+        #kb-after { height: auto; margin-top: 1; }
+        #kb-related-title { margin-top: 1; }
+        #kb-related { height: auto; max-height: 8; border: none; padding: 0; }
+        #kb-raw { height: 20; margin-top: 1; }
+    }
+    """
+
     BINDINGS = [
         Binding("E", "edit_file", "Edit file", id="kb.edit"),
         Binding("escape", "back", "Back", id="kb.back"),
     ]
+
+    SHOWS = frozenset({Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY, None})
 
     def __init__(self, index: WorkspaceIndex, select: Path | None = None) -> None:
         super().__init__()
@@ -292,37 +152,13 @@ class KnowledgeScreen(Screen[None]):
 
     # -- the tree ----------------------------------------------------------------
 
-    def _files(self) -> tuple[_Dir, list[IndexedFile]]:
-        """The knowledge-base files as a directory tree, and the project memories."""
-        ws = self.index.ws
-        kb_dirs = ws.locations.get("knowledge_base", [ws.loc("knowledge_base")])
-        mem_dirs = ws.locations.get("memory", [ws.loc("memory")])
-        top = _Dir("")
-        memories: list[IndexedFile] = []
-        with self.index.lock:
-            files = list(self.index.files.values())
-        for f in files:
-            if f.kind is not None and f.kind not in KB_KINDS:
-                continue
-            rel = _relative(f.path, kb_dirs)
-            if rel is not None:
-                if not rel.parts or rel.parts[0] == "inbox":
-                    continue
-                node = top
-                for part in rel.parts[:-1]:
-                    node = node.dirs.setdefault(part, _Dir(part))
-                node.files.append(f)
-            elif _relative(f.path, mem_dirs) is not None:
-                memories.append(f)
-        return top, memories
-
     def rebuild(self) -> None:
         """(Re)build the tree from the index, keeping the selection and collapsed folders."""
         tree: Tree[NodeData] = self.query_one("#kb-tree", Tree)
         theme = self.app.theme_variables
-        top, memories = self._files()
+        kb = knowledge_tree(self.index)
         self._leaves = {}
-        self._skills = {}
+        self._skills = kb.skills()
         # Drop the cursor without a highlight event, so that moving it onto the new node
         # below is a change the tree reports (its old node object is gone).
         tree.unselect()
@@ -330,7 +166,7 @@ class KnowledgeScreen(Screen[None]):
 
         def add_leaf(parent: TreeNode[NodeData], f: IndexedFile, tag: bool) -> None:
             parts: list[tuple[str, str] | str] = [(visible(doc_id(f), keep_newlines=False), "")]
-            parts += _counts(f, theme)
+            parts += counts_for_rich(f.errors, f.warnings, theme)
             if tag and f.kind in KIND_NAMES:
                 parts.append((f" {KIND_NAMES[f.kind]}", theme.get("accent", "cyan")))
             elif f.kind is None:
@@ -339,34 +175,30 @@ class KnowledgeScreen(Screen[None]):
             if isinstance(name, str) and name:
                 parts.append(("  " + visible(name, keep_newlines=False), "dim"))
             self._leaves[f.path] = parent.add_leaf(Text.assemble(*parts), data=f.path)
-            if isinstance(f.doc, Skill) and f.doc.skill_id:
-                self._skills.setdefault(f.doc.skill_id, f.path)
 
-        def add_dir(parent: TreeNode[NodeData], d: _Dir, key: str, order: dict[str, int]) -> None:
+        def add_dir(parent: TreeNode[NodeData], d: KbFolder) -> None:
             label = Text.assemble((visible(d.name) + "/", "bold"), (f" {d.count()}", "dim"))
-            node = parent.add(label, data=f"dir:{key}", expand=key not in self._collapsed)
-            sub_order = GLOBAL_ORDER if key == "global" else {}
-            for name in sorted(d.dirs, key=lambda n: (sub_order.get(n, 99), n)):
-                add_dir(node, d.dirs[name], f"{key}/{name}", {})
-            tag = d.name not in KIND_DIRS
-            for f in sorted(d.files, key=lambda f: f.path.name):
-                add_leaf(node, f, tag)
+            node = parent.add(label, data=f"dir:{d.key}", expand=d.key not in self._collapsed)
+            for sub in d.folders:
+                add_dir(node, sub)
+            for f in d.files:
+                add_leaf(node, f, d.tagged)
 
         root = tree.root
-        for name in sorted(top.dirs, key=lambda n: (TOP_ORDER.get(n, 99), n)):
-            add_dir(root, top.dirs[name], name, {})
-        for f in sorted(top.files, key=lambda f: f.path.name):
+        for d in kb.root.folders:
+            add_dir(root, d)
+        for f in kb.root.files:
             add_leaf(root, f, True)
         mem = root.add(
-            Text.assemble(("memory/", "bold"), (f" {len(memories)}", "dim")),
+            Text.assemble(("memory/", "bold"), (f" {len(kb.memories)}", "dim")),
             data=f"dir:{MEMORY_KEY}",
             expand=MEMORY_KEY not in self._collapsed,
         )
-        for f in sorted(memories, key=doc_id):
+        for f in kb.memories:
             add_leaf(mem, f, False)
 
         total = len(self._leaves)
-        errors = sum(self.index.files[p].errors for p in self._leaves if p in self.index.files)
+        errors = sum(f.errors for f in kb.files())
         tree.border_subtitle = f"{total} file{'s' if total != 1 else ''}" + (
             f" · {errors} error{'s' if errors != 1 else ''}" if errors else ""
         )
@@ -378,7 +210,7 @@ class KnowledgeScreen(Screen[None]):
             self.select_path(target, focus_detail=False)
         else:
             self.current = None
-            self.show(None)
+            self.show_detail(None)
 
     def select_path(self, path: Path, *, focus_detail: bool = False) -> bool:
         """Move the tree's cursor to a file (opening its folders) and show it."""
@@ -390,7 +222,7 @@ class KnowledgeScreen(Screen[None]):
             parent.expand()
             parent = parent.parent
         tree: Tree[NodeData] = self.query_one("#kb-tree", Tree)
-        self.show(path)
+        self.show_detail(path)
         _ = tree.last_line  # lays out the tree's lines now, so the node knows its line
         tree.move_cursor(node)
         if focus_detail:
@@ -398,14 +230,14 @@ class KnowledgeScreen(Screen[None]):
         return True
 
     @on(Tree.NodeHighlighted, "#kb-tree")
-    def node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+    def highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
         if isinstance(event.node.data, Path):
-            self.show(event.node.data)
+            self.show_detail(event.node.data)
 
     @on(Tree.NodeSelected, "#kb-tree")
     def node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         if isinstance(event.node.data, Path):
-            self.show(event.node.data)
+            self.show_detail(event.node.data)
             self.query_one("#kb-detail", VerticalScroll).focus()
 
     @on(Tree.NodeCollapsed, "#kb-tree")
@@ -424,7 +256,7 @@ class KnowledgeScreen(Screen[None]):
 
     # -- the detail --------------------------------------------------------------
 
-    def show(self, path: Path | None) -> None:
+    def show_detail(self, path: Path | None) -> None:
         f = self.index.files.get(path) if path is not None else None
         stamp = (path, id(f), id(f.doc) if f else None)
         if stamp == self._shown_stamp:
@@ -510,27 +342,8 @@ class KnowledgeScreen(Screen[None]):
         related = self.query_one("#kb-related", OptionList)
         title.display = True
         related.clear_options()
-        self._related = []
-        if not ids:
-            related.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
-        for i, sid in enumerate(ids):
-            path = self._skills.get(str(sid))
-            self._related.append(path)
-            if path is None:
-                prompt = Content.assemble(
-                    literal(str(sid), "dim"),
-                    Content.styled("  (not in the knowledge base)", "dim italic"),
-                )
-                related.add_option(Option(prompt, id=f"rel-{i}", disabled=True))
-            else:
-                target = self.index.files.get(path)
-                name = getattr(target.doc, "name", None) if target else None
-                prompt = Content.assemble(
-                    Content.styled("→ ", "$accent"),
-                    literal(str(sid), "bold"),
-                    literal(f"  {name}", "dim") if isinstance(name, str) else Content(""),
-                )
-                related.add_option(Option(prompt, id=f"rel-{i}"))
+        self._related = [self._skills.get(str(sid)) for sid in ids]
+        related.add_options(related_options(ids, self._related, self.index.files))
         related.display = True
 
     @on(OptionList.OptionSelected, "#kb-related")
@@ -573,16 +386,7 @@ class KnowledgeScreen(Screen[None]):
 
     @work(exclusive=True, group="external-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.edit_flow import edit_in_editor
+        from screens.dialogs.edit_flow import edit_in_editor
 
         entry = self.index.files.get(path)
         await edit_in_editor(self, self.index.ws, path, entry.kind if entry is not None else None)
-
-
-def _relative(path: Path, tops: Iterable[Path]) -> Path | None:
-    for top in tops:
-        try:
-            return path.relative_to(top)
-        except ValueError:
-            continue
-    return None

@@ -10,34 +10,30 @@ confirmation, and undoable with ``u``.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from datetime import date
-from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, TextArea
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
-from store.index.docs import lesson_ref
-from store.index.heads import LessonHead
-from store.index.sessions import parse_day, parse_time
+from screens.dialogs.lesson_form import LessonForm
+from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.widgets.document import field, lines
+from screens.widgets.literal import literal
+from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
+from store.index.order import LessonFilter, LessonRow, ordered_lessons
+from store.index.sessions import parse_day
 from store.index.workspace_index import WorkspaceIndex
-from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
 from store.read.kinds import Kind
 from store.review.items import ReviewError
-from store.review.lessons import archive, edit_lesson, find_lesson, lesson_key, remove_lesson
-from store.write.atomic import Guard, WriteError
+from store.review.lessons import archive, find_lesson, lesson_key, remove_lesson
+from store.write.atomic import WriteError
 from store.write.policy import in_place
-from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
-from tui.widgets.document import field, lines
-from tui.widgets.literal import literal
-from tui.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
 
 COLUMNS = [
     Column("date", "Date", 10),
@@ -48,44 +44,20 @@ COLUMNS = [
 GROUPS = ("none", "tag", "category")
 
 
-@dataclass(slots=True)
-class LessonRow:
-    """A lesson as the list holds it: its head; the full lesson is read when shown."""
-
-    key: str
-    lesson: LessonHead
-    path: Path
-    line: int
-
-    def full(self) -> Lesson:
-        return lesson_ref(self.lesson, self.path).doc
-
-
-@dataclass(frozen=True, slots=True)
-class LessonFilter:
-    type: str | None = None
-    category: str | None = None
-    project: str | None = None
-    tag: str = ""
-    since: date | None = None
-    until: date | None = None
-
-    def matches(self, les: LessonHead) -> bool:
-        if self.type and les.type != self.type:
-            return False
-        if self.category and les.category != self.category:
-            return False
-        if self.project and les.project != self.project:
-            return False
-        if self.tag and not any(self.tag in x.casefold() for x in les.tags or ()):
-            return False
-        if self.since is None and self.until is None:
-            return True
-        day = parse_time(les.date or "").date()
-        return not ((self.since and day < self.since) or (self.until and day > self.until))
-
-
 class LessonsScreen(Screen[None]):
+    """Every lesson: filtered, grouped, edited, archived."""
+
+    DEFAULT_CSS = """
+    LessonsScreen {
+        #lessons-filters { height: 1; margin: 0 1; }
+        #lessons-filters Select { width: 1fr; margin-right: 1; }
+        #lessons-filters Input { width: 16; margin-right: 1; }
+        #lessons-list { width: 3fr; border: round $primary 50%; }
+        #lessons-list:focus { border: round $primary; }
+        #lessons-detail-scroll { width: 2fr; padding: 0 1; border: round $secondary 50%; }
+    }
+    """
+
     BINDINGS = [
         Binding("e", "edit", "Edit", id="lessons.edit"),
         Binding("z", "archive", "Archive/restore", id="lessons.archive"),
@@ -96,6 +68,9 @@ class LessonsScreen(Screen[None]):
         Binding("u", "app.undo", "Undo", id="lessons.undo"),
         Binding("escape", "app.pop_screen", "Back", id="lessons.back"),
     ]
+
+    SHOWS = frozenset({Kind.LESSONS})
+    SHOWS_REVIEW = True
 
     def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
@@ -139,15 +114,7 @@ class LessonsScreen(Screen[None]):
         files = self.index.files
         if self._all is not None and self._all[0] is files:
             return
-        out = []
-        for f in files.values():
-            if f.kind is not Kind.LESSONS:
-                continue
-            for rec in f.records or ():
-                if isinstance(rec, LessonHead):
-                    line = rec.span.line
-                    out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
-        out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+        out = ordered_lessons(files.values())
         if not get_current_worker().is_cancelled:  # a newer read replaced this one
             self.app.call_from_thread(self.lessons_loaded, files, out)
 
@@ -178,12 +145,12 @@ class LessonsScreen(Screen[None]):
             return v if isinstance(v, str) else None
 
         return LessonFilter(
-            val("#lf-type"),
-            val("#lf-category"),
-            val("#lf-project"),
-            self.query_one("#lf-tag", Input).value.strip().casefold(),
-            parse_day(self.query_one("#lf-since", Input).value),
-            parse_day(self.query_one("#lf-until", Input).value),
+            type=val("#lf-type"),
+            category=val("#lf-category"),
+            project=val("#lf-project"),
+            tag=self.query_one("#lf-tag", Input).value.strip().casefold(),
+            since=parse_day(self.query_one("#lf-since", Input).value),
+            until=parse_day(self.query_one("#lf-until", Input).value),
         )
 
     def refresh_rows(self) -> None:
@@ -309,7 +276,7 @@ class LessonsScreen(Screen[None]):
 
     @work(exclusive=True, group="lesson-remove")
     async def action_remove(self) -> None:
-        from screens.confirm import ConfirmScreen
+        from screens.dialogs.confirm import ConfirmScreen
 
         r = self.current()
         if r is None or not r.lesson.id:
@@ -331,7 +298,7 @@ class LessonsScreen(Screen[None]):
         try:
             ref = await asyncio.to_thread(find_lesson, r.path, r.lesson.id)
             await asyncio.to_thread(remove_lesson, self.index.ws, self.index.ledger, ref)
-        except (ReviewError, OSError) as exc:
+        except (ReviewError, WriteError, OSError) as exc:  # a conflict too: never a crash
             self.notify(str(exc), severity="error", markup=False)
             return
         self.app.post_message(FilesWritten(frozenset({r.path})))
@@ -347,96 +314,3 @@ class LessonsScreen(Screen[None]):
 
         guard = in_place(self.index.ws, "lessons_user", "lessons_ai")
         self.app.push_screen(LessonForm(r.path, r.full(), guard), done)
-
-
-class LessonForm(ModalScreen[bool]):
-    """Editing one lesson record; only its line in the JSONL file is rewritten."""
-
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="lesson_form.save"),
-        Binding("escape", "cancel", "Cancel", id="lesson_form.cancel"),
-    ]
-    TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
-    LONG_FIELDS = ("summary", "context")
-
-    def __init__(self, path: Path, lesson: Lesson, guard: Guard) -> None:
-        super().__init__()
-        self.path = path
-        self.lesson = lesson
-        self.guard = guard
-
-    def compose(self) -> ComposeResult:
-        les = self.lesson
-        with VerticalScroll(classes="dialog wide"):
-            yield Static(
-                Content.assemble(Content.styled("Edit lesson ", "bold"), literal(les.id or "")),
-                classes="dialog-text",
-            )
-            yield Label("type", classes="form-label")
-            options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
-            if les.type and les.type not in LESSON_TYPES:
-                options.append((literal(f"{les.type} (as written)", keep_newlines=False), les.type))
-            yield Select(options, value=les.type or Select.NULL, id="lesson-type")
-            for name in self.TEXT_FIELDS:
-                yield Label(name, classes="form-label")
-                yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
-            for name in self.LONG_FIELDS:
-                yield Label(name, classes="form-label")
-                yield TextArea(
-                    str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
-                )
-            yield Label("tags (comma-separated)", classes="form-label")
-            yield Input(", ".join(les.tags or []), id="lesson-tags")
-            yield Static(id="lesson-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-
-    def changes(self) -> dict[str, object]:
-        les = self.lesson
-        new: dict[str, object] = {}
-        t = self.query_one("#lesson-type", Select).value
-        if isinstance(t, str) and t != les.type:
-            new["type"] = t
-        for name in self.TEXT_FIELDS:
-            v = self.query_one(f"#lesson-{name}", Input).value.strip()
-            old = getattr(les, name)
-            if v != (old or ""):
-                new[name] = v if v or name == "detail_ref" else None
-        for name in self.LONG_FIELDS:
-            v = self.query_one(f"#lesson-{name}", TextArea).text.strip()
-            if v != (getattr(les, name) or ""):
-                new[name] = v
-        tags = [
-            x.strip() for x in self.query_one("#lesson-tags", Input).value.split(",") if x.strip()
-        ]
-        if tags != (les.tags or []):
-            new["tags"] = tags
-        return new
-
-    @on(Button.Pressed, "#save")
-    def action_save(self) -> None:
-        changes = self.changes()
-        if not changes:
-            self.dismiss(False)
-            return
-        self.save(changes)
-
-    @work(exclusive=True, group="lesson-save")
-    async def save(self, changes: dict[str, object]) -> None:
-        """Find the lesson's line again and rewrite it, in a thread (the file may hold a
-        hundred thousand lessons)."""
-
-        def write() -> None:
-            edit_lesson(find_lesson(self.path, self.lesson.id or ""), changes, guard=self.guard)
-
-        try:
-            await asyncio.to_thread(write)
-        except (ReviewError, WriteError, OSError) as exc:
-            self.query_one("#lesson-errors", Static).update(literal(str(exc), "$error"))
-            return
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(False)

@@ -11,7 +11,6 @@ base. Matching runs in a thread worker, a moment after the last key.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
@@ -25,30 +24,24 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, Static
 from textual.worker import get_current_worker
 
+from screens.messages import KnowledgeTarget, Open, WorkspaceChanged
+from screens.widgets.skill_match import patterns_view, skill_cells, summary_view, why_view
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.matching import (
+    THRESHOLD,
     Knowledge,
+    MatchResult,
     MatchTask,
-    PatternHit,
     SkillScore,
-    all_scores,
-    applicable_patterns,
     load_knowledge,
-    match,
+    match_task,
 )
 from store.models.knowledge import Skill
+from store.read.kinds import Kind
 from store.read.textsafe import printable
-from tui.messages import WorkspaceChanged
-from tui.widgets.document import heading, label, lines
-from tui.widgets.literal import literal
-from tui.widgets.virtual_table import Column, Row, VirtualTable
 
-THRESHOLD = 0.5
-LIMIT = 5
 DEBOUNCE = 0.15
-KEYWORD_POINTS = 0.3
-FILE_POINTS = 0.2
-TYPE_POINTS = 0.2
 
 COLUMNS = [
     Column("score", "Score", 5, align="right"),
@@ -61,27 +54,9 @@ COLUMNS = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """One computation: the task, every skill's score, the ones loaded, the patterns."""
-
-    task: MatchTask
-    scores: list[SkillScore]
-    loaded: list[str]
-    hits: list[PatternHit]
-
-
 def parse_files(text: str) -> tuple[str, ...]:
     """Files separated by commas and/or whitespace."""
     return tuple(p for p in re.split(r"[,\s]+", text.strip()) if p)
-
-
-def _num(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
-
-
-def _points(value: float) -> Content:
-    return Content.styled(_num(value), "bold") if value else Content.styled("—", "dim")
 
 
 class MatchScreen(Screen[None]):
@@ -89,17 +64,36 @@ class MatchScreen(Screen[None]):
 
     TITLE = "Skill matching"
 
+    DEFAULT_CSS = """
+    MatchScreen {
+        #match-form { height: auto; margin: 1 1 0 1; }
+        .match-row { height: 1; }
+        .match-label { width: 11; color: $text-muted; text-style: bold; }
+        .match-row Input { width: 1fr; }
+        #match-summary { height: auto; padding: 0 1; margin-top: 1; }
+        #match-panes { height: 1fr; }
+        #match-skills { width: 3fr; height: 1fr; border: round $primary 50%; }
+        #match-skills:focus { border: round $primary; }
+        #match-side { width: 2fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #match-side:focus { border: round $secondary; }
+    }
+    """
+
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="match.back"),
         Binding("ctrl+o", "focus_task", "Task", id="match.focus_task"),
         Binding("ctrl+t", "focus_table", "Skills", id="match.focus_table"),
     ]
 
+    SHOWS = frozenset(
+        {Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY, Kind.PROPOSAL, None}
+    )
+
     def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
         self.index = index
         self.knowledge: Knowledge | None = None
-        self.result: Result | None = None
+        self.result: MatchResult | None = None
         self._timer: Timer | None = None
         self._skills: dict[Path, Skill] = {}
         self._rows: dict[str, SkillScore] = {}
@@ -192,15 +186,13 @@ class MatchScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="match")
     def compute(self, k: Knowledge, task: MatchTask) -> None:
-        scores = all_scores(k, task)
-        loaded = [s.skill_id for s in match(k, task, LIMIT)]
-        hits = applicable_patterns(k, task)
+        result = match_task(k, task)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.show, Result(task, scores, loaded, hits))
+            self.app.call_from_thread(self.show_result, result)
 
     # -- showing -----------------------------------------------------------------
 
-    def show(self, result: Result) -> None:
+    def show_result(self, result: MatchResult) -> None:
         self.result = result
         loaded = set(result.loaded)
         rows: list[Row] = []
@@ -208,200 +200,39 @@ class MatchScreen(Screen[None]):
         for s in result.scores:
             key = f"{s.skill_id}\0{s.path}"
             self._rows[key] = s
-            rows.append((key, self.row(s, s.skill_id in loaded)))
+            rows.append((key, skill_cells(s, s.skill_id in loaded)))
         table = self.query_one("#match-skills", VirtualTable)
         table.set_rows(rows)
         if not table.has_focus:
             table.action_first()  # while typing, the best match is the one explained
         table.border_subtitle = (
-            f"{len(loaded)} load · {sum(1 for s in result.scores if s.score > 0 and not s.kept)}"
-            f" below {THRESHOLD} · {len(result.scores)} skills"
+            f"{len(loaded)} load · {len(result.below)} below {THRESHOLD} · "
+            f"{len(result.scores)} skills"
         )
-        self.query_one("#match-summary", Static).update(self.summary(result))
-        self.show_why(table.cursor_key)
-        self.query_one("#match-patterns", Static).update(self.patterns_view(result.hits))
-
-    @staticmethod
-    def row(s: SkillScore, loads: bool) -> tuple[Content, ...]:
-        if loads:
-            kept = Content.styled("✓ loads", "bold $success")
-            skill_style = "bold $success"
-        elif s.kept:
-            kept = Content.styled("✓ over 5", "$warning")
-            skill_style = "$warning"
-        elif s.score > 0:
-            kept = Content.styled("— below", "$warning")
-            skill_style = ""
-        else:
-            kept = Content.styled("—", "dim")
-            skill_style = "dim"
-        rate = Content.styled(
-            f"×{_num(s.success_rate)}{'?' if s.success_rate_assumed else ''}",
-            "dim" if s.success_rate_assumed else "",
-        )
-        return (
-            Content.styled(
-                f"{s.score:.2f}", "bold $success" if loads else "" if s.score else "dim"
-            ),
-            kept,
-            literal(s.skill_id, skill_style, keep_newlines=False),
-            _points(KEYWORD_POINTS * len(s.keywords)),
-            _points(FILE_POINTS * len(s.file_matches)),
-            _points(TYPE_POINTS if s.type_matched else 0.0),
-            rate,
-        )
-
-    @staticmethod
-    def summary(result: Result) -> Content:
-        by_id = {s.skill_id: s for s in result.scores}
-        parts: list[Content] = [Content.styled("Would load: ", "bold")]
-        if result.loaded:
-            for i, sid in enumerate(result.loaded):
-                if i:
-                    parts.append(Content(", "))
-                parts += [
-                    literal(sid, "bold $success", keep_newlines=False),
-                    Content.styled(f" {by_id[sid].score:.2f}", "dim"),
-                ]
-        else:
-            parts.append(Content.styled("nothing", "$text-muted"))
-        below = [s for s in result.scores if s.score > 0 and not s.kept]
-        parts.append(Content.styled(f"   Scored ≤ {THRESHOLD}: ", "bold"))
-        if below:
-            for i, s in enumerate(below):
-                if i:
-                    parts.append(Content(", "))
-                parts += [
-                    literal(s.skill_id, "$warning", keep_newlines=False),
-                    Content.styled(f" {s.score:.2f}", "dim"),
-                ]
-        else:
-            parts.append(Content.styled("none", "$text-muted"))
-        return Content.assemble(*parts)
+        self.query_one("#match-summary", Static).update(summary_view(result))
+        self.show_detail(table.cursor_key)
+        self.query_one("#match-patterns", Static).update(patterns_view(result.hits))
 
     @on(VirtualTable.Highlighted, "#match-skills")
-    def skill_highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_why(event.key)
+    def highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
 
-    def show_why(self, key: str | None) -> None:
+    def show_detail(self, key: str | None) -> None:
         why = self.query_one("#match-why", Static)
         s = self._rows.get(key or "")
         if s is None or self.result is None:
             why.update(Content.styled("No skills in the knowledge base.", "$text-muted"))
             return
-        skill = self._skills.get(s.path)
-        triggers = skill.triggers if skill else None
-        loaded = self.result.loaded
-        out = [
-            literal(s.skill_id, "bold"),
-            literal(s.name or "", "dim"),
-            literal(self.index.ws.display(s.path), "dim italic"),
-            Content(""),
-        ]
-        kw_all = (triggers.keywords if triggers else None) or []
-        out.append(
-            Content.assemble(
-                label(f"keywords +{_num(KEYWORD_POINTS * len(s.keywords))}"),
-                literal(", ".join(s.keywords), "$success")
-                if s.keywords
-                else Content.styled("none found", "dim"),
-            )
-        )
-        if kw_all:
-            out.append(literal(f"  of: {', '.join(kw_all)}", "dim"))
-        out.append(label(f"files +{_num(FILE_POINTS * len(s.file_matches))}"))
-        out += [
-            Content.assemble(
-                Content("  "),
-                literal(f, "$success"),
-                Content.styled(" ~ ", "dim"),
-                literal(p),
-            )
-            for p, f in s.file_matches
-        ]
-        fp_all = (triggers.file_patterns if triggers else None) or []
-        if not s.file_matches:
-            out.append(
-                literal(f"  none of: {', '.join(fp_all)}", "dim")
-                if fp_all
-                else Content.styled("  no file patterns", "dim")
-            )
-        types = (triggers.task_types if triggers else None) or []
-        out.append(
-            Content.assemble(
-                label(f"type +{_num(TYPE_POINTS if s.type_matched else 0.0)}"),
-                literal(self.result.task.task_type or "", "$success")
-                if s.type_matched
-                else literal(f"not matched; one of: {', '.join(types) or '—'}", "dim"),
-            )
-        )
-        rate = (
-            f"{_num(s.success_rate)} (no success_rate: assumed)"
-            if s.success_rate_assumed
-            else _num(s.success_rate)
-        )
-        out += [
-            Content(""),
-            Content.assemble(
-                label("score"),
-                Content(f"{_num(s.raw)} × {rate} = "),
-                Content.styled(f"{s.score:.2f}", "bold"),
-                Content.styled(" (capped at 1)" if s.raw * s.success_rate > 1 else "", "dim"),
-            ),
-        ]
-        if s.skill_id in loaded:
-            verdict = Content.styled(
-                f"✓ loads (#{loaded.index(s.skill_id) + 1} of at most {LIMIT})", "bold $success"
-            )
-        elif s.kept:
-            verdict = Content.styled(f"kept, but only the best {LIMIT} are loaded", "bold $warning")
-        elif s.score > 0:
-            verdict = Content.styled(
-                f"— below the threshold (needs more than {THRESHOLD})", "$warning"
-            )
-        else:
-            verdict = Content.styled("— no trigger matched", "dim")
-        out.append(verdict)
-        why.update(lines(out))
-
-    @staticmethod
-    def patterns_view(hits: list[PatternHit]) -> Content:
-        out: list[Content] = []
-        for kind, title, mark, style in (
-            ("pattern", "Patterns", "✓", "$success"),
-            ("anti_pattern", "Anti-patterns (avoid)", "✗", "$error"),
-        ):
-            group = [h for h in hits if h.kind == kind]
-            out += [Content(""), heading(f"{title} ({len(group)})")]
-            if not group:
-                out.append(Content.styled("none apply", "$text-muted"))
-            for h in group:
-                out.append(
-                    Content.assemble(
-                        Content.styled(f"{mark} ", f"bold {style}"),
-                        literal(h.pattern_id, "bold", keep_newlines=False),
-                    )
-                )
-                if h.name:
-                    out.append(Content.assemble(Content("  "), literal(h.name, "dim")))
-                out.append(
-                    Content.assemble(
-                        Content.styled("  matched: ", "dim"),
-                        literal(", ".join(h.reasons), "$accent"),
-                    )
-                )
-        return lines(out)
+        display = self.index.ws.display(s.path)
+        why.update(why_view(s, self._skills.get(s.path), self.result, display))
 
     # -- actions -----------------------------------------------------------------
 
     @on(VirtualTable.Selected, "#match-skills")
     def skill_selected(self, event: VirtualTable.Selected) -> None:
         s = self._rows.get(event.key)
-        if s is None:
-            return
-        from screens.knowledge import KnowledgeScreen
-
-        self.app.push_screen(KnowledgeScreen(self.index, s.path))
+        if s is not None:
+            self.post_message(Open(KnowledgeTarget(s.path)))
 
     def action_focus_task(self) -> None:
         self.query_one("#match-objective", Input).focus()

@@ -26,7 +26,6 @@ read and linted in a thread worker, so a large piece never blocks the UI.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual import on, work
@@ -45,20 +44,25 @@ from textual.widgets import (
     TabPane,
     TextArea,
 )
-from textual.widgets.option_list import Option
 
-from store.check.files import check_loaded
-from store.check.piece_graph import Section, assign_diagnostics, build_graph, outline
-from store.check.piece_lint import FacetRef, facet_references
-from store.index.workspace_index import IndexedFile, WorkspaceIndex, index_file
+from screens.messages import WorkspaceChanged
+from screens.widgets.literal import literal, visible
+from screens.widgets.piece import (
+    as_markdown,
+    facet_options,
+    facet_title,
+    graph_view,
+    head_view,
+    lint_cell,
+)
+from screens.widgets.virtual_table import Column, Row, VirtualTable
+from store.check.piece_lint import FacetRef
+from store.check.piece_view import PieceView, load_piece_view
+from store.index.workspace_index import IndexedFile, WorkspaceIndex, index_file, index_pieces
 from store.models import Piece
-from store.read.diagnostics import Diagnostic, DiagnosticSink
-from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
-from store.read.loader import load_file
+from store.read.diagnostics import DiagnosticSink
+from store.read.kinds import Kind
 from store.read.textio import read_text
-from tui.messages import WorkspaceChanged
-from tui.widgets.literal import literal, visible
-from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 DEFAULT_TAKT_PIECES = Path("~/.takt/pieces")
 
@@ -67,195 +71,37 @@ COLUMNS = [
     Column("movements", "Mv", 3),
     Column("lint", "Lint", 5),
 ]
-ROLE_STYLE = {
-    "initial": "bold $success",
-    "movement": "bold",
-    "parallel": "bold $accent",
-    "sub": "$accent",
-    "cond": "",
-    "ai": "italic $text-secondary",
-    "aggregate": "bold $text-primary",
-    "target": "bold",
-    "complete": "bold $success",
-    "abort": "bold $error",
-    "loop": "bold $warning",
-    "judge": "$warning",
-    "warn": "bold $warning",
-    "muted": "$text-muted",
-    "tree": "$text-muted",
-}
-FIELD_TITLES = {
-    "persona": "persona",
-    "policy": "policy",
-    "knowledge": "knowledge",
-    "instruction": "instruction",
-    "format": "output contract",
-}
-
-
-@dataclass(slots=True)
-class PieceView:
-    """Everything shown for one piece, built off the UI thread."""
-
-    path: Path
-    display: str
-    text: str
-    doc: Piece | None
-    diagnostics: list[Diagnostic]
-    sections: list[Section] = field(default_factory=list)
-    by_section: dict[str, list[Diagnostic]] = field(default_factory=dict)
-    facets: list[FacetRef] = field(default_factory=list)
-
-
-def load_piece_view(path: Path, display: str) -> PieceView:
-    loaded = load_file(path, Kind.PIECE, display)
-    diags = check_loaded(loaded)
-    doc = loaded.doc if isinstance(loaded.doc, Piece) else None
-    view = PieceView(path, display, loaded.text or "", doc, diags)
-    if doc is None:
-        view.by_section = {"head": diags}
-        return view
-    view.sections = outline(build_graph(doc))
-    top_keys = [str(k) for k in loaded.data] if isinstance(loaded.data, dict) else []
-    line_of = loaded.yaml.line_of if loaded.yaml is not None else (lambda _loc: None)
-    view.by_section = assign_diagnostics(view.sections, line_of, top_keys, diags)
-    view.facets = facet_references(doc, path)
-    return view
-
-
-def _diagnostic_line(d: Diagnostic, indent: str = "   ") -> Content:
-    style = "$error" if d.severity == "error" else "$warning"
-    mark = "✗" if d.severity == "error" else "⚠"
-    where = f"line {d.line}" if d.line else "file"
-    return Content.assemble(
-        Content(indent),
-        Content.styled(f"{mark} {where}: ", f"bold {style}"),
-        literal(d.message, style, keep_newlines=False),
-        Content.styled(f"  [{d.code}]", "dim"),
-    )
-
-
-def graph_view(view: PieceView) -> Content:
-    """The outline with each section's diagnostics under it."""
-    out: list[Content] = []
-    if view.doc is None:
-        out.append(
-            Content.styled(
-                "This piece could not be read, so there is no graph; its text is on the YAML tab (3).",
-                "$error",
-            )
-        )
-        out += [_diagnostic_line(d, "") for d in view.diagnostics]
-        return Content("\n").join(out)
-    for n, section in enumerate(view.sections):
-        if n > 1:
-            out.append(Content(""))
-        for line in section.lines:
-            out.append(
-                Content.assemble(
-                    *[
-                        literal(text, ROLE_STYLE.get(role, ""), keep_newlines=False)
-                        for text, role in line
-                    ]
-                )
-            )
-        for d in view.by_section.get(section.key, []):
-            out.append(_diagnostic_line(d, "" if section.key == "head" else "   "))
-        if n == 0:
-            out.append(Content(""))
-    return Content("\n").join(out)
-
-
-def head_view(view: PieceView) -> Content:
-    doc = view.doc
-    name = doc.name if doc is not None and doc.name else view.path.stem
-    out = [Content.assemble(literal(name, "bold"), Content("  "), literal(view.display, "dim"))]
-    if doc is not None:
-        if doc.description:
-            out.append(literal(doc.description, keep_newlines=False))
-        movements = doc.movements or []
-        facts = [
-            f"{len(movements)} movement{'s' if len(movements) != 1 else ''}",
-            f"max_movements {doc.max_movements if doc.max_movements is not None else '—'}",
-        ]
-        if doc.loop_monitors:
-            facts.append(f"{len(doc.loop_monitors)} loop monitor(s)")
-        out.append(literal(" · ".join(facts), "$text-muted"))
-    errors = sum(1 for d in view.diagnostics if d.severity == "error")
-    warnings = len(view.diagnostics) - errors
-    if not view.diagnostics:
-        out.append(Content.styled("✓ lint: no problems", "$success"))
-    else:
-        parts = []
-        if errors:
-            parts.append(
-                Content.styled(f"✗ {errors} error{'s' if errors != 1 else ''}", "bold $error")
-            )
-        if warnings:
-            if parts:
-                parts.append(Content("  "))
-            parts.append(
-                Content.styled(
-                    f"⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold $warning"
-                )
-            )
-        parts.append(Content.styled("  (shown in the graph)", "$text-muted"))
-        out.append(Content.assemble(*parts))
-    return Content("\n").join(out)
-
-
-def lint_cell(errors: int, warnings: int) -> Content:
-    if not errors and not warnings:
-        return Content.styled("✓", "$success")
-    parts = []
-    if errors:
-        parts.append(Content.styled(f"✗{errors}", "bold $error"))
-    if warnings:
-        parts.append(Content.styled(f"⚠{warnings}", "$warning"))
-    return Content(" ").join(parts)
-
-
-def facet_options(view: PieceView) -> list[Option | None]:
-    if view.doc is None:
-        return [
-            Option(Content.styled("The piece could not be read.", "$text-muted"), disabled=True)
-        ]
-    out: list[Option | None] = []
-    owner: str | None = None
-    for i, ref in enumerate(view.facets):
-        if ref.owner != owner:
-            owner = ref.owner
-            if out:
-                out.append(None)
-            out.append(Option(literal(owner, "bold underline"), disabled=True))
-        title = FIELD_TITLES.get(ref.field, ref.field)
-        if ref.inline is not None:
-            where = Content.styled("  (in the piece)", "$text-muted")
-        elif ref.path is not None:
-            where = Content.styled("  ✓", "$success")
-        else:
-            where = Content.styled("  ✗ not found", "bold $error")
-        out.append(
-            Option(
-                Content.assemble(
-                    Content.styled(f"  {title} ", "$accent"),
-                    literal(ref.name, "bold", keep_newlines=False),
-                    where,
-                ),
-                id=f"facet:{i}",
-            )
-        )
-    if not out:
-        out.append(
-            Option(Content.styled("This piece refers to no facets.", "$text-muted"), disabled=True)
-        )
-    return out
 
 
 class PiecesScreen(Screen[None]):
     """TAKT pieces: graph, lint and facets."""
 
     TITLE = "Pieces"
+
+    DEFAULT_CSS = """
+    PiecesScreen {
+        #piece-panes { height: 1fr; }
+        #piece-list {
+            width: 1fr;
+            min-width: 22;
+            max-width: 48;
+            height: 1fr;
+            border: round $primary 50%;
+        }
+        #piece-list:focus { border: round $primary; }
+        #piece-side { width: 3fr; height: 1fr; }
+        #piece-head { height: auto; max-height: 6; padding: 0 1; }
+        #piece-tabs { height: 1fr; }
+        #piece-graph-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #piece-graph-scroll:focus { border: round $secondary; }
+        #piece-facets-panes { height: 1fr; }
+        #piece-facets { width: 2fr; height: 1fr; border: round $secondary 50%; }
+        #piece-facets:focus { border: round $secondary; }
+        #piece-facet-scroll { width: 3fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #piece-facet-md { height: auto; margin: 0; padding: 0; }
+        #piece-yaml { height: 1fr; }
+    }
+    """
 
     BINDINGS = [
         Binding("1", "tab('piece-graph-tab')", "Graph", id="pieces.tab_graph"),
@@ -265,6 +111,8 @@ class PiecesScreen(Screen[None]):
         Binding("o", "add_takt_home", "Show ~/.takt/pieces", id="pieces.add_takt_home"),
         Binding("escape", "app.pop_screen", "Back", id="pieces.back"),
     ]
+
+    SHOWS = frozenset({Kind.PIECE, None})
 
     def __init__(self, index: WorkspaceIndex, takt_home: Path | None = DEFAULT_TAKT_PIECES) -> None:
         super().__init__()
@@ -371,11 +219,11 @@ class PiecesScreen(Screen[None]):
             table.move_to_key(self.current)
         key = table.cursor_key
         if key != self.current or reload or self.view is None:
-            self.show(key, force=True)
+            self.show_detail(key, force=True)
 
     @on(VirtualTable.Highlighted, "#piece-list")
-    def row_highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show(event.key)
+    def highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
 
     @on(VirtualTable.Selected, "#piece-list")
     def row_selected(self, _event: VirtualTable.Selected) -> None:
@@ -383,7 +231,7 @@ class PiecesScreen(Screen[None]):
 
     # -- one piece -----------------------------------------------------------------
 
-    def show(self, key: str | None, *, force: bool = False) -> None:
+    def show_detail(self, key: str | None, *, force: bool = False) -> None:
         if key == self.current and not force:
             return
         self.current = key
@@ -445,35 +293,13 @@ class PiecesScreen(Screen[None]):
             title.update("")
             md.update("")
             return
-        what = FIELD_TITLES.get(ref.field, ref.field)
+        title.update(facet_title(ref))
         if ref.inline is not None:
-            title.update(
-                Content.assemble(
-                    Content.styled(f"{what} written in the piece", "bold"),
-                    literal(f"  ({ref.owner})", "$text-muted", keep_newlines=False),
-                )
-            )
-            md.update(_as_markdown(ref.inline))
-            return
-        if ref.path is None:
-            title.update(
-                Content.assemble(
-                    Content.styled(f"{what} ", "bold"),
-                    literal(ref.name, "bold"),
-                    Content.styled(f" was not found (looked up through the {ref.how})", "$error"),
-                )
-            )
+            md.update(as_markdown(ref.inline))
+        elif ref.path is None:
             md.update("")
-            return
-        title.update(
-            Content.assemble(
-                Content.styled(f"{what} ", "bold"),
-                literal(ref.name, "bold $accent"),
-                Content.styled(f"  via the {ref.how}\n", "$text-muted"),
-                literal(str(ref.path), "dim"),
-            )
-        )
-        self.load_facet(ref.path)
+        else:
+            self.load_facet(ref.path)
 
     @work(thread=True, exclusive=True, group="piece-facet")
     def load_facet(self, path: Path) -> None:
@@ -485,7 +311,7 @@ class PiecesScreen(Screen[None]):
         if path != self._facet_path:
             return
         md = self.query_one("#piece-facet-md", Markdown)
-        md.update(visible(text) if path.suffix.lower() == ".md" else _as_markdown(text))
+        md.update(visible(text) if path.suffix.lower() == ".md" else as_markdown(text))
         self.query_one("#piece-facet-scroll", VerticalScroll).scroll_home(animate=False)
 
     # -- actions -------------------------------------------------------------------
@@ -510,14 +336,7 @@ class PiecesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="piece-extra")
     def load_extra(self, top: Path) -> None:
-        found: dict[Path, IndexedFile] = {}
-        for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if not ignored_name(d))
-            for name in sorted(filenames):
-                if ignored_name(name) or not name.lower().endswith(YAML_SUFFIXES):
-                    continue
-                path = Path(dirpath) / name
-                found[path] = index_file(self.index.ws, path, Kind.PIECE)
+        found = index_pieces(self.index.ws, top)
         self.app.call_from_thread(self._extra_loaded, top, found)
 
     def _extra_loaded(self, top: Path, found: dict[Path, IndexedFile]) -> None:
@@ -537,17 +356,11 @@ class PiecesScreen(Screen[None]):
 
     @work(exclusive=True, group="piece-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.edit_flow import edit_in_editor
+        from screens.dialogs.edit_flow import edit_in_editor
 
         if await edit_in_editor(self, self.index.ws, path, Kind.PIECE) and path in self.extra:
             self.extra[path] = index_file(self.index.ws, path, Kind.PIECE)
             self.refresh_list(reload=True)
-
-
-def _as_markdown(text: str) -> str:
-    """Plain text (an inline instruction) shown as a Markdown code block, literally."""
-    fence = "````" if "```" in text else "```"
-    return f"{fence}text\n{visible(text)}\n{fence}"
 
 
 def _shown_dir(display: str) -> str:

@@ -7,6 +7,7 @@ full of broken files opens here and works.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 
 from textual import on, work
@@ -16,14 +17,15 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from screens.messages import EVERY_KIND, WorkspaceChanged
+from screens.widgets.diagnostics import counts, diagnostic_line
+from screens.widgets.literal import literal, visible
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
-from tui.messages import WorkspaceChanged
-from tui.widgets.literal import literal, visible
 
 KIND_TITLES: dict[Kind | None, str] = {
     Kind.KPT: "KPT reports",
@@ -45,14 +47,30 @@ KIND_TITLES: dict[Kind | None, str] = {
 class ProblemsScreen(Screen[None]):
     """Files of the workspace and their problems."""
 
+    DEFAULT_CSS = """
+    ProblemsScreen {
+        #panes { height: 1fr; }
+        #files { width: 2fr; height: 1fr; min-width: 30; border: round $primary 50%; }
+        #files:focus { border: round $primary; }
+        #detail { width: 3fr; }
+        #file-title { height: 1; padding: 0 1; color: $text-muted; }
+        #file-text { height: 2fr; }
+        #diagnostics { height: 1fr; min-height: 5; border: round $primary 50%; }
+        #diagnostics:focus { border: round $primary; }
+    }
+    """
+
     BINDINGS = [
         Binding("a", "toggle_all", "All files", id="problems.all_files"),
         Binding("escape", "app.pop_screen", "Back", id="problems.back"),
     ]
 
-    def __init__(self, index: WorkspaceIndex) -> None:
+    SHOWS = EVERY_KIND
+
+    def __init__(self, index: WorkspaceIndex, select: Path | None = None) -> None:
         super().__init__()
         self.index = index
+        self.select = select
         self.all_files = False
         self._shown: dict[str, IndexedFile] = {}
         self._showing: Path | None = None
@@ -72,10 +90,20 @@ class ProblemsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#diagnostics", OptionList).border_title = "Diagnostics"
         self.refresh_list()
+        if self.select is not None:
+            self.show_path(self.select)
         self.query_one("#files", OptionList).focus()
 
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
         self.refresh_list()
+
+    def show_path(self, path: Path) -> None:
+        """Put the cursor on ``path`` in the file list (all files, if it has no problem)."""
+        if str(path) not in self._shown:
+            self.action_toggle_all()
+        files = self.query_one("#files", OptionList)
+        with suppress(OptionDoesNotExist):  # the file may have gone meanwhile
+            files.highlighted = files.get_option_index(str(path))
 
     def action_toggle_all(self) -> None:
         self.all_files = not self.all_files
@@ -123,24 +151,22 @@ class ProblemsScreen(Screen[None]):
     def _label(r: IndexedFile) -> Content:
         """The path below its group's directory: the group title says the rest."""
         rel = Path(r.display).parts
-        parts = [literal(str(Path(*rel[1:])) if len(rel) > 1 else r.display)]
-        if r.errors:
-            parts.append(Content.styled(f"  ✗{r.errors}", "$error"))
-        if r.warnings:
-            parts.append(Content.styled(f"  ⚠{r.warnings}", "$warning"))
-        return Content.assemble(*parts)
+        return Content.assemble(
+            literal(str(Path(*rel[1:])) if len(rel) > 1 else r.display),
+            counts(r.errors, r.warnings, lead="  "),
+        )
 
     @on(OptionList.OptionHighlighted, "#files")
-    def file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         report = self._shown.get(event.option.id or "")
         if report is not None:
-            self.show_file(report)
+            self.show_detail(report)
 
     @on(OptionList.OptionSelected, "#files")
     def file_selected(self, _event: OptionList.OptionSelected) -> None:
         self.query_one("#diagnostics", OptionList).focus()
 
-    def show_file(self, report: IndexedFile) -> None:
+    def show_detail(self, report: IndexedFile) -> None:
         self.query_one("#file-title", Static).update(literal(report.display, "bold"))
         self._showing = report.path
         self.load_file_text(report)
@@ -151,19 +177,7 @@ class ProblemsScreen(Screen[None]):
                 Option(Content.styled("No problems in this file.", "$success"), disabled=True)
             )
         for i, d in enumerate(report.diagnostics):
-            style = "$error" if d.severity == "error" else "$warning"
-            where = f"line {d.line}" if d.line else "file"
-            diags.add_option(
-                Option(
-                    Content.assemble(
-                        Content.styled(f"{d.severity:<7} ", style),
-                        Content.styled(f"{where:<9} ", "dim"),
-                        literal(d.message, keep_newlines=False),
-                        Content.styled(f"  [{d.code}]", "dim"),
-                    ),
-                    id=f"d{i}",
-                )
-            )
+            diags.add_option(Option(diagnostic_line(d, columns=True, mark=False), id=f"d{i}"))
         if report.diagnostics:
             diags.highlighted = 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -30,22 +30,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
+from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
+from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
+from screens.widgets.literal import literal, short_project
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
-from store.read.textsafe import printable
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
 from store.search.text import highlight_spans
-from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.literal import literal, short_project
-from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 LIMIT = 50
 """Hits listed per query: the best ones; a longer query narrows the rest."""
-HIGHLIGHT = "bold underline $accent"
-KIND_LABELS = {
-    "anti_pattern": "anti-pattern",
-    "omission": "omission",
-    "movement": "movement",
-}
 COLUMNS = [
     Column("kind", "Kind", 12),
     Column("title", "Title", None, min_width=24),
@@ -56,34 +50,15 @@ COLUMNS = [
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
 
 
-def highlighted(text: str, spans: tuple[tuple[int, int], ...] | list[tuple[int, int]]) -> Content:
-    """``text`` on one line, literally, with ``spans`` (offsets into it) highlighted."""
-    shown = printable(text, keep_newlines=False)
-    content = Content(shown)
-    if shown != text:  # control characters were made visible: find the terms again
-        return content
-    for a, b in spans:
-        if 0 <= a < b <= len(shown):
-            content = content.stylize(HIGHLIGHT, a, b)
-    return content
-
-
 def hit_key(hit: Hit) -> str:
     return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
 
 
-def hit_title(hit: Hit) -> Content:
-    """A hit's title, and its best snippet after a dash, with the matches highlighted."""
-    title = highlighted(hit.title, hit.title_spans)
-    if not hit.snippet:
-        return title
-    return Content.assemble(
-        title, Content.styled("  — ", "$text-muted"), highlighted(hit.snippet, hit.snippet_spans)
-    )
-
-
 class SearchScreen(Screen[None]):
     """Fuzzy search across every record of the workspace."""
+
+    SHOWS = EVERY_KIND
+    SHOWS_REVIEW = True
 
     DEFAULT_CSS = """
     SearchScreen {
@@ -302,98 +277,22 @@ class SearchScreen(Screen[None]):
         self.app.pop_screen()
 
     @on(Input.Submitted, "#search-input")
-    async def query_submitted(self, _event: Input.Submitted) -> None:
-        await self.open_current()
+    def query_submitted(self, _event: Input.Submitted) -> None:
+        self.open_current()
 
     @on(VirtualTable.Selected, "#search-results")
-    async def hit_selected(self, event: VirtualTable.Selected) -> None:
+    def hit_selected(self, event: VirtualTable.Selected) -> None:
         hit = self.hits.get(event.key)
         if hit is not None:
-            await open_hit(self.app, self.index, hit)
+            self.post_message(Open(HitTarget(hit)))
 
-    async def open_current(self) -> None:
+    def open_current(self) -> None:
         key = self.query_one("#search-results", VirtualTable).cursor_key
         hit = self.hits.get(key or "")
         if hit is not None:
-            await open_hit(self.app, self.index, hit)
+            self.post_message(Open(HitTarget(hit)))
 
     def _status_text(self, text: str) -> None:
         status = self.query_one("#search-status", Static)
         status.set_class(False, "-error")
         status.update(Content.styled(text, "$text-muted"))
-
-
-def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
-    """The session a KPT record, summary or lesson belongs to, if it is listed."""
-    rec = hit.record
-    if rec.kind in ("report", "keep", "problem", "try", "omission"):
-        s = index.find_report(rec.id.split("/", 1)[0])
-        if s is not None:
-            return s.key
-    if rec.session_id and f"sid:{rec.session_id}" in index.sessions:
-        return f"sid:{rec.session_id}"
-    for s in index.sessions.values():
-        if (
-            rec.kind == "summary"
-            and s.summary is not None
-            and (str(s.summary.path), s.summary.line) == (rec.path, rec.line)
-        ):
-            return s.key
-        if rec.kind == "lesson" and any(
-            str(les.path) == rec.path and les.line == rec.line for les in s.lessons
-        ):
-            return s.key
-        if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
-            return s.key
-    return None
-
-
-async def open_hit(app: App[object], index: WorkspaceIndex, hit: Hit) -> None:
-    """Open ``hit`` where it lives: its session, the knowledge base, the inbox, or the file."""
-    kind = hit.kind
-    path = Path(hit.path)
-    if kind in ("report", "keep", "problem", "try", "omission", "summary", "lesson"):
-        from screens.session import SessionScreen
-
-        key = session_key_for(index, hit)
-        if key is None:
-            app.notify("This record belongs to no listed session.", severity="warning")
-            return
-        item = hit.id if kind in ("keep", "problem", "try", "omission") else None
-        session = SessionScreen(index, key, item_key=item)
-        await app.push_screen(session)
-        if kind in ("lesson", "summary"):
-            # after the screen has focused its item list (which would pull the first tab back)
-            session.call_after_refresh(
-                session.action_tab, "lessons" if kind == "lesson" else "summary"
-            )
-        return
-    if kind in ("skill", "pattern", "anti_pattern", "memory"):
-        from screens.knowledge import KnowledgeScreen
-
-        await app.push_screen(KnowledgeScreen(index, select=path))
-        return
-    if kind == "proposal":
-        from screens.inbox import InboxScreen
-
-        await app.push_screen(InboxScreen(index))
-        return
-    from screens.problems import ProblemsScreen
-
-    problems = ProblemsScreen(index)
-    await app.push_screen(problems)
-    _select_file(problems, path)
-
-
-def _select_file(problems: Screen[None], path: Path) -> None:
-    """Show ``path`` in the problems screen's file list (all files, if it has none)."""
-    from textual.widgets import OptionList
-
-    shown = getattr(problems, "_shown", {})
-    if str(path) not in shown and hasattr(problems, "action_toggle_all"):
-        problems.action_toggle_all()
-    files = problems.query_one("#files", OptionList)
-    try:
-        files.highlighted = files.get_option_index(str(path))
-    except Exception:  # noqa: BLE001 - the file may have gone meanwhile
-        return

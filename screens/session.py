@@ -8,48 +8,40 @@ item to review in any session and ``u`` undoes the last decision.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from store.index.order import next_unreviewed, ordered
+from screens.messages import FilesWritten, NextToReview, Open, ReviewChanged, WorkspaceChanged
+from screens.widgets.document import lessons_view, report_overview, session_head, summary_view
+from screens.widgets.literal import literal
+from screens.widgets.review_items import ReviewItems
+from screens.widgets.virtual_table import VirtualTable
+from store.index.order import next_unreviewed
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
-from store.ledger import item_key
-from store.models.kpt import KptItem
+from store.models.kpt import SECTION_TITLES
 from store.read.kinds import Kind
-from store.review.items import ItemRef, ReviewError, missing_id
-from store.write.atomic import WriteError
+from store.review.items import ItemRef
 from store.write.policy import in_place
-from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
-from tui.widgets.document import (
-    SECTION_TITLES,
-    item_detail,
-    lessons_view,
-    report_overview,
-    state_content,
-    summary_view,
-)
-from tui.widgets.literal import literal
-from tui.widgets.virtual_table import Column, Row, VirtualTable
-
-ITEM_COLUMNS = [
-    Column("state", "State", 10),
-    Column("section", "Section", 8),
-    Column("id", "Id", 9),
-    Column("description", "Description", None, min_width=16),
-]
 
 
 class SessionScreen(Screen[None]):
     """The review of one session."""
+
+    DEFAULT_CSS = """
+    SessionScreen {
+        #session-head { height: auto; padding: 0 1; }
+        #tabs { height: 1fr; }
+        #report-view, #summary-view, #lessons-view { padding: 0 1; }
+    }
+    """
 
     BINDINGS = [
         Binding("a", "approve", "Approve", id="review.approve"),
@@ -72,6 +64,9 @@ class SessionScreen(Screen[None]):
         Binding("4", "tab('lessons')", "Lessons", id="review.tab_lessons", show=False),
     ]
 
+    SHOWS = frozenset({Kind.KPT, Kind.SUMMARIES, Kind.LESSONS})
+    SHOWS_REVIEW = True
+
     def __init__(
         self, index: WorkspaceIndex, session_key: str, item_key: str | None = None
     ) -> None:
@@ -79,11 +74,9 @@ class SessionScreen(Screen[None]):
         self.index = index
         self.session_key = session_key
         self.start_item = item_key
-        self.items: dict[str, tuple[str, KptItem]] = {}
-        #: rows of items without an id (or of a report without one), keyed by their place
-        #: (``"#keep:2"``: no ``/``, so never a ledger key) → that place in the section
-        self.no_id: dict[str, int] = {}
-        self.selected: set[str] = set()
+        self.pane = ReviewItems(index)
+        # the pane's own (they change in place): rows' items, rows without an id, selection
+        self.items, self.no_id, self.selected = self.pane.items, self.pane.no_id, self.pane.selected
 
     @property
     def session(self) -> Session | None:
@@ -93,10 +86,8 @@ class SessionScreen(Screen[None]):
         yield Header()
         yield Static(id="session-head")
         with TabbedContent(id="tabs", initial="review"):
-            with TabPane("Items (1)", id="review"), Horizontal():
-                yield VirtualTable(ITEM_COLUMNS, id="items")
-                with VerticalScroll(id="item-detail-scroll"):
-                    yield Static(id="item-detail")
+            with TabPane("Items (1)", id="review"):
+                yield self.pane
             with TabPane("Report (2)", id="report"), VerticalScroll():
                 yield Static(id="report-view")
             with TabPane("Summary (3)", id="summary"), VerticalScroll():
@@ -115,23 +106,8 @@ class SessionScreen(Screen[None]):
         s = self.session
         if s is None:
             return
-        head = [literal(s.title, "bold"), Content("\n"), literal(s.when or "—"), Content("  ")]
-        if s.project:
-            head += [literal(s.project, "$accent"), Content("  ")]
         done, total = self.index.review_progress(s)
-        head.append(
-            Content.styled(f"reviewed {done}/{total}", "$success" if done == total else "$warning")
-        )
-        if s.report is not None:  # not counted above: they cannot be decided on
-            doc = s.report.doc
-            missing = sum(1 for _sec, i in doc.items() if not (doc.id and i.id))
-            if missing:
-                head.append(
-                    Content.styled(f"  {missing} item(s) without an id (e: edit)", "bold $warning")
-                )
-        if s.session_id:
-            head += [Content("  "), literal(s.session_id, "dim")]
-        self.query_one("#session-head", Static).update(Content.assemble(*head))
+        self.query_one("#session-head", Static).update(session_head(s, done, total))
         if s.report is not None:
             display = self.index.ws.display(s.report.path)
             self.query_one("#report-view", Static).update(report_overview(s.report.doc, display))
@@ -146,62 +122,8 @@ class SessionScreen(Screen[None]):
         self.refresh_items()
 
     def refresh_items(self) -> None:
-        s = self.session
-        table = self.query_one("#items", VirtualTable)
-        rows: list[Row] = []
-        self.items, self.no_id = {}, {}
-        if s is not None and s.report is not None:
-            rid = s.report.doc.id or ""
-            places: dict[str, int] = {}
-            for section, item in s.report.doc.items():
-                places[section] = place = places.get(section, 0) + 1
-                key = item_key(rid, item.id)
-                if key is None:  # decisions are refused: the row is known by its place
-                    key = f"#{section}:{place}"
-                    self.no_id[key] = place
-                self.items[key] = (section, item)
-                st = self.index.ledger.state(key)
-                rows.append(
-                    (
-                        key,
-                        (
-                            state_content(st),
-                            SECTION_TITLES.get(section, section),
-                            Content.assemble(
-                                Content.styled(
-                                    "> " if key in self.selected else "", "bold $accent"
-                                ),
-                                literal(item.id or "?"),
-                            ),
-                            literal(item.description or "", keep_newlines=False),
-                        ),
-                    )
-                )
-        table.set_rows(rows)
-        if self.start_item and table.move_to_key(self.start_item):
+        if self.pane.show_items(self.session, self.start_item):
             self.start_item = None
-        self.show_detail(table.cursor_key)
-
-    def show_detail(self, key: str | None) -> None:
-        detail = self.query_one("#item-detail", Static)
-        s = self.session
-        if key is None or key not in self.items or s is None or s.report is None:
-            detail.update(Content.styled("This session has no KPT items to review.", "$text-muted"))
-            return
-        section, item = self.items[key]
-        shown = item_detail(section, item, self.index.ledger.state(key), s.report.doc.id or "")
-        if key in self.no_id:
-            shown = Content.assemble(
-                Content.styled("No decisions: ", "bold $warning"),
-                literal(self.missing_id_message(key)),
-                "\n\n",
-                shown,
-            )
-        detail.update(shown)
-
-    @on(VirtualTable.Highlighted, "#items")
-    def item_highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
 
     def on_workspace_changed(self, event: WorkspaceChanged) -> None:
         s = self.session
@@ -227,28 +149,23 @@ class SessionScreen(Screen[None]):
     # -- review ------------------------------------------------------------------
 
     def current_key(self) -> str | None:
-        key = self.query_one("#items", VirtualTable).cursor_key
-        return key if key in self.items else None
-
-    def missing_id_message(self, key: str) -> str:
-        s = self.session
-        if s is None or s.report is None:
-            return "the item has no id"
-        section, item = self.items[key]
-        return missing_id(s.report.doc, section, item, self.index.ws.display(s.report.path))
+        return self.pane.current_key()
 
     def decision_key(self) -> str | None:
         """The item under the cursor, to decide on; ``None`` (and the person told why) for
         an item without an id: its decisions would be every id-less item's."""
         key = self.current_key()
         if key is not None and key in self.no_id:
-            self.notify(self.missing_id_message(key), severity="warning", markup=False)
+            self.notify(self.pane.missing_id_message(key), severity="warning", markup=False)
             return None
         return key
 
-    def decided(self, message: str | None = None) -> None:
-        """Tell the app (counts, other screens); the state column already shows the rest."""
-        self.app.post_message(ReviewChanged())
+    def decided(self, message: str | None = None, written: frozenset[Path] | None = None) -> None:
+        """Tell the app (counts, other screens), with the files ``written`` along with the
+        decision in the same message; the state column already shows the rest."""
+        self.app.post_message(
+            ReviewChanged() if written is None else FilesWritten(written, review=True)
+        )
         if message:
             self.notify(message, timeout=2, markup=False)
 
@@ -257,12 +174,10 @@ class SessionScreen(Screen[None]):
         s = self.session
         if s is None:
             return
-        keys = s.item_keys()
-        rest = keys[keys.index(after) + 1 :] + keys[: keys.index(after)] if after in keys else keys
-        for k in rest:
-            if self.index.ledger.state(k).state == "pending":
-                self.query_one("#items", VirtualTable).move_to_key(k)
-                return
+        found = next_unreviewed(self.index, [s], s.key, after)
+        if found is not None:
+            self.query_one("#items", VirtualTable).move_to_key(found[1])
+            return
         self.notify("Session reviewed. Press n for the next session.", title="Done", timeout=3)
 
     def action_approve(self) -> None:
@@ -285,7 +200,7 @@ class SessionScreen(Screen[None]):
         key = self.decision_key()
         if key is None:
             return
-        from screens.note_prompt import NotePrompt
+        from screens.dialogs.note_prompt import NotePrompt
 
         def done(note: str | None) -> None:
             if note is None:
@@ -316,14 +231,14 @@ class SessionScreen(Screen[None]):
         if left_out:
             self.notify(
                 f"{len(left_out)} item(s) without an id left out: "
-                + self.missing_id_message(left_out[0]),
+                + self.pane.missing_id_message(left_out[0]),
                 severity="warning",
                 markup=False,
             )
         if not pending:
             self.notify(f"Nothing left to review in {SECTION_TITLES[section]}.")
             return
-        from screens.confirm import ConfirmScreen
+        from screens.dialogs.confirm import ConfirmScreen
 
         def done(ok: bool | None) -> None:
             if ok:
@@ -346,7 +261,7 @@ class SessionScreen(Screen[None]):
             self.notify("Only try-items are selected for promotion or retargeting.", timeout=2)
             return
         if key in self.no_id:
-            self.notify(self.missing_id_message(key), severity="warning", markup=False)
+            self.notify(self.pane.missing_id_message(key), severity="warning", markup=False)
             return
         self.selected ^= {key}
         self.refresh_items()
@@ -365,7 +280,7 @@ class SessionScreen(Screen[None]):
             if section != "try":
                 continue
             if k in self.no_id:
-                self.notify(self.missing_id_message(k), severity="warning", markup=False)
+                self.notify(self.pane.missing_id_message(k), severity="warning", markup=False)
                 return []
             rid, _, iid = k.partition("/")
             refs.append(ItemRef(rid, iid, section, item, s.report.doc, s.report.path))
@@ -377,13 +292,12 @@ class SessionScreen(Screen[None]):
         refs = self.chosen_try_items()
         if not refs:
             return
-        from screens.promote import PromoteScreen
+        from screens.dialogs.promote import PromoteScreen
 
         def done(written: bool | None) -> None:
             if written:
                 self.selected.clear()
-                self.app.post_message(FilesWritten(frozenset()))
-                self.decided("Promoted. Press u to undo.")
+                self.decided("Promoted. Press u to undo.", written=frozenset())
 
         self.app.push_screen(PromoteScreen(self.index, refs), done)
 
@@ -391,77 +305,45 @@ class SessionScreen(Screen[None]):
         refs = self.chosen_try_items()
         if not refs:
             return
-        from screens.retarget import RetargetScreen
+        from screens.dialogs.retarget import RetargetScreen
 
         def done(saved: bool | None) -> None:
             if saved:
                 self.selected.clear()
-                self.app.post_message(FilesWritten(frozenset(r.path for r in refs)))
-                self.decided("Target saved.")
+                self.decided("Target saved.", written=frozenset(r.path for r in refs))
 
         self.app.push_screen(RetargetScreen(self.index, refs), done)
 
     @work(exclusive=True, group="export-feedback")
     async def action_export_feedback(self) -> None:
-        from screens.confirm import ConfirmScreen
-        from store.review.feedback_export import export_feedback
-        from store.write.roundtrip import new_yaml_document
+        from screens.dialogs.export_flow import export_as_feedback
 
         s = self.session
-        if s is None or s.report is None or not s.report.doc.id:
-            return
-        rid = s.report.doc.id
-        try:
-            preview = await asyncio.to_thread(export_feedback, self.index.ws, rid, dry_run=True)
-        except ReviewError as exc:
-            self.notify(str(exc), severity="warning", markup=False)
-            return
-        text = new_yaml_document(preview.feedback).decode()
-        ok = await self.app.push_screen_wait(
-            ConfirmScreen(
-                Content.assemble(
-                    Content.styled("Export as prompt-improver feedback?\n", "bold"),
-                    literal(f"{self.index.ws.display(preview.feedback_path)}\n\n"),
-                    literal("\n".join(text.splitlines()[:18]) + "\n…", "dim"),
-                    "\n\nThe report then records feedback_integration.enabled and generated_feedback_id.",
-                ),
-                "Export",
-            )
-        )
-        if not ok:
-            return
-        try:
-            out = await asyncio.to_thread(export_feedback, self.index.ws, rid)
-        except (ReviewError, WriteError) as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.app.post_message(FilesWritten(frozenset({out.report_path, out.feedback_path})))
-        self.notify(f"Exported {out.feedback_path.stem}", markup=False, timeout=3)
+        if s is not None and s.report is not None and s.report.doc.id:
+            await export_as_feedback(self, self.index.ws, s.report.doc.id)
 
     def action_propose(self) -> None:
         key = self.current_key()
         s = self.session
         if key is None or s is None:
             return
-        from screens.propose import ProposeScreen
+        from screens.dialogs.propose import ProposeScreen
 
         section, item = self.items[key]
         note = self.index.ledger.state(key).note
         self.app.push_screen(ProposeScreen(self.index, s, section, item, note))
 
     def action_next_unreviewed(self) -> None:
-        order = ordered(self.index)
-        found = next_unreviewed(self.index, order, self.session_key, self.current_key())
-        if found is None:
-            self.notify("Everything is reviewed.", title="Nothing left")
-            return
-        s, key = found
-        if s.key != self.session_key:
-            self.session_key = s.key
-            self.start_item = key
+        self.post_message(Open(NextToReview(self.session_key, self.current_key())))
+
+    def go_to(self, session_key: str, item: str) -> None:
+        """Show ``item`` of session ``session_key`` here (the router's next item to review)."""
+        if session_key != self.session_key:
+            self.session_key = session_key
+            self.start_item = item
             self.show_session()
         else:
-            self.query_one("#items", VirtualTable).move_to_key(key)
+            self.query_one("#items", VirtualTable).move_to_key(item)
 
     # -- editing -----------------------------------------------------------------
 
@@ -470,7 +352,7 @@ class SessionScreen(Screen[None]):
         s = self.session
         if key is None or s is None or s.report is None:
             return
-        from screens.item_form import ItemForm
+        from screens.dialogs.item_form import ItemForm
 
         section, item = self.items[key]
         path = s.report.path
@@ -497,8 +379,7 @@ class SessionScreen(Screen[None]):
                     self.index.ledger.record("edit", key)
                 elif rid:  # as an edit of the whole file: the item had no key
                     self.index.ledger.record("edit", rid)
-                self.app.post_message(FilesWritten(frozenset({path})))
-                self.decided(f"Saved {label}")
+                self.decided(f"Saved {label}", written=frozenset({path}))
 
         self.app.push_screen(form, done)
 
@@ -510,7 +391,7 @@ class SessionScreen(Screen[None]):
 
     @work(exclusive=True, group="external-edit")
     async def edit_externally(self, path: Path) -> None:
-        from screens.edit_flow import edit_in_editor
+        from screens.dialogs.edit_flow import edit_in_editor
 
         if await edit_in_editor(self, self.index.ws, path, Kind.KPT):
             s = self.session

@@ -15,12 +15,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Select
 
-from store.index.order import SessionFilter, next_unreviewed, ordered, projects
+from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
+from screens.widgets.literal import literal, outcome_content, short_project
+from screens.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
+from store.index.order import SessionFilter, ordered, projects
 from store.index.sessions import Session, parse_day
 from store.index.workspace_index import WorkspaceIndex
-from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.literal import literal, outcome_content, short_project
-from tui.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
+from store.read.kinds import Kind
 
 COLUMNS = [
     Column("date", "Date", 10),
@@ -37,19 +38,36 @@ REVIEW = [("unreviewed", "to review"), ("reviewed", "reviewed")]
 class SessionsScreen(Screen[None]):
     """Every session of the workspace."""
 
+    DEFAULT_CSS = """
+    SessionsScreen {
+        #filters { height: 1; margin: 0 1; }
+        #filters Select { width: 1fr; margin-right: 1; }
+        #filters Input { width: 18; margin-right: 1; }
+        #filters Input.-invalid { color: $error; }
+        #sessions { height: 1fr; border: round $primary 50%; }
+        #sessions:focus { border: round $primary; }
+        /* the workspace being read: shown until everything is in */
+        #load-progress { height: 1; width: 100%; padding: 0 1; }
+        #load-progress Bar { width: 1fr; }
+    }
+    """
+
     BINDINGS = [
         Binding("enter", "open", "Open", id="sessions.open", show=False),
         Binding("n", "next_unreviewed", "Next to review", id="sessions.next"),
         Binding("u", "app.undo", "Undo", id="sessions.undo"),
         Binding("f", "focus_filters", "Filter", id="sessions.filter"),
         Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
-        Binding("slash", "app.search", "Search", id="sessions.search"),
-        Binding("I", "app.inbox", "Inbox", id="sessions.inbox"),
-        Binding("K", "app.knowledge", "Knowledge", id="sessions.knowledge"),
-        Binding("L", "app.lessons", "Lessons", id="sessions.lessons"),
-        Binding("S", "app.stats", "Stats", id="sessions.stats"),
-        Binding("P", "app.problems", "Problems", id="sessions.problems"),
+        Binding("slash", "app.open_screen('search')", "Search", id="sessions.search"),
+        Binding("I", "app.open_screen('inbox')", "Inbox", id="sessions.inbox"),
+        Binding("K", "app.open_screen('knowledge')", "Knowledge", id="sessions.knowledge"),
+        Binding("L", "app.open_screen('lessons')", "Lessons", id="sessions.lessons"),
+        Binding("S", "app.open_screen('stats')", "Stats", id="sessions.stats"),
+        Binding("P", "app.open_screen('problems')", "Problems", id="sessions.problems"),
     ]
+
+    SHOWS = frozenset({Kind.KPT, Kind.SUMMARIES, Kind.LESSONS})
+    SHOWS_REVIEW = True
 
     def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
@@ -158,19 +176,12 @@ class SessionsScreen(Screen[None]):
         if s is not None:
             self.open_session(s.key)
 
-    def open_session(self, key: str, item: str | None = None) -> None:
-        from screens.session import SessionScreen
-
-        self.app.push_screen(SessionScreen(self.index, key, item_key=item))
+    def open_session(self, key: str) -> None:
+        self.post_message(Open(SessionTarget(key)))
 
     def action_next_unreviewed(self) -> None:
-        order = ordered(self.index)
         s = self.current()
-        found = next_unreviewed(self.index, order, s.key if s else None, None)
-        if found is None:
-            self.notify("Everything is reviewed.", title="Nothing left")
-            return
-        self.open_session(found[0].key, found[1])
+        self.post_message(Open(NextToReview(s.key if s else None)))
 
     def action_focus_filters(self) -> None:
         self.query_one("#f-outcome", Select).focus()

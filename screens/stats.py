@@ -19,13 +19,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Sparkline, Static
 
+from screens.messages import EVERY_KIND, Open, ReviewChanged, SessionTarget, WorkspaceChanged
+from screens.widgets.document import lines
+from screens.widgets.literal import OUTCOME_STYLE, literal
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.effect import Metric, effect_metrics
 from store.insight.stats import workspace_stats
-from tui.messages import ReviewChanged, WorkspaceChanged
-from tui.widgets.document import lines
-from tui.widgets.literal import OUTCOME_STYLE, literal
-from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 BAR = "█"
 CLUSTER_COLUMNS = [
@@ -55,10 +55,29 @@ def bars(counts: dict[str, int], width: int = 30, styles: dict[str, str] | None 
 
 
 class StatsScreen(Screen[None]):
+    """Whether the agents improve: the figures of ``stats``."""
+
+    DEFAULT_CSS = """
+    StatsScreen {
+        .stats-row { height: auto; }
+        .stats-panel { width: 1fr; height: auto; padding: 0 1; border: round $secondary 50%; }
+        .stats-title { margin-top: 1; text-style: bold; color: $text-primary; }
+        .stats-spark-label { color: $text-muted; }
+        #stats-body Sparkline { height: 2; margin-bottom: 1; }
+        .spark-success > .sparkline--max-color { color: $success; }
+        .spark-failure > .sparkline--max-color { color: $error; }
+        #stats-clusters { height: 10; border: round $primary 50%; }
+        #stats-effect { height: auto; padding: 0 1; }
+    }
+    """
+
     BINDINGS = [
         Binding("enter", "open_cluster", "Open session", id="stats.open", show=False),
         Binding("escape", "app.pop_screen", "Back", id="stats.back"),
     ]
+
+    SHOWS = EVERY_KIND
+    SHOWS_REVIEW = True
 
     def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
@@ -213,8 +232,6 @@ class StatsScreen(Screen[None]):
             self.open_cluster(int(key))
 
     def open_cluster(self, i: int) -> None:
-        from screens.session import SessionScreen
-
         clusters = self.figures.get("recurring_problems", [])
         if not 0 <= i < len(clusters):
             return
@@ -222,4 +239,4 @@ class StatsScreen(Screen[None]):
         item = c["items"][-1]
         session = self.index.find_report(item.split("/", 1)[0])
         if session is not None:
-            self.app.push_screen(SessionScreen(self.index, session.key, item_key=item))
+            self.post_message(Open(SessionTarget(session.key, item)))

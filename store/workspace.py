@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.check.takt_layout import piece_dirs
 from store.config import LOCATIONS, Config, ConfigError, check_allowed_dir
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 
@@ -87,7 +88,10 @@ class Workspace:
         for key, suffixes, recursive, kind in rules:
             if not name.endswith(suffixes):
                 continue
-            for top in self.locations[key]:
+            tops = self.locations[key]
+            if key == "pieces":  # a TAKT directory: only its piece directories
+                tops = [d for top in tops for d in piece_dirs(top)]
+            for top in tops:
                 if key.startswith("lessons_") and path == top:
                     return Found(path, kind)
                 if key.startswith("lessons_") and not top.is_dir():
@@ -134,9 +138,10 @@ class Workspace:
         for d in self.locations["discussions"]:
             for p in _walk(d, (".md", ".markdown")):
                 yield from emit(p, Kind.DISCUSSION)
-        for d in self.locations["pieces"]:
-            for p in _walk(d, YAML_SUFFIXES):
-                yield from emit(p, Kind.PIECE)
+        for top in self.locations["pieces"]:
+            for d in piece_dirs(top):  # a TAKT directory: only its piece directories
+                for p in _walk(d, YAML_SUFFIXES):
+                    yield from emit(p, Kind.PIECE)
 
 
 def _under(path: Path, top: Path, recursive: bool) -> bool:

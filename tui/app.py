@@ -1,37 +1,54 @@
-"""The Textual app and its factory, shared by the command line and the tests.
+"""The Textual app and its factory (:func:`create_app`), shared by the command line, the
+tests, ``serve`` and the benchmarks.
 
 The first screen paints at once; the workspace is read in a thread worker with progress
 in the header, then a long-lived watcher worker keeps the index in step with the disk and
-tells every screen what changed.
+tells the screens on show what changed (:mod:`tui.refresh`: the others are marked stale and
+told when shown again). Screens ask for navigation with ``Open`` messages, which
+:mod:`tui.navigate` routes.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from screens.messages import FilesWritten, NextToReview, Open, ReviewChanged, ScreenTarget
 from screens.sessions import SessionsScreen
 from store.config import Config
-from store.index.order import next_unreviewed, ordered
 from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
 from store.read.textsafe import printable
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui.commands import HurikaeriCommands
-from tui.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from tui.navigate import open_target
+from tui.refresh import Change, concerns, on_show
 from tui.search_provider import SearchProvider
 
 #: How often changes seen while running are written to the index cache (seconds).
 SAVE_EVERY = 120.0
+
+#: The app-wide keys that open a screen (each once on top): key, screen name (the router's,
+#: see :data:`tui.navigate.SCREENS`), description. The binding id is ``app.<name>``.
+SCREEN_KEYS = (
+    ("I", "inbox", "Inbox"),
+    ("K", "knowledge", "Knowledge"),
+    ("M", "match", "Match skills"),
+    ("L", "lessons", "Lessons"),
+    ("S", "stats", "Statistics"),
+    ("slash", "search", "Search"),
+    ("D", "discussions", "Discussions"),
+    ("T", "pieces", "TAKT pieces"),
+)
 
 
 class HurikaeriApp(App[None]):
@@ -44,14 +61,10 @@ class HurikaeriApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
         Binding("question_mark", "app.show_help_panel", "Keys", show=False, id="app.help"),
-        Binding("I", "inbox", "Inbox", id="app.inbox", show=False),
-        Binding("K", "knowledge", "Knowledge", id="app.knowledge", show=False),
-        Binding("M", "match", "Match skills", id="app.match", show=False),
-        Binding("L", "lessons", "Lessons", id="app.lessons", show=False),
-        Binding("S", "stats", "Statistics", id="app.stats", show=False),
-        Binding("slash", "search", "Search", id="app.search", show=False),
-        Binding("D", "discussions", "Discussions", id="app.discussions", show=False),
-        Binding("T", "pieces", "TAKT pieces", id="app.pieces", show=False),
+        *(
+            Binding(key, f"open_screen('{name}')", description, id=f"app.{name}", show=False)
+            for key, name, description in SCREEN_KEYS
+        ),
     ]
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
@@ -63,8 +76,11 @@ class HurikaeriApp(App[None]):
         self.loaded = asyncio.Event()
         self._stop_watch = asyncio.Event()
         self._save_timer: Timer | None = None
+        #: what changed while a screen was hidden, told when it is shown again
+        self._stale: dict[Screen[object], Change] = {}
 
     def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self.screen_shown)
         if self.workspace.config.keys:
             self.set_keymap(self.workspace.config.keys)
         if self.workspace.config.theme:
@@ -101,7 +117,7 @@ class HurikaeriApp(App[None]):
 
     def published(self) -> None:
         """The index has more to show (the cache, then files as they are parsed)."""
-        self.broadcast(lambda: WorkspaceChanged(initial=True))
+        self.broadcast(Change(initial=True))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:
@@ -109,7 +125,7 @@ class HurikaeriApp(App[None]):
             for screen in self.screen_stack:
                 if isinstance(screen, SessionsScreen):
                     screen.show_progress(None, None)
-            self.broadcast(lambda: WorkspaceChanged(initial=True))
+            self.broadcast(Change(initial=True))
             if self.watch_files:
                 self.watch_workspace_files()
             if self._save_timer is None:  # once, however often the workspace is reloaded
@@ -131,27 +147,31 @@ class HurikaeriApp(App[None]):
         ):
             await self.apply_changes({c.path for c in batch})
 
-    async def apply_changes(self, paths: set[Path]) -> None:
+    async def apply_changes(self, paths: set[Path], *, review: bool = False) -> None:
+        """Re-read ``paths`` and tell the screens (``review``: a decision came with them)."""
         ledger_path = self.index.ledger.path
-        review = False
         if ledger_path in paths:
             paths.discard(ledger_path)
-            review = await asyncio.to_thread(self.index.ledger.refresh)
+            review = await asyncio.to_thread(self.index.ledger.refresh) or review
+        before = self.index.kinds  # replaced, never changed, by the update
         changed, removed = await asyncio.to_thread(self.index.update, paths)
+        after = self.index.kinds
+        kinds: set[Kind | None] = {before[p] for p in changed | removed if p in before}
+        kinds |= {after.get(p) for p in changed}
         for p in removed:
             self.notify(f"{self.workspace.display(p)} was deleted.", title="Removed", markup=False)
-        if changed or removed:
-            self.broadcast(lambda: WorkspaceChanged(frozenset(changed), frozenset(removed)))
-        elif review:
-            self.broadcast(ReviewChanged)
+        if changed or removed or review:
+            self.broadcast(
+                Change(frozenset(changed), frozenset(removed), frozenset(kinds), review=review)
+            )
 
     async def on_files_written(self, event: FilesWritten) -> None:
         for p in event.paths:
             self.own_writes.record(p)
-        await self.apply_changes(set(event.paths))
+        await self.apply_changes(set(event.paths), review=event.review)
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
-        self.broadcast(ReviewChanged)
+        self.broadcast(Change(review=True))
 
     def notify(
         self,
@@ -168,11 +188,35 @@ class HurikaeriApp(App[None]):
             message, title = printable(message), printable(title, keep_newlines=False)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def broadcast(self, make: Callable[[], Message]) -> None:
-        """Tell every screen (modal ones included) with a fresh message each."""
+    def broadcast(self, change: Change) -> None:
+        """Tell the screens on show that ``change`` concerns; mark the others it concerns
+        stale (see :mod:`tui.refresh`)."""
         self.update_counts()
+        shown = on_show(self.screen_stack)
         for screen in self.screen_stack:
-            screen.post_message(make())
+            if not concerns(screen, change):
+                continue
+            if screen in shown:
+                self.tell(screen, change)
+            else:
+                stale = self._stale.get(screen)
+                self._stale[screen] = change if stale is None else stale.then(change)
+
+    def screen_shown(self, _screen: Screen[object]) -> None:
+        """A screen came on show: tell it (and those shown below a modal one) what changed
+        while it was hidden."""
+        stack = self.screen_stack
+        self._stale = {s: c for s, c in self._stale.items() if s in stack}
+        for screen in on_show(stack):
+            stale = self._stale.pop(screen, None)
+            if stale is not None:
+                self.tell(screen, stale)
+
+    @staticmethod
+    def tell(screen: Screen[object], change: Change) -> None:
+        message = change.message()
+        if message is not None:
+            screen.post_message(message)
 
     def update_counts(self) -> None:
         ix = self.index
@@ -195,7 +239,7 @@ class HurikaeriApp(App[None]):
     @work(exclusive=True, group="undo")
     async def undo(self) -> None:
         """Undo the last decision; the files it restores are written in a thread."""
-        from screens.text_view import TextView
+        from screens.dialogs.text_view import TextView
         from store.review.items import ReviewError
         from store.review.journal import entry_path, is_file_write
         from store.review.undo import UndoRefused, undo_last
@@ -218,82 +262,28 @@ class HurikaeriApp(App[None]):
         written = {entry_path(self.workspace, e) for e in undone if is_file_write(e)}
         for p in written:
             self.own_writes.record(p)
-        self.broadcast(ReviewChanged)
+        self.broadcast(Change(review=True))
 
-    def action_problems(self) -> None:
-        from screens.problems import ProblemsScreen
+    async def action_open_screen(self, name: str) -> None:
+        """Open a screen by name (``"sessions"``: back home), through the router."""
+        await open_target(self, self.index, ScreenTarget(name))
 
-        if not isinstance(self.screen, ProblemsScreen):
-            self.push_screen(ProblemsScreen(self.index))
+    async def action_next_unreviewed(self) -> None:
+        await open_target(self, self.index, NextToReview())
 
-    def action_inbox(self) -> None:
-        from screens.inbox import InboxScreen
-
-        if not isinstance(self.screen, InboxScreen):
-            self.push_screen(InboxScreen(self.index))
-
-    def action_knowledge(self) -> None:
-        from screens.knowledge import KnowledgeScreen
-
-        if not isinstance(self.screen, KnowledgeScreen):
-            self.push_screen(KnowledgeScreen(self.index))
-
-    def action_match(self) -> None:
-        from screens.match import MatchScreen
-
-        if not isinstance(self.screen, MatchScreen):
-            self.push_screen(MatchScreen(self.index))
-
-    def action_lessons(self) -> None:
-        from screens.lessons import LessonsScreen
-
-        if not isinstance(self.screen, LessonsScreen):
-            self.push_screen(LessonsScreen(self.index))
-
-    def action_stats(self) -> None:
-        from screens.stats import StatsScreen
-
-        if not isinstance(self.screen, StatsScreen):
-            self.push_screen(StatsScreen(self.index))
-
-    def action_search(self) -> None:
-        from screens.search import SearchScreen
-
-        if not isinstance(self.screen, SearchScreen):
-            self.push_screen(SearchScreen(self.index))
-
-    def action_discussions(self) -> None:
-        from screens.discussions import DiscussionsScreen
-
-        if not isinstance(self.screen, DiscussionsScreen):
-            self.push_screen(DiscussionsScreen(self.index))
-
-    def action_pieces(self) -> None:
-        from screens.pieces import PiecesScreen
-
-        if not isinstance(self.screen, PiecesScreen):
-            self.push_screen(PiecesScreen(self.index))
-
-    def action_sessions(self) -> None:
-        while len(self.screen_stack) > 2:
-            self.pop_screen()
-
-    def action_next_unreviewed(self) -> None:
-        from screens.session import SessionScreen
-
-        found = next_unreviewed(self.index, ordered(self.index), None, None)
-        if found is None:
-            self.notify("Everything is reviewed.")
-            return
-        self.push_screen(SessionScreen(self.index, found[0].key, item_key=found[1]))
+    async def on_open(self, event: Open) -> None:
+        """A screen asks to see something: the router decides which screen shows it."""
+        await open_target(self, self.index, event.target)
 
     def action_reload(self) -> None:
         self.load_index()
 
 
 def create_app(
-    root: Path | None = None, config: Config | None = None, *, watch: bool = True
+    root: Path | Workspace | None = None, config: Config | None = None, *, watch: bool = True
 ) -> HurikaeriApp:
-    """Build the app for a workspace root (the default root when ``None``)."""
-    cfg = config or Config()
-    return HurikaeriApp(Workspace.resolve(root, cfg), watch=watch)
+    """The one way to build the app: for a workspace, or a workspace root (the default root
+    when ``None``) read with ``config``; ``watch=False`` leaves the disk unwatched."""
+    if isinstance(root, Workspace):
+        return HurikaeriApp(root, watch=watch)
+    return HurikaeriApp(Workspace.resolve(root, config or Config()), watch=watch)

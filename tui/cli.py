@@ -22,16 +22,16 @@ from store.insight.effect import effect_metrics
 from store.insight.lint import lint_paths, lint_workspace
 from store.insight.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
 from store.insight.matching import match as match_skills
-from store.insight.stats import workspace_stats
+from store.insight.stats import workspace_counts, workspace_stats
 from store.ledger import Ledger, Op
 from store.read.diagnostics import Diagnostic
 from store.read.textsafe import printable
 from store.read.yamlload import C_LOADER_AVAILABLE
 from store.review.feedback_export import export_feedback
-from store.review.inbox import apply_decisions, find_proposal, is_proposal_id, plan_decision
+from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
 from store.review.items import (
     ReviewError,
-    decide,
+    decide_keys,
     find_item,
     find_report,
     item_json,
@@ -39,14 +39,22 @@ from store.review.items import (
     report_json,
     split_ref,
 )
-from store.review.promote import apply_plans, plan_promotion, section_title
-from store.review.retarget import retarget
-from store.review.undo import UndoRefused, undo_last
+from store.review.promote import plan_promotion, promote_plans, section_title
+from store.review.retarget import retarget_item
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.atomic import WriteError, atomic_write, current_stamp
 from store.write.policy import export_file
 from store.write.roundtrip import new_yaml_document
+from tui.cli_history import (
+    add_history_parsers,
+    cmd_history,
+    cmd_redo,
+    cmd_undo,
+    dump_json,
+    recovered_note,
+    tx_json,
+)
 from tui.cli_meta import add_meta_parser, cmd_meta
 from tui.cli_search import add_search_parser, cmd_search
 from tui.visible_output import visible_output
@@ -125,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("kpt_id", metavar="KPT_ID")
     exp.add_argument("--dry-run", action="store_true", help="print the feedback, write nothing")
     exp.add_argument("--force", action="store_true", help="export again even if already exported")
+    exp.add_argument("--json", action="store_true", help="print what was written as JSON")
     for name, verb in (("approve", "approve"), ("reject", "reject")):
         p = sub.add_parser(
             name,
@@ -133,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--note", help="a note kept with the decision")
+        p.add_argument("--json", action="store_true", help="print what was written as JSON")
         if name == "approve":
             p.add_argument(
                 "--yes",
@@ -144,9 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="print what approving would write; write nothing",
             )
-    sub.add_parser(
-        "undo", parents=[common], help="undo the last decision (a promotion restores its file)"
-    )
+    add_history_parsers(sub, common)
     promote = sub.add_parser(
         "promote", parents=[common], help="write a try-item into its persistence target"
     )
@@ -154,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     promote.add_argument("try_id", metavar="TRY_ID")
     promote.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     promote.add_argument("--yes", action="store_true", help="write without asking")
+    promote.add_argument("--json", action="store_true", help="print what was written as JSON")
     promote.add_argument(
         "--near",
         choices=["replace", "keep-both", "skip"],
@@ -197,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     retarget_p.add_argument("--path", required=True, metavar="P")
     retarget_p.add_argument("--section", metavar="S")
+    retarget_p.add_argument("--json", action="store_true", help="print what was written as JSON")
     return parser
 
 
@@ -213,9 +223,9 @@ def copy_demo() -> Path:
 
 
 def run_ui(workspace: Workspace) -> int:
-    from tui.app import HurikaeriApp
+    from tui.app import create_app
 
-    HurikaeriApp(workspace).run()
+    create_app(workspace).run()
     return 0
 
 
@@ -266,25 +276,40 @@ def read_input(name: str) -> tuple[str, str]:
 
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
     text, source = read_input(args.file)
+    recovered_note(ws)
     plan = import_wrapup(ws, text, source)
     ids = {
         "summary": plan.summary["id"],
         "user_lessons": [r["id"] for r in plan.user_lessons],
         "ai_lessons": [r["id"] for r in plan.ai_lessons],
         "summary_path": str(plan.summary_path),
+        "already_imported": plan.already_imported,
+        "already_there": sorted(plan.present),
     }
     if args.json:
-        json.dump(ids, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(tx_json(plan.tx, **ids))
+    elif plan.already_imported:
+        print(
+            f"already imported: session {plan.summary.get('session_id')} is in "
+            f"{plan.summary_path} as {ids['summary']} with its lessons; nothing written"
+        )
     else:
-        print(f"appended {ids['summary']} to {plan.summary_path}")
-        for rid in ids["user_lessons"] + ids["ai_lessons"]:
-            print(f"appended {rid}")
+        for rid in [ids["summary"], *ids["user_lessons"], *ids["ai_lessons"]]:
+            where = f" to {plan.summary_path}" if rid == ids["summary"] else ""
+            print(f"already there {rid}" if rid in plan.present else f"appended {rid}{where}")
     return 0
 
 
 def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
+    if not args.dry_run:
+        recovered_note(ws)
     out = export_feedback(ws, args.kpt_id, force=args.force, dry_run=args.dry_run)
+    if args.json:
+        extra = {"feedback_id": out.feedback.get("id"), "feedback_path": str(out.feedback_path)}
+        if args.dry_run:
+            extra |= {"dry_run": True, "feedback": out.feedback}
+        dump_json(tx_json(out.tx, **extra))
+        return 0
     if args.dry_run:
         sys.stdout.write(printable(new_yaml_document(out.feedback).decode()))
         return 0
@@ -359,7 +384,9 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
 
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
+    recovered_note(ws)
     ledger = Ledger(ws.state_dir)
+    as_json = getattr(args, "json", False)
     proposals = [i for i in args.ids if is_proposal_id(ws, i)]
     if proposals:
         if len(proposals) != len(args.ids):
@@ -374,12 +401,15 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
             if plan.refused:
                 raise ReviewError(f"{plan.ref.id}: {plan.refused}; nothing was written")
         writes = [p for p in plans if p.target is not None and p.after is not None]
-        for plan in writes:
+        for plan in writes if not as_json else []:
             assert plan.target is not None
             label = ws.display(plan.target)
             print(f"# {plan.ref.id} → {label}" + (f"  (stale: {plan.stale})" if plan.stale else ""))
             sys.stdout.write(printable(plan.diff(label)))
         if getattr(args, "dry_run", False):
+            if as_json:
+                diffs = {p.ref.id: p.diff(ws.display(p.target)) for p in writes if p.target}
+                dump_json(tx_json(None, dry_run=True, diffs=diffs))
             return 0
         if writes and not getattr(args, "yes", False):
             stale = [p for p in writes if p.stale]
@@ -392,12 +422,19 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
             answer = input(f"Write {shown}{' (stale)' if stale else ''}? [y/N] ").strip().lower()
             if answer not in ("y", "yes"):
                 raise ReviewError("not approved: declined")
-        apply_decisions(ws, ledger, plans, allow_stale=True)
+        result = decide_proposals(ws, plans, allow_stale=True, ledger=ledger)
+        if as_json:
+            dump_json(tx_json(result, decided=[p.ref.id for p in plans]))
+            return 0
         for plan in plans:
             where = f" → {plan.target}" if plan.target and op == "approve" else ""
             print(f"{op}d {plan.ref.id}{where}" if op.endswith("e") else f"{op}ed {plan.ref.id}")
         return 0
-    items = decide(ws, ledger, args.ids, op, args.note)
+    items = [find_item(ws, r) for r in args.ids]  # every item found before anything is recorded
+    result = decide_keys(ws, [it.key for it in items], op, args.note, ledger=ledger)
+    if as_json:
+        dump_json(tx_json(result, decided=[it.key for it in items]))
+        return 0
     for it in items:
         print(f"{op}d {it.key}" if op.endswith("e") else f"{op}ed {it.key}")
     return 0
@@ -419,8 +456,13 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
     if plan.status == "skip":
         print(f"{PROG}: {plan.message}", file=sys.stderr)
         return 0
-    print(f"# {plan.type} → {shown}  section: {plan.section or '-'}")
-    sys.stdout.write(printable(plan.diff(ws.display(plan.target) if plan.target else shown)))
+    diff = plan.diff(ws.display(plan.target) if plan.target else shown)
+    if args.json and args.dry_run:
+        dump_json(tx_json(None, dry_run=True, path=shown, diff=diff))
+        return 0
+    if not args.json:
+        print(f"# {plan.type} → {shown}  section: {plan.section or '-'}")
+        sys.stdout.write(printable(diff))
     if args.dry_run:
         return 0
     if not args.yes:
@@ -429,15 +471,23 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
         answer = input(f"Write this to {shown}? [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
             raise ReviewError("not promoted: declined")
-    apply_plans(ws, ledger, [plan])
+    recovered_note(ws)
+    result = promote_plans(ws, [plan], ledger=ledger)
+    if args.json:
+        dump_json(tx_json(result, promoted=ref.key, path=shown, section=plan.section))
+        return 0
     print(f"promoted {ref.key} → {shown}#{section_title(plan.section)}")
     return 0
 
 
 def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
     ref = find_item(ws, f"{args.kpt_id}/{args.try_id}")
-    before, after = retarget(ws, ref, args.type_, args.path, args.section)
-    if before == after:
+    recovered_note(ws)
+    before, after, result = retarget_item(ws, ref, args.type_, args.path, args.section)
+    if args.json:
+        target = {"type": args.type_, "path": args.path, "section": args.section}
+        dump_json(tx_json(result, item=ref.key, target=target))
+    elif before == after:
         print(f"{PROG}: {ref.key} already has that target", file=sys.stderr)
     else:
         print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
@@ -476,25 +526,12 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
 
     index = WorkspaceIndex(ws)
     index.load_all()
-    states: dict[str, int] = {"pending": 0, "approved": 0, "rejected": 0, "promoted": 0}
-    for s in index.sessions.values():
-        for k in s.item_keys():
-            st = index.ledger.state(k)
-            states[st.state] += 1
-            states["promoted"] += bool(st.promoted)
-    counts = {
-        "sessions": len(index.sessions),
-        "kpt_reports": sum(1 for s in index.sessions.values() if s.report),
-        "items": states,
-        "lessons": sum(len(s.lessons) for s in index.sessions.values()),
-        "inbox_pending": index.inbox_pending(),
-        "files_with_errors": len(index.problem_files()),
-    }
+    counts = workspace_counts(index)
     metrics = effect_metrics(index)
     figures = workspace_stats(index)
     if args.json:
         json.dump(
-            {"counts": counts, **figures, "effect": effect_json(metrics)},
+            {"counts": counts.as_dict(), **figures, "effect": effect_json(metrics)},
             sys.stdout,
             ensure_ascii=False,
             indent=2,
@@ -502,12 +539,10 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         sys.stdout.write("\n")
         return 0
     print(
-        f"sessions {counts['sessions']} (KPT reports {counts['kpt_reports']}), lessons {counts['lessons']}"
+        f"sessions {counts.sessions} (KPT reports {counts.kpt_reports}), lessons {counts.lessons}"
     )
-    print("items: " + ", ".join(f"{k} {v}" for k, v in states.items()))
-    print(
-        f"inbox pending {counts['inbox_pending']}, files with errors {counts['files_with_errors']}"
-    )
+    print("items: " + ", ".join(f"{k} {v}" for k, v in counts.items.items()))
+    print(f"inbox pending {counts.inbox_pending}, files with errors {counts.files_with_errors}")
     print(
         "outcomes per week: "
         + ", ".join(
@@ -545,22 +580,6 @@ def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
     return serve(args, ws)
 
 
-def cmd_undo(_args: argparse.Namespace, ws: Workspace) -> int:
-    try:
-        undone = undo_last(ws, Ledger(ws.state_dir))
-    except UndoRefused as exc:
-        if exc.diff:
-            sys.stdout.write(exc.diff)
-        raise
-    if not undone:
-        print(f"{PROG}: nothing to undo", file=sys.stderr)
-        return 1
-    for e in undone:
-        what = f" ({e.data.get('path')})" if e.op == "promote" else ""
-        print(f"undid {e.op} of {e.target}{what}")
-    return 0
-
-
 def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
     return cmd_decide(args, ws, "approve")
 
@@ -575,6 +594,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "approve": cmd_approve,
     "reject": cmd_reject,
     "undo": cmd_undo,
+    "redo": cmd_redo,
+    "history": cmd_history,
     "promote": cmd_promote,
     "retarget": cmd_retarget,
     "import-wrapup": cmd_import_wrapup,

@@ -6,11 +6,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 COMMANDS: list[tuple[str, str, str]] = [
-    ("Sessions", "the list of sessions (home)", "app.sessions"),
+    ("Sessions", "the list of sessions (home)", "app.open_screen('sessions')"),
     (
         "Search",
         "fuzzy search across every record, with filters (kind:try -kind:lesson …)",
-        "app.search",
+        "app.open_screen('search')",
     ),
     (
         "Next item to review",
@@ -18,14 +18,22 @@ COMMANDS: list[tuple[str, str, str]] = [
         "app.next_unreviewed",
     ),
     ("Undo last decision", "cancel the last approve / reject / reopen", "app.undo"),
-    ("Problems", "files with errors or warnings", "app.problems"),
-    ("Inbox", "proposals waiting for a decision", "app.inbox"),
-    ("Knowledge base", "skills, patterns, anti-patterns and project memory", "app.knowledge"),
-    ("Match skills", "which skills would load for a task", "app.match"),
-    ("Lessons", "user and AI lessons: filter, group, edit, archive", "app.lessons"),
-    ("Statistics", "outcomes, problems, review progress, recurring problems", "app.stats"),
-    ("Discussions", "agent replies with their metadata blocks", "app.discussions"),
-    ("TAKT pieces", "workflows: movement graph, facets, lint", "app.pieces"),
+    ("Problems", "files with errors or warnings", "app.open_screen('problems')"),
+    ("Inbox", "proposals waiting for a decision", "app.open_screen('inbox')"),
+    (
+        "Knowledge base",
+        "skills, patterns, anti-patterns and project memory",
+        "app.open_screen('knowledge')",
+    ),
+    ("Match skills", "which skills would load for a task", "app.open_screen('match')"),
+    ("Lessons", "user and AI lessons: filter, group, edit, archive", "app.open_screen('lessons')"),
+    (
+        "Statistics",
+        "outcomes, problems, review progress, recurring problems",
+        "app.open_screen('stats')",
+    ),
+    ("Discussions", "agent replies with their metadata blocks", "app.open_screen('discussions')"),
+    ("TAKT pieces", "workflows: movement graph, facets, lint", "app.open_screen('pieces')"),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

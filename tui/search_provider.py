@@ -1,7 +1,8 @@
 """The search index in the command palette (Ctrl+P): records as you type, Enter opens one.
 
 Shares the search screen's index (one per workspace index, :func:`store.search.facade.search_for`)
-and its way of opening a record. Searching runs in a thread: the palette stays responsive
+and its rendering of a hit (:mod:`screens.widgets.hits`); a record opens through the router
+(:mod:`tui.navigate`), as from the search screen. Searching runs in a thread: the palette stays responsive
 and drops answers to queries it no longer shows.
 """
 
@@ -15,8 +16,10 @@ from textual.command import Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
+from screens.messages import HitTarget
 from store.index.workspace_index import WorkspaceIndex
 from store.read.textsafe import printable
+from tui.navigate import open_target
 
 if TYPE_CHECKING:  # the search engine is imported when the palette first searches
     from store.search.facade import Hit as SearchHit
@@ -68,7 +71,7 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _display(hit: SearchHit) -> Content:
-        from screens.search import HIGHLIGHT, KIND_LABELS, hit_title
+        from screens.widgets.hits import HIGHLIGHT, KIND_LABELS, hit_title
 
         title = hit_title(hit)
         return Content.assemble(
@@ -81,7 +84,7 @@ class SearchProvider(Provider):
 
     @staticmethod
     def _help(hit: SearchHit) -> str:
-        from tui.widgets.literal import short_project
+        from screens.widgets.literal import short_project
 
         rec = hit.record
         parts = [rec.id, short_project(rec.project) if rec.project else "", rec.date[:10]]
@@ -89,6 +92,4 @@ class SearchProvider(Provider):
         return escape(printable(" · ".join(p for p in parts if p), keep_newlines=False))
 
     async def _open(self, index: WorkspaceIndex, hit: SearchHit) -> None:
-        from screens.search import open_hit
-
-        await open_hit(self.app, index, hit)
+        await open_target(self.app, index, HitTarget(hit))

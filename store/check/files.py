@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from store.check.piece_lint import PieceLinter
 from store.models import KptReport, Proposal
 from store.models.knowledge import LearnedBehavior
+from store.models.kpt import SECTIONS
 from store.models.piece import Piece
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.kinds import Kind
@@ -68,7 +69,7 @@ def check_id_is_file_name(
 def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, lo: LineOf) -> None:
     check_id_is_file_name(doc.id, path, sink, lo)
     seen: dict[str, str] = {}
-    for section in ("keep", "problem", "try", "omission"):
+    for section in SECTIONS:
         for i, item in enumerate(doc.section(section)):
             if item.id is None:
                 continue

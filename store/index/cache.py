@@ -38,8 +38,9 @@ FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
 VERSION = 2
 #: The checks' revision: bumped whenever a check changes what it reports, so that cached
-#: diagnostics made by older checks are never shown (2: refused promotion/proposal targets).
-RULES = 2
+#: diagnostics made by older checks are never shown (2: refused promotion/proposal targets;
+#: 3: TAKT facets resolved through project, user and built-in layers, workflow files).
+RULES = 3
 NAME = f"index-cache-v{VERSION}.json"
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000

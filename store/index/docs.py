@@ -24,7 +24,7 @@ from store.read.kinds import Kind
 if TYPE_CHECKING:  # the models are imported when a document is read, not for lists
     from pydantic import BaseModel
 
-    from store.models import KptReport, Lesson, SessionSummary
+    from store.models import KptReport, Lesson
 
 M = TypeVar("M", bound="BaseModel")
 H = TypeVar("H")
@@ -177,9 +177,3 @@ def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:
     from store.models import Lesson
 
     return RecordRef(None, 0, path, Lesson, head)
-
-
-def summary_ref(head: SummaryHead, path: Path) -> RecordRef[SummaryHead, SessionSummary]:
-    from store.models import SessionSummary
-
-    return RecordRef(None, 0, path, SessionSummary, head)

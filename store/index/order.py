@@ -1,40 +1,113 @@
-"""Which sessions to show, in which order, and where the next unreviewed item is."""
+"""Which sessions and lessons to show, in which order, and where the next unreviewed item is."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-from store.index.sessions import Session
+from store.index.docs import lesson_ref
+from store.index.entries import IndexedFile
+from store.index.heads import LessonHead
+from store.index.sessions import Session, parse_time
 from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
+
+if TYPE_CHECKING:
+    from store.models import Lesson
 
 ReviewFilter = Literal["all", "unreviewed", "reviewed"]
 
 
 @dataclass(frozen=True, slots=True)
-class SessionFilter:
-    """The sessions list's filters; ``None`` means any."""
+class ListFilter:
+    """What the sessions and the lessons lists both filter on: a project and a range of
+    days (both ends included); ``None`` means any."""
 
-    outcome: str | None = None
     project: str | None = None
     since: date | None = None
     until: date | None = None
+
+    @property
+    def dated(self) -> bool:
+        return self.since is not None or self.until is not None
+
+    def matches_project(self, project: str | None) -> bool:
+        return self.project is None or project == self.project
+
+    def covers(self, day: date) -> bool:
+        return not (
+            (self.since is not None and day < self.since)
+            or (self.until is not None and day > self.until)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFilter(ListFilter):
+    """The sessions list's filters."""
+
+    outcome: str | None = None
     review: ReviewFilter = "all"
 
     def matches(self, s: Session, done: int, total: int) -> bool:
         if self.outcome is not None and s.outcome.lower() != self.outcome.lower():
             return False
-        if self.project is not None and s.project != self.project:
-            return False
-        day = s.sort_time.date()
-        if self.since is not None and day < self.since:
-            return False
-        if self.until is not None and day > self.until:
+        if not self.matches_project(s.project) or not self.covers(s.sort_time.date()):
             return False
         if self.review == "unreviewed" and done >= total:
             return False
         return not (self.review == "reviewed" and (total == 0 or done < total))
+
+
+@dataclass(frozen=True, slots=True)
+class LessonFilter(ListFilter):
+    """The lessons list's filters; ``tag`` is a casefolded part of a tag (``""``: any)."""
+
+    type: str | None = None
+    category: str | None = None
+    tag: str = ""
+
+    def matches(self, les: LessonHead) -> bool:
+        if self.type and les.type != self.type:
+            return False
+        if self.category and les.category != self.category:
+            return False
+        if not self.matches_project(les.project):
+            return False
+        if self.tag and not any(self.tag in x.casefold() for x in les.tags or ()):
+            return False
+        # a lesson's date is parsed only when the filter asks for one
+        return not self.dated or self.covers(parse_time(les.date or "").date())
+
+
+@dataclass(slots=True)
+class LessonRow:
+    """A lesson as a list holds it: its head; the full lesson is read when shown."""
+
+    key: str
+    lesson: LessonHead
+    path: Path
+    line: int
+
+    def full(self) -> Lesson:
+        return lesson_ref(self.lesson, self.path).doc
+
+
+def ordered_lessons(files: Iterable[IndexedFile]) -> list[LessonRow]:
+    """Every lesson of the lessons files, newest first (ties by id, also backwards); each
+    keyed ``path:line``."""
+    out = []
+    for f in files:
+        if f.kind is not Kind.LESSONS:
+            continue
+        for rec in f.records or ():
+            if isinstance(rec, LessonHead):
+                line = rec.span.line
+                out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
+    out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+    return out
 
 
 def ordered(index: WorkspaceIndex, flt: SessionFilter | None = None) -> list[Session]:
@@ -75,3 +148,12 @@ def next_unreviewed(
             if index.ledger.state(k).state == "pending" and k != item_key:
                 return s, k
     return None
+
+
+def next_to_review(
+    index: WorkspaceIndex, session_key: str | None = None, item_key: str | None = None
+) -> tuple[Session, str] | None:
+    """The next item to review after ``item_key`` in ``session_key`` (from the top of the
+    list when ``None``), in the sessions list's own order: the one answer for every "next"
+    (the app's command, the sessions list, the review screen)."""
+    return next_unreviewed(index, ordered(index), session_key, item_key)

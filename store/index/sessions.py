@@ -12,6 +12,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from store.read.kinds import SECTIONS
+
 if TYPE_CHECKING:
     from store.index.docs import RecordRef, ReportRef
     from store.index.heads import LessonHead, SummaryHead
@@ -84,7 +86,7 @@ class Session:
 
     def counts(self) -> dict[str, int]:
         counts = self.report.head.counts if self.report else (0, 0, 0, 0)
-        return dict(zip(("keep", "problem", "try", "omission"), counts, strict=True))
+        return dict(zip(SECTIONS, counts, strict=True))
 
     def item_keys(self) -> list[str]:
         """``KPT_ID/ITEM_ID`` of every item of the report, in report order."""

@@ -33,9 +33,13 @@ from store.index.heads import HeadTable, LessonHead, SummaryHead
 from store.index.parallel import paused_gc
 from store.index.sessions import Located, Session, session_key
 from store.ledger import Ledger
-from store.read.kinds import Kind
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
 from store.workspace import Found, Workspace
 from store.write.atomic import sweep_temp_files
+from store.write.jsonl_edit import finish_interrupted_rewrites
+
+if TYPE_CHECKING:
+    from store.review.transactions import Recovered
 
 __all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
 
@@ -46,6 +50,19 @@ PUBLISH_EVERY = 1.0
 def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
     """Parse and check one file into what the index holds of it."""
     return file_of_entry(ws, path, *entry_of_path(path, kind, ws.display(path)))
+
+
+def index_pieces(ws: Workspace, top: Path) -> dict[Path, IndexedFile]:
+    """Every YAML file under ``top`` (a directory outside the workspace, such as
+    ``~/.takt/pieces``) indexed as a TAKT piece, in the order of a sorted walk."""
+    found: dict[Path, IndexedFile] = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d))
+        for name in sorted(filenames):
+            if not ignored_name(name) and name.lower().endswith(YAML_SUFFIXES):
+                path = Path(dirpath) / name
+                found[path] = index_file(ws, path, Kind.PIECE)
+    return found
 
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed or read
@@ -123,6 +140,18 @@ class WorkspaceIndex:
 
     # -- building ----------------------------------------------------------------
 
+    def recover(self) -> list[Recovered]:
+        """Roll back the transactions a killed process left half done
+        (:func:`store.review.transactions.recover`); what was rolled back. A state
+        directory we cannot write (read-only) leaves them for a later start."""
+        from store.review.transactions import recover
+        from store.write.atomic import WriteError
+
+        try:
+            return list(recover(self.ws, ledger=self.ledger))
+        except (OSError, WriteError):
+            return []
+
     @paused_gc()
     def load_all(
         self,
@@ -143,6 +172,7 @@ class WorkspaceIndex:
         app's own garbage would pile up meanwhile), and what was built is then frozen:
         later collections, while someone types, need not look at it."""
         self.ledger.refresh()
+        self.recover()
         cached: index_cache.Cached | None = None
         if self.use_cache:
             with contextlib.suppress(index_cache.CacheError):
@@ -171,7 +201,11 @@ class WorkspaceIndex:
             cached.lines.clear()
         found = list(self.ws.discover())
         self._rank = {f.path: i for i, f in enumerate(found)}
-        sweep_temp_files(sorted({f.path.parent for f in found} | {self.ws.state_dir}))
+        folders = sorted({f.path.parent for f in found} | {self.ws.state_dir})
+        # a JSONL rewrite a killed process left half done (its redo file is beside the real file)
+        jsonl = {Path(os.path.realpath(f.path)).parent for f in found if f.path.suffix == ".jsonl"}
+        finish_interrupted_rewrites(sorted(jsonl | set(folders)))
+        sweep_temp_files(folders)
         todo: list[Found] = []
         for f in found:
             cur = files.get(f.path)
@@ -390,10 +424,6 @@ class WorkspaceIndex:
 
     def problem_files(self) -> list[IndexedFile]:
         return [f for f in self.files.values() if f.errors]
-
-    def ordered_sessions(self) -> list[Session]:
-        """Newest first."""
-        return sorted(self.sessions.values(), key=lambda s: (s.sort_time, s.key), reverse=True)
 
     def find_report(self, report_id: str) -> Session | None:
         return self.by_report.get(report_id)

@@ -30,12 +30,17 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
 
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
     """Lint the given files and directories; a file's kind comes from where it lies."""
+    from store.check.takt_layout import piece_dirs
     from store.read.kinds import ignored_name, kind_from_path
     from store.workspace import _walk
 
     for path in paths:
         if path.is_dir():
-            files = list(_walk(path, (".yaml", ".yml", ".jsonl", ".json", ".md")))
+            files = [  # a TAKT directory: only its pieces (not config.yaml, tasks, logs)
+                f
+                for top in piece_dirs(path)
+                for f in _walk(top, (".yaml", ".yml", ".jsonl", ".json", ".md"))
+            ]
         elif path.exists():
             files = [path]
         else:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import ItemState, item_key
-
-SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
+from store.models.kpt import SECTION_TITLES, SECTIONS
 
 
 def _md(text: str | None) -> str:
@@ -27,7 +26,7 @@ def session_markdown(index: WorkspaceIndex, s: Session) -> str:
         out += ["", "## KPT report", "", f"`{rep.id}`", "", _md(rep.session_summary), ""]
         if rep.task_goals:
             out += ["### Goals", ""] + [f"- {_md(g)}" for g in rep.task_goals] + [""]
-        for sec in ("keep", "problem", "try", "omission"):
+        for sec in SECTIONS:
             items = rep.section(sec)
             if not items:
                 continue

@@ -109,6 +109,11 @@ class SkillScore:
     def type_points(self) -> float:
         return TYPE_TENTHS / 10 if self.type_matched else 0.0
 
+    @property
+    def capped(self) -> bool:
+        """Whether the weighted points went over 1 (the score is then 1)."""
+        return self.raw * self.success_rate > 1
+
     def as_dict(self) -> dict[str, object]:
         """A JSON-ready mapping of the score and its parts."""
         return {
@@ -233,6 +238,29 @@ def all_scores(k: Knowledge, task: MatchTask) -> list[SkillScore]:
 def match(k: Knowledge, task: MatchTask, limit: int = TOP) -> list[SkillScore]:
     """The seed's ``find_relevant_skills``: kept skills only, best first, at most ``limit``."""
     return [s for s in all_scores(k, task) if s.kept][: max(limit, 0)]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """One task matched: every skill's score (best first), the ids of the skills loaded
+    (kept, best first, at most the limit) and the patterns that apply."""
+
+    task: MatchTask
+    scores: list[SkillScore]
+    loaded: list[str]
+    hits: list[PatternHit]
+
+    @property
+    def below(self) -> list[SkillScore]:
+        """The skills that scored, but not above the threshold."""
+        return [s for s in self.scores if s.score > 0 and not s.kept]
+
+
+def match_task(k: Knowledge, task: MatchTask, limit: int = TOP) -> MatchResult:
+    """Everything the matcher says about ``task``, computed once."""
+    scores = all_scores(k, task)
+    loaded = [s.skill_id for s in scores if s.kept][: max(limit, 0)]
+    return MatchResult(task, scores, loaded, applicable_patterns(k, task))
 
 
 def _glued(ch: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -148,6 +148,40 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
             clusters.append(c)
     clusters.sort(key=lambda c: (-c.count, c.occurrences[0].when))
     return clusters
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceCounts:
+    """How much the workspace holds, and where its review stands."""
+
+    sessions: int
+    kpt_reports: int
+    #: KPT items by review state (``pending``, ``approved``, ``rejected``) and how many of
+    #: them were promoted (``promoted``, counted among the others as well)
+    items: dict[str, int]
+    lessons: int
+    inbox_pending: int
+    files_with_errors: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
+    states: dict[str, int] = {"pending": 0, "approved": 0, "rejected": 0, "promoted": 0}
+    for s in index.sessions.values():
+        for k in s.item_keys():
+            st = index.ledger.state(k)
+            states[st.state] += 1
+            states["promoted"] += bool(st.promoted)
+    return WorkspaceCounts(
+        sessions=len(index.sessions),
+        kpt_reports=sum(1 for s in index.sessions.values() if s.report),
+        items=states,
+        lessons=sum(len(s.lessons) for s in index.sessions.values()),
+        inbox_pending=index.inbox_pending(),
+        files_with_errors=len(index.problem_files()),
+    )
 
 
 def week_of(t: datetime) -> str:

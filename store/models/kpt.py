@@ -7,6 +7,7 @@ from typing import Annotated, ClassVar
 from pydantic import Field
 
 from store.models.base import Choice, DateText, IdPattern, Record, Required
+from store.read.kinds import SECTIONS as SECTIONS
 
 KEEP_CATEGORIES = ("approach", "tool_use", "communication", "architecture")
 PROBLEM_CATEGORIES = ("error", "inefficiency", "misunderstanding", "oversight", "wrong_approach")
@@ -14,7 +15,7 @@ LEVELS = ("high", "medium", "low")
 SCOPES = ("immediate", "session", "project", "global")
 TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
 OUTCOMES = ("success", "partial", "failure")
-SECTIONS = ("keep", "problem", "try", "omission")
+SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
 
 KPT_ID = IdPattern(r"kpt-\d{8}-\d{3,}", "kpt-20260208-001")
 

@@ -55,10 +55,6 @@ class Diagnosed:
         return sum(1 for d in self.diagnostics if d.severity == "warning")
 
 
-def has_errors(diagnostics: list[Diagnostic]) -> bool:
-    return any(d.severity == "error" for d in diagnostics)
-
-
 class DiagnosticSink:
     """Collects diagnostics for one file, so helpers need not repeat the path."""
 

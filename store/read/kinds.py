@@ -24,6 +24,9 @@ class Kind(StrEnum):
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
+#: A KPT report's sections, in order (here, not only in ``store.models.kpt``, so that
+#: modules which must not load pydantic, such as the search index, have them too).
+SECTIONS = ("keep", "problem", "try", "omission")
 _IGNORED_NAMES = re.compile(r"(^\.|~$|\.sw[a-p]$|^4913$|^#.*#$|\.tmp$|\.bak$|\.orig$)")
 
 
@@ -76,6 +79,8 @@ def kind_from_mapping(data: Any) -> Kind | None:
     keys = data.keys()
     if "movements" in keys or "initial_movement" in keys:
         return Kind.PIECE
+    if keys & {"initial_step", "max_steps", "workflow_config"} or _is_step_list(data.get("steps")):
+        return Kind.PIECE  # a TAKT workflow (TAKT ≥ 0.34 renamed piece → workflow)
     if "payload" in keys and "kind" in keys:
         return Kind.PROPOSAL
     if keys & {"keep", "problem", "omission"} or ("session_summary" in keys and "try" in keys):
@@ -93,6 +98,15 @@ def kind_from_mapping(data: Any) -> Kind | None:
     if keys & {"user_lessons", "ai_lessons"}:
         return Kind.WRAPUP
     return None
+
+
+def _is_step_list(value: Any) -> bool:
+    """A TAKT workflow's ``steps``: a list of mappings, each with a ``name``."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, dict) and "name" in v for v in value)
+    )
 
 
 def kind_from_record(data: Any) -> Kind | None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +18,33 @@ MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 #: JSONL files grow by appending; they are streamed, but a single record has a bound.
 MAX_JSONL_BYTES = 1024 * 1024 * 1024
 MAX_RECORD_BYTES = 4 * 1024 * 1024
-BOM = "\ufeff"
+#: The longest a reader or writer waits for the advisory lock hurikaeri's writers hold on a
+#: file while they change it (a rewrite of a large JSONL file holds it for a moment).
+LOCK_TIMEOUT = 10.0
+
+
+def flock_within(fd: int, exclusive: bool, timeout: float | None = None) -> bool:
+    """Take the advisory lock (``flock``) on an open file, waiting at most ``timeout``
+    seconds: True when it is held. A filesystem without locks counts as held (there is
+    nothing to wait for); a lock held longer than ``timeout`` by another program: False.
+    Our writers hold it exclusively while they change a file, readers shared while they
+    read, so a reader never sees a rewrite half done."""
+    op = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+    deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, op)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+        except OSError as exc:
+            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                return True
+            raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +116,10 @@ def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     with open(fd, "rb") as fh:
         st = os.fstat(fd)
         check_regular(st, limit)
+        # shared with other readers; waits (boundedly) for a writer of ours rewriting it in
+        # place, then reads anyway; released when the file is closed
+        flock_within(fd, exclusive=False)
+        st = os.fstat(fd)
         data = fh.read(st.st_size + 1)  # not limit + 1: that much would be allocated
         if len(data) > st.st_size:  # it grew meanwhile
             data += fh.read(limit + 1 - len(data))

@@ -1,24 +1,38 @@
 """Agent text made safe to print: control characters and bidi overrides become visible.
 
-Used by the CLI (which writes to a terminal too) and by the UI's literal display, so that
-no escape sequence from a report ever reaches a terminal.
+One policy for the whole program: the CLI (which writes to a terminal too), the UI's literal
+display and its one-line table cells all use it, so that no escape sequence from a report
+ever reaches a terminal. :func:`printable` spells a bidi mark out (``⟨U+202E⟩``);
+:func:`one_for_one` replaces each character by a single stand-in, for text whose styled
+spans must keep their offsets.
 """
 
 from __future__ import annotations
 
 import re
 
-_BIDI = re.compile("[\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c]")
+#: Bidirectional marks, embeddings, overrides and isolates: they reorder the text around them.
+_BIDI_CODES = (0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_BIDI_CLASS = "".join(chr(c) for c in _BIDI_CODES)
+_BIDI = re.compile(f"[{_BIDI_CLASS}]")
+#: C0 controls but tab and line feed, DEL, C1 controls.
 _CONTROL = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f\\x80-\\x9f]")
+#: Every character either of the above, tab and line feed included.
+_ANY_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI_CLASS}]")
 
 
-def _picture(m: re.Match[str]) -> str:
-    code = ord(m.group())
+def _picture_of(code: int) -> str:
+    """A control's stand-in: its Unicode control picture (ESC shows as ␛), ␡ for DEL,
+    U+FFFD for a C1 control."""
     if code == 0x7F:
         return "\u2421"
     if code < 0x20:
         return chr(0x2400 + code)
     return "\ufffd"
+
+
+def _picture(m: re.Match[str]) -> str:
+    return _picture_of(ord(m.group()))
 
 
 def printable(text: str, *, keep_newlines: bool = True) -> str:
@@ -28,3 +42,23 @@ def printable(text: str, *, keep_newlines: bool = True) -> str:
     if not keep_newlines:
         text = text.replace("\r\n", "\u21b5 ").replace("\n", "\u21b5 ").replace("\r", "\u21b5 ")
     return text
+
+
+#: :func:`one_for_one`'s stand-ins: line breaks become ↵, a tab a space, a bidi mark U+FFFD.
+_ONE_FOR_ONE: dict[int, str] = {
+    **{code: _picture_of(code) for code in (*range(0x20), *range(0x7F, 0xA0))},
+    0x09: " ",
+    0x0A: "\u21b5",
+    0x0D: "\u21b5",
+    **{code: "\ufffd" for code in _BIDI_CODES},
+}
+
+
+def has_controls(text: str) -> bool:
+    """Whether :func:`one_for_one` would change ``text``."""
+    return _ANY_CONTROL.search(text) is not None
+
+
+def one_for_one(text: str) -> str:
+    """``text`` on one line, each control character replaced by one visible character."""
+    return text.translate(_ONE_FOR_ONE) if _ANY_CONTROL.search(text) else text

@@ -198,7 +198,8 @@ def check_markers(
                     f"{dotted(here)}: '{value}' does not look like {m.example}",
                     line_of(here),
                 )
-        _recurse(value, sink, line_of, here, pruned)
+        if name in model.model_fields_set:  # sub-models where the document wrote them
+            _recurse(value, sink, line_of, here, pruned)
     if isinstance(model, Record) and model.warn_unknown_fields and model.model_extra:
         for extra in model.model_extra:
             sink.warning(

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from store.check.takt_layout import piece_dirs
 from store.index.heads import first_line
 from store.index.parallel import chunk_by_size, map_chunks
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
@@ -107,9 +108,10 @@ def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
     for d in ws.locations["discussions"]:
         for p, st in _walk(str(d), (".md", ".markdown")):
             add(p, Kind.DISCUSSION, st)
-    for d in ws.locations["pieces"]:
-        for p, st in _walk(str(d), YAML_SUFFIXES):
-            add(p, Kind.PIECE, st)
+    for top in ws.locations["pieces"]:
+        for d in piece_dirs(top):  # a TAKT directory: only its piece directories
+            for p, st in _walk(str(d), YAML_SUFFIXES):
+                add(p, Kind.PIECE, st)
     return out
 
 

@@ -59,11 +59,6 @@ TIER_NAMES = {PHRASE: "exact", PREFIX: "prefix", SUBSTRING: "substring", FUZZY: 
 COMPACT_AT = 5_000
 
 
-class ItemStateLike(Protocol):
-    state: str
-    promoted: list[dict[str, Any]]
-
-
 class LedgerLike(Protocol):
     states: dict[str, Any]
     entries: list[Any]

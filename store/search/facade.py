@@ -56,6 +56,7 @@ __all__ = [
     "resolve_line",
     "scan_workspace",
     "search_for",
+    "session_key_for",
 ]
 
 _ANCHOR_CACHE: dict[tuple[str, str], int] = {}
@@ -217,3 +218,28 @@ def search_for(wi: WorkspaceIndex) -> WorkspaceSearch:
         if got is None:
             got = _HANDLES[wi] = WorkspaceSearch(wi)
         return got
+
+
+def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
+    """The session a KPT record, summary or lesson belongs to, if it is listed."""
+    rec = hit.record
+    if rec.kind in ("report", "keep", "problem", "try", "omission"):
+        s = index.find_report(rec.id.split("/", 1)[0])
+        if s is not None:
+            return s.key
+    if rec.session_id and f"sid:{rec.session_id}" in index.sessions:
+        return f"sid:{rec.session_id}"
+    for s in index.sessions.values():
+        if (
+            rec.kind == "summary"
+            and s.summary is not None
+            and (str(s.summary.path), s.summary.line) == (rec.path, rec.line)
+        ):
+            return s.key
+        if rec.kind == "lesson" and any(
+            str(les.path) == rec.path and les.line == rec.line for les in s.lessons
+        ):
+            return s.key
+        if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
+            return s.key
+    return None

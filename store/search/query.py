@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from store.read.kinds import SECTIONS
 from store.search.text import collapse, normalize, split_terms
 
 #: Every kind of record the search index holds, in the order lists show them.
@@ -40,7 +41,7 @@ KINDS: tuple[str, ...] = (
     "piece",
     "movement",
 )
-KPT_ITEM_KINDS = ("keep", "problem", "try", "omission")
+KPT_ITEM_KINDS = SECTIONS
 KIND_ALIASES: dict[str, tuple[str, ...]] = {
     "kpt": ("report", *KPT_ITEM_KINDS),
     "item": KPT_ITEM_KINDS,

@@ -5,13 +5,19 @@ the target with ``os.replace`` and fsyncs the directory. Symlinks are resolved f
 rename over a link would replace the link), the file's mode is kept, and the file must
 still be what was read: when its size, mtime or content differ from the stamp taken at
 read time, :class:`ConflictError` says what changed and nothing is written.
+
+hurikaeri's writers of one file exclude each other with the advisory lock (``flock``) on
+that file: an append holds it, a rewrite in place (:mod:`store.write.jsonl_edit`) holds it,
+and a replacement holds the old file's lock from its last check to the rename, so a line
+appended by another hurikaeri process never lands in a file that is being replaced, and a
+writer that waited for the lock re-checks that the path still names the file it locked.
+No writer waits for the lock longer than :data:`~store.read.textio.LOCK_TIMEOUT`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import secrets
@@ -21,7 +27,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from store.read.textio import FileStamp
+from store.read import textio
+from store.read.textio import FileStamp, flock_within
 
 TEMP_PREFIX = ".hurikaeri-tmp-"
 
@@ -124,6 +131,51 @@ def _friendly(exc: OSError, path: Path) -> WriteError:
     return WriteError(f"{path}: {exc.strerror or exc}; nothing was changed")
 
 
+def lock_or_fail(fd: int, target: Path) -> None:
+    """Take the exclusive lock on an open file within :data:`LOCK_TIMEOUT`, or refuse."""
+    timeout = textio.LOCK_TIMEOUT  # looked up now: a test may shorten it
+    if not flock_within(fd, exclusive=True, timeout=timeout):
+        raise WriteError(
+            f"{target}: another program has held the file locked for over "
+            f"{timeout:g} s; nothing was changed"
+        )
+
+
+def same_file(fd: int, target: Path) -> bool:
+    """The path still names the open file (not replaced or removed since it was opened)."""
+    try:
+        st = os.stat(target, follow_symlinks=False)
+    except OSError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
+def _lock_existing(target: Path) -> int | None:
+    """An open descriptor holding the exclusive lock of the regular file at ``target``
+    (``None``: there is none, or it is not a regular file, which the caller refuses)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(5):
+        try:  # a FIFO is never opened (that would unblock a writer waiting on it)
+            if not stat.S_ISREG(os.stat(target, follow_symlinks=False).st_mode):
+                return None
+            fd = os.open(target, flags)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                return None
+            lock_or_fail(fd, target)
+        except BaseException:
+            os.close(fd)
+            raise
+        if same_file(fd, target):
+            return fd
+        os.close(fd)  # replaced while we waited: lock the new one
+    return None
+
+
 def atomic_write(
     path: Path,
     data: bytes,
@@ -164,8 +216,13 @@ def atomic_write(
         if resolve_target(path) != target:  # a link appeared or changed meanwhile
             raise PathRefused(f"refused: {path} was replaced by a link while it was written")
         guard(target)
-        check_unchanged(target, expected)
-        os.replace(tmp_name, target)
+        held = _lock_existing(target)  # our appenders wait; none writes into the old file
+        try:
+            check_unchanged(target, expected)
+            os.replace(tmp_name, target)
+        finally:
+            if held is not None:
+                os.close(held)
         tmp_name = ""
     except OSError as exc:
         raise _friendly(exc, target) from exc
@@ -202,6 +259,42 @@ def _ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
+def _open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
+    """``target`` opened for reading and writing (``O_APPEND`` set) with the exclusive lock
+    held, after checking, under the lock, that the path still names that file (another
+    writer of ours may have replaced it while we waited). Refuses a link put there after the
+    check, anything but a regular file and a file with other hard links."""
+    # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
+    # put there never blocks (and is refused below)
+    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_CREAT if create else 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(5):
+        try:
+            fd = os.open(target, flags, 0o666)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathRefused(f"refused: {path} became a link while it was {what}") from exc
+            raise _friendly(exc, target) from exc
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise PathRefused(f"refused: {target} is not a regular file; nothing was changed")
+            if st.st_nlink > 1:  # another name of the same file may lie anywhere
+                raise PathRefused(
+                    f"refused: {target} has {st.st_nlink} hard links; a write would also "
+                    "change the other names of the file, which may lie outside the workspace"
+                )
+            os.set_blocking(fd, True)
+            lock_or_fail(fd, target)
+            if same_file(fd, target):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # replaced while we waited for the lock: open the new file
+    raise ConflictError(target, None, None)
+
+
 def append_bytes(
     path: Path, line: bytes, *, guard: Guard, create: bool = True, repair_torn: bool = False
 ) -> None:
@@ -212,6 +305,24 @@ def append_bytes(
     we write (the ledger), ``repair_torn`` ends such a line — a write torn by a crash — with a
     newline instead, so it stays as it is and is reported, and the new line is appended.
     """
+    append_with(path, lambda _fd: line, guard=guard, create=create, repair_torn=repair_torn)
+
+
+def append_with(
+    path: Path,
+    compose: Callable[[int], bytes],
+    *,
+    guard: Guard,
+    create: bool = True,
+    repair_torn: bool = False,
+) -> bytes:
+    """Append what ``compose`` returns, in a single ``write``, deciding it under the lock.
+
+    ``compose`` is called with the file open (for reading too) and locked, its last line
+    whole: it may read the file as it is now — what another process of ours appended a
+    moment ago included — and return the whole lines to append (``b""``: nothing). Returns
+    what was appended. Otherwise as :func:`append_bytes`.
+    """
     target = resolve_target(path)
     guard(target)
     if create:
@@ -219,26 +330,8 @@ def append_bytes(
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _friendly(exc, target.parent) from exc
-    # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
-    # put there never blocks (and is refused below)
-    flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_CREAT if create else 0)
+    fd = _open_locked(path, target, create=create, what="appended to")
     try:
-        fd = os.open(target, flags, 0o666)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise PathRefused(f"refused: {path} became a link while it was appended to") from exc
-        raise _friendly(exc, target) from exc
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise PathRefused(f"refused: {target} is not a regular file; nothing was appended")
-        if st.st_nlink > 1:  # another name of the same file may lie anywhere
-            raise PathRefused(
-                f"refused: {target} has {st.st_nlink} hard links; an append would also change "
-                "the other names of the file, which may lie outside the workspace"
-            )
-        os.set_blocking(fd, True)
-        fcntl.flock(fd, fcntl.LOCK_EX)
         for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
             if delay:
                 time.sleep(delay)
@@ -252,10 +345,14 @@ def append_bytes(
                     f"{target}: the last line is unfinished (another program may be writing "
                     "it); nothing was appended"
                 )
+        line = compose(fd)
+        if not line:
+            return b""
         written = os.write(fd, line)
         if written != len(line):
             raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
         os.fsync(fd)
+        return line
     except OSError as exc:
         raise _friendly(exc, target) from exc
     finally:

@@ -442,20 +442,34 @@ def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
     return None
 
 
+#: What each kind of action that creates a file in a location of its own may create (the
+#: ``created_by`` of its file record): a person's report, a person's proposal, a feedback
+#: export, the files an import appends to.
+CREATED_IN = {
+    "person": ("kpt",),
+    "proposal": ("inbox",),
+    "feedback": ("feedback",),
+    "wrapup": ("summaries", "lessons_user", "lessons_ai"),
+}
+
+
 class Creatable:
     """Whether a file an undo would delete is one an action creates: a promotion's or an
-    approved proposal's new target, or (``person``) a person-made report. Agents' reports,
-    lessons, summaries and proposals are never created by us, so never deleted."""
+    approved proposal's new target, or (``kind``, see :data:`CREATED_IN`) a person-made
+    report or proposal, a feedback export, a file an import created. Agents' reports,
+    lessons, summaries and proposals are never created by us otherwise, so never deleted."""
 
     def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
         self.targets = [
             target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")
         ]
         self.reports = in_place(ws, "kpt")
 
-    def __call__(self, path: Path, *, person: bool = False) -> None:
+    def __call__(self, path: Path, *, person: bool = False, kind: str | None = None) -> None:
         first: PathRefused | None = None
-        for g in [*self.targets, *([self.reports] if person else [])]:
+        own = [in_place(self.ws, *CREATED_IN[kind])] if kind in CREATED_IN else []
+        for g in [*self.targets, *([self.reports] if person else []), *own]:
             try:
                 g(path)
                 return

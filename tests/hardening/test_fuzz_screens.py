@@ -16,8 +16,7 @@ from screens.lessons import LessonsScreen
 from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from screens.stats import StatsScreen
-from store.workspace import Workspace
-from tui.app import HurikaeriApp
+from tui.app import create_app
 
 text = st.text(max_size=60)
 scalar = st.one_of(
@@ -66,7 +65,7 @@ lesson = st.dictionaries(
 
 
 async def _drive(root: Path) -> None:
-    app = HurikaeriApp(Workspace(root), watch=False)
+    app = create_app(root, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await asyncio.wait_for(app.loaded.wait(), 30)
         await pilot.pause()

@@ -277,7 +277,9 @@ def test_indexing_and_searching_huge_words_is_linear(words: list[str], data: st.
             work = Work()
             with work.counting():
                 result = index.search(query, 20)
-            assert result.error is None or query.startswith("-")
+            # a word cut just after a ':' reads as a filter name: an unknown one is an error
+            # the search box shows (documented), never a hang
+            assert result.error is None or query.startswith("-") or "filter" in str(result.error)
             terms = len(set(search_query.parse_query(query).terms)) if result.error is None else 1
             assert_linear(work, size + len(query), terms)
         assert [h.id for h in index.search("rate limit", 5).hits] == ["ll-normal"]

@@ -1,8 +1,19 @@
-"""Imports go one way (DESIGN.md): tui.app/cli → screens → tui.widgets → store.
+"""Imports go one way (DESIGN.md): tui → screens → store.
 
-Two checks: a subprocess imports every ``store`` module and finds neither Textual nor Rich
-loaded; and every import statement of every module is read (an import-linter-style contract)
-so that a forbidden import fails even where it sits inside a function.
+The contract, exactly:
+
+- ``store`` imports no ``textual``, ``rich``, ``screens`` or ``tui``;
+- ``screens`` imports no ``tui`` module;
+- no module of ``screens`` imports a full screen module other than itself: a full screen
+  is a module at the top of ``screens/`` (``messages`` aside); dialogs
+  (``screens.dialogs``), widgets (``screens.widgets``) and messages are shared. A screen
+  asks for another with an ``Open`` message, which the app's router routes.
+
+Every import statement of every module is read (relative ones resolved, ``from screens
+import x`` counted as ``screens.x``), so that a forbidden import fails even inside a
+function; a subprocess imports every ``store`` module and finds neither Textual nor Rich
+loaded. The same contract is in ``pyproject.toml`` for import-linter (``lint-imports``, run
+by CI); its list of full screens is checked here against the tree.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -18,31 +30,77 @@ from tests.conftest import REPO
 
 FORBIDDEN = {
     "store": ("textual", "rich", "screens", "tui"),
-    "screens": ("tui.app", "tui.cli"),
-    "tui/widgets": ("screens", "tui.app", "tui.cli"),
+    "screens": ("tui",),
 }
+SHARED = {"__init__", "messages"}  # at the top of screens/, but not a screen
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(), str(path))
+def full_screens() -> set[str]:
+    return {f"screens.{p.stem}" for p in (REPO / "screens").glob("*.py") if p.stem not in SHARED}
+
+
+def _module(path: Path) -> list[str]:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imports(path: Path, source: str | None = None) -> list[tuple[int, str]]:
+    """Every module ``path`` imports (its text, or ``source`` as its text), absolute, with
+    its line."""
+    tree = ast.parse(path.read_text() if source is None else source, str(path))
+    package = _module(path) if path.name == "__init__.py" else _module(path)[:-1]
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            if module:
+                out.append((node.lineno, module))
+            out += [(node.lineno, f"{module}.{a.name}") for a in node.names if a.name != "*"]
     return out
 
 
+def _within(name: str, prefixes: tuple[str, ...] | set[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_import_contract(package: str) -> None:
+def test_one_direction(package: str) -> None:
     bad = [
         f"{path.relative_to(REPO)}:{line}: {name}"
         for path in sorted((REPO / package).rglob("*.py"))
         for line, name in _imports(path)
-        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN[package])
+        if _within(name, FORBIDDEN[package])
     ]
     assert bad == []
+
+
+def test_a_screen_imports_no_other_screen() -> None:
+    screens = full_screens()
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: {name}"
+        for path in sorted((REPO / "screens").rglob("*.py"))
+        for line, name in _imports(path)
+        if _within(name, screens - {".".join(_module(path))})
+    ]
+    assert bad == []
+
+
+def test_the_import_linter_contract_names_every_screen() -> None:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (independent,) = [c for c in config["contracts"] if c["type"] == "independence"]
+    assert set(independent["modules"]) == full_screens()
+    layers = [c["layers"] for c in config["contracts"] if c["type"] == "layers"]
+    assert layers == [["tui", "screens", "store"]]
+
+
+def test_the_check_sees_relative_and_package_imports() -> None:
+    """The reading itself: ``from .. import x`` and ``from screens import x`` count."""
+    source = "from .. import session\nfrom screens import stats\nfrom .text_view import TextView\n"
+    names = [name for _line, name in _imports(REPO / "screens/dialogs/confirm.py", source)]
+    assert {"screens.session", "screens.stats", "screens.dialogs.text_view"} <= set(names)
 
 
 def test_store_imports_neither_textual_nor_rich_at_run_time() -> None:

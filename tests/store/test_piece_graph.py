@@ -158,6 +158,7 @@ def test_demo_pieces_graph_and_facets() -> None:
     assert refs and all(r.path is not None or r.inline is not None for r in refs)
     security = [r for r in refs if r.name == "security"]
     assert security and security[0].how == "facet directory"
+    assert security[0].source == "project"
     planner = next(r for r in refs if r.name == "planner")
     assert planner.how == "personas map" and planner.path is not None
     inline = [r for r in refs if r.inline is not None]

@@ -493,7 +493,7 @@ def test_appends_refuse_a_hard_linked_file(tmp_path: Path) -> None:
     with pytest.raises(ReviewError, match="hard links"):
         import_wrapup(ws, WRAPUP)
     assert elsewhere.read_text() == '{"id": "x"}\n'
-    (root / ".hurikaeri").mkdir()
+    (root / ".hurikaeri").mkdir(exist_ok=True)  # the refused import took the tx lock there
     os.link(elsewhere, root / ".hurikaeri" / "ledger.jsonl")
     with pytest.raises(PathRefused):
         Ledger(root / ".hurikaeri").record("approve", "kpt-1/keep-1")

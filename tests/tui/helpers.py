@@ -8,12 +8,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from store.workspace import Workspace
-from tui.app import HurikaeriApp
+from tui.app import HurikaeriApp, create_app
 
 
 def make_app(root: Path, *, watch: bool = False) -> HurikaeriApp:
-    return HurikaeriApp(Workspace(root), watch=watch)
+    return create_app(root, watch=watch)
 
 
 async def ready(pilot: Pilot[None]) -> None:

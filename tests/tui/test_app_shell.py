@@ -9,9 +9,8 @@ from textual.widgets import OptionList, TextArea
 from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from store.config import Config
-from store.workspace import Workspace
 from tests.tui.helpers import ready
-from tui.app import HurikaeriApp, create_app
+from tui.app import create_app
 
 
 async def test_bindings_are_remapped_from_the_config(demo_root: Path) -> None:
@@ -31,7 +30,7 @@ async def test_bindings_are_remapped_from_the_config(demo_root: Path) -> None:
 
 
 async def test_command_palette_runs_our_commands(demo_root: Path) -> None:
-    app = HurikaeriApp(Workspace(demo_root), watch=False)
+    app = create_app(demo_root, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+p")
@@ -52,7 +51,7 @@ async def test_a_workspace_of_broken_files_opens(tmp_path: Path) -> None:
     )
     (tmp_path / "lessons" / "ai").mkdir(parents=True)
     (tmp_path / "lessons" / "ai" / "lessons.jsonl").write_text('{"id": 1}\nnot json\n')
-    app = HurikaeriApp(Workspace(tmp_path), watch=False)
+    app = create_app(tmp_path, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert "3 problem files" in app.sub_title or "4 problem files" in app.sub_title

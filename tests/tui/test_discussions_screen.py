@@ -7,14 +7,15 @@ from pathlib import Path
 
 from textual.widgets import Markdown, OptionList, Static, TextArea
 
-from screens.discussions import DiscussionsScreen, PersonReportDialog
-from screens.propose import ProposeScreen
+from screens.dialogs.person_report import PersonReportDialog
+from screens.dialogs.propose import ProposeScreen
+from screens.discussions import DiscussionsScreen
+from screens.widgets.virtual_table import VirtualTable
 from store.check.files import lint_file
 from store.models import KptReport, Proposal
 from store.read.loader import load_file
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 RATE = "discussions/rate-limit-review/2026-11-07-codex-review.md"
 ROUND2 = "discussions/auth-token-strategy/2026-11-03-codex-round2.md"

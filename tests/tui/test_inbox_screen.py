@@ -7,16 +7,16 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from screens.confirm import ConfirmScreen
+from screens.dialogs.confirm import ConfirmScreen
+from screens.dialogs.note_prompt import NotePrompt
+from screens.dialogs.propose import ProposeScreen
 from screens.inbox import InboxScreen
-from screens.note_prompt import NotePrompt
-from screens.propose import ProposeScreen
 from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
 from store.models import Proposal
 from store.read.loader import load_file
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 
 def _status(path: Path) -> str | None:

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Markdown, OptionList, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from screens.confirm import ConfirmScreen
+from screens.dialogs.confirm import ConfirmScreen
 from screens.knowledge import KnowledgeScreen
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until

@@ -9,10 +9,10 @@ from textual.widgets import Input, Static
 
 from screens.knowledge import KnowledgeScreen
 from screens.match import MatchScreen, parse_files
+from screens.widgets.virtual_table import VirtualTable
 from tests.conftest import DEMO
 from tests.tui.helpers import make_app, ready, until
 from tui.app import HurikaeriApp
-from tui.widgets.virtual_table import VirtualTable
 
 
 async def _open(pilot, app: HurikaeriApp) -> MatchScreen:  # type: ignore[no-untyped-def]

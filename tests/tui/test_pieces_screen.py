@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.widgets import Markdown, OptionList, Static, TextArea
 
 from screens.pieces import PiecesScreen
+from screens.widgets.virtual_table import VirtualTable
 from tests.conftest import DEMO, TAKT
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 API = "pieces/builtin/api-feature.yaml"
 
@@ -63,6 +63,9 @@ async def test_facets_are_resolved_and_shown(demo_root: Path) -> None:
         md = screen.query_one("#piece-facet-md", Markdown)
         await until(pilot, lambda: "Planner" in md.source or "plan" in md.source.lower())
         assert "personas map" in _text(screen, "#piece-facet-title")
+        security = next(i for i, p in enumerate(prompts) if "knowledge security" in p)
+        facets.highlighted = security  # where TAKT finds it: the project's facet directory
+        await until(pilot, lambda: "(project)" in _text(screen, "#piece-facet-title"))
         # an instruction written in the piece is shown as is
         ids = [facets.get_option_at_index(i).id for i in range(facets.option_count)]
         inline = next(

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from textual.widgets import Input, Select, TextArea
 
-from screens.promote import PromoteScreen
-from screens.retarget import RetargetScreen
+from screens.dialogs.promote import PromoteScreen
+from screens.dialogs.retarget import RetargetScreen
 from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 SESSION = "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3"  # kpt-20261028-001
 KEY = "kpt-20261028-001/try-001"

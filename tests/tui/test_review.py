@@ -6,14 +6,14 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
-from screens.confirm import ConfirmScreen
-from screens.conflict import ConflictScreen
-from screens.item_form import ItemForm
-from screens.note_prompt import NotePrompt
+from screens.dialogs.confirm import ConfirmScreen
+from screens.dialogs.conflict import ConflictScreen
+from screens.dialogs.item_form import ItemForm
+from screens.dialogs.note_prompt import NotePrompt
 from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
 from store.ledger import Ledger
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 REPORT = "kpt-20261120-001"
 SESSION = "sid:7d4a9e2c-1b86-4f3d-a5e0-c8b2f6d9e413"

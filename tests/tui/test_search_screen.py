@@ -17,11 +17,11 @@ from screens.knowledge import KnowledgeScreen
 from screens.problems import ProblemsScreen
 from screens.search import SearchScreen
 from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
 from store.search.facade import WorkspaceSearch
 from tests.tui.helpers import make_app, ready, until
 from tui.app import HurikaeriApp
 from tui.search_provider import SearchProvider
-from tui.widgets.virtual_table import VirtualTable
 
 
 async def open_search(pilot: Pilot[None]) -> SearchScreen:

@@ -8,13 +8,13 @@ from typing import Any
 
 from textual.widgets import Input, Static
 
-from screens.confirm import ConfirmScreen
-from screens.item_form import ItemForm
+from screens.dialogs.confirm import ConfirmScreen
+from screens.dialogs.item_form import ItemForm
 from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
 from store.ledger import Ledger
 from tests.id_less import ID_LESS_REPORT, RID
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 REPORT = ID_LESS_REPORT
 MESSAGE = f"item 2 of keep in {RID} has no id; give it one (e: edit) — lint reports it"

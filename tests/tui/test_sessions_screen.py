@@ -8,8 +8,8 @@ from textual.widgets import Input, Select
 
 from screens.session import SessionScreen
 from screens.sessions import SessionsScreen
+from screens.widgets.virtual_table import VirtualTable
 from tests.tui.helpers import make_app, ready, until
-from tui.widgets.virtual_table import VirtualTable
 
 
 async def test_lists_every_session_unreviewed_first(demo_root: Path) -> None:

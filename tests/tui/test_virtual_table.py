@@ -6,7 +6,7 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.content import Content
 
-from tui.widgets.virtual_table import Column, Row, VirtualTable
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = [
     Column("id", "ID", width=6, align="right"),

@@ -18,10 +18,8 @@ cursor.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, TypeAlias, overload
+from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.segment import Segment
 from textual import events
@@ -29,110 +27,24 @@ from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
+from .table_rows import (
+    SEPARATOR,
+    Cell,
+    Column,
+    LazyRows,
+    Row,
+    RowMessage,
+    as_content,
+    column_widths,
+    fit,
+)
+
 __all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column of a `VirtualTable`."""
-
-    key: str
-    title: str
-    width: int | None = None
-    """Width in terminal cells; ``None`` shares the remaining width with the other
-    flexible columns (each at least ``min_width``)."""
-    align: str = "left"
-    """``"left"`` or ``"right"``."""
-    min_width: int = 4
-
-
-Cell: TypeAlias = str | Content
-"""A ``str`` is shown literally (never parsed as markup); a ``Content`` keeps its styles."""
-
-Row: TypeAlias = tuple[str, tuple[Cell, ...]]
-"""``(row key, cells in column order)``. Keys are expected to be unique."""
-
-_SEPARATOR = 1
-"""Cells between two columns."""
-
-
-class LazyRows(Sequence[Row]):
-    """Rows given as their keys and a function that makes a row's cells from its key:
-    only the rows that are drawn are ever made (ten thousand sessions, forty on screen).
-    Made cells are kept until the next `VirtualTable.set_rows`."""
-
-    def __init__(self, keys: Sequence[str], cells: Callable[[str], tuple[Cell, ...]]) -> None:
-        self.keys = list(keys)
-        self._cells = cells
-        self._made: dict[int, Row] = {}
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Row]: ...
-
-    def __getitem__(self, index: int | slice) -> Row | Sequence[Row]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        row = self._made.get(index)
-        if row is None:
-            key = self.keys[index]
-            row = self._made[index] = (key, self._cells(key))
-        return row
-
-
-# Characters that would act on the terminal or reorder text, mapped one-to-one to visible
-# stand-ins (so the spans of a Content cell keep their offsets): C0 controls to their Unicode
-# control pictures (ESC shows as ␛), line breaks to ↵, a tab to a space, DEL to ␡, C1
-# controls and bidirectional marks, overrides and isolates to U+FFFD.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
-_BIDI_CODES = (0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_VISIBLE: dict[int, str] = {
-    **{code: chr(0x2400 + code) for code in range(0x20)},
-    0x09: " ",
-    0x0A: "\u21b5",
-    0x0D: "\u21b5",
-    0x7F: "\u2421",
-    **{code: "\ufffd" for code in range(0x80, 0xA0)},
-    **{code: "\ufffd" for code in _BIDI_CODES},
-}
-
-
-def _visible(text: str) -> str:
-    """``text`` on one line with every control character made visible, one for one."""
-    return text.translate(_VISIBLE) if _CONTROLS.search(text) else text
-
-
-def _as_content(cell: Cell) -> Content:
-    """A cell as one line of literal content (a ``str`` is never parsed as markup)."""
-    if isinstance(cell, Content):
-        plain = cell.plain
-        if _CONTROLS.search(plain) is None:
-            return cell
-        return Content(_visible(plain), list(cell.spans), strip_control_codes=False)
-    return Content(_visible(cell), strip_control_codes=False)
-
-
-def _fit(content: Content, width: int, align: str) -> Content:
-    """``content`` truncated (with an ellipsis) or padded to exactly ``width`` cells."""
-    if width <= 0:
-        return Content("")
-    if content.cell_length > width:
-        content = content.truncate(width, ellipsis=True)
-    space = width - content.cell_length
-    if space <= 0:
-        return content
-    return content.pad_left(space) if align == "right" else content.pad_right(space)
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -206,31 +118,11 @@ class VirtualTable(ScrollView, can_focus=True):
     zebra_stripes: reactive[bool] = reactive(False)
     """Shade rows with an even index (``virtual-table--even``)."""
 
-    class Highlighted(Message):
+    class Highlighted(RowMessage["VirtualTable"]):
         """The highlighted row changed (keys, mouse, `set_rows`, `move_to_key`)."""
 
-        def __init__(self, table: VirtualTable, key: str, index: int) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-            self.index = index
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class Selected(Message):
+    class Selected(RowMessage["VirtualTable"]):
         """A row was chosen: Enter, or a click on the highlighted row."""
-
-        def __init__(self, table: VirtualTable, key: str, index: int) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-            self.index = index
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     def __init__(
         self,
@@ -411,25 +303,14 @@ class VirtualTable(ScrollView, can_focus=True):
         available = self.scrollable_content_region.width
         if available != self._widths_for:
             self._widths_for = available
-            self._widths = self._compute_widths(available)
+            self._widths = column_widths(self._columns, available)
             self._header = None
             self._line_cache.clear()
         return self._widths
 
-    def _compute_widths(self, available: int) -> tuple[int, ...]:
-        columns = self._columns
-        widths = [column.width or 0 for column in columns]
-        flexible = [i for i, column in enumerate(columns) if column.width is None]
-        if flexible:
-            rest = available - sum(widths) - _SEPARATOR * max(0, len(columns) - 1)
-            share, extra = divmod(max(0, rest), len(flexible))
-            for n, i in enumerate(flexible):
-                widths[i] = max(columns[i].min_width, share + (1 if n < extra else 0))
-        return tuple(max(0, width) for width in widths)
-
     def _update_virtual_size(self) -> None:
         widths = self._column_widths()
-        width = sum(widths) + _SEPARATOR * max(0, len(widths) - 1)
+        width = sum(widths) + SEPARATOR * max(0, len(widths) - 1)
         size = Size(width, len(self._rows) + 1)
         if size != self.virtual_size:
             self.virtual_size = size
@@ -454,7 +335,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         widths = self._column_widths()
-        width = sum(widths) + _SEPARATOR * max(0, len(widths) - 1)
+        width = sum(widths) + SEPARATOR * max(0, len(widths) - 1)
         if width != self.virtual_size.width:
             self.call_after_refresh(self._update_virtual_size)
         return super().render_lines(crop)
@@ -498,9 +379,9 @@ class VirtualTable(ScrollView, can_focus=True):
             zip(self._columns, self._column_widths(), strict=True)
         ):
             if position:
-                parts.append(" " * _SEPARATOR)
+                parts.append(" " * SEPARATOR)
             cell = cells[position] if position < len(cells) else ""
-            parts.append(_fit(_as_content(cell), width, column.align))
+            parts.append(fit(as_content(cell), width, column.align))
         return Content.assemble(*parts, strip_control_codes=False)
 
     def _to_strip(self, content: Content, style: Style, width: int) -> Strip:

@@ -14,20 +14,20 @@ from textual.app import SuspendNotSupported
 from textual.content import Content
 from textual.screen import Screen
 
+from screens.messages import FilesWritten
+from screens.widgets.literal import literal
 from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit
 from store.review.item_edit import disk_diff
 from store.workspace import Workspace
 from store.write.atomic import ConflictError, WriteError
 from store.write.policy import in_place_for
-from tui.messages import FilesWritten
-from tui.widgets.literal import literal
 
 
 async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: Kind | None) -> bool:
     """Run the edit; True when the file was written (the app has been told)."""
-    from screens.confirm import ConfirmScreen
-    from screens.conflict import ConflictScreen
+    from screens.dialogs.confirm import ConfirmScreen
+    from screens.dialogs.conflict import ConflictScreen
 
     app = screen.app
     try:

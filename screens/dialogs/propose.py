@@ -15,6 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
+from screens.messages import FilesWritten
+from screens.widgets.literal import literal
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.models import Proposal
@@ -26,8 +28,6 @@ from store.review.propose import KIND_DIRS, draft_proposal
 from store.write.atomic import WriteError
 from store.write.roundtrip import new_yaml_document
 from store.write.target_paths import PathRefused, resolve_target
-from tui.messages import FilesWritten
-from tui.widgets.literal import literal
 
 
 class ProposeScreen(ModalScreen[bool]):

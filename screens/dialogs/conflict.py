@@ -16,12 +16,20 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from tui.widgets.literal import literal, visible
+from screens.widgets.literal import literal, visible
 
 Choice = Literal["reload", "keep", "cancel"]
 
 
 class ConflictScreen(ModalScreen[Choice]):
+    """The file changed on disk while it was being edited: keep which side?"""
+
+    DEFAULT_CSS = """
+    ConflictScreen {
+        #conflict-diff { height: 16; }
+    }
+    """
+
     BINDINGS = [
         Binding("r", "choose('reload')", "Reload", id="conflict.reload"),
         Binding("k", "choose('keep')", "Keep mine", id="conflict.keep"),

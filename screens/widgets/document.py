@@ -15,13 +15,12 @@ from textual.content import Content
 from store.index.sessions import Session
 from store.ledger import ItemState
 from store.models import KptReport, Lesson, Proposal, SessionSummary
-from store.models.kpt import KptItem
+from store.models.kpt import SECTION_TITLES, KptItem
 from store.read.textsafe import printable
 from store.review.promote import promoted_label
 
 from .literal import literal, outcome_content
 
-SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
 STATE_STYLE = {"pending": "$text-muted", "approved": "$success", "rejected": "$error"}
 STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗"}
 
@@ -182,6 +181,26 @@ def summary_view(summary: SessionSummary | None) -> Content:
         out += [literal(f"- {x}") for x in u.bad_points or []]
         out += [literal(f"↗ {x}") for x in u.improvements or []]
     return lines(out)
+
+
+def session_head(s: Session, done: int, total: int) -> Content:
+    """A session's title, when, project, review progress (``done`` of ``total`` items) and id."""
+    head = [literal(s.title, "bold"), Content("\n"), literal(s.when or "—"), Content("  ")]
+    if s.project:
+        head += [literal(s.project, "$accent"), Content("  ")]
+    head.append(
+        Content.styled(f"reviewed {done}/{total}", "$success" if done == total else "$warning")
+    )
+    if s.report is not None:  # not counted above: they cannot be decided on
+        doc = s.report.doc
+        missing = sum(1 for _sec, i in doc.items() if not (doc.id and i.id))
+        if missing:
+            head.append(
+                Content.styled(f"  {missing} item(s) without an id (e: edit)", "bold $warning")
+            )
+    if s.session_id:
+        head += [Content("  "), literal(s.session_id, "dim")]
+    return Content.assemble(*head)
 
 
 def lessons_view(session: Session) -> Content:

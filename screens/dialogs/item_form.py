@@ -18,6 +18,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
+from screens.messages import WorkspaceChanged
+from screens.widgets.literal import literal
 from store.models.base import Choice
 from store.models.kpt import KptItem
 from store.read.textio import FileStamp
@@ -30,8 +32,6 @@ from store.review.item_edit import (
 )
 from store.write.atomic import ConflictError, Guard, WriteError
 from store.write.roundtrip import EditError
-from tui.messages import WorkspaceChanged
-from tui.widgets.literal import literal
 
 LONG_FIELDS = {
     "description",
@@ -54,6 +54,13 @@ def _choices(section: str, name: str) -> tuple[str, ...] | None:
 
 class ItemForm(ModalScreen[bool]):
     """Dismissed with True when the item was saved."""
+
+    DEFAULT_CSS = """
+    ItemForm {
+        #form-fields { height: auto; max-height: 30; }
+        #form-errors { height: auto; }
+    }
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="form.save"),
@@ -192,7 +199,7 @@ class ItemForm(ModalScreen[bool]):
 
     @work(exclusive=True, group="form-conflict")
     async def ask_conflict(self, reason: str) -> None:
-        from screens.conflict import ConflictScreen
+        from screens.dialogs.conflict import ConflictScreen
 
         if self.conflict_open:
             return

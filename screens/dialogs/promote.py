@@ -18,15 +18,22 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from screens.widgets.literal import literal, visible
 from store.index.workspace_index import WorkspaceIndex
 from store.review.items import ItemRef, ReviewError
 from store.review.promote import NearChoice, Plan, apply_plans, plan_promotion, section_title
 from store.write.atomic import WriteError
-from tui.widgets.literal import literal, visible
 
 
 class PromoteScreen(ModalScreen[bool]):
     """Dismissed with True when something was written."""
+
+    DEFAULT_CSS = """
+    PromoteScreen {
+        #promote-diff { height: 18; }
+        .near { height: auto; width: 1fr; padding: 0 1; border: round $warning 60%; }
+    }
+    """
 
     BINDINGS = [
         Binding("y", "write", "Write", id="promote.write"),

@@ -9,10 +9,18 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from tui.widgets.literal import literal, visible
+from screens.widgets.literal import literal, visible
 
 
 class TextView(ModalScreen[None]):
+    """A long text to read, such as the diff of what undo restores."""
+
+    DEFAULT_CSS = """
+    TextView {
+        #text-view-body { height: 20; }
+    }
+    """
+
     BINDINGS = [Binding("escape,enter,q", "close", "Close", id="text_view.close")]
 
     def __init__(self, message: str, text: str, title: str = "") -> None:

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, Select, Static
 
+from screens.widgets.literal import literal
 from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import TARGET_TYPES
 from store.review.items import ItemRef, ReviewError
@@ -26,7 +27,6 @@ from store.write.atomic import WriteError
 from store.write.policy import write_bases
 from store.write.roundtrip import EditError
 from store.write.target_paths import PathRefused, resolve_target
-from tui.widgets.literal import literal
 
 NEW_SECTION = "\x00new"
 

@@ -1,0 +1,1 @@
+"""Dialogs: modal screens a screen may push directly (confirm, conflict, forms, previews)."""

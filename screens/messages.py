@@ -1,0 +1,134 @@
+"""App-level messages, between the app and its screens (a leaf module: textual and store only).
+
+Messages a widget sends are nested in that widget (``VirtualTable.Selected``); these are
+the ones about the workspace as a whole and about navigation:
+
+- the app tells the screens on show what changed (:class:`WorkspaceChanged`,
+  :class:`ReviewChanged`); a screen declares what it shows in ``SHOWS`` (kinds of files;
+  ``None`` for files of no kind) and ``SHOWS_REVIEW`` (review states), and is told of
+  nothing else (see ``tui.refresh``);
+- a screen tells the app what it wrote (:class:`FilesWritten`, which says too whether
+  review states changed: one message for both);
+- a screen asks to see something with :class:`Open` and a target; the app's router
+  (``tui.navigate``) decides which screen shows it. A screen never imports another full
+  screen (it may push a dialog of ``screens.dialogs`` itself).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+from textual.message import Message
+
+from store.read.kinds import Kind
+
+if TYPE_CHECKING:
+    from store.search.facade import Hit
+
+EVERY_KIND: frozenset[Kind | None] = frozenset([*Kind, None])
+"""What a screen showing the whole workspace declares (``None``: files of no kind)."""
+
+
+@dataclass
+class WorkspaceChanged(Message, bubble=False):
+    """Files changed on disk (or the index finished loading): screens refresh what they show.
+
+    ``kinds`` are the kinds of the files changed or removed, before and after the change
+    (``None``: a file of no kind); ``review`` says review states changed too."""
+
+    changed: frozenset[Path] = field(default_factory=frozenset)
+    removed: frozenset[Path] = field(default_factory=frozenset)
+    initial: bool = False
+    kinds: frozenset[Kind | None] = field(default_factory=frozenset)
+    review: bool = False
+
+
+@dataclass
+class ReviewChanged(Message, bubble=False):
+    """A decision was recorded or undone: counts and review states must be redrawn."""
+
+
+@dataclass
+class FilesWritten(Message, bubble=False):
+    """A screen wrote these files: the app re-reads them and tells the screens.
+
+    ``review``: a decision was recorded with them (the app then says so in the same
+    message, or in a :class:`ReviewChanged` when no file turned out changed)."""
+
+    paths: frozenset[Path] = field(default_factory=frozenset)
+    review: bool = False
+
+
+# -- navigation ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScreenTarget:
+    """A screen by its name (``"inbox"``, ``"stats"`` …; ``"sessions"``: back home)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SessionTarget:
+    """A session, the cursor on ``item`` (a ledger key), on ``tab`` of its screen."""
+
+    key: str
+    item: str | None = None
+    tab: str | None = None
+
+
+@dataclass(frozen=True)
+class NextToReview:
+    """The next item to review after ``item`` in ``session`` (from the top when ``None``)."""
+
+    session: str | None = None
+    item: str | None = None
+
+
+@dataclass(frozen=True)
+class KnowledgeTarget:
+    """The knowledge base, on one document."""
+
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class InboxTarget:
+    """The inbox, on one proposal (by id)."""
+
+    proposal: str | None = None
+
+
+@dataclass(frozen=True)
+class ProblemsTarget:
+    """The problems view, on one file."""
+
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class HitTarget:
+    """A search hit, where it lives."""
+
+    hit: Hit
+
+
+Target: TypeAlias = (
+    ScreenTarget
+    | SessionTarget
+    | NextToReview
+    | KnowledgeTarget
+    | InboxTarget
+    | ProblemsTarget
+    | HitTarget
+)
+
+
+@dataclass
+class Open(Message):
+    """Show ``target``: posted by a screen (it bubbles to the app), routed by the app."""
+
+    target: Target

@@ -1,0 +1,49 @@
+"""One TAKT piece read whole for display: its graph outlined, lint placed, facets resolved.
+
+Built off the UI thread: the piece is read, checked and linted, its movement graph outlined
+(:mod:`store.check.piece_graph`), each diagnostic assigned to the section its line belongs
+to, and each facet reference resolved as TAKT does (:mod:`store.check.piece_lint`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store.check.files import check_loaded
+from store.check.piece_graph import Section, assign_diagnostics, build_graph, outline
+from store.check.piece_lint import FacetRef, facet_references
+from store.models import Piece
+from store.read.diagnostics import Diagnostic
+from store.read.kinds import Kind
+from store.read.loader import load_file
+
+
+@dataclass(slots=True)
+class PieceView:
+    """Everything shown for one piece."""
+
+    path: Path
+    display: str
+    text: str
+    doc: Piece | None
+    diagnostics: list[Diagnostic]
+    sections: list[Section] = field(default_factory=list)
+    by_section: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    facets: list[FacetRef] = field(default_factory=list)
+
+
+def load_piece_view(path: Path, display: str) -> PieceView:
+    loaded = load_file(path, Kind.PIECE, display)
+    diags = check_loaded(loaded)
+    doc = loaded.doc if isinstance(loaded.doc, Piece) else None
+    view = PieceView(path, display, loaded.text or "", doc, diags)
+    if doc is None:
+        view.by_section = {"head": diags}
+        return view
+    view.sections = outline(build_graph(doc))
+    top_keys = [str(k) for k in loaded.data] if isinstance(loaded.data, dict) else []
+    line_of = loaded.yaml.line_of if loaded.yaml is not None else (lambda _loc: None)
+    view.by_section = assign_diagnostics(view.sections, line_of, top_keys, diags)
+    view.facets = facet_references(doc, path)
+    return view

@@ -1,0 +1,139 @@
+"""The one router: which screen shows what a screen, a key or the palette asks to see.
+
+Screens never import each other: they post :class:`screens.messages.Open` with a target,
+and the app hands it here. This module alone knows where things live: a screen by name,
+a session (on one item, on one tab), the next item to review, a knowledge document, a
+proposal in the inbox, a file in the problems view, and a search hit (whichever of those
+holds it). Screen modules are imported when first opened, so that starting stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.app import App
+from textual.screen import Screen
+
+from screens.messages import (
+    HitTarget,
+    InboxTarget,
+    KnowledgeTarget,
+    NextToReview,
+    ProblemsTarget,
+    ScreenTarget,
+    SessionTarget,
+    Target,
+)
+from store.index.order import next_to_review
+from store.index.workspace_index import WorkspaceIndex
+
+if TYPE_CHECKING:  # the search engine is imported when a hit is first opened
+    from store.search.facade import Hit
+
+#: The screens opened by name (each once on top): module and class, imported when first
+#: opened; each is built from the workspace index alone.
+SCREENS: dict[str, tuple[str, str]] = {
+    "problems": ("screens.problems", "ProblemsScreen"),
+    "inbox": ("screens.inbox", "InboxScreen"),
+    "knowledge": ("screens.knowledge", "KnowledgeScreen"),
+    "match": ("screens.match", "MatchScreen"),
+    "lessons": ("screens.lessons", "LessonsScreen"),
+    "stats": ("screens.stats", "StatsScreen"),
+    "search": ("screens.search", "SearchScreen"),
+    "discussions": ("screens.discussions", "DiscussionsScreen"),
+    "pieces": ("screens.pieces", "PiecesScreen"),
+}
+
+SESSION_KINDS = ("report", "keep", "problem", "try", "omission", "summary", "lesson")
+"""Hit kinds shown in a session: its report and items, its summary, its lessons."""
+ITEM_KINDS = ("keep", "problem", "try", "omission")
+KNOWLEDGE_KINDS = ("skill", "pattern", "anti_pattern", "memory")
+
+
+async def open_target(app: App[Any], index: WorkspaceIndex, target: Target) -> None:
+    """Show ``target``."""
+    match target:
+        case ScreenTarget(name="sessions"):
+            while len(app.screen_stack) > 2:  # the default screen, then the sessions list
+                app.pop_screen()
+        case ScreenTarget(name=name):
+            open_screen(app, index, name)
+        case SessionTarget():
+            await open_session(app, index, target)
+        case NextToReview(session=session, item=item):
+            open_next(app, index, session, item)
+        case KnowledgeTarget(path=path):
+            from screens.knowledge import KnowledgeScreen
+
+            await app.push_screen(KnowledgeScreen(index, select=path))
+        case InboxTarget(proposal=proposal):
+            from screens.inbox import InboxScreen
+
+            await app.push_screen(InboxScreen(index, select=proposal))
+        case ProblemsTarget(path=path):
+            from screens.problems import ProblemsScreen
+
+            await app.push_screen(ProblemsScreen(index, select=path))
+        case HitTarget(hit=hit):
+            found = hit_target(index, hit)
+            if found is None:
+                app.notify("This record belongs to no listed session.", severity="warning")
+            else:
+                await open_target(app, index, found)
+
+
+def open_screen(app: App[Any], index: WorkspaceIndex, name: str) -> None:
+    """The screen called ``name``, unless it is on top already."""
+    module, attr = SCREENS[name]
+    cls = getattr(importlib.import_module(module), attr)
+    if not isinstance(app.screen, cls):
+        app.push_screen(cast("Callable[[WorkspaceIndex], Screen[None]]", cls)(index))
+
+
+async def open_session(app: App[Any], index: WorkspaceIndex, target: SessionTarget) -> None:
+    from screens.session import SessionScreen
+
+    session = SessionScreen(index, target.key, item_key=target.item)
+    await app.push_screen(session)
+    if target.tab is not None:
+        # after the screen has focused its item list (which would pull the first tab back)
+        session.call_after_refresh(session.action_tab, target.tab)
+
+
+def open_next(
+    app: App[Any], index: WorkspaceIndex, session_key: str | None, item_key: str | None
+) -> None:
+    """The next item to review: the review screen on top moves to it, else one opens."""
+    from screens.session import SessionScreen
+
+    found = next_to_review(index, session_key, item_key)
+    if found is None:
+        app.notify("Everything is reviewed.", title="Nothing left")
+        return
+    session, key = found
+    if isinstance(app.screen, SessionScreen):
+        app.screen.go_to(session.key, key)
+    else:
+        app.push_screen(SessionScreen(index, session.key, item_key=key))
+
+
+def hit_target(index: WorkspaceIndex, hit: Hit) -> Target | None:
+    """Where a search hit lives: its session, the knowledge base, the inbox, or the file
+    (in the problems view); ``None`` for a record of no listed session."""
+    from store.search.facade import session_key_for
+
+    if hit.kind in SESSION_KINDS:
+        key = session_key_for(index, hit)
+        if key is None:
+            return None
+        item = hit.id if hit.kind in ITEM_KINDS else None
+        tab = {"lesson": "lessons", "summary": "summary"}.get(hit.kind)
+        return SessionTarget(key, item, tab)
+    if hit.kind in KNOWLEDGE_KINDS:
+        return KnowledgeTarget(Path(hit.path))
+    if hit.kind == "proposal":
+        return InboxTarget(hit.id)
+    return ProblemsTarget(Path(hit.path))
