@@ -66,6 +66,23 @@ class UsageError(Exception):
     pass
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kw: Any) -> NoReturn:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("hurikaeri")
+        except PackageNotFoundError:
+            v = "unknown"
+        print(f"{PROG} {v}")
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
@@ -100,9 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
         parents=[_common(None)],
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-    sub.add_parser(
+    demo = sub.add_parser(
         "demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace"
+    )
+    demo.add_argument(
+        "--keep", action="store_true", help="keep the copy after the app closes (removed otherwise)"
     )
     lint = sub.add_parser(
         "lint", parents=[common], help="check the workspace, or the given files and directories"
@@ -620,9 +641,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         config = load_config(args.config)
         if args.command == "demo":
-            root = copy_demo()
-            status = run_ui(Workspace(root, config))
-            print(f"The demo workspace is kept at {root}", file=sys.stderr)
+            root = copy_demo()  # the app's header shows where it is while it runs
+            try:
+                status = run_ui(Workspace(root, config))
+            finally:
+                if args.keep:
+                    print(f"The demo workspace is kept at {root}", file=sys.stderr)
+                else:
+                    shutil.rmtree(root, ignore_errors=True)
+                    print(f"Removed the demo copy {root} (--keep keeps it)", file=sys.stderr)
             return status
         if args.root is not None and not args.root.is_dir():
             raise UsageError(f"--root {args.root}: not a directory")
