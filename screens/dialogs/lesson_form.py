@@ -14,20 +14,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from screens.widgets.literal import literal
-from screens.widgets.virtual_table import Column
 from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
 from store.review.items import ReviewError
 from store.review.lessons import edit_lesson, find_lesson
 from store.write.atomic import Guard, WriteError
-
-COLUMNS = [
-    Column("date", "Date", 10),
-    Column("type", "Type", 18),
-    Column("category", "Category", 14),
-    Column("title", "Title", None, min_width=20),
-]
-GROUPS = ("none", "tag", "category")
 
 
 class LessonForm(ModalScreen[bool]):

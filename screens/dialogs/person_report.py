@@ -15,32 +15,13 @@ from textual.widgets import Button, Static, TextArea
 
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
-from screens.widgets.virtual_table import Column
 from store.index.workspace_index import WorkspaceIndex
 from store.review.person_report import (
-    PickKind,
     check_person_report,
     report_path,
     write_person_report,
 )
 from store.write.atomic import WriteError
-
-COLUMNS = [
-    Column("status", "Status", 9),
-    Column("verdict", "Verdict", 7),
-    Column("findings", "Findings", 9),
-    Column("blockers", "Block", 5),
-    Column("open", "Open", 4),
-    Column("decisions", "Dec.", 4),
-    Column("next", "Next", 4),
-    Column("name", "Discussion", None, min_width=16),
-]
-#: Option id prefix → what ``p`` makes of it.
-PICKABLE: dict[str, PickKind] = {
-    "finding": "finding",
-    "blocker": "blocker",
-    "next_step": "next_step",
-}
 
 
 class PersonReportDialog(ModalScreen[Path | None]):

@@ -77,6 +77,28 @@ def _has_id(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != ""
 
 
+def _edited(
+    path: Path,
+    section: str,
+    item_id: str,
+    position: int,
+    changes: dict[str, Any],
+    base: FileStamp | None,
+) -> YamlEditor:
+    """The report opened and the changes applied in memory (field → value; ``None``
+    removes it); :class:`ConflictError` when the file is no longer ``base``."""
+    editor = YamlEditor.open(path)
+    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
+        raise ConflictError(path, base, editor.stamp)
+    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
+    for key, value in changes.items():
+        if value is None:
+            editor.delete([section, i, key])
+        else:
+            editor.set([section, i, key], value)
+    return editor
+
+
 def apply_item_changes(
     path: Path,
     section: str,
@@ -97,15 +119,7 @@ def apply_item_changes(
     changes on top of whatever the file is now: "keep mine"). Returns the new stamp and the
     bytes before and after.
     """
-    editor = YamlEditor.open(path)
-    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
-        raise ConflictError(path, base, editor.stamp)
-    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
-    for key, value in changes.items():
-        if value is None:
-            editor.delete([section, i, key])
-        else:
-            editor.set([section, i, key], value)
+    editor = _edited(path, section, item_id, position, changes, base)
     before = editor.original_bytes
     after = editor.render()
     stamp = editor.save(guard)
@@ -129,15 +143,7 @@ def edit_item(
     """:func:`apply_item_changes` as a transaction (``edit``): the report file, and the
     item (``subject``: its ledger key, or the report's id for an item without one) marked
     edited in the review state. ``None`` when the changes change nothing."""
-    editor = YamlEditor.open(path)
-    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
-        raise ConflictError(path, base, editor.stamp)
-    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
-    for key, value in changes.items():
-        if value is None:
-            editor.delete([section, i, key])
-        else:
-            editor.set([section, i, key], value)
+    editor = _edited(path, section, item_id, position, changes, base)
     before, after = editor.original_bytes, editor.render()
     if before == after:
         return None

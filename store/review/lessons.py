@@ -84,16 +84,8 @@ def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> byt
     place: the new line, padded with spaces before its line ending when it is shorter than
     the old one (a file other programs append to is never shortened: see
     :mod:`store.write.jsonl_edit`)."""
-    check_editable(ref.path, ref.data)
-    new = {**ref.record.data, **changes}
-    sink = DiagnosticSink(str(ref.path))
-    validate_tolerant(Lesson, new, sink, what="lesson")
-    errors = [d.message for d in sink.items if d.severity == "error"]
-    if errors:
-        raise ReviewError("; ".join(errors))
+    line = lesson_line(ref, changes)
     old = ref.data[ref.record.start : ref.record.end]
-    newline = line_ending(old) if old.endswith(b"\n") else b"\n"
-    line = encode_record(new, newline)
     done = replace_span(
         ref.path,
         ref.record.start,
