@@ -1,0 +1,94 @@
+"""How an item's evidence check looks: a mark for list rows, a section for the detail
+pane, and the report's metrics beside the transcript's counts.
+
+The checks come from :mod:`store.insight.evidence`; nothing here reads a file. Agent text
+(item names, notes quoting them) is shown literally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+
+from store.insight.evidence import EvidenceCheck, EvidenceState, MetricRow
+
+from .literal import literal
+
+#: state → (mark, words, style)
+STATES: dict[EvidenceState, tuple[str, str, str]] = {
+    "found": ("◆", "evidence found", "$success"),
+    "partial": ("◇", "evidence partly found", "$warning"),
+    "not_found": ("✗", "evidence not found", "bold $error"),
+    "no_transcript": ("–", "no transcript", "$text-muted"),
+    "unchecked": ("·", "nothing to check", "$text-muted"),
+}
+
+
+def evidence_mark(check: EvidenceCheck | None) -> Content:
+    """Two cells to put before an item's description (empty when there is no check)."""
+    if check is None:
+        return Content("")
+    mark, _words, style = STATES[check.state]
+    return Content.styled(f"{mark} ", style)
+
+
+def evidence_words(check: EvidenceCheck | None) -> Content:
+    """The state in words: ``✗ evidence not found``."""
+    if check is None:
+        return Content.styled("evidence: checking…", "$text-muted")
+    mark, words, style = STATES[check.state]
+    return Content.styled(f"{mark} {words}", style)
+
+
+def evidence_detail(check: EvidenceCheck | None) -> Content:
+    """The detail pane's section: the state, the turns cited, each name and where it
+    appears, and the notes."""
+    if check is None:
+        return Content("")
+    lines: list[Content] = [evidence_words(check)]
+    if check.cited:
+        cited = ", ".join(str(n) for n in check.cited[:20])
+        more = f" … ({len(check.cited)})" if len(check.cited) > 20 else ""
+        lines.append(Content.assemble(Content.styled("  cites turn ", "$text-muted"), cited + more))
+    for name, turns in check.names.items():
+        where = (
+            Content.styled("in turn " + ", ".join(map(str, turns[:10])), "$success")
+            if turns
+            else Content.styled("never in the session", "$error")
+        )
+        lines.append(Content.assemble("  ", literal(name, keep_newlines=False), ": ", where))
+    for note in check.notes:
+        lines.append(Content.assemble("  ", literal(note, "italic", keep_newlines=False)))
+    if check.cited and check.state not in ("no_transcript", "not_found"):
+        lines.append(Content.styled("  (the transcript tab shows the cited turns)", "$text-muted"))
+    return Content("\n").join(lines)
+
+
+def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
+    """``metric  reported  counted``, a difference marked ``≠`` in the warning colour."""
+    if not rows:
+        return Content.styled("No transcript to count from.", "$text-muted")
+    width = max(len(r.name) for r in rows)
+    lines = [
+        Content.styled(f"{'metric':<{width}}  {'report':>8}  {'transcript':>10}", "bold"),
+    ]
+    for r in rows:
+        reported = _value(r.reported)
+        counted = _value(r.counted)
+        text = f"{r.name:<{width}}  {reported:>8}  {counted:>10}"
+        if r.differs:
+            lines.append(
+                Content.assemble(literal(text, "$warning"), Content.styled(" ≠", "bold $warning"))
+            )
+        else:
+            lines.append(literal(text))
+    return Content("\n").join(lines)
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) if len(value) <= 3 else f"{len(value)} tools"
+    return str(value)

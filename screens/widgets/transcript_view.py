@@ -1,0 +1,519 @@
+"""A session's transcript as numbered turns: search inside it, jump to a turn, see the
+turns a KPT item cites.
+
+One row per piece of a turn — the person's message, the agent's text, each tool call
+(its tool and the file or command it touched), each result (errors marked), notes — drawn
+by a `VirtualTable`, so only the rows on screen are ever made. Turns are numbered as
+:mod:`store.read.transcript` says (one per message of the person or the agent, as a KPT
+report's ``metrics`` count them). The highlighted row is shown whole below the list (a
+message cut in memory is read again from its line).
+
+The file is read in a thread worker a batch of lines at a time: the first turns are on
+screen after the first batch, the rest follows. Nothing is written.
+
+**Memory.** A row keeps only what drawing it needs — its turn, kind, line and offset in a
+few arrays, a preview of :data:`ROW_TEXT_CAP` characters, a tool call's name and target —
+never a turn or block object per row, and row keys are their positions (rows are only
+appended). Search inside the transcript reads the file in a worker
+(:func:`store.read.transcript.scan_for`), so it finds text past the preview. A 50 MB file
+of 108,000 one-line messages grows the app by about 34 MB (``benchmarks/README.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from store.read.transcript import Transcript, TranscriptReader, full_text, scan_for
+from store.read.transcript_locator import TranscriptLocator
+from store.workspace import Workspace
+
+from .literal import literal
+from .table_rows import Cell, Column
+from .transcript_rows import (
+    ROW_TEXT_CAP,
+    PositionalKeys,
+    PositionalRows,
+    TranscriptRow,
+    TranscriptRows,
+)
+from .virtual_table import VirtualTable
+
+#: Lines read before the first rows are shown, then per later batch.
+FIRST_BATCH_LINES = 200
+BATCH_LINES = 5_000
+BATCH_LINES_MAX = 80_000
+#: Lines read between two hand-overs of blocks to the rows (bounds what is held twice).
+STEP_LINES = 4_000
+COLUMNS = [
+    Column("mark", "", 1),
+    Column("turn", "Turn", 5, align="right"),
+    Column("who", "Who", 8),
+    Column("text", "", None, min_width=16),
+]
+
+WHO = {
+    "user": ("you", "bold $text-primary"),
+    "assistant": ("agent", "$text-secondary"),
+}
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    return " ".join(text[:limit].split())
+
+
+def row_text(row: TranscriptRow) -> Content:
+    """The text cell of a row: a message's first words, a call's tool and target."""
+    b = row.block
+    if b.kind == "tool_use":
+        return Content.assemble(
+            Content.styled(b.name, "bold"), " ", literal(_one_line(b.target or b.text))
+        )
+    if b.kind == "tool_result":
+        style = "$error" if b.is_error else "$text-muted"
+        head = "✗ error: " if b.is_error else "→ "
+        return Content.assemble(Content.styled(head, style), literal(_one_line(b.text), style))
+    if b.kind in ("meta", "thinking", "other"):
+        return literal(_one_line(b.text), "italic $text-muted")
+    return literal(_one_line(b.text))
+
+
+def _who(row: TranscriptRow) -> Content:
+    b = row.block
+    if b.sidechain:
+        return Content.styled("sub-agent", "$text-muted")
+    if b.kind == "tool_use":
+        return Content.styled("tool", "$accent")
+    if b.kind == "tool_result":
+        return Content.styled("error" if b.is_error else "result", "$error" if b.is_error else "")
+    if b.kind == "meta":
+        return Content.styled("note", "$text-muted")
+    if b.kind == "thinking":
+        return Content.styled("thinking", "$text-muted")
+    if row.turn is None:
+        return Content("")
+    words, style = WHO[row.turn.role]
+    return Content.styled(words, style)
+
+
+def _matches(row: TranscriptRow, needle: str, found: Mapping[int, set[str]]) -> bool:
+    """Whether a row holds ``needle``: in what it keeps (preview, tool, target), or — by
+    ``found``, the lines of the file that hold it (:func:`scan_for`) — past its preview."""
+    b = row.block
+    if needle in b.text.casefold() or needle in b.target.casefold() or needle in b.name.casefold():
+        return True
+    parts = found.get(b.offset)
+    if not parts:
+        return False
+    if b.kind in ("text", "thinking", "meta"):
+        return "text" in parts
+    return bool(b.tool_id) and b.tool_id in parts
+
+
+class TranscriptView(Vertical, can_focus=False):
+    """The transcript of one session, read lazily. Mount it with the workspace and the
+    session id (or a transcript's path); call :meth:`set_cited` with an item's turns."""
+
+    DEFAULT_CSS = """
+    TranscriptView {
+        height: 1fr;
+        #transcript-status { height: 1; padding: 0 1; color: $text-muted; }
+        #transcript-find, #transcript-goto { display: none; height: 3; }
+        #transcript-find.-shown, #transcript-goto.-shown { display: block; }
+        #transcript-rows { height: 2fr; border: round $primary 50%; }
+        #transcript-rows:focus { border: round $primary; }
+        #transcript-detail-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        .transcript--cited { color: $accent; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "find", "Find", id="transcript.find"),
+        Binding("escape", "close_input", "Close", id="transcript.close_input", show=False),
+        Binding("g", "go_to_turn", "Go to turn", id="transcript.go_to_turn"),
+        Binding("c", "next_cited", "Cited turn", id="transcript.next_cited"),
+        Binding("right_square_bracket", "next_match", "Next match", id="transcript.next_match"),
+        Binding(
+            "left_square_bracket",
+            "previous_match",
+            "Previous match",
+            id="transcript.previous_match",
+            show=False,
+        ),
+    ]
+
+    class Loaded(Message):
+        """The transcript was read (``done``) or a first part of it was."""
+
+        def __init__(self, view: TranscriptView, turns: int, done: bool) -> None:
+            super().__init__()
+            self.view = view
+            self.turns = turns
+            self.done = done
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+    def __init__(
+        self,
+        ws: Workspace,
+        session_id: str | None,
+        *,
+        path: Path | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.ws = ws
+        self.session_id = session_id
+        self.path = path
+        #: what has been read so far: its diagnostics and times (turns are not kept: the
+        #: rows are, in :attr:`rows`)
+        self.transcript: Transcript | None = None
+        self.rows = TranscriptRows()
+        #: the rows' keys, in order (a row's key is its position)
+        self.keys: Sequence[str] = PositionalKeys(0)
+        self.turn_count = 0
+        self.done = False
+        self.problems = 0
+        self.cited: set[int] = set()
+        self.matches: list[int] = []
+        #: a search is running
+        self.searching = False
+        self._query = ""
+        self._pending_turn: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Content.styled("Looking for the transcript…", "$text-muted"), id="transcript-status"
+        )
+        yield Input(
+            placeholder="find in the transcript (Enter: next, Esc: close)", id="transcript-find"
+        )
+        yield Input(placeholder="go to turn N (Enter)", id="transcript-goto", type="integer")
+        yield VirtualTable(COLUMNS, id="transcript-rows")
+        with VerticalScroll(id="transcript-detail-scroll"):
+            yield Static(id="transcript-detail")
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @property
+    def table(self) -> VirtualTable:
+        return self.query_one("#transcript-rows", VirtualTable)
+
+    # -- reading -------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="transcript-read")
+    def load(self) -> None:
+        """Find the transcript and read it, showing the rows after each batch (batches
+        grow, so a long transcript costs few redraws). The reader streams: each row is
+        kept as a few numbers and a preview (:class:`TranscriptRows`), its block forgotten."""
+        path = self.path
+        if path is None:
+            locator = TranscriptLocator(self.ws)
+            path = locator.find(self.session_id)
+        if path is None:
+            self.app.call_from_thread(self._no_transcript)
+            return
+        self.path = path
+        rows = turns = 0
+        with TranscriptReader(
+            path, self.session_id, keep_turns=False, text_cap=ROW_TEXT_CAP
+        ) as reader:
+            batch = FIRST_BATCH_LINES
+            while True:
+                new = TranscriptRows(rows, turns)
+                left, done = batch, False
+                while left > 0 and not done:  # blocks become rows every few thousand lines
+                    done = reader.read(min(left, STEP_LINES))
+                    left -= STEP_LINES
+                    for turn, block in reader.take_blocks():
+                        new.add(turn, block)
+                rows, turns = rows + len(new), turns + len(new.starts)
+                self.app.call_from_thread(self._show, reader.transcript, new, done)
+                if done:
+                    return
+                batch = min(BATCH_LINES_MAX, max(BATCH_LINES, batch * 2))
+
+    def _no_transcript(self) -> None:
+        self.done = True
+        who = f"session {self.session_id}" if self.session_id else "this session (no session id)"
+        self.query_one("#transcript-status", Static).update(
+            Content.assemble(
+                Content.styled("No transcript of ", "$text-muted"),
+                literal(who, "$text-muted", keep_newlines=False),
+                Content.styled(" in the transcripts location.", "$text-muted"),
+            )
+        )
+        self.table.set_rows([])
+        self.post_message(self.Loaded(self, 0, True))
+
+    def _show(self, t: Transcript, new: TranscriptRows, done: bool) -> None:
+        self.transcript = t
+        self.rows.merge(new)
+        self.keys = PositionalKeys(len(self.rows))
+        self.turn_count = len(self.rows.starts)
+        self.done = done
+        self.problems = len(t.diagnostics)
+        self._set_rows()
+        self._status()
+        if self._pending_turn is not None and self.jump_to_turn(self._pending_turn):
+            self._pending_turn = None
+        self.post_message(self.Loaded(self, self.turn_count, done))
+
+    def row(self, index: int) -> TranscriptRow | None:
+        """The row at ``index`` (``None``: no such row)."""
+        if not 0 <= index < len(self.rows):
+            return None
+        return self.rows.row(index)
+
+    def first_row(self, number: int) -> int | None:
+        """The index of turn ``number``'s first row (``None``: no such turn, yet)."""
+        if 1 <= number <= len(self.rows.starts):
+            return self.rows.starts[number - 1]
+        return None
+
+    def _set_rows(self) -> None:
+        self.table.set_rows(PositionalRows(len(self.rows), self._cells))
+
+    def _cells(self, key: str) -> tuple[Cell, ...]:
+        row = self.rows.row(int(key))
+        number = row.turn.number if row.turn is not None else None
+        cited = number is not None and number in self.cited
+        mark = Content.styled("▍", "$accent") if cited else Content("")
+        turn = (
+            Content.styled(str(number), "bold $accent" if cited else "bold")
+            if row.first and number is not None
+            else Content("")
+        )
+        return (mark, turn, _who(row), row_text(row))
+
+    def _status(self) -> None:
+        where = self.ws.display(self.path) if self.path else ""
+        parts: list[Content | str] = [
+            Content.styled(f"{self.turn_count} turns", "bold"),
+            " · ",
+            literal(where, keep_newlines=False),
+        ]
+        if not self.done:
+            parts.append(Content.styled(" · reading…", "$warning"))
+        if self.problems:
+            parts.append(
+                Content.styled(f" · {self.problems} lines not read (broken or unknown)", "$warning")
+            )
+        if self.cited:
+            shown = ", ".join(str(n) for n in sorted(self.cited)[:8])
+            parts.append(Content.styled(f" · cited: {shown}", "$accent"))
+        if self.searching:
+            parts.append(Content.styled(" · searching…", "$text-muted"))
+        elif self._query:
+            parts.append(Content.styled(f" · {len(self.matches)} matches", "$text-muted"))
+        self.query_one("#transcript-status", Static).update(Content.assemble(*parts))
+
+    # -- the highlighted row ---------------------------------------------------------------
+
+    @on(VirtualTable.Highlighted, "#transcript-rows")
+    def _highlighted(self, event: VirtualTable.Highlighted) -> None:
+        event.stop()
+        if event.key.isdigit() and int(event.key) < len(self.rows):
+            self._detail(self.rows.row(int(event.key)))
+
+    def _detail(self, row: TranscriptRow) -> None:
+        b = row.block
+        head: list[Content | str] = []
+        if row.turn is not None:
+            head += [Content.styled(f"Turn {row.turn.number}", "bold"), f" · {row.turn.role}"]
+            if row.turn.timestamp:
+                head.append(literal(f" · {row.turn.timestamp}", keep_newlines=False))
+        head.append(Content.styled(f" · line {b.line}", "$text-muted"))
+        if b.kind in ("tool_use", "tool_result"):
+            head += [
+                "\n",
+                Content.styled(b.name, "bold"),
+                " ",
+                literal(b.target, keep_newlines=False),
+            ]
+        body = literal(b.text)
+        if b.truncated:
+            body = Content.assemble(body, Content.styled("\n… (reading the rest)", "$text-muted"))
+            self._load_full(row)
+        self.query_one("#transcript-detail", Static).update(Content.assemble(*head, "\n\n", body))
+
+    @work(thread=True, exclusive=True, group="transcript-detail")
+    def _load_full(self, row: TranscriptRow) -> None:
+        if self.path is None:
+            return
+        text = full_text(self.path, row.block)
+        self.app.call_from_thread(self._show_full, row, text)
+
+    def _show_full(self, row: TranscriptRow, text: str) -> None:
+        if self.table.cursor_key != row.key:
+            return
+        shown = self.query_one("#transcript-detail", Static)
+        current = shown.visual
+        head = current.plain.split("\n\n", 1)[0] if isinstance(current, Content) else ""
+        shown.update(Content.assemble(literal(head), "\n\n", literal(text)))
+
+    # -- turns -----------------------------------------------------------------------------
+
+    def jump_to_turn(self, number: int) -> bool:
+        """Highlight turn ``number``'s first row; ``False`` when there is no such turn
+        (yet: while the file is being read, the jump happens once the turn is there)."""
+        index = self.first_row(number)
+        if index is None:
+            if not self.done:
+                self._pending_turn = number
+            return False
+        self.table.cursor_row = index
+        self.table.scroll_to_cursor()
+        return True
+
+    def set_cited(self, turns: Iterable[int]) -> None:
+        """Mark the turns an item cites (empty: none)."""
+        cited = set(turns)
+        if cited == self.cited:
+            return
+        self.cited = cited
+        self._set_rows()
+        self._status()
+
+    def current_turn(self) -> int | None:
+        row = self.row(self.table.cursor_row)
+        return row.turn.number if row is not None and row.turn is not None else None
+
+    def jump_to_cited(self) -> bool:
+        """The next cited turn after the cursor's (the first again after the last)."""
+        present = sorted(n for n in self.cited if self.first_row(n) is not None)
+        if not present:
+            return False
+        now = self.current_turn() or 0
+        later = [n for n in present if n > now]
+        return self.jump_to_turn((later or present)[0])
+
+    def action_next_cited(self) -> None:
+        if not self.cited:
+            self.notify("The item cites no turn.", timeout=2)
+        elif not self.jump_to_cited():
+            last = max(self.cited)
+            self.notify(
+                f"Turn {last} is not in this transcript ({self.turn_count} turns).",
+                severity="warning",
+                timeout=3,
+            )
+
+    def action_go_to_turn(self) -> None:
+        box = self.query_one("#transcript-goto", Input)
+        box.add_class("-shown")
+        box.value = ""
+        box.focus()
+
+    @on(Input.Submitted, "#transcript-goto")
+    def _goto_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close(event.input)
+        try:
+            number = int(event.value.strip())
+        except ValueError:
+            return
+        if not self.jump_to_turn(number) and self.done:
+            self.notify(f"There is no turn {number} ({self.turn_count} turns).", timeout=3)
+
+    # -- search ----------------------------------------------------------------------------
+
+    def action_find(self) -> None:
+        box = self.query_one("#transcript-find", Input)
+        box.add_class("-shown")
+        box.focus()
+
+    def find(self, text: str) -> None:
+        """Look for ``text`` (any case) in every row, the whole file read in a worker (a
+        row keeps only a preview); the cursor then goes to the first match after it, and
+        :attr:`matches` lists them."""
+        self._query = needle = text.casefold().strip()
+        self.matches = []
+        self.searching = bool(needle)
+        self._status()
+        if needle:
+            self._search(needle)
+
+    @work(thread=True, exclusive=True, group="transcript-find")
+    def _search(self, needle: str) -> None:
+        worker = get_current_worker()
+        count = len(self.rows)  # rows only ever grow: these are there throughout
+        path = self.path
+        found = scan_for(path, needle, lambda: worker.is_cancelled) if path else {}
+        matches = [i for i in range(count) if _matches(self.rows.row(i), needle, found)]
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._found, needle, matches)
+
+    def _found(self, needle: str, matches: list[int]) -> None:
+        if needle != self._query:
+            return
+        self.matches = matches
+        self.searching = False
+        self._status()
+        if matches:
+            self._to_match(+1, inclusive=True)
+        else:
+            self.notify("Not found in the transcript.", timeout=2)
+
+    def _to_match(self, step: int, *, inclusive: bool = False) -> bool:
+        if not self.matches:
+            return False
+        now = self.table.cursor_row
+        if step > 0:
+            after = [i for i in self.matches if i > now or (inclusive and i == now)]
+            target = after[0] if after else self.matches[0]
+        else:
+            before = [i for i in self.matches if i < now]
+            target = before[-1] if before else self.matches[-1]
+        self.table.cursor_row = target
+        self.table.scroll_to_cursor()
+        return True
+
+    def action_next_match(self) -> None:
+        self._to_match(+1)
+
+    def action_previous_match(self) -> None:
+        self._to_match(-1)
+
+    @on(Input.Submitted, "#transcript-find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.casefold().strip() != self._query:
+            self.find(event.value)
+        else:
+            self._to_match(+1)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_input":  # otherwise Escape goes on to the screen (Back)
+            return self._open_input() is not None
+        return True
+
+    def _open_input(self) -> Input | None:
+        focused = self.screen.focused
+        if isinstance(focused, Input) and focused.parent is self:
+            return focused
+        return None
+
+    def action_close_input(self) -> None:
+        box = self._open_input()
+        if box is not None:
+            self._close(box)
+
+    def _close(self, box: Input) -> None:
+        box.remove_class("-shown")
+        self.table.focus()

@@ -1,0 +1,518 @@
+"""A KPT report's claims checked against its session's own transcript.
+
+A report is a model's account of its own session: the turns an item's ``evidence`` or
+``turn_range`` cites, the files and commands it names and the report's ``metrics`` may be
+wrong or invented. Here they are set beside the transcript (:mod:`store.read.transcript`):
+
+- **Turn references** in the forms agents write — ``turn 12``, ``Turn 5-8``, ``turns 3, 5
+  and 7``, ``ターン3-10``, ``第3ターン``, ``3ターン目``, ``턴 4``, ``4턴``, ``T12`` — and, in
+  ``turn_range``, plain numbers and ranges (``5-8``, ``5〜8``). Full-width digits count.
+- **Names**: file paths (``src/auth.ts``, ``package.json``), commands (``npm install``,
+  anything in backquotes) looked up among the session's tool calls and text.
+- **A state per item**: ``found`` (the cited turns exist and mention what the item names,
+  or — citing no turn — everything it names is in the session), ``partial`` (some of it:
+  a name found only outside the cited turns, or some names missing), ``not_found`` (a cited
+  turn beyond the session's end, nothing it names ever touched), ``no_transcript``, and
+  ``unchecked`` (it cites no turn and names nothing, or it is an omission citing no turn —
+  what an omission names was, by its own account, not done: nothing to check).
+- **Metrics** computed from the transcript beside the report's, each difference marked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from store.ledger import item_key
+from store.models.kpt import KptItem, KptMetrics, KptReport
+from store.read.transcript import CODE_CHANGE_TOOLS, Block, Transcript, Turn, read_transcript
+from store.read.transcript_locator import TranscriptLocator
+from store.workspace import Workspace
+
+EvidenceState = Literal["found", "partial", "not_found", "no_transcript", "unchecked"]
+
+#: States that mean "look before approving" (the ``evidence:missing`` filter).
+MISSING_STATES: frozenset[str] = frozenset({"not_found"})
+
+# -- turn references -------------------------------------------------------------------
+
+_NUM = r"\d{1,6}"
+_DASH = r"\s*(?:-|–|—|~|〜|～|‐|−|\.\.|to|through|から)\s*"
+_SEP = r"\s*(?:,|、|，|/|&|and|or|と|및|および|及び)\s*"
+#: a number or range not followed by more digits, ``-02`` or ``:58`` (a date, a time)
+_ITEM = rf"{_NUM}(?:{_DASH}{_NUM})?(?!\d|[-/.:]\d)"
+_LIST = rf"{_ITEM}(?:{_SEP}{_ITEM})*"
+#: ``turn 12``, ``Turns 5-8``, ``ターン3-10``, ``턴 4``, ``T12``, ``turn #3``
+_PREFIXED = re.compile(
+    rf"(?:(?<![A-Za-z])(?:turns?|Turns?|TURNS?)\s*#?\s*|ターン\s*|턴\s*|(?<![A-Za-z0-9_])T)"
+    rf"(?P<list>{_LIST})",
+)
+#: ``第3ターン``, ``3ターン目``, ``3-5ターン``, ``4턴``, ``4번째 턴``
+_SUFFIXED = re.compile(rf"(?:第\s*)?(?P<list>{_LIST})\s*(?:ターン|턴|번째\s*턴)")
+_PLAIN = re.compile(rf"^\s*(?:turns?\s*)?(?P<list>{_LIST})\s*$", re.IGNORECASE)
+_RANGE = re.compile(rf"(?P<a>{_NUM})(?:{_DASH}(?P<b>{_NUM}))?")
+#: A cited range longer than this is taken as its two ends (a typo must not cost memory).
+MAX_RANGE = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRef:
+    """Turns ``first``..``last`` (inclusive) as cited, with the text that cited them."""
+
+    first: int
+    last: int
+    text: str
+
+    def turns(self) -> list[int]:
+        if self.last - self.first > MAX_RANGE:
+            return [self.first, self.last]
+        return list(range(self.first, self.last + 1))
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _refs_in(listing: str, whole: str) -> list[TurnRef]:
+    out = []
+    for m in _RANGE.finditer(listing):
+        a = int(m.group("a"))
+        b = int(m.group("b")) if m.group("b") else a
+        if b < a:
+            a, b = b, a
+        out.append(TurnRef(a, b, whole.strip()))
+    return out
+
+
+def parse_turn_refs(text: str | None, *, plain: bool = False) -> list[TurnRef]:
+    """The turns ``text`` cites. ``plain`` (a ``turn_range`` field) also takes a bare
+    ``5-8`` or ``12``; in free text a bare number is a count or a date, not a turn."""
+    if not text:
+        return []
+    norm = _normal(text)
+    refs: list[TurnRef] = []
+    if plain:
+        m = _PLAIN.match(norm)
+        if m:
+            return _refs_in(m.group("list"), m.group(0))
+    taken: list[tuple[int, int]] = []
+    for pattern in (_PREFIXED, _SUFFIXED):
+        for m in pattern.finditer(norm):
+            span = m.span()
+            if any(s < span[1] and span[0] < e for s, e in taken):
+                continue
+            taken.append(span)
+            refs.extend(_refs_in(m.group("list"), m.group(0)))
+    return refs
+
+
+def cited_turns(item: KptItem) -> tuple[list[TurnRef], set[int]]:
+    """The references of an item's ``evidence`` and ``turn_range`` and the turns cited."""
+    refs = parse_turn_refs(getattr(item, "evidence", None))
+    refs += parse_turn_refs(getattr(item, "turn_range", None), plain=True)
+    turns: set[int] = set()
+    for r in refs:
+        turns.update(r.turns())
+    return refs, turns
+
+
+# -- names: files and commands ---------------------------------------------------------
+
+_BACKQUOTED = re.compile(r"`([^`\n]{2,200})`")
+_W = r"[A-Za-z0-9_.@-]"  # file names are matched in ASCII: Japanese prose glues words on
+_FILE = re.compile(
+    rf"(?<![A-Za-z0-9_@/.~-])((?:~|\.{{1,2}})?/?(?:{_W}+/)*[A-Za-z0-9_@-]{_W}*\.[A-Za-z][A-Za-z0-9]{{0,7}})"
+    r"(?![A-Za-z0-9_/])"
+)
+_PATH = re.compile(rf"(?<![A-Za-z0-9_.~-])((?:~|\.{{1,2}})?/?(?:{_W}+/)+{_W}+)")
+#: Commands named in prose: tools whose names are not also English words (``make sure``,
+#: ``go to`` and ``node`` are not commands); anything in backquotes counts as well.
+_COMMAND = re.compile(
+    r"(?<![A-Za-z0-9_./-])((?:npm|npx|pnpm|yarn|pip3?|uv|uvx|poetry|git|pytest|cargo|docker|"
+    r"python3?|ruff|mypy|tsc|jest|vitest|eslint|gradle|mvn|kubectl|terraform|brew|"
+    r"apt(?:-get)?|curl)(?:[ \t]+[A-Za-z0-9@][A-Za-z0-9_@./:=-]*){1,2})"
+)
+#: File-like words that are not files (versions, abbreviations).
+_NOT_FILES = re.compile(r"^(?:v?\d+(?:\.\d+)+|[eE]\.g|[iI]\.e|[A-Z][A-Za-z]*\.js)$")
+#: Suffixes that make ``x.y`` a file name rather than prose (``Node.js`` is not a file).
+_FILE_SUFFIXES = frozenset(
+    [
+        "py",
+        "pyi",
+        "ts",
+        "tsx",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "json",
+        "jsonl",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "md",
+        "markdown",
+        "txt",
+        "rst",
+        "html",
+        "css",
+        "scss",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "swift",
+        "sh",
+        "bash",
+        "zsh",
+        "sql",
+        "lock",
+        "env",
+        "xml",
+        "csv",
+        "ipynb",
+        "vue",
+        "svelte",
+        "gradle",
+        "tf",
+        "proto",
+        "graphql",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A file or command an item names."""
+
+    kind: Literal["file", "command"]
+    text: str
+
+
+def names_in(text: str | None) -> list[Name]:
+    """The files and commands ``text`` names, each once, in order."""
+    if not text:
+        return []
+    norm = _normal(text)
+    seen: set[tuple[str, str]] = set()
+    out: list[Name] = []
+
+    def add(kind: Literal["file", "command"], value: str) -> None:
+        value = value.strip().strip(".,;:()[]{}\"'「」『』")
+        if len(value) < 2 or (kind, value.casefold()) in seen:
+            return
+        seen.add((kind, value.casefold()))
+        out.append(Name(kind, value))
+
+    for m in _BACKQUOTED.finditer(norm):
+        inner = m.group(1).strip()
+        looks_file = _FILE.fullmatch(inner) or _PATH.fullmatch(inner)
+        add("file" if looks_file and " " not in inner else "command", inner)
+    for m in _FILE.finditer(norm):
+        word = m.group(1)
+        suffix = word.rsplit(".", 1)[-1].lower()
+        if _NOT_FILES.match(word) or ("/" not in word and suffix not in _FILE_SUFFIXES):
+            continue
+        add("file", word)
+    for m in _PATH.finditer(norm):
+        word = m.group(1)
+        if "://" in norm[max(0, m.start() - 8) : m.start() + 3]:
+            continue
+        if word.count("/") >= 1 and not word.startswith("/") and "/" not in word.strip("/"):
+            continue
+        if re.fullmatch(r"[\d/.-]+", word):  # 2026/02/08, 3/5
+            continue
+        add("file", word)
+    for m in _COMMAND.finditer(norm):
+        add("command", m.group(1))
+    # a path inside a named command is not a second name
+    files = [n for n in out if n.kind == "file"]
+    commands = [n for n in out if n.kind == "command"]
+    files = [f for f in files if not any(f.text in c.text for c in commands)]
+    return [n for n in out if n in files or n in commands]
+
+
+def item_names(item: KptItem) -> list[Name]:
+    """What an item names, from its description, evidence and root cause."""
+    texts = [
+        getattr(item, "description", None),
+        getattr(item, "evidence", None),
+        getattr(item, "root_cause", None),
+    ]
+    out: list[Name] = []
+    for text in texts:
+        for name in names_in(text if isinstance(text, str) else None):
+            if name not in out:
+                out.append(name)
+    return out
+
+
+# -- looking names up ------------------------------------------------------------------
+
+
+def _haystack(block: Block) -> str:
+    """What a block says, case-folded, Windows paths with ``/`` (``src\\auth.ts``)."""
+    return f"{block.name}\n{block.target}\n{block.text}".casefold().replace("\\", "/")
+
+
+def _mentions(block: Block, name: Name) -> bool:
+    needle = name.text.casefold()
+    if name.kind == "file":
+        target = block.target.casefold().replace("\\", "/")
+        base = needle.rsplit("/", 1)[-1].lstrip("~")
+        if target and (target.endswith(needle.lstrip("~./")) or target.endswith("/" + base)):
+            return True
+        return needle.lstrip("~./") in _haystack(block)
+    words = needle.split()
+    hay = _haystack(block)
+    return needle in hay or (len(words) > 1 and all(w in hay for w in words[:2]))
+
+
+def turns_mentioning(transcript: Transcript, name: Name) -> list[int]:
+    """The turns where a tool call touched (or any text mentions) ``name``."""
+    return [t.number for t in transcript.turns if any(_mentions(b, name) for b in t.blocks)]
+
+
+def _has_error(turn: Turn) -> bool:
+    return any(b.is_error for b in turn.blocks)
+
+
+# -- the check -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class EvidenceCheck:
+    """What the transcript says of one item's evidence."""
+
+    state: EvidenceState
+    #: the turns the item cites, in order
+    cited: list[int] = field(default_factory=list)
+    #: cited turns past the session's end
+    missing_turns: list[int] = field(default_factory=list)
+    #: each name → the turns where it appears (empty: never)
+    names: dict[str, list[int]] = field(default_factory=dict)
+    #: one sentence per finding, to show
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def missing(self) -> bool:
+        return self.state in MISSING_STATES
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "state": self.state,
+            "cited_turns": self.cited,
+            "missing_turns": self.missing_turns,
+            "names": self.names,
+            "notes": self.notes,
+        }
+
+
+def _fmt_turns(turns: Iterable[int], limit: int = 8) -> str:
+    shown = sorted(set(turns))
+    text = ", ".join(str(n) for n in shown[:limit])
+    return text + (f" … ({len(shown)} turns)" if len(shown) > limit else "")
+
+
+def check_item(transcript: Transcript | None, section: str, item: KptItem) -> EvidenceCheck:
+    """The evidence state of one item against ``transcript`` (``None``: there is none)."""
+    _refs, cited = cited_turns(item)
+    names = item_names(item)
+    if transcript is None:
+        return EvidenceCheck(
+            "no_transcript", sorted(cited), notes=["no transcript of this session was found"]
+        )
+    count = len(transcript.turns)
+    check = EvidenceCheck("unchecked", sorted(cited))
+    check.missing_turns = sorted(n for n in cited if n < 1 or n > count)
+    present = [n for n in check.cited if 1 <= n <= count]
+    for name in names:
+        check.names[name.text] = turns_mentioning(transcript, name)
+    if section in ("omission", "try") and not cited:
+        # an omission names what the session did not do, a try-item what to do next time:
+        # that what they name is absent from the session is no finding
+        what = "an omission" if section == "omission" else "a try-item (for next time)"
+        check.notes.append(f"{what}: what it names need not be in the session")
+        return check
+    if check.missing_turns:
+        check.notes.append(
+            f"cites turn {_fmt_turns(check.missing_turns)}, but the session has {count} turns"
+        )
+    in_cited = {k: [n for n in v if n in cited] for k, v in check.names.items()}
+    never = [k for k, v in check.names.items() if not v]
+    elsewhere = [k for k, v in check.names.items() if v and not in_cited[k]]
+    for k in never:
+        check.notes.append(f"{k}: not in any tool call or message of the session")
+    if present:
+        for k in elsewhere:
+            check.notes.append(f"{k}: in turn {_fmt_turns(check.names[k])}, not in the cited turns")
+    is_error_item = section == "problem" and (getattr(item, "category", "") or "") == "error"
+    errors_cited = [n for n in present if _has_error(transcript.turns[n - 1])]
+    if is_error_item and present and not errors_cited:
+        check.notes.append("no tool call failed in the cited turns")
+    # the state
+    # a try-item's files are what to touch next time: never "not found" for them alone
+    nothing_there = bool(check.missing_turns and not present) or bool(
+        names and len(never) == len(names) and section != "try"
+    )
+    error_unseen = bool(present and is_error_item and not errors_cited and not names)
+    if nothing_there:
+        check.state = "not_found"
+    elif check.missing_turns or never or (present and elsewhere) or error_unseen:
+        check.state = "partial"
+    elif present or names:
+        check.state = "found"
+        if present and not names:
+            check.notes.append(
+                f"turn {_fmt_turns(present)} exists; the item names no file or command to check"
+            )
+    else:
+        check.notes.append("cites no turn and names no file or command: nothing to check")
+    return check
+
+
+# -- metrics ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    """One metric: the report's value, the transcript's, and whether they differ."""
+
+    name: str
+    reported: object
+    counted: object
+
+    @property
+    def differs(self) -> bool:
+        if self.reported is None or self.counted is None:
+            return False
+        if isinstance(self.reported, list) and isinstance(self.counted, list):
+            return {str(x).casefold() for x in self.reported} != {
+                str(x).casefold() for x in self.counted
+            }
+        return bool(self.reported != self.counted)
+
+
+def transcript_metrics(t: Transcript) -> dict[str, object]:
+    """The report's metrics, counted from the transcript (the person's corrections and
+    backtracks cannot be counted: absent)."""
+    calls = [b for turn in t.turns for b in turn.tool_calls()]
+    tools: list[str] = []
+    for b in calls:
+        if b.name not in tools:
+            tools.append(b.name)
+    return {
+        "session_duration_turns": len(t.turns),
+        "user_turns": t.user_turns,
+        "assistant_turns": t.assistant_turns,
+        "tool_use_count": len(calls),
+        "unique_tools": tools,
+        "code_changes_count": sum(1 for b in calls if b.name in CODE_CHANGE_TOOLS),
+        "error_count": sum(
+            1 for turn in t.turns for b in turn.blocks if b.is_error and not b.sidechain
+        ),
+    }
+
+
+def compare_metrics(reported: KptMetrics | None, t: Transcript) -> list[MetricRow]:
+    """Each countable metric, the report's value beside the transcript's."""
+    counted = transcript_metrics(t)
+    return [
+        MetricRow(name, getattr(reported, name, None) if reported else None, value)
+        for name, value in counted.items()
+    ]
+
+
+# -- a whole report --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ReportEvidence:
+    """A report's evidence checked: per item, keyed as the review keys it
+    (``KPT_ID/ITEM_ID``, or ``#section:place`` for an item that cannot be decided on),
+    and its metrics."""
+
+    report_id: str | None
+    session_id: str | None
+    transcript_path: Path | None
+    turns: int | None
+    items: dict[str, tuple[str, KptItem, EvidenceCheck]] = field(default_factory=dict)
+    metrics: list[MetricRow] = field(default_factory=list)
+    diagnostics: int = 0
+
+    @property
+    def missing(self) -> list[str]:
+        return [k for k, (_s, _i, c) in self.items.items() if c.missing]
+
+    def check(self, item_id: str) -> EvidenceCheck | None:
+        """The check of an item by its id (``try-001``) or key."""
+        for key, (_s, item, c) in self.items.items():
+            if item.id == item_id or key == item_id:
+                return c
+        return None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "report": self.report_id,
+            "session_id": self.session_id,
+            "transcript": str(self.transcript_path) if self.transcript_path else None,
+            "turns": self.turns,
+            "transcript_problems": self.diagnostics,
+            "items": {
+                key: {"section": section, "id": item.id, **c.as_dict()}
+                for key, (section, item, c) in self.items.items()
+            },
+            "metrics": [
+                {
+                    "name": m.name,
+                    "reported": m.reported,
+                    "counted": m.counted,
+                    "differs": m.differs,
+                }
+                for m in self.metrics
+            ],
+        }
+
+
+def check_report(report: KptReport, transcript: Transcript | None) -> ReportEvidence:
+    """Every item of ``report`` checked against ``transcript``, and its metrics."""
+    out = ReportEvidence(
+        report.id,
+        report.session_id,
+        transcript.path if transcript else None,
+        len(transcript.turns) if transcript else None,
+        diagnostics=len(transcript.diagnostics) if transcript else 0,
+    )
+    places: dict[str, int] = {}
+    for section, item in report.items():
+        places[section] = place = places.get(section, 0) + 1
+        key = item_key(report.id, item.id) or f"#{section}:{place}"
+        out.items[key] = (section, item, check_item(transcript, section, item))
+    if transcript is not None:
+        out.metrics = compare_metrics(report.metrics, transcript)
+    return out
+
+
+def check_session(
+    ws: Workspace, report: KptReport, locator: TranscriptLocator | None = None
+) -> ReportEvidence:
+    """:func:`check_report` against the transcript of the report's ``session_id`` (found in
+    the workspace's ``transcripts`` location; reads the whole file: call it in a worker)."""
+    path = (locator or TranscriptLocator(ws)).find(report.session_id)
+    transcript = read_transcript(path, report.session_id) if path is not None else None
+    return check_report(report, transcript)
