@@ -1,0 +1,149 @@
+"""Size budgets at the moment of writing: a write that takes a target past its budget asks.
+
+The promote dialog and the inbox call :func:`confirm_budgets` with the writes they are about
+to make (``(path, bytes before, bytes after)``; several items into one file are one write,
+from the first plan's bytes before to the last plan's bytes after). Each is measured with
+:func:`store.insight.budgets.check_budget` in a thread; a write that leaves its target over
+its budget *and* larger than before asks first, saying the size before → after against
+the budget and which lines would fall outside what the agent loads (for ``MEMORY.md``,
+exactly the lines Claude Code no longer reads). Writes that stay within budget, or shrink a
+target already over it, do not ask.
+
+:func:`budget_summaries` gives the one-line ``CLAUDE.md: 883 → 895/2,500 tokens (within
+budget)`` the dialogs show in their header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.dom import DOMNode
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from screens.widgets.literal import literal, visible
+from store.insight.budgets import BudgetCheck, check_budget
+from store.workspace import Workspace
+
+Write = tuple[Path, bytes | None, bytes]
+
+
+def merge_writes(items: Iterable[tuple[Path | None, bytes | None, bytes | None]]) -> list[Write]:
+    """One write per file, in order: the first item's bytes before, the last one's after
+    (items with no path or nothing after are left out)."""
+    out: dict[Path, Write] = {}
+    for path, before, after in items:
+        if path is None or after is None:
+            continue
+        first = out[path][1] if path in out else before
+        out[path] = (path, first, after)
+    return list(out.values())
+
+
+def budget_checks(ws: Workspace, writes: Iterable[Write]) -> list[BudgetCheck]:
+    """Each write measured against its target's budget (blocking: call it in a thread)."""
+    return [check_budget(ws, path, before, after) for path, before, after in writes]
+
+
+def budget_summaries(checks: Iterable[BudgetCheck]) -> list[str]:
+    """``CLAUDE.md: 883 → 895/2,500 tokens (within budget)`` for each target with a budget."""
+    return [c.summary for c in checks if c.budget is not None]
+
+
+def falling_out(checks: Iterable[BudgetCheck]) -> str:
+    """The lines that would fall outside the budget, per target, numbered as in the new file."""
+    out: list[str] = []
+    for c in checks:
+        if not c.crosses:
+            continue
+        what = (
+            "the agent no longer loads these lines"
+            if c.kind == "memory_md"
+            else "these lines lie past the budget"
+        )
+        out.append(f"{c.path.name}: {what} ({c.falls_out_total}):")
+        out += [f"{n:>6}  {text}" for n, text in c.falls_out]
+        if c.falls_out_total > len(c.falls_out):
+            out.append(f"        … and {c.falls_out_total - len(c.falls_out)} more")
+    return "\n".join(out)
+
+
+class BudgetPrompt(ModalScreen[bool]):
+    """Dismissed with True when the person writes anyway."""
+
+    DEFAULT_CSS = """
+    BudgetPrompt {
+        #budget-lines { height: auto; max-height: 14; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Write anyway", id="budget.write"),
+        Binding("n,escape", "answer(False)", "Cancel", id="budget.cancel"),
+    ]
+
+    def __init__(self, checks: list[BudgetCheck]) -> None:
+        super().__init__()
+        self.checks = checks
+
+    def compose(self) -> ComposeResult:
+        crossing = [c for c in self.checks if c.crosses]
+        head = Content.assemble(
+            Content.styled("Over budget\n", "bold $warning"),
+            literal("\n".join(c.summary for c in crossing)),
+            "\n",
+            literal(
+                "Claude Code loads only the first lines of MEMORY.md; past a CLAUDE.md, rules or "
+                "skill budget every session pays for the lines and follows them less. "
+                "Write anyway?"
+                if any(c.kind == "memory_md" for c in crossing)
+                else "Every session pays for the lines past the budget, and follows them less. "
+                "Write anyway?"
+            ),
+        )
+        with Vertical(classes="dialog wide"):
+            yield Static(head, classes="dialog-text", id="budget-head")
+            lines = falling_out(crossing)
+            if lines:
+                area = TextArea(visible(lines), read_only=True, id="budget-lines", soft_wrap=False)
+                area.can_focus = False
+                yield area
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Write anyway (y)", variant="warning", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+async def confirm_budgets(node: DOMNode, ws: Workspace, writes: list[Write]) -> bool:
+    """True when no write crosses its target's budget, or the person says write anyway."""
+    if not writes:
+        return True
+    checks = await asyncio.to_thread(budget_checks, ws, writes)
+    if not any(c.crosses for c in checks):
+        return True
+    answer = await node.app.push_screen_wait(BudgetPrompt(checks))
+    return bool(answer)
+
+
+__all__ = [
+    "BudgetPrompt",
+    "budget_checks",
+    "budget_summaries",
+    "confirm_budgets",
+    "falling_out",
+    "merge_writes",
+]

@@ -1,0 +1,294 @@
+"""Targets: the files agents load, each against its budget, with its findings.
+
+The list shows every target (global and project ``CLAUDE.md``, rules, ``MEMORY.md``,
+``AGENTS.md``, skills, project memory, and what promotions wrote): lines, characters,
+estimated tokens, its budget, bullets, when hurikaeri last wrote it and how many findings of
+each kind it has. The highlighted target's text is shown on the right with its findings
+below it; selecting a finding puts the cursor on its line. The findings are worked out in
+a worker (the files are read and scanned once, then kept by file identity).
+
+``m`` merges a group of duplicates: the highlighted duplicate finding's wording (else the
+target's first one) is kept, the others are taken out of their files — the diff first, then
+one transaction through :func:`screens.writing.run_write`; ``u`` undoes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from screens.messages import FilesWritten, WorkspaceChanged
+from screens.widgets.literal import literal, visible
+from screens.widgets.virtual_table import Column, Row, VirtualTable
+from screens.writing import run_write
+from store.index.workspace_index import WorkspaceIndex
+from store.insight.target_report import Finding, TargetRow, TargetsReport, build_report
+from store.insight.targets import Rule
+from store.read.kinds import Kind
+from store.review.dedupe import apply_merge, plan_merge
+from store.review.errors import ReviewError
+
+COLUMNS = (
+    Column("path", "Target", min_width=20),
+    Column("kind", "Kind", 14),
+    Column("lines", "Lines", 6, align="right"),
+    Column("chars", "Chars", 7, align="right"),
+    Column("tokens", "Tokens", 7, align="right"),
+    Column("budget", "Budget", 16, align="right"),
+    Column("bullets", "Bullets", 7, align="right"),
+    Column("written", "Written", 10),
+    Column("findings", "Findings", 24),
+)
+#: Short labels of finding kinds in the list.
+SHORT = {
+    "budget": "B",
+    "duplicate": "dup",
+    "stale-path": "path",
+    "stale-command": "cmd",
+    "untouched": "old",
+    "secret": "SECRET",
+}
+
+
+def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
+    t = row.text
+    if row.budget is not None:
+        over = row.used > row.budget.limit
+        style = "$error" if over else "$warning" if row.used >= 0.9 * row.budget.limit else ""
+        budget: str | Content = Content.styled(
+            f"{row.used:,}/{row.budget.limit:,} {row.budget.unit[0]}", style
+        )
+    else:
+        budget = "—"
+    counts = row.counts
+    found = " ".join(f"{SHORT[k]} {n}" for k, n in counts.items() if n)
+    findings: str | Content = (
+        Content.styled(found, "$error" if counts["secret"] else "$warning") if found else "—"
+    )
+    return (
+        display,
+        row.file.kind,
+        f"{len(t.lines):,}",
+        f"{t.chars:,}",
+        f"{t.tokens:,}",
+        budget,
+        f"{len(t.rules):,}",
+        (row.last_written or "—")[:10],
+        findings,
+    )
+
+
+class TargetsScreen(Screen[None]):
+    """Every file agents load, with its size, budget and findings."""
+
+    DEFAULT_CSS = """
+    TargetsScreen {
+        #targets-list { height: 2fr; border: round $primary 50%; }
+        #targets-list:focus { border: round $primary; }
+        #target-detail { height: 3fr; }
+        #target-title { height: 1; padding: 0 1; color: $text-muted; }
+        #target-text { width: 3fr; }
+        #target-findings { width: 2fr; border: round $primary 50%; }
+        #target-findings:focus { border: round $primary; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("r", "reload", "Reload", id="targets.reload"),
+        Binding("m", "merge", "Merge duplicate", id="targets.merge"),
+        Binding("u", "app.undo", "Undo", id="targets.undo"),
+        Binding("escape", "app.pop_screen", "Back", id="targets.back"),
+    ]
+
+    #: Targets live in the knowledge base, project memory and Markdown files of no kind.
+    SHOWS = frozenset({Kind.SKILL, Kind.MEMORY, None})
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        super().__init__()
+        self.index = index
+        self.report: TargetsReport | None = None
+        self.current: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield VirtualTable(COLUMNS, id="targets-list")
+        with Vertical(id="target-detail"):
+            yield Static(id="target-title")
+            with Horizontal():
+                yield TextArea(
+                    id="target-text", read_only=True, show_line_numbers=True, soft_wrap=False
+                )
+                yield OptionList(id="target-findings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#targets-list", VirtualTable)
+        table.border_title = "Targets (reading…)"
+        self.query_one("#target-findings", OptionList).border_title = "Findings"
+        table.focus()
+        self.action_reload()
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="targets-load", exit_on_error=False)
+    def load(self) -> None:
+        report = build_report(self.index.ws, ledger=self.index.ledger)
+        self.app.call_from_thread(self.show_report, report)
+
+    def show_report(self, report: TargetsReport) -> None:
+        self.report = report
+        ws = self.index.ws
+        rows: list[Row] = [(str(r.path), target_cells(r, ws.display(r.path))) for r in report.rows]
+        table = self.query_one("#targets-list", VirtualTable)
+        table.set_rows(rows)
+        n = len(report.findings)
+        table.border_title = (
+            f"Targets ({len(rows)}) · {n} findings · {len(report.duplicates)} duplicate groups"
+        )
+        if self.current:
+            table.move_to_key(self.current)
+        self.show_detail(table.cursor_key, force=True)
+
+    @on(VirtualTable.Highlighted, "#targets-list")
+    def highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
+
+    @on(VirtualTable.Selected, "#targets-list")
+    def selected(self, _event: VirtualTable.Selected) -> None:
+        self.query_one("#target-findings", OptionList).focus()
+
+    def show_detail(self, key: str | None, *, force: bool = False) -> None:
+        if key == self.current and not force:
+            return
+        self.current = key
+        title = self.query_one("#target-title", Static)
+        text = self.query_one("#target-text", TextArea)
+        findings = self.query_one("#target-findings", OptionList)
+        findings.clear_options()
+        row = (
+            next((r for r in self.report.rows if str(r.path) == key), None) if self.report else None
+        )
+        if row is None:
+            title.update(
+                Content.styled(
+                    "No targets: CLAUDE.md, rules, MEMORY.md, AGENTS.md, skills and project "
+                    "memory appear here ([projects] in the config adds projects).",
+                    "$text-muted",
+                )
+            )
+            text.load_text("")
+            return
+        budget = f" · {row.budget.describe(row.used)}" if row.budget is not None else " · no budget"
+        title.update(literal(f"{row.path}{budget}", keep_newlines=False))
+        text.load_text(visible(row.text.text) if row.text.text else (row.text.error or ""))
+        options: list[Option] = []
+        for i, f in enumerate(row.findings):
+            where = f"{f.line:>5}" if f.line else "    —"
+            style = "$error" if f.severity == "error" else "$warning"
+            label = Content.assemble(
+                (where + "  ", "$text-muted"),
+                (f"{f.kind:<13} ", style),
+                literal(f.message, keep_newlines=False),
+            )
+            options.append(Option(label, id=str(i)))
+        if not options:
+            options.append(Option(Content.styled("No findings.", "$success"), disabled=True))
+        findings.add_options(options)
+
+    @on(OptionList.OptionSelected, "#target-findings")
+    def finding_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.report is None or event.option.id is None:
+            return
+        row = next((r for r in self.report.rows if str(r.path) == self.current), None)
+        if row is None:
+            return
+        with suppress(ValueError, IndexError):
+            f = row.findings[int(event.option.id)]
+            if f.line:
+                text = self.query_one("#target-text", TextArea)
+                text.move_cursor((f.line - 1, 0), center=True)
+                text.focus()
+
+    # -- merging duplicates ------------------------------------------------------------
+
+    def duplicate_at_cursor(self) -> tuple[list[Rule], Rule] | None:
+        """The duplicate group of the highlighted duplicate finding (else the target's first
+        one) and its rule, the one to keep."""
+        if self.report is None:
+            return None
+        row = next((r for r in self.report.rows if str(r.path) == self.current), None)
+        if row is None:
+            return None
+        dups = [f for f in row.findings if f.kind == "duplicate"]
+        at = self.query_one("#target-findings", OptionList).highlighted
+        chosen: Finding | None = None
+        if at is not None and 0 <= at < len(row.findings):
+            chosen = row.findings[at] if row.findings[at].kind == "duplicate" else None
+        chosen = chosen or (dups[0] if dups else None)
+        if chosen is None:
+            return None
+        for group in self.report.duplicates:
+            for rule in group.rules:
+                if rule.path == chosen.path and rule.line == chosen.line:
+                    return list(group.rules), rule
+        return None
+
+    def action_merge(self) -> None:
+        found = self.duplicate_at_cursor()
+        if found is None:
+            self.notify(
+                "No duplicate here: highlight a target with a duplicate finding (dup); m keeps "
+                "that finding's wording and removes the others.",
+                markup=False,
+                timeout=4,
+            )
+            return
+        self.merge(*found)
+
+    @work(exclusive=True, group="targets-merge", exit_on_error=False)
+    async def merge(self, rules: list[Rule], keep: Rule) -> None:
+        """Keep ``keep``'s wording, take the other rules out of their files: the diff first,
+        then one transaction (``u`` undoes it)."""
+        from screens.dialogs.confirm import ConfirmScreen
+
+        ws, led = self.index.ws, self.index.ledger
+        try:
+            plan = await asyncio.to_thread(plan_merge, ws, rules, keep)
+        except ReviewError as exc:
+            self.notify(f"Cannot merge: {exc}", severity="error", markup=False, timeout=6)
+            return
+        removed = "\n".join(f"  − {ws.display(r.path)}:{r.line}  {r.text}" for r in plan.remove)
+        question = Content.assemble(
+            Content.styled("Merge duplicates\n", "bold"),
+            "Keep ",
+            literal(f"{ws.display(keep.path)}:{keep.line}  {keep.text}", "$success"),
+            "\nand remove:\n",
+            literal(removed, "$warning"),
+        )
+        if not await self.app.push_screen_wait(
+            ConfirmScreen(question, "Merge", diff=plan.diff(ws))
+        ):
+            return
+        outcome = await run_write(
+            self,
+            f"merge duplicates of '{keep.text[:40]}'",
+            lambda: apply_merge(ws, plan, ledger=led),
+        )
+        if not outcome.ok or outcome.value is None:
+            return
+        self.app.post_message(FilesWritten(frozenset(outcome.value.paths)))
+        self.notify(f"Merged: {len(plan.remove)} duplicate(s) removed. u undoes.", timeout=3)
+        self.action_reload()

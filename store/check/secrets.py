@@ -1,0 +1,209 @@
+"""Secrets never promoted: agent text is scanned before it is written into a file agents load.
+
+The detection is Kingfisher's (``kingfisher-secret-scanner``, MongoDB's scanner: some 500
+bundled rules for API keys, tokens, private keys and credentials in URLs and connection
+strings, run in-process by a native engine), not regexes of our own. Scanning is offline:
+the library's validation and revocation features, which would contact providers with what
+they found, are never used here.
+
+A hit refuses the write (:class:`SecretFound`, a :class:`ReviewError`, so every command and
+screen reports it like any refusal) and says where and what, masked: the rule's name, the
+line and column, and the secret with all but its first four and last two characters
+hidden. The person edits the text, or overrides explicitly (``allow_secrets=True``).
+
+Only what a write *adds* is scanned (:func:`added_lines`): a secret already in a file is
+the targets view's finding, not a reason to refuse every later promotion into it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from store.review.errors import ReviewError
+
+#: Kingfisher's rule confidence floor: ``medium`` keeps the rules its authors trust
+#: (``low`` adds noisy generic ones that flag ordinary prose).
+CONFIDENCE: Literal["low", "medium", "high"] = "medium"
+#: Texts longer than this are scanned in one call anyway; the bound is on what is shown.
+MAX_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class SecretHit:
+    """One secret found: the rule, where (1-based line and column in the scanned text,
+    ``where`` naming the text or file), and the secret masked."""
+
+    rule: str
+    name: str
+    line: int
+    column: int
+    masked: str
+    where: str = ""
+
+    @property
+    def label(self) -> str:
+        """The rule's short name (``github-pat``): the library's own names are sentences."""
+        return self.rule.rsplit(".", 1)[-1]
+
+    def describe(self) -> str:
+        place = f"{self.where}:" if self.where else "line "
+        return f"{self.label} {self.masked} at {place}{self.line}:{self.column}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "label": self.label,
+            "name": self.name,
+            "line": self.line,
+            "column": self.column,
+            "masked": self.masked,
+            "where": self.where,
+        }
+
+
+class SecretFound(ReviewError):
+    """A write refused because the text it adds holds secrets (``hits``)."""
+
+    def __init__(self, message: str, hits: list[SecretHit]) -> None:
+        super().__init__(message)
+        self.hits = hits
+
+
+class ScannerUnavailable(ReviewError):
+    """The detector library cannot be loaded here: writes of agent text are refused."""
+
+
+def mask(secret: str) -> str:
+    """``ghp_…56`` style: the first four and last two characters of a long secret, the
+    rest as ``•`` (at most 12 of them); a short one (under 12) keeps only two."""
+    s = " ".join(secret.split())
+    if len(s) < 12:
+        return s[:2] + "•" * min(max(len(s) - 2, 3), 12)
+    return s[:4] + "•" * min(len(s) - 6, 12) + s[-2:]
+
+
+class _Detector:
+    """One compiled Kingfisher scanner per process (compiling the rules takes a moment;
+    the library caches the compiled database on disk, so later starts take ~0.2 s)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scanner: Any = None
+
+    def scanner(self) -> Any:
+        with self._lock:
+            if self._scanner is None:
+                try:
+                    from kingfisher_sdk import Rules, Scanner
+                except ImportError as exc:  # a platform without the native wheel
+                    raise ScannerUnavailable(
+                        "the secret scanner (kingfisher-secret-scanner) is not installed; "
+                        "nothing agents wrote is written into a target without it"
+                    ) from exc
+                self._scanner = Scanner(Rules(confidence=CONFIDENCE), redact=False)
+            return self._scanner
+
+
+_DETECTOR = _Detector()
+
+
+def scan_text(text: str, where: str = "") -> list[SecretHit]:
+    """Every secret in ``text`` (visible findings only: the library also reports the
+    halves of a pair, such as an AWS secret key next to its key id, which it folds into
+    the visible one), sorted by position."""
+    if not text:
+        return []
+    data = text.encode("utf-8", "surrogatepass")
+    found = _DETECTOR.scanner().scan(data)
+    hits: list[SecretHit] = []
+    seen: set[tuple[int, int]] = set()
+    for f in found:
+        if not f.visible:
+            continue
+        loc = f.location
+        start = int(loc.get("start_offset", 0))
+        line = int(loc.get("line", 1)) or 1
+        # the library counts columns in bytes from 0: people count characters from 1
+        line_start = data.rfind(b"\n", 0, start) + 1
+        column = len(data[line_start:start].decode("utf-8", "replace")) + 1
+        if (line, column) in seen:
+            continue
+        seen.add((line, column))
+        hits.append(SecretHit(f.rule_id, f.rule_name, line, column, mask(f.secret), where))
+    hits.sort(key=lambda h: (h.line, h.column))
+    return hits
+
+
+def added_lines(before: bytes | str | None, after: bytes | str) -> list[tuple[int, str]]:
+    """The lines of ``after`` that ``before`` does not have (as many times as it has
+    them), with their 1-based line numbers in ``after``: what a write adds."""
+    old = _lines(before) if before is not None else []
+    have = Counter(old)
+    out: list[tuple[int, str]] = []
+    for n, line in enumerate(_lines(after), 1):
+        if have[line] > 0:
+            have[line] -= 1
+        else:
+            out.append((n, line))
+    return out
+
+
+def _lines(data: bytes | str) -> list[str]:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return text.removeprefix("\ufeff").splitlines()
+
+
+def scan_added(before: bytes | str | None, after: bytes | str, where: str = "") -> list[SecretHit]:
+    """The secrets in what a write adds, with their line numbers in the new file."""
+    added = added_lines(before, after)
+    if not added:
+        return []
+    # one scan of the added lines joined; line numbers mapped back to the file's
+    hits = scan_text("\n".join(text for _, text in added), where)
+    return [
+        SecretHit(h.rule, h.name, added[h.line - 1][0], h.column, h.masked, h.where)
+        for h in hits
+        if 0 < h.line <= len(added)
+    ]
+
+
+def refusal(hits: list[SecretHit], what: str) -> str:
+    """One line for people: what was refused, each hit (a few) masked and where."""
+    shown = "; ".join(h.describe() for h in hits[:MAX_SHOWN])
+    more = f" and {len(hits) - MAX_SHOWN} more" if len(hits) > MAX_SHOWN else ""
+    return (
+        f"refused: {what} holds what looks like a secret ({shown}{more}); nothing was "
+        "written. Edit the text, or override explicitly if it is not one"
+    )
+
+
+def check_write(
+    before: bytes | str | None,
+    after: bytes | str,
+    where: str,
+    what: str,
+    *,
+    allow: bool = False,
+) -> list[SecretHit]:
+    """Refuse (:class:`SecretFound`) a write whose added lines hold secrets, unless
+    ``allow`` (the person's explicit override); the hits either way."""
+    hits = scan_added(before, after, where)
+    if hits and not allow:
+        raise SecretFound(refusal(hits, what), hits)
+    return hits
+
+
+__all__ = [
+    "ScannerUnavailable",
+    "SecretFound",
+    "SecretHit",
+    "added_lines",
+    "check_write",
+    "mask",
+    "refusal",
+    "scan_added",
+    "scan_text",
+]

@@ -1,0 +1,212 @@
+"""Size budgets of the files agents load, and what a write does to them.
+
+Each kind of target has a budget in its own unit, overridable in the config's
+``[budgets]`` table (see README "Targets"):
+
+- ``memory_md`` — 200 **lines**: Claude Code loads the first 200 lines of ``MEMORY.md`` and
+  silently leaves out the rest;
+- ``claude_md``, ``rules``, ``agents_md`` — 2,500 **tokens**: Anthropic's guidance is to keep
+  a ``CLAUDE.md`` under 200 lines; 200 one-sentence rules of ~12 tokens each is about 2,500
+  tokens, 1.25 % of a 200k context paid at the start of every session. Past it nothing is
+  cut, but every session pays for it and adherence drops;
+- ``skill_md`` — 5,000 tokens: after a compaction Claude Code re-injects an invoked skill's
+  body cut to 5,000 tokens, keeping its beginning;
+- ``skill_yaml``, ``project_memory`` — 2,500 tokens, like a ``CLAUDE.md``.
+
+:func:`check_budget` says what a planned write does: the size before → after against the
+budget, whether it crosses it (then the promote and inbox dialogs ask first), and which
+lines would fall outside the budget — for ``MEMORY.md`` exactly the lines the agent no
+longer loads.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from store.config import BUDGET_KINDS
+from store.insight.targets import MARKDOWN, estimate_tokens, kind_of_name
+from store.workspace import Workspace
+
+DEFAULT_BUDGETS: dict[str, int] = {
+    "memory_md": 200,
+    "claude_md": 2500,
+    "rules": 2500,
+    "agents_md": 2500,
+    "skill_md": 5000,
+    "skill_yaml": 2500,
+    "project_memory": 2500,
+}
+#: At this share of its budget a target is "near" it.
+NEAR = 0.9
+#: How many of the lines falling out are listed.
+MAX_LINES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    kind: str
+    limit: int
+    unit: str  # "lines" or "tokens"
+
+    def measure(self, text: str) -> int:
+        return len(text.splitlines()) if self.unit == "lines" else estimate_tokens(text)
+
+    def describe(self, value: int) -> str:
+        return f"{value:,}/{self.limit:,} {self.unit}"
+
+
+def budget_for(ws: Workspace, kind: str) -> Budget | None:
+    """The budget of a target kind (the config's, else the default); ``None``: none."""
+    unit = BUDGET_KINDS.get(kind)
+    if unit is None:
+        return None
+    limit = ws.config.budgets.get(kind, DEFAULT_BUDGETS[kind])
+    return Budget(kind, limit, unit)
+
+
+def kind_of_path(path: Path) -> str:
+    """The target kind a planned write's path has (by name; YAML: skill or memory)."""
+    if path.suffix.lower() in MARKDOWN:
+        return kind_of_name(path)
+    if path.name.startswith("project_memory."):
+        return "project_memory"
+    return "skill_yaml"
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return text.removeprefix("\ufeff")
+
+
+def past_budget(budget: Budget, lines: list[str]) -> int:
+    """The index of the first line past the budget (``len(lines)``: all within)."""
+    if budget.unit == "lines":
+        return min(budget.limit, len(lines))
+    total = 0
+    for i, line in enumerate(lines):
+        total += estimate_tokens(line + "\n") if line else 0
+        if total > budget.limit:
+            return i
+    return len(lines)
+
+
+@dataclass(slots=True)
+class BudgetCheck:
+    """A write's effect on its target's budget."""
+
+    path: Path
+    kind: str
+    budget: Budget | None
+    before: int = 0
+    after: int = 0
+    #: (1-based line in the new file, its text) of lines past the budget that were within
+    #: it before (pushed out) or are new there — what the agent would no longer load
+    falls_out: list[tuple[int, str]] = field(default_factory=list)
+    falls_out_total: int = 0
+
+    @property
+    def over_before(self) -> bool:
+        return self.budget is not None and self.before > self.budget.limit
+
+    @property
+    def over_after(self) -> bool:
+        return self.budget is not None and self.after > self.budget.limit
+
+    @property
+    def crosses(self) -> bool:
+        """The write leaves the target over its budget and makes it larger: ask first."""
+        return self.over_after and self.after > self.before
+
+    @property
+    def summary(self) -> str:
+        """``CLAUDE.md: 2,410 → 2,530/2,500 tokens (over budget)``."""
+        if self.budget is None:
+            return f"{self.path.name}: no budget for this kind of file"
+        state = (
+            "over budget"
+            if self.over_after
+            else "near budget"
+            if self.after >= NEAR * self.budget.limit
+            else "within budget"
+        )
+        return f"{self.path.name}: {self.before:,} → {self.budget.describe(self.after)} ({state})"
+
+    def prompt(self) -> str:
+        """What the dialog asks when the write crosses the budget (several lines)."""
+        if not self.crosses or self.budget is None:
+            return self.summary
+        loads = (
+            "the agent no longer loads these lines"
+            if self.kind == "memory_md"
+            else "these lines lie past the budget"
+        )
+        out = [f"{self.summary}. Write anyway?"]
+        if self.falls_out:
+            out.append(f"{loads} ({self.falls_out_total}):")
+            out += [f"  {n:>5}  {text}" for n, text in self.falls_out]
+            if self.falls_out_total > len(self.falls_out):
+                out.append(f"  … and {self.falls_out_total - len(self.falls_out)} more")
+        return "\n".join(out)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "kind": self.kind,
+            "budget": self.budget.limit if self.budget else None,
+            "unit": self.budget.unit if self.budget else None,
+            "before": self.before,
+            "after": self.after,
+            "crosses": self.crosses,
+            "falls_out": [{"line": n, "text": t} for n, t in self.falls_out],
+            "falls_out_total": self.falls_out_total,
+        }
+
+
+def check_budget(
+    ws: Workspace,
+    path: Path,
+    before: bytes | str | None,
+    after: bytes | str | None,
+    kind: str | None = None,
+) -> BudgetCheck:
+    """Size before → after of a planned write against the target's budget, and the lines
+    that would fall outside it (those that were inside before, and new ones)."""
+    kind = kind or kind_of_path(path)
+    budget = budget_for(ws, kind)
+    check = BudgetCheck(path, kind, budget)
+    if budget is None or after is None:
+        return check
+    old, new = _text(before), _text(after)
+    check.before, check.after = budget.measure(old), budget.measure(new)
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    inside_before = Counter(old_lines[: past_budget(budget, old_lines)])
+    outside_before = Counter(old_lines[past_budget(budget, old_lines) :])
+    out: list[tuple[int, str]] = []
+    for i in range(past_budget(budget, new_lines), len(new_lines)):
+        line = new_lines[i]
+        if outside_before[line] > 0:  # was already left out: not this write's doing
+            outside_before[line] -= 1
+            continue
+        if inside_before[line] > 0:
+            inside_before[line] -= 1
+        if line.strip():
+            out.append((i + 1, line))
+    check.falls_out_total = len(out)
+    check.falls_out = out[:MAX_LINES]
+    return check
+
+
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "Budget",
+    "BudgetCheck",
+    "budget_for",
+    "check_budget",
+    "kind_of_path",
+    "past_budget",
+]

@@ -1,0 +1,143 @@
+"""The same rule in several places: duplicates and near-duplicates across all targets.
+
+Rules are compared by their text normalised (NFKC, so full- and half-width agree; case
+folded; Markdown emphasis, code ticks and punctuation dropped; spaces collapsed). Equal
+texts are *duplicates*. Near-duplicates are scored with rapidfuzz's ``ratio`` (the same
+measure and threshold, 88, as a promotion's "a similar bullet is already there"), which
+works on characters and so on Japanese, Korean and English alike.
+
+Comparing every pair of 50,000 rules is a billion comparisons, so candidates are found
+first: each rule is indexed under its rarest few tokens (words; for CJK and Hangul, pairs of
+characters), and only rules sharing one are scored. Two texts 88 % alike share nearly all
+their tokens, so they share a rare one too; a token common to hundreds of rules says
+nothing and is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from store.insight.targets import Rule
+
+#: The score (0–100) from which two rules count as near-duplicates.
+THRESHOLD = 88.0
+#: Rules shorter than this (normalised) are compared only for equality.
+MIN_CHARS = 8
+#: Tokens each rule is indexed under (its rarest), and the most rules one token may index.
+SIGNATURE = 3
+MAX_BUCKET = 64
+
+_NOISE = re.compile(r"[*_`~#>\[\]()\"'“”‘’「」『』【】、。,.;:!?！？：；…・]+")
+_WORD = re.compile(r"[0-9a-z][0-9a-z_\-./]+")
+_WIDE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def normalise(text: str) -> str:
+    t = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_NOISE.sub(" ", t).split())
+
+
+def tokens(norm: str) -> set[str]:
+    """Words of two or more characters, and character pairs of CJK and Hangul runs."""
+    out = set(_WORD.findall(norm))
+    for run in _WIDE_RUN.findall(norm):
+        if len(run) == 1:
+            out.add(run)
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return out
+
+
+@dataclass(slots=True)
+class DuplicateGroup:
+    """Rules saying the same thing: ``exact`` when their texts are equal once normalised;
+    ``score`` is the lowest similarity of a member to the first one."""
+
+    rules: list[Rule]
+    exact: bool
+    score: float = 100.0
+    files: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "exact": self.exact,
+            "score": round(self.score, 1),
+            "rules": [{"path": str(r.path), "line": r.line, "text": r.text} for r in self.rules],
+        }
+
+
+def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list[DuplicateGroup]:
+    """Groups of two or more rules that are duplicates or near-duplicates, largest first."""
+    by_norm: dict[str, list[int]] = {}
+    for i, r in enumerate(rules):
+        n = normalise(r.text)
+        if n:
+            by_norm.setdefault(n, []).append(i)
+    keys = list(by_norm)
+    # near-duplicates among the distinct texts
+    toks = [tokens(k) if len(k) >= MIN_CHARS else set() for k in keys]
+    df: dict[str, int] = defaultdict(int)
+    for ts in toks:
+        for t in ts:
+            df[t] += 1
+    index: dict[str, list[int]] = defaultdict(list)
+    for k, ts in enumerate(toks):
+        shared = [t for t in ts if df[t] > 1]  # a token of one rule finds nothing
+        for t in sorted(shared, key=lambda t: (df[t], t))[:SIGNATURE]:
+            index[t].append(k)
+    similar: dict[int, set[int]] = defaultdict(set)
+    seen: set[int] = set()
+    n_keys = len(keys)
+    scorer = fuzz.ratio
+    for members in index.values():
+        if len(members) < 2 or len(members) > MAX_BUCKET:
+            continue
+        for x in range(len(members)):
+            a = members[x]
+            ka, la = keys[a], len(keys[a])
+            for y in range(x + 1, len(members)):
+                b = members[y]
+                lb = len(keys[b])
+                pair = a * n_keys + b if a < b else b * n_keys + a
+                if pair in seen or min(la, lb) * 2 * 100 < threshold * (la + lb):
+                    continue  # scored already, or ratio can't reach the threshold
+                seen.add(pair)
+                if scorer(ka, keys[b], score_cutoff=threshold):
+                    similar[a].add(b)
+                    similar[b].add(a)
+    # star groups, not chains: a rule joins the group of a rule it is itself like (A~B and
+    # B~C does not make A and C one rule); the best-connected rules lead
+    clusters: list[list[int]] = []
+    taken: set[int] = set()
+    for k in sorted(similar, key=lambda k: (-len(similar[k]), k)):
+        if k in taken:
+            continue
+        members = [k, *sorted(m for m in similar[k] if m not in taken)]
+        taken.update(members)
+        clusters.append(members)
+    clusters += [[k] for k in range(len(keys)) if k not in taken and len(by_norm[keys[k]]) > 1]
+    groups: list[DuplicateGroup] = []
+    for ks in clusters:
+        members = [i for k in ks for i in by_norm[keys[k]]]
+        if len(members) < 2:
+            continue
+        exact = len(ks) == 1
+        score = 100.0
+        if not exact:
+            first = keys[ks[0]]
+            score = min(scorer(first, keys[k]) for k in ks[1:])
+        ordered = sorted(members)
+        group = DuplicateGroup([rules[i] for i in ordered], exact, score)
+        group.files = list(dict.fromkeys(str(rules[i].path) for i in ordered))
+        groups.append(group)
+    groups.sort(key=lambda g: (-len(g.rules), -g.score, str(g.rules[0].path), g.rules[0].line))
+    return groups
+
+
+__all__ = ["THRESHOLD", "DuplicateGroup", "find_duplicates", "normalise", "tokens"]

@@ -1,0 +1,117 @@
+"""When each rule of a target was last put there or confirmed by a person, from the ledger.
+
+A promotion (or an approved proposal) writes a rule into a target as one transaction, and
+the ledger keeps the bytes it wrote (``backups/<tx>/…``: the file before, and after or the
+appended bytes). The lines a committed, not undone transaction *added* are the rules it put
+there, at the transaction's time; a later promotion of the same wording into the same file
+(which finds it already there and asks) or an approval that rewrites it moves the time on.
+Older ledgers' promote lines (``batch`` entries with their own ``backup``/``written``) count
+the same way.
+
+:func:`rule_times` maps each target file to ``{normalised rule text: ISO time}``; a rule not
+found there has no time of its own and is judged by its file's time (modified, or last
+written by hurikaeri) — see :mod:`store.insight.target_report`. Reading the kept bytes is
+cached per ledger revision.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from store.check.secrets import added_lines
+from store.insight.duplicates import normalise
+from store.insight.targets import TARGET_ACTIONS, markdown_rules
+from store.ledger import Ledger
+from store.review.journal import read_kept
+from store.workspace import Workspace
+
+RuleTimes = dict[Path, dict[str, str]]
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, int, int], RuleTimes] = {}
+
+
+def _abs(ws: Workspace, raw: object) -> Path | None:
+    if not isinstance(raw, str) or not raw:
+        return None
+    p = Path(raw)
+    return Path(os.path.abspath(p if p.is_absolute() else ws.root / p))
+
+
+def _note(out: RuleTimes, path: Path, before: bytes | None, after: bytes | None, at: str) -> None:
+    if after is None:
+        return
+    added = [text for _, text in added_lines(before, after)]
+    rules, _ = markdown_rules(added, path)  # bullets, as the targets view reads them
+    times = out.setdefault(path, {})
+    for r in rules:
+        key = normalise(r.text)
+        if key and at > times.get(key, ""):
+            times[key] = at
+
+
+def _file_record(ws: Workspace, out: RuleTimes, rec: dict[str, Any], at: str) -> None:
+    path = _abs(ws, rec.get("path"))
+    if path is None:
+        return
+    written = read_kept(ws, rec.get("written"))
+    if rec.get("how") == "append":  # ``written`` holds only the appended bytes
+        _note(out, path, None, written, at)
+    else:
+        _note(out, path, read_kept(ws, rec.get("backup")), written, at)
+
+
+def rule_times(ws: Workspace, ledger: Ledger | None = None) -> RuleTimes:
+    """Per target file, each rule (normalised text) a person put there through hurikaeri,
+    and when last."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    with led.lock:
+        key = (str(ws.state_dir), led.revision, len(led.entries))
+        with _lock:
+            hit = _cache.get(key)
+        if hit is not None:
+            return hit
+        txs = [
+            (rec.at, rec.files)
+            for rec in led.txs.values()
+            if rec.status == "committed"
+            and rec.action in TARGET_ACTIONS
+            and rec.action != "merge-duplicates"  # a merge only takes lines out
+            and rec.id not in led.undone
+        ]
+        older = [
+            e
+            for e in led.entries
+            if e.op == "promote"
+            and "written" in e.data
+            and "tx" not in e.data
+            and not led.is_undone(e)
+        ]
+    out: RuleTimes = {}
+    for at, files in txs:
+        for rec in files:
+            _file_record(ws, out, rec, at)
+    for e in older:
+        _file_record(ws, out, e.data, e.at)
+    with _lock:
+        if len(_cache) > 8:
+            _cache.clear()
+        _cache[key] = out
+    return out
+
+
+def days_since(at: str, now: datetime | None = None) -> float | None:
+    """Days from an ISO time to ``now`` (``None`` when it does not parse)."""
+    try:
+        t = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    t = t if t.tzinfo else t.replace(tzinfo=UTC)
+    return ((now or datetime.now(UTC)) - t).total_seconds() / 86400
+
+
+__all__ = ["RuleTimes", "days_since", "rule_times"]

@@ -1,0 +1,287 @@
+"""Every target with its size, budget and findings: what the targets view and
+``hurikaeri targets`` show.
+
+Findings, each with its file and line:
+
+- ``budget`` — the target is over its budget (near it: a warning);
+- ``duplicate`` — a rule that says what another rule (in this or another target) says;
+- ``stale-path`` / ``stale-command`` — a rule naming a path that does not exist in its
+  project, or running a command not on the machine;
+- ``untouched`` — nobody wrote the target for ``stale_days`` days;
+- ``secret`` — what looks like a key, token or password (masked).
+
+Reading a file and its per-file findings (secrets, stale references are looked up again
+each time) are kept in a :class:`TargetsCache` by file identity (size, mtime), so a view
+refreshed after one file changed reads only that file; duplicates across files are always
+worked out afresh.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from store.check.secrets import SecretHit, scan_text
+from store.insight.budgets import NEAR, Budget, budget_for, past_budget
+from store.insight.duplicates import DuplicateGroup, find_duplicates, normalise
+from store.insight.rule_times import days_since, rule_times
+from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker, untouched_days
+from store.insight.targets import (
+    TargetFile,
+    TargetText,
+    last_written,
+    list_targets,
+    read_target,
+)
+from store.ledger import Ledger
+from store.workspace import Workspace
+
+FINDING_KINDS = ("budget", "duplicate", "stale-path", "stale-command", "untouched", "secret")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str
+    path: Path
+    line: int | None
+    message: str
+    severity: str = "warning"  # "error" for secrets and a budget exceeded
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "path": str(self.path),
+            "line": self.line,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class TargetRow:
+    """One target as listed."""
+
+    file: TargetFile
+    text: TargetText
+    budget: Budget | None
+    used: int
+    last_written: str | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.file.path
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = Counter(f.kind for f in self.findings)
+        return {k: c.get(k, 0) for k in FINDING_KINDS}
+
+    def as_json(self, ws: Workspace) -> dict[str, Any]:
+        t = self.text
+        return {
+            "path": str(self.path),
+            "display": ws.display(self.path),
+            "kind": self.file.kind,
+            "project": str(self.file.project) if self.file.project else None,
+            "lines": len(t.lines),
+            "chars": t.chars,
+            "tokens": t.tokens,
+            "budget": self.budget.limit if self.budget else None,
+            "budget_unit": self.budget.unit if self.budget else None,
+            "used": self.used,
+            "bullets": len(t.rules),
+            "last_written": self.last_written,
+            "error": t.error,
+            "findings": self.counts,
+        }
+
+
+@dataclass(slots=True)
+class TargetsReport:
+    rows: list[TargetRow]
+    duplicates: list[DuplicateGroup]
+    stale_days: int
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.rows for f in r.findings]
+
+    def row(self, path: Path) -> TargetRow | None:
+        return next((r for r in self.rows if r.path == path), None)
+
+    def as_json(self, ws: Workspace) -> dict[str, Any]:
+        return {
+            "targets": [r.as_json(ws) for r in self.rows],
+            "findings": [f.as_json() for f in self.findings],
+            "duplicates": [g.as_json() for g in self.duplicates],
+            "stale_days": self.stale_days,
+        }
+
+
+@dataclass(slots=True)
+class _Cached:
+    key: tuple[int, int, str]
+    text: TargetText
+    secrets: list[SecretHit]
+
+
+class TargetsCache:
+    """Targets read and scanned, by file identity (size, mtime, kind); thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[Path, _Cached] = {}
+
+    def get(self, tf: TargetFile) -> tuple[TargetText, list[SecretHit]]:
+        try:
+            st = os.stat(tf.path)
+            key = (st.st_size, st.st_mtime_ns, tf.kind)
+        except OSError:
+            key = (-1, -1, tf.kind)
+        with self._lock:
+            hit = self._files.get(tf.path)
+        if hit is not None and hit.key == key:
+            if hit.text.file != tf:  # same bytes, found as another kind or project
+                hit.text.file = tf
+            return hit.text, hit.secrets
+        text = read_target(tf)
+        secrets = scan_text(text.text) if text.text else []
+        with self._lock:
+            self._files[tf.path] = _Cached(key, text, secrets)
+        return text, secrets
+
+
+#: The cache a process shares (the app and the CLI alike).
+SHARED_CACHE = TargetsCache()
+
+
+def build_report(
+    ws: Workspace,
+    *,
+    ledger: Ledger | None = None,
+    cache: TargetsCache | None = None,
+    now: datetime | None = None,
+    targets: list[TargetFile] | None = None,
+) -> TargetsReport:
+    """Every target with its findings."""
+    cache = cache if cache is not None else SHARED_CACHE
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    files = targets if targets is not None else list_targets(ws, led)
+    written = last_written(ws, led)
+    stale_days = ws.config.stale_days or DEFAULT_STALE_DAYS
+    checker = StaleChecker(ws.root)
+    times = rule_times(ws, led)
+    rows: list[TargetRow] = []
+    for tf in files:
+        text, secrets = cache.get(tf)
+        budget = budget_for(ws, tf.kind)
+        used = budget.measure(text.text) if budget else 0
+        row = TargetRow(tf, text, budget, used, written.get(tf.path))
+        _budget_finding(row)
+        for s in secrets:
+            row.findings.append(
+                Finding("secret", tf.path, s.line, f"{s.label} {s.masked}", "error")
+            )
+        for ref in checker.check(text.rules, tf.project):
+            row.findings.append(Finding(f"stale-{ref.what}", tf.path, ref.rule.line, ref.message))
+        _untouched(row, times.get(tf.path, {}), stale_days, now)
+        rows.append(row)
+    by_path = {r.path: r for r in rows}
+    groups = find_duplicates([rule for r in rows for rule in r.text.rules])
+    for g in groups:
+        for rule in g.rules:
+            others = [o for o in g.rules if o is not rule]
+            where = ", ".join(f"{ws.display(o.path)}:{o.line}" for o in others[:3])
+            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            what = "the same as" if g.exact else f"{g.score:.0f}% like"
+            holder = by_path.get(rule.path)
+            if holder is not None:
+                holder.findings.append(
+                    Finding("duplicate", rule.path, rule.line, f"{what} {where}{more}")
+                )
+    for r in rows:
+        r.findings.sort(key=lambda f: (f.line or 0, f.kind))
+    return TargetsReport(rows, groups, stale_days)
+
+
+def _untouched(
+    row: TargetRow, times: dict[str, str], stale_days: int, now: datetime | None
+) -> None:
+    """A rule a person put there through hurikaeri (a promotion, an approved proposal) is
+    as old as the last time they did; any other rule is as old as its file (modified, or
+    last written by hurikaeri). Rules of the first kind past ``stale_days`` are flagged one
+    by one; those of the second kind once for their file."""
+    text = row.text
+    file_days = untouched_days(text.mtime, row.last_written, now)
+    by_file = 0
+    for rule in text.rules:
+        at = times.get(normalise(rule.text))
+        if at is None:
+            by_file += 1
+            continue
+        days = days_since(at, now)
+        if days is not None and days > stale_days:
+            row.findings.append(
+                Finding(
+                    "untouched",
+                    row.path,
+                    rule.line,
+                    f"promoted {int(days)} days ago (over {stale_days}) and not confirmed "
+                    "since: does it still hold?",
+                )
+            )
+    if by_file and file_days is not None and file_days > stale_days:
+        row.findings.append(
+            Finding(
+                "untouched",
+                row.path,
+                None,
+                f"not written for {int(file_days)} days (over {stale_days}); "
+                f"its {by_file} rules may no longer hold",
+            )
+        )
+
+
+def _budget_finding(row: TargetRow) -> None:
+    b = row.budget
+    if b is None or not row.text.text:
+        return
+    if row.used > b.limit:
+        cut = past_budget(b, row.text.lines)
+        row.findings.append(
+            Finding(
+                "budget",
+                row.path,
+                cut + 1,
+                f"{b.describe(row.used)}: over budget from line {cut + 1}"
+                + (" (the agent does not load the lines after it)" if b.unit == "lines" else ""),
+                "error",
+            )
+        )
+    elif row.used >= NEAR * b.limit:
+        row.findings.append(
+            Finding("budget", row.path, None, f"{b.describe(row.used)}: near its budget")
+        )
+
+
+def stale_findings(report: TargetsReport) -> list[Finding]:
+    """What ``targets --stale`` lists."""
+    return [f for f in report.findings if f.kind in ("stale-path", "stale-command", "untouched")]
+
+
+__all__ = [
+    "FINDING_KINDS",
+    "SHARED_CACHE",
+    "Finding",
+    "TargetRow",
+    "TargetsCache",
+    "TargetsReport",
+    "build_report",
+    "stale_findings",
+]

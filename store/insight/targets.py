@@ -1,0 +1,368 @@
+"""The files agents load, found and read as a whole (issue #21: the targets view).
+
+A *target* is a file an agent reads at the start of a session, or one a promotion wrote:
+
+- at the workspace root (Claude's home): the global ``CLAUDE.md``, ``rules/**/*.md``,
+  ``AGENTS.md``, ``skills/*/SKILL.md`` and Claude Code's auto memory
+  ``projects/<slug>/memory/MEMORY.md``;
+- in each project the config names (``projects = [...]``): ``CLAUDE.md``,
+  ``CLAUDE.local.md``, ``.claude/CLAUDE.md``, ``.claude/rules/**/*.md``, ``AGENTS.md`` and
+  ``.claude/skills/*/SKILL.md``;
+- in the knowledge base and project memory: skill YAML and ``project_memory.yaml``;
+- every file a transaction of ours wrote that is none of the above (a Markdown note a
+  promotion created, say).
+
+Reading a target gives its lines, characters, an estimated token count and its *rules*:
+Markdown bullets (outside front matter, fenced code and HTML comments), the bullets of a
+skill's ``content``, a project memory's learned behaviours — each with its line in the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store.ledger import Ledger
+from store.read.diagnostics import DiagnosticSink
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
+from store.read.yamlload import load_yaml
+from store.workspace import Workspace
+
+MARKDOWN = (".md", ".markdown")
+
+
+@dataclass(frozen=True, slots=True)
+class TargetFile:
+    """One file agents load: its kind (a budget kind, or ``markdown``), and the project
+    directory it belongs to (``None``: global, or not known)."""
+
+    path: Path
+    kind: str
+    project: Path | None = None
+
+    @property
+    def scope(self) -> str:
+        return self.project.name if self.project is not None else "global"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of a target: a bullet's text (marker stripped) and its 1-based line."""
+
+    path: Path
+    line: int
+    text: str
+
+
+@dataclass(slots=True)
+class TargetText:
+    """A target as read: its text (BOM dropped), lines, stamp and rules."""
+
+    file: TargetFile
+    text: str = ""
+    lines: list[str] = field(default_factory=list)
+    size: int = 0
+    mtime: float | None = None
+    #: why it could not be read (then it has no text)
+    error: str | None = None
+    rules: list[Rule] = field(default_factory=list)
+    #: the line where the front matter ends (0: none), for "which lines load"
+    front_matter: int = 0
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+
+# -- finding them ------------------------------------------------------------------------
+
+
+def _md_files(top: Path, recursive: bool = True) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(top), key=lambda e: e.name)
+    except OSError:
+        return
+    dirs = []
+    for e in entries:
+        if ignored_name(e.name):
+            continue
+        try:
+            if e.is_dir(follow_symlinks=False):
+                dirs.append(Path(e.path))
+            elif e.is_file() and e.name.lower().endswith(MARKDOWN):
+                yield Path(e.path)
+        except OSError:
+            continue
+    if recursive:
+        for d in dirs:
+            yield from _md_files(d)
+
+
+def _skills(top: Path) -> Iterator[Path]:
+    try:
+        names = sorted(os.listdir(top))
+    except OSError:
+        return
+    for name in names:
+        p = top / name / "SKILL.md"
+        if not ignored_name(name) and p.is_file():
+            yield p
+
+
+def _yaml_files(top: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d) and d != "inbox")
+        for name in sorted(filenames):
+            if not ignored_name(name) and name.lower().endswith(YAML_SUFFIXES):
+                yield Path(dirpath) / name
+
+
+def project_slug(directory: Path) -> str:
+    """Claude Code's folder name for a project under ``projects/``: its absolute path with
+    every ``/`` (and ``.``) made ``-``."""
+    return re.sub(r"[/\\.:]", "-", str(directory))
+
+
+def kind_of_name(path: Path) -> str:
+    """A Markdown target's kind by its name (and folder)."""
+    name = path.name
+    if name in ("CLAUDE.md", "CLAUDE.local.md"):
+        return "claude_md"
+    if name == "MEMORY.md":
+        return "memory_md"
+    if name == "AGENTS.md":
+        return "agents_md"
+    if name == "SKILL.md":
+        return "skill_md"
+    if "rules" in path.parts[-4:-1]:
+        return "rules"
+    return "markdown"
+
+
+def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile]:
+    """Every target the workspace can see, each once, in a stable order."""
+    out: dict[Path, TargetFile] = {}
+    projects = [Path(os.path.abspath(os.path.expanduser(p))) for p in ws.config.projects]
+    by_slug = {project_slug(p): p for p in projects}
+    by_name = {p.name: p for p in projects}
+
+    def add(path: Path, kind: str, project: Path | None = None) -> None:
+        path = Path(os.path.abspath(path))
+        if path not in out and path.is_file():
+            out[path] = TargetFile(path, kind, project)
+
+    root = ws.root
+    add(root / "CLAUDE.md", "claude_md")
+    add(root / "AGENTS.md", "agents_md")
+    for p in _md_files(root / "rules"):
+        add(p, "rules")
+    for p in _skills(root / "skills"):
+        add(p, "skill_md")
+    try:
+        slugs = sorted(os.listdir(root / "projects"))
+    except OSError:
+        slugs = []
+    for slug in slugs:
+        add(root / "projects" / slug / "memory" / "MEMORY.md", "memory_md", by_slug.get(slug))
+    for proj in projects:
+        for name in ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"):
+            add(proj / name, "claude_md", proj)
+        add(proj / "AGENTS.md", "agents_md", proj)
+        for p in _md_files(proj / ".claude" / "rules"):
+            add(p, "rules", proj)
+        for p in _skills(proj / ".claude" / "skills"):
+            add(p, "skill_md", proj)
+    for kb in ws.locations["knowledge_base"]:
+        for p in _yaml_files(kb):
+            rel = p.relative_to(kb)
+            if kind_from_path(Path("knowledge_base") / rel) is Kind.SKILL:
+                pid = rel.parts[1] if rel.parts[0] == "projects" and len(rel.parts) > 2 else None
+                add(p, "skill_yaml", by_name.get(pid) if pid else None)
+    for mem in ws.locations["memory"]:
+        for p in _yaml_files(mem):
+            if p.name.startswith("project_memory."):
+                add(p, "project_memory", by_name.get(p.parent.name))
+    for path in written_by_us(ws, ledger):
+        if path in out or not path.is_file():
+            continue
+        found = ws.found(path)
+        if found is not None:
+            if found.kind is Kind.SKILL:
+                add(path, "skill_yaml")
+            elif found.kind is Kind.MEMORY:
+                add(path, "project_memory")
+        elif path.suffix.lower() in MARKDOWN:
+            owner = next((p for p in projects if p in path.parents), None)
+            add(path, kind_of_name(path), owner)
+    return list(out.values())
+
+
+#: The actions whose files are targets (a promotion, an approved proposal, a merge).
+TARGET_ACTIONS = frozenset({"promote", "approve", "decide", "merge-duplicates"})
+
+
+def _tx_paths(ws: Workspace, ledger: Ledger) -> Iterator[tuple[Path, str, str]]:
+    """(absolute path, action, time) of every file a committed transaction wrote."""
+    with ledger.lock:
+        records = list(ledger.txs.values())
+    for rec in records:
+        if rec.status != "committed":
+            continue
+        for f in rec.files:
+            raw = f.get("path")
+            if not isinstance(raw, str) or not raw:
+                continue
+            p = Path(raw)
+            yield (p if p.is_absolute() else ws.root / p), rec.action, rec.at
+
+
+def written_by_us(ws: Workspace, ledger: Ledger | None = None) -> list[Path]:
+    """Files a promotion, an approved proposal or a merge wrote (those that exist)."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    seen: dict[Path, None] = {}
+    for p, action, _ in _tx_paths(ws, led):
+        if action in TARGET_ACTIONS:
+            seen[Path(os.path.abspath(p))] = None
+    return list(seen)
+
+
+def last_written(ws: Workspace, ledger: Ledger | None = None) -> dict[Path, str]:
+    """When hurikaeri last wrote each file (any committed transaction, undo included)."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    out: dict[Path, str] = {}
+    for p, _, at in _tx_paths(ws, led):
+        key = Path(os.path.abspath(p))
+        if at > out.get(key, ""):
+            out[key] = at
+    return out
+
+
+# -- reading them ------------------------------------------------------------------------
+
+#: Characters that cost about a token each (CJK ideographs, kana, Hangul, full-width forms).
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+def estimate_tokens(text: str) -> int:
+    """An estimate of the tokens ``text`` costs an agent: a CJK or Hangul character about
+    one, anything else about four characters per token (runs of spaces count little)."""
+    if not text:
+        return 0
+    wide = len(_WIDE.findall(text))
+    other = len(text) - wide - (len(text) - len(" ".join(text.split())))
+    return wide + (max(other, 0) + 3) // 4
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*?)\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def markdown_rules(lines: list[str], path: Path, offset: int = 0) -> tuple[list[Rule], int]:
+    """Bullets of Markdown ``lines`` (not in front matter, fenced code or HTML comments),
+    their lines counted from ``offset`` + 1; and the line the front matter ends on."""
+    rules: list[Rule] = []
+    fence: str | None = None
+    comment = False
+    front = 0
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() in ("---", "..."):
+                front = start = i + 1
+                break
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if fence is not None:
+            m = _FENCE.match(line)
+            closes = m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
+            if m is not None and closes and not line.strip()[len(m.group(1)) :].strip():
+                fence = None
+            continue
+        if comment:
+            if "-->" in line:
+                comment = False
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            continue
+        stripped = line.lstrip()
+        if stripped.startswith("<!--"):
+            comment = "-->" not in stripped
+            continue
+        b = _BULLET.match(line)
+        if b:
+            rules.append(Rule(path, offset + i + 1, b.group(1)))
+    return rules, front
+
+
+def _yaml_rules(t: TargetText) -> None:
+    sink = DiagnosticSink(str(t.file.path))
+    doc = load_yaml(t.text, sink)
+    if doc is None or not isinstance(doc.data, dict):
+        return
+    path = t.file.path
+    if t.file.kind == "project_memory":
+        for i, b in enumerate(doc.data.get("learned_behaviors") or []):
+            if isinstance(b, dict) and isinstance(b.get("behavior"), str):
+                line = doc.line_of(["learned_behaviors", i, "behavior"]) or 1
+                t.rules.append(Rule(path, line, " ".join(b["behavior"].split())))
+        return
+    content = doc.data.get("content")
+    if not isinstance(content, str):
+        return
+    first = doc.line_of(["content"]) or 1
+    found, _ = markdown_rules(content.splitlines(), path)
+    cursor = first - 1
+    for r in found:  # the bullet's own line in the file: the next line holding its text
+        at = next(
+            (j for j in range(cursor, len(t.lines)) if r.text in t.lines[j]),
+            None,
+        )
+        line = (at + 1) if at is not None else first
+        cursor = at + 1 if at is not None else cursor
+        t.rules.append(Rule(path, line, r.text))
+
+
+def read_target(tf: TargetFile) -> TargetText:
+    """A target's text and rules; a file that cannot be read has ``error`` set."""
+    t = TargetText(tf)
+    try:
+        data, st = read_regular(tf.path, MAX_DOCUMENT_BYTES)
+    except (NotReadable, OSError, ValueError) as exc:
+        t.error = str(getattr(exc, "strerror", None) or exc)
+        return t
+    t.size, t.mtime = len(data), st.st_mtime
+    if b"\x00" in data[:8192]:
+        t.error = "binary file"
+        return t
+    t.text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    t.lines = t.text.splitlines()
+    if tf.path.suffix.lower() in MARKDOWN:
+        t.rules, t.front_matter = markdown_rules(t.lines, tf.path)
+    else:
+        _yaml_rules(t)
+    return t
+
+
+__all__ = [
+    "Rule",
+    "TargetFile",
+    "TargetText",
+    "estimate_tokens",
+    "kind_of_name",
+    "last_written",
+    "list_targets",
+    "markdown_rules",
+    "project_slug",
+    "read_target",
+    "written_by_us",
+]

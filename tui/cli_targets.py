@@ -1,0 +1,78 @@
+"""``hurikaeri targets [--json] [--stale]``: the files agents load, with their findings.
+
+Prints one line per target — lines, characters, estimated tokens, budget, bullets, when
+hurikaeri last wrote it, and its findings by kind — then each finding with ``path:line``;
+``--stale`` lists only stale paths, missing commands and untouched targets; ``--json``
+prints ``{targets, findings, duplicates, stale_days}``. Exit status: 0 when nothing is
+over budget and no secret was found, 1 otherwise (the subject has problems), 2 on usage
+errors.
+
+Wiring (tui/cli.py): ``add_targets_parser(sub, common)`` in ``build_parser`` and a
+``"targets"`` entry in ``COMMANDS`` calling :func:`cmd_targets` (imported lazily there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "targets",
+        parents=[common],
+        help="the files agents load: size against budget, duplicates, stale rules, secrets",
+    )
+    p.add_argument("--json", action="store_true", help="print targets and findings as JSON")
+    p.add_argument(
+        "--stale",
+        action="store_true",
+        help="list only stale paths, missing commands and untouched targets",
+    )
+
+
+def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
+    from store.insight.target_report import build_report, stale_findings
+    from store.read.textsafe import printable
+
+    report = build_report(ws)
+    problems = any(f.severity == "error" for f in report.findings if f.kind in ("budget", "secret"))
+    if args.json:
+        data = report.as_json(ws)
+        if args.stale:
+            data = {
+                "findings": [f.as_json() for f in stale_findings(report)],
+                "stale_days": report.stale_days,
+            }
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 1 if problems and not args.stale else 0
+    if args.stale:
+        found = stale_findings(report)
+        for f in found:
+            where = f"{ws.display(f.path)}:{f.line}" if f.line else ws.display(f.path)
+            print(f"{where}: {f.kind}: {printable(f.message, keep_newlines=False)}")
+        print(f"{len(found)} stale finding(s)", file=sys.stderr)
+        return 0
+    if not report.rows:
+        print("no targets found (CLAUDE.md, rules, MEMORY.md, AGENTS.md, skills, memory)")
+        return 0
+    for row in report.rows:
+        t = row.text
+        budget = f"{row.used:,}/{row.budget.limit:,} {row.budget.unit}" if row.budget else "-"
+        counts = " ".join(f"{k} {v}" for k, v in row.counts.items() if v) or "no findings"
+        written = (row.last_written or "-")[:16]
+        print(
+            f"{ws.display(row.path)}  [{row.file.kind}]  {len(t.lines)} lines, {t.chars:,} chars, "
+            f"~{t.tokens:,} tokens, budget {budget}, {len(t.rules)} bullets, "
+            f"written {written}: {counts}"
+        )
+    for f in report.findings:
+        where = f"{ws.display(f.path)}:{f.line}" if f.line else ws.display(f.path)
+        print(f"{where}: {f.severity}: {f.kind}: {printable(f.message, keep_newlines=False)}")
+    return 1 if problems else 0
+
+
+__all__ = ["add_targets_parser", "cmd_targets"]
