@@ -29,6 +29,8 @@ LOCATIONS: dict[str, str] = {
     "discussions": "discussions",
     "pieces": "pieces",
     "state": ".hurikaeri",
+    # Claude Code's session transcripts: read (never written) to check a report's evidence
+    "transcripts": "projects",
 }
 
 
@@ -44,6 +46,26 @@ class Config:
     allowed_dirs: list[Path] = field(default_factory=list)
     keys: dict[str, str] = field(default_factory=dict)
     theme: str | None = None
+    #: project directories whose CLAUDE.md, rules, AGENTS.md and skills are targets
+    projects: list[Path] = field(default_factory=list)
+    #: ``[budgets]``: a target kind's budget, in its unit (see ``BUDGET_KINDS``)
+    budgets: dict[str, int] = field(default_factory=dict)
+    #: ``[targets] stale_days``: a rule untouched this long is flagged (``None``: default)
+    stale_days: int | None = None
+    #: ``reviewer``: who this person is in a team's ledgers (else git's user.email)
+    reviewer: str | None = None
+
+
+#: The target kinds a ``[budgets]`` entry may name, and the unit of each.
+BUDGET_KINDS: dict[str, str] = {
+    "memory_md": "lines",
+    "claude_md": "tokens",
+    "rules": "tokens",
+    "agents_md": "tokens",
+    "skill_md": "tokens",
+    "skill_yaml": "tokens",
+    "project_memory": "tokens",
+}
 
 
 def default_config_path() -> Path:
@@ -107,7 +129,9 @@ def load_config(explicit: Path | None = None) -> Config:
 
 def parse_config(data: dict[str, Any], path: Path) -> Config:
     cfg = Config(path=path)
-    unknown = set(data) - {"root", "paths", "write", "keys", "theme"}
+    known = {"root", "paths", "write", "keys", "theme", "projects", "budgets", "targets"}
+    known.add("reviewer")
+    unknown = set(data) - known
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s): {', '.join(sorted(unknown))}")
     if "root" in data:
@@ -139,4 +163,44 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     if theme is not None and not isinstance(theme, str):
         raise ConfigError(f"{path}: theme must be a string")
     cfg.theme = theme
+    who = data.get("reviewer")
+    if who is not None and (not isinstance(who, str) or not who.strip()):
+        raise ConfigError(f"{path}: reviewer must be a non-empty string (e.g. your e-mail)")
+    cfg.reviewer = who.strip() if isinstance(who, str) else None
+    _parse_targets(data, cfg, path)
     return cfg
+
+
+def _positive(value: Any, where: str, path: Path) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{path}: {where} must be a positive whole number")
+    return value
+
+
+def _parse_targets(data: dict[str, Any], cfg: Config, path: Path) -> None:
+    """``projects = [...]`` (or ``[projects] dirs = [...]``), ``[budgets]`` and
+    ``[targets] stale_days``: what the targets view looks at and measures against."""
+    projects = data.get("projects", [])
+    if isinstance(projects, dict):
+        extra = set(projects) - {"dirs"}
+        if extra:
+            raise ConfigError(
+                f"{path}: [projects] takes only dirs (not {', '.join(sorted(extra))})"
+            )
+        projects = projects.get("dirs", [])
+    cfg.projects = [_expand(v, None) for v in _strings(projects, "projects", path)]
+    budgets = data.get("budgets", {})
+    if not isinstance(budgets, dict):
+        raise ConfigError(f"{path}: [budgets] must be a table")
+    for key, value in budgets.items():
+        if key not in BUDGET_KINDS:
+            raise ConfigError(
+                f"{path}: [budgets] {key} is not a target kind "
+                f"(expected one of {', '.join(BUDGET_KINDS)})"
+            )
+        cfg.budgets[key] = _positive(value, f"[budgets] {key} ({BUDGET_KINDS[key]})", path)
+    targets = data.get("targets", {})
+    if not isinstance(targets, dict) or set(targets) - {"stale_days"}:
+        raise ConfigError(f"{path}: [targets] takes only stale_days")
+    if "stale_days" in targets:
+        cfg.stale_days = _positive(targets["stale_days"], "[targets] stale_days", path)

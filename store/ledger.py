@@ -17,10 +17,22 @@ Two generations of lines fold together:
   again (``redoes``).
 - *Older lines*, one per decision (``approve``, ``reject``, … with an optional ``batch``)
   and ``undo`` lines naming the entry they cancel: they keep folding exactly as they did.
+
+A team (``store.team``): with a ``ledger/`` directory in the state directory, each reviewer
+appends only to ``ledger/<reviewer>.jsonl``, and ``ledger.jsonl`` (when there is one) is read
+as the local reviewer's older history. The lines of every file are folded in one order, the
+same on every machine whatever order the files are found in: by time (UTC; within a file
+never earlier than the line before it, so one reviewer's own order always holds), then the
+reviewer (the file's name), then ``ledger.jsonl`` before the reviewer's own file, then the
+place in the file. A reviewer's lines undo, redo, commit or abort only that reviewer's own
+transactions. When reviewers' latest decisions on an item differ, the item is
+``contested`` (:class:`ItemState` keeps each one's decision); a decision made on a contested
+item (``resolves``) settles it, and ``reopen`` sets it back to pending for everyone.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import threading
@@ -30,6 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from store import team
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import encode_record, scan_jsonl
 from store.write.atomic import PathRefused, append_bytes
@@ -37,9 +50,11 @@ from store.write.atomic import PathRefused, append_bytes
 Op = Literal[
     "approve", "reject", "reopen", "edit", "promote", "write", "archive", "restore", "undo"
 ]
-State = Literal["pending", "approved", "rejected"]
+State = Literal["pending", "approved", "rejected", "contested"]
 TxStatus = Literal["open", "committed", "aborted"]
 DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
+#: The states that wait for a person's decision (contested: reviewers disagree).
+UNDECIDED: tuple[str, ...] = ("pending", "contested")
 LEDGER_NAME = "ledger.jsonl"
 #: The ops of transaction lines (never folded as decisions themselves).
 TX_OPS = ("begin", "commit", "abort")
@@ -68,6 +83,8 @@ class Entry:
     #: what one undo cancels together: the transaction, the older lines' batch, or the
     #: line alone
     group: str = field(default="", init=False, compare=False, repr=False)
+    #: the reviewer whose ledger file holds it (the file's name; set as it is read)
+    src: str = field(default="", init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         d = self.data
@@ -112,6 +129,11 @@ class TxRecord:
         return str(who) if who is not None else None
 
     @property
+    def src(self) -> str:
+        """The reviewer whose ledger file holds it (see :attr:`Entry.src`)."""
+        return self.begin.src
+
+    @property
     def subjects(self) -> list[str]:
         subjects = self.data.get("subjects")
         return [str(s) for s in subjects] if isinstance(subjects, list) else []
@@ -148,9 +170,22 @@ class TxRecord:
         return self.begin.note
 
 
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One reviewer's standing decision on an item."""
+
+    state: State
+    who: str
+    at: str
+    note: str | None = None
+    #: the transaction (or older line, or batch) that made it
+    id: str = ""
+
+
 @dataclass(slots=True)
 class ItemState:
-    """The folded review state of one item."""
+    """The folded review state of one item: ``contested`` when reviewers' decisions differ
+    (``decisions`` holds each one's, by ledger file)."""
 
     state: State = "pending"
     note: str | None = None
@@ -158,16 +193,42 @@ class ItemState:
     edited: bool = False
     archived: bool = False
     promoted: list[dict[str, Any]] = field(default_factory=list)
+    #: who made the latest decision
+    who: str | None = None
+    #: each reviewer's standing approve or reject (by the name of their ledger file)
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    #: the decisions a later one settled (``resolves``): they no longer stand, even when
+    #: one comes later in the fold (made in the same second, or on a clock behind)
+    settled: set[str] = field(default_factory=set)
+
+    @property
+    def contested(self) -> bool:
+        return self.state == "contested"
+
+
+_DECIDED: dict[str, State] = {"approve": "approved", "reject": "rejected"}
 
 
 def fold_entry(st: ItemState, e: Entry) -> None:
     """What one (not undone) entry does to its target's state."""
-    if e.op == "approve":
-        st.state, st.note, st.at = "approved", e.note, e.at
-    elif e.op == "reject":
-        st.state, st.note, st.at = "rejected", e.note, e.at
+    if e.op in _DECIDED:
+        if e.group in st.settled:
+            return
+        resolves = e.data.get("resolves")  # decided while contested: settles what it saw
+        if isinstance(resolves, list):
+            st.settled.update(str(r) for r in resolves)
+            st.decisions = {k: d for k, d in st.decisions.items() if d.id not in st.settled}
+        elif resolves:
+            st.decisions.clear()
+        who = str(e.data.get("who") or e.src or "")
+        st.decisions[e.src] = Decision(_DECIDED[e.op], who, e.at, e.note, e.group)
+        distinct = {d.state for d in st.decisions.values()}
+        st.state = "contested" if len(distinct) > 1 else _DECIDED[e.op]
+        st.note, st.at, st.who = e.note, e.at, who or None
     elif e.op == "reopen":
         st.state, st.note, st.at = "pending", None, e.at
+        st.who = str(e.data.get("who") or e.src or "") or None
+        st.decisions.clear()
     elif e.op == "edit":
         st.edited = True
     elif e.op == "archive":
@@ -187,12 +248,48 @@ def item_key(report_id: str | None, item_id: str | None) -> str | None:
     return f"{report_id}/{item_id}"
 
 
-class Ledger:
-    """The ledger of one workspace; ``refresh()`` reads what other processes appended."""
+@dataclass(slots=True)
+class _Source:
+    """One ledger file and how far it has been read."""
 
-    def __init__(self, state_dir: Path, *, read: bool = True) -> None:
-        self.path = state_dir / LEDGER_NAME
-        #: every line read, in order (transaction lines included)
+    path: Path
+    #: whose it is: the file's name (``ledger.jsonl``: the local reviewer, see ``_files``)
+    key: str
+    #: 0 for ``ledger.jsonl``, 1 for a reviewer's own file (the order of lines of one time)
+    rank: int
+    offset: int = 0
+    line: int = 1
+    #: lines taken in so far, and the latest time among them
+    count: int = 0
+    last: float = -math.inf
+
+
+#: Where a line lies in the fold: (time, reviewer, rank, place in its file).
+OrderKey = tuple[float, str, int, int]
+
+
+def _when(at: str, last: float) -> float:
+    """A line's time in seconds (UTC), never earlier than the line before it in its file:
+    a clock set back reorders nothing of one reviewer's own."""
+    try:
+        dt = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return last if last > -math.inf else 0.0
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return max(dt.timestamp(), last)
+
+
+class Ledger:
+    """The ledger of one workspace (every reviewer's file, in team mode); ``refresh()``
+    reads what other processes appended, or what a ``git pull`` brought."""
+
+    def __init__(self, state_dir: Path, *, read: bool = True, who: str | None = None) -> None:
+        self.state_dir = state_dir
+        #: the single ledger of a workspace without a team (and a team member's older one)
+        self.legacy_path = state_dir / LEDGER_NAME
+        self._who = who
+        #: every line read, in fold order (transaction lines included)
         self.entries: list[Entry] = []
         #: what the state is folded from, in order: older decision lines and the effects of
         #: committed transactions (placed where their commit is)
@@ -204,8 +301,10 @@ class Ledger:
         self.line_of: dict[str, int] = {}
         self.states: dict[str, ItemState] = {}
         self.diagnostics: list[Any] = []
-        self._offset = 0
-        self._line = 1
+        self._sources: dict[Path, _Source] = {}
+        #: each entry's place in the fold (parallel to ``entries``)
+        self._order: list[OrderKey] = []
+        self._team = False
         #: held while lines are read in or appended (the app shares one ledger between
         #: threads); hold it to read several of the attributes consistently
         self.lock = threading.RLock()
@@ -215,10 +314,46 @@ class Ledger:
         if read:
             self.refresh()
 
-    def _guard(self, real: Path) -> None:
-        """The ledger is ``ledger.jsonl`` itself in the state directory, never a link out."""
-        if real != Path(os.path.realpath(self.path.parent)) / LEDGER_NAME:
-            raise PathRefused(f"refused: {self.path} leads to {real}; the ledger is not a link")
+    # -- whose ---------------------------------------------------------------------
+
+    @property
+    def who(self) -> str:
+        """The local reviewer (:func:`store.team.reviewer`)."""
+        if self._who is None:
+            self._who = team.reviewer(None, self.state_dir)
+        return self._who
+
+    @property
+    def path(self) -> Path:
+        """The file this process appends to: the reviewer's own in team mode, else
+        ``ledger.jsonl``."""
+        if team.is_team(self.state_dir):
+            return team.ledger_file(self.state_dir, self.who)
+        return self.legacy_path
+
+    def is_own(self, src: str) -> bool:
+        """Whether lines of the reviewer ``src`` (an entry's or a transaction's ``src``) are
+        the local reviewer's: every line without a team, their own file's with one."""
+        return src == "" or src == team.file_name(self.who)
+
+    def is_ledger_file(self, path: Path) -> bool:
+        """Whether ``path`` is one of the ledger's files (``ledger.jsonl`` or a reviewer's)."""
+        return path == self.legacy_path or (
+            path.parent == team.team_dir(self.state_dir) and path.suffix == ".jsonl"
+        )
+
+    def paths(self) -> list[Path]:
+        """The ledger files read, in the order of their names."""
+        with self.lock:
+            return [p for p, _k, _r in self._files()]
+
+    def _guard_for(self, path: Path) -> Any:
+        def guard(real: Path) -> None:
+            """The ledger is the file itself in the state directory, never a link out."""
+            if real != Path(os.path.realpath(path.parent)) / path.name:
+                raise PathRefused(f"refused: {path} leads to {real}; the ledger is not a link")
+
+        return guard
 
     # -- reading -----------------------------------------------------------------
 
@@ -227,49 +362,130 @@ class Ledger:
         with self.lock:
             return self._refresh()
 
+    def _files(self) -> list[tuple[Path, str, int]]:
+        """Every ledger file (path, whose, rank): ``ledger.jsonl``, read as the local
+        reviewer's, then each reviewer's own file in team mode (links are not followed)."""
+        out: list[tuple[Path, str, int]] = []
+        legacy_key = team.file_name(self.who) if self._team else ""
+        if self.legacy_path.exists() or self.legacy_path in self._sources:
+            out.append((self.legacy_path, legacy_key, 0))
+        if self._team:
+            tdir = team.team_dir(self.state_dir)
+            try:
+                names = sorted(
+                    e.name
+                    for e in os.scandir(tdir)
+                    if e.name.endswith(".jsonl")
+                    and not e.name.startswith(".")
+                    and e.is_file(follow_symlinks=False)
+                )
+            except OSError:
+                names = []
+            found = [tdir / n for n in names]
+            out += [(p, p.name[: -len(".jsonl")], 1) for p in found]
+            # a file read before and gone now: read once more, to notice it is gone
+            out += [(p, s.key, 1) for p, s in self._sources.items() if s.rank and p not in found]
+        return out
+
     def _refresh(self) -> bool:
-        try:
-            with open(self.path, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size < self._offset:  # replaced or truncated by hand: read it all again
-                    self._reset()
-                fh.seek(self._offset)
-                data = fh.read()
-        except FileNotFoundError:
-            if self._offset:
+        team_now = team.is_team(self.state_dir)
+        reset = False
+        if team_now != self._team:  # joined a team (or left): whose lines are whose changed
+            self._team = team_now
+            if self._sources:
                 self._reset()
-                return True
-            return False
-        if not data:
-            return False
-        sink = DiagnosticSink(str(self.path))
-        scan = scan_jsonl(data, sink, base_offset=self._offset, base_line=self._line)
-        self.diagnostics.extend(sink.items)
-        consumed = scan.complete_until - self._offset
-        self._line += data[:consumed].count(b"\n")
-        self._offset = scan.complete_until
-        new = [e for e in (_entry(r.data) for r in scan.records) if e is not None]
+                reset = True
+        new: list[tuple[OrderKey, Entry]] = []
+        for path, whose, rank in self._files():
+            src = self._sources.get(path)
+            if src is None:
+                src = self._sources[path] = _Source(path, whose, rank)
+            got = self._read(src)
+            if got is None:  # replaced, truncated or removed: read everything again
+                self._reset()
+                return self._refresh() or True
+            new += got
+        if not new:
+            return reset
+        new.sort(key=lambda ke: ke[0])
+        if self._order and new[0][0] < self._order[-1]:  # lines of another reviewer's past
+            merged = sorted([*zip(self._order, self.entries, strict=True), *new], key=_first)
+            self._clear()
+            new = merged
         refold = False
-        for e in new:
-            refold = self._apply(e) or refold
+        for key, e in new:
+            refold = self._apply(key, e) or refold
         if refold:
             self._refold()
-        return bool(new)
+        return True
 
-    def _reset(self) -> None:
+    def _read(self, src: _Source) -> list[tuple[OrderKey, Entry]] | None:
+        """The lines appended to ``src`` since it was last read (``None``: it shrank)."""
+        try:
+            with open(src.path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size < src.offset:
+                    return None
+                fh.seek(src.offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return None if src.offset else []
+        if not data:
+            return []
+        sink = DiagnosticSink(str(src.path))
+        scan = scan_jsonl(data, sink, base_offset=src.offset, base_line=src.line)
+        self.diagnostics.extend(sink.items)
+        consumed = scan.complete_until - src.offset
+        src.line += data[:consumed].count(b"\n")
+        src.offset = scan.complete_until
+        out: list[tuple[OrderKey, Entry]] = []
+        for r in scan.records:
+            e = _entry(r.data)
+            if e is None:
+                continue
+            object.__setattr__(e, "src", src.key)
+            src.last = _when(e.at, src.last)
+            out.append(((src.last, src.key, src.rank, src.count), e))
+            src.count += 1
+        return out
+
+    def _clear(self) -> None:
+        """Forget what was worked out (the lines are folded again, in their order)."""
         self.revision += 1
         self.entries, self.folded, self.undone, self.states = [], [], set(), {}
-        self.txs, self.line_of = {}, {}
-        self._offset, self._line = 0, 1
+        self.txs, self.line_of, self._order = {}, {}, []
 
-    def _apply(self, e: Entry) -> bool:
+    def _reset(self) -> None:
+        self._clear()
+        self._sources = {}
+
+    def _owner(self, ref: str) -> str | None:
+        """Whose transaction, batch or line ``ref`` is (``None``: not read)."""
+        rec = self.txs.get(ref)
+        if rec is not None:
+            return rec.src
+        i = self.line_of.get(ref)
+        if i is not None:
+            return self.entries[i].src
+        for e in self.folded:
+            if e.group == ref:
+                return e.src
+        return None
+
+    def _may_touch(self, e: Entry, ref: str) -> bool:
+        """A reviewer's line undoes or redoes only that reviewer's own."""
+        owner = self._owner(ref)
+        return owner is None or owner == e.src
+
+    def _apply(self, key: OrderKey, e: Entry) -> bool:
         """Take one line in; True when the whole state must be folded again."""
         self.revision += 1
         self.entries.append(e)
+        self._order.append(key)
         if e.op in TX_OPS:
             return self._apply_tx(e)
         if e.op == "undo":
-            if e.undoes:
+            if e.undoes and self._may_touch(e, e.undoes):
                 self.undone.add(e.undoes)
             return True
         self.line_of.setdefault(e.id, len(self.entries) - 1)
@@ -290,7 +506,7 @@ class Ledger:
             if e.op != "commit" or "action" not in e.data:
                 return False  # the end of a transaction whose begin is lost
             rec = self.txs[tx] = TxRecord(tx, e, seq=len(self.entries) - 1)  # self-contained
-        if rec.status != "open":
+        if rec.status != "open" or rec.src != e.src:  # only its own reviewer ends it
             return False
         rec.end = e
         if e.op == "abort":
@@ -298,10 +514,12 @@ class Ledger:
             return False
         rec.status = "committed"
         if rec.undoes:
-            self.undone.add(rec.undoes)
+            if self._may_touch(rec.begin, rec.undoes):
+                self.undone.add(rec.undoes)
             return True
         if rec.redoes:
-            self._redo(rec.redoes)
+            if self._may_touch(rec.begin, rec.redoes):
+                self._redo(rec.redoes)
             return True
         for i, eff in enumerate(rec.effects):
             entry = _effect_entry(rec, i, eff)
@@ -343,38 +561,61 @@ class Ledger:
         return st
 
     def last_undoable(self) -> Entry | None:
-        """The newest folded entry that has not been undone."""
+        """The newest folded entry of the local reviewer's that has not been undone."""
         for e in reversed(self.folded):
-            if not self.is_undone(e):
+            if not self.is_undone(e) and self.is_own(e.src):
                 return e
         return None
 
-    def open_transactions(self) -> list[TxRecord]:
-        """Transactions begun and neither committed nor aborted (in progress elsewhere, or
-        left by a process that was killed: :func:`store.review.transactions.recover`)."""
+    def news(self, known: set[str], limit: int = 8) -> list[str]:
+        """What other reviewers did that was not read before (``known``: the transaction
+        ids read then), one line each, ``alice@example.com: approve kpt-…/try-001``; a
+        last line counts the rest."""
         with self.lock:
-            return [t for t in self.txs.values() if t.status == "open"]
+            fresh = [
+                t
+                for t in self.txs.values()
+                if t.id not in known and t.status == "committed" and not self.is_own(t.src)
+            ]
+        lines = []
+        for t in fresh[:limit]:
+            subjects = ", ".join(t.subjects[:3]) + (" …" if len(t.subjects) > 3 else "")
+            lines.append(f"{t.who or t.src}: {t.action} {subjects}".rstrip())
+        if len(fresh) > limit:
+            lines.append(f"… and {len(fresh) - limit} more (see the history)")
+        return lines
+
+    def open_transactions(self) -> list[TxRecord]:
+        """The local reviewer's transactions begun and neither committed nor aborted (in
+        progress elsewhere, or left by a process that was killed:
+        :func:`store.review.transactions.recover`). Another reviewer's are theirs to end."""
+        with self.lock:
+            return [t for t in self.txs.values() if t.status == "open" and self.is_own(t.src)]
 
     # -- writing -----------------------------------------------------------------
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one line (fsynced) and read it back."""
         with self.lock:
-            append_bytes(self.path, encode_record(record), guard=self._guard, repair_torn=True)
+            path = self.path
+            guard = self._guard_for(path)
+            append_bytes(path, encode_record(record), guard=guard, repair_torn=True)
             self._refresh()
 
     def complete_torn(self) -> None:
         """End a last line cut short by a crash (it stays, reported as broken, unless it
         was whole but for its newline) and read what that completes."""
         with self.lock:
+            path = self.path
             try:
-                with open(self.path, "rb") as fh:
+                with open(path, "rb") as fh:
                     size = os.fstat(fh.fileno()).st_size
                     torn = size > 0 and os.pread(fh.fileno(), 1, size - 1) != b"\n"
             except FileNotFoundError:
                 return
             if torn:
-                append_bytes(self.path, b"", guard=self._guard, repair_torn=True, create=False)
+                guard = self._guard_for(path)
+                append_bytes(path, b"", guard=guard, repair_torn=True, create=False)
                 self._refresh()
 
     def record(
@@ -426,7 +667,9 @@ def _effect_entry(rec: TxRecord, i: int, eff: dict[str, Any]) -> Entry | None:
     note = eff.get("note")
     known = {"op", "target", "note"}
     data = {k: v for k, v in eff.items() if k not in known}
-    return Entry(
+    if rec.who is not None:
+        data.setdefault("who", rec.who)
+    entry = Entry(
         f"{rec.id}:{i}",
         rec.end.at if rec.end is not None else rec.at,
         op,
@@ -435,6 +678,12 @@ def _effect_entry(rec: TxRecord, i: int, eff: dict[str, Any]) -> Entry | None:
         None,
         {"tx": rec.id, **data},
     )
+    object.__setattr__(entry, "src", rec.src)
+    return entry
+
+
+def _first(pair: tuple[OrderKey, Entry]) -> OrderKey:
+    return pair[0]
 
 
 def _entry(rec: dict[str, Any]) -> Entry | None:
@@ -455,6 +704,8 @@ def _entry(rec: dict[str, Any]) -> Entry | None:
 
 __all__ = [
     "DECISIONS",
+    "UNDECIDED",
+    "Decision",
     "Entry",
     "ItemState",
     "Ledger",

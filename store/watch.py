@@ -55,6 +55,7 @@ except ImportError:  # pragma: no cover - a later watchfiles may move it
 from store.ledger import LEDGER_NAME
 from store.read.kinds import ignored_name
 from store.read.textio import FileStamp
+from store.team import team_dir
 from store.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -213,10 +214,11 @@ def _make_plan(ws: Workspace) -> _Plan | None:
     root = ws.root
     if not root.is_dir():
         return None
-    dirs: list[Path] = []
+    dirs: list[Path] = [team_dir(ws.state_dir)]  # a team's ledgers, one per reviewer
     files: list[Path] = [ws.state_dir / LEDGER_NAME]
     for key, paths in ws.locations.items():
-        if key == "state":
+        # transcripts are read when shown, not watched: Claude Code appends to them all day
+        if key in ("state", "transcripts"):
             continue
         for p in paths:
             (files if key in _FILE_LOCATIONS and not p.is_dir() else dirs).append(p)

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from store import team
 from store.check.takt_layout import piece_dirs
-from store.config import LOCATIONS, Config, ConfigError, check_allowed_dir
+from store.config import (
+    LOCATIONS,
+    Config,
+    ConfigError,
+    check_allowed_dir,
+    default_config_path,
+)
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 
 DEFAULT_ROOT = Path("~/.claude")
@@ -35,7 +43,8 @@ class Workspace:
         for key, default in LOCATIONS.items():
             moved = self.config.paths.get(key)
             if moved:
-                self.locations[key] = [p if p.is_absolute() else self.root / p for p in moved]
+                where = [p if p.is_absolute() else self.root / p for p in moved]
+                self.locations[key] = where if key == "state" else _globbed(where)
             else:
                 self.locations[key] = [self.root / default]
         if not self.config.paths.get("state"):
@@ -47,6 +56,7 @@ class Workspace:
                     "workspace; hurikaeri keeps its state only inside the root (move it with "
                     "[paths] state in the config if you mean to)"
                 )
+        team.configure(self.state_dir, self.config.reviewer)
 
     @classmethod
     def resolve(cls, root: Path | None, config: Config) -> Workspace:
@@ -142,6 +152,51 @@ class Workspace:
             for d in piece_dirs(top):  # a TAKT directory: only its piece directories
                 for p in _walk(d, YAML_SUFFIXES):
                     yield from emit(p, Kind.PIECE)
+
+    def nothing_here(self) -> str | None:
+        """Why this workspace can hold nothing to review, with what to do instead; ``None``
+        when any of its locations is there. The root is missing, or it is a directory of
+        someone else's (``~/.claude`` of a Claude Code user whose agents wrote no report
+        yet): without this, the app shows an empty list and ``lint`` finds no problems."""
+        if any(p.exists() for key in CONTENT_LOCATIONS for p in self.locations[key]):
+            return None
+        if not self.root.is_dir():
+            why = f"{self.root} does not exist"
+        else:
+            names = ", ".join(self.display(self.loc(k)) for k in CONTENT_LOCATIONS[:5])
+            why = f"{self.root} holds none of hurikaeri's folders ({names}, …)"
+        config = self.config.path or default_config_path()
+        return (
+            f"{why}: nothing to review. Try 'hurikaeri demo' for a sample workspace, "
+            f"'hurikaeri --root DIR' for yours, or root = \"DIR\" in the config ({config})."
+        )
+
+
+#: The locations that hold what is reviewed (not our own state, not the transcripts).
+CONTENT_LOCATIONS = (
+    "kpt",
+    "summaries",
+    "lessons_user",
+    "knowledge_base",
+    "discussions",
+    "lessons_ai",
+    "feedback",
+    "memory",
+    "pieces",
+)
+
+
+def _globbed(paths: list[Path]) -> list[Path]:
+    """Locations with glob patterns (``team/*/hurikaeri``: one directory per author)
+    expanded, in name order; a pattern that matches nothing stays as it is (nothing is
+    found there until it matches: restart to pick up a directory that appears later)."""
+    out: list[Path] = []
+    for p in paths:
+        hits = sorted(glob.glob(str(p))) if glob.has_magic(str(p)) else []
+        for q in [Path(h) for h in hits] or [p]:
+            if q not in out:
+                out.append(q)
+    return out
 
 
 def _under(path: Path, top: Path, recursive: bool) -> bool:

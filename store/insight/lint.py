@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store.check.files import lint_file, unfinished
 from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
 from store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from store.index.workspace_index import WorkspaceIndex
 
 
 def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
@@ -26,6 +30,31 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
         yield from f.diagnostics
         if f.unfinished_line is not None:
             yield unfinished(f.display, f.unfinished_line)
+    yield from report_id_collisions(ws, index)
+
+
+def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
+    """Two reports with one id (each author's machine counts ``kpt-YYYYMMDD-NNN`` from 001):
+    decisions are recorded by id, so they would land on both — a warning on each file."""
+    paths: dict[str, list[Path]] = {}
+    for s in index.sessions.values():
+        if s.report is not None and s.report.head.id:
+            found = paths.setdefault(s.report.head.id, [])
+            if s.report.path not in found:
+                found.append(s.report.path)
+    for rid, where in sorted(paths.items()):
+        if len(where) < 2:
+            continue
+        for path in sorted(where):
+            others = ", ".join(ws.display(o) for o in sorted(where) if o != path)
+            yield Diagnostic(
+                ws.display(path),
+                None,
+                "warning",
+                "duplicate-report-id",
+                f"report id {rid} is also the id of {others}; decisions on its items "
+                "are shared with that report — give one of them another id",
+            )
 
 
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:

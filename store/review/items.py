@@ -147,9 +147,19 @@ def item_json(
         "state": st.state,
         "note": st.note,
         "decided_at": st.at,
+        "decided_by": st.who,
+        **({"decisions": decisions_json(st)} if len(st.decisions) > 1 else {}),
         "promoted": st.promoted,
         **data,
     }
+
+
+def decisions_json(st: ItemState) -> list[dict[str, Any]]:
+    """Each reviewer's standing decision (two or more: a team; differing: contested)."""
+    return [
+        {"state": d.state, "by": d.who, "at": d.at, "note": d.note}
+        for d in sorted(st.decisions.values(), key=lambda d: (d.at, d.who))
+    ]
 
 
 def report_json(path: Path, report: KptReport, ledger: Ledger) -> dict[str, Any]:

@@ -1,0 +1,464 @@
+"""``hurikaeri sync``: share one reviewer's work through the workspace's git repository.
+
+The real ``git`` does everything (a subprocess per step); nothing of git is re-implemented.
+One sync, under the workspace's transaction lock while it commits and while it updates the
+work tree (no transaction of ours is half written meanwhile):
+
+1. checks the repository: a branch checked out, no rebase or merge in progress, no local
+   commit that a sync did not make (those are the person's to push);
+2. joins the team the first time (creates ``.hurikaeri/ledger/`` and the reviewer's own
+   ledger file, see :mod:`store.team`);
+3. commits the reviewer's own ledger file and the files their transactions wrote that git
+   sees changed — nothing else: not other people's files, not unrelated changes in the
+   work tree, not what is staged already (``git commit --only``) — with a message listing
+   the decisions;
+4. fetches; when the branch moved on the remote, replays the reviewer's unpushed sync
+   commits onto it in a temporary worktree (``git rebase``; the files the reviewer appended
+   to or promoted into as Markdown merge as a union of lines, so two reviewers' bullets or
+   imported lessons both stay), then fast-forwards the branch;
+5. pushes (fetching and replaying again if someone pushed meanwhile).
+
+On any conflict it stops with one line saying why, and leaves everything as it was: the
+temporary worktree is removed (the repository is never left mid-rebase), a commit this sync
+made is taken back and its files unstaged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store import team
+from store.ledger import Ledger, TxRecord
+from store.review.errors import ReviewError
+from store.review.journal import record_path
+from store.review.transactions import recover, tx_lock
+from store.workspace import Workspace
+
+#: The trailer that marks a commit as made by ``hurikaeri sync``.
+TRAILER = "Hurikaeri-Sync"
+#: How many times a push that lost a race is tried again.
+PUSH_TRIES = 3
+
+
+class SyncError(ReviewError):
+    """The sync stopped; the message is one line, and the repository is as it was."""
+
+
+@dataclass(slots=True)
+class SyncResult:
+    """What a sync did (or, with ``dry_run``, would do)."""
+
+    reviewer: str
+    branch: str
+    remote: str | None
+    #: the files committed, relative to the repository's top
+    committed: list[str] = field(default_factory=list)
+    #: one line per decision committed
+    decisions: list[str] = field(default_factory=list)
+    #: commits of others brought in
+    pulled: int = 0
+    pushed: bool = False
+    joined: bool = False
+    dry_run: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        verb = "would " if self.dry_run else ""
+        out = []
+        if self.joined:
+            out.append(f"{verb}join the team review as {self.reviewer}")
+        if self.committed:
+            out.append(f"{verb}commit {len(self.committed)} file(s): {', '.join(self.committed)}")
+            out += [f"  {d}" for d in self.decisions]
+        else:
+            out.append("nothing of yours to commit")
+        if self.remote is None:
+            out.append("no remote: nothing fetched or pushed")
+        elif self.dry_run:
+            out.append(f"would fetch {self.remote}, replay your commits onto it, and push")
+        else:
+            out.append(f"brought in {self.pulled} commit(s) from {self.remote}")
+            out.append(
+                f"pushed to {self.remote}/{self.branch}" if self.pushed else "pushed nothing"
+            )
+        return out + self.notes
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "reviewer": self.reviewer,
+            "branch": self.branch,
+            "remote": self.remote,
+            "committed": self.committed,
+            "decisions": self.decisions,
+            "pulled": self.pulled,
+            "pushed": self.pushed,
+            "joined": self.joined,
+            "dry_run": self.dry_run,
+        }
+
+
+# -- git --------------------------------------------------------------------------------
+
+
+def _git(top: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
+    """Run ``git`` in ``top``; its standard output, or :class:`SyncError` (one line)."""
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})},
+        )
+    except FileNotFoundError:
+        raise SyncError("git is not installed (sync uses the git command)") from None
+    if check and done.returncode != 0:
+        why = (done.stderr.strip() or done.stdout.strip()).splitlines()
+        raise SyncError(
+            f"git {args[0]} failed: {why[-1] if why else 'exit status ' + str(done.returncode)}"
+        )
+    return done.stdout
+
+
+def _ok(top: Path, *args: str) -> bool:
+    return subprocess.run(["git", *args], cwd=top, capture_output=True, check=False).returncode == 0
+
+
+def _top(ws: Workspace) -> Path:
+    if not ws.root.is_dir():
+        raise SyncError(f"{ws.root} does not exist")
+    try:
+        out = _git(ws.root, "rev-parse", "--show-toplevel")
+    except SyncError:
+        raise SyncError(
+            f"{ws.root} is not in a git repository; a team shares its workspace as one "
+            "(see README, Team review)"
+        ) from None
+    return Path(out.strip())
+
+
+def _in_progress(top: Path) -> str | None:
+    for name, what in (
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase"),
+        ("MERGE_HEAD", "a merge"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ):
+        p = Path(_git(top, "rev-parse", "--git-path", name).strip())
+        if not p.is_absolute():
+            p = top / p
+        if p.exists():
+            return what
+    return None
+
+
+def _upstream(top: Path, branch: str) -> tuple[str | None, str | None]:
+    """The remote and the remote-tracking ref the branch follows (``origin/<branch>``
+    when none is set but there is an ``origin``); ``(None, None)``: no remote at all."""
+    remote = _git(top, "config", f"branch.{branch}.remote", check=False).strip()
+    remotes = _git(top, "remote").split()
+    if not remote or remote == ".":
+        remote = "origin" if "origin" in remotes else (remotes[0] if remotes else "")
+    if not remote:
+        return None, None
+    return remote, f"refs/remotes/{remote}/{branch}"
+
+
+def _rel(top: Path, path: Path) -> str | None:
+    real = Path(os.path.realpath(path))
+    try:
+        return real.relative_to(Path(os.path.realpath(top))).as_posix()
+    except ValueError:
+        return None
+
+
+def _changed(top: Path, rels: list[str]) -> list[str]:
+    """Of ``rels``, those git sees changed, new or deleted in the work tree."""
+    if not rels:
+        return []
+    out = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *rels)
+    found: list[str] = []
+    parts = out.split("\0")
+    i = 0
+    while i < len(parts):
+        entry = parts[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        status, path = entry[:2], entry[3:]
+        if status[0] in "RC":  # a rename's source follows
+            i += 1
+        if status != "!!" and path not in found:
+            found.append(path)
+    return [r for r in rels if r in found]
+
+
+# -- what is the reviewer's --------------------------------------------------------------
+
+
+def _own_txs(led: Ledger) -> list[TxRecord]:
+    return [t for t in led.txs.values() if t.status == "committed" and led.is_own(t.src)]
+
+
+def _committed_ids(top: Path, rel: str) -> set[str]:
+    """The transactions the committed version of the reviewer's ledger already holds."""
+    text = _git(top, "show", f"HEAD:{rel}", check=False) if _ok(top, "rev-parse", "HEAD") else ""
+    ids: set[str] = set()
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and rec.get("tx"):
+            ids.add(str(rec["tx"]))
+    return ids
+
+
+def _decision_line(t: TxRecord) -> str:
+    subjects = ", ".join(t.subjects[:5]) + (
+        f" +{len(t.subjects) - 5} more" if len(t.subjects) > 5 else ""
+    )
+    line = f"{t.action} {subjects}".strip()
+    if t.note and t.action not in ("undo", "redo"):
+        line += f" — {t.note}"
+    return " ".join(line.split())[:200]
+
+
+def _message(who: str, decisions: list[str]) -> str:
+    n = len(decisions)
+    head = f"hurikaeri: {who}: {n} decision{'s' if n != 1 else ''}" if n else f"hurikaeri: {who}"
+    body = "\n".join(f"- {d}" for d in decisions)
+    return f"{head}\n\n{body}\n\n{TRAILER}: {who}\n" if body else f"{head}\n\n{TRAILER}: {who}\n"
+
+
+# -- the sync -----------------------------------------------------------------------------
+
+
+def sync(ws: Workspace, *, dry_run: bool = False) -> SyncResult:
+    """Share the reviewer's work and bring in the team's (see the module's docstring)."""
+    top = _top(ws)
+    doing = _in_progress(top)
+    if doing:
+        raise SyncError(f"{top} is in the middle of {doing}; finish or abort it first")
+    branch = _git(top, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip()
+    if not branch:
+        raise SyncError(f"{top} has no branch checked out (a detached HEAD); check one out")
+    remote, upstream = _upstream(top, branch)
+    has_upstream = upstream is not None and _ok(top, "rev-parse", "--verify", "--quiet", upstream)
+    if has_upstream:
+        _only_ours_unpushed(top, f"{upstream}..HEAD")
+    led = Ledger(ws.state_dir)
+    who = led.who
+    result = SyncResult(who, branch, remote, dry_run=dry_run)
+    result.joined = not team.is_team(ws.state_dir)
+    own = team.ledger_file(ws.state_dir, who)
+    with tx_lock(ws) if not dry_run else contextlib.nullcontext():
+        if not dry_run:
+            recover(ws, ledger=led)
+            if result.joined or not own.exists():
+                own.parent.mkdir(parents=True, exist_ok=True)
+                own.touch(exist_ok=True)
+            led.refresh()
+        made = _commit_own(ws, top, led, own, result, dry_run=dry_run)
+    if dry_run or remote is None:
+        return result
+    for attempt in range(PUSH_TRIES):
+        _git(top, "fetch", "--quiet", remote)
+        if upstream is not None and _ok(top, "rev-parse", "--verify", "--quiet", upstream):
+            try:
+                result.pulled += _integrate(ws, top, upstream, led)
+            except SyncError:
+                if made:  # as it was: the files changed again, not committed, not staged
+                    _take_back(ws, top, made)
+                raise
+        if _push(top, remote, branch):
+            result.pushed = True
+            break
+        if attempt == PUSH_TRIES - 1:
+            result.notes.append("the remote kept moving; your commit is kept: sync again")
+    return result
+
+
+def _only_ours_unpushed(top: Path, revs: str) -> None:
+    out = _git(top, "log", "--format=%H%x00%B%x01", revs)
+    for chunk in out.split("\x01"):
+        if not chunk.strip():
+            continue
+        sha, _, body = chunk.strip().partition("\0")
+        if f"\n{TRAILER}: " not in f"\n{body}":
+            raise SyncError(
+                f"commit {sha[:10]} is not pushed and was not made by hurikaeri sync; push it "
+                "(or move it off this branch) yourself first — sync shares only your review"
+            )
+
+
+def _commit_own(
+    ws: Workspace, top: Path, led: Ledger, own: Path, result: SyncResult, *, dry_run: bool
+) -> list[str]:
+    """Commit the reviewer's ledger and the files their transactions wrote (what git sees
+    changed of them); the paths committed (empty: nothing)."""
+    own_rel = _rel(top, own)
+    if own_rel is None:
+        raise SyncError(f"{own} is outside the repository {top}; the ledger must be in it")
+    rels = [own_rel]
+    state = Path(os.path.realpath(ws.state_dir))
+    for t in _own_txs(led):
+        for f in t.files:
+            path = record_path(ws, f)
+            if Path(os.path.realpath(path)).is_relative_to(state):
+                continue  # our own state (backups, the older ledger) stays local
+            rel = _rel(top, path)
+            if rel is not None and rel not in rels:
+                rels.append(rel)
+    changed = _changed(top, rels)
+    if dry_run and not own.exists():  # it would be created
+        changed = [own_rel, *changed]
+    done = _committed_ids(top, own_rel)
+    result.decisions = [_decision_line(t) for t in _own_txs(led) if t.id not in done]
+    result.committed = changed
+    if not changed or dry_run:
+        return []
+    _git(top, "add", "--", *changed)
+    message = _message(result.reviewer, result.decisions)
+    try:
+        _git(top, "commit", "--quiet", "--only", "-m", message, "--", *changed)
+    except SyncError:
+        _git(top, "reset", "--quiet", "--", *changed, check=False)  # unstaged, as they were
+        raise
+    return changed
+
+
+def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:
+    """Undo the commit this sync made (its files back to changed and unstaged)."""
+    with tx_lock(ws):
+        _git(top, "reset", "--quiet", "--soft", "HEAD~1")
+        _git(top, "reset", "--quiet", "--", *paths)
+
+
+def _union_paths(ws: Workspace, top: Path, led: Ledger) -> list[str]:
+    """The files of the reviewer's transactions whose lines merge as a union: appended to
+    (lessons, summaries) or Markdown promoted into (bullets under a heading)."""
+    out: list[str] = []
+    for t in _own_txs(led):
+        for f in t.files:
+            path = record_path(ws, f)
+            if f.get("how") == "append" or path.suffix.lower() in (".md", ".markdown"):
+                rel = _rel(top, path)
+                if rel is not None and rel not in out:
+                    out.append(rel)
+    return out
+
+
+@contextlib.contextmanager
+def _worktree(top: Path) -> Iterator[Path]:
+    tmp = Path(tempfile.mkdtemp(prefix="hurikaeri-sync-"))
+    wt = tmp / "wt"
+    try:
+        _git(top, "worktree", "add", "--quiet", "--detach", str(wt), "HEAD")
+        yield wt
+    finally:
+        if (wt / ".git").exists():
+            if _in_progress(wt):
+                _git(wt, "rebase", "--abort", check=False)
+            _git(top, "worktree", "remove", "--force", str(wt), check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+        _git(top, "worktree", "prune", check=False)
+
+
+def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
+    """Bring in what the remote branch has; the number of commits brought in."""
+    behind = int(_git(top, "rev-list", "--count", f"HEAD..{upstream}").strip() or 0)
+    if not behind:
+        return 0
+    ahead = int(_git(top, "rev-list", "--count", f"{upstream}..HEAD").strip() or 0)
+    target = upstream
+    if ahead:
+        attrs = Path(tempfile.mkdtemp(prefix="hurikaeri-attrs-")) / "attributes"
+        try:
+            attrs.write_text(
+                "".join(f"/{_quote(r)} merge=union\n" for r in _union_paths(ws, top, led)),
+                encoding="utf-8",
+            )
+            with _worktree(top) as wt:
+                out = subprocess.run(
+                    ["git", "-c", f"core.attributesFile={attrs}", "rebase", "--quiet", upstream],
+                    cwd=wt,
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                    env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+                )
+                if out.returncode != 0:
+                    files = _git(wt, "diff", "--name-only", "--diff-filter=U", check=False).split()
+                    _git(wt, "rebase", "--abort", check=False)
+                    what = ", ".join(files[:3]) or "your commits"
+                    raise SyncError(
+                        f"conflict: {what} changed both here and on {upstream.split('/', 2)[-1]}; "
+                        "nothing was changed — settle it in git (or undo yours), then sync again"
+                    )
+                target = _git(wt, "rev-parse", "HEAD").strip()
+        finally:
+            shutil.rmtree(attrs.parent, ignore_errors=True)
+    with tx_lock(ws):  # the work tree moves to the new commit, the branch with it
+        head = _git(top, "rev-parse", "HEAD").strip()
+        done = subprocess.run(  # as a checkout does: local changes carried, or refused
+            ["git", "read-tree", "-m", "-u", head, target],
+            cwd=top,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "LC_ALL": "C"},
+        )
+        if done.returncode == 0:
+            branch = _git(top, "symbolic-ref", "HEAD").strip()
+            _git(top, "update-ref", "-m", "hurikaeri sync", branch, target, head)
+    if done.returncode != 0:
+        named = [ln.split("'")[1] for ln in done.stderr.splitlines() if ln.count("'") >= 2]
+        what = ", ".join(named[:3]) or "files you changed"
+        raise SyncError(
+            f"conflict: the team changed {what}, which you changed without committing; "
+            "commit or put aside those changes, then sync again (nothing was changed)"
+        )
+    return behind
+
+
+def _quote(rel: str) -> str:
+    """A path as a gitattributes pattern (glob characters and spaces escaped)."""
+    out = []
+    for ch in rel:
+        if ch in '*?[]\\ "#!':
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _push(top: Path, remote: str, branch: str) -> bool:
+    """Push the branch; False when the remote moved on meanwhile (fetch and try again)."""
+    done = subprocess.run(
+        ["git", "push", "--quiet", "--set-upstream", remote, f"HEAD:refs/heads/{branch}"],
+        cwd=top,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+    )
+    if done.returncode == 0:
+        return True
+    err = done.stderr
+    if "rejected" in err or "fetch first" in err or "non-fast-forward" in err:
+        return False
+    why = err.strip().splitlines()
+    raise SyncError(f"git push failed: {why[-1] if why else 'exit status ' + str(done.returncode)}")
+
+
+__all__ = ["SyncError", "SyncResult", "sync"]

@@ -1,0 +1,267 @@
+"""``hurikaeri sync`` against real git repositories (issue 22): a bare remote and two
+clones, two reviewers deciding, promoting into the same CLAUDE.md and importing wrap-ups,
+syncing in both orders; a conflict that leaves everything as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from store import team
+from store.config import Config
+from store.ledger import Ledger
+from store.workspace import Workspace
+from tui.cli import main
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+    reason="git is not installed",
+)
+
+RID = "kpt-20261201-001"
+REPORT = f"""id: {RID}
+session_id: s-team
+session_summary: a team review
+keep:
+  - id: keep-001
+    description: small commits
+problem:
+  - id: prob-001
+    description: the linter was skipped
+try:
+  - id: try-001
+    description: run the linter before every commit
+    addresses: [prob-001]
+    scope: global
+    persistence_target: {{type: claude_md, path: CLAUDE.md, section: "## Rules"}}
+  - id: try-002
+    description: pin the toolchain version
+    addresses: []
+    scope: global
+    persistence_target: {{type: claude_md, path: CLAUDE.md, section: "## Rules"}}
+omission: []
+"""
+
+
+def wrapup(n: int) -> str:
+    return json.dumps(
+        {
+            "project": "c:/work/team",
+            "date": f"2026-12-0{n}T10:00:00",
+            "session_id": f"team-{n}",
+            "summary": {"info": ["i"]},
+            "user_lessons": [{"type": "user_preference", "category": "c", "title": f"lesson {n}"}],
+            "ai_lessons": [],
+        }
+    )
+
+
+def git(cwd: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, f"git {' '.join(args)}: {out.stderr}"
+    return out.stdout
+
+
+@pytest.fixture
+def team_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A bare remote holding a workspace, and two clones: alice's and bob's."""
+    monkeypatch.delenv(team.REVIEWER_ENV, raising=False)
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(var, raising=False)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(remote))
+    seed = tmp_path / "seed"
+    git(tmp_path, "clone", "--quiet", str(remote), str(seed))
+    (seed / "hurikaeri").mkdir()
+    (seed / "hurikaeri" / f"{RID}.yaml").write_text(REPORT, encoding="utf-8")
+    (seed / "CLAUDE.md").write_text("# Project\n\n## Rules\n\n- be kind\n", encoding="utf-8")
+    (seed / ".gitignore").write_text(".hurikaeri/*\n!.hurikaeri/ledger/\n", encoding="utf-8")
+    git(seed, "-c", "user.email=seed@x", "-c", "user.name=seed", "checkout", "-q", "-b", "main")
+    git(seed, "add", ".")
+    git(seed, "-c", "user.email=seed@x", "-c", "user.name=seed", "commit", "-qm", "workspace")
+    git(seed, "push", "--quiet", "-u", "origin", "main")
+    clones = []
+    for who in ("alice", "bob"):
+        c = tmp_path / who
+        git(tmp_path, "clone", "--quiet", str(remote), str(c))
+        git(c, "config", "user.email", f"{who}@example.com")
+        git(c, "config", "user.name", who)
+        clones.append(c)
+    return remote, clones[0], clones[1]
+
+
+def run(root: Path, *args: str) -> int:
+    return main(["--root", str(root), *args])
+
+
+def tracked(root: Path) -> dict[str, bytes]:
+    """Every file git tracks, with its bytes."""
+    names = git(root, "ls-files", "-z").split("\0")
+    return {n: (root / n).read_bytes() for n in names if n}
+
+
+def states(root: Path) -> dict[str, tuple[str, list[str]]]:
+    led = Ledger(root / ".hurikaeri", who="observer")
+    return {
+        k: (s.state, sorted(d.who for d in s.decisions.values())) for k, s in led.states.items()
+    }
+
+
+def test_two_reviewers_end_identical_in_both_orders(team_repo: tuple[Path, Path, Path]) -> None:
+    _remote, alice, bob = team_repo
+    # both join first: each ledger file is in the repository from then on
+    assert run(alice, "sync") == 0
+    assert run(bob, "sync") == 0
+    assert (bob / ".hurikaeri/ledger/alice@example.com.jsonl").is_file()
+    # they decide at the same time, differently on one item
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    assert run(bob, "reject", f"{RID}/keep-001", "--note", "not a keep") == 0
+    assert run(alice, "approve", f"{RID}/prob-001") == 0
+    assert run(bob, "approve", f"{RID}/prob-001") == 0
+    # both promote into the same section of the same CLAUDE.md
+    assert run(alice, "promote", RID, "try-001", "--yes") == 0
+    assert run(bob, "promote", RID, "try-002", "--yes") == 0
+    # both import a wrap-up into the same lessons file
+    for n, root in ((1, alice), (2, bob)):
+        f = root.parent / f"wrapup-{n}.json"
+        f.write_text(wrapup(n), encoding="utf-8")
+        assert run(root, "import-wrapup", str(f)) == 0
+    # bob has unrelated work in progress: it stays his, uncommitted
+    (bob / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (bob / "CLAUDE.md").read_text(encoding="utf-8")
+    assert run(alice, "sync") == 0
+    assert run(bob, "sync") == 0
+    assert run(alice, "sync") == 0
+    assert tracked(alice) == tracked(bob)
+    assert states(alice) == states(bob)
+    st = states(alice)
+    assert st[f"{RID}/keep-001"] == ("contested", ["alice@example.com", "bob@example.com"])
+    assert st[f"{RID}/prob-001"][0] == "approved"
+    claude = (alice / "CLAUDE.md").read_text(encoding="utf-8")
+    assert "run the linter before every commit" in claude and "pin the toolchain" in claude
+    lessons = (alice / "lessons/user/lessons.jsonl").read_text(encoding="utf-8")
+    assert "lesson 1" in lessons and "lesson 2" in lessons
+    for content in tracked(alice).values():
+        assert b"<<<<<<<" not in content and b">>>>>>>" not in content
+    assert "?? notes.txt" in git(bob, "status", "--porcelain")
+    assert "notes.txt" not in tracked(bob)
+    # each commit holds only its reviewer's ledger and the files their transactions wrote
+    log = git(alice, "log", "--format=%an %s", "--name-only", "origin/main")
+    assert "alice@example.com.jsonl" in log and "bob@example.com.jsonl" in log
+    bob_commits = git(alice, "log", "--author=bob", "--name-only", "--format=", "origin/main")
+    assert "alice@example.com.jsonl" not in bob_commits
+    msg = git(alice, "log", "--author=alice", "--format=%B", "origin/main")
+    assert f"approve {RID}/keep-001" in msg and "Hurikaeri-Sync: alice@example.com" in msg
+    # resolving the contest on one machine reaches the other
+    assert run(bob, "approve", f"{RID}/keep-001") == 0
+    assert run(bob, "sync") == 0 and run(alice, "sync") == 0
+    assert states(alice)[f"{RID}/keep-001"][0] == "approved"
+    assert states(alice) == states(bob)
+
+
+def test_sync_in_the_other_order_gives_the_same(team_repo: tuple[Path, Path, Path]) -> None:
+    _remote, alice, bob = team_repo
+    assert run(bob, "sync") == 0 and run(alice, "sync") == 0
+    assert run(alice, "reject", f"{RID}/keep-001") == 0
+    assert run(bob, "approve", f"{RID}/keep-001") == 0
+    assert run(alice, "promote", RID, "try-002", "--yes") == 0
+    assert run(bob, "promote", RID, "try-001", "--yes") == 0
+    assert run(bob, "sync") == 0 and run(alice, "sync") == 0 and run(bob, "sync") == 0
+    assert tracked(alice) == tracked(bob)
+    assert states(alice) == states(bob)
+    assert states(bob)[f"{RID}/keep-001"][0] == "contested"
+
+
+def test_a_conflict_stops_and_leaves_everything_as_it_was(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, bob = team_repo
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    # both change the same line of the report (a retarget edits it in place)
+    assert run(alice, "retarget", RID, "try-001", "--type", "claude_md", "--path", "A.md") == 0
+    assert run(bob, "retarget", RID, "try-001", "--type", "claude_md", "--path", "B.md") == 0
+    assert run(alice, "sync") == 0
+    head = git(bob, "rev-parse", "HEAD")
+    status = git(bob, "status", "--porcelain")
+    ledger = (bob / ".hurikaeri/ledger/bob@example.com.jsonl").read_bytes()
+    capsys.readouterr()
+    assert run(bob, "sync") == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "conflict" in err and f"{RID}.yaml" in err
+    assert git(bob, "rev-parse", "HEAD") == head
+    assert git(bob, "status", "--porcelain") == status
+    assert (bob / ".hurikaeri/ledger/bob@example.com.jsonl").read_bytes() == ledger
+    assert "B.md" in (bob / "hurikaeri" / f"{RID}.yaml").read_text(encoding="utf-8")
+    git_dir = bob / ".git"
+    assert not (git_dir / "rebase-merge").exists() and not (git_dir / "rebase-apply").exists()
+    assert len(git(bob, "worktree", "list").splitlines()) == 1
+    # bob undoes his retarget: the next sync goes through
+    assert run(bob, "undo") == 0
+    assert run(bob, "sync") == 0
+    assert "A.md" in (bob / "hurikaeri" / f"{RID}.yaml").read_text(encoding="utf-8")
+
+
+def test_uncommitted_changes_in_the_way_stop_the_sync(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, bob = team_repo
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    assert run(alice, "promote", RID, "try-001", "--yes") == 0
+    assert run(alice, "sync") == 0
+    (bob / "CLAUDE.md").write_text("# edited by hand\n", encoding="utf-8")
+    assert run(bob, "approve", f"{RID}/keep-001") == 0
+    head = git(bob, "rev-parse", "HEAD")
+    status = git(bob, "status", "--porcelain")
+    capsys.readouterr()
+    assert run(bob, "sync") == 1
+    assert "CLAUDE.md" in capsys.readouterr().err
+    assert git(bob, "rev-parse", "HEAD") == head
+    assert git(bob, "status", "--porcelain") == status
+    assert (bob / "CLAUDE.md").read_text(encoding="utf-8") == "# edited by hand\n"
+
+
+def test_dry_run_changes_nothing(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, _bob = team_repo
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    before = git(alice, "status", "--porcelain")
+    capsys.readouterr()
+    assert run(alice, "sync", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "would join the team review as alice@example.com" in out
+    assert "would commit" in out
+    assert git(alice, "status", "--porcelain") == before
+    assert not (alice / ".hurikaeri/ledger").exists()
+
+
+def test_local_commits_of_the_person_are_not_pushed(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    (alice / "README.md").write_text("mine\n", encoding="utf-8")
+    git(alice, "add", "README.md")
+    git(alice, "commit", "-qm", "my own work")
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    assert "not made by hurikaeri sync" in capsys.readouterr().err
+    assert "README.md" not in git(remote, "ls-tree", "--name-only", "main")
+
+
+def test_not_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "plain" / "hurikaeri").mkdir(parents=True)
+    assert run(tmp_path / "plain", "sync") == 1
+    assert "not in a git repository" in capsys.readouterr().err
+
+
+def test_workspace_reviewer_follows_git(team_repo: tuple[Path, Path, Path]) -> None:
+    _remote, alice, _bob = team_repo
+    w = Workspace(alice, Config())
+    assert Ledger(w.state_dir).who == "alice@example.com"
+    assert os.path.basename(team.ledger_file(w.state_dir, "alice@example.com")) == (
+        "alice@example.com.jsonl"
+    )

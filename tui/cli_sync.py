@@ -1,0 +1,46 @@
+"""``hurikaeri sync [--dry-run]``: share your review through the workspace's git repository.
+
+Commits your own ledger and the files your transactions wrote, brings in the team's work
+and pushes (see ``store.sync``). Exit status 1, with one line on standard error and the
+repository as it was, when it cannot (a conflict, no repository, a rebase in progress).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from store.read.textsafe import printable
+from store.workspace import Workspace
+
+PROG = "hurikaeri"
+
+
+def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "sync",
+        parents=[common],
+        help="commit your decisions, bring in the team's, push (the workspace in git)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="say what sync would do; do nothing")
+    p.add_argument("--json", action="store_true", help="print what was done as JSON")
+
+
+def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
+    import json
+
+    from store.sync import SyncError, sync
+
+    try:
+        result = sync(ws, dry_run=args.dry_run)
+    except SyncError as exc:
+        print(f"{PROG}: sync stopped: {printable(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(result.as_json(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for line in result.lines():
+        print(printable(line, keep_newlines=False))
+    return 0
