@@ -3,6 +3,7 @@
 The query box never waits for the index: every change is handed to one long-lived search
 thread, which always takes the newest query (the ones typed in between are skipped) and
 posts its answer back; an answer for an older query than the box now holds is dropped.
+Drawing waits for the answer (at most ``HOLD``), so a key and its results are one frame.
 The list shows the best hits (near-identical learnings as one line with a count), the
 matched characters highlighted; the pane beside it shows the highlighted record whole,
 literally. Enter opens it where it lives: a KPT item or report in its session, a summary
@@ -18,15 +19,18 @@ the count, and the last good results stay.
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
@@ -40,6 +44,14 @@ from store.search.text import highlight_spans
 
 LIMIT = 50
 """Hits listed per query: the best ones; a longer query narrows the rest."""
+PREVIEW_PAUSE = 0.3
+"""Seconds of quiet after the last key or new results before the preview is drawn: while
+a person types, only the box, the list and the count are redrawn (a preview is a long text
+to lay out, and laying it out while the next key comes delays that key's frame)."""
+HOLD = 0.06
+"""At most this long a changed query holds the screen's drawing until its results are in:
+the key and its results are one frame, not the key's echo and, a frame period later, the
+results. A slower search lets the echo through when it runs out."""
 COLUMNS = [
     Column("kind", "Kind", 12),
     Column("title", "Title", None, min_width=24),
@@ -52,6 +64,40 @@ PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:202
 
 def hit_key(hit: Hit) -> str:
     return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
+
+
+class _FixedSize:
+    """A widget whose size the CSS fixes: what it holds never lays out the screen again.
+
+    Textual lays out the whole screen (and repaints all of it) when a widget's virtual
+    size changes — the query box's at every key (its text's width), the results table's
+    when the number of hits changes. Neither changes the widget's own size here, so the
+    request is dropped; the virtual size itself is still updated (scrolling uses it).
+    """
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        return super().refresh(  # type: ignore[misc, no-any-return]
+            *regions, repaint=repaint, layout=False, recompose=recompose
+        )
+
+
+class QueryInput(_FixedSize, Input):
+    """The query box (one line, its width fixed by the screen)."""
+
+
+class ResultsTable(_FixedSize, VirtualTable):
+    """The hits: a new answer repaints the rows in place. The scrollbar's gutter is always
+    there, so the width of the rows does not depend on their number."""
+
+    DEFAULT_CSS = """
+    ResultsTable { overflow-y: scroll; }
+    """
 
 
 class SearchScreen(Screen[None]):
@@ -91,22 +137,56 @@ class SearchScreen(Screen[None]):
         self._wake = threading.Event()
         self._seq = 0
         self._ready = False
+        self._preview_timer: Timer | None = None
+        self._held: AbstractContextManager[None] | None = None
+        self._hold_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
+        yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
         yield Static(Content.styled("reading the search index…", "$text-muted"), id="search-status")
         with Horizontal(id="search-panes"):
-            yield VirtualTable(COLUMNS, id="search-results")
+            yield ResultsTable(COLUMNS, id="search-results")
             with VerticalScroll(id="search-preview-scroll"):
                 yield Static(id="search-preview")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#search-input", Input).focus()
+        box = self.query_one("#search-input", Input)
+        box.focus()
+        # called as the value changes, before the box is drawn again
+        self.watch(box, "value", self._query_typed, init=False)
         self._pending = self.initial
         self.search_loop()
         self.prepare()
+
+    def on_unmount(self) -> None:
+        self._release()
+
+    def on_screen_suspend(self) -> None:
+        self._release()
+
+    # -- one frame per key ----------------------------------------------------------
+
+    def _query_typed(self) -> None:
+        """Hold drawing until the new query's results are shown (at most ``HOLD``)."""
+        if self._preview_timer is not None:
+            self.preview_later()  # still typing: the preview waits
+        if not self._ready or self._held is not None or not self.is_current:
+            return
+        held = self.app.batch_update()
+        held.__enter__()
+        self._held = held
+        self._hold_timer = self.app.set_timer(HOLD, self._release, name="search-hold")
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+            self._hold_timer = None
+        if held is not None:
+            held.__exit__(None, None, None)
+            self.check_idle()  # the screen draws what changed now, not at its next event
 
     # -- the index ---------------------------------------------------------------
 
@@ -172,10 +252,16 @@ class SearchScreen(Screen[None]):
     def show_results(self, seq: int, result: SearchResult) -> None:
         if seq != self._seq:
             return  # an answer to a query the box no longer holds
+        try:
+            self._show_results(result)
+        finally:
+            self._release()
+
+    def _show_results(self, result: SearchResult) -> None:
         status = self.query_one("#search-status", Static)
         if result.error is not None:
             status.set_class(True, "-error")
-            status.update(literal(result.error.message, keep_newlines=False))
+            status.update(literal(result.error.message, keep_newlines=False), layout=False)
             return
         status.set_class(False, "-error")
         self.result = result
@@ -187,16 +273,17 @@ class SearchScreen(Screen[None]):
             what = "most recurring first"
         else:
             what = "best first"
-        status.update(
-            Content.assemble(
+        status.update(  # one line, always: no layout of the screen
+            layout=False,
+            content=Content.assemble(
                 Content(f"{about}{result.total} match{'es' if result.total != 1 else ''}"),
                 Content.styled(
                     f" · {len(result.hits)} shown, {what} · {result.elapsed * 1000:.0f} ms",
                     "$text-muted",
                 ),
-            )
+            ),
         )
-        self.show_preview(table.cursor_key)
+        self.preview_later()
 
     def row(self, hit: Hit) -> Row:
         title = hit_title(hit)
@@ -216,7 +303,20 @@ class SearchScreen(Screen[None]):
 
     @on(VirtualTable.Highlighted, "#search-results")
     def hit_highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_preview(event.key)
+        if self._preview_timer is not None:
+            self.preview_later()  # new results while typing: drawn when it pauses
+        else:
+            self.show_preview(event.key)
+
+    def preview_later(self) -> None:
+        """Draw the preview of the highlighted hit once nothing new came for a moment."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+        self._preview_timer = self.set_timer(PREVIEW_PAUSE, self._preview_now)
+
+    def _preview_now(self) -> None:
+        self._preview_timer = None
+        self.show_preview(self.query_one("#search-results", VirtualTable).cursor_key)
 
     def show_preview(self, key: str | None) -> None:
         preview = self.query_one("#search-preview", Static)
@@ -295,4 +395,4 @@ class SearchScreen(Screen[None]):
     def _status_text(self, text: str) -> None:
         status = self.query_one("#search-status", Static)
         status.set_class(False, "-error")
-        status.update(Content.styled(text, "$text-muted"))
+        status.update(Content.styled(text, "$text-muted"), layout=False)

@@ -16,8 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Select
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, outcome_content, short_project
 from screens.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
+from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
 from store.index.sessions import Session, parse_day
 from store.index.workspace_index import WorkspaceIndex
@@ -25,10 +27,10 @@ from store.read.kinds import Kind
 
 COLUMNS = [
     Column("date", "Date", 10),
-    Column("project", "Project", 14),
-    Column("outcome", "Outcome", 8),
-    Column("kpto", "K/P/T/O", 9),
-    Column("review", "Review", 7, align="right"),
+    Column("project", "Project", 14, drop=3),
+    Column("outcome", "Outcome", 8, drop=2),
+    Column("kpto", "K/P/T/O", 9, drop=4),
+    Column("review", "Review", 7, align="right", drop=1),
     Column("title", "Summary", None, min_width=20),
 ]
 OUTCOMES = [("success", "success"), ("partial", "partial"), ("failure", "failure")]
@@ -53,16 +55,19 @@ class SessionsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("enter", "open", "Open", id="sessions.open", show=False),
-        Binding("n", "next_unreviewed", "Next to review", id="sessions.next"),
+        Binding("n", "next_unreviewed", "Next", id="sessions.next"),
         Binding("u", "app.undo", "Undo", id="sessions.undo"),
         Binding("f", "focus_filters", "Filter", id="sessions.filter"),
         Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
         Binding("slash", "app.open_screen('search')", "Search", id="sessions.search"),
         Binding("I", "app.open_screen('inbox')", "Inbox", id="sessions.inbox"),
-        Binding("K", "app.open_screen('knowledge')", "Knowledge", id="sessions.knowledge"),
+        Binding(
+            "K", "app.open_screen('knowledge')", "Knowledge", id="sessions.knowledge", show=False
+        ),
         Binding("L", "app.open_screen('lessons')", "Lessons", id="sessions.lessons"),
-        Binding("S", "app.open_screen('stats')", "Stats", id="sessions.stats"),
+        Binding("S", "app.open_screen('stats')", "Stats", id="sessions.stats", show=False),
         Binding("P", "app.open_screen('problems')", "Problems", id="sessions.problems"),
     ]
 
@@ -74,6 +79,11 @@ class SessionsScreen(Screen[None]):
         self.index = index
         self.order: list[Session] = []
         self.filter = SessionFilter()
+        #: the first page as kept for the next start (written when it changes)
+        self._kept_page: list[dict[str, str]] | None = None
+        #: the sessions known once the workspace was read (to tell new ones)
+        self._known: set[str] | None = None
+        self._showing_kept = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -102,6 +112,10 @@ class SessionsScreen(Screen[None]):
         bar = self.query_one("#load-progress", ProgressBar)
         if done is None or total is None:
             bar.display = False
+            if self._showing_kept:  # nothing replaced it: the workspace has no session now
+                self.refresh_rows()
+            elif self.filter == SessionFilter() and self.order:
+                self.keep_first_page()
             return
         bar.display = True
         bar.update(total=total, progress=done)
@@ -125,7 +139,13 @@ class SessionsScreen(Screen[None]):
             sel.value = current
 
     def refresh_rows(self) -> None:
+        loaded = getattr(self.app, "loaded", None)
+        reading = loaded is not None and not loaded.is_set()
+        self._showing_kept = not self.index.sessions and reading and self.show_kept_page()
+        if self._showing_kept:
+            return
         self.order = ordered(self.index, self.filter)
+        self.tell_new_sessions(reading)
         by_key = {s.key: s for s in self.order}
         rows = LazyRows(list(by_key), lambda key: self.row(by_key[key])[1])
         table = self.query_one("#sessions", VirtualTable)
@@ -137,27 +157,81 @@ class SessionsScreen(Screen[None]):
             shown = "reading the workspace…"
         table.border_title = shown
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
+        if loaded is not None and loaded.is_set() and self.filter == SessionFilter():
+            self.keep_first_page()
 
-    def row(self, s: Session) -> Row:
+    def tell_new_sessions(self, reading: bool) -> None:
+        """Sessions that arrived while the app runs (not the first reading) are told in a
+        notice, wherever the list is scrolled."""
+        keys = set(self.index.sessions)
+        known, self._known = self._known, (None if reading else keys)
+        if known is None or reading:
+            return
+        new = keys - known
+        if new:
+            self.notify(
+                f"{len(new)} new session{'s' if len(new) != 1 else ''} arrived.",
+                title="New",
+                timeout=4,
+            )
+
+    # -- the first page, kept for the next start -----------------------------------
+
+    def show_kept_page(self) -> bool:
+        """Before the index has any session: the rows the list began with last time, so
+        that a start draws them at once (replaced as soon as the sessions are read)."""
+        kept = first_page.read(self.index.ws)
+        if not kept:
+            return False
+        table = self.query_one("#sessions", VirtualTable)
+        table.set_rows([self.row_of(f) for f in kept])
+        table.border_title = "reading the workspace… (the list as it was last time)"
+        return True
+
+    def keep_first_page(self) -> None:
+        page = [self.fields(s) for s in self.order[: first_page.ROWS]]
+        if page != self._kept_page:
+            self._kept_page = page
+            first_page.write(self.index.ws, page)
+
+    # -- rows ----------------------------------------------------------------------
+
+    def fields(self, s: Session) -> dict[str, str]:
+        """A row as plain text (what :func:`row_of` shows, and the kept first page)."""
         done, total = self.index.review_progress(s)
         c = s.counts()
         t = s.sort_time
-        when = t.astimezone().strftime("%Y-%m-%d") if t.year > 1 else "—"
-        if total == 0:
+        return {
+            "key": s.key,
+            "date": t.astimezone().strftime("%Y-%m-%d") if t.year > 1 else "—",
+            "project": short_project(s.project) or "—",
+            "outcome": s.outcome,
+            "kpto": f"{c['keep']}/{c['problem']}/{c['try']}/{c['omission']}" if s.report else "—",
+            "review": f"{done}/{total}" if total else "",
+            "title": s.title,
+        }
+
+    def row(self, s: Session) -> Row:
+        return self.row_of(self.fields(s))
+
+    @staticmethod
+    def row_of(f: dict[str, str]) -> Row:
+        done, _, total = f["review"].partition("/")
+        if not total:
             review = Content.styled("—", "$text-muted")
         elif done == total:
-            review = Content.styled(f"{done}/{total}", "$success")
+            review = Content.styled(f["review"], "$success")
         else:
-            review = Content.styled(f"{done}/{total}", "bold $warning")
+            review = Content.styled(f["review"], "bold $warning")
         return (
-            s.key,
+            f["key"],
             (
-                when,
-                literal(short_project(s.project) or "—", keep_newlines=False),
-                outcome_content(s.outcome),
-                f"{c['keep']}/{c['problem']}/{c['try']}/{c['omission']}" if s.report else "—",
+                f["date"],
+                literal(f["project"], keep_newlines=False),
+                outcome_content(f["outcome"]),
+                f["kpto"],
                 review,
-                literal(s.title, keep_newlines=False),
+                literal(f["title"], keep_newlines=False),
             ),
         )
 
@@ -177,7 +251,8 @@ class SessionsScreen(Screen[None]):
             self.open_session(s.key)
 
     def open_session(self, key: str) -> None:
-        self.post_message(Open(SessionTarget(key)))
+        if key in self.index.sessions:  # not a row kept from last time, still being read
+            self.post_message(Open(SessionTarget(key)))
 
     def action_next_unreviewed(self) -> None:
         s = self.current()

@@ -122,7 +122,8 @@ class WorkspaceSearch:
             if self.index is None:
                 try:
                     self.index = load_index(self.ws)
-                    self.index.materialize()
+                    # texts stay in the mapped file, read as they are needed
+                    self.index.warm()
                 except CacheError:
                     if not loaded:
                         return None

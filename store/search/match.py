@@ -3,7 +3,8 @@
 Tiers, best first: 0 the exact phrase (or the whole word, for one word; a CJK term wherever
 it occurs), 1 every word found where a word starts, 2 some word found only inside a word
 (``limit`` in ``ratelimiter``; words of three characters or more), 3 fuzzy (a typo away:
-Levenshtein distance 1, or 2 for words of eight characters or more), computed only when
+edit distance 1 — a swap of neighbours is one edit —, or 2 for words of eight characters or
+more; matched against the vocabulary, then its postings), computed only when
 the strict tiers hold fewer hits than asked for.
 
 Two ways to the same answer: the *index path* combines postings (sets and sorted arrays,
@@ -19,7 +20,7 @@ import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import contains
+from operator import contains, getitem
 from typing import Any
 
 from store.search.query import Query
@@ -527,7 +528,14 @@ def _general(
 def _add_fuzzy(
     seg: Segment, q: Query, terms: list[Term], tiers: Tiers, allowed: Allowed | None
 ) -> None:
-    """Typo-tolerant matches for the words of the query, as tier 3."""
+    """Typo-tolerant matches for the words of the query, as tier 3.
+
+    The typo'd words are looked up in the vocabulary (:func:`fuzzy_words`), and the tier
+    is set algebra over postings: for every term, the records holding it (as the strict
+    tiers would) or one of its close words; their intersection, less what the strict tiers
+    hold. Texts are read only when a term's postings are a superset (CJK, punctuated
+    terms) or the query has phrases or exclusions, and then only the intersection's.
+    """
     fuzzy: dict[str, list[str]] = {}
     for term in terms:
         if term.kind == "word" and len(term.text) >= FUZZY_MIN and not term.text.isdigit():
@@ -537,32 +545,41 @@ def _add_fuzzy(
     if not fuzzy:
         return
     tiers.fuzzy_words = fuzzy
-    # candidates: the term with the fewest strict-or-fuzzy records
-    best: set[int] | None = None
-    for term in terms:
-        ids: set[int] = set()
-        if term.text in fuzzy:
-            ids = seg.words_ids(_positions(seg, fuzzy[term.text]))
-        if term.cost <= VERIFY_MAX * 4 or term.text not in fuzzy:
-            ids.update(superset(seg, term))
-        if best is None or len(ids) < len(best):
-            best = ids
-    if not best:
+    exact_sets = all(t.kind in ("word", "compound") for t in terms)
+    # the typo'd terms first (their close words are usually rarer), then by cost
+    order = sorted(terms, key=lambda t: (t.text not in fuzzy, t.cost))
+    cands: set[int] | None = None
+    for term in order:
+        close: set[int] = (
+            seg.words_ids(_positions(seg, fuzzy[term.text])) if term.text in fuzzy else set()
+        )
+        if cands is None:
+            strict = superset(seg, term)
+            cands = close.union(strict) if close else set(strict)
+            if allowed is not None and allowed.mask is not None:
+                cands = allowed.keep(cands)
+        else:
+            got = _intersect(cands, superset(seg, term))
+            if close:
+                got |= cands.intersection(close)
+            cands = got
+        if not cands:
+            return
+    if not cands:
         return
-    if allowed is not None and allowed.mask is not None:
-        best = allowed.keep(best)
-    seen = tiers.all_ids()
-    matcher = TextMatcher(q, fuzzy)
-    texts = seg.texts
-    found: set[int] = set()
-    for rid in best:
-        if rid in seen:
-            continue
-        if len(found) >= VERIFY_MAX:
-            tiers.exact = False
-            break
-        if matcher.tier(texts[rid], allow_fuzzy=True) == FUZZY:
-            found.add(rid)
+    cands.difference_update(tiers.all_ids())
+    if exact_sets and not q.phrases and not q.excluded:
+        found = cands
+    else:
+        matcher = TextMatcher(q, fuzzy)
+        texts = seg.texts
+        found = set()
+        for rid in sorted(cands):
+            if len(found) >= VERIFY_MAX:
+                tiers.exact = False
+                break
+            if matcher.tier(texts[rid], allow_fuzzy=True) == FUZZY:
+                found.add(rid)
     tiers.lists[FUZZY] = found
     tiers.counts[FUZZY] = len(found)
 
@@ -579,11 +596,24 @@ def _positions(seg: Segment, words: list[str]) -> list[int]:
 def fuzzy_words(seg: Segment, term: str) -> list[str]:
     """Vocabulary words a typo away from ``term`` (whole words, or words it begins).
 
-    Blocked by the first character: a slip in the very first letter is rare and would cost
-    a pass over the whole vocabulary.
+    A typo is an edit: a character inserted, dropped, replaced, or two neighbours swapped
+    (``confgi``, optimal string alignment distance). Blocked by the first character: a slip
+    in the very first letter is rare and would cost a pass over the whole vocabulary. The
+    last answers are kept: the other words of a query are looked up again at every key.
     """
+    cache = seg._fuzzy_cache
+    got = cache.get(term)
+    if got is None:
+        got = _fuzzy_words(seg, term)
+        if len(cache) >= 64:
+            cache.clear()
+        cache[term] = got
+    return got
+
+
+def _fuzzy_words(seg: Segment, term: str) -> list[str]:
     from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import OSA
 
     k = fuzzy_distance(term)
     lo, hi = seg.prefix_range(term[0])
@@ -591,22 +621,19 @@ def fuzzy_words(seg: Segment, term: str) -> list[str]:
         return []
     block = seg.vocab[lo:hi]
     n = len(term)
-    heads = [w[: n + 1] if len(w) > n + 1 else w for w in block]
     got: set[str] = set()
-    for _h, dist, i in process.extract(
-        term, heads, scorer=Levenshtein.distance, score_cutoff=k, limit=None
-    ):
-        w = block[i]
-        if dist <= k and w != term and not w.startswith(term):
-            got.add(w)
-    for _h, _dist, i in process.extract(
-        term,
-        [w[:n] for w in block],
-        scorer=Levenshtein.distance,
-        score_cutoff=min(k, 1),
-        limit=None,
-    ):
-        w = block[i]
-        if not w.startswith(term):
-            got.add(w)
+    # each word cut to the term's length (+1: a character dropped from the term), at C
+    # speed; the words sharing a head are compared once
+    for cut, cutoff in ((n + 1, k), (n, min(k, 1))):
+        heads: dict[str, None] = dict.fromkeys(map(getitem, block, repeat(slice(0, cut))))
+        choices: list[str] = list(heads)
+        for head, dist, _i in process.extract(
+            term, choices, scorer=OSA.distance, score_cutoff=cutoff, limit=None
+        ):
+            if dist > cutoff or head.startswith(term):
+                continue
+            a, b = seg.prefix_range(head)
+            for w in seg.vocab[a:b]:
+                if w[:cut] == head and not w.startswith(term):
+                    got.add(w)
     return sorted(got)[:200]

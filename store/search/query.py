@@ -57,7 +57,7 @@ KIND_ALIASES: dict[str, tuple[str, ...]] = {
     "workflow": ("piece",),
     "fb": ("feedback",),
 }
-STATUSES = ("pending", "approved", "rejected", "promoted")
+STATUSES = ("pending", "approved", "rejected", "contested", "promoted")
 FILTERS = (
     "kind",
     "project",
@@ -243,6 +243,7 @@ def parse_query(text: str) -> Query:
         m = _FILTER_TOKEN.fullmatch(tok)
         if m and not m.group(2).startswith("/"):
             name = m.group(1).lower()
+            name = "status" if name == "state" else name  # state:contested
             if name in FILTERS:
                 f = _filter(name, m.group(2), neg, start, end)
                 if f is not None:

@@ -123,6 +123,8 @@ class Segment:
     vocab_blob: str | None = field(default=None, repr=False)
     """The vocabulary joined by NUL (scanned for words holding a string)."""
     _contains_cache: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _fuzzy_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    """Close words of the typo'd terms looked up lately (a query is retyped a key at a time)."""
     _group_of_gist: dict[int, int] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:

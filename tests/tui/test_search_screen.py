@@ -133,6 +133,8 @@ async def test_the_preview_shows_the_record_literally(demo_root: Path) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot)
         await type_query(pilot, screen, "zeppelin")
+        # the preview is drawn once typing pauses, not on every key
+        await until(pilot, lambda: screen._preview_timer is None, 5)
         preview = str(screen.query_one("#search-preview", Static).render())
         assert "[bold]zeppelin[/bold] [@click=app.quit]markup[/]" in preview
         assert "\x1b" not in preview and "␛[31mliteral" in preview

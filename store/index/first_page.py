@@ -1,0 +1,83 @@
+"""The first page of the sessions list as it was last shown, kept to draw at the next start.
+
+A warm start still decodes every report and summary head of the index cache before the
+list can be ordered (about half a second at 10,000 sessions). The rows the list showed
+first, in its default order, are kept apart in a small file under the state directory, so
+the next start draws them at once, before anything else is read; the real rows replace
+them as soon as the index has the sessions. Nothing here is trusted: the file is ours but
+may be stale, damaged or written by another version, so anything unexpected reads as no
+page at all, and each cell is plain text the screen shows literally.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from store.workspace import Workspace
+from store.write.atomic import replace_file
+
+NAME = "first-page-v1.json"
+#: Rows kept: more than any terminal shows at once.
+ROWS = 120
+#: A larger file is not read (a page of ROWS rows is a few tens of kilobytes).
+MAX_BYTES = 1 << 20
+#: The fields of a row, each a string: the session's key first.
+FIELDS = ("key", "date", "project", "outcome", "kpto", "review", "title")
+
+
+def page_path(ws: Workspace) -> Path:
+    return ws.state_dir / NAME
+
+
+def read(ws: Workspace) -> list[dict[str, str]]:
+    """The rows kept last time (at most :data:`ROWS`); ``[]`` when there are none or
+    the file is not what this version writes."""
+    try:
+        with open(page_path(ws), "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError:
+        return []
+    if len(data) > MAX_BYTES:
+        return []
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return []
+    if not isinstance(doc, dict) or doc.get("format") != NAME:
+        return []
+    rows = doc.get("rows")
+    if not isinstance(rows, list):
+        return []
+    out: list[dict[str, str]] = []
+    for row in rows[:ROWS]:
+        if not isinstance(row, list) or len(row) != len(FIELDS):
+            return []
+        if not all(isinstance(cell, str) for cell in row):
+            return []
+        out.append(dict(zip(FIELDS, row, strict=True)))
+    return out
+
+
+def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
+    """Keep ``rows`` (the first :data:`ROWS`, each with :data:`FIELDS`) for the next start.
+    Best effort: ``False`` when it could not be written (a read-only workspace)."""
+    doc = {
+        "format": NAME,
+        "rows": [[str(row.get(f, "")) for f in FIELDS] for row in rows[:ROWS]],
+    }
+    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError):
+        replace_file(page_path(ws), [data])
+        return True
+    return False
+
+
+def clear(ws: Workspace) -> None:
+    with contextlib.suppress(OSError):
+        page_path(ws).unlink()
+
+
+__all__ = ["FIELDS", "ROWS", "clear", "read", "write"]
