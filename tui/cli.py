@@ -1,7 +1,11 @@
 """The ``hurikaeri`` command line: the UI by default, subcommands for scripts and hooks.
 
-Exit status: 0 on success, 1 when the subject has problems (lint found errors), 2 on usage
-errors. Errors are one line on standard error, never a traceback.
+Exit status, one rule for every command: 2 when the command line itself is wrong (an
+unknown command or option, a missing argument, a value an option does not take: argparse
+and :class:`UsageError`); 1 when what it names has problems (an unknown id, a path that is
+not there, lint errors, a refused or declined write: :class:`SubjectError`,
+``ReviewError``, a write error); 0 otherwise. Errors are one line on standard error, never
+a traceback.
 """
 
 from __future__ import annotations
@@ -14,38 +18,15 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
+# Only what building the parser and reporting errors need: each command imports its own
+# modules when it runs, so `--help`, `--version` and the small commands hooks call after
+# every session do not load the models, the insight code or the UI.
 from store.config import ConfigError, load_config
-from store.insight.effect import as_json as effect_json
-from store.insight.effect import effect_metrics
-from store.insight.lint import lint_paths, lint_workspace
-from store.insight.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
-from store.insight.matching import match as match_skills
-from store.insight.stats import workspace_counts, workspace_stats
-from store.ledger import Ledger, Op
-from store.read.diagnostics import Diagnostic
 from store.read.textsafe import printable
-from store.read.yamlload import C_LOADER_AVAILABLE
-from store.review.feedback_export import export_feedback
-from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
-from store.review.items import (
-    ReviewError,
-    decide_keys,
-    find_item,
-    find_report,
-    item_json,
-    item_position,
-    report_json,
-    split_ref,
-)
-from store.review.promote import plan_promotion, promote_plans, section_title
-from store.review.retarget import retarget_item
-from store.review.wrapup import import_wrapup
+from store.review.errors import ReviewError
 from store.workspace import Workspace
-from store.write.atomic import WriteError, atomic_write, current_stamp
-from store.write.policy import export_file
-from store.write.roundtrip import new_yaml_document
 from tui.cli_history import (
     add_history_parsers,
     cmd_history,
@@ -59,11 +40,24 @@ from tui.cli_meta import add_meta_parser, cmd_meta
 from tui.cli_search import add_search_parser, cmd_search
 from tui.visible_output import visible_output
 
+if TYPE_CHECKING:
+    from store.ledger import Op
+    from store.read.diagnostics import Diagnostic
+
 PROG = "hurikaeri"
+#: A try-item's persistence target types (``store.models.kpt.TARGET_TYPES``, which loads
+#: pydantic: repeated here for the parser; a test keeps the two equal).
+TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
 
 
 class UsageError(Exception):
-    pass
+    """The command line itself is wrong (exit status 2): an unknown command or option, a
+    missing or malformed argument, a value the option does not take."""
+
+
+class SubjectError(Exception):
+    """What the command line names is not usable (exit status 1): a path that is not
+    there or cannot be read, a config file that is broken."""
 
 
 class _Version(argparse.Action):
@@ -131,9 +125,16 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     lint.add_argument("--json", action="store_true", help="print diagnostics as a JSON list")
     show = sub.add_parser(
-        "show", parents=[common], help="show a KPT report or item and its review state"
+        "show",
+        parents=[common],
+        help="show anything by the id 'search' prints (a report or item with its review state)",
     )
-    show.add_argument("id", metavar="ID", help="KPT_ID or KPT_ID/ITEM_ID")
+    show.add_argument(
+        "id",
+        metavar="ID",
+        help="KPT_ID, KPT_ID/ITEM_ID, a lesson (ll-…), summary (ws-…), proposal (prop-…), "
+        "feedback (fb-…), skill, pattern, memory entry, piece, movement or discussion",
+    )
     show.add_argument("--json", action="store_true", help="print it as JSON")
     show.add_argument(
         "--markdown",
@@ -148,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "file", metavar="FILE|-", help="the save-wrapup input JSON, or - for standard input"
     )
     imp.add_argument("--json", action="store_true", help="print the new ids as JSON")
+    imp.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help="write what the secret scan flags (when it is no real secret)",
+    )
     exp = sub.add_parser(
         "export-feedback", parents=[common], help="convert a KPT report to prompt-improver feedback"
     )
@@ -175,12 +181,16 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="print what approving would write; write nothing",
             )
+            p.add_argument(
+                "--allow-secret",
+                action="store_true",
+                help="write what the secret scan flags (when it is no real secret)",
+            )
     add_history_parsers(sub, common)
     promote = sub.add_parser(
         "promote", parents=[common], help="write a try-item into its persistence target"
     )
-    promote.add_argument("kpt_id", metavar="KPT_ID")
-    promote.add_argument("try_id", metavar="TRY_ID")
+    _item_args(promote)
     promote.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
     promote.add_argument("--yes", action="store_true", help="write without asking")
     promote.add_argument("--json", action="store_true", help="print what was written as JSON")
@@ -188,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--near",
         choices=["replace", "keep-both", "skip"],
         help="what to do when a similar bullet is already there",
+    )
+    promote.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help="write what the secret scan flags (when it is no real secret)",
     )
     match = sub.add_parser(
         "match", parents=[common], help="which skills would load for a task (seed 003)"
@@ -208,6 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="print them as JSON")
     add_meta_parser(sub, common)
     add_search_parser(sub, common)
+    from tui.cli_targets import add_targets_parser  # argparse only: cheap to import
+
+    add_targets_parser(sub, common)
+    from tui.cli_evidence import add_evidence_parser  # argparse only: cheap to import
+
+    add_evidence_parser(sub, common)
+    from tui.cli_sync import add_sync_parser  # argparse only: cheap to import
+
+    add_sync_parser(sub, common)
     serve = sub.add_parser(
         "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
     )
@@ -220,15 +244,39 @@ def build_parser() -> argparse.ArgumentParser:
     retarget_p = sub.add_parser(
         "retarget", parents=[common], help="set a try-item's persistence target"
     )
-    retarget_p.add_argument("kpt_id", metavar="KPT_ID")
-    retarget_p.add_argument("try_id", metavar="TRY_ID")
+    _item_args(retarget_p)
     retarget_p.add_argument(
-        "--type", required=True, dest="type_", metavar="T", help="claude_md, skill, hook or memory"
+        "--type",
+        required=True,
+        dest="type_",
+        metavar="T",
+        choices=TARGET_TYPES,
+        help="claude_md, skill, hook or memory",
     )
     retarget_p.add_argument("--path", required=True, metavar="P")
     retarget_p.add_argument("--section", metavar="S")
     retarget_p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    from tui.cli_completion import add_completion_parser  # argparse only: cheap to import
+
+    add_completion_parser(sub)
     return parser
+
+
+def _item_args(p: argparse.ArgumentParser) -> None:
+    """A try-item as ``KPT_ID/TRY_ID`` (as every other command names items) or ``KPT_ID TRY_ID``."""
+    p.add_argument("kpt_id", metavar="KPT_ID[/TRY_ID]")
+    p.add_argument("try_id", nargs="?", metavar="TRY_ID")
+
+
+def item_ref(args: argparse.Namespace) -> str:
+    """The ``KPT_ID/TRY_ID`` that :func:`_item_args` read, in either form."""
+    if args.try_id is None:
+        if "/" not in args.kpt_id.strip().strip("/"):
+            raise UsageError(f"'{args.kpt_id}' names no item: give KPT_ID/TRY_ID or KPT_ID TRY_ID")
+        return str(args.kpt_id)
+    if "/" in args.kpt_id:
+        raise UsageError(f"'{args.kpt_id} {args.try_id}': give KPT_ID/TRY_ID or KPT_ID TRY_ID")
+    return f"{args.kpt_id}/{args.try_id}"
 
 
 def demo_source() -> Path:
@@ -251,6 +299,10 @@ def run_ui(workspace: Workspace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.insight.lint import lint_paths, lint_workspace
+
+    if not args.paths:
+        default_root_check(args, ws)
     diags: list[Diagnostic] = list(lint_paths(args.paths, ws) if args.paths else lint_workspace(ws))
     if args.json:
         json.dump([d.as_dict() for d in diags], sys.stdout, ensure_ascii=False, indent=2)
@@ -269,10 +321,19 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
     return 1 if any(d.severity == "error" for d in diags) else 0
 
 
+def default_root_check(args: argparse.Namespace, ws: Workspace) -> None:
+    """The default root (no ``--root``, no ``root`` in the config) holds nothing of ours:
+    a :class:`SubjectError` saying so and what to do, rather than "no problems found"."""
+    if args.root is None and ws.config.root is None:
+        why = ws.nothing_here()
+        if why is not None:
+            raise SubjectError(why)
+
+
 def read_input(name: str) -> tuple[str, str]:
     """The text of an input file (``-``: standard input) and its name for messages:
     a regular file (a directory or a FIFO is refused without waiting on it), at most
-    MAX_DOCUMENT_BYTES, UTF-8 (a BOM is dropped). Anything else is a :class:`UsageError`."""
+    MAX_DOCUMENT_BYTES, UTF-8 (a BOM is dropped). Anything else is a :class:`SubjectError`."""
     from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
 
     source = "<stdin>" if name == "-" else name
@@ -284,21 +345,25 @@ def read_input(name: str) -> tuple[str, str]:
         else:
             data, _ = read_regular(Path(name), MAX_DOCUMENT_BYTES)
     except NotReadable as exc:
-        raise UsageError(f"{source}: {exc}") from exc
+        raise SubjectError(f"{source}: {exc}") from exc
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        raise SubjectError(
+            f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}"
+        ) from exc
     try:
         return data.decode("utf-8").removeprefix("\ufeff"), source
     except UnicodeDecodeError as exc:
-        raise UsageError(
+        raise SubjectError(
             f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from exc
 
 
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.wrapup import import_wrapup
+
     text, source = read_input(args.file)
     recovered_note(ws)
-    plan = import_wrapup(ws, text, source)
+    plan = import_wrapup(ws, text, source, allow_secrets=args.allow_secret)
     ids = {
         "summary": plan.summary["id"],
         "user_lessons": [r["id"] for r in plan.user_lessons],
@@ -322,6 +387,9 @@ def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.feedback_export import export_feedback
+    from store.write.roundtrip import new_yaml_document
+
     if not args.dry_run:
         recovered_note(ws)
     out = export_feedback(ws, args.kpt_id, force=args.force, dry_run=args.dry_run)
@@ -339,9 +407,21 @@ def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.ledger import Ledger
+    from store.review.items import (
+        find_item,
+        find_report,
+        item_json,
+        item_position,
+        report_json,
+        split_ref,
+    )
+
     if args.markdown:
         from store.index.workspace_index import WorkspaceIndex
         from store.insight.markdown_export import session_markdown
+        from store.write.atomic import atomic_write, current_stamp
+        from store.write.policy import export_file
 
         index = WorkspaceIndex(ws)
         index.load_all()
@@ -353,7 +433,7 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
         if args.output:
             out = Path(os.path.abspath(args.output))
             if not out.parent.is_dir():
-                raise UsageError(f"-o {args.output}: the directory {out.parent} does not exist")
+                raise SubjectError(f"-o {args.output}: the directory {out.parent} does not exist")
             guard = export_file(ws)
             guard(out)  # before anything is read: a FIFO there is never opened
             atomic_write(out, text.encode("utf-8"), current_stamp(out), guard=guard)
@@ -361,6 +441,11 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
         else:
             sys.stdout.write(printable(text))
         return 0
+    if not args.id.strip().startswith("kpt-"):  # a lesson, proposal, skill, … (tui/cli_show)
+        from tui.cli_show import show_other
+
+        if show_other(args, ws):
+            return 0
     ledger = Ledger(ws.state_dir)
     report_id, item_id = split_ref(args.id)
     if item_id is None:
@@ -379,6 +464,10 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
             ),
         }
     if args.json:
+        from tui.cli_evidence import evidence_json
+
+        subject = report if item_id is None else it.report
+        data["evidence"] = evidence_json(ws, subject, item_id)
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
@@ -399,12 +488,18 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
         state = item["state"]
         ref = item["ref"] or f"(no id: item {item['position']} of {item['section']})"
         lines.append(f"  [{state}] {ref}  {printable(str(item.get('description', '')))}")
+        for d in item.get("decisions", []):  # a team's: each reviewer's, contested or not
+            lines.append(f"      {d['state']} by {printable(str(d['by']))} at {d['at']}")
         if item.get("note"):
             lines.append(f"      note: {printable(item['note'])}")
     return "\n".join(lines)
 
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
+    from store.ledger import Ledger
+    from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
+    from store.review.items import decide_keys, find_item
+
     recovered_note(ws)
     ledger = Ledger(ws.state_dir)
     as_json = getattr(args, "json", False)
@@ -414,7 +509,11 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
             raise UsageError("decide on KPT items and proposals in separate commands")
         plans = [
             plan_decision(
-                ws, find_proposal(ws, pid), "approve" if op == "approve" else "reject", args.note
+                ws,
+                find_proposal(ws, pid),
+                "approve" if op == "approve" else "reject",
+                args.note,
+                allow_secrets=getattr(args, "allow_secret", False),
             )
             for pid in proposals
         ]
@@ -462,9 +561,13 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
 
 
 def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.ledger import Ledger
+    from store.review.items import find_item
+    from store.review.promote import plan_promotion, promote_plans, section_title
+
     ledger = Ledger(ws.state_dir)
-    ref = find_item(ws, f"{args.kpt_id}/{args.try_id}")
-    plan = plan_promotion(ws, ref, args.near)
+    ref = find_item(ws, item_ref(args))
+    plan = plan_promotion(ws, ref, args.near, allow_secrets=args.allow_secret)
     shown = str(plan.target) if plan.target else plan.raw_path
     if plan.status == "refused":
         raise ReviewError(plan.message)
@@ -502,7 +605,10 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
-    ref = find_item(ws, f"{args.kpt_id}/{args.try_id}")
+    from store.review.items import find_item
+    from store.review.retarget import retarget_item
+
+    ref = find_item(ws, item_ref(args))
     recovered_note(ws)
     before, after, result = retarget_item(ws, ref, args.type_, args.path, args.section)
     if args.json:
@@ -516,6 +622,9 @@ def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_match(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.insight.matching import MatchTask, all_scores, applicable_patterns, load_knowledge
+    from store.insight.matching import match as match_skills
+
     knowledge = load_knowledge(ws)
     task = MatchTask(args.text, files=tuple(args.files), task_type=args.task_type)
     scores = all_scores(knowledge, task) if args.all else match_skills(knowledge, task)
@@ -544,7 +653,11 @@ def cmd_match(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
     from store.index.workspace_index import WorkspaceIndex
+    from store.insight.effect import as_json as effect_json
+    from store.insight.effect import effect_metrics
+    from store.insight.stats import workspace_counts, workspace_stats
 
+    default_root_check(args, ws)
     index = WorkspaceIndex(ws)
     index.load_all()
     counts = workspace_counts(index)
@@ -601,6 +714,27 @@ def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
     return serve(args, ws)
 
 
+def cmd_targets(args: argparse.Namespace, ws: Workspace) -> int:
+    """The files agents load and their findings (see tui.cli_targets)."""
+    from tui.cli_targets import cmd_targets as targets
+
+    return targets(args, ws)
+
+
+def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
+    """A report's evidence checked against its transcript (see tui.cli_evidence)."""
+    from tui.cli_evidence import cmd_evidence as evidence
+
+    return evidence(args, ws)
+
+
+def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
+    """Share the review through the workspace's git repository (see tui.cli_sync)."""
+    from tui.cli_sync import cmd_sync as run_sync
+
+    return run_sync(args, ws)
+
+
 def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
     return cmd_decide(args, ws, "approve")
 
@@ -626,12 +760,17 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "serve": cmd_serve,
     "match": cmd_match,
     "stats": cmd_stats,
+    "targets": cmd_targets,
+    "evidence": cmd_evidence,
+    "sync": cmd_sync,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        from store.read.yamlload import C_LOADER_AVAILABLE
+
         if not C_LOADER_AVAILABLE:
             print(
                 f"{PROG}: error: ruamel.yaml's C loader (ruamel.yaml.clib) is not installed; "
@@ -639,6 +778,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+        if args.command == "completion":  # needs no config and no workspace
+            from tui.cli_completion import cmd_completion
+
+            return cmd_completion(build_parser(), args.shell)
         config = load_config(args.config)
         if args.command == "demo":
             root = copy_demo()  # the app's header shows where it is while it runs
@@ -652,24 +795,34 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"Removed the demo copy {root} (--keep keeps it)", file=sys.stderr)
             return status
         if args.root is not None and not args.root.is_dir():
-            raise UsageError(f"--root {args.root}: not a directory")
+            raise SubjectError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
         command = COMMANDS.get(args.command or "")
         if command is not None:
             with visible_output():  # what they print comes from agents' files
                 return command(args, ws)
         return run_ui(ws)
-    except (ReviewError, WriteError) as exc:
-        print(f"{PROG}: {printable(str(exc))}", file=sys.stderr)
-        return 1
-    except (UsageError, ConfigError) as exc:
+    except UsageError as exc:
         print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
         return 2
+    except (SubjectError, ConfigError) as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
-        print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
+        if isinstance(exc, ReviewError) or _is_write_error(exc):
+            print(f"{PROG}: {printable(str(exc))}", file=sys.stderr)
+        else:
+            print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
         return 1
+
+
+def _is_write_error(exc: Exception) -> bool:
+    """A refused or failed write (``store.write.atomic.WriteError``): only a command that
+    imported that module can raise one, so it is not imported here to ask."""
+    atomic = sys.modules.get("store.write.atomic")
+    return atomic is not None and isinstance(exc, atomic.WriteError)

@@ -13,24 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from store.review.transactions import (
-    TxResult,
-    TxView,
-    UndoRefused,
-    describe_redo,
-    describe_undo,
-    get,
-    history,
-    recover,
-    redo,
-    tx_diff,
-    undo,
-    undo_last,
-)
-from store.workspace import Workspace
+
+if TYPE_CHECKING:  # imported where used: the other commands start without them
+    from store.review.transactions import TxResult, TxView, UndoRefused
+    from store.workspace import Workspace
 
 PROG = "hurikaeri"
 #: How many transactions ``history`` lists unless told (``--limit 0``: all).
@@ -71,6 +60,8 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 def recovered_note(ws: Workspace) -> None:
     """Roll back what a killed process left half done (every command that writes calls
     this first) and say so on standard error."""
+    from store.review.transactions import recover
+
     for r in recover(ws):
         left = f"; left as found: {', '.join(r.left)}" if r.left else ""
         print(
@@ -105,6 +96,8 @@ def _line(v: TxView) -> str:
 
 
 def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.transactions import history, tx_diff
+
     if args.diff:
         sys.stdout.write(printable(tx_diff(ws, args.diff)))
         return 0
@@ -128,6 +121,8 @@ def _refused(exc: UndoRefused, as_json: bool) -> None:
 
 
 def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.transactions import UndoRefused, describe_undo, get, undo, undo_last
+
     recovered_note(ws)
     line = describe_undo(ws, args.tx_id)
     if args.dry_run:
@@ -151,6 +146,8 @@ def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_redo(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.transactions import UndoRefused, describe_redo, redo
+
     recovered_note(ws)
     line = describe_redo(ws, args.tx_id)
     if args.dry_run:

@@ -8,8 +8,8 @@ read as YAML and printed as JSON — ``status``, ``verdict``, ``findings``, ``op
 Without a block, or with a broken one, the seed's fallbacks fill ``status`` and ``verdict``.
 ``--field status`` prints one value (a list one item per line), as the shell helpers did.
 
-Exit status: 0, or 1 when the block has errors (the JSON is printed all the same), 2 on
-usage errors (a missing file). Diagnostics also go to standard error, one line each.
+Exit status: 0, or 1 when the block has errors (the JSON is printed all the same) or the
+file is missing or unreadable, 2 on usage errors. Diagnostics also go to standard error, one line each.
 """
 
 from __future__ import annotations
@@ -18,15 +18,19 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store.read.diagnostics import DiagnosticSink
-from store.read.metadata_block import REPLY_KINDS, ReplyKind, parse_reply, reply_json
-from store.read.textio import MAX_DOCUMENT_BYTES, decode, looks_binary, read_text
 from store.read.textsafe import printable
-from store.workspace import Workspace
+
+if TYPE_CHECKING:  # imported by cmd_meta: the parser is built without the models
+    from store.read.diagnostics import DiagnosticSink
+    from store.read.metadata_block import ReplyKind
+    from store.workspace import Workspace
 
 PROG = "hurikaeri"
+#: ``store.read.metadata_block.REPLY_KINDS``, spelled out so that building the command
+#: line does not import the models (a test holds the two equal).
+REPLY_KINDS = ("review", "discussion")
 FIELDS = (
     "status",
     "verdict",
@@ -68,6 +72,8 @@ def add_meta_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _read(name: str, sink: DiagnosticSink) -> str | None:
+    from store.read.textio import MAX_DOCUMENT_BYTES, decode, looks_binary, read_text
+
     if name == "-":
         data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
         if len(data) > MAX_DOCUMENT_BYTES:
@@ -95,10 +101,13 @@ def _field_lines(value: Any) -> list[str]:
 
 def cmd_meta(args: argparse.Namespace, ws: Workspace | None = None) -> int:
     """Run ``meta``; ``ws`` is unused (the reply need not be in a workspace)."""
+    from store.read.diagnostics import DiagnosticSink
+    from store.read.metadata_block import parse_reply, reply_json
+
     name = str(args.file)
     if name != "-" and not Path(name).exists():
         print(f"{PROG}: error: {name}: no such file", file=sys.stderr)
-        return 2
+        return 1
     sink = DiagnosticSink("<stdin>" if name == "-" else name)
     text = _read(name, sink)
     if text is None:

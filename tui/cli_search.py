@@ -128,13 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.root is not None and not args.root.is_dir():
             print(f"{PROG}: error: --root {args.root}: not a directory", file=sys.stderr)
-            return 2
+            return 1
         ws = Workspace.resolve(args.root, load_config(args.config))
         with visible_output():  # hits carry agents' text
             return cmd_search(args, ws)
     except ConfigError as exc:
         print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
-        return 2
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -30,9 +30,11 @@ import secrets
 import shlex
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
+import assets
 from store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -44,6 +46,9 @@ MIN_TOKEN_LENGTH = 16
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD = frozenset({"0.0.0.0", "::", ""})
 _TOKEN_IN_TEXT = re.compile(r"(token=)[^&\s\"']+")
+#: the page template (assets/serve/app_index.html): textual-serve's own asks Google for a
+#: web font, which an offline machine cannot reach
+SERVE_TEMPLATES = Path(assets.__file__).resolve().parent / "serve"
 
 Handler = Callable[["web.Request"], Awaitable["web.StreamResponse"]]
 
@@ -178,7 +183,14 @@ def make_server(command: str, *, host: str, port: int, title: str, token: str) -
                 loop=asyncio.new_event_loop(),
             )
 
-    return GuardedServer(command, host=host, port=port, title=title, public_url=public_url)
+    return GuardedServer(
+        command,
+        host=host,
+        port=port,
+        title=title,
+        public_url=public_url,
+        templates_path=SERVE_TEMPLATES,  # our page: nothing loaded from the internet
+    )
 
 
 def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:

@@ -58,7 +58,7 @@ def test_lint_paths_and_directories() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["lint", "--bogus"], ["frobnicate"], ["lint", "--root", "/no/such/dir"]],
+    [["lint", "--bogus"], ["frobnicate"], ["retarget", "k/t", "--type", "x", "--path", "p"]],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     r = run(*args)
@@ -72,11 +72,18 @@ def test_missing_path_is_an_error() -> None:
     assert r.returncode == 1 and "no such file" in r.stdout
 
 
-def test_broken_config_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_root_that_is_not_there_exits_1_with_one_line() -> None:
+    r = run("lint", "--root", "/no/such/dir")
+    assert (
+        r.returncode == 1 and r.stderr == "hurikaeri: error: --root /no/such/dir: not a directory\n"
+    )
+
+
+def test_broken_config_exits_1(tmp_path: Path) -> None:
     cfg = tmp_path / "c.toml"
     cfg.write_text("[paths]\nkpt = \n")
     r = run("lint", "--config", str(cfg))
-    assert r.returncode == 2 and str(cfg) in r.stderr and "line 2" in r.stderr
+    assert r.returncode == 1 and str(cfg) in r.stderr and "line 2" in r.stderr
 
 
 def test_config_moves_a_location(tmp_path: Path, demo_root: Path) -> None:

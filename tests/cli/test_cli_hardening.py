@@ -50,7 +50,7 @@ def test_input_that_is_a_directory(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     root = tmp_path / "root"
     root.mkdir()
-    line = _one_line_error(run("import-wrapup", str(tmp_path / "in"), "--root", str(root)), 2)
+    line = _one_line_error(run("import-wrapup", str(tmp_path / "in"), "--root", str(root)), 1)
     assert "found a directory" in line and str(tmp_path / "in") in line
     _nothing_written(root)
 
@@ -60,7 +60,7 @@ def test_input_that_is_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     root = tmp_path / "root"
     root.mkdir()
-    line = _one_line_error(run("import-wrapup", str(fifo), "--root", str(root)), 2)
+    line = _one_line_error(run("import-wrapup", str(fifo), "--root", str(root)), 1)
     assert "FIFO" in line and str(fifo) in line
     _nothing_written(root)
 
@@ -70,11 +70,11 @@ def test_input_that_is_not_utf8(tmp_path: Path) -> None:
     bad.write_bytes(EXAMPLE.encode("utf-8").replace("세션".encode(), b"\xff\xfe", 1))
     root = tmp_path / "root"
     root.mkdir()
-    line = _one_line_error(run("import-wrapup", str(bad), "--root", str(root)), 2)
+    line = _one_line_error(run("import-wrapup", str(bad), "--root", str(root)), 1)
     assert "not UTF-8" in line and "0xff" in line
     _nothing_written(root)
     line = _one_line_error(
-        run("import-wrapup", "-", "--root", str(root), stdin=bad.read_bytes()), 2
+        run("import-wrapup", "-", "--root", str(root), stdin=bad.read_bytes()), 1
     )
     assert "<stdin>: not UTF-8" in line
 
@@ -85,7 +85,7 @@ def test_input_that_is_huge(tmp_path: Path) -> None:
         fh.truncate(2 * 1024**3)  # sparse
     root = tmp_path / "root"
     root.mkdir()
-    line = _one_line_error(run("import-wrapup", str(big), "--root", str(root)), 2)
+    line = _one_line_error(run("import-wrapup", str(big), "--root", str(root)), 1)
     assert "2,147,483,648 bytes" in line and "not read" in line
     _nothing_written(root)
 

@@ -129,9 +129,9 @@ def test_control_characters_never_reach_the_terminal(capsys, monkeypatch) -> Non
     assert "\x1b" not in out and as_json(out)["next_steps"] == ["evil \x1b[31mred"]
 
 
-def test_missing_file_is_a_usage_error(capsys, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_file_exits_1(capsys, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     code, out, err = run(capsys, monkeypatch, str(tmp_path / "nope.md"))
-    assert (code, out) == (2, "")
+    assert (code, out) == (1, "")
     assert err.count("\n") == 1 and "no such file" in err
 
 
@@ -144,3 +144,10 @@ def test_binary_input_is_refused(capsys, monkeypatch) -> None:  # type: ignore[n
 def test_bad_kind_is_rejected_by_the_parser() -> None:
     with pytest.raises(SystemExit):
         parser().parse_args(["meta", "-", "--kind", "chat"])
+
+
+def test_the_parser_offers_the_reply_kinds_of_the_store() -> None:
+    from store.read.metadata_block import REPLY_KINDS
+    from tui.cli_meta import REPLY_KINDS as OFFERED
+
+    assert tuple(OFFERED) == tuple(REPLY_KINDS)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -132,6 +133,11 @@ async def _get(url: str, **kw: Any) -> tuple[int, Any]:
         return resp.status, resp
 
 
+async def _read(url: str) -> str:
+    async with _session() as session, session.get(url, allow_redirects=False) as resp:
+        return await resp.text()
+
+
 async def _ws_status(url: str, headers: dict[str, str] | None = None) -> int:
     """101 when the websocket is accepted (then closed at once), else the refusal's status."""
     async with _session() as session:
@@ -231,6 +237,13 @@ def test_page_cookie_lets_the_page_use_its_assets_and_websocket(served: Served) 
     status, resp = run(_get(served.url.replace("127.0.0.1", "localhost")))
     assert status == 307
     assert resp.headers["Location"] == served.url
+
+
+def test_the_page_loads_nothing_from_the_internet(served: Served) -> None:
+    page = run(_read(served.url))
+    assert 'class="textual-terminal"' in page and "/static/js/textual.js" in page
+    urls = re.findall(r"(?:https?|wss?)://[^\s\"'<>]+", page)
+    assert urls and all(urlsplit(u).netloc == urlsplit(served.base).netloc for u in urls), urls
 
 
 def _listeners(port: int) -> list[str]:

@@ -80,7 +80,7 @@ def test_config_before_the_subcommand_is_used(tmp_path: Path, demo_root: Path) -
     cfg = tmp_path / "c.toml"
     cfg.write_text('[write]\nallowed_dirs = ["/"]\n')
     r = run("--config", str(cfg), "--root", str(demo_root), "stats", env=env)
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert "home directory" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -143,7 +143,7 @@ def test_show_markdown_never_overwrites_a_report(tmp_path: Path, demo_root: Path
         str(demo_root),
         env=env,
     )
-    assert r.returncode == 2 and not (tmp_path / "no").exists()
+    assert r.returncode == 1 and not (tmp_path / "no").exists()
     out = tmp_path / "session.md"
     r = run(
         "show",
