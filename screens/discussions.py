@@ -39,6 +39,7 @@ from textual.widgets import Footer, Header, Markdown, OptionList, Static
 
 from screens.dialogs.person_report import PersonReportDialog
 from screens.messages import WorkspaceChanged
+from screens.widgets.keys import HELP
 from screens.widgets.literal import visible
 from screens.widgets.reply import discussion_cells, entry_options, head_view
 from screens.widgets.virtual_table import Column, Row, VirtualTable
@@ -55,13 +56,13 @@ from store.review.person_report import (
 from store.review.propose import REPLY_ENTRIES, item_from_reply
 
 COLUMNS = [
-    Column("status", "Status", 9),
-    Column("verdict", "Verdict", 7),
-    Column("findings", "Findings", 9),
-    Column("blockers", "Block", 5),
-    Column("open", "Open", 4),
-    Column("decisions", "Dec.", 4),
-    Column("next", "Next", 4),
+    Column("status", "Status", 9, drop=1),
+    Column("verdict", "Verdict", 7, drop=2),
+    Column("findings", "Findings", 9, drop=4),
+    Column("blockers", "Block", 5, drop=3),
+    Column("open", "Open", 4, drop=5),
+    Column("decisions", "Dec.", 4, drop=6),
+    Column("next", "Next", 4, drop=7),
     Column("name", "Discussion", None, min_width=16),
 ]
 #: Option id prefix → what ``p`` makes of it.
@@ -92,6 +93,7 @@ class DiscussionsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("p", "to_kpt", "To KPT report", id="discussions.to_kpt"),
         Binding("R", "propose", "Propose", id="discussions.propose"),
         Binding("space", "toggle_pick", "Pick", id="discussions.pick"),
@@ -136,7 +138,7 @@ class DiscussionsScreen(Screen[None]):
 
     # -- loading -------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="discussions-load")
+    @work(thread=True, exclusive=True, group="discussions-load", exit_on_error=False)
     def reload(self) -> None:
         found, cache = read_discussions(self.index, self._cache)
         self.app.call_from_thread(self.show_list, found, cache)

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, Input, Label, Static
 from textual.worker import get_current_worker
 
 from screens.messages import KnowledgeTarget, Open, WorkspaceChanged
+from screens.widgets.keys import HELP
 from screens.widgets.skill_match import patterns_view, skill_cells, summary_view, why_view
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
@@ -45,12 +46,12 @@ DEBOUNCE = 0.15
 
 COLUMNS = [
     Column("score", "Score", 5, align="right"),
-    Column("kept", "Kept", 8),
+    Column("kept", "Kept", 8, drop=1),
     Column("skill", "Skill", None, min_width=16),
-    Column("kw", "Keyword", 7, align="right"),
-    Column("files", "Files", 5, align="right"),
-    Column("type", "Type", 4, align="right"),
-    Column("rate", "×Success", 8, align="right"),
+    Column("kw", "Keyword", 7, align="right", drop=4),
+    Column("files", "Files", 5, align="right", drop=5),
+    Column("type", "Type", 4, align="right", drop=3),
+    Column("rate", "×Success", 8, align="right", drop=2),
 ]
 
 
@@ -80,6 +81,7 @@ class MatchScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("escape", "app.pop_screen", "Back", id="match.back"),
         Binding("ctrl+o", "focus_task", "Task", id="match.focus_task"),
         Binding("ctrl+t", "focus_table", "Skills", id="match.focus_table"),
@@ -138,7 +140,7 @@ class MatchScreen(Screen[None]):
 
     # -- loading -----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="match-load")
+    @work(thread=True, exclusive=True, group="match-load", exit_on_error=False)
     def load(self) -> None:
         k = load_knowledge(self.index.ws)
         if not get_current_worker().is_cancelled:
@@ -184,7 +186,7 @@ class MatchScreen(Screen[None]):
         if self.knowledge is not None:
             self.compute(self.knowledge, self.read_task())
 
-    @work(thread=True, exclusive=True, group="match")
+    @work(thread=True, exclusive=True, group="match", exit_on_error=False)
     def compute(self, k: Knowledge, task: MatchTask) -> None:
         result = match_task(k, task)
         if not get_current_worker().is_cancelled:

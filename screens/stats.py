@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, Label, Sparkline, Static
 
 from screens.messages import EVERY_KIND, Open, ReviewChanged, SessionTarget, WorkspaceChanged
 from screens.widgets.document import lines
+from screens.widgets.keys import HELP
 from screens.widgets.literal import OUTCOME_STYLE, literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
@@ -30,9 +31,9 @@ from store.insight.stats import workspace_stats
 BAR = "█"
 CLUSTER_COLUMNS = [
     Column("count", "×", 3, align="right"),
-    Column("sessions", "Sessions", 8, align="right"),
-    Column("promoted", "Promoted", 9),
-    Column("again", "Came back", 10),
+    Column("sessions", "Sessions", 8, align="right", drop=1),
+    Column("promoted", "Promoted", 9, drop=3),
+    Column("again", "Came back", 10, drop=2),
     Column("description", "Problem", None, min_width=20),
 ]
 
@@ -72,6 +73,7 @@ class StatsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("enter", "open_cluster", "Open session", id="stats.open", show=False),
         Binding("escape", "app.pop_screen", "Back", id="stats.back"),
     ]
@@ -127,7 +129,7 @@ class StatsScreen(Screen[None]):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="stats")
+    @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
     def load(self) -> None:
         figures = workspace_stats(self.index)
         metrics = effect_metrics(self.index)

@@ -14,9 +14,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Footer, Static
 
-from screens.widgets.literal import literal, visible
+from screens.widgets.diff_view import DiffView
+from screens.widgets.literal import literal
 
 Choice = Literal["reload", "keep", "cancel"]
 
@@ -26,13 +27,14 @@ class ConflictScreen(ModalScreen[Choice]):
 
     DEFAULT_CSS = """
     ConflictScreen {
-        #conflict-diff { height: 16; }
+        #conflict-diff { height: 1fr; min-height: 4; }
     }
     """
 
+    # priority: "k" means "Keep mine" even while the diff (where k scrolls) has focus
     BINDINGS = [
-        Binding("r", "choose('reload')", "Reload", id="conflict.reload"),
-        Binding("k", "choose('keep')", "Keep mine", id="conflict.keep"),
+        Binding("r", "choose('reload')", "Reload", id="conflict.reload", priority=True),
+        Binding("k", "choose('keep')", "Keep mine", id="conflict.keep", priority=True),
         Binding("d", "diff", "Show diff", id="conflict.diff"),
         Binding("escape", "choose('cancel')", "Back to editing", id="conflict.cancel"),
     ]
@@ -55,10 +57,7 @@ class ConflictScreen(ModalScreen[Choice]):
                 ),
                 classes="dialog-text",
             )
-            area = TextArea(
-                visible(self.diff or "(no difference)"), read_only=True, id="conflict-diff"
-            )
-            area.can_focus = False
+            area = DiffView(self.diff or "(no difference)", id="conflict-diff")
             area.display = False
             yield area
             with Horizontal(classes="dialog-buttons"):
@@ -66,6 +65,7 @@ class ConflictScreen(ModalScreen[Choice]):
                 yield Button("Keep mine (k)", variant="warning", id="keep")
                 yield Button("Show diff (d)", id="diff")
                 yield Button("Back (Esc)", id="cancel")
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "diff":
@@ -74,8 +74,9 @@ class ConflictScreen(ModalScreen[Choice]):
             self.dismiss(event.button.id)  # type: ignore[arg-type]
 
     def action_diff(self) -> None:
-        area = self.query_one("#conflict-diff", TextArea)
-        area.display = True  # focus stays on the buttons, so r / k / Esc still answer
+        area = self.query_one("#conflict-diff", DiffView)
+        area.display = True
+        area.focus()  # to scroll it; r / k / Esc still answer (the dialog's keys)
 
     def action_choose(self, choice: Choice) -> None:
         self.dismiss(choice)

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 
 class NotePrompt(ModalScreen[str | None]):
@@ -27,6 +27,7 @@ class NotePrompt(ModalScreen[str | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.action_label, variant="error", id="ok")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#note", Input).focus()

@@ -1,4 +1,8 @@
-"""A message with a block of text (a diff, a listing) in a modal; any key closes it."""
+"""A message with a block of text (a diff, a listing) in a modal; Esc, Enter or q closes it.
+
+A unified diff is shown in a :class:`DiffView` (coloured, scrolled from the keyboard);
+any other text read-only in a ``TextArea``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Footer, Static, TextArea
 
+from screens.widgets.diff_view import DiffView, looks_like_diff
 from screens.widgets.literal import literal, visible
 
 
@@ -17,7 +22,7 @@ class TextView(ModalScreen[None]):
 
     DEFAULT_CSS = """
     TextView {
-        #text-view-body { height: 20; }
+        #text-view-body { height: 1fr; min-height: 4; }
     }
     """
 
@@ -33,12 +38,19 @@ class TextView(ModalScreen[None]):
         with Vertical(classes="dialog wide"):
             parts = [Content.styled(f"{self.heading}\n", "bold $warning")] if self.heading else []
             yield Static(Content.assemble(*parts, literal(self.message)), classes="dialog-text")
-            if self.text:
+            if self.text and looks_like_diff(self.text):
+                yield DiffView(self.text, id="text-view-body")
+            elif self.text:
                 area = TextArea(visible(self.text), read_only=True, id="text-view-body")
                 area.can_focus = False
                 yield area
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close (Esc)", variant="primary", id="close")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for diff in self.query(DiffView):
+            diff.focus()
 
     def on_button_pressed(self, _event: Button.Pressed) -> None:
         self.dismiss(None)

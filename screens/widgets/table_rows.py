@@ -30,6 +30,10 @@ class Column:
     align: str = "left"
     """``"left"`` or ``"right"``."""
     min_width: int = 4
+    drop: int = 0
+    """When the table is too narrow for every column: the order in which columns give way
+    (the highest first; ``0``: never — the title, a date). A dropped column is not drawn
+    at all, rather than cut."""
 
 
 Cell: TypeAlias = str | Content
@@ -93,13 +97,35 @@ def fit(content: Content, width: int, align: str) -> Content:
     return content.pad_left(space) if align == "right" else content.pad_right(space)
 
 
+def total_width(widths: Sequence[int]) -> int:
+    """The cells a row of these column widths takes (dropped columns take none)."""
+    shown = [w for w in widths if w]
+    return sum(shown) + SEPARATOR * max(0, len(shown) - 1)
+
+
 def column_widths(columns: Sequence[Column], available: int) -> tuple[int, ...]:
     """Each column's width when ``available`` cells are there: fixed widths as given, the
-    flexible columns sharing the rest (each at least its ``min_width``)."""
-    widths = [column.width or 0 for column in columns]
-    flexible = [i for i, column in enumerate(columns) if column.width is None]
+    flexible columns sharing the rest (each at least its ``min_width``). When even that is
+    too wide, columns give way whole in their ``drop`` order (width 0: not drawn), so a
+    date or a title is never cut to fit a column of less value."""
+    kept = list(range(len(columns)))
+
+    def needed() -> int:
+        return sum(columns[i].width or columns[i].min_width for i in kept) + SEPARATOR * max(
+            0, len(kept) - 1
+        )
+
+    while needed() > available:
+        droppable = [i for i in kept if columns[i].drop > 0]
+        if not droppable:
+            break
+        kept.remove(max(droppable, key=lambda i: (columns[i].drop, i)))
+    widths = [0] * len(columns)
+    for i in kept:
+        widths[i] = columns[i].width or 0
+    flexible = [i for i in kept if columns[i].width is None]
     if flexible:
-        rest = available - sum(widths) - SEPARATOR * max(0, len(columns) - 1)
+        rest = available - sum(widths) - SEPARATOR * max(0, len(kept) - 1)
         share, extra = divmod(max(0, rest), len(flexible))
         for n, i in enumerate(flexible):
             widths[i] = max(columns[i].min_width, share + (1 if n < extra else 0))

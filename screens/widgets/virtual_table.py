@@ -18,7 +18,7 @@ cursor.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -42,6 +42,7 @@ from .table_rows import (
     as_content,
     column_widths,
     fit,
+    total_width,
 )
 
 __all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
@@ -135,7 +136,7 @@ class VirtualTable(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._columns: tuple[Column, ...] = tuple(columns)
         self._rows: Sequence[Row] = []
-        self._index: dict[str, int] = {}
+        self._index: Mapping[str, int] = {}
         self._highlighted_key: str | None = None
         self._follow_cursor = True
         self._widths: tuple[int, ...] = ()
@@ -172,7 +173,8 @@ class VirtualTable(ScrollView, can_focus=True):
 
         The cursor stays on the same row key when it is still present, and the view is
         scrolled by as many rows as the cursor moved, so rows inserted or removed above
-        do not move what the person is looking at. Otherwise the cursor keeps its index,
+        do not move what the person is looking at — except at the very top, where rows
+        inserted above come into sight. Otherwise the cursor keeps its index,
         clamped to the new length. `Highlighted` is posted only if the highlighted key
         changed. Call it from the event loop (``call_from_thread`` from a thread worker).
         """
@@ -180,7 +182,9 @@ class VirtualTable(ScrollView, can_focus=True):
         old_index = self.cursor_row
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)
         keys = rows.keys if isinstance(rows, LazyRows) else [row[0] for row in self._rows]
-        self._index = {key: position for position, key in enumerate(keys)}
+        # rows may bring their own key → position map (a million keys need no dict)
+        index = getattr(rows, "key_index", None)
+        self._index = index if index is not None else {key: pos for pos, key in enumerate(keys)}
         self._line_cache.clear()
         self._update_virtual_size()
 
@@ -189,7 +193,10 @@ class VirtualTable(ScrollView, can_focus=True):
         try:
             if new_index is not None:
                 shift = new_index - old_index
-                if shift and self.is_mounted:
+                # at the top, rows inserted above stay in sight (the cursor keeps its row);
+                # anywhere else the view moves with the cursor's row
+                at_top = self.scroll_y == 0 and shift > 0
+                if shift and self.is_mounted and not at_top:
                     self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
                 self.cursor_row = new_index
             else:
@@ -309,8 +316,7 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._widths
 
     def _update_virtual_size(self) -> None:
-        widths = self._column_widths()
-        width = sum(widths) + SEPARATOR * max(0, len(widths) - 1)
+        width = total_width(self._column_widths())
         size = Size(width, len(self._rows) + 1)
         if size != self.virtual_size:
             self.virtual_size = size
@@ -334,8 +340,7 @@ class VirtualTable(ScrollView, can_focus=True):
     # -- rendering --------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        widths = self._column_widths()
-        width = sum(widths) + SEPARATOR * max(0, len(widths) - 1)
+        width = total_width(self._column_widths())
         if width != self.virtual_size.width:
             self.call_after_refresh(self._update_virtual_size)
         return super().render_lines(crop)
@@ -378,7 +383,9 @@ class VirtualTable(ScrollView, can_focus=True):
         for position, (column, width) in enumerate(
             zip(self._columns, self._column_widths(), strict=True)
         ):
-            if position:
+            if not width:  # a column that gave way (see Column.drop)
+                continue
+            if parts:
                 parts.append(" " * SEPARATOR)
             cell = cells[position] if position < len(cells) else ""
             parts.append(fit(as_content(cell), width, column.align))

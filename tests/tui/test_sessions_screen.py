@@ -103,9 +103,29 @@ async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path
         await until(pilot, lambda: table.row_count == 34)
         assert table.cursor_key == key
         assert "123 to review" in app.sub_title
+        assert any("1 new session arrived" in str(n.message) for n in app._notifications)
         (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").unlink()
         await until(pilot, lambda: table.row_count == 33)
         assert table.cursor_key == key
+
+
+async def test_a_new_session_at_the_top_comes_into_sight(demo_root: Path) -> None:
+    app = make_app(demo_root, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        table = app.screen.query_one("#sessions", VirtualTable)
+        first = table.cursor_key
+        await pilot.pause(0.3)  # let the watcher start
+        (demo_root / "hurikaeri" / "kpt-20261125-001.yaml").write_text(
+            "id: kpt-20261125-001\ncreated_at: 2026-11-25T09:00:00+09:00\nsession_id: live-2\n"
+            "session_summary: 새 세션\ntask_goals: [x]\noutcome: success\n"
+            "keep:\n  - id: keep-001\n    description: d\n    evidence: e\n    category: approach\n"
+            "problem: []\ntry: []\nomission: []\n",
+            encoding="utf-8",
+        )
+        await until(pilot, lambda: table.row_count == 34)
+        assert table.cursor_key == first  # the cursor stays on its session …
+        assert table.row_key_at(0) == "sid:live-2" and table.scroll_y == 0  # … the new one in sight
 
 
 async def test_project_names_with_markup_are_literal(demo_root: Path) -> None:

@@ -261,3 +261,21 @@ async def test_rows_set_before_mounting() -> None:
         assert table.cursor_key == "r0" and app.highlighted == [("r0", 0)]
         assert "振り返り 회고 2 " in table.render_line(3).text
         assert table.render_line(4).text.strip() == ""
+
+
+def test_columns_give_way_whole_in_their_order_and_never_cut_a_date() -> None:
+    from screens.widgets.table_rows import Column, column_widths, total_width
+
+    cols = [
+        Column("date", "Date", 10),
+        Column("project", "Project", 14, drop=2),
+        Column("kind", "Kind", 8, drop=1),
+        Column("title", "Title", None, min_width=20),
+    ]
+    assert column_widths(cols, 80) == (10, 14, 8, 45)
+    # 10 + 14 + 8 + 20 + 3 separators = 55: one cell less and the project goes first
+    assert column_widths(cols, 54) == (10, 0, 8, 34)
+    assert column_widths(cols, 40) == (10, 0, 8, 20)
+    assert column_widths(cols, 39) == (10, 0, 0, 28)
+    assert column_widths(cols, 30) == (10, 0, 0, 20)  # the date is never cut
+    assert total_width(column_widths(cols, 30)) == 31
