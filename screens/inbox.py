@@ -19,25 +19,34 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Footer, Header, Static
 
+from screens.dialogs.budget_prompt import (
+    budget_checks,
+    budget_summaries,
+    confirm_budgets,
+    merge_writes,
+)
+from screens.dialogs.secret_prompt import confirm_secret_override
 from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.widgets.diff_view import DiffView
 from screens.widgets.document import field, heading, label, lines, value_text
-from screens.widgets.literal import literal, visible
+from screens.widgets.keys import HELP
+from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
+from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
 from store.review.inbox import (
     Decision,
     InboxPlan,
     ProposalRef,
-    apply_decisions,
     check_payload,
+    decide_proposals,
     list_proposals,
     plan_decision,
 )
-from store.review.items import ReviewError
-from store.write.atomic import WriteError
+from store.review.transactions import TxResult
 
 COLUMNS = [
     Column("created", "Created", 11),
@@ -54,22 +63,27 @@ class InboxScreen(Screen[None]):
 
     DEFAULT_CSS = """
     InboxScreen {
-        #inbox-list { width: 1fr; border: round $primary 50%; }
+        #inbox-list { height: 2fr; min-height: 5; border: round $primary 50%; }
         #inbox-list:focus { border: round $primary; }
-        #inbox-side { width: 1fr; }
-        #inbox-detail-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        #inbox-diff { height: 1fr; border: round $secondary 50%; }
+        #inbox-side { height: 3fr; }
+        #inbox-detail-scroll {
+            width: 1fr; height: 1fr; padding: 0 1; border: round $secondary 50%;
+        }
+        #inbox-detail-scroll:focus { border: round $secondary; }
+        #inbox-diff { width: 1fr; height: 1fr; border: round $secondary 50%; }
+        #inbox-diff:focus { border: round $secondary; }
     }
     """
 
     BINDINGS = [
+        HELP,
         Binding("a", "decide('approve')", "Approve", id="inbox.approve"),
         Binding("x", "decide('reject')", "Reject", id="inbox.reject"),
+        Binding("u", "app.undo", "Undo", id="inbox.undo"),
         Binding("o", "decide('reopen')", "Reopen", id="inbox.reopen"),
         Binding("E", "edit", "Edit", id="inbox.edit"),
         Binding("space", "toggle_select", "Select", id="inbox.select"),
         Binding("f", "cycle_filter", "Pending/decided/all", id="inbox.filter"),
-        Binding("u", "app.undo", "Undo", id="inbox.undo"),
         Binding("escape", "app.pop_screen", "Back", id="inbox.back"),
     ]
 
@@ -84,17 +98,19 @@ class InboxScreen(Screen[None]):
         self.proposals: dict[str, ProposalRef] = {}
         self.filter = "pending"
         self.selected: set[str] = set()
+        #: the proposal the detail pane shows
+        self.detail_of: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal():
+        # the list across the whole width (its titles have the room), the proposal and
+        # what approving it writes side by side below
+        with Vertical():
             yield VirtualTable(COLUMNS, id="inbox-list")
-            with Vertical(id="inbox-side"):
+            with Horizontal(id="inbox-side"):
                 with VerticalScroll(id="inbox-detail-scroll"):
                     yield Static(id="inbox-detail")
-                diff = TextArea("", read_only=True, id="inbox-diff", soft_wrap=False)
-                diff.can_focus = False
-                yield diff
+                yield DiffView(id="inbox-diff")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -107,7 +123,7 @@ class InboxScreen(Screen[None]):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.reload()
 
-    @work(thread=True, exclusive=True, group="inbox-load")
+    @work(thread=True, exclusive=True, group="inbox-load", exit_on_error=False)
     def reload(self) -> None:
         refs = list_proposals(self.index.ws)
         self.app.call_from_thread(self.show_list, refs)
@@ -149,7 +165,11 @@ class InboxScreen(Screen[None]):
 
     def show_detail(self, pid: str | None) -> None:
         detail = self.query_one("#inbox-detail", Static)
-        diff = self.query_one("#inbox-diff", TextArea)
+        diff = self.query_one("#inbox-diff", DiffView)
+        if pid != self.detail_of:
+            # another proposal is read from its title, not from where the last one was left
+            self.detail_of = pid
+            self.query_one("#inbox-detail-scroll", VerticalScroll).scroll_home(animate=False)
         ref = self.proposals.get(pid or "")
         if ref is None:
             detail.update(Content.styled("No proposals here. f shows decided ones.", "$text-muted"))
@@ -191,15 +211,24 @@ class InboxScreen(Screen[None]):
                     out.append(field(str(key), value))
         detail.update(lines(out))
 
-    @work(thread=True, exclusive=True, group="inbox-preview")
+    def show_budget(self, pid: str, sizes: list[str]) -> None:
+        """The target's size before → after approving, against its budget."""
+        if self.query_one("#inbox-list", VirtualTable).cursor_key == pid:
+            scroll = self.query_one("#inbox-detail-scroll")
+            scroll.border_title = literal(" · ".join(sizes), keep_newlines=False) if sizes else ""
+
+    @work(thread=True, exclusive=True, group="inbox-preview", exit_on_error=False)
     def plan_preview(self, ref: ProposalRef) -> None:
         plan = plan_decision(self.index.ws, ref, "approve")
         self.app.call_from_thread(self.show_preview, ref.id, plan)
+        writes = merge_writes([(plan.target, plan.before, plan.after)])
+        sizes = budget_summaries(budget_checks(self.index.ws, writes))
+        self.app.call_from_thread(self.show_budget, ref.id, sizes)
 
     def show_preview(self, pid: str, plan: InboxPlan) -> None:
         if self.query_one("#inbox-list", VirtualTable).cursor_key != pid:
             return
-        diff = self.query_one("#inbox-diff", TextArea)
+        diff = self.query_one("#inbox-diff", DiffView)
         label = self.index.ws.display(plan.target) if plan.target else "target"
         head = ""
         if plan.refused:
@@ -207,7 +236,7 @@ class InboxScreen(Screen[None]):
         elif plan.stale:
             head = f"# STALE: {plan.stale}\n"
         text = plan.diff(label) or "(approving would not change the target)"
-        diff.load_text(visible(head + text))
+        diff.load_text(head + text)
         diff.border_title = Content.assemble("approve → ", literal(label, keep_newlines=False))
 
     # -- decisions ---------------------------------------------------------------
@@ -238,38 +267,36 @@ class InboxScreen(Screen[None]):
         if refs:
             self.decide(refs, decision)
 
-    @work(exclusive=True, group="inbox-decide")
+    @work(exclusive=True, group="inbox-decide", exit_on_error=False)
     async def decide(self, refs: list[ProposalRef], decision: Decision) -> None:
-        from screens.dialogs.confirm import ConfirmScreen
         from screens.dialogs.note_prompt import NotePrompt
 
-        note: str | None = None
-        if decision == "reject":
-            names = ", ".join(r.id for r in refs)
-            note = await self.app.push_screen_wait(
-                NotePrompt(Content.assemble("Reject ", literal(names, "bold"), "? Why (optional):"))
-            )
-            if note is None:
-                return
-        ws = self.index.ws
-        plans = await asyncio.to_thread(
-            lambda: [plan_decision(ws, r, decision, note) for r in refs]
-        )
+        ws, led = self.index.ws, self.index.ledger
+        plans = await asyncio.to_thread(lambda: [plan_decision(ws, r, decision) for r in refs])
         refused = [p for p in plans if p.refused]
+        allow = False  # the secret scan overridden, explicitly
+        if refused and decision == "approve" and all(p.secrets for p in refused):
+            hits = [h for p in refused for h in p.secrets]
+            if not await confirm_secret_override(self, hits, "the proposal's payload"):
+                return
+            allow = True
+            plans = await asyncio.to_thread(
+                lambda: [plan_decision(ws, r, decision, allow_secrets=True) for r in refs]
+            )
+            refused = [p for p in plans if p.refused]
         if refused:
             self.notify(
                 f"{refused[0].ref.id}: {refused[0].refused}", severity="error", markup=False
             )
             return
-        stale = [p for p in plans if p.stale]
+        names = ", ".join(r.id for r in refs)
+        note: str | None = None
         if decision == "approve":
+            stale = [p for p in plans if p.stale]
             text = Content.assemble(
                 f"Approve {len(plans)} proposal(s)? This writes:\n",
-                literal(
-                    "\n".join(
-                        f"• {self.index.ws.display(p.target) if p.target else '?'}" for p in plans
-                    )
-                ),
+                literal("\n".join(f"• {ws.display(p.target) if p.target else '?'}" for p in plans)),
+                "\nA note for the proposer (optional):",
             )
             if stale:
                 text = Content.assemble(
@@ -278,20 +305,33 @@ class InboxScreen(Screen[None]):
                     "\n\n",
                     text,
                 )
-            if not await self.app.push_screen_wait(ConfirmScreen(text, "Approve")):
-                return
-        try:
-            await asyncio.to_thread(
-                apply_decisions, self.index.ws, self.index.ledger, plans, allow_stale=True
+            note = await self.app.push_screen_wait(NotePrompt(text, "Approve"))
+        elif decision == "reject":
+            note = await self.app.push_screen_wait(
+                NotePrompt(Content.assemble("Reject ", literal(names, "bold"), "? Why (optional):"))
             )
-        except (ReviewError, WriteError) as exc:
-            self.notify(str(exc), severity="error", markup=False)
+        else:
+            note = ""
+        if note is None:
+            return
+        if decision == "approve" and not await confirm_budgets(
+            self, ws, merge_writes((p.target, p.before, p.after) for p in plans)
+        ):
+            return
+
+        def write() -> TxResult:
+            # planned again with the note (it goes into each proposal file), from the
+            # files as they are now; the transaction checks them once more under its lock
+            final = [
+                plan_decision(ws, r, decision, note or None, allow_secrets=allow) for r in refs
+            ]
+            return decide_proposals(ws, final, allow_stale=True, ledger=led)
+
+        outcome = await run_write(self, f"{decision} {names}", write)
+        if not outcome.ok or outcome.value is None:
             return
         self.selected.clear()
-        written = {p.ref.path for p in plans} | {
-            p.target for p in plans if p.target and decision == "approve"
-        }
-        self.app.post_message(FilesWritten(frozenset(written), review=True))
+        self.app.post_message(FilesWritten(frozenset(outcome.value.paths), review=True))
         verb = {"approve": "Approved", "reject": "Rejected", "reopen": "Reopened"}[decision]
         self.notify(f"{verb} {len(plans)} proposal(s). u undoes.", timeout=3)
 
@@ -300,8 +340,8 @@ class InboxScreen(Screen[None]):
         if refs:
             self.edit_externally(refs[0].path)
 
-    @work(exclusive=True, group="inbox-edit")
+    @work(exclusive=True, group="inbox-edit", exit_on_error=False)
     async def edit_externally(self, path: Path) -> None:
         from screens.dialogs.edit_flow import edit_in_editor
 
-        await edit_in_editor(self, self.index.ws, path, Kind.PROPOSAL)
+        await edit_in_editor(self, self.index, path, Kind.PROPOSAL)

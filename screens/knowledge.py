@@ -41,6 +41,7 @@ from screens.widgets.kb_document import (
     skill_after,
     skill_fields,
 )
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from store.index.knowledge_tree import KIND_NAMES, KbFolder, doc_id, knowledge_tree
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
@@ -99,6 +100,7 @@ class KnowledgeScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("E", "edit_file", "Edit file", id="kb.edit"),
         Binding("escape", "back", "Back", id="kb.back"),
     ]
@@ -356,7 +358,7 @@ class KnowledgeScreen(Screen[None]):
         if path is not None:
             self.select_path(path, focus_detail=True)
 
-    @work(thread=True, exclusive=True, group="kb-raw")
+    @work(thread=True, exclusive=True, group="kb-raw", exit_on_error=False)
     def load_raw(self, path: Path, display: str) -> None:
         raw = read_text(path, DiagnosticSink(display))
         text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
@@ -384,9 +386,9 @@ class KnowledgeScreen(Screen[None]):
             return
         self.edit_externally(path)
 
-    @work(exclusive=True, group="external-edit")
+    @work(exclusive=True, group="external-edit", exit_on_error=False)
     async def edit_externally(self, path: Path) -> None:
         from screens.dialogs.edit_flow import edit_in_editor
 
         entry = self.index.files.get(path)
-        await edit_in_editor(self, self.index.ws, path, entry.kind if entry is not None else None)
+        await edit_in_editor(self, self.index, path, entry.kind if entry is not None else None)

@@ -9,8 +9,6 @@ confirmation, and undoable with ``u``.
 
 from __future__ import annotations
 
-import asyncio
-
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,22 +21,21 @@ from textual.worker import get_current_worker
 from screens.dialogs.lesson_form import LessonForm
 from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
 from screens.widgets.document import field, lines
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
+from screens.writing import run_write, start_write
 from store.index.order import LessonFilter, LessonRow, ordered_lessons
 from store.index.sessions import parse_day
 from store.index.workspace_index import WorkspaceIndex
 from store.models.lessons import LESSON_TYPES
 from store.read.kinds import Kind
-from store.review.items import ReviewError
-from store.review.lessons import archive, find_lesson, lesson_key, remove_lesson
-from store.write.atomic import WriteError
-from store.write.policy import in_place
+from store.review.lessons import archive_lesson, find_lesson, lesson_key, remove_lesson
 
 COLUMNS = [
     Column("date", "Date", 10),
-    Column("type", "Type", 18),
-    Column("category", "Category", 14),
+    Column("type", "Type", 18, drop=2),
+    Column("category", "Category", 14, drop=3),
     Column("title", "Title", None, min_width=20),
 ]
 GROUPS = ("none", "tag", "category")
@@ -59,6 +56,7 @@ class LessonsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("e", "edit", "Edit", id="lessons.edit"),
         Binding("z", "archive", "Archive/restore", id="lessons.archive"),
         Binding("X", "remove", "Remove line", id="lessons.remove"),
@@ -107,7 +105,7 @@ class LessonsScreen(Screen[None]):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.refresh_rows()
 
-    @work(thread=True, exclusive=True, group="lessons")
+    @work(thread=True, exclusive=True, group="lessons", exit_on_error=False)
     def load_lessons(self) -> None:
         """Every lesson's head, decoded and sorted in a thread (a hundred thousand lessons
         take a second or two), then the list is filled."""
@@ -265,16 +263,23 @@ class LessonsScreen(Screen[None]):
         r = self.current()
         if r is None or not r.lesson.id:
             return
-        archived = self.index.ledger.state(lesson_key(r.lesson.id)).archived
-        archive(self.index.ledger, r.lesson.id, not archived)
-        self.app.post_message(ReviewChanged())
-        self.notify(
-            ("Restored " if archived else "Archived ") + r.lesson.id + ". u undoes.",
-            markup=False,
-            timeout=2,
+        lid = r.lesson.id
+        archived = self.index.ledger.state(lesson_key(lid)).archived
+        ws, led = self.index.ws, self.index.ledger
+
+        def then(_result: object) -> None:
+            self.app.post_message(ReviewChanged())
+            verb = "Restored " if archived else "Archived "
+            self.notify(verb + lid + ". u undoes.", markup=False, timeout=2)
+
+        start_write(
+            self,
+            ("restore " if archived else "archive ") + lid,
+            lambda: archive_lesson(ws, lid, not archived, ledger=led),
+            then,
         )
 
-    @work(exclusive=True, group="lesson-remove")
+    @work(exclusive=True, group="lesson-remove", exit_on_error=False)
     async def action_remove(self) -> None:
         from screens.dialogs.confirm import ConfirmScreen
 
@@ -295,13 +300,13 @@ class LessonsScreen(Screen[None]):
         )
         if not ok:
             return
-        try:
-            ref = await asyncio.to_thread(find_lesson, r.path, r.lesson.id)
-            await asyncio.to_thread(remove_lesson, self.index.ws, self.index.ledger, ref)
-        except (ReviewError, WriteError, OSError) as exc:  # a conflict too: never a crash
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.app.post_message(FilesWritten(frozenset({r.path})))
+        ws, led, lid = self.index.ws, self.index.ledger, r.lesson.id
+        outcome = await run_write(
+            self, f"remove {lid}", lambda: remove_lesson(ws, led, find_lesson(r.path, lid))
+        )
+        if outcome.ok:
+            self.app.post_message(FilesWritten(frozenset({r.path}), review=True))
+            self.notify(f"Removed {lid} from its file. u undoes.", markup=False, timeout=3)
 
     def action_edit(self) -> None:
         r = self.current()
@@ -312,5 +317,4 @@ class LessonsScreen(Screen[None]):
             if saved:
                 self.app.post_message(FilesWritten(frozenset({r.path})))
 
-        guard = in_place(self.index.ws, "lessons_user", "lessons_ai")
-        self.app.push_screen(LessonForm(r.path, r.full(), guard), done)
+        self.app.push_screen(LessonForm(self.index, r.path, r.full()), done)

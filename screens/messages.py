@@ -132,3 +132,16 @@ class Open(Message):
     """Show ``target``: posted by a screen (it bubbles to the app), routed by the app."""
 
     target: Target
+
+
+# -- writes ------------------------------------------------------------------------------
+
+
+@dataclass
+class WriteFailed(Message, bubble=False):
+    """A write did not happen (posted to the app by :mod:`screens.writing`, the one path
+    every write of a screen takes): ``what`` names the action in a few words, ``error`` says
+    why. The transaction left every file as it was."""
+
+    what: str
+    error: BaseException

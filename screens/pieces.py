@@ -46,6 +46,7 @@ from textual.widgets import (
 )
 
 from screens.messages import WorkspaceChanged
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from screens.widgets.piece import (
     as_markdown,
@@ -104,6 +105,7 @@ class PiecesScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("1", "tab('piece-graph-tab')", "Graph", id="pieces.tab_graph"),
         Binding("2", "tab('piece-facets-tab')", "Facets", id="pieces.tab_facets"),
         Binding("3", "tab('piece-yaml-tab')", "YAML", id="pieces.tab_yaml"),
@@ -254,7 +256,7 @@ class PiecesScreen(Screen[None]):
         )
         self.load_view(f.path, f.display)
 
-    @work(thread=True, exclusive=True, group="piece-view")
+    @work(thread=True, exclusive=True, group="piece-view", exit_on_error=False)
     def load_view(self, path: Path, display: str) -> None:
         view = load_piece_view(path, display)
         self.app.call_from_thread(self.show_view, view)
@@ -301,7 +303,7 @@ class PiecesScreen(Screen[None]):
         else:
             self.load_facet(ref.path)
 
-    @work(thread=True, exclusive=True, group="piece-facet")
+    @work(thread=True, exclusive=True, group="piece-facet", exit_on_error=False)
     def load_facet(self, path: Path) -> None:
         raw = read_text(path, DiagnosticSink(str(path)))
         text = raw.text if raw.text is not None else "*This file cannot be shown as text.*"
@@ -334,7 +336,7 @@ class PiecesScreen(Screen[None]):
         self.refresh_bindings()
         self.load_extra(self.offer)
 
-    @work(thread=True, exclusive=True, group="piece-extra")
+    @work(thread=True, exclusive=True, group="piece-extra", exit_on_error=False)
     def load_extra(self, top: Path) -> None:
         found = index_pieces(self.index.ws, top)
         self.app.call_from_thread(self._extra_loaded, top, found)
@@ -354,11 +356,11 @@ class PiecesScreen(Screen[None]):
         if f is not None:
             self.edit_externally(f.path)
 
-    @work(exclusive=True, group="piece-edit")
+    @work(exclusive=True, group="piece-edit", exit_on_error=False)
     async def edit_externally(self, path: Path) -> None:
         from screens.dialogs.edit_flow import edit_in_editor
 
-        if await edit_in_editor(self, self.index.ws, path, Kind.PIECE) and path in self.extra:
+        if await edit_in_editor(self, self.index, path, Kind.PIECE) and path in self.extra:
             self.extra[path] = index_file(self.index.ws, path, Kind.PIECE)
             self.refresh_list(reload=True)
 

@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from screens.messages import EVERY_KIND, WorkspaceChanged
 from screens.widgets.diagnostics import counts, diagnostic_line
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.read.diagnostics import DiagnosticSink
@@ -61,6 +62,7 @@ class ProblemsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("a", "toggle_all", "All files", id="problems.all_files"),
         Binding("escape", "app.pop_screen", "Back", id="problems.back"),
     ]
@@ -115,6 +117,7 @@ class ProblemsScreen(Screen[None]):
         files.clear_options()
         self._shown.clear()
         reports = sorted(self.index.files.values(), key=lambda f: f.display)
+        with_problems = {id(f) for f in self.index.problem_files()}  # as the header counts
         errors = sum(r.errors for r in reports)
         warnings = sum(r.warnings for r in reports)
         self.query_one(
@@ -124,7 +127,7 @@ class ProblemsScreen(Screen[None]):
         for kind, title in KIND_TITLES.items():
             group = [r for r in reports if r.kind is kind]
             if not self.all_files:
-                group = [r for r in group if r.diagnostics]
+                group = [r for r in group if id(r) in with_problems]
             if not group:
                 continue
             if options:
@@ -181,7 +184,7 @@ class ProblemsScreen(Screen[None]):
         if report.diagnostics:
             diags.highlighted = 0
 
-    @work(thread=True, exclusive=True, group="file-text")
+    @work(thread=True, exclusive=True, group="file-text", exit_on_error=False)
     def load_file_text(self, report: IndexedFile) -> None:
         """The file's text, read in a thread (a file may be megabytes)."""
         raw = read_text(report.path, DiagnosticSink(report.display))

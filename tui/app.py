@@ -21,8 +21,16 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from screens.messages import FilesWritten, NextToReview, Open, ReviewChanged, ScreenTarget
+from screens.messages import (
+    FilesWritten,
+    NextToReview,
+    Open,
+    ReviewChanged,
+    ScreenTarget,
+    WriteFailed,
+)
 from screens.sessions import SessionsScreen
+from screens.widgets import cjk_wrap
 from store.config import Config
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
@@ -48,6 +56,8 @@ SCREEN_KEYS = (
     ("slash", "search", "Search"),
     ("D", "discussions", "Discussions"),
     ("T", "pieces", "TAKT pieces"),
+    ("H", "history", "History"),
+    ("C", "targets", "Targets"),
 )
 
 
@@ -69,6 +79,7 @@ class HurikaeriApp(App[None]):
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
         super().__init__()
+        cjk_wrap.install()  # Japanese, Chinese and Korean text wraps by character
         self.workspace = workspace
         self.index = WorkspaceIndex(workspace)
         self.watch_files = watch
@@ -87,13 +98,18 @@ class HurikaeriApp(App[None]):
             self.theme = self.workspace.config.theme
         self.sub_title = f"{self.workspace.root} · reading…"
         self.push_screen(SessionsScreen(self.index))
+        why = self.workspace.nothing_here()  # an empty list would not say why
+        if why is not None:
+            self.notify(
+                why, title="Nothing to review", severity="warning", timeout=3600, markup=False
+            )
         # the first screen is drawn before the reading starts (it holds the interpreter
         # for a while, in bursts)
         self.call_after_refresh(self.load_index)
 
     # -- loading and watching ----------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="load")
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_index(self) -> None:
         last = [-1]
 
@@ -135,12 +151,12 @@ class HurikaeriApp(App[None]):
                 f"{event.worker.name}: {event.worker.error}", severity="error", markup=False
             )
 
-    @work(thread=True, exclusive=True, group="save")
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def save_index_cache(self) -> None:
         """Changes seen while running go into the index cache now and then, and at exit."""
         self.index.save_cache()
 
-    @work(exclusive=True, group="watch")
+    @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_workspace_files(self) -> None:
         async for batch in watch_workspace(
             self.workspace, stop_event=self._stop_watch, own_writes=self.own_writes
@@ -149,10 +165,15 @@ class HurikaeriApp(App[None]):
 
     async def apply_changes(self, paths: set[Path], *, review: bool = False) -> None:
         """Re-read ``paths`` and tell the screens (``review``: a decision came with them)."""
-        ledger_path = self.index.ledger.path
-        if ledger_path in paths:
-            paths.discard(ledger_path)
-            review = await asyncio.to_thread(self.index.ledger.refresh) or review
+        ledger = self.index.ledger
+        ledger_paths = {p for p in paths if ledger.is_ledger_file(p)}
+        if ledger_paths:  # ledger.jsonl, or any reviewer's ledger a sync brought
+            paths -= ledger_paths
+            known = set(ledger.txs)
+            review = await asyncio.to_thread(ledger.refresh) or review
+            news = ledger.news(known)
+            if news:
+                self.notify("\n".join(news), title="From your team", markup=False)
         before = self.index.kinds  # replaced, never changed, by the update
         changed, removed = await asyncio.to_thread(self.index.update, paths)
         after = self.index.kinds
@@ -219,11 +240,14 @@ class HurikaeriApp(App[None]):
             screen.post_message(message)
 
     def update_counts(self) -> None:
+        """The header's counts, each from the one function that the list it counts uses
+        (sessions' review progress, the inbox's pending proposals, the Problems view)."""
         ix = self.index
         problems = len(ix.problem_files())
+        # the counts first: a narrow terminal cuts the end of the line, the root's path
         self.sub_title = (
-            f"{self.workspace.root} · {ix.unreviewed_count()} to review · "
-            f"{ix.inbox_pending()} in inbox · {problems} problem file{'s' if problems != 1 else ''}"
+            f"{ix.unreviewed_count()} to review · {ix.inbox_pending()} in inbox · "
+            f"{problems} problem file{'s' if problems != 1 else ''} · {self.workspace.root}"
         )
 
     async def on_unmount(self) -> None:
@@ -233,35 +257,36 @@ class HurikaeriApp(App[None]):
 
     # -- actions -----------------------------------------------------------------
 
-    def action_undo(self) -> None:
-        self.undo()
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def action_undo(self, tx_id: str = "") -> None:
+        """Say what undoing the last transaction (or ``tx_id``) does, ask when files change,
+        then undo it (see :mod:`screens.dialogs.undo_flow`)."""
+        from screens.dialogs.undo_flow import undo_flow
 
-    @work(exclusive=True, group="undo")
-    async def undo(self) -> None:
-        """Undo the last decision; the files it restores are written in a thread."""
-        from screens.dialogs.text_view import TextView
-        from store.review.items import ReviewError
-        from store.review.journal import entry_path, is_file_write
-        from store.review.undo import UndoRefused, undo_last
-        from store.write.atomic import WriteError
+        await undo_flow(self, self.index, tx_id or None)
 
-        try:
-            undone = await asyncio.to_thread(undo_last, self.workspace, self.index.ledger)
-        except UndoRefused as exc:
-            self.push_screen(TextView(str(exc), exc.diff, title="Undo refused"))
-            return
-        except (ReviewError, WriteError) as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if not undone:
-            self.notify("Nothing to undo.")
-            return
-        last = undone[-1]
-        more = f" (+{len(undone) - 1} more)" if len(undone) > 1 else ""
-        self.notify(f"Undid {last.op} of {last.target}{more}", markup=False, timeout=2)
-        written = {entry_path(self.workspace, e) for e in undone if is_file_write(e)}
-        for p in written:
-            self.own_writes.record(p)
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def action_redo(self, tx_id: str = "") -> None:
+        from screens.dialogs.undo_flow import redo_flow
+
+        await redo_flow(self, self.index, tx_id or None)
+
+    def on_write_failed(self, event: WriteFailed) -> None:
+        """The one place a failed write ends: say in one line what did not happen (a refused
+        undo or redo shows what changed since); every file is as it was, and the screens
+        re-read the review state in case."""
+        from store.review.transactions import UndoRefused
+
+        error = event.error
+        if isinstance(error, UndoRefused) and error.diff:
+            from screens.dialogs.text_view import TextView
+
+            self.push_screen(TextView(str(error), error.diff, title=f"Not done: {event.what}"))
+        else:
+            why = str(error) or type(error).__name__
+            self.notify(
+                f"Not done: {event.what} — {why}", severity="error", markup=False, timeout=8
+            )
         self.broadcast(Change(review=True))
 
     async def action_open_screen(self, name: str) -> None:

@@ -17,7 +17,17 @@ COMMANDS: list[tuple[str, str, str]] = [
         "jump to the next unreviewed item in any session",
         "app.next_unreviewed",
     ),
-    ("Undo last decision", "cancel the last approve / reject / reopen", "app.undo"),
+    (
+        "Undo",
+        "undo the last change (a decision, an edit, a promotion…): says what first",
+        "app.undo",
+    ),
+    ("Redo", "apply again what was undone last", "app.redo"),
+    (
+        "History",
+        "every change, newest first: diff, undo or redo any of them",
+        "app.open_screen('history')",
+    ),
     ("Problems", "files with errors or warnings", "app.open_screen('problems')"),
     ("Inbox", "proposals waiting for a decision", "app.open_screen('inbox')"),
     (
@@ -34,6 +44,11 @@ COMMANDS: list[tuple[str, str, str]] = [
     ),
     ("Discussions", "agent replies with their metadata blocks", "app.open_screen('discussions')"),
     ("TAKT pieces", "workflows: movement graph, facets, lint", "app.open_screen('pieces')"),
+    (
+        "Targets",
+        "the files agents load: budgets, duplicates, stale rules, secrets",
+        "app.open_screen('targets')",
+    ),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

@@ -45,6 +45,8 @@ SCREENS: dict[str, tuple[str, str]] = {
     "search": ("screens.search", "SearchScreen"),
     "discussions": ("screens.discussions", "DiscussionsScreen"),
     "pieces": ("screens.pieces", "PiecesScreen"),
+    "history": ("screens.history", "HistoryScreen"),
+    "targets": ("screens.targets", "TargetsScreen"),
 }
 
 SESSION_KINDS = ("report", "keep", "problem", "try", "omission", "summary", "lesson")

@@ -16,20 +16,30 @@ from textual.screen import Screen
 
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
+from screens.writing import run_write
+from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
-from store.review.external_edit import ExternalEdit
+from store.review.external_edit import ExternalEdit, save_external_edit
 from store.review.item_edit import disk_diff
-from store.workspace import Workspace
-from store.write.atomic import ConflictError, WriteError
+from store.write.atomic import ConflictError
 from store.write.policy import in_place_for
 
 
-async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: Kind | None) -> bool:
-    """Run the edit; True when the file was written (the app has been told)."""
+async def edit_in_editor(
+    screen: Screen[Any],
+    index: WorkspaceIndex,
+    path: Path,
+    kind: Kind | None,
+    *,
+    subject: str | None = None,
+) -> bool:
+    """Run the edit; True when the file was written (the app has been told). The write is
+    one transaction (``edit-file``, ``subject`` marked edited; ``u`` undoes it)."""
     from screens.dialogs.confirm import ConfirmScreen
     from screens.dialogs.conflict import ConflictScreen
 
     app = screen.app
+    ws, led = index.ws, index.ledger
     try:
         edit = ExternalEdit.start(path, kind, ws.state_dir / "edits", in_place_for(ws, kind))
     except OSError as exc:
@@ -66,8 +76,14 @@ async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: K
             if not again:
                 screen.notify("Edit discarded; the file is unchanged.", timeout=3)
                 return False
+        what = f"edit {display}"
         try:
-            edit.commit()
+            outcome = await run_write(
+                screen,
+                what,
+                lambda: save_external_edit(ws, edit, subject=subject, ledger=led),
+                expect=(ConflictError,),
+            )
         except ConflictError as exc:
             choice = await app.push_screen_wait(
                 ConflictScreen(display, str(exc), disk_diff(path, edit.original, display))
@@ -77,11 +93,14 @@ async def edit_in_editor(screen: Screen[Any], ws: Workspace, path: Path, kind: K
                     "Your edit was not written." if choice == "cancel" else "Reloaded from disk."
                 )
                 return False
-            edit.commit(force=True)
-        except WriteError as exc:
-            screen.notify(str(exc), severity="error", markup=False)
+            outcome = await run_write(
+                screen,
+                what,
+                lambda: save_external_edit(ws, edit, force=True, subject=subject, ledger=led),
+            )
+        if not outcome.ok:
             return False
-        app.post_message(FilesWritten(frozenset({path})))
+        app.post_message(FilesWritten(frozenset({path}), review=subject is not None))
         screen.notify(f"Saved {display}", timeout=2, markup=False)
         return True
     finally:

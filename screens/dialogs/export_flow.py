@@ -15,19 +15,42 @@ from textual.screen import Screen
 
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
-from store.review.feedback_export import export_feedback
+from screens.writing import run_write
+from store.index.workspace_index import WorkspaceIndex
+from store.review.feedback_export import AlreadyExported, export_feedback
 from store.review.items import ReviewError
-from store.workspace import Workspace
-from store.write.atomic import WriteError
 from store.write.roundtrip import new_yaml_document
 
 
-async def export_as_feedback(screen: Screen[Any], ws: Workspace, report_id: str) -> None:
-    """Preview, confirm and write; the app is told which files were written."""
+async def export_as_feedback(screen: Screen[Any], index: WorkspaceIndex, report_id: str) -> None:
+    """Preview, confirm and write (one transaction: the feedback file and the report's
+    ``feedback_integration``); a report exported before asks whether to export again."""
     from screens.dialogs.confirm import ConfirmScreen
 
+    ws, led = index.ws, index.ledger
+    force = False
     try:
         preview = await asyncio.to_thread(export_feedback, ws, report_id, dry_run=True)
+    except AlreadyExported as exc:
+        again = await screen.app.push_screen_wait(
+            ConfirmScreen(
+                Content.assemble(
+                    literal(f"{report_id} was already exported as {exc.feedback_id}.\n"),
+                    "Export it again as a new feedback file?",
+                ),
+                "Export again",
+            )
+        )
+        if not again:
+            return
+        force = True
+        try:
+            preview = await asyncio.to_thread(
+                export_feedback, ws, report_id, dry_run=True, force=True
+            )
+        except ReviewError as exc2:
+            screen.notify(str(exc2), severity="warning", markup=False)
+            return
     except ReviewError as exc:
         screen.notify(str(exc), severity="warning", markup=False)
         return
@@ -45,10 +68,13 @@ async def export_as_feedback(screen: Screen[Any], ws: Workspace, report_id: str)
     )
     if not ok:
         return
-    try:
-        out = await asyncio.to_thread(export_feedback, ws, report_id)
-    except (ReviewError, WriteError) as exc:
-        screen.notify(str(exc), severity="error", markup=False)
+    outcome = await run_write(
+        screen,
+        f"export {report_id}",
+        lambda: export_feedback(ws, report_id, force=force, ledger=led),
+    )
+    if not outcome.ok or outcome.value is None:
         return
+    out = outcome.value
     screen.app.post_message(FilesWritten(frozenset({out.report_path, out.feedback_path})))
-    screen.notify(f"Exported {out.feedback_path.stem}", markup=False, timeout=3)
+    screen.notify(f"Exported {out.feedback_path.stem}. u undoes.", markup=False, timeout=3)

@@ -16,21 +16,24 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
 
+from screens.dialogs.confirm import ask_discard
 from screens.messages import WorkspaceChanged
 from screens.widgets.literal import literal
+from screens.writing import run_write
+from store.index.workspace_index import WorkspaceIndex
 from store.models.base import Choice
 from store.models.kpt import KptItem
 from store.read.textio import FileStamp
 from store.review.item_edit import (
     FORM_FIELDS,
     ITEM_MODELS,
-    apply_item_changes,
     disk_diff,
+    edit_item,
     validate_item,
 )
-from store.write.atomic import ConflictError, Guard, WriteError
+from store.write.atomic import ConflictError
 from store.write.roundtrip import EditError
 
 LONG_FIELDS = {
@@ -57,7 +60,7 @@ class ItemForm(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ItemForm {
-        #form-fields { height: auto; max-height: 30; }
+        #form-fields { height: 1fr; min-height: 4; }
         #form-errors { height: auto; }
     }
     """
@@ -69,22 +72,25 @@ class ItemForm(ModalScreen[bool]):
 
     def __init__(
         self,
+        index: WorkspaceIndex,
         path: Path,
-        display: str,
         section: str,
         item: KptItem,
         key: str,
-        guard: Guard,
+        subject: str | None,
         position: int = 0,
     ) -> None:
         """``position``: the item's place in its section (from 1); an item without an id
-        is found by it, and the form asks for an id first."""
+        is found by it, and the form asks for an id first. ``subject``: what the edit marks
+        edited in the review state (the item's key, or the report's id for an item
+        without one). The save is one transaction (``u`` undoes it)."""
         super().__init__()
+        self.index = index
         self.position = position
         self.fields = ("id", *FORM_FIELDS[section]) if not item.id else FORM_FIELDS[section]
         self.path = path
-        self.guard = guard
-        self.display_path = display
+        self.subject = subject
+        self.display_path = index.ws.display(path)
         self.section = section
         self.item = item
         self.key = key
@@ -129,6 +135,7 @@ class ItemForm(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(f"#field-{self.fields[0]}").focus()
@@ -158,12 +165,16 @@ class ItemForm(ModalScreen[bool]):
         self.save(base=self.base)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
+    @work(exclusive=True, group="form-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        if self.changes() and not await ask_discard(self):
+            return
         self.dismiss(False)
 
     def save(self, base: FileStamp | None) -> None:
         changes = self.changes()
         if not changes:
+            self.notify("Nothing changed; nothing was written.", timeout=2)
             self.dismiss(False)
             return
         data = {**self.original, **self.values()}
@@ -175,29 +186,39 @@ class ItemForm(ModalScreen[bool]):
             return
         self.write(changes, base)
 
-    @work(thread=True, exclusive=True, group="form-write")
-    def write(self, changes: dict[str, Any], base: FileStamp | None) -> None:
-        """The round-trip edit and the write, off the event loop."""
-        try:
-            apply_item_changes(
+    @work(exclusive=True, group="form-write", exit_on_error=False)
+    async def write(self, changes: dict[str, Any], base: FileStamp | None) -> None:
+        """The round-trip edit and the write as one transaction, in a thread; a failure
+        keeps the form open with what was typed."""
+        ws, led = self.index.ws, self.index.ledger
+
+        def edit() -> object:
+            return edit_item(
+                ws,
                 self.path,
                 self.section,
                 self.item.id or "",
                 changes,
                 base,
-                guard=self.guard,
                 position=self.position,
+                subject=self.subject,
+                ledger=led,
+            )
+
+        try:
+            outcome = await run_write(
+                self, f"edit {self.key}", edit, expect=(ConflictError, EditError)
             )
         except ConflictError as exc:
-            self.app.call_from_thread(self.ask_conflict, str(exc))
+            self.ask_conflict(str(exc))
             return
-        except (WriteError, EditError) as exc:
-            box = self.query_one("#form-errors", Static)
-            self.app.call_from_thread(box.update, literal(str(exc), "$error"))
+        except EditError as exc:
+            self.query_one("#form-errors", Static).update(literal(str(exc), "$error"))
             return
-        self.app.call_from_thread(self.dismiss, True)
+        if outcome.ok:
+            self.dismiss(True)
 
-    @work(exclusive=True, group="form-conflict")
+    @work(exclusive=True, group="form-conflict", exit_on_error=False)
     async def ask_conflict(self, reason: str) -> None:
         from screens.dialogs.conflict import ConflictScreen
 

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
 
+from screens.dialogs.confirm import ask_discard
 from screens.widgets.literal import literal
+from screens.writing import run_write
+from store.index.workspace_index import WorkspaceIndex
 from store.models import Lesson
 from store.models.lessons import LESSON_TYPES
-from store.review.items import ReviewError
-from store.review.lessons import edit_lesson, find_lesson
-from store.write.atomic import Guard, WriteError
+from store.review.lessons import edit_lesson_tx, find_lesson
 
 
 class LessonForm(ModalScreen[bool]):
     """Editing one lesson record; only its line in the JSONL file is rewritten."""
+
+    DEFAULT_CSS = """
+    LessonForm {
+        #lesson-fields { height: 1fr; min-height: 4; }
+        #lesson-errors { height: auto; }
+    }
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="lesson_form.save"),
@@ -31,38 +38,45 @@ class LessonForm(ModalScreen[bool]):
     TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
     LONG_FIELDS = ("summary", "context")
 
-    def __init__(self, path: Path, lesson: Lesson, guard: Guard) -> None:
+    def __init__(self, index: WorkspaceIndex, path: Path, lesson: Lesson) -> None:
         super().__init__()
+        self.index = index
         self.path = path
         self.lesson = lesson
-        self.guard = guard
 
     def compose(self) -> ComposeResult:
         les = self.lesson
-        with VerticalScroll(classes="dialog wide"):
+        # the fields scroll; the heading, the errors and the buttons stay on screen
+        with Vertical(classes="dialog wide"):
             yield Static(
                 Content.assemble(Content.styled("Edit lesson ", "bold"), literal(les.id or "")),
                 classes="dialog-text",
             )
-            yield Label("type", classes="form-label")
-            options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
-            if les.type and les.type not in LESSON_TYPES:
-                options.append((literal(f"{les.type} (as written)", keep_newlines=False), les.type))
-            yield Select(options, value=les.type or Select.NULL, id="lesson-type")
-            for name in self.TEXT_FIELDS:
-                yield Label(name, classes="form-label")
-                yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
-            for name in self.LONG_FIELDS:
-                yield Label(name, classes="form-label")
-                yield TextArea(
-                    str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
-                )
-            yield Label("tags (comma-separated)", classes="form-label")
-            yield Input(", ".join(les.tags or []), id="lesson-tags")
+            with VerticalScroll(id="lesson-fields"):
+                yield Label("title", classes="form-label")
+                yield Input(str(les.title or ""), id="lesson-title")
+                yield Label("type", classes="form-label")
+                options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
+                if les.type and les.type not in LESSON_TYPES:
+                    options.append(
+                        (literal(f"{les.type} (as written)", keep_newlines=False), les.type)
+                    )
+                yield Select(options, value=les.type or Select.NULL, id="lesson-type")
+                for name in self.TEXT_FIELDS[1:]:  # the title comes first, focused
+                    yield Label(name, classes="form-label")
+                    yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
+                for name in self.LONG_FIELDS:
+                    yield Label(name, classes="form-label")
+                    yield TextArea(
+                        str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
+                    )
+                yield Label("tags (comma-separated)", classes="form-label")
+                yield Input(", ".join(les.tags or []), id="lesson-tags")
             yield Static(id="lesson-errors")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def changes(self) -> dict[str, object]:
         les = self.lesson
@@ -86,29 +100,34 @@ class LessonForm(ModalScreen[bool]):
             new["tags"] = tags
         return new
 
+    def on_mount(self) -> None:
+        self.query_one("#lesson-title", Input).focus()
+
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
         changes = self.changes()
         if not changes:
+            self.notify("Nothing changed; nothing was written.", timeout=2)
             self.dismiss(False)
             return
         self.save(changes)
 
-    @work(exclusive=True, group="lesson-save")
+    @work(exclusive=True, group="lesson-save", exit_on_error=False)
     async def save(self, changes: dict[str, object]) -> None:
-        """Find the lesson's line again and rewrite it, in a thread (the file may hold a
-        hundred thousand lessons)."""
-
-        def write() -> None:
-            edit_lesson(find_lesson(self.path, self.lesson.id or ""), changes, guard=self.guard)
-
-        try:
-            await asyncio.to_thread(write)
-        except (ReviewError, WriteError, OSError) as exc:
-            self.query_one("#lesson-errors", Static).update(literal(str(exc), "$error"))
-            return
-        self.dismiss(True)
+        """Find the lesson's line again and rewrite it as one transaction, in a thread (the
+        file may hold a hundred thousand lessons); a failure keeps the form and its text."""
+        ws, led, lid = self.index.ws, self.index.ledger, self.lesson.id or ""
+        outcome = await run_write(
+            self,
+            f"edit {lid}",
+            lambda: edit_lesson_tx(ws, find_lesson(self.path, lid), changes, ledger=led),
+        )
+        if outcome.ok:
+            self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
+    @work(exclusive=True, group="lesson-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        if self.changes() and not await ask_discard(self):
+            return
         self.dismiss(False)

@@ -5,23 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Footer, Static, TextArea
 
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
+from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.review.person_report import (
     check_person_report,
     report_path,
     write_person_report,
 )
-from store.write.atomic import WriteError
 
 
 class PersonReportDialog(ModalScreen[Path | None]):
@@ -29,7 +29,7 @@ class PersonReportDialog(ModalScreen[Path | None]):
 
     DEFAULT_CSS = """
     PersonReportDialog {
-        #disc-kpt-yaml { height: 20; }
+        #disc-kpt-yaml { height: 1fr; min-height: 5; }
         #disc-kpt-errors { height: auto; }
     }
     """
@@ -69,6 +69,7 @@ class PersonReportDialog(ModalScreen[Path | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write report (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#disc-kpt-yaml", TextArea).focus()
@@ -85,11 +86,18 @@ class PersonReportDialog(ModalScreen[Path | None]):
                 literal("Not written:\n" + "\n".join(d.format() for d in bad[:8]), "$error")
             )
             return
-        try:
-            path = write_person_report(ws, self.index.ledger, self.report_id, text)
-        except WriteError as exc:
-            errors.update(literal(str(exc), "$error"))
+        self.write(text)
+
+    @work(exclusive=True, group="person-report-write", exit_on_error=False)
+    async def write(self, text: str) -> None:
+        """The new report as one transaction (``u`` removes it again), in a thread."""
+        ws, led, rid = self.index.ws, self.index.ledger, self.report_id
+        outcome = await run_write(
+            self, f"write {rid}", lambda: write_person_report(ws, led, rid, text)
+        )
+        if not outcome.ok or outcome.value is None:
             return
+        path = outcome.value
         self.app.post_message(FilesWritten(frozenset({path}), review=True))
         self.notify(
             f"Wrote {ws.display(path)}: its items are in Sessions for review (u undoes).",

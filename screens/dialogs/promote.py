@@ -16,13 +16,23 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Footer, Static
 
+from screens.dialogs.budget_prompt import (
+    Write,
+    budget_checks,
+    budget_summaries,
+    confirm_budgets,
+    merge_writes,
+)
+from screens.dialogs.secret_prompt import confirm_secret_override
+from screens.messages import FilesWritten
+from screens.widgets.diff_view import DiffView
 from screens.widgets.literal import literal, visible
+from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.review.items import ItemRef, ReviewError
-from store.review.promote import NearChoice, Plan, apply_plans, plan_promotion, section_title
-from store.write.atomic import WriteError
+from store.review.promote import NearChoice, Plan, plan_promotion, promote_plans
 
 
 class PromoteScreen(ModalScreen[bool]):
@@ -30,7 +40,7 @@ class PromoteScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     PromoteScreen {
-        #promote-diff { height: 18; }
+        #promote-diff { height: 1fr; min-height: 4; }
         .near { height: auto; width: 1fr; padding: 0 1; border: round $warning 60%; }
     }
     """
@@ -41,6 +51,7 @@ class PromoteScreen(ModalScreen[bool]):
         Binding("b", "near('keep-both')", "Keep both", id="promote.keep_both", show=False),
         Binding("s", "near('skip')", "Skip", id="promote.skip", show=False),
         Binding("escape,n", "cancel", "Cancel", id="promote.cancel"),
+        Binding("o", "override_secret", "Write a secret", id="promote.override", show=False),
     ]
 
     def __init__(self, index: WorkspaceIndex, refs: list[ItemRef]) -> None:
@@ -49,6 +60,10 @@ class PromoteScreen(ModalScreen[bool]):
         self.refs = refs
         self.plans: list[Plan] = []
         self.near: NearChoice | None = None
+        #: the person's explicit override of the secret scan (asked for with ``o``)
+        self.allow_secrets = False
+        #: "CLAUDE.md: 883 → 895/2,500 tokens (within budget)" per target written
+        self.budgets: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
@@ -58,15 +73,14 @@ class PromoteScreen(ModalScreen[bool]):
             with Horizontal(id="promote-near"):
                 yield Static(id="near-existing", classes="near")
                 yield Static(id="near-new", classes="near")
-            area = TextArea("", read_only=True, id="promote-diff")
-            area.can_focus = False
-            yield area
+            yield DiffView(id="promote-diff")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write (y)", variant="primary", id="write")
                 yield Button("Replace (r)", id="replace")
                 yield Button("Keep both (b)", id="keep-both")
                 yield Button("Skip (s)", id="skip")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#promote-near").display = False
@@ -74,24 +88,27 @@ class PromoteScreen(ModalScreen[bool]):
             self.query_one(f"#{bid}", Button).display = False
         self.make_plans()
 
-    @work(thread=True, exclusive=True, group="promote-plan")
+    @work(thread=True, exclusive=True, group="promote-plan", exit_on_error=False)
     def make_plans(self) -> None:
         plans: list[Plan] = []
         changed: dict[Path, bytes] = {}
         for ref in self.refs:
             try:
-                plan = plan_promotion(self.index.ws, ref, self.near, changed)
+                plan = plan_promotion(
+                    self.index.ws, ref, self.near, changed, allow_secrets=self.allow_secrets
+                )
             except ReviewError as exc:
                 plan = Plan(ref, "", "", None, status="refused", message=str(exc))
             if plan.writes and plan.target is not None and plan.after is not None:
                 changed[plan.target] = plan.after
             plans.append(plan)
+        self.budgets = budget_summaries(budget_checks(self.index.ws, _writes(plans)))
         self.app.call_from_thread(self.show_plans, plans)
 
     def show_plans(self, plans: list[Plan]) -> None:
         self.plans = plans
         ws = self.index.ws
-        head: list[Content] = [Content.styled(f"Promote {len(plans)} try-item(s)\n", "bold")]
+        head: list[Content] = [Content.styled(f"Promote {len(plans)} try-item(s)", "bold")]
         diffs: list[str] = []
         for p in plans:
             head.append(literal(p.ref.key, "bold"))
@@ -102,8 +119,8 @@ class PromoteScreen(ModalScreen[bool]):
                         literal(p.type or "?", "$accent", keep_newlines=False),
                         " → ",
                         literal(str(p.target)),
-                        "  #",
-                        literal(section_title(p.section) or "—"),
+                        "  under ",
+                        literal((p.section or "").strip() or "—", keep_newlines=False),
                     )
                 )
             style = {"write": "$success", "refused": "$error", "identical": "$text-muted"}.get(
@@ -111,8 +128,11 @@ class PromoteScreen(ModalScreen[bool]):
             )
             if p.message:
                 head.append(Content.assemble("  ", literal(p.message, style)))
+            if p.secrets:
+                head.append(Content.styled("  o: write it anyway (asks first)", "$text-muted"))
             if p.writes:
                 diffs.append(p.diff(ws.display(p.target) if p.target else p.raw_path))
+        head += [literal(f"size: {b}", "$text-muted") for b in self.budgets]
         self.query_one("#promote-head", Static).update(Content("\n").join(head))
         near = [p for p in plans if p.status == "near-duplicate"]
         self.query_one("#promote-near").display = bool(near)
@@ -127,7 +147,7 @@ class PromoteScreen(ModalScreen[bool]):
                 Content.assemble(Content.styled("new\n", "bold"), literal(p.new_text))
             )
         writing = any(p.writes for p in plans)
-        self.query_one("#promote-diff", TextArea).load_text(
+        self.query_one("#promote-diff", DiffView).load_text(
             visible("".join(diffs)) if diffs else "(nothing would be written)"
         )
         self.query_one("#write", Button).display = writing and not near
@@ -156,14 +176,32 @@ class PromoteScreen(ModalScreen[bool]):
             return
         self.write_plans()
 
-    @work(thread=True, exclusive=True, group="promote-write")
-    def write_plans(self) -> None:
-        try:
-            apply_plans(self.index.ws, self.index.ledger, self.plans)
-        except (WriteError, ReviewError) as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+    @work(exclusive=True, group="promote-write", exit_on_error=False)
+    async def write_plans(self) -> None:
+        """Every plan that writes as one transaction (one undo), in a thread."""
+        ws, led, plans = self.index.ws, self.index.ledger, list(self.plans)
+        what = "promote " + ", ".join(dict.fromkeys(p.ref.key for p in plans))
+        if not await confirm_budgets(self, ws, _writes(plans)):
             return
-        self.app.call_from_thread(self.dismiss, True)
+        outcome = await run_write(self, what, lambda: promote_plans(ws, plans, ledger=led))
+        if not outcome.ok:
+            return
+        if outcome.value is not None:
+            self.app.post_message(FilesWritten(frozenset(outcome.value.paths), review=True))
+        self.dismiss(True)
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+    @work(exclusive=True, group="promote-override", exit_on_error=False)
+    async def action_override_secret(self) -> None:
+        """Plan again with the secret scan overridden, after an explicit yes."""
+        hits = [h for p in self.plans for h in p.secrets]
+        if hits and await confirm_secret_override(self, hits, "this try-item's text"):
+            self.allow_secrets = True
+            self.make_plans()
+
+
+def _writes(plans: list[Plan]) -> list[Write]:
+    """One write per file: the first plan's bytes before, the last plan's after."""
+    return merge_writes((p.target, p.before, p.after) for p in plans if p.writes)

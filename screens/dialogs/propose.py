@@ -7,30 +7,47 @@ validated as its kind before the proposal file is written.
 
 from __future__ import annotations
 
-from textual import on
+from typing import Any
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
 
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
+from screens.writing import run_write
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.models import Proposal
 from store.models.kpt import KptItem
 from store.read.diagnostics import DiagnosticSink
 from store.read.yamlload import load_yaml
-from store.review.inbox import check_payload, write_new_proposal
+from store.review.inbox import check_payload, propose
 from store.review.propose import KIND_DIRS, draft_proposal
-from store.write.atomic import WriteError
 from store.write.roundtrip import new_yaml_document
 from store.write.target_paths import PathRefused, resolve_target
 
 
 class ProposeScreen(ModalScreen[bool]):
+    # the fields scroll (the YAML editor takes the height that is left, at least 8 rows);
+    # the heading, the errors and the buttons stay on screen
+    DEFAULT_CSS = """
+    ProposeScreen {
+        #pr-fields { height: 1fr; min-height: 6; }
+        #pr-first { height: auto; }
+        #pr-kind-box { width: 26; height: auto; margin-right: 1; }
+        #pr-title-box { width: 1fr; height: auto; }
+        .pr-label { color: $text-muted; }
+        #pr-rationale { height: 4; }
+        #pr-payload { height: 1fr; min-height: 8; }
+        #pr-errors { height: auto; }
+    }
+    """
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="propose.save"),
         Binding("escape", "cancel", "Cancel", id="propose.cancel"),
@@ -53,22 +70,35 @@ class ProposeScreen(ModalScreen[bool]):
             yield Static(
                 Content.styled("New proposal from this review", "bold"), classes="dialog-text"
             )
-            yield Label("kind", classes="form-label")
-            yield Select(
-                [(k, k) for k in KIND_DIRS], value=d["kind"], allow_blank=False, id="pr-kind"
-            )
-            yield Label("title", classes="form-label")
-            yield Input(d["title"], id="pr-title")
-            yield Label("target (inside the workspace)", classes="form-label")
-            yield Input(d["target"], id="pr-target")
-            yield Label("rationale", classes="form-label")
-            yield TextArea(d["rationale"], id="pr-rationale", classes="form-long")
-            yield Label("proposed document (YAML)", classes="form-label")
-            yield TextArea(new_yaml_document(d["payload"]).decode(), id="pr-payload", language=None)
+            with VerticalScroll(id="pr-fields"):
+                with Horizontal(id="pr-first"):
+                    with Vertical(id="pr-kind-box"):
+                        yield Label("kind", classes="pr-label")
+                        yield Select(
+                            [(k, k) for k in KIND_DIRS],
+                            value=d["kind"],
+                            allow_blank=False,
+                            id="pr-kind",
+                        )
+                    with Vertical(id="pr-title-box"):
+                        yield Label("title", classes="pr-label")
+                        yield Input(d["title"], id="pr-title")
+                yield Label("target (inside the workspace)", classes="pr-label")
+                yield Input(d["target"], id="pr-target")
+                yield Label("rationale", classes="pr-label")
+                yield TextArea(d["rationale"], id="pr-rationale")
+                yield Label("proposed document (YAML)", classes="pr-label")
+                yield TextArea(
+                    new_yaml_document(d["payload"]).decode(), id="pr-payload", language=None
+                )
             yield Static(id="pr-errors")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add to inbox (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#pr-title", Input).focus()
 
     @on(Select.Changed, "#pr-kind")
     def kind_changed(self, event: Select.Changed) -> None:
@@ -109,13 +139,23 @@ class ProposeScreen(ModalScreen[bool]):
         if problems:
             errors.update(literal("\n".join(problems), "$error"))
             return
-        try:
-            path = write_new_proposal(self.index.ws, data)
-        except WriteError as exc:
-            errors.update(literal(str(exc), "$error"))
+        self.write(data)
+
+    @work(exclusive=True, group="propose-write", exit_on_error=False)
+    async def write(self, data: dict[str, Any]) -> None:
+        """The new proposal file as one transaction (``u`` removes it again), in a thread;
+        a failure keeps the form and what was typed."""
+        ws, led = self.index.ws, self.index.ledger
+        outcome = await run_write(
+            self,
+            f"propose {data.get('title') or ''}".strip(),
+            lambda: propose(ws, data, ledger=led),
+        )
+        if not outcome.ok or outcome.value is None:
             return
+        path, _result = outcome.value
         self.app.post_message(FilesWritten(frozenset({path})))
-        self.notify(f"Proposal {path.stem} is in the inbox (I).", markup=False, timeout=3)
+        self.notify(f"Proposal {path.stem} is in the inbox (I). u undoes.", markup=False, timeout=3)
         self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")

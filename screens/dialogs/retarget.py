@@ -7,23 +7,21 @@ selected try-items can get the same target at once.
 
 from __future__ import annotations
 
-import asyncio
-
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from screens.widgets.literal import literal
+from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import TARGET_TYPES
 from store.review.items import ItemRef, ReviewError
-from store.review.retarget import retarget, target_headings
-from store.write.atomic import WriteError
+from store.review.retarget import retarget_items, target_headings
 from store.write.policy import write_bases
 from store.write.roundtrip import EditError
 from store.write.target_paths import PathRefused, resolve_target
@@ -53,6 +51,13 @@ def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
 
 
 class RetargetScreen(ModalScreen[bool]):
+    # the fields scroll when the terminal is short; the buttons stay on screen
+    DEFAULT_CSS = """
+    RetargetScreen {
+        #rt-fields { height: 1fr; min-height: 4; }
+    }
+    """
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="retarget.save"),
         Binding("escape", "cancel", "Cancel", id="retarget.cancel"),
@@ -75,29 +80,32 @@ class RetargetScreen(ModalScreen[bool]):
                 Content.assemble(Content.styled("Persistence target for ", "bold"), literal(names)),
                 classes="dialog-text",
             )
-            yield Label("type", classes="form-label")
-            yield Select(
-                [(t, t) for t in TARGET_TYPES],
-                value=self.start_type if self.start_type in TARGET_TYPES else "claude_md",
-                id="rt-type",
-                allow_blank=False,
-            )
-            yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
-            yield Input(self.start_path, id="rt-path")
-            yield Static(id="rt-resolved")
-            yield Label("section", classes="form-label")
-            yield Select([], id="rt-section", prompt="(no section)")
-            yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
+            with VerticalScroll(id="rt-fields"):
+                yield Label("type", classes="form-label")
+                yield Select(
+                    [(t, t) for t in TARGET_TYPES],
+                    value=self.start_type if self.start_type in TARGET_TYPES else "claude_md",
+                    id="rt-type",
+                    allow_blank=False,
+                )
+                yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
+                yield Input(self.start_path, id="rt-path")
+                yield Static(id="rt-resolved")
+                yield Label("section", classes="form-label")
+                yield Select([], id="rt-section", prompt="(no section)")
+                yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
             yield Static(id="rt-errors")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (Ctrl+S)", variant="primary", id="save")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#rt-type", Select).focus()
         self.check_path(self.start_path)
         self.find_candidates()
 
-    @work(thread=True, exclusive=True, group="rt-candidates")
+    @work(thread=True, exclusive=True, group="rt-candidates", exit_on_error=False)
     def find_candidates(self) -> None:
         """Completion for the path: found in a thread (it walks the allowed directories)."""
         found = candidate_paths(self.index)
@@ -125,7 +133,7 @@ class RetargetScreen(ModalScreen[bool]):
         )
         self.load_headings(raw)
 
-    @work(thread=True, exclusive=True, group="retarget-headings")
+    @work(thread=True, exclusive=True, group="retarget-headings", exit_on_error=False)
     def load_headings(self, raw: str) -> None:
         headings = target_headings(self.index.ws, raw)
         self.app.call_from_thread(self.show_headings, raw, headings)
@@ -164,32 +172,23 @@ class RetargetScreen(ModalScreen[bool]):
         path = self.query_one("#rt-path", Input).value.strip()
         self.save(type_, path, self.section())
 
-    @work(exclusive=True, group="rt-save")
+    @work(exclusive=True, group="rt-save", exit_on_error=False)
     async def save(self, type_: str, path: str, section: str | None) -> None:
-        """Rewrite each report in a thread; stop at the first that cannot be written."""
-
-        def write() -> tuple[int, str | None]:
-            done = 0
-            try:
-                for ref in self.refs:
-                    retarget(self.index.ws, ref, type_, path, section)
-                    done += 1
-            except (ReviewError, WriteError, EditError) as exc:
-                return done, str(exc)
-            return done, None
-
-        done, error = await asyncio.to_thread(write)
-        if error is not None:
-            if not done:
-                self.query_one("#rt-errors", Static).update(literal(error, "$error"))
-                return
-            # some were written: say what stopped the rest before the form closes
-            self.notify(
-                f"{done} of {len(self.refs)} retargeted; then: {error}",
-                severity="error",
-                markup=False,
+        """Every chosen item's target as one transaction (``u`` undoes the batch), in a
+        thread; a refusal (a bad path, an item that changed) keeps the form open."""
+        ws, led, refs = self.index.ws, self.index.ledger, list(self.refs)
+        try:
+            outcome = await run_write(
+                self,
+                f"retarget {len(refs)} item(s)",
+                lambda: retarget_items(ws, refs, type_, path, section, ledger=led),
+                expect=(ReviewError, EditError),
             )
-        self.dismiss(True)
+        except (ReviewError, EditError) as exc:
+            self.query_one("#rt-errors", Static).update(literal(str(exc), "$error"))
+            return
+        if outcome.ok:
+            self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -21,8 +21,13 @@ from store.review.promote import promoted_label
 
 from .literal import literal, outcome_content
 
-STATE_STYLE = {"pending": "$text-muted", "approved": "$success", "rejected": "$error"}
-STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗"}
+STATE_STYLE = {
+    "pending": "$text-muted",
+    "approved": "$success",
+    "rejected": "$error",
+    "contested": "bold $warning",
+}
+STATE_MARK = {"pending": "-", "approved": "✓", "rejected": "✗", "contested": "≠"}
 
 
 def label(text: str) -> Content:
@@ -78,7 +83,13 @@ def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> C
     if st.note:
         out.append(Content.assemble(label("review note"), literal(st.note, "italic")))
     if st.at:
-        out.append(Content.assemble(label("decided"), literal(st.at)))
+        by = f"  by {st.who}" if st.who else ""
+        out.append(Content.assemble(label("decided"), literal(f"{st.at}{by}")))
+    if len(st.decisions) > 1:  # a team: each reviewer's decision (differing: contested)
+        for d in sorted(st.decisions.values(), key=lambda d: (d.at, d.who)):
+            note = f" — {d.note}" if d.note else ""
+            text = f"{STATE_MARK[d.state]} {d.state} by {d.who} at {d.at}{note}"
+            out.append(Content.assemble(label("  decision"), literal(text, STATE_STYLE[d.state])))
     for p in st.promoted:
         out.append(
             Content.assemble(label("promoted"), literal(f"→ {promoted_label(p)}", "$accent"))

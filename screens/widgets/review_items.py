@@ -16,11 +16,13 @@ from textual.widgets import Static
 
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
+from store.insight.evidence import EvidenceCheck
 from store.ledger import item_key
 from store.models.kpt import SECTION_TITLES, KptItem
 from store.review.items import missing_id
 
 from .document import item_detail, state_content
+from .evidence_marks import evidence_detail, evidence_mark
 from .literal import literal
 from .virtual_table import Column, Row, VirtualTable
 
@@ -53,6 +55,9 @@ class ReviewItems(Horizontal):
         self.no_id: dict[str, int] = {}
         #: the try-items selected for promotion or retargeting
         self.selected: set[str] = set()
+        #: each row's evidence check, once the session screen has made them (see
+        #: :meth:`show_evidence`); rows without one show no mark
+        self.evidence: dict[str, EvidenceCheck] = {}
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(ITEM_COLUMNS, id="items")
@@ -81,7 +86,10 @@ class ReviewItems(Horizontal):
                     state_content(self.index.ledger.state(key)),
                     SECTION_TITLES.get(section, section),
                     Content.assemble(mark, literal(item.id or "?")),
-                    literal(item.description or "", keep_newlines=False),
+                    Content.assemble(
+                        evidence_mark(self.evidence.get(key)),
+                        literal(item.description or "", keep_newlines=False),
+                    ),
                 )
                 rows.append((key, cells))
         table.set_rows(rows)
@@ -104,7 +112,14 @@ class ReviewItems(Horizontal):
                 "\n\n",
                 shown,
             )
+        if key in self.evidence:
+            shown = Content.assemble(shown, "\n\n", evidence_detail(self.evidence[key]))
         detail.update(shown)
+
+    def show_evidence(self, checks: dict[str, EvidenceCheck]) -> None:
+        """Show each row's evidence state (keys as the rows': ``KPT_ID/ITEM_ID``)."""
+        self.evidence = dict(checks)
+        self.show_items(self.session)
 
     @on(VirtualTable.Highlighted, "#items")
     def highlighted(self, event: VirtualTable.Highlighted) -> None:

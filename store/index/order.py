@@ -13,6 +13,7 @@ from store.index.entries import IndexedFile
 from store.index.heads import LessonHead
 from store.index.sessions import Session, parse_time
 from store.index.workspace_index import WorkspaceIndex
+from store.ledger import UNDECIDED
 from store.read.kinds import Kind
 
 if TYPE_CHECKING:
@@ -129,23 +130,20 @@ def projects(index: WorkspaceIndex) -> list[str]:
 def next_unreviewed(
     index: WorkspaceIndex, order: list[Session], session_key: str | None, item_key: str | None
 ) -> tuple[Session, str] | None:
-    """The first pending item after ``item_key`` in its session, then in later sessions
-    (in ``order``), wrapping around to the start; ``None`` when everything is reviewed."""
+    """The next pending item: after ``item_key`` in its session, then from the top of that
+    session (wrapping: an item above the cursor comes before any other session), then in
+    later sessions (in ``order``, wrapping around to the start); ``None`` when everything
+    is reviewed."""
     keys = [s.key for s in order]
     start = keys.index(session_key) if session_key in keys else 0
     rotated = order[start:] + order[:start]
     for n, s in enumerate(rotated):
         items = s.item_keys()
         if n == 0 and s.key == session_key and item_key in items:
-            after = items.index(item_key) + 1
-            items = items[after:]
+            at = items.index(item_key)
+            items = items[at + 1 :] + items[:at]
         for k in items:
-            if index.ledger.state(k).state == "pending":
-                return s, k
-    if session_key in keys:  # items before the cursor in the starting session
-        s = order[start]
-        for k in s.item_keys():
-            if index.ledger.state(k).state == "pending" and k != item_key:
+            if index.ledger.state(k).state in UNDECIDED:
                 return s, k
     return None
 

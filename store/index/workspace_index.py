@@ -32,7 +32,7 @@ from store.index.entries import (
 from store.index.heads import HeadTable, LessonHead, SummaryHead
 from store.index.parallel import paused_gc
 from store.index.sessions import Located, Session, session_key
-from store.ledger import Ledger
+from store.ledger import UNDECIDED, Ledger
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
 from store.workspace import Found, Workspace
 from store.write.atomic import sweep_temp_files
@@ -406,7 +406,9 @@ class WorkspaceIndex:
             return hit[2]
         keys = s.item_keys()
         states = self.ledger.states
-        done = sum(1 for k in keys if (st := states.get(k)) is not None and st.state != "pending")
+        done = sum(  # a contested item waits for a decision again
+            1 for k in keys if (st := states.get(k)) is not None and st.state not in UNDECIDED
+        )
         self._progress[s.key] = (revision, s, (done, len(keys)))
         return done, len(keys)
 
@@ -423,6 +425,12 @@ class WorkspaceIndex:
         )
 
     def problem_files(self) -> list[IndexedFile]:
+        """Files with any diagnostic (errors or warnings): what the Problems view lists and
+        the header counts — one source for both."""
+        return [f for f in self.files.values() if f.diagnostics]
+
+    def error_files(self) -> list[IndexedFile]:
+        """Files with errors (``stats``' "files with errors")."""
         return [f for f in self.files.values() if f.errors]
 
     def find_report(self, report_id: str) -> Session | None:

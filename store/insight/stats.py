@@ -180,7 +180,7 @@ def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
         items=states,
         lessons=sum(len(s.lessons) for s in index.sessions.values()),
         inbox_pending=index.inbox_pending(),
-        files_with_errors=len(index.problem_files()),
+        files_with_errors=len(index.error_files()),
     )
 
 

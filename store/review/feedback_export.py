@@ -55,6 +55,14 @@ ACTION_SCOPES = {"skill", "claude_md", "hook"}
 LEVEL_ORDER = {"low": 0, "medium": 1, "high": 2}
 
 
+class AlreadyExported(ReviewError):
+    """The report was exported before (``feedback_id``); exporting again takes ``force``."""
+
+    def __init__(self, message: str, feedback_id: str) -> None:
+        super().__init__(message)
+        self.feedback_id = feedback_id
+
+
 def now() -> datetime:
     return datetime.now(UTC).astimezone()
 
@@ -159,8 +167,9 @@ def export_feedback(
     if fi and fi.generated_feedback_id and not force:
         existing = list(ws.loc("feedback").glob(f"{fi.generated_feedback_id}.y*ml"))
         if existing or fi.enabled:
-            raise ReviewError(
-                f"{report_id} was already exported as {fi.generated_feedback_id}; use --force to export again"
+            raise AlreadyExported(
+                f"{report_id} was already exported as {fi.generated_feedback_id}; use --force to export again",
+                fi.generated_feedback_id,
             )
     t = now()
     fb_id = next_feedback_id(ws, t.strftime("%Y%m%d"))

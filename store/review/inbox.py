@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from store.check.secrets import SecretHit, refusal, scan_added
 from store.ledger import Entry, Ledger, now_iso
 from store.models import Proposal
 from store.models.knowledge import LearnedBehavior
@@ -106,6 +107,8 @@ class InboxPlan:
     proposal_after: bytes = b""
     stale: str | None = None
     refused: str | None = None
+    #: what looks like a secret in what approving would add (then ``refused``)
+    secrets: tuple[SecretHit, ...] = ()
 
     def diff(self, label: str) -> str:
         if self.after is None:
@@ -134,8 +137,15 @@ def check_payload(doc: Proposal) -> list[str]:
 
 
 def plan_decision(
-    ws: Workspace, ref: ProposalRef, decision: Decision, note: str | None = None
+    ws: Workspace,
+    ref: ProposalRef,
+    decision: Decision,
+    note: str | None = None,
+    *,
+    allow_secrets: bool = False,
 ) -> InboxPlan:
+    """What deciding on a proposal writes; approving scans what it adds to the target for
+    secrets first (a hit refuses it, unless ``allow_secrets``)."""
     plan = InboxPlan(ref, decision, note or None)
     editor = YamlEditor(ref.path, ref.raw, ref.stamp)
     if decision == "reopen":
@@ -176,6 +186,11 @@ def plan_decision(
             _plan_document(plan)
     except (EditError, UnicodeDecodeError) as exc:
         plan.refused = f"{plan.target} cannot be edited safely ({exc})"
+    if plan.after is not None and not plan.refused and not allow_secrets:
+        hits = scan_added(plan.before, plan.after, str(plan.target))
+        if hits:
+            plan.refused = refusal(hits, f"{ref.id}'s payload").removeprefix("refused: ")
+            plan.secrets = tuple(hits)
     return plan
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store.check.files import check_kpt
+from store.check.secrets import check_write, scan_text
 from store.ledger import Ledger
 from store.models import KptReport
 from store.read.diagnostics import Diagnostic, DiagnosticSink
@@ -166,15 +167,30 @@ def check_person_report(ws: Workspace, report_id: str, text: str) -> list[Diagno
     model = validate_tolerant(KptReport, doc.data, sink, doc.line_of, "kpt")
     if model is not None:
         check_kpt(model, path, sink, doc.line_of)
+    for hit in scan_text(text):
+        sink.error(
+            "secret",
+            f"this looks like a secret ({hit.label} {hit.masked}); edit it out before writing",
+            hit.line,
+        )
     return sink.items
 
 
 def write_person_report(
-    ws: Workspace, ledger: Ledger | None, report_id: str, text: str, *, who: str | None = None
+    ws: Workspace,
+    ledger: Ledger | None,
+    report_id: str,
+    text: str,
+    *,
+    who: str | None = None,
+    allow_secrets: bool = False,
 ) -> Path:
     """Write exactly ``text`` as a new report (never over an existing file), as a
-    transaction (``person-report``): undo removes it again while it is unchanged."""
+    transaction (``person-report``): undo removes it again while it is unchanged. Text
+    holding a secret is refused (:class:`~store.check.secrets.SecretFound`) unless
+    ``allow_secrets``."""
     path = report_path(ws, report_id)
+    check_write(None, text, ws.display(path), "the report", allow=allow_secrets)
     fw = FileWrite(path, None, text.encode("utf-8"), in_place(ws, "kpt"), created_by="person")
     apply(ws, TxPlan("person-report", [report_id], [fw], who=who), ledger=ledger)
     return path

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from store.check.secrets import SecretHit, refusal, scan_added
 from store.ledger import Entry, Ledger, now_iso
 from store.models.knowledge import ProjectMemory, Skill
 from store.models.kpt import ProblemItem
@@ -51,6 +52,9 @@ class Plan:
     stamp: FileStamp | None = None
     near_text: str | None = None
     new_text: str = ""
+    #: what looks like a secret in what the plan would add (it is then refused, unless
+    #: planned with ``allow_secrets``)
+    secrets: tuple[SecretHit, ...] = ()
 
     @property
     def writes(self) -> bool:
@@ -71,9 +75,12 @@ def plan_promotion(
     ref: ItemRef,
     near: NearChoice | None = None,
     base: dict[Path, bytes] | None = None,
+    *,
+    allow_secrets: bool = False,
 ) -> Plan:
     """Plan one promotion. ``base`` holds file contents already changed by earlier plans of
-    the same batch (several items into one file)."""
+    the same batch (several items into one file). What it would add is scanned for secrets
+    first: a hit refuses it (``status`` ``refused``) unless ``allow_secrets``."""
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items are promoted")
     target = getattr(ref.item, "persistence_target", None)
@@ -129,6 +136,11 @@ def plan_promotion(
         # a target that is not the document its kind should be (a skill file holding a
         # list, a memory file with a wrong-typed field) is refused, not a crash
         plan.status, plan.message = "refused", f"refused: {path} cannot be edited safely ({exc})"
+    if plan.writes and not allow_secrets:
+        hits = scan_added(plan.before, plan.after or b"", str(path))
+        if hits:
+            plan.status, plan.message = "refused", refusal(hits, f"{ref.key}'s text")
+            plan.secrets = tuple(hits)
     return plan
 
 

@@ -36,20 +36,7 @@ def retarget(
     return before, after
 
 
-def retarget_item(
-    ws: Workspace,
-    ref: ItemRef,
-    type_: str,
-    path: str,
-    section: str | None,
-    base: FileStamp | None = None,
-    *,
-    ledger: Ledger | None = None,
-    who: str | None = None,
-) -> tuple[bytes, bytes, TxResult | None]:
-    """:func:`retarget` as a transaction (``retarget``; ``None`` when the item already had
-    that target and nothing was written). ``base``: the stamp of the report the person
-    started from (:class:`ConflictError` when it changed since)."""
+def _check(ws: Workspace, ref: ItemRef, type_: str, path: str) -> None:
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items have targets")
     if type_ not in TARGET_TYPES:
@@ -58,9 +45,11 @@ def retarget_item(
         resolve_target(ws, path)
     except PathRefused as exc:
         raise ReviewError(str(exc)) from exc
-    editor = YamlEditor.open(ref.path)
-    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
-        raise ConflictError(ref.path, base, editor.stamp)
+
+
+def _set_target(
+    editor: YamlEditor, ref: ItemRef, type_: str, path: str, section: str | None
+) -> None:
     i = _index_of(editor, "try", ref.item_id)
     loc: list[str | int] = ["try", i, "persistence_target"]
     current = editor.get(loc)
@@ -76,6 +65,62 @@ def retarget_item(
         if section:
             target["section"] = section
         editor.set(loc, target)
+
+
+def retarget_items(
+    ws: Workspace,
+    refs: list[ItemRef],
+    type_: str,
+    path: str,
+    section: str | None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult | None:
+    """Give every item of ``refs`` the same target as one transaction (``retarget``: one
+    undo for the batch, each report file written once whatever the number of its items);
+    ``None`` when every item already had that target. Every item is checked before
+    anything is written."""
+    for ref in refs:
+        _check(ws, ref, type_, path)
+    editors: dict[Path, YamlEditor] = {}
+    for ref in refs:
+        editor = editors.get(ref.path)
+        if editor is None:
+            editor = editors[ref.path] = YamlEditor.open(ref.path)
+        _set_target(editor, ref, type_, path, section)
+    guard = in_place(ws, "kpt")
+    files = [
+        FileWrite(p, e.original_bytes, e.render(), guard)
+        for p, e in editors.items()
+        if e.render() != e.original_bytes
+    ]
+    if not files:
+        return None
+    note = f"{type_} {path}" + (f" {section}" if section else "")
+    keys = list(dict.fromkeys(r.key for r in refs))
+    return apply(ws, TxPlan("retarget", keys, files, note=note, who=who), ledger=ledger)
+
+
+def retarget_item(
+    ws: Workspace,
+    ref: ItemRef,
+    type_: str,
+    path: str,
+    section: str | None,
+    base: FileStamp | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> tuple[bytes, bytes, TxResult | None]:
+    """:func:`retarget` as a transaction (``retarget``; ``None`` when the item already had
+    that target and nothing was written). ``base``: the stamp of the report the person
+    started from (:class:`ConflictError` when it changed since)."""
+    _check(ws, ref, type_, path)
+    editor = YamlEditor.open(ref.path)
+    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
+        raise ConflictError(ref.path, base, editor.stamp)
+    _set_target(editor, ref, type_, path, section)
     before = editor.original_bytes
     after = editor.render()
     if before == after:

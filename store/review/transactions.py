@@ -29,14 +29,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gc
-import getpass
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from store.ledger import Entry, Ledger, TxRecord, new_id, now_iso
+from store import team
+from store.ledger import DECISIONS, Entry, Ledger, TxRecord, new_id, now_iso
 from store.review.errors import ReviewError
 from store.review.journal import (
     FileWrite,
@@ -60,8 +60,8 @@ from store.write.jsonl_edit import finish_interrupted_rewrites
 from store.write.textdiff import bytes_diff
 
 TxState = Literal["done", "undone", "blocked", "aborted", "open"]
-#: The environment variable naming the reviewer (else the login name).
-REVIEWER_ENV = "HURIKAERI_REVIEWER"
+#: The environment variable naming the reviewer (ahead of the config and git).
+REVIEWER_ENV = team.REVIEWER_ENV
 LOCK_NAME = "tx.lock"
 
 
@@ -75,18 +75,11 @@ class UndoRefused(ReviewError):
         self.path = path
 
 
-def reviewer(who: str | None = None) -> str:
-    """Who is acting: ``who`` when given, else ``$HURIKAERI_REVIEWER``, else the login
-    name (``unknown`` when the system has none)."""
-    if who:
-        return who
-    env = os.environ.get(REVIEWER_ENV, "").strip()
-    if env:
-        return env
-    try:
-        return getpass.getuser() or "unknown"
-    except (OSError, KeyError, ImportError):
-        return "unknown"
+def reviewer(who: str | None = None, ws: Workspace | None = None) -> str:
+    """Who is acting: ``who`` when given, else ``$HURIKAERI_REVIEWER``, else the config's
+    ``reviewer``, else ``git config user.email``, else the login name (``unknown`` when the
+    system has none); see :mod:`store.team`."""
+    return team.reviewer(who, ws.state_dir if ws is not None else None)
 
 
 @dataclass(slots=True)
@@ -166,6 +159,8 @@ class TxView:
     legacy: bool = False
     #: the review-state changes (op and target) it made
     effects: list[tuple[str, str]] = field(default_factory=list)
+    #: the local reviewer's (in a team, only one's own are undone and redone)
+    own: bool = True
 
     @property
     def title(self) -> str:
@@ -176,7 +171,7 @@ class TxView:
 
     @property
     def undoable(self) -> bool:
-        return self.state == "done" and self.action not in ("undo", "redo")
+        return self.own and self.state == "done" and self.action not in ("undo", "redo")
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -193,6 +188,7 @@ class TxView:
             "note": self.note,
             "legacy": self.legacy,
             "effects": [{"op": op, "target": t} for op, t in self.effects],
+            "own": self.own,
         }
 
 
@@ -272,7 +268,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         "target": plan.subjects[0] if plan.subjects else plan.action,
         "tx": tx,
         "action": plan.action,
-        "who": reviewer(plan.who),
+        "who": plan.who or led.who,  # the ledger's reviewer (store.team.reviewer)
         "subjects": list(plan.subjects),
     }
     if plan.note:
@@ -281,7 +277,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         head["undoes"] = plan.undoes
     if plan.redoes:
         head["redoes"] = plan.redoes
-    head["effects"] = [e.as_record() for e in plan.effects]
+    head["effects"] = _marked(led, plan.effects)
     if not plan.files:
         led.append({**head, "op": "commit"})
         return _result(ws, led, tx)
@@ -306,7 +302,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
                 p.close()
                 prepared.remove(p)
             if not prepared and not plan.effects:
-                return _nothing(plan)
+                return _nothing(plan, str(head["who"]))
             for i, p in enumerate(prepared):
                 write_backups(ws, tx, i, p)
             led.append({**head, "op": "begin", "files": [p.rec for p in prepared]})
@@ -331,6 +327,21 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
             for p in prepared:
                 p.close()
     return _result(ws, led, tx)
+
+
+def _marked(led: Ledger, effects: list[Effect]) -> list[dict[str, Any]]:
+    """The effects as recorded; a decision on an item that is contested as this reviewer
+    sees it now settles the disagreement (``resolves``, see :mod:`store.ledger`)."""
+    out = []
+    if any(e.op in DECISIONS for e in effects):
+        led.refresh()
+    for e in effects:
+        rec = e.as_record()
+        st = led.state(e.target)
+        if e.op in DECISIONS and st.contested:
+            rec["resolves"] = sorted(d.id for d in st.decisions.values())
+        out.append(rec)
+    return out
 
 
 def _abort(
@@ -443,10 +454,10 @@ def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
     )
 
 
-def _nothing(plan: TxPlan) -> TxResult:
+def _nothing(plan: TxPlan, who: str) -> TxResult:
     """What :func:`apply` returns when every file was already as the plan would make it
     (appends that found their lines there): nothing recorded, ``id`` empty."""
-    return TxResult("", plan.action, reviewer(plan.who), now_iso(), plan.subjects, [], [])
+    return TxResult("", plan.action, who, now_iso(), plan.subjects, [], [])
 
 
 def _file_view(f: dict[str, Any]) -> FileView:
@@ -494,6 +505,8 @@ class _Unit:
     applied: int = -1
     #: an older batch's lines, every one (file writes included)
     members: list[Entry] = field(default_factory=list)
+    #: whose ledger file holds it (see ``Entry.src``)
+    src: str = ""
 
     def __post_init__(self) -> None:
         self.applied = max(self.applied, self.seq)
@@ -552,6 +565,7 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 rec.redoes,
                 rec.note,
                 reason,
+                src=rec.src,
             )
         )
     for g, group in groups.items():
@@ -582,6 +596,7 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 note=e.note,
                 legacy=True,
                 members=group,
+                src=e.src,
             )
         )
     units.sort(key=lambda u: u.seq)
@@ -676,6 +691,7 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         u.note,
         u.legacy,
         [(e.op, e.target) for e in u.effects],
+        led.is_own(u.src),
     )
 
 
@@ -810,6 +826,8 @@ def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
         return str(exc)
     if u is None:
         return "Nothing to undo."
+    if not led.is_own(u.src):
+        return str(_not_yours(led, u, "undo")).replace("refused: ", "Cannot undo ", 1)
     if u.action == "undo" and u.undoes:
         return describe_redo(ws, u.undoes, ledger=led)
     if u.action == "redo" and u.redoes:
@@ -822,6 +840,21 @@ def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
     if state == "blocked":
         return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
     return f"Undo: {u.title} — {_describe(led, u, back=True)}"
+
+
+def last_done(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
+    """The transaction ``u`` undoes now (the one done most recently), or ``None``; its id
+    makes the undo that follows a question exactly the one asked about."""
+    led = _ledger(ws, ledger)
+    u = _last(led, _units(led))
+    return _view(ws, led, u) if u is not None else None
+
+
+def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
+    """The transaction redo applies again by default (the one undone last), or ``None``."""
+    led = _ledger(ws, ledger)
+    u = _last_undone(led, _units(led))
+    return _view(ws, led, u) if u is not None else None
 
 
 def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
@@ -854,7 +887,10 @@ def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:
     done = [
         u
         for u in units
-        if u.status == "committed" and u.action not in ("undo", "redo") and not _is_undone(led, u)
+        if u.status == "committed"
+        and u.action not in ("undo", "redo")
+        and led.is_own(u.src)
+        and not _is_undone(led, u)
     ]
     return max(done, key=lambda u: u.applied, default=None)
 
@@ -873,7 +909,7 @@ def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
             when[g] = max(when.get(g, -1), i)
     for uid, _seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
         hit = by_id.get(uid)
-        if hit is not None and _is_undone(led, hit):
+        if hit is not None and led.is_own(hit.src) and _is_undone(led, hit):
             return hit
     return None
 
@@ -1005,9 +1041,19 @@ def redo(
     return _redo_unit(ws, led, units, u, who)
 
 
+def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
+    by = u.who or u.src
+    return UndoRefused(
+        f"refused: {u.title} [{u.id}] is {by}'s; you {verb} only your own "
+        "(decide the item again instead)"
+    )
+
+
 def _undo_unit(
     ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
 ) -> TxResult:
+    if not led.is_own(u.src):
+        raise _not_yours(led, u, "undo")
     if u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
     if _is_undone(led, u):
@@ -1029,6 +1075,8 @@ def _undo_unit(
 def _redo_unit(
     ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
 ) -> TxResult:
+    if not led.is_own(u.src):
+        raise _not_yours(led, u, "redo")
     if u.action == "redo":
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
     if u.status != "committed" or not _is_undone(led, u):
@@ -1078,6 +1126,8 @@ __all__ = [
     "describe_undo",
     "get",
     "history",
+    "last_done",
+    "last_undone",
     "recover",
     "redo",
     "reviewer",

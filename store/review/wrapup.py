@@ -38,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from store.check.secrets import check_write
 from store.ledger import Ledger
 from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
 from store.read.diagnostics import Diagnostic, DiagnosticSink
@@ -441,6 +442,7 @@ def import_wrapup(
     *,
     ledger: Ledger | None = None,
     who: str | None = None,
+    allow_secrets: bool = False,
 ) -> WrapupImport:
     """Validate, then append, as one transaction (``import-wrapup``: undo takes the lines
     off again while nothing was appended after them). Raises :class:`ReviewError` (with
@@ -458,6 +460,9 @@ def import_wrapup(
                 f"{path}: the new record would be {len(line):,} bytes, over the "
                 f"{MAX_RECORD_BYTES:,}-byte limit for a JSONL record; nothing written"
             )
+    if not allow_secrets:  # agent text: a key in a lesson is refused like one in a target
+        for path, line in plan.lines():
+            check_write(None, line, str(path), f"the wrap-up input ({source})")
     guards = {
         plan.summary_path: in_place(ws, "summaries"),
         plan.user_path: in_place(ws, "lessons_user"),

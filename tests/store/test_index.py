@@ -70,6 +70,17 @@ def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
     assert nxt is not None and nxt[0].key != s.key
 
 
+def test_next_unreviewed_wraps_inside_the_session_before_the_next_one(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    order = ordered(ix)
+    s = next(x for x in order if len(x.item_keys()) >= 3)
+    items = s.item_keys()
+    ix.ledger.decide(items, "approve")
+    ix.ledger.decide([items[0]], "reopen")  # one pending item above the cursor
+    found = next_unreviewed(ix, order, s.key, items[-1])
+    assert found is not None and (found[0].key, found[1]) == (s.key, items[0])
+
+
 def test_update_one_file(demo_root: Path) -> None:
     ix = _index(demo_root)
     n = len(ix.sessions)

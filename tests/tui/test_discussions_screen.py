@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Markdown, OptionList, Static, TextArea
 
+from screens.dialogs.confirm import ConfirmScreen
 from screens.dialogs.person_report import PersonReportDialog
 from screens.dialogs.propose import ProposeScreen
 from screens.discussions import DiscussionsScreen
@@ -163,9 +164,10 @@ async def test_picked_next_steps_become_try_items_and_undo_removes_the_report(
         await until(pilot, lambda: len(_kpt_files(demo_root)) == len(existing) + 1)
         await until(pilot, lambda: isinstance(app.screen, DiscussionsScreen))
         assert not any("▸" in p for _i, p in _options(screen))  # picks are cleared
-        app.action_undo()
-        await pilot.pause()
-    assert _kpt_files(demo_root) == existing
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: _kpt_files(demo_root) == existing)
 
 
 async def test_next_step_becomes_a_proposal_through_the_inbox_dialog(demo_root: Path) -> None:

@@ -12,6 +12,7 @@ from screens.dialogs.note_prompt import NotePrompt
 from screens.dialogs.propose import ProposeScreen
 from screens.inbox import InboxScreen
 from screens.session import SessionScreen
+from screens.widgets.diff_view import DiffView
 from screens.widgets.virtual_table import VirtualTable
 from store.models import Proposal
 from store.read.loader import load_file
@@ -40,11 +41,13 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
         table = screen.query_one("#inbox-list", VirtualTable)
         assert table.row_count == 3  # pending only
         table.move_to_key("prop-20261118-001")
-        await until(pilot, lambda: "version: 3" in screen.query_one("#inbox-diff", TextArea).text)
+        await until(pilot, lambda: "version: 3" in screen.query_one("#inbox-diff", DiffView).text)
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, NotePrompt))
+        app.screen.query_one(Input).value = "merged as is"
+        await pilot.press("enter")
         await until(pilot, lambda: _status(inbox / "prop-20261118-001.yaml") == "approved")
+        assert "merged as is" in (inbox / "prop-20261118-001.yaml").read_text(encoding="utf-8")
         await until(pilot, lambda: table.row_count == 2)
         table.move_to_key("prop-20261119-001")
         await pilot.press("x")
@@ -55,6 +58,11 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
         await pilot.press("f", "f")  # all
         await until(pilot, lambda: table.row_count == 5)
         await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "Undo: reject prop-20261119-001" in str(
+            app.screen.query_one(".dialog-text").render()
+        )
+        await pilot.press("y")
         await until(pilot, lambda: _status(inbox / "prop-20261119-001.yaml") == "pending")
 
 
@@ -67,12 +75,12 @@ async def test_stale_proposal_asks_first(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _inbox(pilot, app)
         screen.query_one("#inbox-list", VirtualTable).move_to_key("prop-20261118-001")
-        await until(pilot, lambda: "STALE" in screen.query_one("#inbox-diff", TextArea).text)
+        await until(pilot, lambda: "STALE" in screen.query_one("#inbox-diff", DiffView).text)
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert "Stale" in str(app.screen.question)
-        await pilot.press("n")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, NotePrompt))
+        assert "Stale" in str(app.screen.title_content)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, InboxScreen))
     assert "version: 4" in target.read_text(encoding="utf-8")
 
 
@@ -86,8 +94,8 @@ async def test_batch_approve(demo_root: Path) -> None:
         await pilot.press("space")
         table.move_to_key("prop-20261116-001")
         await pilot.press("space", "a")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, NotePrompt))
+        await pilot.press("enter")
         await until(pilot, lambda: _status(inbox / "prop-20261116-001.yaml") == "approved")
         assert _status(inbox / "prop-20261119-001.yaml") == "approved"
         assert _status(inbox / "prop-20261118-001.yaml") == "pending"
@@ -139,8 +147,8 @@ def test_inbox_snapshot(snap_compare, monkeypatch) -> None:  # type: ignore[no-u
         await until(
             pilot,
             lambda: (
-                "learned_behaviors" in screen.query_one("#inbox-diff", TextArea).text
-                or "trigger" in screen.query_one("#inbox-diff", TextArea).text
+                "learned_behaviors" in screen.query_one("#inbox-diff", DiffView).text
+                or "trigger" in screen.query_one("#inbox-diff", DiffView).text
             ),
         )
 

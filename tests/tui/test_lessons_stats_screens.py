@@ -91,6 +91,9 @@ async def test_edit_archive_and_remove(demo_root: Path) -> None:
         now = path.read_text(encoding="utf-8").splitlines()
         assert len(now) == len(after) and sum(1 for x in now if not x.strip()) == 1
         await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "puts" in str(app.screen.query_one(".dialog-text").render())
+        await pilot.press("y")
         await until(pilot, lambda: LESSON in path.read_text(encoding="utf-8"))
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Input, Select
 
+from screens.dialogs.confirm import ConfirmScreen
 from screens.dialogs.promote import PromoteScreen
 from screens.dialogs.retarget import RetargetScreen
 from screens.session import SessionScreen
+from screens.widgets.diff_view import DiffView
 from screens.widgets.virtual_table import VirtualTable
 from tests.tui.helpers import make_app, ready, until
 
@@ -34,7 +36,7 @@ async def test_promote_shows_the_diff_then_writes_and_undoes(demo_root: Path) ->
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, PromoteScreen) and bool(app.screen.plans))
         modal = app.screen
-        diff = modal.query_one("#promote-diff", TextArea).text
+        diff = modal.query_one("#promote-diff", DiffView).text
         assert "+- 新パッケージ追加前にpackage.jsonの既存依存を確認する" in diff
         assert str(claude) in str(modal.query_one("#promote-head").render())
         assert claude.read_bytes() == original  # nothing written before "y"
@@ -44,9 +46,13 @@ async def test_promote_shows_the_diff_then_writes_and_undoes(demo_root: Path) ->
         st = app.index.ledger.state(KEY)
         assert st.state == "approved" and st.promoted
         assert "promoted" in str(screen.query_one("#item-detail").render())
-        await pilot.press("u")
-        await pilot.pause()
-        assert claude.read_bytes() == original
+        await pilot.press("u")  # says what it will do, and asks: a file changes
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = str(app.screen.query_one(".dialog-text").render())
+        assert question.startswith("Undo: promote") and "restores CLAUDE.md" in question
+        assert claude.read_bytes() != original  # nothing undone before "y"
+        await pilot.press("y")
+        await until(pilot, lambda: claude.read_bytes() == original)
 
 
 async def test_cancel_writes_nothing(demo_root: Path) -> None:
@@ -91,6 +97,7 @@ async def test_near_duplicate_offers_a_choice(demo_root: Path) -> None:
 
 async def test_retarget_several_selected_items(demo_root: Path) -> None:
     report = demo_root / "hurikaeri" / "kpt-20261028-001.yaml"
+    before = report.read_text(encoding="utf-8")
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _at_try(pilot, app)
@@ -110,8 +117,14 @@ async def test_retarget_several_selected_items(demo_root: Path) -> None:
         )  # type: ignore[attr-defined]
         form.query_one("#rt-section", Select).value = "## Git Workflow"
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert not isinstance(app.screen, RetargetScreen)
-    text = report.read_text(encoding="utf-8")
-    quoted = [f"section: {q}## Git Workflow{q}" for q in ('"', "'", "")]
-    assert sum(text.count(s) for s in quoted) == 2
+        await until(pilot, lambda: not isinstance(app.screen, RetargetScreen))
+        # the selection stays for the promotion that usually follows
+        assert screen.selected == {"kpt-20261028-001/try-001", "kpt-20261028-001/try-002"}
+        text = report.read_text(encoding="utf-8")
+        quoted = [f"section: {q}## Git Workflow{q}" for q in ('"', "'", "")]
+        assert sum(text.count(s) for s in quoted) == 2
+        # both items in one transaction: one undo puts the report back
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: report.read_text(encoding="utf-8") == before)

@@ -11,6 +11,7 @@ from screens.dialogs.conflict import ConflictScreen
 from screens.dialogs.item_form import ItemForm
 from screens.dialogs.note_prompt import NotePrompt
 from screens.session import SessionScreen
+from screens.widgets.diff_view import DiffView
 from screens.widgets.virtual_table import VirtualTable
 from store.ledger import Ledger
 from tests.tui.helpers import make_app, ready, until
@@ -73,10 +74,10 @@ async def test_undo_the_last_decision(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _open(pilot, app)
         await pilot.press("a", "a")
-        await pilot.pause()
-        await pilot.press("u")
-        await pilot.pause()
-        assert _state(demo_root, "keep-002") == ("pending", None)
+        await pilot.press(
+            "u"
+        )  # waits for both decisions, then undoes the second (no file: no question)
+        await until(pilot, lambda: _state(demo_root, "keep-002") == ("pending", None))
         assert _state(demo_root, "keep-001") == ("approved", None)
 
 
@@ -127,7 +128,7 @@ async def test_edit_in_the_form_changes_only_that_line(demo_root: Path) -> None:
         (a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b
     ]
     assert len(changed) == 1 and "書き直した説明 — rewritten" in changed[0][1]
-    assert Ledger(demo_root / ".hurikaeri").entries[-1].op == "edit"
+    assert Ledger(demo_root / ".hurikaeri").folded[-1].op == "edit"
 
 
 async def test_form_refuses_invalid_values(demo_root: Path) -> None:
@@ -160,7 +161,7 @@ async def test_file_changed_under_an_open_edit_offers_the_choice(demo_root: Path
         await until(pilot, lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("d")  # see the diff
         await pilot.pause()
-        assert "+outcome: partial" in app.screen.query_one("#conflict-diff", TextArea).text
+        assert "+outcome: partial" in app.screen.query_one("#conflict-diff", DiffView).text
         await pilot.press("escape")  # back: nothing written
         await pilot.pause()
         assert path.read_text(encoding="utf-8") == other

@@ -46,7 +46,7 @@ async def _open(pilot: Any, app: Any) -> tuple[SessionScreen, list[str]]:
 
 
 def _targets(root: Path) -> list[str]:
-    return [e.target for e in Ledger(root / ".hurikaeri").entries]
+    return [e.target for e in Ledger(root / ".hurikaeri").folded]
 
 
 async def test_id_less_items_each_have_a_row_and_refuse_decisions(tmp_path: Path) -> None:

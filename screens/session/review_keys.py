@@ -1,9 +1,8 @@
-"""One session: its KPT report item by item, the session summary and the lessons.
+"""The review keys of the session screen: decisions, promotion, targets, proposals, edits.
 
-The review happens here: ``a`` approves and moves to the next item to review, ``x``
-rejects (with an optional note), ``e`` edits the item in a form, ``E`` opens the whole
-report in ``$EDITOR``, ``A`` approves what is left of a section, ``n`` goes to the next
-item to review in any session and ``u`` undoes the last decision.
+Every key acts on the item under the cursor (or the selected try-items) and writes through
+one store transaction in a worker (:mod:`screens.writing`); ``u`` undoes it. The screen
+itself (:mod:`screens.session.screen`) shows the session and its tabs.
 """
 
 from __future__ import annotations
@@ -11,61 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from screens.messages import FilesWritten, NextToReview, Open, ReviewChanged, WorkspaceChanged
-from screens.widgets.document import lessons_view, report_overview, session_head, summary_view
+from screens.messages import FilesWritten, ReviewChanged
+from screens.widgets.evidence_marks import evidence_detail
 from screens.widgets.literal import literal
 from screens.widgets.review_items import ReviewItems
 from screens.widgets.virtual_table import VirtualTable
+from screens.writing import start_write
 from store.index.order import next_unreviewed
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
+from store.insight.evidence import ReportEvidence
+from store.ledger import Op
 from store.models.kpt import SECTION_TITLES
 from store.read.kinds import Kind
-from store.review.items import ItemRef
-from store.write.policy import in_place
+from store.review.items import ItemRef, decide_keys
 
 
-class SessionScreen(Screen[None]):
-    """The review of one session."""
-
-    DEFAULT_CSS = """
-    SessionScreen {
-        #session-head { height: auto; padding: 0 1; }
-        #tabs { height: 1fr; }
-        #report-view, #summary-view, #lessons-view { padding: 0 1; }
-    }
-    """
-
-    BINDINGS = [
-        Binding("a", "approve", "Approve", id="review.approve"),
-        Binding("x", "reject", "Reject", id="review.reject"),
-        Binding("e", "edit", "Edit", id="review.edit"),
-        Binding("E", "edit_file", "Edit file", id="review.edit_file"),
-        Binding("A", "approve_section", "Approve section", id="review.approve_section"),
-        Binding("p", "promote", "Promote", id="review.promote"),
-        Binding("t", "retarget", "Target", id="review.retarget"),
-        Binding("R", "propose", "Propose", id="review.propose"),
-        Binding("F", "export_feedback", "Export feedback", id="review.export_feedback", show=False),
-        Binding("space", "toggle_select", "Select", id="review.select", show=False),
-        Binding("o", "reopen", "Reopen", id="review.reopen", show=False),
-        Binding("n", "next_unreviewed", "Next", id="review.next"),
-        Binding("u", "app.undo", "Undo", id="review.undo"),
-        Binding("escape", "app.pop_screen", "Back", id="review.back"),
-        Binding("1", "tab('review')", "Items", id="review.tab_items", show=False),
-        Binding("2", "tab('report')", "Report", id="review.tab_report", show=False),
-        Binding("3", "tab('summary')", "Summary", id="review.tab_summary", show=False),
-        Binding("4", "tab('lessons')", "Lessons", id="review.tab_lessons", show=False),
-    ]
-
-    SHOWS = frozenset({Kind.KPT, Kind.SUMMARIES, Kind.LESSONS})
-    SHOWS_REVIEW = True
+class ReviewKeys(Screen[None]):
+    """The session screen's state and its review actions (the base of ``SessionScreen``)."""
 
     def __init__(
         self, index: WorkspaceIndex, session_key: str, item_key: str | None = None
@@ -75,6 +40,10 @@ class SessionScreen(Screen[None]):
         self.session_key = session_key
         self.start_item = item_key
         self.pane = ReviewItems(index)
+        #: the evidence checked for the session shown (None until the worker has read it)
+        self.evidence: ReportEvidence | None = None
+        #: items whose "evidence not found" the person has already waved through
+        self.asked: set[str] = set()
         # the pane's own (they change in place): rows' items, rows without an id, selection
         self.items, self.no_id, self.selected = self.pane.items, self.pane.no_id, self.pane.selected
 
@@ -82,69 +51,9 @@ class SessionScreen(Screen[None]):
     def session(self) -> Session | None:
         return self.index.sessions.get(self.session_key)
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(id="session-head")
-        with TabbedContent(id="tabs", initial="review"):
-            with TabPane("Items (1)", id="review"):
-                yield self.pane
-            with TabPane("Report (2)", id="report"), VerticalScroll():
-                yield Static(id="report-view")
-            with TabPane("Summary (3)", id="summary"), VerticalScroll():
-                yield Static(id="summary-view")
-            with TabPane("Lessons (4)", id="lessons"), VerticalScroll():
-                yield Static(id="lessons-view")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.show_session()
-        self.query_one("#items", VirtualTable).focus()
-
-    # -- showing -----------------------------------------------------------------
-
-    def show_session(self) -> None:
-        s = self.session
-        if s is None:
-            return
-        done, total = self.index.review_progress(s)
-        self.query_one("#session-head", Static).update(session_head(s, done, total))
-        if s.report is not None:
-            display = self.index.ws.display(s.report.path)
-            self.query_one("#report-view", Static).update(report_overview(s.report.doc, display))
-        else:
-            self.query_one("#report-view", Static).update(
-                Content.styled("No KPT report was written for this session.", "$text-muted")
-            )
-        self.query_one("#summary-view", Static).update(
-            summary_view(s.summary.doc if s.summary else None)
-        )
-        self.query_one("#lessons-view", Static).update(lessons_view(s))
-        self.refresh_items()
-
     def refresh_items(self) -> None:
         if self.pane.show_items(self.session, self.start_item):
             self.start_item = None
-
-    def on_workspace_changed(self, event: WorkspaceChanged) -> None:
-        s = self.session
-        if s is None:
-            self.notify("This session's files were removed.", severity="warning")
-            self.app.pop_screen()
-            return
-        self.show_session()
-
-    def on_review_changed(self, _event: ReviewChanged) -> None:
-        self.show_session()
-
-    def action_tab(self, tab: str) -> None:
-        # Focus leaves the old pane first: otherwise Textual re-activates the pane that
-        # holds the focused widget (Textual issue #4955).
-        self.set_focus(None)
-        self.query_one("#tabs", TabbedContent).active = tab
-        if tab == "review":
-            self.query_one("#items", VirtualTable).focus()
-        else:
-            self.query_one(f"#{tab} VerticalScroll", VerticalScroll).focus()
 
     # -- review ------------------------------------------------------------------
 
@@ -180,21 +89,63 @@ class SessionScreen(Screen[None]):
             return
         self.notify("Session reviewed. Press n for the next session.", title="Done", timeout=3)
 
+    def decide(
+        self,
+        keys: list[str],
+        op: Op,
+        note: str | None = None,
+        *,
+        action: str | None = None,
+        message: str | None = None,
+        advance: bool = True,
+    ) -> None:
+        """Record a decision on ``keys`` as one transaction, in a worker (writes run in the
+        order asked); the cursor moves on to the next item to review at once, and the items
+        are redrawn once written (a failure is told by the app and leaves the state as it
+        was)."""
+        ws, led = self.index.ws, self.index.ledger
+        if advance:  # at once: the next key acts on the next item while this one is written
+            self.advance(keys[-1])
+
+        def then(_result: object) -> None:
+            self.refresh_items()
+            self.decided(message)
+
+        start_write(
+            self,
+            f"{action or op} {keys[0]}" + (f" +{len(keys) - 1}" if len(keys) > 1 else ""),
+            lambda: decide_keys(ws, keys, op, note, action=action, ledger=led),
+            then,
+        )
+
     def action_approve(self) -> None:
         key = self.decision_key()
         if key is None:
             return
-        self.index.ledger.record("approve", key)
-        self.refresh_items()
-        self.advance(key)
-        self.decided()
+        check = self.pane.evidence.get(key)
+        if check is None or not check.missing or key in self.asked:
+            self.decide([key], "approve")
+            return
+        from screens.dialogs.confirm import ConfirmScreen
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self.asked.add(key)
+                self.decide([key], "approve")
+
+        question = Content.assemble(
+            Content.styled("Evidence not found for ", "bold $warning"),
+            literal(key, "bold"),
+            "\n",
+            evidence_detail(check),
+            "\n\nApprove anyway?",
+        )
+        self.app.push_screen(ConfirmScreen(question, "Approve anyway"), done)
 
     def action_reopen(self) -> None:
         key = self.decision_key()
         if key is not None:
-            self.index.ledger.record("reopen", key)
-            self.refresh_items()
-            self.decided(f"Reopened {key}")
+            self.decide([key], "reopen", message=f"Reopened {key}", advance=False)
 
     def action_reject(self) -> None:
         key = self.decision_key()
@@ -203,12 +154,8 @@ class SessionScreen(Screen[None]):
         from screens.dialogs.note_prompt import NotePrompt
 
         def done(note: str | None) -> None:
-            if note is None:
-                return
-            self.index.ledger.record("reject", key, note or None)
-            self.refresh_items()
-            self.advance(key)
-            self.decided()
+            if note is not None:
+                self.decide([key], "reject", note or None)
 
         self.app.push_screen(
             NotePrompt(Content.assemble("Reject ", literal(key, "bold"), "? Why (optional):")),
@@ -242,10 +189,12 @@ class SessionScreen(Screen[None]):
 
         def done(ok: bool | None) -> None:
             if ok:
-                self.index.ledger.decide(pending, "approve")
-                self.refresh_items()
-                self.advance(pending[-1])
-                self.decided(f"Approved {len(pending)} {SECTION_TITLES[section]} items")
+                self.decide(
+                    pending,
+                    "approve",
+                    action="approve-section",
+                    message=f"Approved {len(pending)} {SECTION_TITLES[section]} items",
+                )
 
         question = Content.assemble(
             f"Approve the {len(pending)} remaining {SECTION_TITLES[section]} item(s)?\n",
@@ -308,19 +257,18 @@ class SessionScreen(Screen[None]):
         from screens.dialogs.retarget import RetargetScreen
 
         def done(saved: bool | None) -> None:
-            if saved:
-                self.selected.clear()
+            if saved:  # the selection stays: the next key is often p for the same items
                 self.decided("Target saved.", written=frozenset(r.path for r in refs))
 
         self.app.push_screen(RetargetScreen(self.index, refs), done)
 
-    @work(exclusive=True, group="export-feedback")
+    @work(exclusive=True, group="export-feedback", exit_on_error=False)
     async def action_export_feedback(self) -> None:
         from screens.dialogs.export_flow import export_as_feedback
 
         s = self.session
         if s is not None and s.report is not None and s.report.doc.id:
-            await export_as_feedback(self, self.index.ws, s.report.doc.id)
+            await export_as_feedback(self, self.index, s.report.doc.id)
 
     def action_propose(self) -> None:
         key = self.current_key()
@@ -332,18 +280,6 @@ class SessionScreen(Screen[None]):
         section, item = self.items[key]
         note = self.index.ledger.state(key).note
         self.app.push_screen(ProposeScreen(self.index, s, section, item, note))
-
-    def action_next_unreviewed(self) -> None:
-        self.post_message(Open(NextToReview(self.session_key, self.current_key())))
-
-    def go_to(self, session_key: str, item: str) -> None:
-        """Show ``item`` of session ``session_key`` here (the router's next item to review)."""
-        if session_key != self.session_key:
-            self.session_key = session_key
-            self.start_item = item
-            self.show_session()
-        else:
-            self.query_one("#items", VirtualTable).move_to_key(item)
 
     # -- editing -----------------------------------------------------------------
 
@@ -363,23 +299,13 @@ class SessionScreen(Screen[None]):
             if place
             else key
         )
-        form = ItemForm(
-            path,
-            self.index.ws.display(path),
-            section,
-            item,
-            label,
-            in_place(self.index.ws, "kpt"),
-            position=place,
-        )
+        # an item without a key is marked as an edit of the whole report
+        subject = key if not place else rid
+        form = ItemForm(self.index, path, section, item, label, subject, position=place)
 
         def done(saved: bool | None) -> None:
             if saved:
-                if not place:
-                    self.index.ledger.record("edit", key)
-                elif rid:  # as an edit of the whole file: the item had no key
-                    self.index.ledger.record("edit", rid)
-                self.decided(f"Saved {label}", written=frozenset({path}))
+                self.decided(f"Saved {label} (u undoes)", written=frozenset({path}))
 
         self.app.push_screen(form, done)
 
@@ -389,11 +315,10 @@ class SessionScreen(Screen[None]):
             return
         self.edit_externally(s.report.path)
 
-    @work(exclusive=True, group="external-edit")
+    @work(exclusive=True, group="external-edit", exit_on_error=False)
     async def edit_externally(self, path: Path) -> None:
         from screens.dialogs.edit_flow import edit_in_editor
 
-        if await edit_in_editor(self, self.index.ws, path, Kind.KPT):
-            s = self.session
-            if s is not None and s.report is not None and s.report.doc.id:
-                self.index.ledger.record("edit", s.report.doc.id)
+        s = self.session
+        rid = s.report.doc.id if s is not None and s.report is not None else None
+        await edit_in_editor(self, self.index, path, Kind.KPT, subject=rid or None)

@@ -1,0 +1,75 @@
+"""Undo and redo as a person meets them: say what will happen, ask when files change, do it.
+
+Used by ``u`` on every screen (the newest transaction done) and by the History screen (any
+transaction by id). The question names the transaction it was asked about, and the undo
+that follows is exactly that one (by id), even if another write landed meanwhile. A refusal
+(a file changed since) reaches the app's one write-failure handler, which shows the diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.content import Content
+from textual.dom import DOMNode
+
+from screens.messages import FilesWritten
+from screens.widgets.literal import literal
+from screens.writing import run_write, settled
+from store.index.workspace_index import WorkspaceIndex
+from store.review import transactions as tx
+from store.review.transactions import TxView
+
+
+async def _ask(node: DOMNode, line: str, yes: str) -> bool:
+    from screens.dialogs.confirm import ConfirmScreen
+
+    answer = await node.app.push_screen_wait(ConfirmScreen(Content.assemble(literal(line)), yes))
+    return bool(answer)
+
+
+async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo: bool) -> bool:
+    """Undo (or redo) ``tx_id``, default the last done (or the last undone); True when done."""
+    ws, led = index.ws, index.ledger
+    verb = "Redo" if redo else "Undo"
+
+    def find() -> tuple[TxView | None, str]:
+        if tx_id:
+            view: TxView | None = tx.get(ws, tx_id, ledger=led)
+        else:
+            view = tx.last_undone(ws, ledger=led) if redo else tx.last_done(ws, ledger=led)
+        if view is None:
+            return None, f"Nothing to {verb.lower()}."
+        describe = tx.describe_redo if redo else tx.describe_undo
+        return view, describe(ws, view.id, ledger=led)
+
+    await settled(node)  # what was asked before this key is written first
+    view, line = await asyncio.to_thread(find)
+    # a blocked undo is tried: the refusal names the file and shows what changed since
+    blocked = view is not None and not redo and view.state == "blocked"
+    if view is None or (not blocked and not line.startswith(f"{verb}:")):
+        node.app.notify(line, markup=False, timeout=3)
+        return False
+    if not blocked and view.files and not await _ask(node, line + "?", verb):
+        return False
+    target = view.id
+    outcome = await run_write(
+        node,
+        f"{verb.lower()} {view.title}",
+        lambda: tx.redo(ws, target, ledger=led) if redo else tx.undo(ws, target, ledger=led),
+    )
+    if not outcome.ok or outcome.value is None:
+        return False
+    node.app.post_message(FilesWritten(frozenset(outcome.value.paths), review=True))
+    node.app.notify(line.replace(f"{verb}:", f"{verb}ne:", 1), markup=False, timeout=3)
+    return True
+
+
+async def undo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:
+    """Undo ``tx_id`` (default: the transaction done most recently); True when undone."""
+    return await _turn(node, index, tx_id, redo=False)
+
+
+async def redo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:
+    """Apply ``tx_id`` again (default: the transaction undone most recently)."""
+    return await _turn(node, index, tx_id, redo=True)

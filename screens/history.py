@@ -1,0 +1,220 @@
+"""History: every transaction, newest first — what it did, to which files, and whether it
+can still be undone.
+
+Each row is one transaction of the ledger (a decision, an edit, a promotion, an undo…):
+when, who, the action and its subjects, how many files it wrote, and its state — done,
+undone, blocked (a file changed since: the detail names it), aborted or open. ``enter``
+shows its diff, ``u`` undoes it (saying what first), ``r`` redoes an undone one; an older,
+independent transaction can be undone while a newer one is blocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from screens.messages import EVERY_KIND, ReviewChanged, WorkspaceChanged
+from screens.widgets.keys import HELP
+from screens.widgets.literal import literal
+from screens.widgets.virtual_table import Column, Row, VirtualTable
+from store.index.workspace_index import WorkspaceIndex
+from store.review import transactions as tx
+from store.review.errors import ReviewError
+from store.review.transactions import TxView
+
+COLUMNS = [
+    Column("at", "When", 16),
+    Column("who", "Who", 10, drop=2),
+    Column("action", "Action", 14),
+    Column("subjects", "Subjects", None, min_width=16),
+    Column("files", "Files", 5, align="right", drop=1),
+    Column("state", "State", 8),
+]
+STATE_STYLE = {
+    "done": "$success",
+    "undone": "$text-muted",
+    "blocked": "$warning",
+    "aborted": "$error",
+    "open": "$error",
+}
+#: How many transactions the list shows (the newest); the CLI's ``history`` shows all.
+LIMIT = 2000
+
+
+def when(at: str) -> str:
+    """``2026-11-24T05:12:33+00:00`` → ``2026-11-24 05:12``."""
+    return at[:16].replace("T", " ")
+
+
+def subjects(view: TxView) -> str:
+    more = f" +{len(view.subjects) - 3}" if len(view.subjects) > 3 else ""
+    return ", ".join(view.subjects[:3]) + more
+
+
+def row(view: TxView) -> Row:
+    return (
+        view.id,
+        (
+            when(view.at),
+            view.who or "",
+            view.action,
+            subjects(view),
+            str(len(view.files)) if view.files else "",
+            Content.styled(view.state, STATE_STYLE.get(view.state, "")),
+        ),
+    )
+
+
+def detail(view: TxView) -> Content:
+    """The transaction in full: its id, who and when, every file and review change, and
+    why it cannot be undone when it cannot."""
+    parts: list[Content | str] = [
+        Content.styled(view.title, "bold"),
+        "\n",
+        literal(f"{view.id} · {view.at}" + (f" · by {view.who}" if view.who else ""), "dim"),
+        "\n",
+        Content.styled(view.state, STATE_STYLE.get(view.state, "")),
+    ]
+    if view.reason:
+        parts += [": ", literal(view.reason)]
+    if view.undoes:
+        parts += ["\n", literal(f"undoes {view.undoes}", "dim")]
+    if view.redoes:
+        parts += ["\n", literal(f"redoes {view.redoes}", "dim")]
+    if view.note:
+        parts += ["\nnote: ", literal(view.note)]
+    if view.files:
+        parts.append(Content.styled("\n\nFiles\n", "bold"))
+        for f in view.files:
+            record = f" ({f.record})" if f.record else ""
+            parts += [literal(f"  {f.change:<10} ", "dim"), literal(f.path + record), "\n"]
+    if view.effects:
+        parts.append(Content.styled("\nReview state\n", "bold"))
+        for op, target in view.effects:
+            parts += [literal(f"  {op:<10} ", "dim"), literal(target), "\n"]
+    keys = "enter diff · u undo" if view.undoable or view.state == "blocked" else "enter diff"
+    if view.state == "undone" or (view.action == "undo" and view.state == "done"):
+        keys += " · r redo"
+    parts += ["\n", Content.styled(keys, "$text-muted")]
+    return Content.assemble(*parts)
+
+
+class HistoryScreen(Screen[None]):
+    """The ledger's transactions, newest first, with diff, undo and redo."""
+
+    DEFAULT_CSS = """
+    HistoryScreen {
+        #history-list { height: 2fr; border: round $primary 50%; }
+        #history-list:focus { border: round $primary; }
+        #history-detail-scroll { height: 1fr; min-height: 6; padding: 0 1;
+                                 border: round $secondary 50%; }
+    }
+    """
+
+    BINDINGS = [
+        HELP,
+        Binding("enter", "diff", "Diff", id="history.diff", priority=True),
+        Binding("u", "undo", "Undo this", id="history.undo"),
+        Binding("r", "redo", "Redo this", id="history.redo"),
+        Binding("escape", "app.pop_screen", "Back", id="history.back"),
+    ]
+
+    SHOWS = EVERY_KIND  # a file changed anywhere may block (or free) an undo
+    SHOWS_REVIEW = True
+
+    def __init__(self, index: WorkspaceIndex) -> None:
+        super().__init__()
+        self.index = index
+        self.views: dict[str, TxView] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield VirtualTable(COLUMNS, id="history-list")
+            with VerticalScroll(id="history-detail-scroll"):
+                yield Static(id="history-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#history-list", VirtualTable)
+        table.border_title = "History: reading…"
+        table.focus()
+        self.reload()
+
+    def on_review_changed(self, _event: ReviewChanged) -> None:
+        self.reload()
+
+    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+        self.reload()  # a file changed since may block (or unblock) an undo
+
+    @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
+    def reload(self) -> None:
+        views = tx.history(self.index.ws, limit=LIMIT, ledger=self.index.ledger)
+        self.app.call_from_thread(self.show, views)
+
+    def show(self, views: list[TxView]) -> None:
+        self.views = {v.id: v for v in views}
+        table = self.query_one("#history-list", VirtualTable)
+        table.set_rows([row(v) for v in views])
+        done = sum(1 for v in views if v.state == "done")
+        table.border_title = f"History: {len(views)} transactions · {done} done (newest first)"
+        self.show_detail(table.cursor_key)
+
+    @on(VirtualTable.Highlighted, "#history-list")
+    def highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self.show_detail(event.key)
+
+    def show_detail(self, key: str | None) -> None:
+        view = self.views.get(key or "")
+        box = self.query_one("#history-detail", Static)
+        if view is None:
+            box.update(Content.styled("Nothing has been written yet.", "$text-muted"))
+            return
+        box.update(detail(view))
+        self.query_one("#history-detail-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def current(self) -> TxView | None:
+        return self.views.get(self.query_one("#history-list", VirtualTable).cursor_key or "")
+
+    @work(exclusive=True, group="history-diff", exit_on_error=False)
+    async def action_diff(self) -> None:
+        from screens.dialogs.text_view import TextView
+
+        view = self.current()
+        if view is None:
+            return
+        try:
+            text = await asyncio.to_thread(
+                tx.tx_diff, self.index.ws, view.id, ledger=self.index.ledger
+            )
+        except (OSError, ReviewError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.app.push_screen(TextView(view.title, text, title=f"{view.state} · {view.id}"))
+
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def action_undo(self) -> None:
+        from screens.dialogs.undo_flow import undo_flow
+
+        view = self.current()
+        if view is None:
+            return
+        if view.action in ("undo", "redo"):
+            self.notify(f"{view.title}: press r to apply it again, u on the original to undo.")
+            return
+        await undo_flow(self, self.index, view.id)
+
+    @work(exclusive=True, group="undo", exit_on_error=False)
+    async def action_redo(self) -> None:
+        from screens.dialogs.undo_flow import redo_flow
+
+        view = self.current()
+        if view is not None:
+            await redo_flow(self, self.index, view.id)

@@ -1,0 +1,94 @@
+"""Every write a screen makes: one store transaction, run in a thread, failing into one handler.
+
+A screen never writes on the event loop and never handles a failed write on its own: it
+calls :func:`run_write` (from an async worker) or :func:`start_write` (from a key's action)
+with the store function that applies the transaction. The function runs in a thread; writes
+of one app run one after the other, in the order asked (a second ``a`` pressed while the
+first decision is written waits for it). When it raises, the app is told with a
+:class:`~screens.messages.WriteFailed` message — its one handler says in one line what did
+not happen — and the caller gets ``Outcome(ok=False)``. Errors a caller offers a choice for
+(a conflict in a form) are passed in ``expect`` and raised to the caller instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from textual.app import App
+from textual.dom import DOMNode
+
+from screens.messages import WriteFailed
+
+T = TypeVar("T")
+
+_locks: weakref.WeakKeyDictionary[App[Any], asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """What a write gave back: ``ok`` False when it failed (the app has said why)."""
+
+    ok: bool
+    value: T | None = None
+
+
+def _lock(app: App[Any]) -> asyncio.Lock:
+    lock = _locks.get(app)
+    if lock is None:
+        lock = _locks[app] = asyncio.Lock()
+    return lock
+
+
+async def run_write(
+    node: DOMNode,
+    what: str,
+    fn: Callable[[], T],
+    *,
+    expect: tuple[type[BaseException], ...] = (),
+) -> Outcome[T]:
+    """Run ``fn`` (a store transaction) in a thread, after the app's earlier writes; a
+    failure goes to the app's one handler (``what``: the action, e.g. ``approve kpt-…/t1``)
+    unless it is one of ``expect``, which is raised here."""
+    app = node.app
+    async with _lock(app):
+        try:
+            value = await asyncio.to_thread(fn)
+        except expect:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failed write ends here, never in a crash
+            app.post_message(WriteFailed(what, exc))
+            return Outcome(False)
+    return Outcome(True, value)
+
+
+async def settled(node: DOMNode) -> None:
+    """Wait until every write asked for before now has finished (``u`` then undoes the
+    decision just made, not the one before it)."""
+    async with _lock(node.app):
+        pass
+
+
+def start_write(
+    node: DOMNode,
+    what: str,
+    fn: Callable[[], T],
+    then: Callable[[T], Awaitable[None] | None] | None = None,
+) -> None:
+    """:func:`run_write` from a key's action: in a worker of ``node``'s (no worker error
+    ends the app); ``then`` gets the result on the event loop when the write succeeded."""
+
+    async def go() -> None:
+        outcome = await run_write(node, what, fn)
+        if outcome.ok and then is not None:
+            done = then(outcome.value)  # type: ignore[arg-type]
+            if done is not None:
+                await done
+
+    node.run_worker(go(), group="write", exit_on_error=False)
+
+
+__all__ = ["Outcome", "run_write", "settled", "start_write"]
