@@ -52,6 +52,26 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
 
+def _with_evidence(ws: Any, text: str) -> Any:
+    """``text``, or with an ``evidence:`` filter the query with the records it stands for
+    (the workspace read and every report's evidence checked: cached under .hurikaeri/)."""
+    from store.search.query import QueryError, parse_query, with_evidence
+
+    try:
+        query = parse_query(text)
+    except QueryError:
+        return text  # the search says why
+    if not query.needs_evidence:
+        return text
+    from store.index.workspace_index import WorkspaceIndex
+    from store.insight.evidence_cache import evidence_for
+
+    wi = WorkspaceIndex(ws)
+    wi.load_all()
+    states = evidence_for(wi).update()
+    return with_evidence(query, states.record_values() if states is not None else {})
+
+
 def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     """Run a search for parsed ``args`` on the workspace ``ws``."""
     from store.read.textsafe import printable
@@ -69,13 +89,14 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
         return Ledger(ws.state_dir)
 
     progress = _progress if sys.stderr.isatty() else None
+    query = _with_evidence(ws, text)
     index, _stats = open_index(ws, progress=progress)
     try:
-        result: SearchResult = index.search(text, limit, ledger=ledger, spans=False)
+        result: SearchResult = index.search(query, limit, ledger=ledger, spans=False)
     except Exception:  # noqa: BLE001 - a cache that passed its checks but is still wrong
         _drop_cache(ws, BIN_NAME)
         index, _stats = open_index(ws, progress=progress)
-        result = index.search(text, limit, ledger=ledger, spans=False)
+        result = index.search(query, limit, ledger=ledger, spans=False)
     if progress is not None:
         sys.stderr.write("\r\x1b[K")
     if result.error is not None:

@@ -9,6 +9,12 @@
   ``name:"two words"`` quotes a value. ``kind`` and ``status`` values may be abbreviated
   (``kind:les``); ``after:``/``before:`` take ``YYYY-MM-DD`` or ``YYYY-MM`` (after is on or
   after that day, before is strictly before it).
+- ``evidence:`` — a KPT item's evidence checked against its session's transcript:
+  ``missing`` (not found: a cited turn past the session's end, nothing it names touched),
+  ``found``, ``partial``, ``none`` (no transcript), ``unchecked``; a report is ``missing``
+  when any of its items is, else ``none`` without a transcript, else ``found``. The states
+  are not in the index: the caller checks them (:mod:`store.insight.evidence_cache`) and
+  hands them over with :func:`with_evidence`.
 - A leading ``-`` negates a filter, a word or a phrase: ``-kind:lesson``, ``-flaky``.
 - An unknown filter name or kind, or a malformed date, is a :class:`QueryError` naming it:
   the search box shows it instead of an empty result. ``12:30`` and URLs are plain words.
@@ -17,7 +23,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from store.read.kinds import SECTIONS
 from store.search.text import collapse, normalize, split_terms
@@ -58,6 +65,14 @@ KIND_ALIASES: dict[str, tuple[str, ...]] = {
     "fb": ("feedback",),
 }
 STATUSES = ("pending", "approved", "rejected", "contested", "promoted")
+#: The ``evidence:`` values, ``missing`` first (the one a reviewer asks for).
+EVIDENCE = ("missing", "found", "partial", "none", "unchecked")
+EVIDENCE_ALIASES: dict[str, str] = {
+    "not_found": "missing",
+    "notfound": "missing",
+    "no_transcript": "none",
+    "notranscript": "none",
+}
 FILTERS = (
     "kind",
     "project",
@@ -69,6 +84,7 @@ FILTERS = (
     "impact",
     "after",
     "before",
+    "evidence",
 )
 _FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
 _DAY = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
@@ -89,6 +105,9 @@ class Filter:
     name: str
     values: tuple[str, ...]
     negated: bool = False
+    ids: frozenset[str] | None = None
+    """The ids of the records this filter stands for, when the index cannot tell by itself
+    (``evidence:``): set by :func:`with_evidence`; ``None`` otherwise."""
 
     def __str__(self) -> str:
         return f"{'-' if self.negated else ''}{self.name}:{','.join(self.values)}"
@@ -110,6 +129,11 @@ class Query:
     @property
     def has_text(self) -> bool:
         return bool(self.terms)
+
+    @property
+    def needs_evidence(self) -> bool:
+        """An ``evidence:`` filter whose records are not known yet (see :func:`with_evidence`)."""
+        return any(f.name == "evidence" and f.ids is None for f in self.filters)
 
     def narrows(self, previous: Query) -> bool:
         """Every record matching this query also matches ``previous`` (typing went on).
@@ -185,6 +209,18 @@ def _expand_status(value: str, start: int, end: int) -> tuple[str, ...]:
     return matches
 
 
+def _expand_evidence(value: str, start: int, end: int) -> tuple[str, ...]:
+    v = normalize(value).replace(" ", "_").replace("-", "_")
+    if v in EVIDENCE_ALIASES:
+        return (EVIDENCE_ALIASES[v],)
+    matches = tuple(e for e in EVIDENCE if e.startswith(v))
+    if not matches:
+        raise QueryError(
+            f"unknown evidence state '{value}'; evidence: {', '.join(EVIDENCE)}", start, end
+        )
+    return matches
+
+
 def parse_day(value: str) -> int | None:
     """``YYYY-MM-DD`` or ``YYYY-MM`` as the number YYYYMMDD (the month's first day), else None."""
     m = _DAY.fullmatch(value.strip())
@@ -212,6 +248,11 @@ def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | No
         for v in values:
             statuses += [s for s in _expand_status(v, start, end) if s not in statuses]
         return Filter(name, tuple(statuses), neg)
+    if name == "evidence":
+        states: list[str] = []
+        for v in values:
+            states += [e for e in _expand_evidence(v, start, end) if e not in states]
+        return Filter(name, tuple(states), neg)
     if name in ("after", "before"):
         if len(values) != 1 or parse_day(values[0]) is None:
             raise QueryError(
@@ -269,3 +310,18 @@ def parse_query(text: str) -> Query:
         tuple(filters),
         collapse(" ".join(free)),
     )
+
+
+def with_evidence(query: Query, states: Mapping[str, str]) -> Query:
+    """``query`` with each ``evidence:`` filter given the ids of the records it stands for:
+    ``states`` maps a record id (``kpt-…`` or ``kpt-…/try-001``) to its evidence value (one
+    of :data:`EVIDENCE`). Records not in ``states`` match no ``evidence:`` value."""
+    if not any(f.name == "evidence" for f in query.filters):
+        return query
+    filters = tuple(
+        replace(f, ids=frozenset(k for k, v in states.items() if v in f.values))
+        if f.name == "evidence"
+        else f
+        for f in query.filters
+    )
+    return replace(query, filters=filters)

@@ -1,0 +1,315 @@
+"""Each KPT report's evidence state, kept between runs: what the ``evidence:`` filters of the
+sessions list and of search need, without reading every transcript each time.
+
+Checking a report's evidence reads its session's whole transcript
+(:func:`store.insight.evidence.check_report`). The outcome per report — each item's state —
+is kept in ``.hurikaeri/evidence-cache-v1.json``, keyed by the report file's identity (size,
+mtime, inode) and by its transcript's (path, size, mtime): an edited report, or a transcript
+that grew, appeared or went away, is checked again; for everything else an update is a
+``stat``. Nothing here runs at start: a screen asks (in a worker) when a filter needs it.
+The cache is our own file: corrupt, foreign or from another version, it is ignored and
+rewritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store.insight.evidence import MISSING_STATES
+from store.search.query import EVIDENCE
+from store.write.atomic import replace_file
+
+if TYPE_CHECKING:
+    from store.index.sessions import Session
+    from store.index.workspace_index import WorkspaceIndex
+    from store.workspace import Workspace
+
+CACHE_NAME = "evidence-cache-v1.json"
+CACHE_FORMAT = "hurikaeri-evidence"
+CACHE_VERSION = 1
+"""Raised when :mod:`store.insight.evidence` checks differently: old states are dropped."""
+
+#: An item's evidence state (:data:`store.insight.evidence.EvidenceState`) as the
+#: ``evidence:`` filter names it.
+FILTER_VALUE: dict[str, str] = {
+    "not_found": "missing",
+    "found": "found",
+    "partial": "partial",
+    "no_transcript": "none",
+    "unchecked": "unchecked",
+}
+assert set(FILTER_VALUE.values()) == set(EVIDENCE)
+
+Progress = Callable[[int, int], None]
+"""``(done, total)`` reports whose transcripts were read so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportCheck:
+    """One report's evidence, as the filters see it."""
+
+    report_id: str
+    """The report's id (its file name's stem when it has none), as search records it."""
+    transcript: str | None
+    """The transcript it was checked against (``None``: the session has none)."""
+    items: tuple[tuple[str, str], ...] = ()
+    """``(record id, state)`` per item that has an id, ``record id`` as search keys it
+    (``kpt-…/try-001``), ``state`` an :data:`~store.insight.evidence.EvidenceState`."""
+    missing: int = 0
+    """Items (with an id or not) whose evidence was not found."""
+
+    @property
+    def state(self) -> str:
+        """``missing`` when any item's evidence was not found, else ``none`` without a
+        transcript, else ``found``."""
+        if self.missing:
+            return "missing"
+        return "none" if self.transcript is None else "found"
+
+
+@dataclass(frozen=True)
+class EvidenceStates:
+    """Every report's evidence state at one moment (a new object after each update)."""
+
+    sessions: dict[str, ReportCheck] = field(default_factory=dict)
+    """Session key → its report's check (sessions without a report are not here)."""
+    checked: int = 0
+    """Reports whose transcript was read for this update (the rest came from the cache)."""
+
+    def session_state(self, session_key: str) -> str | None:
+        """``missing``/``found``/``none`` for a session's report; ``None`` without one."""
+        check = self.sessions.get(session_key)
+        return check.state if check is not None else None
+
+    def session_states(self) -> dict[str, str]:
+        """Session key → :meth:`session_state` (for :class:`store.index.order.SessionFilter`)."""
+        return {key: check.state for key, check in self.sessions.items()}
+
+    def record_values(self) -> dict[str, str]:
+        """Search record id → its ``evidence:`` value: an item its own state's, a report
+        its :attr:`ReportCheck.state`."""
+        out: dict[str, str] = {}
+        for check in self.sessions.values():
+            out[check.report_id] = check.state
+            for rid, state in check.items:
+                out[rid] = FILTER_VALUE.get(state, state)
+        return out
+
+
+def _ident(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+class EvidenceCache:
+    """The on-disk cache: report path → its identity, its transcript's and its check."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._entries: dict[str, dict[str, Any]] | None = None
+        self._dirty = False
+
+    @property
+    def path(self) -> Path:
+        return self.ws.state_dir / CACHE_NAME
+
+    def entries(self) -> dict[str, dict[str, Any]]:
+        if self._entries is not None:
+            return self._entries
+        self._entries = {}
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            return self._entries
+        head, _, body = raw.partition(b"\n")
+        try:
+            header = json.loads(head)
+            ok = (
+                isinstance(header, dict)
+                and header.get("format") == CACHE_FORMAT
+                and header.get("version") == CACHE_VERSION
+                and header.get("sha256") == hashlib.sha256(body).hexdigest()
+            )
+            entries = json.loads(body) if ok else None
+        except (ValueError, RecursionError):
+            entries = None
+        if isinstance(entries, dict):
+            self._entries = {k: v for k, v in entries.items() if isinstance(v, dict)}
+        return self._entries
+
+    def get(self, report: str, key: list[Any]) -> ReportCheck | None:
+        """The check kept for ``report`` if it was made with these identities."""
+        entry = self.entries().get(report)
+        if entry is None or entry.get("key") != key:
+            return None
+        try:
+            items = tuple((str(r), str(s)) for r, s in entry["items"])
+            return ReportCheck(
+                str(entry["id"]), entry.get("transcript"), items, int(entry["missing"])
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, report: str, key: list[Any], check: ReportCheck) -> None:
+        self.entries()[report] = {
+            "key": key,
+            "id": check.report_id,
+            "transcript": check.transcript,
+            "items": [list(x) for x in check.items],
+            "missing": check.missing,
+        }
+        self._dirty = True
+
+    def keep_only(self, reports: Iterable[str]) -> None:
+        """Forget the reports not in ``reports`` (gone from the workspace)."""
+        keep = set(reports)
+        entries = self.entries()
+        for k in [k for k in entries if k not in keep]:
+            del entries[k]
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache if it changed (errors ignored: a read-only workspace only checks
+        again next time)."""
+        if not self._dirty or self._entries is None:
+            return
+        body = json.dumps(self._entries, ensure_ascii=False, separators=(",", ":")).encode()
+        header = {
+            "format": CACHE_FORMAT,
+            "version": CACHE_VERSION,
+            "sha256": hashlib.sha256(body).hexdigest(),
+        }
+        with contextlib.suppress(OSError):
+            replace_file(self.path, [json.dumps(header).encode(), b"\n", body])
+            self._dirty = False
+
+
+def check_one(report_path: Path, s: Session, transcript: Path | None) -> ReportCheck:
+    """Read ``s``'s report and ``transcript`` (whole) and check the report's evidence."""
+    from store.insight.evidence import check_report
+    from store.read.transcript import read_transcript
+
+    assert s.report is not None
+    doc = s.report.doc
+    t = read_transcript(transcript, doc.session_id) if transcript is not None else None
+    ev = check_report(doc, t)
+    rid = doc.id or s.report.head.id or report_path.stem
+    items = tuple(
+        (f"{rid}/{item.id}", check.state) for _s, item, check in ev.items.values() if item.id
+    )
+    missing = sum(1 for _s, _i, check in ev.items.values() if check.state in MISSING_STATES)
+    return ReportCheck(rid, str(transcript) if transcript is not None else None, items, missing)
+
+
+def without_transcript(s: Session) -> ReportCheck:
+    """A report whose session has no transcript, from the index's head (no file read)."""
+    assert s.report is not None
+    head = s.report.head
+    rid = head.id or s.report.path.stem
+    items = tuple((f"{rid}/{iid}", "no_transcript") for _sec, iid in head.items if iid)
+    return ReportCheck(rid, None, items)
+
+
+class WorkspaceEvidence:
+    """The evidence states of a :class:`WorkspaceIndex`'s reports, shared by the screens
+    that filter on them (one per index: :func:`evidence_for`). :meth:`update` reads files:
+    call it in a worker."""
+
+    def __init__(self, wi: WorkspaceIndex) -> None:
+        self.wi = wi
+        self.cache = EvidenceCache(wi.ws)
+        self._lock = threading.Lock()
+        self.states: EvidenceStates | None = None
+        """The last update's result (``None`` before the first)."""
+
+    def update(
+        self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> EvidenceStates | None:
+        """Bring every report's state up to date: a ``stat`` of each report and transcript,
+        a full check (reading the transcript) of those that changed since they were
+        checked. ``None`` when ``cancelled()`` said so before the end."""
+        from store.read.transcript_locator import TranscriptLocator
+
+        with self._lock:
+            with self.wi.lock:
+                sessions = [s for s in self.wi.sessions.values() if s.report is not None]
+            transcripts = TranscriptLocator(self.wi.ws).files()
+            out: dict[str, ReportCheck] = {}
+            todo: list[tuple[Session, str, list[Any], Path]] = []
+            for s in sessions:
+                assert s.report is not None
+                path = s.report.path
+                sid = (s.report.head.session_id or "").strip()
+                found = transcripts.get(sid) if sid else None
+                transcript = found[0] if found else None
+                if transcript is None:  # nothing to read: every item has no transcript
+                    out[s.key] = without_transcript(s)
+                    continue
+                key = [_ident(path), s.report.line, str(transcript), _ident(transcript)]
+                name = f"{path}:{s.report.line}" if s.report.line else str(path)
+                got = self.cache.get(name, key)
+                if got is not None:
+                    out[s.key] = got
+                else:
+                    todo.append((s, name, key, transcript))
+            for n, (s, name, key, transcript) in enumerate(todo):
+                if cancelled is not None and cancelled():
+                    self.cache.save()
+                    return None
+                if progress is not None:
+                    progress(n, len(todo))
+                assert s.report is not None
+                try:
+                    check = check_one(s.report.path, s, transcript)
+                except (OSError, ValueError):
+                    continue  # unreadable now: checked again next time
+                # a file that changed while it was read is read again next time
+                if key[0] == _ident(s.report.path) and key[3] == _ident(transcript):
+                    self.cache.put(name, key, check)
+                out[s.key] = check
+            if progress is not None and todo:
+                progress(len(todo), len(todo))
+            self.cache.keep_only(
+                f"{s.report.path}:{s.report.line}" if s.report.line else str(s.report.path)
+                for s in sessions
+                if s.report is not None
+            )
+            self.cache.save()
+            self.states = EvidenceStates(out, len(todo))
+            return self.states
+
+
+_HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceEvidence] = weakref.WeakKeyDictionary()
+_HANDLES_LOCK = threading.Lock()
+
+
+def evidence_for(wi: WorkspaceIndex) -> WorkspaceEvidence:
+    """The one :class:`WorkspaceEvidence` of a workspace index (the sessions list and search
+    share it)."""
+    with _HANDLES_LOCK:
+        got = _HANDLES.get(wi)
+        if got is None:
+            got = _HANDLES[wi] = WorkspaceEvidence(wi)
+        return got
+
+
+__all__ = [
+    "CACHE_NAME",
+    "FILTER_VALUE",
+    "EvidenceCache",
+    "EvidenceStates",
+    "ReportCheck",
+    "WorkspaceEvidence",
+    "evidence_for",
+]
