@@ -13,7 +13,9 @@ the same run, round by round, so a change in the machine's load touches both ali
   normal install has it) and without (``PYTHONDONTWRITEBYTECODE=1``: every module compiled
   from source at every start, as this environment sets it).
 - **small commands**: spawn → exit of ``--help``, ``--version``, ``show KPT_ID``, ``meta
-  FILE`` (with bytecode), beside ``python -c pass``.
+  FILE``, ``approve KPT_ID/keep-001`` and ``import-wrapup`` of the seed's wrap-up input
+  (imported once while priming: then already there) (with bytecode), beside ``python -c
+  pass``. ``approve`` appends to the workspace's ledger: measure a copy.
 - **keys** (one app per round, warm cache, once idle): ``down`` in the sessions list,
   key → the end of the next frame; then ``/`` and the search queries of
   :mod:`benchmarks.search_bench` plus typo'd ones, typed one character at a time at most
@@ -53,6 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent / "hurikaeri"
 BARE = REPO / "benchmarks" / "bare_textual.py"
+WRAPUP = REPO / "tests" / "fixtures" / "seeds" / "wrapup-input.json"
 COLS, ROWS = 120, 40
 SYNC_QUERY = b"\x1b[?2026$p"
 SYNC_REPLY = b"\x1b[?2026;2$y"
@@ -395,6 +398,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--version": [str(BIN), "--version"],
         "show": [str(BIN), "show", kpt_id, "--root", str(root)],
         "meta": [str(BIN), "meta", str(md), "--root", str(root)],
+        # what hooks run after a session: a decision (one ledger line more each time) and
+        # a wrap-up imported again (already there after the first run: nothing written)
+        "approve": [str(BIN), "approve", f"{kpt_id}/keep-001", "--root", str(root)],
+        "import-wrapup": [str(BIN), "import-wrapup", str(WRAPUP), "--root", str(root)],
     }
 
     def log(msg: str) -> None:

@@ -9,6 +9,8 @@ confirmation, and undoable with ``u``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,9 +27,11 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
 from screens.writing import run_write, start_write
-from store.index.order import LessonFilter, LessonRow, ordered_lessons
+from store.index.lesson_list import LessonList, Shown
+from store.index.order import LessonFilter, LessonRow
 from store.index.sessions import parse_day
 from store.index.workspace_index import WorkspaceIndex
+from store.ledger import Ledger
 from store.models.lessons import LESSON_TYPES
 from store.read.kinds import Kind
 from store.review.lessons import archive_lesson, find_lesson, lesson_key, remove_lesson
@@ -39,6 +43,28 @@ COLUMNS = [
     Column("title", "Title", None, min_width=20),
 ]
 GROUPS = ("none", "tag", "category")
+_NONE = LessonList(())
+
+
+class ShownRows(LazyRows):
+    """`LazyRows` over the shown lessons: no list of their keys, no dictionary of them
+    (`VirtualTable` takes ``key_index`` instead of building one)."""
+
+    def __init__(self, shown: Shown, cells: Callable[[str], tuple[Cell, ...]]) -> None:
+        super().__init__((), cells)
+        self.keys = shown.keys_seq  # type: ignore[assignment]
+        self.key_index = shown.index
+
+
+def archived_ids(ledger: Ledger) -> set[str]:
+    """The ids of the archived lessons."""
+    prefix = lesson_key("")
+    with ledger.lock:
+        return {
+            k[len(prefix) :]
+            for k, st in ledger.states.items()
+            if st.archived and k.startswith(prefix)
+        }
 
 
 class LessonsScreen(Screen[None]):
@@ -73,10 +99,10 @@ class LessonsScreen(Screen[None]):
     def __init__(self, index: WorkspaceIndex) -> None:
         super().__init__()
         self.index = index
-        self.rows: dict[str, LessonRow] = {}
+        self.rows: Mapping[str, LessonRow] = {}
         self.grouping = "none"
         self.show_archived = False
-        self._all: tuple[object, list[LessonRow]] | None = None
+        self._all: tuple[object, LessonList] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -108,28 +134,28 @@ class LessonsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="lessons", exit_on_error=False)
     def load_lessons(self) -> None:
         """Every lesson's head, decoded and sorted in a thread (a hundred thousand lessons
-        take a second or two), then the list is filled."""
+        take about a second) into a few arrays, then the list is filled."""
         files = self.index.files
         if self._all is not None and self._all[0] is files:
             return
-        out = ordered_lessons(files.values())
+        out = LessonList(files.values())
         if not get_current_worker().is_cancelled:  # a newer read replaced this one
             self.app.call_from_thread(self.lessons_loaded, files, out)
 
-    def lessons_loaded(self, files: object, rows: list[LessonRow]) -> None:
+    def lessons_loaded(self, files: object, rows: LessonList) -> None:
         self._all = (files, rows)
         self.refresh_options()
         self.refresh_rows()
 
-    def all_lessons(self) -> list[LessonRow]:
+    def all_lessons(self) -> LessonList:
         """Every lesson, newest first, as last read by :meth:`load_lessons`."""
-        return self._all[1] if self._all is not None else []
+        return self._all[1] if self._all is not None else _NONE
 
     def refresh_options(self) -> None:
-        lessons = [r.lesson for r in self.all_lessons()]
+        lessons = self.all_lessons()
         for sid, values in (
-            ("#lf-category", sorted({x.category for x in lessons if x.category})),
-            ("#lf-project", sorted({x.project for x in lessons if x.project})),
+            ("#lf-category", lessons.categories()),
+            ("#lf-project", lessons.projects()),
         ):
             sel = self.query_one(sid, Select)
             current = sel.value
@@ -153,31 +179,22 @@ class LessonsScreen(Screen[None]):
 
     def refresh_rows(self) -> None:
         flt = self.current_filter()
-        shown = [
-            r
-            for r in self.all_lessons()
-            if flt.matches(r.lesson)
-            and (
-                self.show_archived
-                or not self.index.ledger.state(lesson_key(r.lesson.id or "")).archived
-            )
-        ]
-        self.rows = {r.key: r for r in shown}
+        lessons = self.all_lessons()
+        hidden = set() if self.show_archived else archived_ids(self.index.ledger)
+        shown = self.rows = Shown(lessons, lessons.select(flt, hidden))
         # only the rows on screen are made (a hundred thousand lessons, forty drawn)
         headers: dict[str, tuple[Cell, ...]] = {}
         keys: list[str] = []
-        if self.grouping == "none":
-            keys = [r.key for r in shown]
-        else:
-            groups: dict[str, list[LessonRow]] = {}
-            for r in shown:
+        if self.grouping != "none":
+            groups: dict[str, list[str]] = {}
+            for rank in shown.ranks:
                 names = (
-                    (r.lesson.tags or ["(no tag)"])
+                    (lessons.tags(rank) or ["(no tag)"])
                     if self.grouping == "tag"
-                    else [r.lesson.category or "(none)"]
+                    else [lessons.category(rank) or "(none)"]
                 )
                 for n in names:
-                    groups.setdefault(n, []).append(r)
+                    groups.setdefault(n, []).append(lessons.key(rank))
             for name, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
                 headers[f"group:{name}"] = (
                     Content.styled(f"{len(members)} ×", "bold"),
@@ -186,13 +203,13 @@ class LessonsScreen(Screen[None]):
                     literal(name, "bold $accent", keep_newlines=False),
                 )
                 keys.append(f"group:{name}")
-                keys += [f"{r.key}#{name}" for r in members]
+                keys += [f"{k}#{name}" for k in members]
 
         def cells(key: str) -> tuple[Cell, ...]:
             head = headers.get(key)
-            return head if head is not None else self.row(self.rows[key.split("#", 1)[0]])[1]
+            return head if head is not None else self.row(shown[key.split("#", 1)[0]])[1]
 
-        rows = LazyRows(keys, cells)
+        rows = ShownRows(shown, cells) if self.grouping == "none" else LazyRows(keys, cells)
         table = self.query_one("#lessons-list", VirtualTable)
         table.set_rows(rows)
         table.border_title = (

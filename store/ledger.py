@@ -32,11 +32,14 @@ item (``resolves``) settles it, and ``reopen`` sets it back to pending for every
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import json
 import math
 import os
 import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +48,7 @@ from typing import Any, Literal
 from store import team
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import encode_record, scan_jsonl
+from store.read.textio import MAX_RECORD_BYTES
 from store.write.atomic import PathRefused, append_bytes
 
 Op = Literal[
@@ -221,9 +225,12 @@ def fold_entry(st: ItemState, e: Entry) -> None:
         elif resolves:
             st.decisions.clear()
         who = str(e.data.get("who") or e.src or "")
-        st.decisions[e.src] = Decision(_DECIDED[e.op], who, e.at, e.note, e.group)
-        distinct = {d.state for d in st.decisions.values()}
-        st.state = "contested" if len(distinct) > 1 else _DECIDED[e.op]
+        state = _DECIDED[e.op]
+        decisions = st.decisions
+        decisions[e.src] = Decision(state, who, e.at, e.note, e.group)
+        if len(decisions) > 1 and len({d.state for d in decisions.values()}) > 1:
+            state = "contested"
+        st.state = state
         st.note, st.at, st.who = e.note, e.at, who or None
     elif e.op == "reopen":
         st.state, st.note, st.at = "pending", None, e.at
@@ -268,16 +275,18 @@ class _Source:
 OrderKey = tuple[float, str, int, int]
 
 
-def _when(at: str, last: float) -> float:
-    """A line's time in seconds (UTC), never earlier than the line before it in its file:
-    a clock set back reorders nothing of one reviewer's own."""
+def _seconds(at: str) -> float | None:
+    """The time ``at`` (ISO 8601; UTC when it names no zone) in seconds, ``None`` when it
+    is not a time. A line's place in the fold is its time, never earlier than the line
+    before it in its file (a clock set back reorders nothing of one reviewer's own); a
+    line without a time takes the place of the line before it (see ``_read``)."""
     try:
         dt = datetime.fromisoformat(at)
     except (TypeError, ValueError):
-        return last if last > -math.inf else 0.0
+        return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return max(dt.timestamp(), last)
+    return dt.timestamp()
 
 
 class Ledger:
@@ -359,7 +368,7 @@ class Ledger:
 
     def refresh(self) -> bool:
         """Read lines appended since the last read; True when anything changed."""
-        with self.lock:
+        with self.lock, _paused_gc():
             return self._refresh()
 
     def _files(self) -> list[tuple[Path, str, int]]:
@@ -432,19 +441,34 @@ class Ledger:
             return None if src.offset else []
         if not data:
             return []
-        sink = DiagnosticSink(str(src.path))
-        scan = scan_jsonl(data, sink, base_offset=src.offset, base_line=src.line)
-        self.diagnostics.extend(sink.items)
-        consumed = scan.complete_until - src.offset
-        src.line += data[:consumed].count(b"\n")
-        src.offset = scan.complete_until
+        records = _plain_lines(data)
+        if records is not None:  # every line one object: what scan_jsonl would find
+            src.line += data.count(b"\n")
+            src.offset += len(data)
+        else:  # anything else (broken, torn, pretty-printed lines): read as any JSONL
+            sink = DiagnosticSink(str(src.path))
+            scan = scan_jsonl(data, sink, base_offset=src.offset, base_line=src.line)
+            self.diagnostics.extend(sink.items)
+            consumed = scan.complete_until - src.offset
+            src.line += data[:consumed].count(b"\n")
+            src.offset = scan.complete_until
+            records = [r.data for r in scan.records]
         out: list[tuple[OrderKey, Entry]] = []
-        for r in scan.records:
-            e = _entry(r.data)
+        times: dict[str, float | None] = {}  # a batch's lines share their time
+        setattr_ = object.__setattr__
+        for rec in records:
+            e = _entry(rec)
             if e is None:
                 continue
-            object.__setattr__(e, "src", src.key)
-            src.last = _when(e.at, src.last)
+            setattr_(e, "src", src.key)
+            try:
+                t = times[e.at]
+            except KeyError:
+                t = times[e.at] = _seconds(e.at)
+            if t is None:  # no time: where the line before it was
+                src.last = src.last if src.last > -math.inf else 0.0
+            elif t > src.last:
+                src.last = t
             out.append(((src.last, src.key, src.rank, src.count), e))
             src.count += 1
         return out
@@ -542,7 +566,10 @@ class Ledger:
     def _fold_one(self, e: Entry) -> None:
         if self.undone and self.is_undone(e):
             return
-        fold_entry(self.states.setdefault(e.target, ItemState()), e)
+        st = self.states.get(e.target)
+        if st is None:
+            st = self.states[e.target] = ItemState()
+        fold_entry(st, e)
 
     def _refold(self) -> None:
         self.states = {}
@@ -686,9 +713,11 @@ def _first(pair: tuple[OrderKey, Entry]) -> OrderKey:
     return pair[0]
 
 
+_KNOWN = frozenset({"id", "at", "op", "target", "note", "undoes"})
+
+
 def _entry(rec: dict[str, Any]) -> Entry | None:
     try:
-        known = {"id", "at", "op", "target", "note", "undoes"}
         return Entry(
             str(rec["id"]),
             str(rec["at"]),
@@ -696,10 +725,62 @@ def _entry(rec: dict[str, Any]) -> Entry | None:
             str(rec.get("target", "")) if rec.get("op") in TX_OPS else str(rec["target"]),
             rec.get("note"),
             rec.get("undoes"),
-            {k: v for k, v in rec.items() if k not in known},
+            {} if rec.keys() <= _KNOWN else {k: v for k, v in rec.items() if k not in _KNOWN},
         )
     except KeyError:
         return None
+
+
+#: ``json.loads``'s own parser, without its work on each call (bytes, whitespace)
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: The longest line :func:`_plain_lines` takes in (in characters; longer: ``scan_jsonl``,
+#: which tells records over ``MAX_RECORD_BYTES`` apart).
+_PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
+
+
+def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
+    """The objects of ``data`` when it is what the ledger's own appends make: UTF-8, whole
+    lines, each one JSON object (blank lines apart). ``None`` for anything else — a line
+    that is broken, torn, pretty-printed over several, not an object, very long — which
+    :func:`scan_jsonl` reads (and reports on). Each line is parsed as ``json.loads`` would,
+    but without its per-call work on bytes: the ledger of a large workspace is tens of
+    thousands of lines, read by every small command."""
+    if not data.endswith(b"\n"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    out: list[dict[str, Any]] = []
+    append = out.append
+    lines = text.split("\n")
+    lines.pop()  # after the last newline
+    for line in lines:
+        try:
+            obj, end = _scan_once(line, 0)
+        except (StopIteration, ValueError, RecursionError):
+            if line.strip(" \t\r"):
+                return None
+            continue  # a blank line
+        if type(obj) is not dict or len(line) > _PLAIN_LINE_MAX:
+            return None
+        if end != len(line) and line[end:].strip(" \t\r"):
+            return None
+        append(obj)
+    return out
+
+
+@contextlib.contextmanager
+def _paused_gc() -> Iterator[None]:
+    """No cyclic collection while the lines are read (objects only, no cycles: the
+    collector would scan every one of them again and again, more than the reading)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 __all__ = [

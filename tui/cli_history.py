@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from store.read.textsafe import printable
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
+    from store.ledger import Ledger
     from store.review.transactions import TxResult, TxView, UndoRefused
     from store.workspace import Workspace
 
@@ -57,12 +58,12 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     r.add_argument("--json", action="store_true", help="print what was written as JSON")
 
 
-def recovered_note(ws: Workspace) -> None:
+def recovered_note(ws: Workspace, ledger: Ledger | None = None) -> None:
     """Roll back what a killed process left half done (every command that writes calls
-    this first) and say so on standard error."""
+    this first) and say so on standard error. ``ledger``: the command's own, read once."""
     from store.review.transactions import recover
 
-    for r in recover(ws):
+    for r in recover(ws, ledger=ledger):
         left = f"; left as found: {', '.join(r.left)}" if r.left else ""
         print(
             f"{PROG}: rolled back an unfinished {r.action} "

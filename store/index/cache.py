@@ -228,3 +228,33 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
         if old.name != NAME and not old.name.startswith("."):
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def report_path_hint(ws: Workspace, report_id: str) -> Path | None:
+    """The file in which the cache last saw the KPT report ``report_id``, found by
+    looking for the report's head in the cache's bytes (mapped, nothing decoded but that
+    one file's line): a hint, not an answer. Nothing is checked against the checksum or
+    the file on disk; the caller reads the file and checks its id (the cache may be old,
+    foreign, or edited by anyone). ``None`` when the cache names no such report."""
+    import mmap
+
+    needle = b'["R",[' + json.dumps(report_id, ensure_ascii=False).encode() + b","
+    try:
+        with (
+            open(cache_path(ws), "rb") as f,
+            mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m,
+        ):
+            at = m.find(needle)
+            if at < 0:
+                return None
+            # each file's line: ["path", "kind", blob size] TAB entry; the path's JSON is
+            # ASCII with its quotes escaped, so the line's start is the last '["' before
+            # the tab (the entry's own tabs are escaped too)
+            tab = m.rfind(b"\t", 0, at)
+            start = m.rfind(b'["', 0, tab) if tab >= 0 else -1
+            head = json.loads(m[start:tab]) if start >= 0 else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(head, list) or len(head) != 3 or head[1] != "kpt":
+        return None
+    return Path(head[0]) if isinstance(head[0], str) else None

@@ -327,6 +327,16 @@ class HeadTable:
         raw = json.loads(b"[" + blob.replace(b"\n", b",") + b"]")
         return (load_record(r) for r in raw)
 
+    def heads(self, start: int, stop: int) -> list[RecordHead]:
+        """The heads ``start`` to ``stop`` (clamped), decoded in one pass: a part of the
+        table at a time, so that what is decoded at once stays small."""
+        stop = min(stop, len(self.ends))
+        if start >= stop:
+            return []
+        first = self.ends[start - 1] + 1 if start else 0
+        part = self.blob[first : self.ends[stop - 1]]
+        return [load_record(r) for r in json.loads(b"[" + part.replace(b"\n", b",") + b"]")]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HeadTable) and self.blob == other.blob
 

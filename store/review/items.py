@@ -58,15 +58,39 @@ def missing_id(report: KptReport, section: str, item: KptItem, where: str) -> st
 
 
 def report_paths(ws: Workspace) -> Iterator[Path]:
+    """Every KPT report's file (``discover`` lists them first: nothing else is walked)."""
     for f in ws.discover():
-        if f.kind is Kind.KPT:
-            yield f.path
+        if f.kind is not Kind.KPT:
+            return
+        yield f.path
+
+
+def _report_candidates(ws: Workspace, report_id: str) -> Iterator[Path]:
+    """Where the report ``report_id`` may be, likeliest first: the file named after it
+    (``kpt-YYYYMMDD-NNN.yaml``, as the skill writes it), the file the index cache last saw
+    it in, then every report's file."""
+    for d in ws.locations["kpt"]:
+        for ext in (".yaml", ".yml"):
+            path = d / f"{report_id}{ext}"
+            if path.is_file():
+                yield path
+    from store.index.cache import report_path_hint
+
+    hint = report_path_hint(ws, report_id)
+    found = ws.found(hint) if hint is not None else None
+    if found is not None and found.kind is Kind.KPT:  # never a file the cache made up
+        yield found.path
+    yield from report_paths(ws)
 
 
 def find_report(ws: Workspace, report_id: str) -> tuple[Path, KptReport]:
-    """The report with this id: by its file name first, then by reading the reports."""
-    candidates = [d / f"{report_id}{ext}" for d in ws.locations["kpt"] for ext in (".yaml", ".yml")]
-    for path in [p for p in candidates if p.is_file()] + list(report_paths(ws)):
+    """The report with this id: by its file name first, then where the index cache saw
+    it, then by reading the reports (each file read once)."""
+    tried: set[Path] = set()
+    for path in _report_candidates(ws, report_id):
+        if path in tried:
+            continue
+        tried.add(path)
         loaded = load_file(path, Kind.KPT, ws.display(path))
         if isinstance(loaded.doc, KptReport) and loaded.doc.id == report_id:
             return path, loaded.doc

@@ -2,10 +2,18 @@
 
 Two files under the workspace's ``.hurikaeri/``:
 
-- ``search-cache-v1.bin`` — the segment: a JSON header, then raw arrays and UTF-8 blobs,
+- ``search-cache-v2.bin`` — the segment: a JSON header, then raw arrays and UTF-8 blobs,
   each section with its CRC-32. It is memory-mapped: arrays are read in place, a record is
-  decoded only when it is shown. Rewritten only by a full build or a compaction.
-- ``search-cache-v1.json`` — what changed since: file identities (path, size, mtime_ns),
+  decoded only when it is shown. The records and titles (most of the bytes, read only for
+  the hits shown) are zlib blocks of a few dozen each: a block is decompressed to read one
+  of them, the last few are kept. The postings and the precomputed id sets are zlib blocks
+  of :data:`ID_BLOCK` ids (a block is decoded at C speed when a slice needs it, the last
+  few are kept; stored as differences they are half the size again but three times slower
+  to decode, which every key would feel). The texts, which the engine scans, are stored as
+  they are (compressed, a Japanese term's key took 85 ms instead of 14). Rewritten only by
+  a full build or a compaction. ``benchmarks/search_store_bench.py`` measures the options,
+  SQLite FTS5 beside them.
+- ``search-cache-v2.json`` — what changed since: file identities (path, size, mtime_ns),
   tombstones and the delta's records. Small; rewritten after each update.
 
 Nothing in them is executed or trusted: no pickle; a file with the wrong magic, version,
@@ -18,14 +26,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import mmap
+import operator
 import os
 import secrets
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +50,7 @@ from store.search.segment import Segment
 from store.workspace import Workspace
 from store.write.atomic import replace_file
 
-VERSION = 1
+VERSION = 2
 #: What the tokens and records mean (tokenisation, record extraction): a cache made under
 #: another scheme is rebuilt even though its layout is the same.
 SCHEME = 3
@@ -48,6 +58,19 @@ BIN_NAME = f"search-cache-v{VERSION}.bin"
 SIDE_NAME = f"search-cache-v{VERSION}.json"
 MAGIC = b"HURIKAERI-SEARCH"
 _ALIGN = 8
+#: Records and titles per zlib block (a record is about half a kilobyte, a title a line):
+#: small blocks, each decompressed in microseconds, compressed as well as large ones
+#: with a dictionary of samples of the whole (zlib's preset dictionary).
+RECORD_BLOCK = 4
+TITLE_BLOCK = 16
+#: The dictionary's size (zlib's window).
+ZDICT_BYTES = 32 * 1024
+#: Strings kept once read, per section.
+KEEP_ITEMS = 20_000
+#: Decompressed blocks kept per section (the hits of a query are mostly near each other).
+KEEP_BLOCKS = 64
+#: Ids per block of the postings and of the precomputed id sets.
+ID_BLOCK = 1 << 14
 
 
 class CacheError(Exception):
@@ -156,6 +179,60 @@ def _chunk_crcs(data: bytes) -> array[int]:
     return array("I", (zlib.crc32(data[i : i + CHUNK]) for i in range(0, len(data), CHUNK)))
 
 
+def _pack_ids(ids: Any, *, delta: bool = True) -> tuple[bytes, array[int]]:
+    """Sorted runs of ids as zlib blocks of :data:`ID_BLOCK`, and each block's offset
+    among them. With ``delta`` a block holds the first id, then differences (negative
+    where a run ends): three times smaller, three times slower to decode; without, the
+    ids themselves."""
+    per = ID_BLOCK
+    blocks: list[bytes] = []
+    block_off = array("Q", [0])
+    pos = 0
+    for i in range(0, len(ids), per):
+        part = array("q", ids[i : i + per])
+        if delta:
+            diffs = array("i", [part[0]])
+            diffs.extend(map(operator.sub, part[1:], part[:-1]))
+        else:
+            diffs = array("I", part)
+        z = zlib.compress(diffs.tobytes(), 6)
+        blocks.append(z)
+        pos += len(z)
+        block_off.append(pos)
+    return b"".join(blocks), block_off
+
+
+def _zdict(items: Sequence[bytes]) -> bytes:
+    """A preset dictionary for blocks of ``items``: items spread evenly over all of them,
+    up to :data:`ZDICT_BYTES` (what recurs in most blocks is in it)."""
+    if not items:
+        return b""
+    step = max(1, len(items) // 512)
+    return b"".join(items[::step])[-ZDICT_BYTES:]
+
+
+def _zblocks(items: Sequence[bytes], per: int) -> tuple[bytes, array[int], array[int], bytes]:
+    """``items`` in zlib blocks of ``per``: the blocks, each item's offset in the items
+    joined (uncompressed), each block's offset in the blocks, and the dictionary they
+    were compressed with."""
+    item_off = array("Q", [0])
+    total = 0
+    for item in items:
+        total += len(item)
+        item_off.append(total)
+    zdict = _zdict(items)
+    blocks: list[bytes] = []
+    block_off = array("Q", [0])
+    pos = 0
+    for b in range(0, len(items), per):
+        c = zlib.compressobj(6, zdict=zdict) if zdict else zlib.compressobj(6)
+        z = c.compress(b"".join(items[b : b + per])) + c.flush()
+        blocks.append(z)
+        pos += len(z)
+        block_off.append(pos)
+    return b"".join(blocks), item_off, block_off, zdict
+
+
 def _record_json(r: SearchRecord, file_index: int) -> bytes:
     """A record without what the segment already knows: its path is the file's index, a
     title that is the first line of a field is that field's number, so is the gist."""
@@ -194,9 +271,11 @@ def segment_sections(
 ) -> dict[str, tuple[str, bytes]]:
     """The sections of a segment: name → (type code, or ``blob``; bytes)."""
     texts, text_off = _concat([t.encode("utf-8", "surrogatepass") for t in seg.texts])
-    titles, title_off = _concat([t.encode("utf-8", "surrogatepass") for t in seg.titles])
-    recs, rec_off = _concat(
-        [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))]
+    titles, title_off, title_blocks, title_dict = _zblocks(
+        [t.encode("utf-8", "surrogatepass") for t in seg.titles], TITLE_BLOCK
+    )
+    recs, rec_off, rec_blocks, rec_dict = _zblocks(
+        [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))], RECORD_BLOCK
     )
     heavy_keys = sorted(seg.heavy)
     heavy_ranges = array("Q")
@@ -214,23 +293,31 @@ def segment_sections(
         a = values if isinstance(values, array) and values.typecode == code else array(code, values)
         return code, a.tobytes()
 
+    # ids as they are: decoded three times faster than differences (see the docstring)
+    postings, postings_blocks = _pack_ids(seg.postings, delta=False)
+    heavy_packed, heavy_blocks = _pack_ids(heavy_ids, delta=False)
+
     paths = seg.file_paths
     return {
         "vocab": ("blob", _blob(seg.vocab)),
         "offsets": arr("I", seg.offsets),
-        "postings": arr("I", seg.postings),
+        "postings": ("zraw", postings),
+        "postings_blocks": arr("Q", postings_blocks),
         "heavy_keys": ("blob", _blob(heavy_keys)),
         "heavy_ranges": arr("Q", heavy_ranges),
-        "heavy_ids": arr("I", heavy_ids),
+        "heavy_ids": ("zraw", heavy_packed),
+        "heavy_blocks": arr("Q", heavy_blocks),
         "texts": ("chunked", texts),
         "texts_crc": arr("I", _chunk_crcs(texts)),
         "text_offsets": arr("Q", text_off),
-        "titles": ("chunked", titles),
-        "titles_crc": arr("I", _chunk_crcs(titles)),
+        "titles": ("zblocks", titles),
+        "title_blocks": arr("Q", title_blocks),
         "title_offsets": arr("Q", title_off),
-        "records": ("chunked", recs),
-        "records_crc": arr("I", _chunk_crcs(recs)),
+        "title_dict": ("blob", title_dict),
+        "records": ("zblocks", recs),
+        "record_blocks": arr("Q", rec_blocks),
         "record_offsets": arr("Q", rec_off),
+        "record_dict": ("blob", rec_dict),
         "kinds": ("B", bytes(seg.kinds)),
         "dates": arr("I", seg.dates),
         "groups": arr("I", seg.groups),
@@ -253,9 +340,11 @@ def segment_sections(
 
 
 SECTIONS = (
-    "vocab", "offsets", "postings", "heavy_keys", "heavy_ranges", "heavy_ids",
-    "texts", "texts_crc", "text_offsets", "titles", "titles_crc", "title_offsets",
-    "records", "records_crc", "record_offsets", "kinds", "dates", "groups", "group_starts",
+    "vocab", "offsets", "postings", "postings_blocks", "heavy_keys", "heavy_ranges",
+    "heavy_ids", "heavy_blocks",
+    "texts", "texts_crc", "text_offsets", "titles", "title_blocks", "title_offsets",
+    "title_dict", "records", "record_blocks", "record_offsets", "record_dict", "kinds",
+    "dates", "groups", "group_starts",
     "files", "file_paths", "file_sizes", "file_mtimes", "hashes", "gists", "facet_keys",
     "facet_offsets", "facet_ids", "by_date", "sessions",
 )  # fmt: skip
@@ -274,7 +363,7 @@ def save_segment(
     pos = 0
     for name in SECTIONS:
         code, data = sections[name]
-        crc = 0 if code == "chunked" else zlib.crc32(data)
+        crc = 0 if code in ("chunked", "zblocks", "zids", "zraw") else zlib.crc32(data)
         layout[name] = [pos, len(data), code, crc]
         body.append(data)
         pad = (-len(data)) % _ALIGN
@@ -296,6 +385,10 @@ def save_segment(
     head = MAGIC + len(header).to_bytes(8, "little") + header
     head += b"\0" * ((-len(head)) % _ALIGN)
     replace_file(ws.state_dir / BIN_NAME, [head, *body])
+    for old in ws.state_dir.glob("search-cache-v*"):  # other versions' caches
+        if old.name not in (BIN_NAME, SIDE_NAME) and not old.name.startswith("."):
+            with contextlib.suppress(OSError):
+                old.unlink()
     return token
 
 
@@ -360,6 +453,167 @@ class _Chunked:
         self.read(0, len(self.data))
 
 
+class _PackedIds:
+    """Ids packed by :func:`_pack_ids`, indexed and sliced like an array (a slice is an
+    ``array('I')``): the blocks a slice covers are decompressed and summed up at C speed,
+    the last :data:`KEEP_BLOCKS` kept. zlib's checksum and each block's length are
+    checked as it is decoded."""
+
+    def __init__(self, packed: tuple[memoryview, bool], blocks: Any, count: int) -> None:
+        self.data, self.delta = packed
+        self.blocks = blocks
+        self.count = count
+        self.per = per = ID_BLOCK
+        self.kept: dict[int, array[int]] = {}
+        if len(blocks) != -(-count // per) + 1 or blocks[-1] != len(self.data):
+            raise CacheError("block table of the wrong size")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _block(self, b: int) -> array[int]:
+        got = self.kept.get(b)
+        if got is None:
+            start, end = self.blocks[b], self.blocks[b + 1]
+            if not 0 <= start <= end <= len(self.data):
+                raise CacheError("offset out of bounds")
+            try:
+                raw = zlib.decompress(self.data[start:end])
+                if self.delta:
+                    diffs = array("i")
+                    diffs.frombytes(raw)
+                    got = array("I", itertools.accumulate(diffs))
+                else:
+                    got = array("I")
+                    got.frombytes(raw)
+            except (zlib.error, ValueError, OverflowError) as exc:
+                raise CacheError("a corrupt block of ids") from exc
+            if len(got) != min(self.per, self.count - b * self.per):
+                raise CacheError("a block of ids of the wrong length")
+            if len(self.kept) >= KEEP_BLOCKS:
+                self.kept.clear()
+            self.kept[b] = got
+        return got
+
+    def __getitem__(self, i: Any) -> Any:
+        per = self.per
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self.count)
+            if step != 1:
+                raise ValueError("only plain slices of ids")
+            if start >= stop:
+                return array("I")
+            first, last = start // per, (stop - 1) // per
+            if first == last:
+                return self._block(first)[start - first * per : stop - first * per]
+            out = array("I")
+            for b in range(first, last + 1):
+                base = b * per
+                out += self._block(b)[max(start, base) - base : min(stop, base + per) - base]
+            return out
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        return self._block(i // per)[i % per]
+
+    def __iter__(self) -> Iterator[int]:
+        for b in range(len(self.blocks) - 1):
+            yield from self._block(b)
+
+
+class _Heavy(Mapping[str, Any]):
+    """The precomputed id sets, each decoded from the packed ids when asked for (and
+    :meth:`size` without decoding)."""
+
+    def __init__(self, keys: list[str], ranges: Any, ids: _PackedIds) -> None:
+        self.where = {k: (int(ranges[2 * i]), int(ranges[2 * i + 1])) for i, k in enumerate(keys)}
+        self.ids = ids
+
+    def __getitem__(self, key: str) -> Any:
+        start, end = self.where[key]
+        return self.ids[start:end]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.where)
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def size(self, key: str) -> int | None:
+        got = self.where.get(key)
+        return None if got is None else got[1] - got[0]
+
+
+class _ZStrings(Sequence[str]):
+    """UTF-8 strings in zlib blocks of ``per`` (:func:`_zblocks`), decoded one at a time:
+    reading one decompresses its block (the last :data:`KEEP_BLOCKS` are kept). zlib's
+    own checksum and each block's length are checked as it is decompressed."""
+
+    def __init__(
+        self, data: memoryview, offsets: Any, blocks: Any, per: int, zdict: bytes = b""
+    ) -> None:
+        self.data = data
+        self.offsets = offsets
+        self.blocks = blocks
+        self.per = per
+        self.zdict = zdict
+        #: strings read lately (the best candidates of one key are mostly those of the
+        #: key before)
+        self.items: dict[int, str] = {}
+        self.kept: dict[int, bytes] = {}
+        if len(blocks) != -(-(len(offsets) - 1) // per) + 1 or blocks[-1] != len(data):
+            raise CacheError("block table of the wrong size")
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def _block(self, b: int) -> bytes:
+        got = self.kept.get(b)
+        if got is None:
+            start, end = self.blocks[b], self.blocks[b + 1]
+            if not 0 <= start <= end <= len(self.data):
+                raise CacheError("offset out of bounds")
+            try:
+                d = zlib.decompressobj(zdict=self.zdict) if self.zdict else zlib.decompressobj()
+                got = d.decompress(self.data[start:end])
+                if not d.eof or d.unused_data:
+                    raise CacheError("a block cut short")
+            except zlib.error as exc:
+                raise CacheError("a corrupt block") from exc
+            first, last = b * self.per, min((b + 1) * self.per, len(self))
+            if len(got) != self.offsets[last] - self.offsets[first]:
+                raise CacheError("a block of the wrong length")
+            if len(self.kept) >= KEEP_BLOCKS:
+                self.kept.clear()
+            self.kept[b] = got
+        return got
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        got = self.items.get(i)
+        if got is None:
+            b = i // self.per
+            base = self.offsets[b * self.per]
+            raw = self._block(b)
+            got = raw[self.offsets[i] - base : self.offsets[i + 1] - base].decode(
+                "utf-8", "surrogatepass"
+            )
+            if len(self.items) >= KEEP_ITEMS:
+                self.items.clear()
+            self.items[i] = got
+        return got
+
+    def __iter__(self) -> Any:
+        for i in range(len(self)):
+            yield self[i]
+
+
 class _Strings(Sequence[str]):
     """A blob of UTF-8 strings decoded one at a time."""
 
@@ -384,7 +638,7 @@ class _Strings(Sequence[str]):
 
 
 class _Records(Sequence[SearchRecord]):
-    def __init__(self, strings: _Strings, paths: list[str]) -> None:
+    def __init__(self, strings: Sequence[str], paths: list[str]) -> None:
         self.strings = strings
         self.paths = paths
         self.cache: dict[int, SearchRecord] = {}
@@ -486,8 +740,10 @@ def _section(m: _Mapped, name: str) -> Any:
     if start + length > m.header["_size"]:
         raise CacheError(f"section {name} out of bounds")
     data = m.view[start : start + length]
-    if code == "chunked":
-        return data  # checked chunk by chunk as it is read
+    if code in ("chunked", "zblocks", "zids", "zraw"):
+        if code in ("zids", "zraw"):
+            return data, code == "zids"
+        return data  # checked chunk by chunk (block by block) as it is read
     if zlib.crc32(data) != crc:
         raise CacheError(f"section {name} is corrupt")
     if code == "blob":
@@ -536,21 +792,34 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
             len(s[k]) == n
             for k in ("kinds", "dates", "groups", "files", "hashes", "gists", "by_date")
         ),
-        not vocab or s["offsets"][-1] == len(s["postings"]),
         not facet_keys or s["facet_offsets"][-1] == len(s["facet_ids"]),
         n == 0 or s["text_offsets"][-1] == len(s["texts"]),
-        n == 0 or s["title_offsets"][-1] == len(s["titles"]),
-        n == 0 or s["record_offsets"][-1] == len(s["records"]),
-        all(a <= b <= len(s["heavy_ids"]) for a, b in zip(hr[::2], hr[1::2], strict=True)),
+        n == 0 or s["title_blocks"][-1] == len(s["titles"]),
+        n == 0 or s["record_blocks"][-1] == len(s["records"]),
+        all(a <= b <= max(hr, default=0) for a, b in zip(hr[::2], hr[1::2], strict=True)),
         n == 0 or (len(s["group_starts"]) >= 2 and s["group_starts"][-1] == n),
     ]
     if not all(checks):
         raise CacheError("inconsistent sections")
-    heavy = {k: s["heavy_ids"][hr[2 * i] : hr[2 * i + 1]] for i, k in enumerate(heavy_keys)}
+    postings = _PackedIds(
+        s["postings"], s["postings_blocks"], int(s["offsets"][-1]) if vocab else 0
+    )
+    # every packed id set belongs to a key: the furthest end is how many ids there are
+    heavy_ids = _PackedIds(s["heavy_ids"], s["heavy_blocks"], int(max(hr, default=0)))
+    heavy = _Heavy(heavy_keys, hr, heavy_ids)
     texts = _Strings(_Chunked(s["texts"], s["texts_crc"]), s["text_offsets"])
-    titles = _Strings(_Chunked(s["titles"], s["titles_crc"]), s["title_offsets"])
+    titles = _ZStrings(
+        s["titles"], s["title_offsets"], s["title_blocks"], TITLE_BLOCK, bytes(s["title_dict"])
+    )
     records = _Records(
-        _Strings(_Chunked(s["records"], s["records_crc"]), s["record_offsets"]), file_paths
+        _ZStrings(
+            s["records"],
+            s["record_offsets"],
+            s["record_blocks"],
+            RECORD_BLOCK,
+            bytes(s["record_dict"]),
+        ),
+        file_paths,
     )
     seg = Segment(
         records=records,
@@ -558,7 +827,7 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
         titles=titles,
         vocab=vocab,
         offsets=s["offsets"],
-        postings=s["postings"],
+        postings=postings,
         heavy=heavy,
         kinds=s["kinds"],
         dates=s["dates"],

@@ -399,7 +399,9 @@ class SearchIndex:
     def _filter_ids(self, f: Filter, ledger: LedgerLike | None) -> set[int]:
         seg = self.main
         out: set[int] = set()
-        if f.name == "kind":
+        if f.ids is not None:  # records named by the caller (evidence:)
+            out = {rid for k in f.ids if (rid := seg.rid_of(k)) is not None}
+        elif f.name == "kind":
             for k in f.values:
                 out.update(seg.facet_ids_of(f"kind={k}"))
         elif f.name == "project":
@@ -801,6 +803,8 @@ def _record_filter(
 ) -> bool:
     """Does ``r`` pass ``f`` (ignoring negation)? The delta's records are checked this way."""
     joined = sessions.get(r.session_id, ("", "")) if r.session_id else ("", "")
+    if f.ids is not None:
+        return r.id in f.ids
     if f.name == "kind":
         return r.kind in f.values
     if f.name == "project":

@@ -17,7 +17,7 @@ import bisect
 import zlib
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -101,7 +101,7 @@ class Segment:
     vocab: list[str]
     offsets: IntSeq
     postings: IntSeq
-    heavy: dict[str, IntSeq]
+    heavy: Mapping[str, IntSeq]
     kinds: bytes
     dates: IntSeq
     groups: IntSeq
@@ -157,9 +157,15 @@ class Segment:
         return 0
 
     def prefix_cost(self, prefix: str) -> int:
-        got = self.heavy.get(prefix)
-        if got is not None:
-            return len(got)
+        size = getattr(self.heavy, "size", None)  # a cached segment's: nothing decoded
+        if size is not None:
+            n = size(prefix)
+            if n is not None:
+                return int(n)
+        else:
+            got = self.heavy.get(prefix)
+            if got is not None:
+                return len(got)
         return self.postings_size(*self.prefix_range(prefix))
 
     def prefix_ids(self, prefix: str) -> IntSeq | set[int]:

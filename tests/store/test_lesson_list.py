@@ -1,0 +1,69 @@
+"""The lessons list held in arrays: the same order, keys and filtering as the rows it
+replaces (``ordered_lessons`` and ``LessonFilter.matches``), rows decoded when asked for."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from store.index import lesson_list
+from store.index.lesson_list import LessonList, Shown
+from store.index.order import LessonFilter, ordered_lessons
+from store.index.workspace_index import WorkspaceIndex
+from store.workspace import Workspace
+
+
+def _index(root: Path) -> WorkspaceIndex:
+    ix = WorkspaceIndex(Workspace(root))
+    ix.load_all()
+    return ix
+
+
+def test_same_order_keys_and_filters_as_the_rows(demo_root: Path, monkeypatch) -> None:
+    monkeypatch.setattr(lesson_list, "PART", 3)  # built in several parts
+    ix = _index(demo_root)
+    rows = ordered_lessons(ix.files.values())
+    lessons = LessonList(ix.files.values())
+    assert len(lessons) == len(rows) > 3
+    assert [lessons.key(i) for i in range(len(rows))] == [r.key for r in rows]
+    assert [lessons.row(i) for i in range(len(rows))] == rows
+    assert all(lessons.rank(r.key) == i for i, r in enumerate(rows))
+    assert lessons.rank("nowhere:1") is None and lessons.rank(f"{rows[0].path}:0") is None
+    first = rows[0].lesson
+    day = date.fromisoformat((first.date or "")[:10])
+    tag = (next(r.lesson.tags for r in rows if r.lesson.tags) or ("",))[0]
+    filters = [
+        LessonFilter(),
+        LessonFilter(type=first.type),
+        LessonFilter(type="no-such-type"),
+        LessonFilter(category=first.category, project=first.project),
+        LessonFilter(project=""),
+        LessonFilter(tag=tag[:3].casefold()),
+        LessonFilter(tag="no-such-tag"),
+        LessonFilter(since=day, until=day),
+        LessonFilter(until=date(2000, 1, 1)),
+        LessonFilter(since=date(2026, 1, 1), type=first.type),
+    ]
+    for flt in filters:
+        want = [i for i, r in enumerate(rows) if flt.matches(r.lesson)]
+        assert list(lessons.select(flt)) == want, flt
+    hidden = {rows[1].lesson.id or ""}
+    want = [i for i, r in enumerate(rows) if (r.lesson.id or "") not in hidden]
+    assert list(lessons.select(LessonFilter(), hidden)) == want
+    assert lessons.categories() == sorted({r.lesson.category for r in rows if r.lesson.category})
+    assert lessons.projects() == sorted({r.lesson.project for r in rows if r.lesson.project})
+
+
+def test_shown_is_a_mapping_of_the_kept_rows(demo_root: Path) -> None:
+    ix = _index(demo_root)
+    rows = ordered_lessons(ix.files.values())
+    lessons = LessonList(ix.files.values())
+    flt = LessonFilter(type=rows[0].lesson.type)
+    shown = Shown(lessons, lessons.select(flt))
+    kept = {r.key: r for r in rows if flt.matches(r.lesson)}
+    assert dict(shown) == kept and list(shown) == list(kept)
+    assert list(shown.keys_seq) == list(kept) and shown.keys_seq[0:2] == list(kept)[0:2]
+    assert {k: shown.index[k] for k in kept} == {k: i for i, k in enumerate(kept)}
+    other = next(r.key for r in rows if r.key not in kept)
+    assert shown.index.get(other) is None and other not in shown
+    assert LessonList(()).select(LessonFilter()).tolist() == []
