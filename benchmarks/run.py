@@ -58,10 +58,11 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def probe(what: str, root: Path, *args: str) -> Result:
-    """Run ``benchmarks.probe WHAT ROOT ARGS`` in a new interpreter; its JSON line, with
-    ``tree_rss_mb``: the peak memory of the process and its workers, sampled every 0.1 s."""
-    cmd = [sys.executable, "-m", "benchmarks.probe", what, str(root), *args]
+def probe(what: str, root: Path, *args: str, module: str = "benchmarks.probe") -> Result:
+    """Run ``MODULE WHAT ROOT ARGS`` (``benchmarks.probe`` unless told) in a new
+    interpreter; its JSON line, with ``tree_rss_mb``: the peak memory of the process and
+    its workers, sampled every 0.1 s."""
+    cmd = [sys.executable, "-m", module, what, str(root), *args]
     env = dict(os.environ, BENCH_SPAWNED=repr(time.perf_counter()))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=err, text=True)

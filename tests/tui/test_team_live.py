@@ -1,0 +1,106 @@
+"""A team reviewing live (issue 22): when another reviewer's decisions reach the workspace
+(their ledger appended to by a sync, or brought in whole), the open app says who decided
+what, and the session screen shows the item's new state: contested when they disagree."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from screens.session import SessionScreen
+from screens.widgets.virtual_table import VirtualTable
+from store import team
+from store.config import Config
+from store.ledger import Ledger
+from store.review.items import decide_keys
+from store.workspace import Workspace
+from tests.tui.helpers import make_app, ready, until
+from tui.app import HurikaeriApp
+
+REPORT = "kpt-20261120-001"
+SESSION = "sid:7d4a9e2c-1b86-4f3d-a5e0-c8b2f6d9e413"
+ME, BOB, CAROL = "me@example.com", "bob@example.com", "carol@example.com"
+TITLE = "From your team"
+
+
+@pytest.fixture
+def team_root(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo workspace reviewed by a team (a ``ledger/`` directory), the app's reviewer
+    ``me@example.com``."""
+    monkeypatch.setenv(team.REVIEWER_ENV, ME)
+    (demo_root / ".hurikaeri" / "ledger").mkdir()
+    return demo_root
+
+
+def team_notices(app: HurikaeriApp) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.title == TITLE]
+
+
+def row_text(table: VirtualTable, key: str) -> str:
+    """The row of ``key`` as drawn (it must be on screen)."""
+    index = next(i for i in range(table.row_count) if table.row_key_at(i) == key)
+    return table.render_line(index - int(table.scroll_y) + 1).text
+
+
+async def open_session(pilot, app: HurikaeriApp) -> SessionScreen:  # type: ignore[no-untyped-def]
+    await ready(pilot)
+    app.push_screen(SessionScreen(app.index, SESSION))
+    await pilot.pause()
+    assert isinstance(app.screen, SessionScreen)
+    return app.screen
+
+
+async def test_another_reviewers_decision_shows_live_with_who_decided(team_root: Path) -> None:
+    app = make_app(team_root, watch=True)
+    keep1, keep2 = f"{REPORT}/keep-001", f"{REPORT}/keep-002"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_session(pilot, app)
+        items = screen.query_one("#items", VirtualTable)
+        detail = screen.query_one("#item-detail", Static)
+        assert items.cursor_key == keep1
+        await pilot.pause(0.3)  # let the watcher start
+        await pilot.press("a")  # approved here, in my own ledger
+        mine = team_root / ".hurikaeri" / "ledger" / f"{ME}.jsonl"
+        await until(pilot, lambda: mine.is_file() and "approved" in row_text(items, keep1))
+        await pilot.pause(0.5)
+        assert team_notices(app) == []  # one's own decisions are no news
+
+        # Bob rejects the same item on his machine; the sync appends it to his ledger here
+        bob = Ledger(team_root / ".hurikaeri", who=BOB)
+        decide_keys(Workspace(team_root, Config()), [keep1], "reject", "根拠が弱い", ledger=bob)
+        await until(pilot, lambda: bool(team_notices(app)))
+        assert team_notices(app) == [f"{BOB}: reject {keep1}"]
+        # the state column (its width cuts the word at 120 columns)
+        await until(pilot, lambda: row_text(items, keep1).startswith("≠ contest"))
+        assert app.index.ledger.state(keep1).contested
+        items.move_to_key(keep1)
+        await pilot.pause()
+        shown = str(detail.render())
+        assert f"✓ approved by {ME}" in shown
+        assert f"✗ rejected by {BOB}" in shown and "根拠が弱い" in shown
+        assert "to review" in app.sub_title
+
+        # Carol's ledger arrives whole (a pull writes the file anew): her approval is told too
+        line = {
+            "id": "c0ffee000001",
+            "at": "2026-11-21T09:30:00+09:00",
+            "op": "commit",
+            "target": keep2,
+            "tx": "c0ffee000001",
+            "action": "approve",
+            "who": CAROL,
+            "subjects": [keep2],
+            "effects": [{"op": "approve", "target": keep2}],
+        }
+        tmp = team_root / ".hurikaeri" / "ledger" / ".carol.tmp"
+        tmp.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        os.replace(tmp, team_root / ".hurikaeri" / "ledger" / f"{CAROL}.jsonl")
+        await until(pilot, lambda: len(team_notices(app)) == 2)
+        assert team_notices(app)[1] == f"{CAROL}: approve {keep2}"
+        await until(pilot, lambda: "approved" in row_text(items, keep2))
+        assert app.index.ledger.state(keep2).who == CAROL
+        assert app.index.ledger.state(keep1).contested  # still Bob's and mine
