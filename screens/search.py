@@ -12,13 +12,20 @@ proposal in the inbox, anything else in the file view.
 
 The query language is :mod:`store.search.query`'s: words, ``"phrases"``, ``kind:``
 ``project:`` ``outcome:`` ``scope:`` ``category:`` ``status:`` ``tag:`` ``impact:``
-``after:`` ``before:`` and ``-`` to negate. A malformed query shows its error in place of
-the count, and the last good results stay.
+``after:`` ``before:`` ``evidence:`` and ``-`` to negate. A malformed query shows its error
+in place of the count, and the last good results stay. ``evidence:missing`` needs every
+report's evidence checked against its transcript: the first such query of the screen starts
+that check in a worker ("checking evidence…" meanwhile; the states are cached under
+``.hurikaeri/``, so it is a ``stat`` per report once done).
+
+Columns give way whole when the pane is narrow (project first, then the review state, the
+count and the kind); the title and the date are never cut.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import ClassVar, Self
@@ -39,7 +46,10 @@ from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
+from store.insight.evidence_cache import EvidenceStates, evidence_for
+from store.read.kinds import SECTIONS
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
+from store.search.query import Query, QueryError, parse_query, with_evidence
 from store.search.text import highlight_spans
 
 LIMIT = 50
@@ -53,12 +63,22 @@ HOLD = 0.06
 the key and its results are one frame, not the key's echo and, a frame period later, the
 results. A slower search lets the echo through when it runs out."""
 COLUMNS = [
-    Column("kind", "Kind", 12),
+    Column("kind", "Kind", 12, drop=1),
     Column("title", "Title", None, min_width=24),
-    Column("count", "×", 5, align="right"),
-    Column("project", "Project", 14),
+    Column("count", "×", 4, align="right", drop=2),
+    Column("state", "State", 9, drop=3),
+    Column("project", "Project", 14, drop=4),
     Column("date", "Date", 10),
 ]
+"""At 120 columns every one is shown; at 80 the project and the state give way (the
+highest ``drop`` first), never the title or the date."""
+STATE_STYLES = {
+    "pending": "$text-muted",
+    "approved": "$success",
+    "promoted": "bold $success",
+    "rejected": "$error",
+    "contested": "bold $warning",
+}
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
 
 
@@ -112,8 +132,8 @@ class SearchScreen(Screen[None]):
         #search-status { height: 1; padding: 0 2; color: $text-muted; }
         #search-status.-error { color: $error; text-style: bold; }
         #search-panes { height: 1fr; }
-        #search-results { width: 3fr; }
-        #search-preview-scroll { width: 2fr; border-left: vkey $panel; padding: 0 1; }
+        #search-results { width: 7fr; }
+        #search-preview-scroll { width: 3fr; border-left: vkey $panel; padding: 0 1; }
     }
     """
 
@@ -140,6 +160,10 @@ class SearchScreen(Screen[None]):
         self._preview_timer: Timer | None = None
         self._held: AbstractContextManager[None] | None = None
         self._hold_timer: Timer | None = None
+        #: record id → its ``evidence:`` value, once checked (read by the search thread)
+        self._evidence: dict[str, str] | None = None
+        #: the evidence was checked since the screen opened or the workspace last changed
+        self._evidence_asked = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -211,6 +235,7 @@ class SearchScreen(Screen[None]):
         self.search.save(min_interval=30.0)
 
     def on_workspace_changed(self, event: WorkspaceChanged) -> None:
+        self._evidence_asked = False  # an evidence: query checks the reports again
         if event.initial or self.search.index is None:
             self.prepare()
         else:
@@ -244,10 +269,58 @@ class SearchScreen(Screen[None]):
             if not self._ready or self._pending is None:
                 continue
             seq, text = self._seq, self._pending
-            result = self.search.search(text, LIMIT)
+            query = self._with_evidence(text)
+            if query is None:
+                continue  # the evidence is being checked: searched again when it is in
+            result = self.search.search(query, LIMIT)
             if worker.is_cancelled:
                 return
             self.app.call_from_thread(self.show_results, seq, result)
+
+    def _with_evidence(self, text: str) -> str | Query | None:
+        """``text`` as the search takes it: with an ``evidence:`` filter, the records it
+        stands for (``None`` while they are first being checked). In the search thread."""
+        try:
+            query = parse_query(text)
+        except QueryError:
+            return text  # the search says why
+        if not query.needs_evidence:
+            return text
+        if not self._evidence_asked:
+            self._evidence_asked = True
+            self.app.call_from_thread(self.check_evidence)
+        values = self._evidence
+        if values is None:
+            known = evidence_for(self.index).states  # checked for the sessions list, maybe
+            if known is None:
+                self.app.call_from_thread(self._status_text, "checking evidence…")
+                return None
+            values = self._evidence = known.record_values()
+        return with_evidence(query, values)
+
+    @work(thread=True, exclusive=True, group="search-evidence", exit_on_error=False)
+    def check_evidence(self) -> None:
+        """Every report's evidence state (cached; transcripts read where a report or its
+        transcript changed): a thread."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if self._evidence is None and (now - last >= 0.1 or done == total):
+                last = now
+                self.app.call_from_thread(
+                    self._status_text, f"checking evidence… {done}/{total} reports"
+                )
+
+        states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
+        if states is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self.got_evidence, states)
+
+    def got_evidence(self, states: EvidenceStates) -> None:
+        self._evidence = states.record_values()
+        self.rerun()
 
     def show_results(self, seq: int, result: SearchResult) -> None:
         if seq != self._seq:
@@ -287,17 +360,43 @@ class SearchScreen(Screen[None]):
 
     def row(self, hit: Hit) -> Row:
         title = hit_title(hit)
-        project = hit.record.project or ""
+        project = self.project_of(hit)
+        state = self.state_of(hit)
         return (
             hit_key(hit),
             (
                 Content.styled(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
                 title,
                 Content.styled(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
+                Content.styled(state, STATE_STYLES.get(state, "")) if state else "",
                 literal(short_project(project), keep_newlines=False) if project else "",
                 literal(hit.record.date[:10], keep_newlines=False),
             ),
         )
+
+    def project_of(self, hit: Hit) -> str:
+        """The record's project, or its session's (a KPT report names none: its session's
+        summary or lessons do — what ``project:`` filters on)."""
+        rec = hit.record
+        if rec.project:
+            return rec.project
+        index = self.search.index
+        if index is None or not rec.session_id:
+            return ""
+        return index.sessions.get(rec.session_id, ("", ""))[0]
+
+    def state_of(self, hit: Hit) -> str:
+        """The review state of a KPT item (``promoted`` when approved and promoted) or a
+        proposal; ``""`` for anything else."""
+        rec = hit.record
+        if rec.kind in SECTIONS:
+            st = self.index.ledger.state(rec.id)
+            return "promoted" if st.state == "approved" and st.promoted else st.state
+        if rec.kind == "proposal":
+            for facet in rec.facets:
+                if facet.startswith("status="):
+                    return facet.partition("=")[2]
+        return ""
 
     # -- the preview --------------------------------------------------------------
 
@@ -334,7 +433,9 @@ class SearchScreen(Screen[None]):
             ),
             literal(f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}", "$text-muted"),
         ]
-        meta = [x for x in (rec.date, rec.project, *rec.facets) if x]
+        state = self.state_of(hit)
+        facets = [f for f in rec.facets if not (state and f.startswith("status="))]
+        meta = [x for x in (rec.date, self.project_of(hit), state, *facets) if x]
         if meta:
             parts.append(literal(" · ".join(meta), "$text-muted"))
         if hit.count > 1:

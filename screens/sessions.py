@@ -1,19 +1,26 @@
 """The home screen: every session, those with items left to review first, newest first.
 
-Filters narrow by outcome, project, date range and review state. The list is a
+Filters narrow by outcome, project, date range, review state and evidence (``missing``: a
+report citing turns its transcript lacks or files it never touched). The evidence is checked
+only when that filter is first chosen, in a worker (each report's state is cached under
+``.hurikaeri/``; see :mod:`store.insight.evidence_cache`). The list is a
 :class:`VirtualTable`, which draws only the rows on screen, so ten thousand sessions scroll
 as fast as ten. Live updates keep the cursor on the same session.
 """
 
 from __future__ import annotations
 
-from textual import on
+import time
+from dataclasses import replace
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Select
+from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
 from screens.widgets.keys import HELP
@@ -23,6 +30,7 @@ from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
 from store.index.sessions import Session, parse_day
 from store.index.workspace_index import WorkspaceIndex
+from store.insight.evidence_cache import EvidenceStates, evidence_for
 from store.read.kinds import Kind
 
 COLUMNS = [
@@ -34,7 +42,9 @@ COLUMNS = [
     Column("title", "Summary", None, min_width=20),
 ]
 OUTCOMES = [("success", "success"), ("partial", "partial"), ("failure", "failure")]
-REVIEW = [("unreviewed", "to review"), ("reviewed", "reviewed")]
+#: (label, value): the values are :class:`SessionFilter`'s
+REVIEW = [("to review", "unreviewed"), ("reviewed", "reviewed")]
+EVIDENCE = [("evidence missing", "missing"), ("evidence found", "found"), ("no transcript", "none")]
 
 
 class SessionsScreen(Screen[None]):
@@ -44,7 +54,7 @@ class SessionsScreen(Screen[None]):
     SessionsScreen {
         #filters { height: 1; margin: 0 1; }
         #filters Select { width: 1fr; margin-right: 1; }
-        #filters Input { width: 18; margin-right: 1; }
+        #filters Input { width: 12; margin-right: 1; }
         #filters Input.-invalid { color: $error; }
         #sessions { height: 1fr; border: round $primary 50%; }
         #sessions:focus { border: round $primary; }
@@ -84,15 +94,18 @@ class SessionsScreen(Screen[None]):
         #: the sessions known once the workspace was read (to tell new ones)
         self._known: set[str] | None = None
         self._showing_kept = False
+        #: reports checked so far while the evidence is being checked: (done, total)
+        self._evidence_progress: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="filters"):
-            yield Select(OUTCOMES, prompt="any outcome", id="f-outcome", compact=True)
-            yield Select([], prompt="any project", id="f-project", compact=True)
-            yield Input(placeholder="from YYYY-MM-DD", id="f-since", compact=True)
-            yield Input(placeholder="to YYYY-MM-DD", id="f-until", compact=True)
-            yield Select(REVIEW, prompt="any review state", id="f-review", compact=True)
+            yield Select(OUTCOMES, prompt="outcome", id="f-outcome", compact=True)
+            yield Select([], prompt="project", id="f-project", compact=True)
+            yield Input(placeholder="from date", id="f-since", compact=True)
+            yield Input(placeholder="to date", id="f-until", compact=True)
+            yield Select(REVIEW, prompt="review", id="f-review", compact=True)
+            yield Select(EVIDENCE, prompt="evidence", id="f-evidence", compact=True)
         yield VirtualTable(COLUMNS, id="sessions")
         # shown while files are parsed (see show_progress); an indeterminate bar animating
         # meanwhile would only take time from the reading
@@ -123,12 +136,16 @@ class SessionsScreen(Screen[None]):
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
         self.refresh_projects()
         self.refresh_rows()
+        if self.filter.evidence is not None:
+            self.check_evidence()  # a report edited: checked again (the rest: a stat)
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.refresh_rows()
 
     def on_screen_resume(self) -> None:
         self.refresh_rows()
+        if self.filter.evidence is not None:
+            self.check_evidence()  # transcripts are not watched: they may have grown
 
     def refresh_projects(self) -> None:
         sel = self.query_one("#f-project", Select)
@@ -155,6 +172,9 @@ class SessionsScreen(Screen[None]):
         loaded = getattr(self.app, "loaded", None)
         if not total and loaded is not None and not loaded.is_set():
             shown = "reading the workspace…"
+        if self.filter.evidence is not None and self.filter.evidence_states is None:
+            done, of = self._evidence_progress or (0, 0)
+            shown = f"checking evidence… {done}/{of} reports" if of else "checking evidence…"
         table.border_title = shown
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
         if loaded is not None and loaded.is_set() and self.filter == SessionFilter():
@@ -267,6 +287,7 @@ class SessionsScreen(Screen[None]):
         self.query_one("#f-since", Input).value = ""
         self.query_one("#f-until", Input).value = ""
         self.query_one("#f-review", Select).clear()
+        self.query_one("#f-evidence", Select).clear()
         self.query_one("#sessions", VirtualTable).focus()
 
     @on(Select.Changed)
@@ -282,6 +303,9 @@ class SessionsScreen(Screen[None]):
         since_in.set_class(bool(since_in.value.strip()) and since is None, "-invalid")
         until_in.set_class(bool(until_in.value.strip()) and until is None, "-invalid")
         review = sel("#f-review")
+        evidence = sel("#f-evidence")
+        known = evidence_for(self.index).states
+        asked = evidence is not None and evidence != self.filter.evidence
         self.filter = SessionFilter(
             outcome=sel("#f-outcome"),
             project=sel("#f-project"),
@@ -292,8 +316,44 @@ class SessionsScreen(Screen[None]):
             else "reviewed"
             if review == "reviewed"
             else "all",
+            evidence=evidence,
+            evidence_states=known.session_states() if evidence and known else None,
         )
         self.refresh_rows()
+        if asked:
+            self.check_evidence()
+
+    # -- evidence --------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="sessions-evidence", exit_on_error=False)
+    def check_evidence(self) -> None:
+        """Every report's evidence state, from the cache or read again where the report or
+        its transcript changed (a thread: transcripts are read whole)."""
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(done: int, total: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.1 or done == total:
+                last = now
+                self.app.call_from_thread(self.evidence_progress, done, total)
+
+        states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
+        if states is not None and not worker.is_cancelled:
+            self.app.call_from_thread(self.got_evidence, states)
+
+    def evidence_progress(self, done: int, total: int) -> None:
+        self._evidence_progress = (done, total)
+        if self.filter.evidence is not None and self.filter.evidence_states is None:
+            table = self.query_one("#sessions", VirtualTable)
+            table.border_title = f"checking evidence… {done}/{total} reports"
+
+    def got_evidence(self, states: EvidenceStates) -> None:
+        self._evidence_progress = None
+        if self.filter.evidence is not None:
+            self.filter = replace(self.filter, evidence_states=states.session_states())
+            self.refresh_rows()
 
     @on(Input.Submitted)
     def filter_submitted(self) -> None:

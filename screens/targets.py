@@ -27,6 +27,7 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from screens.messages import FilesWritten, WorkspaceChanged
+from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
@@ -39,13 +40,13 @@ from store.review.errors import ReviewError
 
 COLUMNS = (
     Column("path", "Target", min_width=20),
-    Column("kind", "Kind", 14),
-    Column("lines", "Lines", 6, align="right"),
-    Column("chars", "Chars", 7, align="right"),
-    Column("tokens", "Tokens", 7, align="right"),
+    Column("kind", "Kind", 14, drop=2),
+    Column("lines", "Lines", 6, align="right", drop=4),
+    Column("chars", "Chars", 7, align="right", drop=8),
+    Column("tokens", "Tokens", 7, align="right", drop=9),
     Column("budget", "Budget", 16, align="right"),
-    Column("bullets", "Bullets", 7, align="right"),
-    Column("written", "Written", 10),
+    Column("bullets", "Bullets", 7, align="right", drop=3),
+    Column("written", "Written", 10, drop=5),
     Column("findings", "Findings", 24),
 )
 #: Short labels of finding kinds in the list.
@@ -103,6 +104,7 @@ class TargetsScreen(Screen[None]):
     """
 
     BINDINGS = [
+        HELP,
         Binding("r", "reload", "Reload", id="targets.reload"),
         Binding("m", "merge", "Merge duplicate", id="targets.merge"),
         Binding("u", "app.undo", "Undo", id="targets.undo"),

@@ -500,8 +500,8 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
     from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
     from store.review.items import decide_keys, find_item
 
-    recovered_note(ws)
     ledger = Ledger(ws.state_dir)
+    recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
     proposals = [i for i in args.ids if is_proposal_id(ws, i)]
     if proposals:

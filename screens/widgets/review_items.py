@@ -27,8 +27,8 @@ from .literal import literal
 from .virtual_table import Column, Row, VirtualTable
 
 ITEM_COLUMNS = [
-    Column("state", "State", 10),
-    Column("section", "Section", 8),
+    Column("state", "State", 12),
+    Column("section", "Section", 8, drop=1),
     Column("id", "Id", 9),
     Column("description", "Description", None, min_width=16),
 ]

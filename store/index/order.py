@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -47,13 +47,22 @@ class ListFilter:
 
 @dataclass(frozen=True, slots=True)
 class SessionFilter(ListFilter):
-    """The sessions list's filters."""
+    """The sessions list's filters. ``evidence`` (``missing``, ``found``, ``none``) keeps
+    the sessions whose report's evidence is in that state, as ``evidence_states`` (session
+    key → state, :meth:`store.insight.evidence_cache.EvidenceStates.session_state`) says;
+    until those are known (``None``), no session."""
 
     outcome: str | None = None
     review: ReviewFilter = "all"
+    evidence: str | None = None
+    evidence_states: Mapping[str, str] | None = field(default=None, compare=False)
 
     def matches(self, s: Session, done: int, total: int) -> bool:
         if self.outcome is not None and s.outcome.lower() != self.outcome.lower():
+            return False
+        if self.evidence is not None and (
+            self.evidence_states is None or self.evidence_states.get(s.key) != self.evidence
+        ):
             return False
         if not self.matches_project(s.project) or not self.covers(s.sort_time.date()):
             return False

@@ -195,3 +195,103 @@ async def test_the_command_palette_finds_records(demo_root: Path) -> None:
             10,
         )
         assert len(app.screen_stack) > 2
+
+
+# -- evidence:missing (#20) and the results' columns (#17) ------------------------------------
+
+
+async def test_evidence_missing_is_checked_only_when_asked(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from store.insight.evidence_cache import CACHE_NAME, WorkspaceEvidence, evidence_for
+
+    gate = threading.Event()
+    real = WorkspaceEvidence.update
+
+    def held(self: WorkspaceEvidence, *args: Any, **kwargs: Any) -> Any:
+        gate.wait(20)  # the check takes a while: the screen says so meanwhile
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(WorkspaceEvidence, "update", held)
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        try:
+            screen = await open_search(pilot)
+            # nothing checked at start nor for a query without evidence:
+            assert evidence_for(app.index).states is None
+            assert not (demo_root / ".hurikaeri" / CACHE_NAME).exists()
+            status = screen.query_one("#search-status", Static)
+            screen.query_one("#search-input", Input).value = "evidence:missing"
+            await until(pilot, lambda: "checking evidence" in str(status.render()), 10)
+        finally:
+            gate.set()
+        await until(
+            pilot, lambda: screen.result is not None and screen.result.text == "evidence:missing"
+        )
+        await pilot.pause()
+        assert {h.id for h in screen.hits.values()} == {
+            "kpt-20261102-001",
+            "kpt-20261102-001/prob-003",  # cites turns 23-30 of a 22-turn session
+        }
+        assert "checking" not in str(status.render())
+        assert (demo_root / ".hurikaeri" / CACHE_NAME).is_file()
+        await type_query(pilot, screen, "evidence:missing kind:problem")
+        assert [h.id for h in screen.hits.values()] == ["kpt-20261102-001/prob-003"]
+        await type_query(pilot, screen, "-evidence:missing kpt-20261102-001 kind:problem")
+        ids = {h.id for h in screen.hits.values()}
+        assert ids and "kpt-20261102-001/prob-003" not in ids
+
+
+def _lines(screen: SearchScreen) -> list[str]:
+    t = table(screen)
+    return [t.render_line(y).text for y in range(min(t.row_count + 1, t.size.height))]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_columns_give_way_whole_never_the_title_or_the_date(
+    demo_root: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_search(pilot)
+        await pilot.pause()
+        header, *rows = _lines(screen)
+        assert "Title" in header and "Date" in header
+        if size[0] >= 120:
+            assert all(t in header for t in ("Kind", "×", "State", "Project"))
+        else:  # the least needed go first, whole: no cut header
+            assert "Project" not in header and "State" not in header and "Proj" not in header
+        assert len(rows) > 10
+        t = table(screen)
+        for n, line in enumerate(rows):
+            hit = screen.hits[t._rows[round(t.scroll_y) + n][0]]
+            date = hit.record.date[:10]
+            assert len(date) == 10 and line.rstrip().endswith(date), line  # never cut
+
+
+async def test_kpt_items_show_their_sessions_project_and_review_state(demo_root: Path) -> None:
+    from store.review.items import decide_keys
+    from store.workspace import Workspace
+
+    ws = Workspace(demo_root)
+    decide_keys(ws, ["kpt-20261118-001/keep-001"], "approve")
+    decide_keys(ws, ["kpt-20261118-001/prob-001"], "reject")
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_search(pilot)
+        await type_query(pilot, screen, "kpt-20261118-001 kind:keep,problem")
+        t = table(screen)
+        lines = dict(zip([k for k, _c in t._rows], _lines(screen)[1:], strict=False))
+        by_id = {screen.hits[k].id: line for k, line in lines.items()}
+        assert "approved" in by_id["kpt-20261118-001/keep-001"]
+        assert "rejected" in by_id["kpt-20261118-001/prob-001"]
+        assert "pending" in by_id["kpt-20261118-001/prob-002"]
+        # a KPT report names no project: its session's (what project: filters on) is shown
+        assert all("harbor-api" in line for line in by_id.values())
+        await type_query(pilot, screen, "project:harbor kind:keep,problem kpt-20261118-001")
+        assert {screen.hits[k].id for k, _c in t._rows} == set(by_id)
+        # proposals show their status too
+        await type_query(pilot, screen, "kind:proposal")
+        assert any("pending" in line for line in _lines(screen)[1:])

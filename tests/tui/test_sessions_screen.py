@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.widgets import Input, Select
 
 from screens.session import SessionScreen
@@ -145,3 +148,59 @@ async def test_project_names_with_markup_are_literal(demo_root: Path) -> None:
         assert table.move_to_key("sid:mk")
         await pilot.pause()
         assert app.is_running
+
+
+async def test_the_evidence_filter_checks_reports_only_when_chosen(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store.insight.evidence_cache import CACHE_NAME, WorkspaceEvidence, evidence_for
+
+    gate = threading.Event()
+    real = WorkspaceEvidence.update
+
+    def held(self: WorkspaceEvidence, *args: Any, **kwargs: Any) -> Any:
+        gate.wait(20)  # a check that takes a while: the list says so meanwhile
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(WorkspaceEvidence, "update", held)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one("#sessions", VirtualTable)
+        # never at start
+        assert evidence_for(app.index).states is None
+        assert not (demo_root / ".hurikaeri" / CACHE_NAME).exists()
+        try:
+            screen.query_one("#f-evidence", Select).value = "missing"
+            await pilot.pause()
+            assert "checking evidence" in str(table.border_title)
+            assert table.row_count == 0  # nothing shown as if it had been checked
+        finally:
+            gate.set()
+        await until(pilot, lambda: table.row_count == 1, 20)
+        assert (
+            table.row_key_at(0) == "sid:92f1c7d3-4a6b-4e85-bc20-7e3d9a15f8c6"
+        )  # turns 23-30 of 22
+        assert str(table.border_title) == "1 of 33 sessions"
+        assert (demo_root / ".hurikaeri" / CACHE_NAME).is_file()
+        screen.query_one("#f-evidence", Select).value = "found"
+        await until(pilot, lambda: table.row_count == 3, 20)
+        screen.query_one("#f-evidence", Select).value = "none"
+        await until(pilot, lambda: table.row_count == 26, 20)
+        await pilot.press("escape")  # clears every filter
+        await until(pilot, lambda: table.row_count == 33)
+
+
+async def test_the_review_filter_to_review(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        table = screen.query_one("#sessions", VirtualTable)
+        screen.query_one("#f-review", Select).value = "unreviewed"
+        await until(pilot, lambda: 0 < table.row_count < 33)
+        for i in range(table.row_count):
+            d, t = app.index.review_progress(app.index.sessions[table.row_key_at(i) or ""])
+            assert d < t
