@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static, TextArea
 
+from screens.dialogs.confirm import close_form, typed
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
 from screens.writing import run_write
@@ -73,6 +74,7 @@ class PersonReportDialog(ModalScreen[Path | None]):
 
     def on_mount(self) -> None:
         self.query_one("#disc-kpt-yaml", TextArea).focus()
+        self.at_open = typed(self)  # closing with other text asks first
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
@@ -107,5 +109,6 @@ class PersonReportDialog(ModalScreen[Path | None]):
         self.dismiss(path)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    @work(exclusive=True, group="form-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        await close_form(self, self.at_open, None)

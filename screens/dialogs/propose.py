@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
 
+from screens.dialogs.confirm import close_form, typed
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
 from screens.writing import run_write
@@ -99,6 +100,7 @@ class ProposeScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#pr-title", Input).focus()
+        self.at_open = typed(self)  # closing with other text asks first
 
     @on(Select.Changed, "#pr-kind")
     def kind_changed(self, event: Select.Changed) -> None:
@@ -159,5 +161,6 @@ class ProposeScreen(ModalScreen[bool]):
         self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(False)
+    @work(exclusive=True, group="form-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        await close_form(self, self.at_open, False)

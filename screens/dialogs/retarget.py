@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from screens.dialogs.confirm import close_form, typed
 from screens.widgets.literal import literal
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
@@ -102,6 +103,7 @@ class RetargetScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#rt-type", Select).focus()
+        self.at_open = typed(self)  # closing with other text asks first
         self.check_path(self.start_path)
         self.find_candidates()
 
@@ -191,5 +193,6 @@ class RetargetScreen(ModalScreen[bool]):
             self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(False)
+    @work(exclusive=True, group="form-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        await close_form(self, self.at_open, False)

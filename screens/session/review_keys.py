@@ -44,6 +44,8 @@ class ReviewKeys(Screen[None]):
         self.evidence: ReportEvidence | None = None
         #: items whose "evidence not found" the person has already waved through
         self.asked: set[str] = set()
+        #: items whose decision is being written (the cursor does not come back to them)
+        self.in_flight: set[str] = set()
         # the pane's own (they change in place): rows' items, rows without an id, selection
         self.items, self.no_id, self.selected = self.pane.items, self.pane.no_id, self.pane.selected
 
@@ -83,7 +85,7 @@ class ReviewKeys(Screen[None]):
         s = self.session
         if s is None:
             return
-        found = next_unreviewed(self.index, [s], s.key, after)
+        found = next_unreviewed(self.index, [s], s.key, after, skip=self.in_flight)
         if found is not None:
             self.query_one("#items", VirtualTable).move_to_key(found[1])
             return
@@ -104,6 +106,8 @@ class ReviewKeys(Screen[None]):
         are redrawn once written (a failure is told by the app and leaves the state as it
         was)."""
         ws, led = self.index.ws, self.index.ledger
+        # until written, these items are skipped by the cursor and by approve-section
+        self.in_flight.update(keys)
         if advance:  # at once: the next key acts on the next item while this one is written
             self.advance(keys[-1])
 
@@ -111,11 +115,15 @@ class ReviewKeys(Screen[None]):
             self.refresh_items()
             self.decided(message)
 
+        def always() -> None:
+            self.in_flight.difference_update(keys)
+
         start_write(
             self,
             f"{action or op} {keys[0]}" + (f" +{len(keys) - 1}" if len(keys) > 1 else ""),
             lambda: decide_keys(ws, keys, op, note, action=action, ledger=led),
             then,
+            always=always,
         )
 
     def action_approve(self) -> None:
@@ -172,6 +180,7 @@ class ReviewKeys(Screen[None]):
             for k, (sec, _i) in self.items.items()
             if sec == section
             and k not in self.no_id
+            and k not in self.in_flight
             and self.index.ledger.state(k).state == "pending"
         ]
         left_out = [k for k, (sec, _i) in self.items.items() if sec == section and k in self.no_id]

@@ -193,9 +193,9 @@ class VirtualTable(ScrollView, can_focus=True):
         try:
             if new_index is not None:
                 shift = new_index - old_index
-                # at the top, rows inserted above stay in sight (the cursor keeps its row);
-                # anywhere else the view moves with the cursor's row
-                at_top = self.scroll_y == 0 and shift > 0
+                # at the top, rows inserted above stay in sight (the cursor keeps its row)
+                # while the cursor's row is still on screen; else the view moves with it
+                at_top = self.scroll_y == 0 and shift > 0 and new_index < self._page_rows
                 if shift and self.is_mounted and not at_top:
                     self.scroll_to(y=self.scroll_y + shift, animate=False, force=True)
                 self.cursor_row = new_index

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -137,12 +137,17 @@ def projects(index: WorkspaceIndex) -> list[str]:
 
 
 def next_unreviewed(
-    index: WorkspaceIndex, order: list[Session], session_key: str | None, item_key: str | None
+    index: WorkspaceIndex,
+    order: list[Session],
+    session_key: str | None,
+    item_key: str | None,
+    *,
+    skip: Collection[str] = (),
 ) -> tuple[Session, str] | None:
     """The next pending item: after ``item_key`` in its session, then from the top of that
     session (wrapping: an item above the cursor comes before any other session), then in
     later sessions (in ``order``, wrapping around to the start); ``None`` when everything
-    is reviewed."""
+    is reviewed. Items in ``skip`` (their decision is being written) are passed over."""
     keys = [s.key for s in order]
     start = keys.index(session_key) if session_key in keys else 0
     rotated = order[start:] + order[:start]
@@ -152,7 +157,7 @@ def next_unreviewed(
             at = items.index(item_key)
             items = items[at + 1 :] + items[:at]
         for k in items:
-            if index.ledger.state(k).state in UNDECIDED:
+            if k not in skip and index.ledger.state(k).state in UNDECIDED:
                 return s, k
     return None
 

@@ -188,3 +188,38 @@ async def test_a_diff_in_the_text_view_is_a_diff_view(demo_root: Path) -> None:
         assert app.focused is diff and "+new line 29" in diff.text
         await pilot.press("pagedown")
         assert diff.scroll_y > 0
+
+
+async def test_closing_the_propose_form_with_typed_text_asks_first(demo_root: Path) -> None:
+    from textual.widgets import Input
+
+    from screens.dialogs.confirm import ConfirmScreen
+    from screens.dialogs.propose import ProposeScreen
+    from screens.session import SessionScreen
+    from tests.tui.helpers import make_app, ready, until
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.push_screen(
+            SessionScreen(
+                app.index,
+                "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3",
+                item_key="kpt-20261028-001/try-001",
+            )
+        )
+        await pilot.pause()
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, ProposeScreen))
+        form = app.screen
+        await pilot.pause()
+        form.query_one("#pr-title", Input).value = "typed by hand"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")  # keep editing: the text is still there
+        await until(pilot, lambda: app.screen is form)
+        assert form.query_one("#pr-title", Input).value == "typed by hand"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))

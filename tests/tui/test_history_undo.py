@@ -173,3 +173,57 @@ async def test_header_counts_follow_actions_undo_and_redo(demo_root: Path) -> No
         app.push_screen(ProblemsScreen(app.index))
         await until(pilot, lambda: isinstance(app.screen, ProblemsScreen))
         await until(pilot, lambda: len(app.screen._shown) == problems)
+
+
+async def test_a_write_whose_worker_is_cancelled_is_still_told(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc right after a key: the screen goes, the write goes on in its thread and its
+    failure still reaches the one handler (the lock is held until it ends)."""
+    import threading
+
+    release = threading.Event()
+
+    def slow_disk_full(*_a: object, **_k: object) -> object:
+        release.wait(5)
+        raise OSError(28, "No space left on device")
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _at(pilot, app, PENDING_SESSION, PENDING)
+        monkeypatch.setattr(transactions, "apply", slow_disk_full)
+        await pilot.press("a")
+        await pilot.press("escape")  # the session screen (and its worker) goes
+        await pilot.pause()
+        release.set()
+        await until(pilot, lambda: _told(app, f"Not done: approve {PENDING}"))
+        assert app.is_running
+
+
+async def test_the_cursor_never_comes_back_to_an_item_being_written(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Approving every pending item faster than they are written: the cursor moves on and
+    the session is told reviewed, never back to an item whose decision is on its way."""
+    import threading
+
+    release = threading.Event()
+    real_apply = transactions.apply
+
+    def held(*a: object, **k: object) -> object:
+        release.wait(5)
+        return real_apply(*a, **k)  # type: ignore[arg-type]
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _at(pilot, app, PENDING_SESSION, PENDING)
+        keys = [k for k in screen.items if app.index.ledger.state(k).state == "pending"]
+        monkeypatch.setattr(transactions, "apply", held)
+        for _ in keys:
+            await pilot.press("a")
+        await pilot.pause()
+        assert _told(app, "Session reviewed")
+        assert screen.current_key() == keys[-1]  # not wrapped back to one on its way
+        release.set()
+        await until(pilot, lambda: all(app.index.ledger.state(k).state == "approved" for k in keys))
+        assert not screen.in_flight

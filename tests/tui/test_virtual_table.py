@@ -279,3 +279,24 @@ def test_columns_give_way_whole_in_their_order_and_never_cut_a_date() -> None:
     assert column_widths(cols, 39) == (10, 0, 0, 28)
     assert column_widths(cols, 30) == (10, 0, 0, 20)  # the date is never cut
     assert total_width(column_widths(cols, 30)) == 31
+
+
+async def test_rows_inserted_above_never_push_the_cursor_off_screen() -> None:
+    rows = [(f"k{i}", (f"row {i}",)) for i in range(50)]
+
+    class Small(App[None]):
+        def compose(self) -> ComposeResult:
+            yield VirtualTable([Column("t", "T", None)], id="t")
+
+    app = Small()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_rows(rows)
+        table.move_to_key("k7")
+        await pilot.pause()
+        assert table.scroll_y == 0
+        table.set_rows([(f"n{i}", (f"new {i}",)) for i in range(50)] + rows)
+        await pilot.pause()
+        assert table.cursor_key == "k7"
+        top = round(table.scroll_y)
+        assert top <= table.cursor_row < top + table.size.height - 1  # still on screen
