@@ -13,7 +13,6 @@ rewritten.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import threading
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.insight.evidence import MISSING_STATES
+from store.read.state_file import read_state, write_state
 from store.search.query import EVIDENCE
-from store.write.atomic import replace_file
 
 if TYPE_CHECKING:
     from store.index.sessions import Session
@@ -125,8 +124,9 @@ class EvidenceCache:
         return self.ws.state_dir / CACHE_NAME
 
     def entries(self) -> dict[str, dict[str, Any]]:
-        if self._entries is not None:
-            return self._entries
+        if self._entries is None:
+            self._entries = read_state(self.path, CACHE_FORMAT, CACHE_VERSION)
+        return self._entries
         self._entries = {}
         try:
             raw = self.path.read_bytes()
@@ -184,14 +184,7 @@ class EvidenceCache:
         again next time)."""
         if not self._dirty or self._entries is None:
             return
-        body = json.dumps(self._entries, ensure_ascii=False, separators=(",", ":")).encode()
-        header = {
-            "format": CACHE_FORMAT,
-            "version": CACHE_VERSION,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
-        with contextlib.suppress(OSError):
-            replace_file(self.path, [json.dumps(header).encode(), b"\n", body])
+        if write_state(self.path, CACHE_FORMAT, CACHE_VERSION, self._entries):
             self._dirty = False
 
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from store.read.kinds import ignored_name
+from store.read.state_file import read_state, write_state
 from store.read.transcript import read_transcript
 from store.workspace import Workspace
-from store.write.atomic import replace_file
 
 CACHE_NAME = "transcripts-cache-v1.json"
 CACHE_FORMAT = "hurikaeri-transcripts"
@@ -168,8 +168,13 @@ class TranscriptLocator:
         return self.ws.state_dir / CACHE_NAME
 
     def _load(self) -> dict[str, dict[str, Any]]:
-        if self._cache is not None:
-            return self._cache
+        if self._cache is None:
+            self._cache = {
+                k: v
+                for k, v in read_state(self.cache_path, CACHE_FORMAT, CACHE_VERSION).items()
+                if isinstance(v.get("info"), dict)
+            }
+        return self._cache
         self._cache = {}
         try:
             raw = self.cache_path.read_bytes()
@@ -201,14 +206,7 @@ class TranscriptLocator:
         if not self._dirty or self._cache is None:
             return
         live = {k: v for k, v in self._cache.items() if Path(k).exists()}
-        body = json.dumps(live, ensure_ascii=False, separators=(",", ":")).encode()
-        header = {
-            "format": CACHE_FORMAT,
-            "version": CACHE_VERSION,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
-        with contextlib.suppress(OSError):
-            replace_file(self.cache_path, [json.dumps(header).encode(), b"\n", body])
+        if write_state(self.cache_path, CACHE_FORMAT, CACHE_VERSION, live):
             self._dirty = False
 
 

@@ -1058,18 +1058,29 @@ def _undo_unit(
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
     if _is_undone(led, u):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is already undone (redo applies it again)")
-    writes: list[FileWrite] = []
-    for f in reversed(u.files):  # everything checked before anything is written
-        _check_guard(ws, f, deletes=_deletes(f, back=True))
-        st = where(ws, f)
-        if st.where != "after":
-            raise _refusal(ws, led, units, u, f, st.why or "it changed since", "undo")
-        try:
-            writes.append(back_write(ws, f, st.now))
-        except Unrestorable as exc:
-            raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
+    writes = _turn_files(ws, led, units, u, back=True)
     plan = TxPlan("undo", u.subjects, writes, undoes=u.id, who=who, note=u.title)
     return _apply_checked(ws, plan, led)
+
+
+def _turn_files(
+    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back: bool
+) -> list[FileWrite]:
+    """The writes that take every file of ``u`` back to its bytes before (``back``: undo,
+    last file first) or forward to its bytes after (redo) — every file checked before
+    anything is written: each must be exactly as ``u`` left it (undo) or found it (redo)."""
+    verb, expected = ("undo", "after") if back else ("redo", "before")
+    writes: list[FileWrite] = []
+    for f in reversed(u.files) if back else u.files:
+        _check_guard(ws, f, deletes=_deletes(f, back=back))
+        st = where(ws, f)
+        if st.where != expected:
+            raise _refusal(ws, led, units, u, f, st.why or "it changed since", verb)
+        try:
+            writes.append((back_write if back else forward_write)(ws, f, st.now))
+        except Unrestorable as exc:
+            raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
+    return writes
 
 
 def _redo_unit(
@@ -1081,16 +1092,7 @@ def _redo_unit(
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
     if u.status != "committed" or not _is_undone(led, u):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
-    writes: list[FileWrite] = []
-    for f in u.files:
-        _check_guard(ws, f, deletes=_deletes(f, back=False))
-        st = where(ws, f)
-        if st.where != "before":
-            raise _refusal(ws, led, units, u, f, st.why or "it changed since", "redo")
-        try:
-            writes.append(forward_write(ws, f, st.now))
-        except Unrestorable as exc:
-            raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
+    writes = _turn_files(ws, led, units, u, back=False)
     plan = TxPlan("redo", u.subjects, writes, redoes=u.id, who=who, note=u.title)
     return _apply_checked(ws, plan, led)
 
