@@ -134,7 +134,8 @@ def generate_team(
         for u, lo in enumerate(range(0, sessions, gen.CHUNK))
     ]
     counts = {"files": 0, "reports": 0, "lessons": 0, "summaries": 0}
-    made: list[tuple[int, str, str, list[str]]] = []  # (author, report id, created, items)
+    # (author, report id, created, items, where)
+    made: list[tuple[int, str, str, list[str], str]] = []
     summaries: dict[str, list[str]] = {}
     current: int | None = None
     fu = fa = None
@@ -171,8 +172,8 @@ def generate_team(
                 if rel.startswith("hurikaeri/"):
                     counts["reports"] += 1
                     got = report_items(text)
-                    if got is not None:
-                        made.append((a, *got))
+                    if got is not None:  # where it lies: decisions record it (store.located)
+                        made.append((a, *got, f"team/{login(people[a])}/{rel}"))
             for slug, lines in res["summaries"].items():  # type: ignore[attr-defined]
                 summaries.setdefault(slug, []).extend(lines)
             fu.writelines(line + "\n" for line in res["user"])  # type: ignore[attr-defined]
@@ -234,17 +235,24 @@ NOTES = [
 
 
 def write_ledgers(
-    ledger_dir: Path, people: list[str], made: list[tuple[int, str, str, list[str]]], seed: int
+    ledger_dir: Path,
+    people: list[str],
+    made: list[tuple[int, str, str, list[str], str]],
+    seed: int,
 ) -> dict[str, int]:
-    """The reviewers' ledgers: a third of the reports reviewed (see the module docstring)."""
+    """The reviewers' ledgers: a third of the reports reviewed (see the module docstring).
+    Report ids collide between authors, so every decision names its report's place, as
+    the app and the command line record it (``store.located``)."""
+    from store.located import report_key
     from store.team import file_name
 
     r = random.Random(seed * 31 + 22)
     revs = [_Reviewer(p, ZONES[i % len(ZONES)]) for i, p in enumerate(people)]
     second = contested = undos = reopens = 0
-    for author, rid, created, items in made:
+    for author, plain_rid, created, items, loc in made:
         if not items or r.random() >= 0.33:
             continue
+        rid = report_key(plain_rid, loc)
         try:
             t = datetime.fromisoformat(created).astimezone(UTC)
         except ValueError:
@@ -255,7 +263,7 @@ def write_ledgers(
         txs: dict[str, tuple[str, str]] = {}  # item → (tx, op) of its standing decision
         keeps = [i for i in picked if i.startswith("keep-")]
         if len(keeps) > 1 and r.random() < 0.3:  # the keep section approved at once
-            effects = [{"op": "approve", "target": f"{rid}/{i}"} for i in keeps]
+            effects = [{"op": "approve", "target": f"{rid}/{i}", "loc": loc} for i in keeps]
             tx = rev.commit(r, t, "approve-section", effects)
             txs |= {i: (tx, "approve") for i in keeps}
             picked = [i for i in picked if i not in keeps]
@@ -263,7 +271,7 @@ def write_ledgers(
             t += timedelta(seconds=r.randint(5, 90))
             op = "approve" if r.random() < 0.8 else "reject"
             note = r.choice(NOTES) if op == "reject" and r.random() < 0.6 else None
-            eff: dict[str, Any] = {"op": op, "target": f"{rid}/{item}"}
+            eff: dict[str, Any] = {"op": op, "target": f"{rid}/{item}", "loc": loc}
             if note:
                 eff["note"] = note
             tx = rev.commit(r, t, op, [eff], note)
@@ -281,7 +289,7 @@ def write_ledgers(
                 agree = r.random() < 0.5
                 op2 = op if agree else ("reject" if op == "approve" else "approve")
                 t2 += timedelta(seconds=r.randint(5, 60))
-                tx2 = other.commit(r, t2, op2, [{"op": op2, "target": f"{rid}/{item}"}])
+                tx2 = other.commit(r, t2, op2, [{"op": op2, "target": f"{rid}/{item}", "loc": loc}])
                 second += 1
                 if agree:
                     continue
@@ -289,11 +297,13 @@ def write_ledgers(
                 if r.random() < 0.4:  # settled later by one of them
                     who = r.choice([rev, other])
                     t3 = t2 + timedelta(hours=r.uniform(1, 48))
-                    eff = {"op": op, "target": f"{rid}/{item}", "resolves": [tx, tx2]}
+                    eff = {"op": op, "target": f"{rid}/{item}", "loc": loc, "resolves": [tx, tx2]}
                     who.commit(r, t3, op, [eff])
                 elif r.random() < 0.1:
                     t3 = t2 + timedelta(hours=r.uniform(1, 48))
-                    rev.commit(r, t3, "reopen", [{"op": "reopen", "target": f"{rid}/{item}"}])
+                    rev.commit(
+                        r, t3, "reopen", [{"op": "reopen", "target": f"{rid}/{item}", "loc": loc}]
+                    )
                     reopens += 1
     ledger_dir.mkdir(parents=True, exist_ok=True)
     lines = 0
@@ -481,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log,
     )
     team_params = {"authors": a.authors, "reports": a.reports, "lessons": a.lessons, "seed": a.seed}
+    team_params["ledger_format"] = 2  # decisions name their report's place (store.located)
     team = ensure(a.cache, "team", team_params, a.workers, log)
     (a.cache / "solo.toml").write_text("")
     (a.cache / "team.toml").write_text(TEAM_CONFIG)

@@ -390,7 +390,7 @@ class SearchScreen(Screen[None]):
         proposal; ``""`` for anything else."""
         rec = hit.record
         if rec.kind in SECTIONS:
-            st = self.index.ledger.state(rec.id)
+            st = self.index.ledger.state(self.index.located_key(rec.id, rec.path))
             return "promoted" if st.state == "approved" and st.promoted else st.state
         if rec.kind == "proposal":
             for facet in rec.facets:

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store import team
+from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import encode_record, scan_jsonl
 from store.read.textio import MAX_RECORD_BYTES
@@ -320,6 +321,12 @@ class Ledger:
         #: grows with every entry read (and on a reset): what was worked out from the
         #: states may be kept while it stays the same
         self.revision = 0
+        #: report ids two reports share (``store.located``; the index says which): their
+        #: items' lines are kept together, to fold each report's own under its located key
+        self.located_ids: set[str] = set()
+        self._located_rev = -1
+        self._located_lines: dict[str, list[Entry]] = {}
+        self._located_states: dict[str, ItemState] = {}
         if read:
             self.refresh()
 
@@ -566,9 +573,10 @@ class Ledger:
     def _fold_one(self, e: Entry) -> None:
         if self.undone and self.is_undone(e):
             return
-        st = self.states.get(e.target)
+        target = plain_key(e.target) if "@" in e.target else e.target
+        st = self.states.get(target)
         if st is None:
-            st = self.states[e.target] = ItemState()
+            st = self.states[target] = ItemState()
         fold_entry(st, e)
 
     def _refold(self) -> None:
@@ -577,13 +585,45 @@ class Ledger:
             self._fold_one(e)
 
     def state(self, key: str) -> ItemState:
+        """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
+        of that key, a located one (``store.located``) the lines made on that report."""
+        if "@" in key and (got := split_located(key)) is not None:
+            return self._located(key, *got)
         return self.states.get(key) or ItemState()
+
+    def _located(self, key: str, plain: str, place: str) -> ItemState:
+        with self.lock:
+            rid = plain.partition("/")[0]
+            if self._located_rev != self.revision or rid not in self.located_ids:
+                self.located_ids.add(rid)
+                self._located_rev = self.revision
+                self._located_states = {}
+                self._located_lines = {}
+                for e in self.folded:
+                    if e.target.partition("@")[0].partition("/")[0] in self.located_ids and not (
+                        self.undone and self.is_undone(e)
+                    ):
+                        self._located_lines.setdefault(plain_key(e.target), []).append(e)
+            st = self._located_states.get(key)
+            if st is None:
+                st = self._located_states[key] = ItemState()
+                for e in self._located_lines.get(plain, ()):
+                    if place_of(e.target, e.data) in (None, place):
+                        fold_entry(st, e)
+            return st
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
+        got = split_located(key)
+        plain, place = got if got is not None else (key, None)
         st = ItemState()
         for e in self.folded:
-            if e.target == key and e.group != group and not self.is_undone(e):
+            if (
+                plain_key(e.target) == plain
+                and (place is None or place_of(e.target, e.data) in (None, place))
+                and e.group != group
+                and not self.is_undone(e)
+            ):
                 fold_entry(st, e)
         return st
 

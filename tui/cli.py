@@ -409,8 +409,9 @@ def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     from store.ledger import Ledger
     from store.review.items import (
+        ambiguous,
         find_item,
-        find_report,
+        find_report_at,
         item_json,
         item_position,
         report_json,
@@ -426,6 +427,11 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
         index = WorkspaceIndex(ws)
         index.load_all()
         report_id, _ = split_ref(args.id)
+        shared = index.shared_ids().get(report_id)
+        if shared:
+            raise ambiguous(
+                report_id, [index.ws.display(s.report.path) for s in shared if s.report]
+            )
         session = index.find_report(report_id) or index.sessions.get(f"sid:{report_id}")
         if session is None:
             raise ReviewError(f"no session with report or session id '{report_id}'")
@@ -449,15 +455,16 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     ledger = Ledger(ws.state_dir)
     report_id, item_id = split_ref(args.id)
     if item_id is None:
-        path, report = find_report(ws, report_id)
-        data = report_json(path, report, ledger)
+        at = find_report_at(ws, report_id)
+        path, report = at.path, at.report
+        data = report_json(path, report, ledger, at.key)
     else:
         it = find_item(ws, args.id)
         data = {
             "path": str(it.path),
             **item_json(
                 it.section,
-                it.report_id,
+                it.key.partition("/")[0],
                 it.item,
                 ledger.state(it.key),
                 item_position(it.report, it.section, it.item),

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 PROG = "hurikaeri"
+#: hits whose id names a report (located when the report's id is shared)
+SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
 DEFAULT_LIMIT = 20
 
 
@@ -102,10 +104,14 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     if result.error is not None:
         print(f"{PROG}: error: {result.error.message}", file=sys.stderr)
         return 2
+    from store.located import shown_id
     from store.search.facade import resolve_line
 
+    def shown(hit: Any) -> str:
+        return shown_id(ws, hit.id, Path(hit.path)) if hit.kind in SHOWN_LOCATED else hit.id
+
     if args.json:
-        data = [hit.as_json(resolve_line(hit.record)) for hit in result.hits]
+        data = [{**hit.as_json(resolve_line(hit.record)), "id": shown(hit)} for hit in result.hits]
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
@@ -113,7 +119,9 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
             where = f"{hit.path}:{resolve_line(hit.record)}"
             count = f"  ×{hit.count}" if hit.count > 1 else ""
             title = printable(hit.title, keep_newlines=False)
-            print(f"{hit.kind:<12} {printable(hit.id)}{count}\n    {title}\n    {printable(where)}")
+            print(
+                f"{hit.kind:<12} {printable(shown(hit))}{count}\n    {title}\n    {printable(where)}"
+            )
         about = "" if result.exact else "about "
         print(f"{len(result.hits)} of {about}{result.total} match(es)", file=sys.stderr)
     return 0 if result.hits else 1

@@ -47,10 +47,13 @@ def show_other(args: argparse.Namespace, ws: Workspace) -> bool:
 
 
 def _is_report(ws: Workspace, ident: str) -> bool:
+    from store.review.errors import AmbiguousReport
     from store.review.items import find_report, split_ref
 
     try:
         find_report(ws, split_ref(ident)[0])
+    except AmbiguousReport:
+        return True  # said by show itself
     except ReviewError:
         return False
     return True

@@ -131,7 +131,7 @@ def hit_target(index: WorkspaceIndex, hit: Hit) -> Target | None:
         key = session_key_for(index, hit)
         if key is None:
             return None
-        item = hit.id if hit.kind in ITEM_KINDS else None
+        item = index.located_key(hit.id, hit.path) if hit.kind in ITEM_KINDS else None
         tab = {"lesson": "lessons", "summary": "summary"}.get(hit.kind)
         return SessionTarget(key, item, tab)
     if hit.kind in KNOWLEDGE_KINDS:

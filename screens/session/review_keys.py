@@ -106,6 +106,8 @@ class ReviewKeys(Screen[None]):
         are redrawn once written (a failure is told by the app and leaves the state as it
         was)."""
         ws, led = self.index.ws, self.index.ledger
+        s = self.session
+        locs = self.index.report_loc(s) if s is not None else {}
         # until written, these items are skipped by the cursor and by approve-section
         self.in_flight.update(keys)
         if advance:  # at once: the next key acts on the next item while this one is written
@@ -121,7 +123,7 @@ class ReviewKeys(Screen[None]):
         start_write(
             self,
             f"{action or op} {keys[0]}" + (f" +{len(keys) - 1}" if len(keys) > 1 else ""),
-            lambda: decide_keys(ws, keys, op, note, action=action, ledger=led),
+            lambda: decide_keys(ws, keys, op, note, action=action, ledger=led, locs=locs),
             then,
             always=always,
         )
@@ -240,8 +242,21 @@ class ReviewKeys(Screen[None]):
             if k in self.no_id:
                 self.notify(self.pane.missing_id_message(k), severity="warning", markup=False)
                 return []
-            rid, _, iid = k.partition("/")
-            refs.append(ItemRef(rid, iid, section, item, s.report.doc, s.report.path))
+            iid = k.partition("/")[2]
+            loc = self.index.ws.display(s.report.path)
+            shared = "@" in k.partition("/")[0]
+            refs.append(
+                ItemRef(
+                    s.report.doc.id or "",
+                    iid,
+                    section,
+                    item,
+                    s.report.doc,
+                    s.report.path,
+                    loc,
+                    shared,
+                )
+            )
         if not refs:
             self.notify("Promotion and targets apply to try-items.", timeout=2)
         return refs
@@ -276,8 +291,9 @@ class ReviewKeys(Screen[None]):
         from screens.dialogs.export_flow import export_as_feedback
 
         s = self.session
-        if s is not None and s.report is not None and s.report.doc.id:
-            await export_as_feedback(self, self.index, s.report.doc.id)
+        rkey = self.index.report_key(s) if s is not None else None
+        if rkey:
+            await export_as_feedback(self, self.index, rkey)
 
     def action_propose(self) -> None:
         key = self.current_key()
@@ -302,7 +318,7 @@ class ReviewKeys(Screen[None]):
         section, item = self.items[key]
         path = s.report.path
         place = self.no_id.get(key, 0)  # an item without an id is found by its place
-        rid = s.report.doc.id
+        rid = self.index.report_key(s)
         label = (
             f"{rid or self.index.ws.display(path)}: {section} item {place} (no id)"
             if place
@@ -329,5 +345,5 @@ class ReviewKeys(Screen[None]):
         from screens.dialogs.edit_flow import edit_in_editor
 
         s = self.session
-        rid = s.report.doc.id if s is not None and s.report is not None else None
+        rid = self.index.report_key(s) if s is not None else None
         await edit_in_editor(self, self.index, path, Kind.KPT, subject=rid or None)

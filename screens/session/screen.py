@@ -191,7 +191,7 @@ class SessionScreen(ReviewKeys):
         s = self.index.sessions.get(session_key)
         if s is None or s.report is None:
             return
-        result = check_session(self.index.ws, s.report.doc)
+        result = check_session(self.index.ws, s.report.doc, rkey=self.index.report_key(s))
         self.app.call_from_thread(self.got_evidence, session_key, result)
 
     def got_evidence(self, session_key: str, result: ReportEvidence) -> None:

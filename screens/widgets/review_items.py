@@ -72,7 +72,7 @@ class ReviewItems(Horizontal):
         self.items.clear()
         self.no_id.clear()
         if s is not None and s.report is not None:
-            rid = s.report.doc.id or ""
+            rid = self.index.report_key(s) or ""
             places: dict[str, int] = {}
             for section, item in s.report.doc.items():
                 places[section] = place = places.get(section, 0) + 1

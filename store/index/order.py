@@ -152,7 +152,7 @@ def next_unreviewed(
     start = keys.index(session_key) if session_key in keys else 0
     rotated = order[start:] + order[:start]
     for n, s in enumerate(rotated):
-        items = s.item_keys()
+        items = index.item_keys(s)
         if n == 0 and s.key == session_key and item_key in items:
             at = items.index(item_key)
             items = items[at + 1 :] + items[:at]

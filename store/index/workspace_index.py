@@ -33,6 +33,7 @@ from store.index.heads import HeadTable, LessonHead, SummaryHead
 from store.index.parallel import paused_gc
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
+from store.located import loc_tag, report_key, split_located
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
 from store.workspace import Found, Workspace
 from store.write.atomic import sweep_temp_files
@@ -137,6 +138,8 @@ class WorkspaceIndex:
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
         self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
+        #: the report ids two sessions' reports share, worked out for ``sessions`` as it was
+        self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
 
     # -- building ----------------------------------------------------------------
 
@@ -353,15 +356,20 @@ class WorkspaceIndex:
                 if f.records is not None:
                     _contribute_records(added, f.records, p, start)
                 touched.update(self._add_parts(p, added))
+            lost: set[str] = set()
             for key in touched:
                 old = sessions.pop(key, None)
                 if old is not None and old.report_id and by_report.get(old.report_id) is old:
                     del by_report[old.report_id]
+                    lost.add(old.report_id)
                 s = self._session(key)
                 if s is not None:
                     sessions[key] = s
                     if s.report_id:
                         by_report[s.report_id] = s
+            for s in sessions.values() if lost - by_report.keys() else ():
+                if s.report_id in lost and s.report_id not in by_report:  # another report
+                    by_report[s.report_id] = s  # with the id stays
             self.files, self.sessions, self.by_report = files, sessions, by_report
 
     def _add_parts(self, path: Path, added: dict[str, list[Part]]) -> set[str]:
@@ -404,10 +412,14 @@ class WorkspaceIndex:
         hit = self._progress.get(s.key)
         if hit is not None and hit[0] == revision and hit[1] is s:
             return hit[2]
-        keys = s.item_keys()
+        keys = self.item_keys(s)
         states = self.ledger.states
+        state = self.ledger.state
         done = sum(  # a contested item waits for a decision again
-            1 for k in keys if (st := states.get(k)) is not None and st.state not in UNDECIDED
+            1
+            for k in keys
+            if (st := states.get(k) if "@" not in k else state(k)) is not None
+            and st.state not in UNDECIDED
         )
         self._progress[s.key] = (revision, s, (done, len(keys)))
         return done, len(keys)
@@ -433,5 +445,62 @@ class WorkspaceIndex:
         """Files with errors (``stats``' "files with errors")."""
         return [f for f in self.files.values() if f.errors]
 
-    def find_report(self, report_id: str) -> Session | None:
-        return self.by_report.get(report_id)
+    def find_report(self, report_id: str, path: Path | None = None) -> Session | None:
+        """The session of the report ``KPT_ID`` (or located ``KPT_ID@PLACE``); of reports
+        sharing an id, the one at ``path``, or at the key's place (none: the first)."""
+        got = split_located(report_id)
+        rid, place = got if got is not None else (report_id, None)
+        shared = self.shared_ids().get(rid)
+        if shared and (place is not None or path is not None):
+            for s in shared:
+                assert s.report is not None
+                if s.report.path == path or (
+                    place is not None and loc_tag(self.ws.display(s.report.path)) == place
+                ):
+                    return s
+            return None
+        return self.by_report.get(rid)
+
+    def shared_ids(self) -> dict[str, list[Session]]:
+        """Report ids two or more sessions' reports carry, each with its sessions in the
+        order of their paths (``store.located``; lint warns of each)."""
+        sessions = self.sessions
+        if self._shared[0] is not sessions:
+            by: dict[str, list[Session]] = {}
+            for s in sessions.values():
+                if s.report is not None and s.report.head.id:
+                    by.setdefault(s.report.head.id, []).append(s)
+            shared = {
+                rid: sorted(ss, key=lambda s: self.ws.display(s.report.path))  # type: ignore[union-attr]
+                for rid, ss in by.items()
+                if len(ss) > 1
+            }
+            self.ledger.located_ids.update(shared)
+            self._shared = (sessions, shared)
+        return self._shared[1]
+
+    def report_key(self, s: Session) -> str | None:
+        """The session's report id, located when another report carries it too."""
+        if s.report is None or not s.report.head.id:
+            return None
+        rid = s.report.head.id
+        return report_key(rid, self.ws.display(s.report.path) if rid in self.shared_ids() else None)
+
+    def item_keys(self, s: Session) -> list[str]:
+        """The ledger key of every item of the session's report, in report order."""
+        rkey = self.report_key(s)
+        if rkey is None or s.report is None:
+            return []
+        return [f"{rkey}/{item_id}" for _sec, item_id in s.report.head.items]
+
+    def located_key(self, key: str, path: Path | str) -> str:
+        """``KPT_ID/ITEM_ID`` of the report at ``path``, located when its id is shared."""
+        rid, sep, rest = key.partition("/")
+        if rid not in self.shared_ids():
+            return key
+        return report_key(rid, self.ws.display(Path(path))) + sep + rest
+
+    def report_loc(self, s: Session) -> dict[str, str]:
+        """{report key: the report's path as shown}, what a decision records."""
+        rkey = self.report_key(s)
+        return {rkey: self.ws.display(s.report.path)} if rkey and s.report else {}

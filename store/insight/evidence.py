@@ -489,8 +489,11 @@ class ReportEvidence:
         }
 
 
-def check_report(report: KptReport, transcript: Transcript | None) -> ReportEvidence:
-    """Every item of ``report`` checked against ``transcript``, and its metrics."""
+def check_report(
+    report: KptReport, transcript: Transcript | None, *, rkey: str | None = None
+) -> ReportEvidence:
+    """Every item of ``report`` checked against ``transcript``, and its metrics; items are
+    keyed under ``rkey`` (the report's located id when it is shared) or the report's id."""
     out = ReportEvidence(
         report.id,
         report.session_id,
@@ -501,7 +504,7 @@ def check_report(report: KptReport, transcript: Transcript | None) -> ReportEvid
     places: dict[str, int] = {}
     for section, item in report.items():
         places[section] = place = places.get(section, 0) + 1
-        key = item_key(report.id, item.id) or f"#{section}:{place}"
+        key = item_key(rkey or report.id, item.id) or f"#{section}:{place}"
         out.items[key] = (section, item, check_item(transcript, section, item))
     if transcript is not None:
         out.metrics = compare_metrics(report.metrics, transcript)
@@ -509,10 +512,14 @@ def check_report(report: KptReport, transcript: Transcript | None) -> ReportEvid
 
 
 def check_session(
-    ws: Workspace, report: KptReport, locator: TranscriptLocator | None = None
+    ws: Workspace,
+    report: KptReport,
+    locator: TranscriptLocator | None = None,
+    *,
+    rkey: str | None = None,
 ) -> ReportEvidence:
     """:func:`check_report` against the transcript of the report's ``session_id`` (found in
     the workspace's ``transcripts`` location; reads the whole file: call it in a worker)."""
     path = (locator or TranscriptLocator(ws)).find(report.session_id)
     transcript = read_transcript(path, report.session_id) if path is not None else None
-    return check_report(report, transcript)
+    return check_report(report, transcript, rkey=rkey)

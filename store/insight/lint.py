@@ -35,25 +35,22 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
 
 def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
     """Two reports with one id (each author's machine counts ``kpt-YYYYMMDD-NNN`` from 001):
-    decisions are recorded by id, so they would land on both — a warning on each file."""
-    paths: dict[str, list[Path]] = {}
-    for s in index.sessions.values():
-        if s.report is not None and s.report.head.id:
-            found = paths.setdefault(s.report.head.id, [])
-            if s.report.path not in found:
-                found.append(s.report.path)
-    for rid, where in sorted(paths.items()):
-        if len(where) < 2:
-            continue
-        for path in sorted(where):
-            others = ", ".join(ws.display(o) for o in sorted(where) if o != path)
+    their items are told apart by where each report lies (``store.located``), and naming
+    the id alone is refused — a warning on each file, naming the located ids."""
+    from store.located import report_key
+
+    for rid, sessions in sorted(index.shared_ids().items()):
+        where = [ws.display(s.report.path) for s in sessions if s.report is not None]
+        for path in where:
+            others = ", ".join(f"{o} ({report_key(rid, o)})" for o in where if o != path)
             yield Diagnostic(
-                ws.display(path),
+                path,
                 None,
                 "warning",
                 "duplicate-report-id",
-                f"report id {rid} is also the id of {others}; decisions on its items "
-                "are shared with that report — give one of them another id",
+                f"report id {rid} is also the id of {others}; its items are named "
+                f"{report_key(rid, path)}/ITEM_ID while the id is shared — give one of "
+                "them another id",
             )
 
 

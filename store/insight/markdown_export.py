@@ -32,7 +32,7 @@ def session_markdown(index: WorkspaceIndex, s: Session) -> str:
                 continue
             out += [f"### {SECTION_TITLES[sec]}", ""]
             for item in items:
-                key = item_key(rep.id, item.id)
+                key = item_key(index.report_key(s), item.id)
                 st = index.ledger.state(key) if key else ItemState()
                 state = st.state + (" (promoted)" if st.promoted else "")
                 label = item.id or "(no id)"

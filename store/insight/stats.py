@@ -119,14 +119,15 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
         if not s.report or not s.report.head.id:
             continue
         rep = s.report.head
+        rkey = index.report_key(s) or ""
         when = s.sort_time
         for item in rep.problems:
             if item.id and item.description:
-                occ.append(Occurrence(rep.id or "", item.id, s.key, when, item.description))
+                occ.append(Occurrence(rkey, item.id, s.key, when, item.description))
         for t in rep.tries:
             if not t.id:
                 continue
-            st = index.ledger.state(f"{rep.id}/{t.id}")
+            st = index.ledger.state(f"{rkey}/{t.id}")
             if not st.promoted:
                 continue
             at = (
@@ -135,7 +136,7 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
                 else parse_time(st.at or "")
             )
             for addressed in t.addresses:
-                fixes.setdefault(f"{rep.id}/{addressed}", []).append((f"{rep.id}/{t.id}", at))
+                fixes.setdefault(f"{rkey}/{addressed}", []).append((f"{rkey}/{t.id}", at))
     occ.sort(key=lambda o: o.when)
     clusters = []
     for group in cluster_texts([o.description for o in occ]):
@@ -168,9 +169,11 @@ class WorkspaceCounts:
 
 
 def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
-    states: dict[str, int] = {"pending": 0, "approved": 0, "rejected": 0, "promoted": 0}
+    states: dict[str, int] = dict.fromkeys(
+        ("pending", "approved", "rejected", "contested", "promoted"), 0
+    )
     for s in index.sessions.values():
-        for k in s.item_keys():
+        for k in index.item_keys(s):
             st = index.ledger.state(k)
             states[st.state] += 1
             states["promoted"] += bool(st.promoted)
@@ -206,7 +209,7 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
             categories[(p.category or "unknown").lower()] += 1
             impacts[(p.impact or "unknown").lower()] += 1
         for t in rep.tries:
-            key = item_key(rep.id, t.id)  # an id-less item has no decisions: pending
+            key = item_key(index.report_key(s), t.id)  # an id-less item: pending
             st = index.ledger.state(key) if key else ItemState()
             tries["promoted" if st.promoted else st.state] += 1
     evaluations = []

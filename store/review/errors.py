@@ -7,4 +7,8 @@ class ReviewError(Exception):
     """A review request that cannot be carried out; the message is one line for people."""
 
 
-__all__ = ["ReviewError"]
+class AmbiguousReport(ReviewError):
+    """A report id two reports carry, named without the place of the one meant."""
+
+
+__all__ = ["AmbiguousReport", "ReviewError"]

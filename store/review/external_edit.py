@@ -130,7 +130,7 @@ def save_external_edit(
         edit.discard()
         return None
     fw = FileWrite(edit.path, before, after, edit.guard)
-    effects = [Effect("edit", subject)] if subject else []
+    effects = [Effect("edit", subject, data={"loc": ws.display(edit.path)})] if subject else []
     plan = TxPlan("edit-file", [subject or ws.display(edit.path)], [fw], effects, who=who)
     result = apply(ws, plan, ledger=ledger)
     edit.discard()

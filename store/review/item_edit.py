@@ -149,7 +149,7 @@ def edit_item(
         return None
     fw = FileWrite(path, before, after, guard or in_place(ws, "kpt"))
     label = subject or ws.display(path)
-    effects = [Effect("edit", subject)] if subject else []
+    effects = [Effect("edit", subject, data={"loc": ws.display(path)})] if subject else []
     plan = TxPlan("edit", [label], [fw], effects, who=who)
     return apply(ws, plan, ledger=ledger)
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.ledger import DECISIONS, ItemState, Ledger, Op, item_key
+from store.located import loc_tag, report_key, split_located
 from store.models import KptReport
 from store.models.kpt import SECTIONS, KptItem
 from store.read.kinds import Kind
 from store.read.loader import load_file
+from store.review.errors import AmbiguousReport
 from store.review.errors import ReviewError as ReviewError
 from store.workspace import Workspace
 
@@ -27,12 +29,18 @@ class ItemRef:
     item: KptItem
     report: KptReport
     path: Path
+    #: the report's path as the workspace shows it (recorded with every decision)
+    loc: str = ""
+    #: another report carries the same id: the key names the report's place too
+    shared: bool = False
 
     @property
     def key(self) -> str:
-        """The ledger key; :class:`ReviewError` when the item or its report has no id
-        (decisions on it are refused rather than shared with every other id-less item)."""
-        key = item_key(self.report_id, self.item_id)
+        """The ledger key (located when the report's id is shared: ``store.located``);
+        :class:`ReviewError` when the item or its report has no id (decisions on it are
+        refused rather than shared with every other id-less item)."""
+        rkey = report_key(self.report_id, self.loc if self.shared else None)
+        key = item_key(rkey, self.item_id) if self.report_id else None
         if key is None:
             raise ReviewError(missing_id(self.report, self.section, self.item, str(self.path)))
         return key
@@ -65,10 +73,10 @@ def report_paths(ws: Workspace) -> Iterator[Path]:
         yield f.path
 
 
-def _report_candidates(ws: Workspace, report_id: str) -> Iterator[Path]:
-    """Where the report ``report_id`` may be, likeliest first: the file named after it
-    (``kpt-YYYYMMDD-NNN.yaml``, as the skill writes it), the file the index cache last saw
-    it in, then every report's file."""
+def _report_candidates(ws: Workspace, report_id: str) -> Iterator[Path | None]:
+    """Where the report ``report_id`` may be, likeliest first: the files named after it
+    (``kpt-YYYYMMDD-NNN.yaml``, as the skill writes it) in every KPT directory, the file
+    the index cache last saw it in, then every report's file."""
     for d in ws.locations["kpt"]:
         for ext in (".yaml", ".yml"):
             path = d / f"{report_id}{ext}"
@@ -80,21 +88,83 @@ def _report_candidates(ws: Workspace, report_id: str) -> Iterator[Path]:
     found = ws.found(hint) if hint is not None else None
     if found is not None and found.kind is Kind.KPT:  # never a file the cache made up
         yield found.path
+    yield None  # the likely places end here
     yield from report_paths(ws)
 
 
-def find_report(ws: Workspace, report_id: str) -> tuple[Path, KptReport]:
-    """The report with this id: by its file name first, then where the index cache saw
-    it, then by reading the reports (each file read once)."""
+@dataclass(frozen=True, slots=True)
+class FoundReport:
+    path: Path
+    report: KptReport
+    #: the path as the workspace shows it
+    loc: str
+    #: another report was found with the same id
+    shared: bool
+
+    @property
+    def key(self) -> str:
+        """``KPT_ID``, located (``KPT_ID@PLACE``) when the id is shared."""
+        return report_key(self.report.id or "", self.loc if self.shared else None)
+
+
+def find_reports(ws: Workspace, report_id: str) -> list[tuple[Path, KptReport]]:
+    """The reports with this id found where they are likely to be (named after it in any
+    KPT directory, or where the index cache saw it); when none is there, the first found
+    by reading the reports (each file read once)."""
     tried: set[Path] = set()
+    out: list[tuple[Path, KptReport]] = []
+    likely = True
     for path in _report_candidates(ws, report_id):
+        if path is None:  # the likely places end here
+            if out:
+                break
+            likely = False
+            continue
         if path in tried:
             continue
         tried.add(path)
         loaded = load_file(path, Kind.KPT, ws.display(path))
         if isinstance(loaded.doc, KptReport) and loaded.doc.id == report_id:
-            return path, loaded.doc
-    raise ReviewError(f"no KPT report with id '{report_id}' under {ws.loc('kpt')}")
+            out.append((path, loaded.doc))
+            if not likely:
+                break
+    return out
+
+
+def find_report_at(ws: Workspace, ref: str) -> FoundReport:
+    """The report ``KPT_ID``, or ``KPT_ID@PLACE`` for one of several reports sharing an id
+    (``store.located``); naming a shared id without its place is refused with each
+    report's located id."""
+    got = split_located(ref)
+    report_id, place = got if got is not None else (ref, None)
+    found = [(p, r, ws.display(p)) for p, r in find_reports(ws, report_id)]
+    if not found:
+        raise ReviewError(f"no KPT report with id '{report_id}' under {ws.loc('kpt')}")
+    shared = len(found) > 1
+    if place is not None:
+        for path, report, loc in found:
+            if loc_tag(loc) == place:
+                return FoundReport(path, report, loc, shared)
+        where = ", ".join(loc for _p, _r, loc in found)
+        raise ReviewError(f"no report with id '{report_id}' lies at @{place} (it lies at {where})")
+    if shared:
+        raise ambiguous(report_id, [loc for _p, _r, loc in found])
+    path, report, loc = found[0]
+    return FoundReport(path, report, loc, False)
+
+
+def ambiguous(report_id: str, locs: list[str]) -> AmbiguousReport:
+    """The refusal of a report id several reports carry, naming each one's located id."""
+    choices = "; ".join(f"{report_key(report_id, loc)} ({loc})" for loc in locs)
+    return AmbiguousReport(
+        f"{len(locs)} reports have the id '{report_id}' — name one with its place: {choices}"
+    )
+
+
+def find_report(ws: Workspace, report_id: str) -> tuple[Path, KptReport]:
+    """The report with this id (or located id): see :func:`find_report_at`."""
+    got = find_report_at(ws, report_id)
+    return got.path, got.report
 
 
 def split_ref(ref: str) -> tuple[str, str | None]:
@@ -108,7 +178,8 @@ def find_item(ws: Workspace, ref: str) -> ItemRef:
     report_id, item_id = split_ref(ref)
     if item_id is None and not ref.strip().endswith("/"):
         raise ReviewError(f"'{ref}' names a report; name an item as KPT_ID/ITEM_ID")
-    path, report = find_report(ws, report_id)
+    at = find_report_at(ws, report_id)
+    path, report = at.path, at.report
     if item_id is None:  # 'KPT_ID/': what an item without an id would be called
         for section, item in report.items():
             if not item.id:
@@ -116,7 +187,7 @@ def find_item(ws: Workspace, ref: str) -> ItemRef:
         raise ReviewError(f"'{ref}' names no item; name an item as KPT_ID/ITEM_ID")
     for section, item in report.items():
         if item.id == item_id:
-            return ItemRef(report_id, item_id, section, item, report, path)
+            return ItemRef(report.id or "", item_id, section, item, report, path, at.loc, at.shared)
     known = ", ".join(i.id for _s, i in report.items() if i.id) or "none"
     raise ReviewError(f"report '{report_id}' has no item '{item_id}' (items: {known})")
 
@@ -127,7 +198,8 @@ def decide(
     """Approve, reject or reopen items (``KPT_ID/ITEM_ID``) as one transaction; all are
     found before anything is recorded."""
     items = [find_item(ws, r) for r in refs]
-    decide_keys(ws, [it.key for it in items], op, note, ledger=ledger)
+    locs = {it.key.partition("/")[0]: it.loc for it in items}
+    decide_keys(ws, [it.key for it in items], op, note, ledger=ledger, locs=locs)
     return items
 
 
@@ -140,22 +212,51 @@ def decide_keys(
     action: str | None = None,
     ledger: Ledger | None = None,
     who: str | None = None,
+    locs: Mapping[str, str] | None = None,
 ) -> TxResult:
     """Approve, reject or reopen the items under these ledger keys as one transaction
     (one undo): a decision on one item, or ``action="approve-section"`` for every pending
-    item of a section. Nothing but the review state changes."""
+    item of a section. Nothing but the review state changes. Each decision records where
+    its report lies (``locs``: by report key, else looked up; ``store.located``); a plain
+    key of an id two reports share is refused (:class:`AmbiguousReport`)."""
     from store.review.transactions import Effect, TxPlan, apply
 
     if op not in DECISIONS:
         raise ReviewError(f"'{op}' is not a decision ({', '.join(DECISIONS)})")
     if not keys:
         raise ReviewError("no item to decide on")
-    effects = [Effect(op, k, note or None) for k in keys]
+    where = report_locs(ws, keys, locs)
+    effects = [Effect(op, k, note or None, item_place(where, k)) for k in keys]
     return apply(
         ws,
         TxPlan(action or op, list(keys), effects=effects, note=note or None, who=who),
         ledger=ledger,
     )
+
+
+def report_locs(
+    ws: Workspace, keys: list[str], known: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Where the report of each key lies (by report key): ``known`` first, else found; a
+    report not found has none (the decision is still recorded, for every report of the id
+    that comes), a shared id named without its place raises :class:`AmbiguousReport`."""
+    out = dict(known or {})
+    for rkey in dict.fromkeys(k.partition("/")[0] for k in keys):
+        if rkey in out:
+            continue
+        try:
+            out[rkey] = find_report_at(ws, rkey).loc
+        except AmbiguousReport:
+            raise
+        except ReviewError:
+            continue
+    return out
+
+
+def item_place(locs: Mapping[str, str], key: str) -> dict[str, str]:
+    """The ``loc`` an item's effect records (none when its report was not found)."""
+    loc = locs.get(key.partition("/")[0])
+    return {"loc": loc} if loc else {}
 
 
 def item_json(
@@ -186,9 +287,12 @@ def decisions_json(st: ItemState) -> list[dict[str, Any]]:
     ]
 
 
-def report_json(path: Path, report: KptReport, ledger: Ledger) -> dict[str, Any]:
+def report_json(
+    path: Path, report: KptReport, ledger: Ledger, rkey: str | None = None
+) -> dict[str, Any]:
+    """A report with its items' review states (``rkey``: its located id when shared)."""
     data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
-    rid = report.id or ""
+    rid = rkey or report.id or ""
     items = []
     for sec, item in report.items():
         key = item_key(rid, item.id)

@@ -262,8 +262,8 @@ def promote_plans(
         if led.state(key).state != "approved" and not any(
             e.op == "approve" and e.target == key for e in effects
         ):
-            effects.append(Effect("approve", key))
-        data = {"path": ws.display(p.target), "section": p.section, "type": p.type}
+            effects.append(Effect("approve", key, data=_at(p.ref)))
+        data = {**_at(p.ref), "path": ws.display(p.target), "section": p.section, "type": p.type}
         effects.append(Effect("promote", key, data=data))
         fw = files.get(p.target)
         if fw is None:
@@ -293,3 +293,8 @@ def promoted_label(data: dict[str, Any]) -> str:
     """``PATH#SECTION`` of a promote entry (the path as the ledger holds it: relative to the
     root when inside it)."""
     return f"{data.get('path')}#{section_title(data.get('section'))}"
+
+
+def _at(ref: ItemRef) -> dict[str, str]:
+    """Where the item's report lies, recorded with its effects (``store.located``)."""
+    return {"loc": ref.loc} if ref.loc else {}

@@ -225,7 +225,7 @@ def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
     """The session a KPT record, summary or lesson belongs to, if it is listed."""
     rec = hit.record
     if rec.kind in ("report", "keep", "problem", "try", "omission"):
-        s = index.find_report(rec.id.split("/", 1)[0])
+        s = index.find_report(rec.id.split("/", 1)[0], Path(rec.path))
         if s is not None:
             return s.key
     if rec.session_id and f"sid:{rec.session_id}" in index.sessions:

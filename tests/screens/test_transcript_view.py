@@ -16,6 +16,7 @@ from store.models.kpt import KeepItem, KptMetrics
 from store.read.transcript import read_transcript
 from store.workspace import Workspace
 from tests.transcript_lines import SID, TranscriptWriter, sample_session
+from tests.tui.helpers import until
 
 
 class Host(App[None]):
@@ -32,7 +33,12 @@ class Host(App[None]):
 
 
 async def _ready(app: Host, pilot) -> TranscriptView:  # type: ignore[no-untyped-def]
-    await app.workers.wait_for_complete()
+    """Once every worker has ended: a load started again cancels the one before it (an
+    exclusive worker), which ``wait_for_complete`` would raise for on a loaded machine."""
+    from textual.worker import WorkerState
+
+    running = (WorkerState.PENDING, WorkerState.RUNNING)
+    await until(pilot, lambda: not any(w.state in running for w in app.workers), 30)
     await pilot.pause()
     return app.query_one(TranscriptView)
 
