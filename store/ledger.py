@@ -210,6 +210,19 @@ class ItemState:
     def contested(self) -> bool:
         return self.state == "contested"
 
+    def copy(self) -> ItemState:
+        return ItemState(
+            self.state,
+            self.note,
+            self.at,
+            self.edited,
+            self.archived,
+            [dict(p) for p in self.promoted],
+            self.who,
+            dict(self.decisions),
+            set(self.settled),
+        )
+
 
 _DECIDED: dict[str, State] = {"approve": "approved", "reject": "rejected"}
 
@@ -324,9 +337,12 @@ class Ledger:
         #: report ids two reports share (``store.located``; the index says which): their
         #: items' lines are kept together, to fold each report's own under its located key
         self.located_ids: set[str] = set()
-        self._located_rev = -1
-        self._located_lines: dict[str, list[Entry]] = {}
-        self._located_states: dict[str, ItemState] = {}
+        #: their items' states: under each located key (its report's lines and those that
+        #: name no place), under the plain key (only the lines that name no place), and
+        #: the located keys of each plain one
+        self._located: dict[str, ItemState] = {}
+        self._placeless: dict[str, ItemState] = {}
+        self._places: dict[str, list[str]] = {}
         if read:
             self.refresh()
 
@@ -485,6 +501,7 @@ class Ledger:
         self.revision += 1
         self.entries, self.folded, self.undone, self.states = [], [], set(), {}
         self.txs, self.line_of, self._order = {}, {}, []
+        self._located, self._placeless, self._places = {}, {}, {}
 
     def _reset(self) -> None:
         self._clear()
@@ -578,9 +595,44 @@ class Ledger:
         if st is None:
             st = self.states[target] = ItemState()
         fold_entry(st, e)
+        if self.located_ids and target.partition("/")[0] in self.located_ids:
+            self._fold_located(e, target)
+
+    def _fold_located(self, e: Entry, plain: str) -> None:
+        """Fold ``e`` (about ``plain``, whose report id is shared) into the state of the
+        report it names, or of every report of the id when it names none."""
+        place = place_of(e.target, e.data)
+        keys = self._places.setdefault(plain, [])
+        if place is None:
+            st = self._placeless.get(plain)
+            if st is None:
+                st = self._placeless[plain] = ItemState()
+            fold_entry(st, e)
+            for k in keys:
+                fold_entry(self._located[k], e)
+            return
+        rid, _, item = plain.partition("/")
+        key = f"{rid}@{place}/{item}"
+        st = self._located.get(key)
+        if st is None:  # the lines naming no place so far, then its own
+            base = self._placeless.get(plain)
+            st = self._located[key] = base.copy() if base is not None else ItemState()
+            keys.append(key)
+        fold_entry(st, e)
+
+    def locate(self, report_ids: Iterable[str]) -> None:
+        """Keep the states of these report ids' items per report (``store.located``): the
+        ids two reports share, as the index finds them."""
+        with self.lock:
+            new = set(report_ids) - self.located_ids
+            if new:
+                self.located_ids |= new
+                self.revision += 1
+                self._refold()
 
     def _refold(self) -> None:
         self.states = {}
+        self._located, self._placeless, self._places = {}, {}, {}
         for e in self.folded:
             self._fold_one(e)
 
@@ -588,29 +640,11 @@ class Ledger:
         """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
         of that key, a located one (``store.located``) the lines made on that report."""
         if "@" in key and (got := split_located(key)) is not None:
-            return self._located(key, *got)
+            plain = got[0]
+            if plain.partition("/")[0] not in self.located_ids:
+                self.locate([plain.partition("/")[0]])
+            return self._located.get(key) or self._placeless.get(plain) or ItemState()
         return self.states.get(key) or ItemState()
-
-    def _located(self, key: str, plain: str, place: str) -> ItemState:
-        with self.lock:
-            rid = plain.partition("/")[0]
-            if self._located_rev != self.revision or rid not in self.located_ids:
-                self.located_ids.add(rid)
-                self._located_rev = self.revision
-                self._located_states = {}
-                self._located_lines = {}
-                for e in self.folded:
-                    if e.target.partition("@")[0].partition("/")[0] in self.located_ids and not (
-                        self.undone and self.is_undone(e)
-                    ):
-                        self._located_lines.setdefault(plain_key(e.target), []).append(e)
-            st = self._located_states.get(key)
-            if st is None:
-                st = self._located_states[key] = ItemState()
-                for e in self._located_lines.get(plain, ()):
-                    if place_of(e.target, e.data) in (None, place):
-                        fold_entry(st, e)
-            return st
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""

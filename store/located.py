@@ -19,7 +19,6 @@ the old one while the id is shared.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
 #: hex digits of the place in a located key
 TAG_LEN = 6
-_LOCATED = re.compile(rf"([^/@\s]+)@([0-9a-f]{{{TAG_LEN}}})(/.*)?")
+_HEX = "0123456789abcdef"
 
 
 def loc_tag(display: str) -> str:
@@ -46,12 +45,13 @@ def split_located(key: str) -> tuple[str, str] | None:
     """(the plain key, the place) of a located report or item key; ``None`` for any other.
     ``kpt-1@3fa2c1/keep-001`` → (``kpt-1/keep-001``, ``3fa2c1``); ``kpt-1@3fa2c1`` →
     (``kpt-1``, ``3fa2c1``)."""
-    if "@" not in key:
+    rid, at, rest = key.partition("@")
+    if not at:
         return None
-    m = _LOCATED.fullmatch(key)
-    if m is None:
+    place, slash, item = rest.partition("/")
+    if len(place) != TAG_LEN or place.strip(_HEX) or not rid or "/" in rid or rid.isspace():
         return None
-    return m[1] + (m[3] or ""), m[2]
+    return rid + slash + item, place
 
 
 def plain_key(key: str) -> str:

@@ -140,6 +140,8 @@ class WorkspaceIndex:
         self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
         #: the report ids two sessions' reports share, worked out for ``sessions`` as it was
         self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
+        #: the located report id of each session whose report id is shared (by session key)
+        self._located_ids: dict[str, str] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -475,8 +477,13 @@ class WorkspaceIndex:
                 for rid, ss in by.items()
                 if len(ss) > 1
             }
-            self.ledger.located_ids.update(shared)
+            self._located_ids = {
+                s.key: report_key(rid, self.ws.display(s.report.path))  # type: ignore[union-attr]
+                for rid, ss in shared.items()
+                for s in ss
+            }
             self._shared = (sessions, shared)
+            self.ledger.locate(shared)
         return self._shared[1]
 
     def report_key(self, s: Session) -> str | None:
@@ -484,7 +491,9 @@ class WorkspaceIndex:
         if s.report is None or not s.report.head.id:
             return None
         rid = s.report.head.id
-        return report_key(rid, self.ws.display(s.report.path) if rid in self.shared_ids() else None)
+        if rid not in self.shared_ids():
+            return rid
+        return self._located_ids.get(s.key) or report_key(rid, self.ws.display(s.report.path))
 
     def item_keys(self, s: Session) -> list[str]:
         """The ledger key of every item of the session's report, in report order."""

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from store.config import Config
 from store.index.workspace_index import WorkspaceIndex
@@ -216,3 +218,50 @@ def test_search_prints_located_ids_that_show_takes(
         code, out, err = run_cli(root, capsys, "show", ident, "--json")
         assert code == 0, err
         assert json.loads(out)["ref"] == ident
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["approve", "reject", "reopen", "edit"]),
+            st.sampled_from([None, ALICE, BOB, "team/carol/hurikaeri/x.yaml"]),
+            st.booleans(),  # the target located, or plain with the path
+            st.sampled_from(["keep-001", "try-001"]),
+        ),
+        max_size=25,
+    ),
+    locate_first=st.booleans(),
+)
+def test_the_located_fold_is_the_fold_of_each_reports_own_lines(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[tuple[str, str | None, bool, str]],
+    locate_first: bool,
+) -> None:
+    """Kept as lines come in (or worked out when the shared id is found later), each
+    report's state is the fold of its own lines and those naming no place, in order."""
+    state_dir = tmp_path_factory.mktemp("led")
+    led = Ledger(state_dir)
+    if locate_first:
+        led.locate([RID])
+    for op, loc, located, item in lines:
+        if loc is None:
+            led.record(op, f"{RID}/{item}")  # type: ignore[arg-type]
+        elif located:
+            led.record(op, f"{report_key(RID, loc)}/{item}", loc=loc)  # type: ignore[arg-type]
+        else:
+            led.record(op, f"{RID}/{item}", loc=loc)  # type: ignore[arg-type]
+    fresh = Ledger(state_dir)
+    for where in (ALICE, BOB, "team/dave/hurikaeri/y.yaml"):
+        for item in ("keep-001", "try-001"):
+            key = f"{report_key(RID, where)}/{item}"
+            want = led.state_without(key, "no such group")  # a scan of every line
+            for got in (led.state(key), fresh.state(key)):
+                assert (got.state, got.note, got.edited, got.who) == (
+                    want.state,
+                    want.note,
+                    want.edited,
+                    want.who,
+                )
