@@ -178,6 +178,8 @@ class _Plan:
     dirs: tuple[Path, ...]  # directory locations, existing or not
     files: frozenset[Path]  # single files: JSONL file locations and the ledger
     structural: frozenset[Path]  # a directory appearing or vanishing here changes the plan
+    #: a directory appearing in one of these may match a location's glob pattern
+    glob_tops: frozenset[Path] = frozenset()
 
 
 def _lineage(path: Path) -> set[Path]:
@@ -214,6 +216,8 @@ def _make_plan(ws: Workspace) -> _Plan | None:
     root = ws.root
     if not root.is_dir():
         return None
+    ws.reglob()  # an author's directory a pull brought: its files come as added
+    tops = ws.glob_tops()
     dirs: list[Path] = [team_dir(ws.state_dir)]  # a team's ledgers, one per reviewer
     files: list[Path] = [ws.state_dir / LEDGER_NAME]
     for key, paths in ws.locations.items():
@@ -239,9 +243,17 @@ def _make_plan(ws: Workspace) -> _Plan | None:
         above = _nearest_dir(f.parent, root)
         if above is not None:
             shallow.append(above)
+    shallow += tops
     deep = _outermost(deep)
     shallow = sorted({s for s in shallow if not any(s.is_relative_to(d) for d in deep)})
-    return _Plan(tuple(deep), tuple(shallow), tuple(dirs), frozenset(files), frozenset(structural))
+    return _Plan(
+        tuple(deep),
+        tuple(shallow),
+        tuple(dirs),
+        frozenset(files),
+        frozenset(structural),
+        frozenset(tops),
+    )
 
 
 def _document_name(name: str) -> bool:
@@ -363,6 +375,11 @@ class _State:
                 replan = True
             if change is RawChange.added and path in plan.files and path.is_dir():
                 replan = True  # a JSONL location turned out to be a directory
+            if path.parent in plan.glob_tops and (
+                (change is RawChange.added and path.is_dir())
+                or (change is RawChange.deleted and any(d.is_relative_to(path) for d in plan.dirs))
+            ):
+                replan = True  # a directory that may match a glob pattern now, or no longer
             if _wanted(path, plan):
                 candidates.add(path)
                 continue

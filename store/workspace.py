@@ -40,11 +40,15 @@ class Workspace:
             p = Path(os.path.expanduser(d))
             check_allowed_dir(p if p.is_absolute() else self.root / p, self.config.path or "")
         self.locations: dict[str, list[Path]] = {}
+        #: the locations given with glob patterns, as given (``reglob`` expands them again)
+        self.patterns: dict[str, list[Path]] = {}
         for key, default in LOCATIONS.items():
             moved = self.config.paths.get(key)
             if moved:
                 where = [p if p.is_absolute() else self.root / p for p in moved]
                 self.locations[key] = where if key == "state" else _globbed(where)
+                if key != "state" and any(glob.has_magic(str(p)) for p in where):
+                    self.patterns[key] = where
             else:
                 self.locations[key] = [self.root / default]
         if not self.config.paths.get("state"):
@@ -57,6 +61,38 @@ class Workspace:
                     "[paths] state in the config if you mean to)"
                 )
         team.configure(self.state_dir, self.config.reviewer)
+
+    def reglob(self) -> bool:
+        """Expand the glob patterns again (an author's directory a ``git pull`` brought);
+        ``True`` when a location changed. Each changed list is replaced whole, so a reader
+        in another thread sees the old list or the new one."""
+        changed = False
+        for key, where in self.patterns.items():
+            now = _globbed(where)
+            if now != self.locations[key]:
+                self.locations[key] = now
+                changed = True
+        return changed
+
+    def glob_tops(self) -> list[Path]:
+        """Where a directory appearing can make a glob pattern match more: every existing
+        directory a pattern's magic parts may still lead through (``team`` and each
+        ``team/<author>`` for ``team/*/hurikaeri``)."""
+        out: list[Path] = []
+        for where in self.patterns.values():
+            for p in where:
+                parts = p.parts
+                magic = [i for i, part in enumerate(parts) if glob.has_magic(part)]
+                if not magic:
+                    continue
+                top = Path(*parts[: magic[0]])
+                # the directories between the top and the last magic part, as they are now
+                levels = [top]
+                for i in range(magic[0], min(magic[-1] + 1, len(parts) - 1)):
+                    pattern = str(Path(*parts[: i + 1]))
+                    levels += [Path(h) for h in sorted(glob.glob(pattern)) if os.path.isdir(h)]
+                out += [d for d in levels if d.is_dir() and d not in out]
+        return out
 
     @classmethod
     def resolve(cls, root: Path | None, config: Config) -> Workspace:
@@ -189,7 +225,8 @@ CONTENT_LOCATIONS = (
 def _globbed(paths: list[Path]) -> list[Path]:
     """Locations with glob patterns (``team/*/hurikaeri``: one directory per author)
     expanded, in name order; a pattern that matches nothing stays as it is (nothing is
-    found there until it matches: restart to pick up a directory that appears later)."""
+    found there until it matches: the watcher expands them again when a directory
+    appears, :meth:`Workspace.reglob`)."""
     out: list[Path] = []
     for p in paths:
         hits = sorted(glob.glob(str(p))) if glob.has_magic(str(p)) else []

@@ -438,3 +438,39 @@ def test_own_writes_follow_symlinks_and_take_a_stamp(tmp_path: Path) -> None:
     own.record(link, stamp)
     assert own.is_own(real)
     assert own.is_own(link)
+
+
+@pytest.mark.parametrize("all_at_once", [False, True])
+async def test_an_authors_directory_a_pull_brings_is_followed(
+    tmp_path: Path, all_at_once: bool
+) -> None:
+    """``kpt = "team/*/hurikaeri"``: a teammate's directory that appears later (a ``git
+    pull``) is watched, and its reports come as added — made step by step, or moved in
+    whole as git may leave it."""
+    from store.config import Config
+
+    root = tmp_path / "root"
+    make_workspace(root)
+    (root / "team/alice/hurikaeri").mkdir(parents=True)
+    (root / "team/alice/hurikaeri/kpt-20260208-001.yaml").write_text("id: kpt-20260208-001\n")
+    ws = Workspace(root, Config(paths={"kpt": [Path("team/*/hurikaeri")]}))
+    new = root / "team/carol/hurikaeri/kpt-20260208-001.yaml"
+    async with watching(ws) as w:
+        if all_at_once:
+            staged = tmp_path / "staged/carol"
+            (staged / "hurikaeri").mkdir(parents=True)
+            (staged / "hurikaeri" / new.name).write_text("id: kpt-20260208-001\n")
+            os.rename(staged, root / "team/carol")
+        else:
+            (root / "team/carol").mkdir()
+            await asyncio.sleep(0.2)
+            new.parent.mkdir()
+            await asyncio.sleep(0.2)
+            new.write_text("id: kpt-20260208-001\n")
+        got = await w.until_path(new)
+        assert [c.kind for c in got if c.path == new] == ["added"]
+        assert root / "team/carol/hurikaeri" in ws.locations["kpt"]
+        # and it is followed from then on
+        later = new.parent / "kpt-20260209-001.yaml"
+        later.write_text("id: kpt-20260209-001\n")
+        await w.until_path(later)

@@ -54,3 +54,20 @@ async def test_deciding_one_report_leaves_the_other_with_the_same_id_alone(
             "sid:s-alice",
             f"{report_key(RID, ALICE)}/try-001",
         )
+
+
+async def test_a_new_authors_reports_show_live(tmp_path: Path) -> None:
+    """A pull brings a teammate's directory (``team/carol/hurikaeri``, matched by the
+    location's glob only now): the open app lists carol's session, and her report's id,
+    shared with alice's, makes both reports' items located."""
+    root = tmp_path / "root"
+    write_report(root, ALICE, "alice")
+    app = create_app(team_ws(root), watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.pause(0.3)  # let the watcher start
+        assert app.index.item_keys(app.index.sessions["sid:s-alice"])[0] == f"{RID}/keep-001"
+        write_report(root, "team/carol/hurikaeri/kpt-20260208-001.yaml", "carol")
+        await until(pilot, lambda: "sid:s-carol" in app.index.sessions, 10)
+        alice = app.index.sessions["sid:s-alice"]
+        assert app.index.item_keys(alice)[0] == f"{report_key(RID, ALICE)}/keep-001"
