@@ -359,11 +359,13 @@ def read_input(name: str) -> tuple[str, str]:
 
 
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.ledger import Ledger
     from store.review.wrapup import import_wrapup
 
     text, source = read_input(args.file)
-    recovered_note(ws)
-    plan = import_wrapup(ws, text, source, allow_secrets=args.allow_secret)
+    ledger = Ledger(ws.state_dir)  # read once: recovery, then the import's transaction
+    recovered_note(ws, ledger)
+    plan = import_wrapup(ws, text, source, ledger=ledger, allow_secrets=args.allow_secret)
     ids = {
         "summary": plan.summary["id"],
         "user_lessons": [r["id"] for r in plan.user_lessons],
@@ -776,9 +778,13 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        from store.read.yamlload import C_LOADER_AVAILABLE
+        if args.command == "import-wrapup":  # reads no YAML: the loader is looked for only
+            from importlib.util import find_spec
 
-        if not C_LOADER_AVAILABLE:
+            c_loader = find_spec("_ruamel_yaml") is not None
+        else:
+            from store.read.yamlload import C_LOADER_AVAILABLE as c_loader
+        if not c_loader:
             print(
                 f"{PROG}: error: ruamel.yaml's C loader (ruamel.yaml.clib) is not installed; "
                 "install it with 'pip install ruamel.yaml.clib' (or reinstall hurikaeri)",

@@ -11,8 +11,9 @@ Importing can be retried (a hook that runs again after a time-out): a record alr
 file — same ``session_id`` and the same content, its id aside — is not written again, and
 keeps the id it has; importing the same input twice writes nothing the second time
 (:attr:`WrapupImport.already_imported`). Each file is checked again under the lock our
-writers share, right before its lines are appended, so two imports at once neither
-duplicate a record nor give two records one id. The slug is the project path with ``:`` and ``/`` (and ``\\``) replaced by
+writers share, right before its lines are appended (unless its identity — device, inode,
+size, mtime, ctime — is still the one it had, settled, when it was first read), so two
+imports at once neither duplicate a record nor give two records one id. The slug is the project path with ``:`` and ``/`` (and ``\\``) replaced by
 ``-``, as the upstream script makes it. Ids are the prefix, the record's date and the next
 free sequence for that prefix and date among the records already there — whatever dates
 those records carry (a wrap-up bug once wrote ids with wrong dates).
@@ -32,6 +33,7 @@ import math
 import mmap
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,7 +48,7 @@ from store.read.jsonl import encode_record
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
 from store.read.validate import dotted, validate_tolerant
-from store.review.items import ReviewError
+from store.review.errors import ReviewError
 from store.review.journal import FileWrite
 from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
@@ -72,6 +74,8 @@ class WrapupImport:
     present: set[str] = field(default_factory=set)
     #: the transaction that appended the lines (``None``: nothing was written)
     tx: TxResult | None = None
+    #: what each target file held when the import was planned
+    existing: dict[Path, _Existing] = field(default_factory=dict)
 
     def records(self) -> list[tuple[Path, str, dict[str, Any]]]:
         """Every record with its file and id prefix, in the order they are written."""
@@ -94,11 +98,15 @@ class WrapupImport:
 
 @dataclass(slots=True)
 class _Existing:
-    """What a target file holds already: every id, and the records of one session by
-    content (their ids, per :func:`_content_key`)."""
+    """What a target file holds already: the ids a new id must not repeat (those
+    :func:`next_id` counts: ``PREFIX-DAY-N`` of the prefixes and day asked for), and the
+    records of one session by content (their ids, per :func:`_content_key`)."""
 
     ids: set[str] = field(default_factory=set)
     same: dict[str, list[str]] = field(default_factory=dict)
+    #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
+    #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
+    seen: tuple[int, int, int, int, int] | None = None
 
 
 def _content_key(rec: dict[str, Any]) -> str:
@@ -107,11 +115,38 @@ def _content_key(rec: dict[str, Any]) -> str:
     return json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _scan(data: bytes | mmap.mmap, session_id: str | None) -> _Existing:
-    """The ids in ``data`` and the records (one line each) of ``session_id``."""
-    found = _Existing({m.group(1).decode("utf-8", "replace") for m in _ID_FIELD.finditer(data)})
+def _scan(
+    data: bytes | mmap.mmap,
+    session_id: str | None,
+    records: list[tuple[str, dict[str, Any]]],
+    day: str,
+) -> _Existing:
+    """The records (one line each) of ``session_id`` in ``data``, and — unless each of
+    ``records`` is one of them already (an import retried) — the ids :func:`next_id` counts
+    for their prefixes and ``day``: those that begin with ``ll-ai-20260223-`` and the like,
+    each found by looking for that stem (``bytes.find``), not by matching every ``"id"`` of
+    the file (a file of 100,000 lessons is searched in a few milliseconds)."""
+    found = _Existing(same=_same_session(data, session_id))
+    if not _all_there(records, found.same):
+        found.ids = {i for stem in _stems(records, day) for i in _ids_with_stem(data, stem)}
+    return found
+
+
+def _all_there(records: list[tuple[str, dict[str, Any]]], same: dict[str, list[str]]) -> bool:
+    left = {k: len(v) for k, v in same.items()}
+    for _, rec in records:
+        key = _content_key(rec)
+        if not left.get(key):
+            return False
+        left[key] -= 1
+    return True
+
+
+def _same_session(data: bytes | mmap.mmap, session_id: str | None) -> dict[str, list[str]]:
+    """The ids of the records (one line each) of ``session_id`` in ``data``, by content."""
+    same: dict[str, list[str]] = {}
     if not session_id:
-        return found
+        return same
     starts: set[int] = set()
     needles = {session_id.encode("utf-8"), json.dumps(session_id)[1:-1].encode("ascii")}
     for needle in needles:
@@ -129,8 +164,8 @@ def _scan(data: bytes | mmap.mmap, session_id: str | None) -> _Existing:
         except (ValueError, RecursionError):
             continue
         if isinstance(rec, dict) and rec.get("session_id") == session_id:
-            found.same.setdefault(_content_key(rec), []).append(str(rec.get("id")))
-    return found
+            same.setdefault(_content_key(rec), []).append(str(rec.get("id")))
+    return same
 
 
 def _assign(
@@ -151,15 +186,48 @@ def _assign(
             taken.add(rec["id"])
 
 
-#: An ``"id": "…"`` pair anywhere in a record (a pretty-printed one too).
-_ID_FIELD = re.compile(rb'"id"\s*:\s*"([^"\\\r\n]{1,200})"')
+def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
+    """The values of the ``"id": "…"`` pairs in ``data`` (anywhere in a record, see
+    :data:`_ID_VALUE`) that begin with ``stem``."""
+    out: set[str] = set()
+    needle = b'"' + stem.encode("utf-8")
+    at = data.find(needle)
+    while at >= 0:
+        value = _ID_VALUE.match(data, at, at + 203)
+        if value is not None and _id_key_before(data, at):
+            out.add(value.group(1).decode("utf-8", "replace"))
+        at = data.find(needle, at + 1)
+    return out
+
+
+def _id_key_before(data: bytes | mmap.mmap, at: int) -> bool:
+    """Whether ``"id"``, a colon and any whitespace (as ``\\s`` matches in bytes) come
+    right before ``at``."""
+    i = at - 1
+    while i >= 0 and data[i] in _SPACE:
+        i -= 1
+    if i < 0 or data[i] != 0x3A:  # ':'
+        return False
+    i -= 1
+    while i >= 0 and data[i] in _SPACE:
+        i -= 1
+    return i >= 3 and data[i - 3 : i + 1] == b'"id"'
+
+
+#: An id's value, from its opening quote: ``"id": "…"`` is a pair ``"id"\s*:\s*"…"`` (a
+#: pretty-printed one too) whose value is 1–200 bytes without quotes, backslashes or line ends.
+_ID_VALUE = re.compile(rb'"([^"\\\r\n]{1,200})"')
+#: What ``\s`` matches in a bytes pattern.
+_SPACE = b" \t\n\r\x0b\x0c"
 #: Nesting deeper than this in a wrap-up input is refused.
 MAX_INPUT_DEPTH = 64
 
 
-def _existing(path: Path, session_id: str | None) -> _Existing:
-    """The ids of the records in a file lines are appended to, and those of the session
-    (nothing when it does not exist), after checking that it can take a line: a regular file (never opened when it
+def _existing(
+    path: Path, session_id: str | None, records: list[tuple[str, dict[str, Any]]], day: str
+) -> _Existing:
+    """What a file lines are appended to holds already (:func:`_scan`; nothing when it does
+    not exist), after checking that it can take a line: a regular file (never opened when it
     is a FIFO or a device), within the JSONL size limit (checked before reading), ending
     with a whole line, and looking like JSONL. The file is mapped, not read: a file of a
     gigabyte costs page cache, not memory."""
@@ -180,15 +248,28 @@ def _existing(path: Path, session_id: str | None) -> _Existing:
         check_regular(st, MAX_JSONL_BYTES)
         if st.st_size == 0:
             return _Existing()
+        now = time.time_ns()
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            return _scan(data, session_id)
+            found = _scan(data, session_id, records, day)
+        if max(st.st_mtime_ns, st.st_ctime_ns) < now - _SETTLED_NS:
+            found.seen = _identity(st)
+        return found
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
         raise ReviewError(f"{path}: cannot read: {exc.strerror or exc}; nothing written") from exc
     finally:
         os.close(fd)
+
+
+#: A file last changed this long before it was read counts as settled (coarse clocks; as
+#: ``store.index.cache.RACY_NS``): its identity then tells whether it changed since.
+_SETTLED_NS = 2_000_000_000
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _check_appendable(path: Path, data: mmap.mmap) -> None:
@@ -424,8 +505,15 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
                 }
             )
     for path, records in _by_file(plan).items():
-        _assign(records, _existing(path, model.session_id), day, plan.present)
+        found = _existing(path, model.session_id, records, day)
+        plan.existing[path] = found
+        _assign(records, found, day, plan.present)
     return plan
+
+
+def _stems(records: list[tuple[str, dict[str, Any]]], day: str) -> set[str]:
+    """What the ids :func:`next_id` gives these records begin with."""
+    return {f"{prefix}-{day}-" for prefix, _ in records}
 
 
 def _by_file(plan: WrapupImport) -> dict[Path, list[tuple[str, dict[str, Any]]]]:
@@ -477,12 +565,22 @@ def import_wrapup(
     files: list[FileWrite] = []
     for path, records in _by_file(plan).items():
 
-        def compose(fd: int, records: list[tuple[str, dict[str, Any]]] = records) -> bytes:
-            # the file as it is now, under the lock: another import may have appended
-            size = os.fstat(fd).st_size if fd >= 0 else 0
-            if size:
+        def compose(
+            fd: int,
+            records: list[tuple[str, dict[str, Any]]] = records,
+            path: Path = path,
+        ) -> bytes:
+            # the file as it is now, under the lock: another import may have appended (a
+            # settled file whose identity is still the one read while planning is not
+            # searched again)
+            planned = plan.existing.get(path)
+            st = os.fstat(fd) if fd >= 0 else None
+            size = st.st_size if st is not None else 0
+            if planned is not None and st is not None and planned.seen == _identity(st):
+                existing = planned
+            elif size:
                 with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
-                    existing = _scan(data, model.session_id)
+                    existing = _scan(data, model.session_id, records, day)
             else:
                 existing = _Existing()
             _assign(records, existing, day, plan.present)

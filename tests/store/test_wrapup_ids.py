@@ -1,0 +1,173 @@
+"""import-wrapup's ids: found by their stem instead of matching every id of a lesson file,
+still never given twice — whatever the spacing, wherever the stem appears, and when the
+file changes between planning and writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import store.models
+from store.review import transactions, wrapup
+from store.review.wrapup import import_wrapup
+from store.workspace import Workspace
+from tests.conftest import SEEDS
+
+EXAMPLE = (SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8")
+#: every ``"id": "…"`` pair, as the whole file used to be matched
+OLD_ID_FIELD = re.compile(rb'"id"\s*:\s*"([^"\\\r\n]{1,200})"')
+STEM = "ll-ai-20260223-"
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def _old_ids(data: bytes, stem: str) -> set[str]:
+    found = {m.group(1).decode("utf-8", "replace") for m in OLD_ID_FIELD.finditer(data)}
+    return {i for i in found if i.startswith(stem)}
+
+
+def test_only_id_fields_count_however_they_are_spaced(tmp_path: Path) -> None:
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    ai.write_text(
+        '{"id":"ll-ai-20260223-003","title":"no spaces"}\n'
+        '{"id" :\t "ll-ai-20260223-004", "detail_ref": "ll-ai-20260223-090"}\n'
+        '{"id": "x", "summary": "see \\"id\\": \\"ll-ai-20260223-091\\""}\n'
+        '{"id": "x", "xid": "ll-ai-20260223-092", "memory_ref": {"id": "ll-ai-20260223-011"}}\n'
+        '{"id": "ll-ai-20260224-093", "title": "another day"}\n'
+        '{"id": "ll-ai-20260223-094x", "title": "not a sequence"}\n'
+        '{\n  "id":\n    "ll-ai-20260223-007",\n  "title": "pretty-printed"\n}\n',
+        encoding="utf-8",
+    )
+    plan = import_wrapup(Workspace(tmp_path), EXAMPLE)
+    # 003, 004, 007 and the nested 011 are ids; 09x are other fields, days or shapes
+    assert plan.ai_lessons[0]["id"] == "ll-ai-20260223-012"
+    last = ai.read_text(encoding="utf-8").splitlines()[-1]
+    assert json.loads(last)["id"] == "ll-ai-20260223-012"
+
+
+_values = st.sampled_from(
+    [
+        "ll-ai-20260223-001",
+        "ll-ai-20260223-017",
+        "ll-ai-20260223-2",
+        "ll-ai-20260223-٣",  # a digit Python's \d takes, as next_id reads it
+        "ll-ai-20260223-",
+        "ll-ai-20260224-005",
+        "ll-user-20260223-008",
+        'say "ll-ai-20260223-030"',
+        "ll-ai-20260223-040\\n",
+        "x" * 250,
+        "ll-ai-20260223-" + "9" * 190,
+    ]
+)
+_keys = st.sampled_from(["id", "xid", "detail_ref", "title", "Id", 'the "id"'])
+_records = st.recursive(
+    st.dictionaries(_keys, _values, max_size=4),
+    lambda inner: st.dictionaries(_keys, inner | _values, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            _records,
+            st.sampled_from([None, 1, 2]),
+            st.sampled_from([(", ", ": "), (",", ":"), (" , ", " :\t")]),
+            st.booleans(),
+        ),
+        max_size=6,
+    )
+)
+def test_the_stem_finds_what_matching_every_id_found(
+    records: list[tuple[dict[str, Any], int | None, tuple[str, str], bool]],
+) -> None:
+    data = b"".join(
+        json.dumps(r, indent=indent, separators=seps, ensure_ascii=ascii_).encode("utf-8") + b"\n"
+        for r, indent, seps, ascii_ in records
+    )
+    assert wrapup._ids_with_stem(data, STEM) == _old_ids(data, STEM)
+
+
+def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled (in a test each was written a moment ago)."""
+    monkeypatch.setattr(wrapup, "_SETTLED_NS", -(10**18))
+
+
+def test_a_line_appended_after_planning_is_seen_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _settled(monkeypatch)
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    ai.write_text('{"id": "ll-ai-20260223-001", "title": "there before"}\n', encoding="utf-8")
+    real_apply = transactions.apply
+
+    def apply_after_another_writer(*args: Any, **kwargs: Any) -> Any:
+        # another program appends between the import's planning and its transaction
+        with open(ai, "a", encoding="utf-8") as f:
+            f.write('{"id": "ll-ai-20260223-002", "title": "appended meanwhile"}\n')
+        return real_apply(*args, **kwargs)
+
+    monkeypatch.setattr(wrapup, "apply", apply_after_another_writer)
+    import_wrapup(Workspace(tmp_path), EXAMPLE)
+    ids = [r["id"] for r in _lines(ai)]
+    assert ids == ["ll-ai-20260223-001", "ll-ai-20260223-002", "ll-ai-20260223-003"]
+
+
+def test_a_file_rewritten_after_planning_is_searched_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another inode, the same size: the identity differs, the file is read again."""
+    _settled(monkeypatch)
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    ai.write_text('{"id": "ll-ai-20260223-001", "title": "there before"}\n', encoding="utf-8")
+    real_apply = transactions.apply
+
+    def apply_after_a_rewrite(*args: Any, **kwargs: Any) -> Any:
+        new = ai.with_name("new.jsonl")
+        new.write_text('{"id": "ll-ai-20260223-005", "title": "there before"}\n')
+        os.replace(new, ai)
+        return real_apply(*args, **kwargs)
+
+    monkeypatch.setattr(wrapup, "apply", apply_after_a_rewrite)
+    import_wrapup(Workspace(tmp_path), EXAMPLE)
+    assert [r["id"] for r in _lines(ai)] == ["ll-ai-20260223-005", "ll-ai-20260223-006"]
+
+
+def test_a_settled_file_unchanged_since_planning_gets_the_planned_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _settled(monkeypatch)
+    ws = Workspace(tmp_path)
+    first = import_wrapup(ws, EXAMPLE)
+    data = json.loads(EXAMPLE)
+    data["session_id"] = "def-456"
+    second = import_wrapup(ws, json.dumps(data))
+    assert second.ai_lessons[0]["id"] == "ll-ai-20260223-002"
+    assert second.summary["id"] == "ws-20260223-002"
+    ai = [r["id"] for r in _lines(tmp_path / "lessons" / "ai" / "lessons.jsonl")]
+    assert ai == [first.ai_lessons[0]["id"], "ll-ai-20260223-002"]
+    # and the retry of either writes nothing
+    assert import_wrapup(ws, json.dumps(data)).already_imported
+    assert import_wrapup(ws, EXAMPLE).already_imported
+
+
+def test_the_models_package_names_every_model_from_its_module() -> None:
+    for name in store.models.__all__:
+        cls = getattr(store.models, name)
+        assert cls.__name__ == name and cls.__module__.startswith("store.models.")
+    with pytest.raises(AttributeError):
+        store.models.NoSuchModel  # noqa: B018
