@@ -79,6 +79,8 @@ class SessionScreen(ReviewKeys):
 
     SHOWS = frozenset({Kind.KPT, Kind.SUMMARIES, Kind.LESSONS})
     SHOWS_REVIEW = True
+    #: the session's files were removed while a dialog was on top: close when back on top
+    vanished = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -128,10 +130,23 @@ class SessionScreen(ReviewKeys):
     def on_workspace_changed(self, event: WorkspaceChanged) -> None:
         s = self.session
         if s is None:
-            self.notify("This session's files were removed.", severity="warning")
-            self.app.pop_screen()
+            if self.app.screen is not self:  # a dialog on top (typed text in a form) stays;
+                self.vanished = True  # this screen closes once it is back on top
+                return
+            self.close_vanished()
             return
+        self.vanished = False
         self.show_session()
+
+    def on_screen_resume(self) -> None:
+        if self.vanished and self.session is None:
+            self.close_vanished()
+
+    def close_vanished(self) -> None:
+        self.vanished = False
+        self.notify("This session's files were removed.", severity="warning")
+        if self.app.screen is self:
+            self.app.pop_screen()
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.show_session()

@@ -104,3 +104,42 @@ async def test_another_reviewers_decision_shows_live_with_who_decided(team_root:
         await until(pilot, lambda: "approved" in row_text(items, keep2))
         assert app.index.ledger.state(keep2).who == CAROL
         assert app.index.ledger.state(keep1).contested  # still Bob's and mine
+
+
+async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) -> None:
+    """A pull removes the session's report while the person types in the item form: the
+    form (and what was typed) stays; the session screen closes, saying why, once the form
+    is closed."""
+    from screens.dialogs.confirm import ConfirmScreen
+    from screens.dialogs.conflict import ConflictScreen
+    from screens.dialogs.item_form import ItemForm
+    from screens.sessions import SessionsScreen
+    from tests.store.test_shared_report_ids import ALICE, team_ws, write_report
+    from tui.app import create_app
+
+    root = tmp_path / "root"
+    write_report(root, ALICE, "alice")
+    app = create_app(team_ws(root), watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.push_screen(SessionScreen(app.index, "sid:s-alice"))
+        await pilot.pause(0.3)  # let the watcher start
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ItemForm))
+        form = app.screen
+        await pilot.press("end", "x", "y", "z")
+        (root / ALICE).unlink()
+        await until(pilot, lambda: screen.session is None)
+        # the form says its file was deleted (the person decides), and stays
+        await until(pilot, lambda: isinstance(app.screen, ConflictScreen))
+        await pilot.press("escape")  # back to editing
+        await pilot.pause(0.3)
+        assert app.screen is form and screen in app.screen_stack
+        assert not any("files were removed" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")  # asks before dropping what was typed
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        assert any("files were removed" in str(n.message) for n in app._notifications)
