@@ -206,9 +206,6 @@ class HistoryScreen(Screen[None]):
         view = self.current()
         if view is None:
             return
-        if view.action in ("undo", "redo"):
-            self.notify(f"{view.title}: press r to apply it again, u on the original to undo.")
-            return
         await undo_flow(self, self.index, view.id)
 
     @work(exclusive=True, group="undo", exit_on_error=False)

@@ -47,10 +47,12 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
     view, line = await asyncio.to_thread(find)
     # a blocked undo is tried: the refusal names the file and shows what changed since
     blocked = view is not None and not redo and view.state == "blocked"
-    if view is None or (not blocked and not line.startswith(f"{verb}:")):
+    # undoing an undo applies it again (and undoing a redo takes it back): said so
+    said = line.partition(":")[0] if line.startswith(("Undo:", "Redo:")) else ""
+    if view is None or (not blocked and not said):
         node.app.notify(line, markup=False, timeout=3)
         return False
-    if not blocked and view.files and not await _ask(node, line + "?", verb):
+    if not blocked and view.files and not await _ask(node, line + "?", said or verb):
         return False
     target = view.id
     outcome = await run_write(
@@ -61,7 +63,8 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
     if not outcome.ok or outcome.value is None:
         return False
     node.app.post_message(FilesWritten(frozenset(outcome.value.paths), review=True))
-    node.app.notify(line.replace(f"{verb}:", f"{verb}ne:", 1), markup=False, timeout=3)
+    done = line.replace(f"{said}:", f"{said}ne:", 1) if said else f"{verb}ne: {view.title}"
+    node.app.notify(done, markup=False, timeout=3)
     return True
 
 

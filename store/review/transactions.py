@@ -867,6 +867,8 @@ def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
         return str(exc)
     if u is None:
         return "Nothing to redo."
+    if not led.is_own(u.src):
+        return str(_not_yours(led, u, "redo")).replace("refused: ", "Cannot redo ", 1)
     if u.action == "undo" and u.undoes:
         return describe_redo(ws, u.undoes, ledger=led)
     if not _is_undone(led, u):

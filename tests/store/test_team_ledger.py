@@ -249,3 +249,14 @@ def test_lint_reports_two_authors_reports_with_one_id(tmp_path: Path) -> None:
         "team/alice/hurikaeri/kpt-20260208-001.yaml",
         "team/bob/hurikaeri/kpt-20260208-001.yaml",
     ]
+
+
+def test_redo_of_another_reviewers_undo_is_described_as_refused(ws: Workspace) -> None:
+    from store.review.transactions import describe_redo, undo
+
+    alice = as_(ws, "alice@example.com")
+    done = decide_keys(ws, [KEY], "approve", ledger=alice)
+    undo(ws, done.id, ledger=alice)
+    bob = as_(ws, "bob@example.com")
+    said = describe_redo(ws, done.id, ledger=bob)
+    assert said.startswith("Cannot redo") and "alice@example.com's" in said

@@ -227,3 +227,22 @@ async def test_the_cursor_never_comes_back_to_an_item_being_written(
         release.set()
         await until(pilot, lambda: all(app.index.ledger.state(k).state == "approved" for k in keys))
         assert not screen.in_flight
+
+
+async def test_u_on_an_undo_row_applies_it_again(demo_root: Path) -> None:
+    """The history's ``u`` on an undo undoes the undo (a redo), said first like any."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _at(pilot, app, PENDING_SESSION, PENDING)
+        await pilot.press("a")
+        await until(pilot, lambda: app.index.ledger.state(PENDING).state == "approved")
+        await pilot.press("u")
+        await until(pilot, lambda: app.index.ledger.state(PENDING).state == "pending")
+        await pilot.press("H")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        table = screen.query_one("#history-list", VirtualTable)
+        await until(pilot, lambda: table.row_count >= 1)
+        assert screen.views[table.row_key_at(0) or ""].action == "undo"
+        await pilot.press("u")
+        await until(pilot, lambda: app.index.ledger.state(PENDING).state == "approved")
