@@ -394,14 +394,20 @@ def fold(root: str) -> Result:
     t0 = time.perf_counter()
     led = Ledger(ws.state_dir)
     took = time.perf_counter() - t0
+    # items of reports sharing an id, one state per report (as the app keeps them)
+    led.locate({e.target.partition("@")[0] for e in led.folded if "@" in e.target})
+    states = {
+        **{k: st for k, st in led.states.items() if k.partition("/")[0] not in led.located_ids},
+        **led.located_states,
+    }
     return {
         "seconds": took,
         "ms": took * 1000,
         "files": len(led.paths()),
         "lines": len(led.entries),
         "transactions": len(led.txs),
-        "items": len(led.states),
-        "contested": sum(st.contested for st in led.states.values()),
+        "items": len(states),
+        "contested": sum(st.contested for st in states.values()),
         "rss_mb": peak_rss_mb(),
     }
 

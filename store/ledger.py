@@ -620,15 +620,26 @@ class Ledger:
             keys.append(key)
         fold_entry(st, e)
 
+    @property
+    def located_states(self) -> dict[str, ItemState]:
+        """The states kept per report of the shared ids (by located key)."""
+        return self._located
+
     def locate(self, report_ids: Iterable[str]) -> None:
         """Keep the states of these report ids' items per report (``store.located``): the
         ids two reports share, as the index finds them."""
         with self.lock:
             new = set(report_ids) - self.located_ids
-            if new:
-                self.located_ids |= new
-                self.revision += 1
-                self._refold()
+            if not new:
+                return
+            self.located_ids |= new
+            self.revision += 1
+            for e in self.folded:  # theirs alone, in order (nothing was kept for them yet)
+                if self.undone and self.is_undone(e):
+                    continue
+                target = plain_key(e.target) if "@" in e.target else e.target
+                if target.partition("/")[0] in new:
+                    self._fold_located(e, target)
 
     def _refold(self) -> None:
         self.states = {}

@@ -140,8 +140,10 @@ class WorkspaceIndex:
         self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
         #: the report ids two sessions' reports share, worked out for ``sessions`` as it was
         self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
-        #: the located report id of each session whose report id is shared (by session key)
-        self._located_ids: dict[str, str] = {}
+        #: the sessions (keys) whose report carries each report id, kept as files change
+        self._rid_keys: dict[str, set[str]] = {}
+        #: the located report id of sessions whose report id is shared: (its path, the id)
+        self._located_ids: dict[str, tuple[Path, str]] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -359,20 +361,32 @@ class WorkspaceIndex:
                     _contribute_records(added, f.records, p, start)
                 touched.update(self._add_parts(p, added))
             lost: set[str] = set()
+            if reset:
+                self._rid_keys = {}
+            rid_keys = self._rid_keys
+            newly_shared: set[str] = set()
             for key in touched:
                 old = sessions.pop(key, None)
-                if old is not None and old.report_id and by_report.get(old.report_id) is old:
-                    del by_report[old.report_id]
-                    lost.add(old.report_id)
+                if old is not None and old.report_id:
+                    rid_keys.get(old.report_id, set()).discard(key)
+                    if by_report.get(old.report_id) is old:
+                        del by_report[old.report_id]
+                        lost.add(old.report_id)
                 s = self._session(key)
                 if s is not None:
                     sessions[key] = s
                     if s.report_id:
                         by_report[s.report_id] = s
+                        keys = rid_keys.setdefault(s.report_id, set())
+                        keys.add(key)
+                        if len(keys) == 2:
+                            newly_shared.add(s.report_id)
             for s in sessions.values() if lost - by_report.keys() else ():
                 if s.report_id in lost and s.report_id not in by_report:  # another report
                     by_report[s.report_id] = s  # with the id stays
             self.files, self.sessions, self.by_report = files, sessions, by_report
+        if newly_shared:  # their items' states are kept per report from now on
+            self.ledger.locate(newly_shared)
 
     def _add_parts(self, path: Path, added: dict[str, list[Part]]) -> set[str]:
         """Note what ``path`` gives to which session; returns the sessions touched."""
@@ -452,7 +466,7 @@ class WorkspaceIndex:
         sharing an id, the one at ``path``, or at the key's place (none: the first)."""
         got = split_located(report_id)
         rid, place = got if got is not None else (report_id, None)
-        shared = self.shared_ids().get(rid)
+        shared = self.shared_ids().get(rid) if self.is_shared(rid) else None
         if shared and (place is not None or path is not None):
             for s in shared:
                 assert s.report is not None
@@ -468,32 +482,32 @@ class WorkspaceIndex:
         order of their paths (``store.located``; lint warns of each)."""
         sessions = self.sessions
         if self._shared[0] is not sessions:
-            by: dict[str, list[Session]] = {}
-            for s in sessions.values():
-                if s.report is not None and s.report.head.id:
-                    by.setdefault(s.report.head.id, []).append(s)
-            shared = {
-                rid: sorted(ss, key=lambda s: self.ws.display(s.report.path))  # type: ignore[union-attr]
-                for rid, ss in by.items()
-                if len(ss) > 1
-            }
-            self._located_ids = {
-                s.key: report_key(rid, self.ws.display(s.report.path))  # type: ignore[union-attr]
-                for rid, ss in shared.items()
-                for s in ss
-            }
+            shared: dict[str, list[Session]] = {}
+            for rid, keys in list(self._rid_keys.items()):
+                if len(keys) > 1:
+                    got = [s for k in list(keys) if (s := sessions.get(k)) and s.report]
+                    if len(got) > 1:
+                        shared[rid] = sorted(got, key=lambda s: self.ws.display(s.report.path))  # type: ignore[union-attr]
             self._shared = (sessions, shared)
-            self.ledger.locate(shared)
         return self._shared[1]
+
+    def is_shared(self, report_id: str) -> bool:
+        return len(self._rid_keys.get(report_id, ())) > 1
 
     def report_key(self, s: Session) -> str | None:
         """The session's report id, located when another report carries it too."""
         if s.report is None or not s.report.head.id:
             return None
         rid = s.report.head.id
-        if rid not in self.shared_ids():
+        if not self.is_shared(rid):
             return rid
-        return self._located_ids.get(s.key) or report_key(rid, self.ws.display(s.report.path))
+        hit = self._located_ids.get(s.key)
+        if hit is None or hit[0] != s.report.path:
+            hit = self._located_ids[s.key] = (
+                s.report.path,
+                report_key(rid, self.ws.display(s.report.path)),
+            )
+        return hit[1]
 
     def item_keys(self, s: Session) -> list[str]:
         """The ledger key of every item of the session's report, in report order."""
@@ -505,7 +519,7 @@ class WorkspaceIndex:
     def located_key(self, key: str, path: Path | str) -> str:
         """``KPT_ID/ITEM_ID`` of the report at ``path``, located when its id is shared."""
         rid, sep, rest = key.partition("/")
-        if rid not in self.shared_ids():
+        if not self.is_shared(rid):
             return key
         return report_key(rid, self.ws.display(Path(path))) + sep + rest
 
