@@ -12,12 +12,21 @@
    ``fzf --filter QUERY`` over a text file with one line per record of the same workspace
    (median of ``--runs`` runs each). The ratio is hurikaeri / fzf; the goal is ≤ 0.5.
 
+With ``--before DIR --before-root WS2`` only the keystrokes are measured, for this tree and
+for another checkout of the code (``git archive HEAD | tar -x -C DIR``) on its own copy of
+the workspace (each version keeps its own cache, and removes the others'), in fresh
+processes taking turns for ``--rounds`` rounds: per class of query, p50 and p95 of the
+first typing (nothing decoded or kept yet) and of the median of ``--repeat`` typings,
+as medians (min–max) over the rounds; the process's RSS after opening the index and
+after typing every query; the cache's size.
+
 Figures are measured, not asserted: the machine, its load and its cache all count.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -28,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from store.search.cache import BIN_NAME, SIDE_NAME, open_index
 from store.search.engine import SearchIndex
@@ -41,6 +51,7 @@ QUERIES: dict[str, list[str]] = {
     "japanese": ["タイムゾーン", "失敗するテスト", "実データ"],
     "korean": ["타임존", "재시도"],
     "id-like": ["kpt-20251221-014", "ll-ai-202506", "ws-2026011"],
+    "typo": ["confgi", "retrybukcet", "migraton scrpit"],
 }
 
 
@@ -121,6 +132,89 @@ def search_commands(root: Path) -> list[tuple[str, list[str]]]:
     return out
 
 
+#: One side of ``--before``: run by ``python -c`` with the code tree first on the path, so it
+#: measures any version of the code the same way (argv: tree, workspace, repeat, queries).
+_KEYS_CHILD = """
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from store.search.cache import open_index
+from store.workspace import Workspace
+
+def rss(key):
+    with open("/proc/self/status") as fh:
+        return next(int(x.split()[1]) / 1024 for x in fh if x.startswith(key + ":"))
+
+index, stats = open_index(Workspace(sys.argv[2]))
+assert not stats["rebuilt"], "open the workspace once first: the cache is built"
+index.warm()
+opened = rss("VmRSS")
+first, median = {}, {}
+for category, queries in json.loads(sys.argv[4]).items():
+    first[category], median[category] = [], []
+    for query in queries:
+        runs = []
+        for _ in range(int(sys.argv[3])):
+            index.search("", 50)
+            one = []
+            for n in range(1, len(query) + 1):
+                t0 = time.perf_counter()
+                index.search(query[:n], 50)
+                one.append((time.perf_counter() - t0) * 1000)
+            runs.append(one)
+        first[category] += runs[0]
+        median[category] += [statistics.median(c) for c in zip(*runs)]
+print(json.dumps({"first": first, "median": median, "rss_open": opened,
+                  "rss_typed": rss("VmRSS"), "file": index.main._mapped.mm.size()}))
+"""
+
+
+def compare(root: Path, before: Path, before_root: Path, rounds: int, repeat: int) -> None:
+    """Keystrokes of this tree and of ``before``, each on its own copy of the workspace."""
+    sides = {"before": (before, before_root), "after": (Path(__file__).parents[1], root)}
+    got: dict[str, list[dict[str, Any]]] = {k: [] for k in sides}
+    for n in range(rounds):
+        for side, (code, ws) in sides.items():
+            args = [str(code.resolve()), str(ws), str(repeat), json.dumps(QUERIES)]
+            out = subprocess.run(
+                [sys.executable, "-c", _KEYS_CHILD, *args],
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=code,
+            )
+            if out.returncode:
+                raise SystemExit(f"{side}: {out.stderr[-2000:]}")
+            got[side].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"round {n + 1}/{rounds} (load average {os.getloadavg()[0]:.2f})", file=sys.stderr)
+
+    def spread(values: list[float], fmt: str = ".1f") -> str:
+        return f"{statistics.median(values):{fmt}} ({min(values):{fmt}}–{max(values):{fmt}})"
+
+    for mode, label in (("first", "first typing"), ("median", f"median of {repeat} typings")):
+        print(f"\nEngine per key, {label}, ms: medians of {rounds} rounds (min–max)")
+        print(
+            f"{'queries':<12} {'before p50':>20} {'after p50':>20} {'before p95':>20} {'after p95':>20}"
+        )
+        for cat in [*QUERIES, "all"]:
+            row = f"{cat:<12}"
+            for stat in (50, 95):
+                for side in sides:
+                    pick = [
+                        percentile(
+                            [t for ts in r[mode].values() for t in ts]
+                            if cat == "all"
+                            else r[mode][cat],
+                            stat,
+                        )
+                        for r in got[side]
+                    ]
+                    row += f" {spread(pick, '.2f'):>20}"
+            print(row)
+    for key, label in (("rss_open", "RSS after opening"), ("rss_typed", "RSS after every key")):
+        print(f"{label}: " + ", ".join(f"{s} {spread([r[key] for r in got[s]])} MB" for s in sides))
+    print("cache file: " + ", ".join(f"{s} {got[s][0]['file'] / 1e6:.1f} MB" for s in sides))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.search_bench", description=__doc__.split("\n")[0]
@@ -128,7 +222,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("root", type=Path, help="a workspace (see benchmarks.generate)")
     p.add_argument("--repeat", type=int, default=5, help="typings of each query (default 5)")
     p.add_argument("--runs", type=int, default=5, help="runs of each command (default 5)")
+    p.add_argument("--before", type=Path, help="another checkout of the code to compare with")
+    p.add_argument("--before-root", type=Path, help="its own copy of the workspace")
+    p.add_argument("--rounds", type=int, default=5, help="rounds of --before (default 5)")
     a = p.parse_args(argv)
+    if a.before is not None:
+        if a.before_root is None:
+            p.error("--before needs --before-root (a copy of the workspace for that version)")
+        compare(a.root, a.before, a.before_root, a.rounds, a.repeat)
+        return 0
     ws = Workspace(a.root)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "

@@ -3,11 +3,14 @@
     uv run python -m benchmarks.search_store_bench WS [--repeat 5] [--fts] [--json OUT]
 
 Reads the search cache of ``WS`` as the app built it (``.hurikaeri/search-cache-v*.bin``;
-open the workspace once first) and, from the same bytes, measures side by side:
+open the workspace once first): its sections' sizes and, for the current layout (v3),
+what its parts weigh, a text read, every text decompressed, and a CJK term's candidates
+checked on the CJK runs against decompressed. Then, from the records, texts and titles
+as the app reads them (uncompressed, as v1 stored them), it measures side by side:
 
-- **as it is**: each section's size; reading one record (a random one, as the preview
-  does), and scanning every text for a substring (what a phrase or a CJK term of three
-  characters and more costs the engine at worst: every text read, in rank order).
+- **uncompressed**: reading one record (a random one, as the preview does), and scanning
+  every text for a substring (what a phrase or a CJK term of three characters and more
+  costs the engine at worst: every text read, in rank order).
 - **compressed blocks** (standard library only): the records, texts and titles cut into
   blocks of about ``--block`` raw bytes, each compressed with zlib (levels 1, 6, 9) or
   lzma; the postings and precomputed id arrays delta-coded and zlib'ed per block. Sizes,
@@ -42,6 +45,9 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+from store.search.cache import open_index
+from store.workspace import Workspace
+
 QUERIES: dict[str, list[str]] = {
     "common": ["test", "error", "config"],
     "rare": ["retrybucket", "nullreference", "preflight"],
@@ -69,11 +75,6 @@ def read_sections(path: Path) -> tuple[dict[str, Any], memoryview]:
     return {k: (base + v[0], v[1], v[2]) for k, v in header["sections"].items()}, data
 
 
-def section(sections: dict[str, Any], data: memoryview, name: str) -> memoryview:
-    start, length, _code = sections[name]
-    return data[start : start + length]
-
-
 def blocks(blob: bytes, offsets: Any, target: int) -> list[tuple[int, int]]:
     """(first record, one past the last) of each block of about ``target`` raw bytes."""
     out, first, n = [], 0, len(offsets) - 1
@@ -92,7 +93,7 @@ def compress_blob(
     return [pack(blob[offsets[a] : offsets[b]]) for a, b in spans]
 
 
-def delta_blocks(ids: memoryview, per: int, level: int) -> list[bytes]:
+def delta_blocks(ids: Any, per: int, level: int) -> list[bytes]:
     out = []
     for i in range(0, len(ids), per):
         part = array("I", ids[i : i + per])
@@ -126,6 +127,44 @@ def scan_texts(packed: list[bytes], unpack: Any, needle: bytes) -> int:
     return sum(unpack(p).count(needle) for p in packed)
 
 
+#: The parts of a v3 cache: its sections by what they hold.
+PARTS = {
+    "texts": ("texts", "text_offsets", "text_crcs", "text_dict"),
+    "CJK runs": ("cjk", "cjk_offsets", "cjk_crcs"),
+    "records": ("records", "record_blocks", "record_offsets", "record_crcs", "record_dict"),
+    "titles": ("titles", "title_blocks", "title_offsets", "title_crcs", "title_dict"),
+    "postings": ("postings", "postings_blocks", "vocab", "offsets"),
+    "id sets": ("heavy_ids", "heavy_blocks", "heavy_keys", "heavy_ranges"),
+    "facets": ("facet_ids", "facet_blocks", "facet_keys", "facet_offsets"),
+}
+
+
+def stored(seg: Any, sections: dict[str, Any], picks: list[int], repeat: int, out: Any) -> None:
+    """The cache as it is stored (v3: texts compressed one by one, CJK runs beside them)."""
+    texts = seg.texts
+    if not hasattr(texts, "holding"):
+        return
+    sizes = {k: v[1] for k, v in sections.items()}
+    parts = {name: sum(sizes.get(k, 0) for k in keys) for name, keys in PARTS.items()}
+    parts["the rest"] = sum(sizes.values()) - sum(parts.values())
+    print("as stored: " + ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in parts.items()))
+    t_read, _ = median_ms(lambda: [texts[i] for i in picks], repeat)
+    every = list(range(len(texts)))
+    t_all, raw = median_ms(lambda: texts.raw(every), max(1, repeat // 2))
+    scans = {}
+    for needle in ("タイムゾーン", "実データ"):
+        cands = [i for i in every if needle.encode() in raw[i]]
+        t_cjk, _ = median_ms(lambda c=cands, w=needle: texts.holding(c, w), repeat)
+        t_full, _ = median_ms(lambda c=cands, w=needle: texts.raw(c), repeat)
+        scans[needle] = {"records": len(cands), "cjk_ms": t_cjk, "decompressed_ms": t_full}
+        print(
+            f"  {needle}: its {len(cands):,} records checked on the CJK runs {t_cjk:.1f} ms, "
+            f"decompressed {t_full:.1f} ms"
+        )
+    print(f"  200 random texts read {t_read:.2f} ms; every text decompressed {t_all:.0f} ms")
+    out["stored"] = {"parts": parts, "read_200_ms": t_read, "all_ms": t_all, "cjk": scans}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="search_store_bench")
     p.add_argument("root", type=Path)
@@ -140,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in a.root.rglob("*")
         if f.is_file() and ".hurikaeri" not in f.relative_to(a.root).parts
     )
-    sections, data = read_sections(cache)
+    sections, _data = read_sections(cache)
     out: dict[str, Any] = {"workspace_bytes": ws_bytes, "cache_bytes": cache.stat().st_size}
     print(f"workspace {ws_bytes / 1e6:.1f} MB, cache {cache.stat().st_size / 1e6:.1f} MB")
     sizes = {k: v[1] for k, v in sections.items()}
@@ -148,16 +187,29 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in sorted(sizes.items(), key=lambda kv: -kv[1])[:8]:
         print(f"  {k:16s} {v / 1e6:7.1f} MB")
 
-    def offs(name: str) -> memoryview:
-        return section(sections, data, name).cast("Q")
-
-    blobs = {k: bytes(section(sections, data, k)) for k in ("records", "texts", "titles")}
-    offsets = {k: offs(f"{k[:-1]}_offsets") for k in blobs}
+    # the strings as the app reads them, whatever the cache's version: the options below
+    # start from the same uncompressed bytes (v1 stored them so)
+    index, _stats = open_index(Workspace(a.root))
+    seg = index.main
+    strings = getattr(seg.records, "strings", None)
+    if strings is None:
+        raise SystemExit("the cache could not be read: open the workspace once first")
+    items_of = {
+        "records": [strings[i].encode("utf-8", "surrogatepass") for i in range(len(seg))],
+        "texts": [t.encode("utf-8", "surrogatepass") for t in seg.texts],
+        "titles": [t.encode("utf-8", "surrogatepass") for t in seg.titles],
+    }
+    blobs: dict[str, bytes] = {}
+    offsets: dict[str, Any] = {}
+    for k, items in items_of.items():
+        blobs[k] = b"".join(items)
+        offsets[k] = array("Q", itertools.accumulate(map(len, items), initial=0))
     n = len(offsets["texts"]) - 1
     rng = random.Random(1)
     picks = [rng.randrange(n) for _ in range(200)]
+    stored(seg, sections, picks, a.repeat, out)
 
-    # as it is
+    # uncompressed
     def raw_read() -> None:
         for i in picks:
             o = offsets["records"]
@@ -168,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
 
     t_read, _ = median_ms(raw_read, a.repeat)
     t_scan, _ = median_ms(lambda: raw_scan("タイムゾーン".encode()), a.repeat)
-    print(f"as it is: 200 random records read {t_read:.1f} ms; every text scanned {t_scan:.1f} ms")
+    print(
+        f"uncompressed (v1): 200 random records read {t_read:.1f} ms; "
+        f"every text scanned {t_scan:.1f} ms"
+    )
     out["raw"] = {"read_200_ms": t_read, "scan_ms": t_scan}
 
     # compressed blocks
@@ -178,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         "zlib-9": lambda b: zlib.compress(b, 9),
         "lzma": lambda b: lzma.compress(b, preset=6),
     }
-    unpacks = {"zlib-1": zlib.decompress, "zlib-6": zlib.decompress, "zlib-9": zlib.decompress}
+    unpacks: dict[str, Any] = {"zlib-1": zlib.decompress, "zlib-6": zlib.decompress}
+    unpacks["zlib-9"] = zlib.decompress
     unpacks["lzma"] = lzma.decompress
     out["blocks"] = {}
     for name, pack in packs.items():
@@ -214,8 +270,11 @@ def main(argv: list[str] | None = None) -> int:
         out["blocks"][name] = row
 
     # postings, delta-coded
-    for name in ("postings", "heavy_ids"):
-        ids = section(sections, data, name).cast("I")
+    every = {"postings": seg.postings, "heavy_ids": getattr(seg.heavy, "ids", None)}
+    for name, packed_ids in every.items():
+        if packed_ids is None:
+            continue
+        ids = array("I", packed_ids[0 : len(packed_ids)])
         t = time.perf_counter()
         packed = delta_blocks(ids, 1 << 14, 6)
         build = time.perf_counter() - t

@@ -2,18 +2,20 @@
 
 Two files under the workspace's ``.hurikaeri/``:
 
-- ``search-cache-v2.bin`` — the segment: a JSON header, then raw arrays and UTF-8 blobs,
-  each section with its CRC-32. It is memory-mapped: arrays are read in place, a record is
-  decoded only when it is shown. The records and titles (most of the bytes, read only for
-  the hits shown) are zlib blocks of a few dozen each: a block is decompressed to read one
-  of them, the last few are kept. The postings and the precomputed id sets are zlib blocks
-  of :data:`ID_BLOCK` ids (a block is decoded at C speed when a slice needs it, the last
-  few are kept; stored as differences they are half the size again but three times slower
-  to decode, which every key would feel). The texts, which the engine scans, are stored as
-  they are (compressed, a Japanese term's key took 85 ms instead of 14). Rewritten only by
-  a full build or a compaction. ``benchmarks/search_store_bench.py`` measures the options,
+- ``search-cache-v3.bin`` — the segment: a JSON header, then arrays and blobs, each
+  section with its CRC-32 or, for the large ones, checks of each piece as it is read. It
+  is memory-mapped: arrays are read in place, a record is decoded only when it is shown.
+  The records and titles (read only for the hits shown) are raw deflate blocks of a few
+  each, with a preset dictionary sampled from the whole and a CRC-32 per block. The
+  texts, which the engine scans, are compressed one by one the same way (about 2 µs to
+  read one; a block of several cost the whole block for each text read apart, and a CJK
+  term reads thousands) and checked against a CRC-32 each; the CJK runs of each text are
+  kept as they are beside them, so CJK terms are looked for without decompressing. The
+  postings, the precomputed id sets and the facets' ids are zlib blocks of
+  :data:`ID_BLOCK` ids, a byte plane at a time (:func:`_pack_ids`). Rewritten only by a
+  full build or a compaction. ``benchmarks/search_store_bench.py`` measures the options,
   SQLite FTS5 beside them.
-- ``search-cache-v2.json`` — what changed since: file identities (path, size, mtime_ns),
+- ``search-cache-v3.json`` — what changed since: file identities (path, size, mtime_ns),
   tombstones and the delta's records. Small; rewritten after each update.
 
 Nothing in them is executed or trusted: no pickle; a file with the wrong magic, version,
@@ -31,6 +33,7 @@ import json
 import mmap
 import operator
 import os
+import re
 import secrets
 import sys
 import zlib
@@ -47,10 +50,11 @@ from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 from store.search.engine import DeltaRecord, SearchIndex, _delta
 from store.search.model import SearchRecord, Stamp
 from store.search.segment import Segment
+from store.search.text import CJK, is_cjk
 from store.workspace import Workspace
 from store.write.atomic import replace_file
 
-VERSION = 2
+VERSION = 3
 #: What the tokens and records mean (tokenisation, record extraction): a cache made under
 #: another scheme is rebuilt even though its layout is the same.
 SCHEME = 3
@@ -58,9 +62,10 @@ BIN_NAME = f"search-cache-v{VERSION}.bin"
 SIDE_NAME = f"search-cache-v{VERSION}.json"
 MAGIC = b"HURIKAERI-SEARCH"
 _ALIGN = 8
-#: Records and titles per zlib block (a record is about half a kilobyte, a title a line):
-#: small blocks, each decompressed in microseconds, compressed as well as large ones
-#: with a dictionary of samples of the whole (zlib's preset dictionary).
+#: Records and titles per deflate block (a record is about half a kilobyte, a title a
+#: line): small blocks, each decompressed in microseconds, compressed as well as large
+#: ones with a dictionary of samples of the whole (zlib's preset dictionary). The texts
+#: are compressed one by one the same way.
 RECORD_BLOCK = 4
 TITLE_BLOCK = 16
 #: The dictionary's size (zlib's window).
@@ -69,7 +74,7 @@ ZDICT_BYTES = 32 * 1024
 KEEP_ITEMS = 20_000
 #: Decompressed blocks kept per section (the hits of a query are mostly near each other).
 KEEP_BLOCKS = 64
-#: Ids per block of the postings and of the precomputed id sets.
+#: Ids per block of the postings, the precomputed id sets and the facets' ids.
 ID_BLOCK = 1 << 14
 
 
@@ -175,27 +180,42 @@ def _concat(chunks: Sequence[bytes]) -> tuple[bytes, array[int]]:
     return b"".join(chunks), offsets
 
 
-def _chunk_crcs(data: bytes) -> array[int]:
-    return array("I", (zlib.crc32(data[i : i + CHUNK]) for i in range(0, len(data), CHUNK)))
+def _fit(values: Any) -> array[int]:
+    """Offsets as 4-byte integers when they fit, else 8-byte ones (the type is stored)."""
+    a = values if isinstance(values, array) else array("Q", values)
+    if not a or max(a) < 1 << 32:
+        return array("I", a)
+    return array("Q", a)
 
 
-def _pack_ids(ids: Any, *, delta: bool = True) -> tuple[bytes, array[int]]:
+#: Where the three low bytes of a 4-byte id are (the cache is read on machines of the byte
+#: order it was written on: the header says which).
+_LOW_BYTES = (0, 1, 2) if sys.byteorder == "little" else (1, 2, 3)
+
+
+def _pack_ids(ids: Any, *, delta: bool = False) -> tuple[bytes, array[int]]:
     """Sorted runs of ids as zlib blocks of :data:`ID_BLOCK`, and each block's offset
-    among them. With ``delta`` a block holds the first id, then differences (negative
-    where a run ends): three times smaller, three times slower to decode; without, the
-    ids themselves."""
+    among them. Without ``delta`` a block holds the ids' bytes a plane at a time (every
+    lowest byte, then every second one, ...; three planes while the ids fit in 24 bits):
+    the high planes of sorted ids are long runs, so a block is half the size of the ids
+    zlib'ed as they are, and is put back together by slice assignments at C speed. With
+    ``delta`` a block holds the first id, then differences (negative where a run ends):
+    smaller still, but three times slower to decode (a Python int per id)."""
     per = ID_BLOCK
     blocks: list[bytes] = []
     block_off = array("Q", [0])
     pos = 0
+    planes = _LOW_BYTES if max(ids, default=0) < 1 << 24 else (0, 1, 2, 3)
     for i in range(0, len(ids), per):
         part = array("q", ids[i : i + per])
         if delta:
             diffs = array("i", [part[0]])
             diffs.extend(map(operator.sub, part[1:], part[:-1]))
+            data = diffs.tobytes()
         else:
-            diffs = array("I", part)
-        z = zlib.compress(diffs.tobytes(), 6)
+            raw = array("I", part).tobytes()
+            data = b"".join(raw[k::4] for k in planes)
+        z = zlib.compress(data, 6)
         blocks.append(z)
         pos += len(z)
         block_off.append(pos)
@@ -203,34 +223,77 @@ def _pack_ids(ids: Any, *, delta: bool = True) -> tuple[bytes, array[int]]:
 
 
 def _zdict(items: Sequence[bytes]) -> bytes:
-    """A preset dictionary for blocks of ``items``: items spread evenly over all of them,
-    up to :data:`ZDICT_BYTES` (what recurs in most blocks is in it)."""
+    """A preset dictionary for ``items`` compressed apart: items spread evenly over all of
+    them, as many as fill :data:`ZDICT_BYTES` (what recurs in most of them is in it)."""
     if not items:
         return b""
-    step = max(1, len(items) // 512)
+    fill = max(1, ZDICT_BYTES * len(items) // max(1, sum(map(len, items))))
+    step = max(1, len(items) // fill)
     return b"".join(items[::step])[-ZDICT_BYTES:]
 
 
-def _zblocks(items: Sequence[bytes], per: int) -> tuple[bytes, array[int], array[int], bytes]:
-    """``items`` in zlib blocks of ``per``: the blocks, each item's offset in the items
-    joined (uncompressed), each block's offset in the blocks, and the dictionary they
-    were compressed with."""
+def _deflater(zdict: bytes, level: int = 9) -> Any:
+    """A raw deflate compressor primed with ``zdict``, to be copied for each stream (priming
+    one costs a few hundred microseconds, a copy ten)."""
+    if zdict:
+        return zlib.compressobj(level, zlib.DEFLATED, -15, 9, zdict=zdict)
+    return zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+
+
+def _zblocks(
+    items: Sequence[bytes], per: int
+) -> tuple[bytes, array[int], array[int], array[int], bytes]:
+    """``items`` in raw deflate blocks of ``per``: the blocks, each item's offset in the
+    items joined (uncompressed), each block's offset in the blocks, each block's CRC-32
+    (uncompressed) and the dictionary they were compressed with."""
     item_off = array("Q", [0])
     total = 0
     for item in items:
         total += len(item)
         item_off.append(total)
     zdict = _zdict(items)
+    primed = _deflater(zdict, 6)
     blocks: list[bytes] = []
     block_off = array("Q", [0])
+    crcs = array("I")
     pos = 0
     for b in range(0, len(items), per):
-        c = zlib.compressobj(6, zdict=zdict) if zdict else zlib.compressobj(6)
-        z = c.compress(b"".join(items[b : b + per])) + c.flush()
+        c = primed.copy()
+        raw = b"".join(items[b : b + per])
+        z = c.compress(raw) + c.flush()
         blocks.append(z)
+        crcs.append(zlib.crc32(raw))
         pos += len(z)
         block_off.append(pos)
-    return b"".join(blocks), item_off, block_off, zdict
+    return b"".join(blocks), item_off, block_off, crcs, zdict
+
+
+def _ztexts(texts: Sequence[str]) -> tuple[bytes, array[int], array[int], bytes]:
+    """Each text compressed on its own (raw deflate with a preset dictionary of samples of
+    them all): the streams, their offsets, each text's CRC-32 (UTF-8) and the dictionary."""
+    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
+    zdict = _zdict(raws)
+    primed = _deflater(zdict)
+    streams: list[bytes] = []
+    offsets = array("Q", [0])
+    pos = 0
+    for raw in raws:
+        c = primed.copy()
+        z = c.compress(raw) + c.flush()
+        streams.append(z)
+        pos += len(z)
+        offsets.append(pos)
+    crcs = array("I", map(zlib.crc32, raws))
+    return b"".join(streams), offsets, crcs, zdict
+
+
+_CJK_RUNS = re.compile(f"[{CJK}]+")
+
+
+def cjk_runs(text: str) -> str:
+    """The runs of CJK characters of a text, one a line: a CJK term (made of CJK characters
+    only) occurs in the text exactly when it occurs in one of them."""
+    return "\n".join(_CJK_RUNS.findall(text)) if not text.isascii() else ""
 
 
 def _record_json(r: SearchRecord, file_index: int) -> bytes:
@@ -270,11 +333,13 @@ def segment_sections(
     seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
 ) -> dict[str, tuple[str, bytes]]:
     """The sections of a segment: name → (type code, or ``blob``; bytes)."""
-    texts, text_off = _concat([t.encode("utf-8", "surrogatepass") for t in seg.texts])
-    titles, title_off, title_blocks, title_dict = _zblocks(
+    texts, text_off, text_crcs, text_dict = _ztexts(seg.texts)
+    cjk, cjk_off = _concat([cjk_runs(t).encode("utf-8", "surrogatepass") for t in seg.texts])
+    cjk_crcs = array("I", (zlib.crc32(cjk[i : i + CHUNK]) for i in range(0, len(cjk), CHUNK)))
+    titles, title_off, title_blocks, title_crcs, title_dict = _zblocks(
         [t.encode("utf-8", "surrogatepass") for t in seg.titles], TITLE_BLOCK
     )
-    recs, rec_off, rec_blocks, rec_dict = _zblocks(
+    recs, rec_off, rec_blocks, rec_crcs, rec_dict = _zblocks(
         [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))], RECORD_BLOCK
     )
     heavy_keys = sorted(seg.heavy)
@@ -293,30 +358,41 @@ def segment_sections(
         a = values if isinstance(values, array) and values.typecode == code else array(code, values)
         return code, a.tobytes()
 
-    # ids as they are: decoded three times faster than differences (see the docstring)
-    postings, postings_blocks = _pack_ids(seg.postings, delta=False)
-    heavy_packed, heavy_blocks = _pack_ids(heavy_ids, delta=False)
+    def fit(values: Any) -> tuple[str, bytes]:
+        a = _fit(values)
+        return a.typecode, a.tobytes()
+
+    # byte planes, not differences: decoded three times faster (see _pack_ids)
+    postings, postings_blocks = _pack_ids(seg.postings)
+    heavy_packed, heavy_blocks = _pack_ids(heavy_ids)
+    facet_packed, facet_blocks = _pack_ids(seg.facet_ids)
 
     paths = seg.file_paths
     return {
         "vocab": ("blob", _blob(seg.vocab)),
         "offsets": arr("I", seg.offsets),
         "postings": ("zraw", postings),
-        "postings_blocks": arr("Q", postings_blocks),
+        "postings_blocks": fit(postings_blocks),
         "heavy_keys": ("blob", _blob(heavy_keys)),
-        "heavy_ranges": arr("Q", heavy_ranges),
+        "heavy_ranges": fit(heavy_ranges),
         "heavy_ids": ("zraw", heavy_packed),
-        "heavy_blocks": arr("Q", heavy_blocks),
-        "texts": ("chunked", texts),
-        "texts_crc": arr("I", _chunk_crcs(texts)),
-        "text_offsets": arr("Q", text_off),
+        "heavy_blocks": fit(heavy_blocks),
+        "texts": ("ztexts", texts),
+        "text_offsets": fit(text_off),
+        "text_crcs": arr("I", text_crcs),
+        "text_dict": ("blob", text_dict),
+        "cjk": ("cjk", cjk),
+        "cjk_offsets": fit(cjk_off),
+        "cjk_crcs": arr("I", cjk_crcs),
         "titles": ("zblocks", titles),
-        "title_blocks": arr("Q", title_blocks),
-        "title_offsets": arr("Q", title_off),
+        "title_blocks": fit(title_blocks),
+        "title_offsets": fit(title_off),
+        "title_crcs": arr("I", title_crcs),
         "title_dict": ("blob", title_dict),
         "records": ("zblocks", recs),
-        "record_blocks": arr("Q", rec_blocks),
-        "record_offsets": arr("Q", rec_off),
+        "record_blocks": fit(rec_blocks),
+        "record_offsets": fit(rec_off),
+        "record_crcs": arr("I", rec_crcs),
         "record_dict": ("blob", rec_dict),
         "kinds": ("B", bytes(seg.kinds)),
         "dates": arr("I", seg.dates),
@@ -330,7 +406,8 @@ def segment_sections(
         "gists": arr("Q", seg.gists),
         "facet_keys": ("blob", _blob(seg.facet_keys)),
         "facet_offsets": arr("I", seg.facet_offsets),
-        "facet_ids": arr("I", seg.facet_ids),
+        "facet_ids": ("zraw", facet_packed),
+        "facet_blocks": fit(facet_blocks),
         "by_date": arr("I", seg.by_date),
         "sessions": (
             "blob",
@@ -342,13 +419,16 @@ def segment_sections(
 SECTIONS = (
     "vocab", "offsets", "postings", "postings_blocks", "heavy_keys", "heavy_ranges",
     "heavy_ids", "heavy_blocks",
-    "texts", "texts_crc", "text_offsets", "titles", "title_blocks", "title_offsets",
-    "title_dict", "records", "record_blocks", "record_offsets", "record_dict", "kinds",
-    "dates", "groups", "group_starts",
+    "texts", "text_offsets", "text_crcs", "text_dict", "cjk", "cjk_offsets", "cjk_crcs",
+    "titles", "title_blocks", "title_offsets", "title_crcs", "title_dict",
+    "records", "record_blocks", "record_offsets", "record_crcs", "record_dict",
+    "kinds", "dates", "groups", "group_starts",
     "files", "file_paths", "file_sizes", "file_mtimes", "hashes", "gists", "facet_keys",
-    "facet_offsets", "facet_ids", "by_date", "sessions",
+    "facet_offsets", "facet_ids", "facet_blocks", "by_date", "sessions",
 )  # fmt: skip
-#: Large blobs read a record at a time are checked in chunks of this size, as they are read.
+#: Sections checked piece by piece as they are read (a block, a text), not on open.
+_LAZY = ("zblocks", "zids", "zraw", "ztexts", "cjk")
+#: The CJK runs are checked in chunks of this size, each the first time it is read.
 CHUNK = 1 << 16
 
 
@@ -363,7 +443,7 @@ def save_segment(
     pos = 0
     for name in SECTIONS:
         code, data = sections[name]
-        crc = 0 if code in ("chunked", "zblocks", "zids", "zraw") else zlib.crc32(data)
+        crc = 0 if code in _LAZY else zlib.crc32(data)
         layout[name] = [pos, len(data), code, crc]
         body.append(data)
         pad = (-len(data)) % _ALIGN
@@ -429,35 +509,24 @@ def save_index(ws: Workspace, index: SearchIndex, *, full: bool | None = None) -
 # -- reading ---------------------------------------------------------------------------------
 
 
-class _Chunked:
-    """A blob checked against its per-chunk CRCs as it is read (a chunk once)."""
-
-    def __init__(self, data: memoryview, crcs: Any) -> None:
-        self.data = data
-        self.crcs = crcs
-        self.ok = bytearray(len(crcs))
-        if len(crcs) != -(-len(data) // CHUNK):
-            raise CacheError("chunk table of the wrong size")
-
-    def read(self, start: int, end: int) -> bytes:
-        if not 0 <= start <= end <= len(self.data):
-            raise CacheError("offset out of bounds")
-        for c in range(start // CHUNK, (max(start, end - 1)) // CHUNK + 1):
-            if not self.ok[c]:
-                if zlib.crc32(self.data[c * CHUNK : (c + 1) * CHUNK]) != self.crcs[c]:
-                    raise CacheError("a corrupt chunk")
-                self.ok[c] = 1
-        return bytes(self.data[start:end])
-
-    def verify_all(self) -> None:
-        self.read(0, len(self.data))
+def _from_planes(raw: bytes, count: int) -> array[int]:
+    """``count`` ids from their byte planes (:func:`_pack_ids`): three or four of them."""
+    if count == 0 or len(raw) not in (3 * count, 4 * count):
+        raise ValueError("byte planes of the wrong size")
+    where = _LOW_BYTES if len(raw) == 3 * count else (0, 1, 2, 3)
+    out = bytearray(4 * count)
+    for k, pos in enumerate(where):
+        out[pos::4] = raw[k * count : (k + 1) * count]
+    got = array("I")
+    got.frombytes(out)
+    return got
 
 
 class _PackedIds:
     """Ids packed by :func:`_pack_ids`, indexed and sliced like an array (a slice is an
-    ``array('I')``): the blocks a slice covers are decompressed and summed up at C speed,
-    the last :data:`KEEP_BLOCKS` kept. zlib's checksum and each block's length are
-    checked as it is decoded."""
+    ``array('I')``): the blocks a slice covers are decompressed and put back together at
+    C speed, the last :data:`KEEP_BLOCKS` kept. zlib's checksum and each block's length
+    are checked as it is decoded."""
 
     def __init__(self, packed: tuple[memoryview, bool], blocks: Any, count: int) -> None:
         self.data, self.delta = packed
@@ -477,6 +546,7 @@ class _PackedIds:
             start, end = self.blocks[b], self.blocks[b + 1]
             if not 0 <= start <= end <= len(self.data):
                 raise CacheError("offset out of bounds")
+            want = min(self.per, self.count - b * self.per)
             try:
                 raw = zlib.decompress(self.data[start:end])
                 if self.delta:
@@ -484,11 +554,10 @@ class _PackedIds:
                     diffs.frombytes(raw)
                     got = array("I", itertools.accumulate(diffs))
                 else:
-                    got = array("I")
-                    got.frombytes(raw)
+                    got = _from_planes(raw, want)
             except (zlib.error, ValueError, OverflowError) as exc:
                 raise CacheError("a corrupt block of ids") from exc
-            if len(got) != min(self.per, self.count - b * self.per):
+            if len(got) != want:
                 raise CacheError("a block of ids of the wrong length")
             if len(self.kept) >= KEEP_BLOCKS:
                 self.kept.clear()
@@ -545,25 +614,39 @@ class _Heavy(Mapping[str, Any]):
         return None if got is None else got[1] - got[0]
 
 
+def _inflater(zdict: bytes) -> Any:
+    """A raw deflate decompressor primed with ``zdict``, copied for each stream."""
+    return zlib.decompressobj(-15, zdict=zdict) if zdict else zlib.decompressobj(-15)
+
+
+_COPY = type(zlib.decompressobj()).copy
+_INFLATE = type(zlib.decompressobj()).decompress
+_DECODE = operator.methodcaller("decode", "utf-8", "surrogatepass")
+
+
 class _ZStrings(Sequence[str]):
-    """UTF-8 strings in zlib blocks of ``per`` (:func:`_zblocks`), decoded one at a time:
-    reading one decompresses its block (the last :data:`KEEP_BLOCKS` are kept). zlib's
-    own checksum and each block's length are checked as it is decompressed."""
+    """UTF-8 strings in raw deflate blocks of ``per`` (:func:`_zblocks`), decoded one at a
+    time: reading one decompresses its block (the last :data:`KEEP_BLOCKS` are kept),
+    checked against the block's CRC-32 and length. (Raw deflate: zlib's own stream format
+    would check the 32 KB dictionary's checksum at every block, most of the time spent.)"""
 
     def __init__(
-        self, data: memoryview, offsets: Any, blocks: Any, per: int, zdict: bytes = b""
+        self, data: memoryview, offsets: Any, blocks: Any, crcs: Any, per: int, zdict: bytes
     ) -> None:
         self.data = data
         self.offsets = offsets
         self.blocks = blocks
+        self.crcs = crcs
         self.per = per
-        self.zdict = zdict
+        self.primed = _inflater(zdict)
         #: strings read lately (the best candidates of one key are mostly those of the
         #: key before)
         self.items: dict[int, str] = {}
         self.kept: dict[int, bytes] = {}
         if len(blocks) != -(-(len(offsets) - 1) // per) + 1 or blocks[-1] != len(data):
             raise CacheError("block table of the wrong size")
+        if len(crcs) != len(blocks) - 1:
+            raise CacheError("block checksums of the wrong size")
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -575,7 +658,7 @@ class _ZStrings(Sequence[str]):
             if not 0 <= start <= end <= len(self.data):
                 raise CacheError("offset out of bounds")
             try:
-                d = zlib.decompressobj(zdict=self.zdict) if self.zdict else zlib.decompressobj()
+                d = self.primed.copy()
                 got = d.decompress(self.data[start:end])
                 if not d.eof or d.unused_data:
                     raise CacheError("a block cut short")
@@ -584,6 +667,8 @@ class _ZStrings(Sequence[str]):
             first, last = b * self.per, min((b + 1) * self.per, len(self))
             if len(got) != self.offsets[last] - self.offsets[first]:
                 raise CacheError("a block of the wrong length")
+            if zlib.crc32(got) != self.crcs[b]:
+                raise CacheError("a corrupt block")
             if len(self.kept) >= KEEP_BLOCKS:
                 self.kept.clear()
             self.kept[b] = got
@@ -614,27 +699,126 @@ class _ZStrings(Sequence[str]):
             yield self[i]
 
 
-class _Strings(Sequence[str]):
-    """A blob of UTF-8 strings decoded one at a time."""
+class _ZTexts(Sequence[str]):
+    """The searchable texts: each compressed on its own (:func:`_ztexts`) and checked
+    against its CRC-32 as it is decompressed; beside them the CJK runs of each text
+    (:func:`cjk_runs`) as they are, checked a chunk at a time the first time it is read,
+    so that a CJK term — the searches that read the most texts — is looked for in the
+    mapped file without decompressing anything.
 
-    def __init__(self, blob: _Chunked, offsets: Any) -> None:
-        self.blob = blob
+    :meth:`holding` and :meth:`holding_texts` answer for many ids at once with no Python
+    code per id (``map`` over C functions: slicing, copying a primed decompressor,
+    inflating, CRC-32, ``in`` on the UTF-8 bytes, which for valid UTF-8 is ``in`` on the
+    text; ``mmap.find`` on the CJK runs). Nothing is kept: a text costs about 2 µs to
+    read again.
+    """
+
+    def __init__(
+        self,
+        data: memoryview,
+        offsets: Any,
+        crcs: Any,
+        zdict: bytes,
+        cjk: tuple[memoryview, mmap.mmap, int],
+        cjk_offsets: Any,
+        cjk_crcs: Any,
+    ) -> None:
+        n = len(crcs)
+        if len(offsets) != n + 1 or (n and offsets[-1] != len(data)):
+            raise CacheError("text table of the wrong size")
+        self.cjk, self.mm, self.cjk_base = cjk
+        if len(cjk_offsets) != n + 1 or (n and cjk_offsets[-1] != len(self.cjk)):
+            raise CacheError("CJK table of the wrong size")
+        if len(cjk_crcs) != -(-len(self.cjk) // CHUNK):
+            raise CacheError("CJK chunk table of the wrong size")
+        self.data = data
         self.offsets = offsets
+        self.crcs = crcs
+        self.primed = _inflater(zdict)
+        self.cjk_offsets = cjk_offsets
+        self.cjk_crcs = cjk_crcs
+        self.cjk_ok = bytearray(len(cjk_crcs))
 
     def __len__(self) -> int:
-        return len(self.offsets) - 1
+        return len(self.crcs)
+
+    def raw(self, ids: list[int]) -> list[bytes]:
+        """The UTF-8 texts of ``ids``, checked."""
+        off = self.offsets
+        try:
+            ends = map(off.__getitem__, map(operator.add, ids, itertools.repeat(1)))
+            streams = map(self.data.__getitem__, map(slice, map(off.__getitem__, ids), ends))
+            copies = map(_COPY, itertools.repeat(self.primed, len(ids)))
+            got = list(map(_INFLATE, copies, streams))
+            ok = all(map(operator.eq, map(zlib.crc32, got), map(self.crcs.__getitem__, ids)))
+        except (zlib.error, IndexError, TypeError) as exc:
+            raise CacheError("a corrupt text") from exc
+        if not ok:
+            raise CacheError("a corrupt text")
+        return got
+
+    def _cjk_holding(self, ids: list[int], key: bytes) -> list[int]:
+        """The ids whose CJK runs hold ``key``, found in the mapped file itself."""
+        off, base, repeat = self.cjk_offsets, self.cjk_base, itertools.repeat
+        try:
+            starts = list(map(off.__getitem__, ids))
+            ends = list(map(off.__getitem__, map(operator.add, ids, repeat(1))))
+        except (IndexError, TypeError) as exc:
+            raise CacheError("a CJK text out of bounds") from exc
+        chunks = set(map(operator.rshift, starts, repeat(CHUNK.bit_length() - 1)))
+        chunks.update(map(operator.rshift, ends, repeat(CHUNK.bit_length() - 1)))
+        if max(map(operator.sub, ends, starts), default=0) > CHUNK:  # a run over chunks
+            for a, b in zip(starts, ends, strict=True):
+                chunks.update(range(a // CHUNK, b // CHUNK + 1))
+        ok, crcs, cjk = self.cjk_ok, self.cjk_crcs, self.cjk
+        for c in chunks:
+            if c < len(ok) and not ok[c]:
+                if zlib.crc32(cjk[c * CHUNK : (c + 1) * CHUNK]) != crcs[c]:
+                    raise CacheError("a corrupt chunk of CJK text")
+                ok[c] = 1
+        found = map(
+            self.mm.find,
+            repeat(key),
+            map(operator.add, starts, repeat(base)),
+            map(operator.add, ends, repeat(base)),
+        )
+        return list(itertools.compress(ids, map(operator.ge, found, repeat(0))))
+
+    def holding(self, ids: list[int], needle: str) -> list[int]:
+        """The ids whose text holds ``needle``."""
+        key = needle.encode("utf-8", "surrogatepass")
+        if is_cjk(needle):  # made of CJK characters only: in the text if in its CJK runs
+            return self._cjk_holding(ids, key)
+        got = self.raw(ids)
+        return list(itertools.compress(ids, map(operator.contains, got, itertools.repeat(key))))
+
+    def holding_texts(self, ids: list[int], needles: Sequence[str]) -> list[tuple[int, str]]:
+        """(id, text) of the ids whose text holds every needle, each text read once (CJK
+        needles first, on the CJK runs: only what passes them is decompressed)."""
+        for needle in needles:
+            if is_cjk(needle):
+                ids = self.holding(ids, needle)
+        got = self.raw(ids)
+        for needle in needles:
+            if not is_cjk(needle):
+                key = needle.encode("utf-8", "surrogatepass")
+                keep = list(map(operator.contains, got, itertools.repeat(key)))
+                ids = list(itertools.compress(ids, keep))
+                got = list(itertools.compress(got, keep))
+        return list(zip(ids, map(_DECODE, got), strict=True))
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self.blob.read(self.offsets[i], self.offsets[i + 1]).decode("utf-8", "surrogatepass")
+            return list(map(_DECODE, self.raw(list(range(*i.indices(len(self)))))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return _DECODE(self.raw([i])[0])
 
-    def __iter__(self) -> Any:
-        self.blob.verify_all()
-        data = bytes(self.blob.data)
-        off = self.offsets
-        for i in range(len(self)):
-            yield data[off[i] : off[i + 1]].decode("utf-8", "surrogatepass")
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), 4096):
+            yield from map(_DECODE, self.raw(list(range(start, min(start + 4096, len(self))))))
 
 
 class _Records(Sequence[SearchRecord]):
@@ -740,10 +924,10 @@ def _section(m: _Mapped, name: str) -> Any:
     if start + length > m.header["_size"]:
         raise CacheError(f"section {name} out of bounds")
     data = m.view[start : start + length]
-    if code in ("chunked", "zblocks", "zids", "zraw"):
+    if code in _LAZY:
         if code in ("zids", "zraw"):
             return data, code == "zids"
-        return data  # checked chunk by chunk (block by block) as it is read
+        return data  # checked block by block (text by text) as it is read
     if zlib.crc32(data) != crc:
         raise CacheError(f"section {name} is corrupt")
     if code == "blob":
@@ -792,8 +976,7 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
             len(s[k]) == n
             for k in ("kinds", "dates", "groups", "files", "hashes", "gists", "by_date")
         ),
-        not facet_keys or s["facet_offsets"][-1] == len(s["facet_ids"]),
-        n == 0 or s["text_offsets"][-1] == len(s["texts"]),
+        len(s["text_crcs"]) == n,
         n == 0 or s["title_blocks"][-1] == len(s["titles"]),
         n == 0 or s["record_blocks"][-1] == len(s["records"]),
         all(a <= b <= max(hr, default=0) for a, b in zip(hr[::2], hr[1::2], strict=True)),
@@ -807,15 +990,32 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
     # every packed id set belongs to a key: the furthest end is how many ids there are
     heavy_ids = _PackedIds(s["heavy_ids"], s["heavy_blocks"], int(max(hr, default=0)))
     heavy = _Heavy(heavy_keys, hr, heavy_ids)
-    texts = _Strings(_Chunked(s["texts"], s["texts_crc"]), s["text_offsets"])
+    facet_ids = _PackedIds(
+        s["facet_ids"], s["facet_blocks"], int(s["facet_offsets"][-1]) if facet_keys else 0
+    )
+    texts = _ZTexts(
+        s["texts"],
+        s["text_offsets"],
+        s["text_crcs"],
+        bytes(s["text_dict"]),
+        (s["cjk"], m.mm, h["_base"] + h["sections"]["cjk"][0]),
+        s["cjk_offsets"],
+        s["cjk_crcs"],
+    )
     titles = _ZStrings(
-        s["titles"], s["title_offsets"], s["title_blocks"], TITLE_BLOCK, bytes(s["title_dict"])
+        s["titles"],
+        s["title_offsets"],
+        s["title_blocks"],
+        s["title_crcs"],
+        TITLE_BLOCK,
+        bytes(s["title_dict"]),
     )
     records = _Records(
         _ZStrings(
             s["records"],
             s["record_offsets"],
             s["record_blocks"],
+            s["record_crcs"],
             RECORD_BLOCK,
             bytes(s["record_dict"]),
         ),
@@ -839,7 +1039,7 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
         gists=s["gists"],
         facet_keys=facet_keys,
         facet_offsets=s["facet_offsets"],
-        facet_ids=s["facet_ids"],
+        facet_ids=facet_ids,
         by_date=s["by_date"],
         vocab_blob=vocab_blob,
     )

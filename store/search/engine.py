@@ -546,7 +546,8 @@ class SearchIndex:
                     i += 1
                     continue
                 actual = tier
-                if verifier is not None:
+                # the fuzzy tier is exact as it is (close words' postings, or checked)
+                if verifier is not None and tier != FUZZY:
                     checked = verifier.tier(seg.texts[rid])
                     if checked is None:
                         unchecked_drop += 1

@@ -17,7 +17,7 @@ delta of changed files, and for CJK and punctuated terms.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import contains, getitem
@@ -259,9 +259,29 @@ def _no_text(seg: Segment, allowed: Allowed | None) -> Tiers:
 
 
 def holding(ids: Iterable[int], texts: Any, needle: str) -> list[int]:
-    """The ids whose text holds ``needle``: one pass at C speed (no Python per id)."""
+    """The ids whose text holds ``needle``: one pass at C speed (no Python per id). The
+    cache's texts answer themselves (compressed, with the CJK runs beside them)."""
     ids = ids if isinstance(ids, list) else list(ids)
+    find = getattr(texts, "holding", None)
+    if find is not None:
+        got: list[int] = find(ids, needle)
+        return got
     return list(compress(ids, map(contains, map(texts.__getitem__, ids), repeat(needle))))
+
+
+def holding_texts(ids: Iterable[int], texts: Any, needles: Sequence[str]) -> list[tuple[int, str]]:
+    """(id, text) of the ids whose text holds every needle, each text read once."""
+    ids = ids if isinstance(ids, list) else list(ids)
+    read = getattr(texts, "holding_texts", None)
+    if read is not None:
+        got: list[tuple[int, str]] = read(ids, needles)
+        return got
+    values = list(map(texts.__getitem__, ids))
+    for needle in needles:
+        keep = list(map(contains, values, repeat(needle)))
+        ids = list(compress(ids, keep))
+        values = list(compress(values, keep))
+    return list(zip(ids, values, strict=True))
 
 
 def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
@@ -296,11 +316,10 @@ def _verify(
     if allowed is not None and allowed.mask is not None:
         ids = allowed.keep(ids)
     # what every match must hold, checked at C speed before the word-boundary checks
-    for needle in sorted({*matcher.terms, *matcher.required}, key=len, reverse=True):
-        ids = holding(ids, texts, needle)
+    needles = sorted({*matcher.terms, *matcher.required}, key=len, reverse=True)
     tier_of = matcher.tier
-    for rid in ids:
-        tier = tier_of(texts[rid])
+    for rid, text in holding_texts(ids, texts, needles):
+        tier = tier_of(text)
         if tier is not None:
             lists[tier].add(rid)
     t.lists = list(lists)
@@ -382,14 +401,6 @@ def _is_token(seg: Segment, word: str) -> bool:
     return i < len(seg.vocab) and seg.vocab[i] == word
 
 
-def _term_check(term: Term) -> Callable[[str], bool]:
-    """Does a text hold ``term`` where it would match (a word start, or inside a word)?"""
-    t = term.text
-    if term.kind == "cjk" or len(t) >= MIDWORD_MIN:
-        return lambda text: t in text
-    return lambda text: t in text and has_word_start(text, t)
-
-
 def _intersect(cands: set[int], ids: Any) -> set[int]:
     """``cands`` ∩ ``ids`` for a set or a sorted array, whichever way is cheaper."""
     if isinstance(ids, (set, frozenset)) or len(ids) < len(cands) * 16:
@@ -459,8 +470,8 @@ def _words(
         # beyond them, an exact phrase keeps its place in rank order (counts are exact).
         ordered = sorted(prefix) if len(prefix) > 512 else list(prefix)
         for start in range(0, min(len(ordered), PHRASE_WINDOW), 512):
-            block = holding(ordered[start : start + 512], texts, free)
-            exact.update(r for r in block if has_whole_word(texts[r], free))
+            block = holding_texts(ordered[start : start + 512], texts, (free,))
+            exact.update(r for r, text in block if has_whole_word(text, free))
             if len(exact) >= need * 4:
                 break
     t.lists = [exact, prefix - exact if exact else prefix, anywhere - prefix, set()]
@@ -494,8 +505,17 @@ def _general(
         if cands is not None and len(cands) <= VERIFY_MAX // 4:
             break  # few enough: the matcher below reads their texts
         if cands is not None and (term.kind in ("cjk", "parts") or len(cands) * 8 < term.cost):
-            check = _term_check(term)
-            cands = {r for r in cands if check(texts[r])}
+            # where it would match: anywhere (CJK, three characters and more), or where a
+            # word starts
+            word = term.text
+            if term.kind == "cjk" or len(word) >= MIDWORD_MIN:
+                cands = set(holding(cands, texts, word))
+            else:
+                cands = {
+                    r
+                    for r, text in holding_texts(cands, texts, (word,))
+                    if has_word_start(text, word)
+                }
             continue
         ids: Any = superset(seg, term, midword=False)
         mid = _midword(seg, term.text) if term.kind in ("word", "compound") else set()
@@ -574,12 +594,17 @@ def _add_fuzzy(
         matcher = TextMatcher(q, fuzzy)
         texts = seg.texts
         found = set()
-        for rid in sorted(cands):
+        ordered = sorted(cands)
+        # a block of texts at a time, read once each (those without a phrase: not at all)
+        for start in range(0, len(ordered), 512):
+            for rid, text in holding_texts(ordered[start : start + 512], texts, matcher.required):
+                if len(found) >= VERIFY_MAX:
+                    break
+                if matcher.tier(text, allow_fuzzy=True) == FUZZY:
+                    found.add(rid)
             if len(found) >= VERIFY_MAX:
                 tiers.exact = False
                 break
-            if matcher.tier(texts[rid], allow_fuzzy=True) == FUZZY:
-                found.add(rid)
     tiers.lists[FUZZY] = found
     tiers.counts[FUZZY] = len(found)
 

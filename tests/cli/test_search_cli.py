@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from store.search.cache import BIN_NAME
 from store.workspace import Workspace
 from tests.conftest import REPO
 from tui.cli_search import add_search_parser, cmd_search
@@ -64,7 +65,7 @@ def test_a_cache_damaged_where_it_is_read_lazily_is_rebuilt(
     demo_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, first, _err = run(demo_root, "jwt", "--json", capsys=capsys)
-    cache = demo_root / ".hurikaeri" / "search-cache-v2.bin"
+    cache = demo_root / ".hurikaeri" / BIN_NAME
     data = bytearray(cache.read_bytes())
     middle = len(data) // 2
     data[middle : middle + 64] = bytes(64)
@@ -87,7 +88,7 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     ]
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert (demo_root / ".hurikaeri" / "search-cache-v2.bin").is_file()
+    assert (demo_root / ".hurikaeri" / BIN_NAME).is_file()
     second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and second.stdout == first.stdout
     assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))

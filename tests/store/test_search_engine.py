@@ -100,6 +100,20 @@ def test_fuzzy_matches_come_last_and_only_when_few() -> None:
     assert ids(index, "gidue") == []  # two edits away in a short word: no match
 
 
+def test_a_typo_then_a_word_just_begun_lists_the_fuzzy_matches() -> None:
+    # typed a key at a time: "s" is checked on the records shown only, and the fuzzy
+    # tier, exact as it is, was dropped by that check (one match counted, none listed)
+    index = build(
+        rec("lesson", "m", "migration script for the orders table"),
+        rec("lesson", "x", "unrelated notes"),
+    )
+    query = "migraton s"
+    for n in range(1, len(query) + 1):
+        result = index.search(query[:n], 10)
+    assert [(h.id, h.tier) for h in result.hits] == [("m", FUZZY)]
+    assert result.total == 1
+
+
 def test_short_words_do_not_match_inside_words() -> None:
     index = build(rec("lesson", "a", "the database"), rec("lesson", "b", "data flow"))
     assert ids(index, "ta") == []
