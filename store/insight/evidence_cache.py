@@ -13,8 +13,6 @@ rewritten.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -127,27 +125,6 @@ class EvidenceCache:
         if self._entries is None:
             self._entries = read_state(self.path, CACHE_FORMAT, CACHE_VERSION)
         return self._entries
-        self._entries = {}
-        try:
-            raw = self.path.read_bytes()
-        except OSError:
-            return self._entries
-        head, _, body = raw.partition(b"\n")
-        try:
-            header = json.loads(head)
-            ok = (
-                isinstance(header, dict)
-                and header.get("format") == CACHE_FORMAT
-                and header.get("version") == CACHE_VERSION
-                and header.get("sha256") == hashlib.sha256(body).hexdigest()
-            )
-            entries = json.loads(body) if ok else None
-        except (ValueError, RecursionError):
-            entries = None
-        if isinstance(entries, dict):
-            self._entries = {k: v for k, v in entries.items() if isinstance(v, dict)}
-        return self._entries
-
     def get(self, report: str, key: list[Any]) -> ReportCheck | None:
         """The check kept for ``report`` if it was made with these identities."""
         entry = self.entries().get(report)

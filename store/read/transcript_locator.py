@@ -15,8 +15,6 @@ the listing found, so ``../x`` finds nothing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -175,31 +173,6 @@ class TranscriptLocator:
                 if isinstance(v.get("info"), dict)
             }
         return self._cache
-        self._cache = {}
-        try:
-            raw = self.cache_path.read_bytes()
-        except OSError:
-            return self._cache
-        head, _, body = raw.partition(b"\n")
-        try:
-            header = json.loads(head)
-            ok = (
-                isinstance(header, dict)
-                and header.get("format") == CACHE_FORMAT
-                and header.get("version") == CACHE_VERSION
-                and header.get("sha256") == hashlib.sha256(body).hexdigest()
-            )
-            entries = json.loads(body) if ok else None
-        except (ValueError, RecursionError):
-            entries = None
-        if isinstance(entries, dict):
-            self._cache = {
-                k: v
-                for k, v in entries.items()
-                if isinstance(v, dict) and isinstance(v.get("info"), dict)
-            }
-        return self._cache
-
     def save(self) -> None:
         """Write the cache if anything was read since (errors ignored: a read-only
         workspace only reads again next time)."""
