@@ -49,7 +49,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import EvidenceStates, evidence_for
 from store.read.kinds import SECTIONS
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
-from store.search.query import Query, QueryError, parse_query, with_evidence
+from store.search.query import Query, evidence_query, with_evidence
 from store.search.text import highlight_spans
 
 LIMIT = 50
@@ -280,11 +280,8 @@ class SearchScreen(Screen[None]):
     def _with_evidence(self, text: str) -> str | Query | None:
         """``text`` as the search takes it: with an ``evidence:`` filter, the records it
         stands for (``None`` while they are first being checked). In the search thread."""
-        try:
-            query = parse_query(text)
-        except QueryError:
-            return text  # the search says why
-        if not query.needs_evidence:
+        query = evidence_query(text)
+        if query is None:
             return text
         if not self._evidence_asked:
             self._evidence_asked = True

@@ -32,20 +32,19 @@ item (``resolves``) settles it, and ``reopen`` sets it back to pending for every
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import math
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from store import team
+from store.gc_pause import paused_gc
 from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import encode_record, scan_jsonl
@@ -391,7 +390,7 @@ class Ledger:
 
     def refresh(self) -> bool:
         """Read lines appended since the last read; True when anything changed."""
-        with self.lock, _paused_gc():
+        with self.lock, paused_gc():
             return self._refresh()
 
     def _files(self) -> list[tuple[Path, str, int]]:
@@ -853,19 +852,6 @@ def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
             return None
         append(obj)
     return out
-
-
-@contextlib.contextmanager
-def _paused_gc() -> Iterator[None]:
-    """No cyclic collection while the lines are read (objects only, no cycles: the
-    collector would scan every one of them again and again, more than the reading)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 __all__ = [

@@ -57,13 +57,10 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 def _with_evidence(ws: Any, text: str) -> Any:
     """``text``, or with an ``evidence:`` filter the query with the records it stands for
     (the workspace read and every report's evidence checked: cached under .hurikaeri/)."""
-    from store.search.query import QueryError, parse_query, with_evidence
+    from store.search.query import evidence_query, with_evidence
 
-    try:
-        query = parse_query(text)
-    except QueryError:
-        return text  # the search says why
-    if not query.needs_evidence:
+    query = evidence_query(text)
+    if query is None:
         return text
     from store.index.workspace_index import WorkspaceIndex
     from store.insight.evidence_cache import evidence_for

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.gc_pause import paused_gc
 from store.index.heads import HeadTable, RecordSpan, ReportHead, head_of
-from store.index.parallel import chunk_by_size, map_chunks, paused_gc
+from store.index.parallel import chunk_by_size, map_chunks
 from store.read.diagnostics import Diagnosed, Diagnostic
 from store.read.kinds import Kind
 from store.read.textio import FileStamp

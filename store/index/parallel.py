@@ -10,8 +10,6 @@ workers would cost more than it saves.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -25,19 +23,6 @@ R = TypeVar("R")
 SERIAL_BELOW = 4 * 1024 * 1024
 #: A chunk holds files up to about this many bytes (or one bigger file).
 CHUNK_BYTES = 1024 * 1024
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection meanwhile: building many small objects that live on
-    would otherwise make the collector scan them all, again and again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def workers() -> int:

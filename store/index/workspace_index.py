@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import store.index.cache as index_cache
+from store.gc_pause import paused_gc
 from store.index.appends import appended
 from store.index.docs import RecordRef, ReportRef, forget
 from store.index.entries import (
@@ -30,7 +31,6 @@ from store.index.entries import (
     parse_entries,
 )
 from store.index.heads import HeadTable, LessonHead, SummaryHead
-from store.index.parallel import paused_gc
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import loc_tag, report_key, split_located

@@ -125,6 +125,7 @@ class EvidenceCache:
         if self._entries is None:
             self._entries = read_state(self.path, CACHE_FORMAT, CACHE_VERSION)
         return self._entries
+
     def get(self, report: str, key: list[Any]) -> ReportCheck | None:
         """The check kept for ``report`` if it was made with these identities."""
         entry = self.entries().get(report)

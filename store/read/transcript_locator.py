@@ -173,6 +173,7 @@ class TranscriptLocator:
                 if isinstance(v.get("info"), dict)
             }
         return self._cache
+
     def save(self) -> None:
         """Write the cache if anything was read since (errors ignored: a read-only
         workspace only reads again next time)."""

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gc
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store import team
+from store.gc_pause import paused_gc
 from store.ledger import DECISIONS, Entry, Ledger, TxRecord, new_id, now_iso
 from store.review.errors import ReviewError
 from store.review.journal import (
@@ -517,22 +517,9 @@ class _Unit:
         return f"{self.action} {', '.join(self.subjects[:3])}{more}"
 
 
-@contextlib.contextmanager
-def _paused_gc() -> Iterator[None]:
-    """No cyclic collection while many small objects are built (a ledger of a hundred
-    thousand decisions: the collector would scan them all, again and again)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def _units(led: Ledger) -> list[_Unit]:
     """Every transaction and every older decision batch, oldest first."""
-    with led.lock, _paused_gc():
+    with led.lock, paused_gc():
         return _build_units(led)
 
 

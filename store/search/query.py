@@ -312,6 +312,17 @@ def parse_query(text: str) -> Query:
     )
 
 
+def evidence_query(text: str) -> Query | None:
+    """The parsed query when it has an ``evidence:`` filter (which needs the reports'
+    evidence checked first); ``None`` for any other text, a broken one included (the
+    search itself says what is wrong with it)."""
+    try:
+        query = parse_query(text)
+    except QueryError:
+        return None
+    return query if query.needs_evidence else None
+
+
 def with_evidence(query: Query, states: Mapping[str, str]) -> Query:
     """``query`` with each ``evidence:`` filter given the ids of the records it stands for:
     ``states`` maps a record id (``kpt-…`` or ``kpt-…/try-001``) to its evidence value (one
