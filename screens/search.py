@@ -426,7 +426,10 @@ class SearchScreen(Screen[None]):
             Content.assemble(
                 Content.styled(KIND_LABELS.get(rec.kind, rec.kind), "bold $text-secondary"),
                 Content("  "),
-                literal(rec.id, "bold"),
+                literal(
+                    self.index.located_key(rec.id, rec.path) if rec.kind in SECTIONS else rec.id,
+                    "bold",
+                ),
             ),
             literal(f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}", "$text-muted"),
         ]

@@ -104,7 +104,8 @@ class ReviewItems(Horizontal):
             detail.update(Content.styled("This session has no KPT items to review.", "$text-muted"))
             return
         section, item = self.items[key]
-        shown = item_detail(section, item, self.index.ledger.state(key), s.report.doc.id or "")
+        rkey = self.index.report_key(s) or s.report.doc.id or ""  # located when shared
+        shown = item_detail(section, item, self.index.ledger.state(key), rkey)
         if key in self.no_id:
             shown = Content.assemble(
                 Content.styled("No decisions: ", "bold $warning"),

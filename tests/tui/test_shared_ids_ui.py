@@ -71,3 +71,18 @@ async def test_a_new_authors_reports_show_live(tmp_path: Path) -> None:
         await until(pilot, lambda: "sid:s-carol" in app.index.sessions, 10)
         alice = app.index.sessions["sid:s-alice"]
         assert app.index.item_keys(alice)[0] == f"{report_key(RID, ALICE)}/keep-001"
+
+
+async def test_the_item_detail_names_the_located_id(tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    root = tmp_path / "root"
+    write_report(root, ALICE, "alice")
+    write_report(root, BOB, "bob")
+    app = create_app(team_ws(root), watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.push_screen(SessionScreen(app.index, "sid:s-bob"))
+        await pilot.pause()
+        detail = str(app.screen.query_one("#item-detail", Static).visual)
+        assert f"{report_key(RID, BOB)}/keep-001" in detail
