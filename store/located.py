@@ -31,9 +31,20 @@ TAG_LEN = 6
 _HEX = "0123456789abcdef"
 
 
+def place_text(display: str) -> str:
+    """A path as the ledger records it: UTF-8 always (a byte of a file name that is not
+    UTF-8 is written ``\\xff``), the same text for the same path on every machine."""
+    return display.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def loc_record(display: str | None) -> dict[str, str]:
+    """What an effect on an item records of where its report lies (nothing when unknown)."""
+    return {"loc": place_text(display)} if display else {}
+
+
 def loc_tag(display: str) -> str:
     """The place of a report (its path as the workspace shows it) in a located key."""
-    return hashlib.sha256(display.encode("utf-8", "surrogatepass")).hexdigest()[:TAG_LEN]
+    return hashlib.sha256(place_text(display).encode("utf-8")).hexdigest()[:TAG_LEN]
 
 
 def report_key(report_id: str, display: str | None) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from store.check.files import check_loaded
 from store.ledger import Ledger
+from store.located import loc_record
 from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
 from store.read.loader import load_file
@@ -130,7 +131,7 @@ def save_external_edit(
         edit.discard()
         return None
     fw = FileWrite(edit.path, before, after, edit.guard)
-    effects = [Effect("edit", subject, data={"loc": ws.display(edit.path)})] if subject else []
+    effects = [Effect("edit", subject, data=loc_record(ws.display(edit.path)))] if subject else []
     plan = TxPlan("edit-file", [subject or ws.display(edit.path)], [fw], effects, who=who)
     result = apply(ws, plan, ledger=ledger)
     edit.discard()

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from store.ledger import Ledger
+from store.located import loc_record
 from store.models.kpt import KeepItem, KptItem, OmissionItem, ProblemItem, TryItem
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.textio import FileStamp
@@ -149,7 +150,7 @@ def edit_item(
         return None
     fw = FileWrite(path, before, after, guard or in_place(ws, "kpt"))
     label = subject or ws.display(path)
-    effects = [Effect("edit", subject, data={"loc": ws.display(path)})] if subject else []
+    effects = [Effect("edit", subject, data=loc_record(ws.display(path)))] if subject else []
     plan = TxPlan("edit", [label], [fw], effects, who=who)
     return apply(ws, plan, ledger=ledger)
 

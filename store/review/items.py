@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.ledger import DECISIONS, ItemState, Ledger, Op, item_key
-from store.located import loc_tag, report_key, split_located
+from store.located import loc_record, loc_tag, report_key, split_located
 from store.models import KptReport
 from store.models.kpt import SECTIONS, KptItem
 from store.read.kinds import Kind
@@ -107,16 +107,18 @@ class FoundReport:
         return report_key(self.report.id or "", self.loc if self.shared else None)
 
 
-def find_reports(ws: Workspace, report_id: str) -> list[tuple[Path, KptReport]]:
+def find_reports(
+    ws: Workspace, report_id: str, *, every: bool = False
+) -> list[tuple[Path, KptReport]]:
     """The reports with this id found where they are likely to be (named after it in any
     KPT directory, or where the index cache saw it); when none is there, the first found
-    by reading the reports (each file read once)."""
+    by reading the reports (each file read once) — or, ``every``, all of them."""
     tried: set[Path] = set()
     out: list[tuple[Path, KptReport]] = []
     likely = True
     for path in _report_candidates(ws, report_id):
         if path is None:  # the likely places end here
-            if out:
+            if out and not every:
                 break
             likely = False
             continue
@@ -126,7 +128,7 @@ def find_reports(ws: Workspace, report_id: str) -> list[tuple[Path, KptReport]]:
         loaded = load_file(path, Kind.KPT, ws.display(path))
         if isinstance(loaded.doc, KptReport) and loaded.doc.id == report_id:
             out.append((path, loaded.doc))
-            if not likely:
+            if not likely and not every:
                 break
     return out
 
@@ -142,6 +144,9 @@ def find_report_at(ws: Workspace, ref: str) -> FoundReport:
         raise ReviewError(f"no KPT report with id '{report_id}' under {ws.loc('kpt')}")
     shared = len(found) > 1
     if place is not None:
+        if not any(loc_tag(loc) == place for _p, _r, loc in found):  # not named after it
+            found = [(p, r, ws.display(p)) for p, r in find_reports(ws, report_id, every=True)]
+            shared = len(found) > 1
         for path, report, loc in found:
             if loc_tag(loc) == place:
                 return FoundReport(path, report, loc, shared)
@@ -255,8 +260,7 @@ def report_locs(
 
 def item_place(locs: Mapping[str, str], key: str) -> dict[str, str]:
     """The ``loc`` an item's effect records (none when its report was not found)."""
-    loc = locs.get(key.partition("/")[0])
-    return {"loc": loc} if loc else {}
+    return loc_record(locs.get(key.partition("/")[0]))
 
 
 def item_json(

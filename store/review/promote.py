@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from store.check.secrets import SecretHit, refusal, scan_added
 from store.ledger import Entry, Ledger, now_iso
+from store.located import loc_record
 from store.models.knowledge import ProjectMemory, Skill
 from store.models.kpt import ProblemItem
 from store.read.textio import FileStamp
@@ -297,4 +298,4 @@ def promoted_label(data: dict[str, Any]) -> str:
 
 def _at(ref: ItemRef) -> dict[str, str]:
     """Where the item's report lies, recorded with its effects (``store.located``)."""
-    return {"loc": ref.loc} if ref.loc else {}
+    return loc_record(ref.loc)

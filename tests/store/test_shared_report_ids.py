@@ -265,3 +265,25 @@ def test_the_located_fold_is_the_fold_of_each_reports_own_lines(
                     want.edited,
                     want.who,
                 )
+
+
+def test_a_report_whose_file_name_is_not_utf8_is_decided_on_and_told_apart(
+    tmp_path: Path,
+) -> None:
+    """The path a decision records is UTF-8 whatever bytes the file name holds (an agent
+    chose it), and the located key made from it finds that report again."""
+    import os
+
+    root = tmp_path / "root"
+    odd = "team/bob/hurikaeri/" + os.fsdecode(b"kpt-\xff.yaml")
+    write_report(root, ALICE, "alice")
+    write_report(root, odd, "bob")
+    ws = team_ws(root)
+    index = loaded(root)
+    bob = next(s for s in index.sessions.values() if s.key == "sid:s-bob")
+    key = index.item_keys(bob)[0]
+    decide(ws, Ledger(ws.state_dir), [key], "approve", None)
+    assert b"\\\\xff" in (ws.state_dir / "ledger.jsonl").read_bytes()
+    index = loaded(root)
+    assert index.ledger.state(key).state == "approved"
+    assert index.ledger.state(index.item_keys(index.sessions["sid:s-alice"])[0]).state == "pending"
