@@ -306,7 +306,9 @@ def test_huge_records_are_read_up_to_the_cap_and_found_by_title_and_start(
                 index.search(query, 20)
         assert_linear(work, MAX_TEXT * 2, 2)
     assert [h.id for h in index.search("zebrafish", 5).hits] == ["ll-big"]
-    first = next((w for w in normalize(text[:1_000]).split() if w.isalnum()), "")
+    # a word wholly in the first 1,000 characters (the last one there may be cut short,
+    # even inside a character and its combining mark: "ｶ" of "ｶﾞ" is not in the text)
+    first = next((w for w in normalize(text[:1_000]).split()[:-1] if w.isalnum()), "")
     if first:
         assert "ll-big" in {h.id for h in index.search(first[:20], 5).hits}
 
