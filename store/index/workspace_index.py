@@ -33,7 +33,7 @@ from store.index.entries import (
 from store.index.heads import HeadTable, LessonHead, SummaryHead
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
-from store.located import loc_tag, report_key, split_located
+from store.located import report_key, split_located
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
 from store.workspace import Found, Workspace
 from store.write.atomic import sweep_temp_files
@@ -466,12 +466,13 @@ class WorkspaceIndex:
         sharing an id, the one at ``path``, or at the key's place (none: the first)."""
         got = split_located(report_id)
         rid, place = got if got is not None else (report_id, None)
-        shared = self.shared_ids().get(rid) if self.is_shared(rid) else None
-        if shared and (place is not None or path is not None):
-            for s in shared:
-                assert s.report is not None
+        if self.is_shared(rid) and (place is not None or path is not None):
+            for key in list(self._rid_keys.get(rid, ())):  # this id's sessions only
+                s = self.sessions.get(key)
+                if s is None or s.report is None:
+                    continue
                 if s.report.path == path or (
-                    place is not None and loc_tag(self.ws.display(s.report.path)) == place
+                    place is not None and self.report_key(s) == f"{rid}@{place}"
                 ):
                     return s
             return None
