@@ -99,7 +99,7 @@ def _earlier_ids(table: HeadTable, ids: set[str]) -> dict[str, int]:
     seen: dict[str, int] = {}
     for rid in ids:
         quoted = re.escape(json.dumps(rid, ensure_ascii=False).encode())
-        m = re.search(rb'^\["[LS]",\[(\d+),\d+,\d+\],' + quoted + rb",", table.blob, re.M)
+        m = table.search(re.compile(rb'^\["[LS]",\[(\d+),\d+,\d+\],' + quoted + rb",", re.M))
         if m is not None:
             seen[rid] = int(m.group(1))
     return seen

@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import itertools
 import json
+import mmap
 import os
 import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from store.workspace import Workspace
 from store.write.atomic import replace_file
@@ -102,22 +104,37 @@ def file_sha256(path: Path) -> str | None:
     return h.hexdigest()
 
 
+#: A part of the mapped cache file: (the mapping, start, end).
+Blob = tuple[mmap.mmap, int, int]
+
+
 @dataclass(slots=True)
 class Cached:
-    """The cache as read: each file's kind, and its entry still as JSON text (decoded
-    when asked for, so that the sessions can show before the lessons are decoded)."""
+    """The cache as read: each file's kind, and where its entry and its blob (record
+    heads) lie in the cache's file, which stays mapped read-only. An entry is decoded when
+    asked for (the sessions can show before the lessons are decoded); a blob's heads are
+    read when they are asked for (:class:`store.index.heads.HeadTable`)."""
 
     written_ns: int
-    #: path → (kind, entry as JSON, blob)
-    lines: dict[str, tuple[str | None, bytes, bytes]]
+    #: path → (kind, where its entry's JSON lies, blob)
+    lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]]
+    mapped: mmap.mmap | None = None
 
-    def entry(self, path: str) -> tuple[list[Any], bytes]:
+    def entry(self, path: str) -> tuple[list[Any], Blob | None]:
         """The entry of ``path`` and its blob (``ValueError`` when it is not valid JSON)."""
-        _kind, raw_entry, blob = self.lines[path]
-        raw = json.loads(raw_entry)
+        _kind, (lo, hi), blob = self.lines[path]
+        assert self.mapped is not None
+        raw = json.loads(self.mapped[lo:hi])
         if not isinstance(raw, list):
             raise ValueError("an entry is a list")
         return raw, blob
+
+    def release(self) -> None:
+        """Give back the memory of the pages of the file read so far (they are read from
+        the file again if needed)."""
+        if self.mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+            with contextlib.suppress(OSError, ValueError):
+                self.mapped.madvise(mmap.MADV_DONTNEED)
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
@@ -139,8 +156,10 @@ _DECODER = json.JSONDecoder()
 def read(ws: Workspace) -> Cached:
     """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
 
-    Read piece by piece (each file's line, then its blob), never as one big ``bytes``:
-    what is held at once is the cache's size, not twice it."""
+    Each file's line is read in turn; its blob is checksummed through a small buffer and
+    left in the file, which is mapped read-only for the blobs' sake: what the process holds
+    is the lines, not the heads. The cache is only ever replaced whole (renamed into place),
+    so the mapped file does not change under the mapping."""
     try:
         with open(cache_path(ws), "rb") as f:
             return _read(ws, f)
@@ -148,7 +167,7 @@ def read(ws: Workspace) -> Cached:
         raise CacheError(f"no cache: {exc}") from exc
 
 
-def _read(ws: Workspace, f: BinaryIO) -> Cached:
+def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
     try:
         header = json.loads(f.readline())
     except ValueError:
@@ -166,8 +185,15 @@ def _read(ws: Workspace, f: BinaryIO) -> Cached:
     written = header.get("written_ns")
     if not isinstance(written, int):
         raise CacheError("corrupt: no time of writing")
+    try:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as exc:
+        raise CacheError(f"cannot map: {exc}") from exc
     digest = hashlib.sha256()
-    lines: dict[str, tuple[str | None, bytes, bytes]] = {}
+    lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]] = {}
+    at = f.tell()
+    chunk = bytearray(1 << 20)
+    view = memoryview(chunk)
     while line := f.readline():
         # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
         digest.update(line)
@@ -184,14 +210,22 @@ def _read(ws: Workspace, f: BinaryIO) -> Cached:
             or size < 0
         ):
             raise CacheError("corrupt: unexpected layout")
-        blob = f.read(size)
-        if len(blob) != size:
+        start = at + len(line)
+        if start + size > len(mapped):
             raise CacheError("corrupt: truncated")
-        digest.update(blob)
-        lines[name] = (kind, line[tab + 1 : -1], blob)
+        left = size
+        while left:
+            got = f.readinto(view[: min(left, len(chunk))])
+            if not got:
+                raise CacheError("corrupt: truncated")
+            digest.update(view[:got])
+            left -= got
+        blob = (mapped, start, start + size) if size else None
+        lines[name] = (kind, (at + tab + 1, start - 1), blob)
+        at = start + size
     if header.get("sha256") != digest.hexdigest():
         raise CacheError("corrupt: the checksum does not match")
-    return Cached(written, lines)
+    return Cached(written, lines, mapped)
 
 
 def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:
@@ -236,7 +270,6 @@ def report_path_hint(ws: Workspace, report_id: str) -> Path | None:
     one file's line): a hint, not an answer. Nothing is checked against the checksum or
     the file on disk; the caller reads the file and checks its id (the cache may be old,
     foreign, or edited by anyone). ``None`` when the cache names no such report."""
-    import mmap
 
     needle = b'["R",[' + json.dumps(report_id, ensure_ascii=False).encode() + b","
     try:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import os
 import threading
+from array import array
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast, overload
 
 from store.index.heads import HeadTable, LessonHead, RecordSpan, ReportHead, SummaryHead
 from store.read.diagnostics import DiagnosticSink
@@ -171,6 +173,69 @@ class RecordRef(Generic[H, M]):
         head = self.head
         assert isinstance(head, LessonHead | SummaryHead)
         return load_record(self.path, head.span, self.model, head.id)
+
+
+class LessonRun:
+    """The lessons one file gives one session: their places in the file's head table (a
+    few bytes each, where a :class:`RecordRef` apiece would cost a hundred)."""
+
+    __slots__ = ("indices", "path", "table")
+
+    def __init__(self, table: HeadTable, path: Path, indices: array[int]) -> None:
+        self.table = table
+        self.path = path
+        self.indices = indices
+
+    def refs(self) -> Iterator[RecordRef[LessonHead, Lesson]]:
+        from store.models import Lesson
+
+        table, path = self.table, self.path
+        return (RecordRef(table, i, path, Lesson) for i in self.indices)
+
+
+class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
+    """A session's lessons, in order: the runs of the files that give them, each lesson's
+    reference made when it is asked for (its head is then decoded from the table)."""
+
+    __slots__ = ("_n", "_runs")
+
+    def __init__(self) -> None:
+        self._runs: list[LessonRun] = []
+        self._n = 0
+
+    def add(self, run: LessonRun) -> None:
+        self._runs.append(run)
+        self._n += len(run.indices)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[RecordRef[LessonHead, Lesson]]:
+        for run in self._runs:
+            yield from run.refs()
+
+    @overload
+    def __getitem__(self, i: int) -> RecordRef[LessonHead, Lesson]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[RecordRef[LessonHead, Lesson]]: ...
+    def __getitem__(
+        self, i: int | slice
+    ) -> RecordRef[LessonHead, Lesson] | list[RecordRef[LessonHead, Lesson]]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        if i < 0:
+            i += self._n
+        if 0 <= i < self._n:
+            for run in self._runs:
+                if i < len(run.indices):
+                    from store.models import Lesson
+
+                    return RecordRef(run.table, run.indices[i], run.path, Lesson)
+                i -= len(run.indices)
+        raise IndexError(i)
+
+    def __repr__(self) -> str:
+        return f"Lessons({self._n})"
 
 
 def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:

@@ -30,6 +30,8 @@ from store.workspace import Found, Workspace
 if TYPE_CHECKING:  # the models are imported when a file is parsed
     from pydantic import BaseModel
 
+    from store.index.cache import Blob
+
 Entry = list[Any]
 #: An entry and, for a JSONL file, the JSON lines of its record heads (else ``b""``).
 Parsed = tuple[Entry, bytes]
@@ -89,9 +91,12 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
 
 
-def file_of_entry(ws: Workspace, path: Path, entry: Entry, blob: bytes = b"") -> IndexedFile:
+def file_of_entry(
+    ws: Workspace, path: Path, entry: Entry, blob: bytes | Blob | None = b""
+) -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
-    malformed: the caller parses the file again)."""
+    malformed: the caller parses the file again); ``blob`` is the head lines, or where they
+    lie in the mapped index cache."""
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
     display = ws.display(path)
     kind = Kind(kind_value) if kind_value is not None else None
@@ -105,7 +110,11 @@ def file_of_entry(ws: Workspace, path: Path, entry: Entry, blob: bytes = b"") ->
     if tag == "R":
         f.head = ReportHead.load(body[0])
     elif tag == "T":
-        f.records = HeadTable(blob, *body)
+        if isinstance(blob, tuple):
+            buf, lo, hi = blob
+            f.records = HeadTable(buf, *body, lo=lo, hi=hi)
+        else:
+            f.records = HeadTable(blob or b"", *body)
     elif tag == "D" and kind is not None:
         from store.read.loader import MODELS  # the models: imported only for documents kept whole
 

@@ -13,7 +13,10 @@ same text is then one object however many records carry it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import mmap
+import re
 import sys
 from array import array
 from collections.abc import Iterator
@@ -30,6 +33,21 @@ TITLE_CHARS = 200
 
 def _i(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
+
+
+#: Tuples many heads hold alike (a report's item ids, its counts, a try's addresses): one
+#: object each. Bounded: past this many, a tuple is kept as it is.
+_SHARED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_SHARED_MAX = 200_000
+
+
+def _t(value: tuple[Any, ...]) -> Any:
+    got = _SHARED.get(value)
+    if got is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            return value
+        got = _SHARED[value] = value
+    return got
 
 
 def _count(value: object) -> int | None:
@@ -138,10 +156,10 @@ class ReportHead:
             created,
             _i(outcome),
             title,
-            tuple((_i(a) or "", _i(b) or "") for a, b in items),
-            (counts[0], counts[1], counts[2], counts[3]),
-            tuple(ProblemHead(a, b, _i(c), _i(d)) for a, b, c, d in problems),
-            tuple(TryHead(a, tuple(_i(x) or "" for x in b)) for a, b in tries),
+            _t(tuple(_t((_i(a) or "", _i(b) or "")) for a, b in items)),
+            _t((counts[0], counts[1], counts[2], counts[3])),
+            tuple(ProblemHead(_i(a) or "", b, _i(c), _i(d)) for a, b, c, d in problems),
+            tuple(TryHead(_i(a) or "", _t(tuple(_i(x) or "" for x in b))) for a, b in tries),
             _count(bt),
             _count(corr),
         )
@@ -268,26 +286,77 @@ def load_record(raw: list[Any]) -> RecordHead:
 
 
 class HeadTable:
-    """The record heads of one JSONL file, kept as JSON lines in one ``bytes`` and decoded
+    """The record heads of one JSONL file, kept as JSON lines in one buffer and decoded
     one at a time when asked for: a hundred thousand lessons cost a few tens of megabytes
     this way, instead of the few hundred that live objects would. What joining sessions
     needs of every record (its session id and whether it is a summary or a lesson) is kept
-    decoded beside them."""
+    decoded beside them.
 
-    __slots__ = ("blob", "ends", "kinds", "sids")
+    The buffer is the table's own ``bytes``, or a part (``lo`` to ``hi``) of the index
+    cache's file mapped read-only (:mod:`store.index.cache`): a table taken from the cache
+    then costs no memory until its heads are read, and :meth:`release` gives the pages
+    read back (the file keeps them). Where each line ends is worked out the first time a
+    head is asked for."""
 
-    def __init__(self, blob: bytes, sids: list[str | None], kinds: str) -> None:
-        self.blob = blob
+    __slots__ = ("_buf", "_ends", "_hi", "_lo", "kinds", "sids")
+
+    def __init__(
+        self,
+        blob: bytes | mmap.mmap,
+        sids: list[str | None],
+        kinds: str,
+        *,
+        lo: int = 0,
+        hi: int | None = None,
+    ) -> None:
+        self._buf = blob
+        self._lo = lo
+        self._hi = len(blob) if hi is None else hi
         self.sids = [_i(s) for s in sids]
         self.kinds = kinds
-        ends = array("Q")
-        pos = blob.find(b"\n")
-        while pos >= 0:
-            ends.append(pos)
-            pos = blob.find(b"\n", pos + 1)
-        if len(ends) != len(sids) or len(kinds) != len(sids):
+        if len(kinds) != len(sids):
             raise ValueError("a head table's parts disagree")
-        self.ends = ends
+        self._ends: array[int] | None = None
+        if isinstance(blob, bytes):  # parsed just now: checked at once (a mapped table
+            self._line_ends()  # was checked when it was written, and its cache's checksum)
+
+    def _line_ends(self) -> array[int]:
+        """Where each head's line ends in the buffer (worked out once)."""
+        ends = self._ends
+        if ends is None:
+            ends = array("Q")
+            buf, hi = self._buf, self._hi
+            pos = buf.find(b"\n", self._lo, hi)
+            while pos >= 0:
+                ends.append(pos)
+                pos = buf.find(b"\n", pos + 1, hi)
+            if len(ends) != len(self.kinds):
+                raise ValueError("a head table's parts disagree")
+            self._ends = ends
+        return ends
+
+    @property
+    def blob(self) -> bytes:
+        """The head lines as one ``bytes`` (a copy when the table is mapped)."""
+        buf = self._buf
+        if isinstance(buf, bytes) and self._lo == 0 and self._hi == len(buf):
+            return buf
+        return buf[self._lo : self._hi]
+
+    @property
+    def mapped(self) -> bool:
+        return not isinstance(self._buf, bytes)
+
+    def release(self) -> None:
+        """Give back the memory of the mapped pages read so far (nothing for a table of
+        its own bytes): they are read from the file again when next needed."""
+        buf = self._buf
+        if isinstance(buf, bytes) or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        lo = self._lo - self._lo % mmap.PAGESIZE
+        if self._hi > lo:
+            with contextlib.suppress(OSError, ValueError):
+                buf.madvise(mmap.MADV_DONTNEED, lo, self._hi - lo)
 
     @classmethod
     def of(cls, heads: list[RecordHead]) -> HeadTable:
@@ -299,20 +368,36 @@ class HeadTable:
         return cls(blob, [h.session_id for h in heads], kinds)
 
     def __len__(self) -> int:
-        return len(self.ends)
+        return len(self.kinds)
 
     def extend(self, more: HeadTable) -> None:
         """Append ``more``'s records in place (a reader meanwhile sees the old length: the
-        ends, which give the length, grow last)."""
-        base = len(self.blob)
-        self.blob = self.blob + more.blob
+        kinds, which give the length, grow last)."""
+        ends = self._line_ends()
+        blob = self.blob
+        base = len(blob)
+        new_ends = array("Q", ends if self._lo == 0 else (e - self._lo for e in ends))
+        new_ends.extend(base + e for e in more._line_ends())
+        self._buf, self._lo, self._hi = blob + more.blob, 0, base + len(more.blob)
+        self._ends = new_ends
         self.sids.extend(more.sids)
         self.kinds += more.kinds
-        self.ends.extend(base + e for e in more.ends)
+
+    def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+        """The first match of ``pattern`` (``re.M``: ``^`` is a line's start) in the lines."""
+        return pattern.search(self._buf, self._lo, self._hi)
+
+    def _span(self, start: int, stop: int) -> bytes:
+        """The lines of heads ``start`` to ``stop - 1`` (0 ≤ start < stop ≤ len), without
+        the last newline."""
+        ends = self._line_ends()
+        first = ends[start - 1] + 1 if start else self._lo
+        return self._buf[first : ends[stop - 1]]
 
     def __getitem__(self, i: int) -> RecordHead:
-        start = self.ends[i - 1] + 1 if i else 0
-        raw = json.loads(self.blob[start : self.ends[i]])
+        if not 0 <= i < len(self.kinds):
+            raise IndexError(i)
+        raw = json.loads(self._span(i, i + 1))
         if not isinstance(raw, list):
             raise ValueError("a record head is a list")
         return load_record(raw)
@@ -320,21 +405,15 @@ class HeadTable:
     def __iter__(self) -> Iterator[RecordHead]:
         """Every head, decoded in one pass (one JSON array: no raw newline can occur
         inside a JSON line, so the lines joined by commas are one)."""
-        n = len(self.ends)
-        if not n:
-            return iter(())
-        blob = self.blob[: self.ends[n - 1]]
-        raw = json.loads(b"[" + blob.replace(b"\n", b",") + b"]")
-        return (load_record(r) for r in raw)
+        return iter(self.heads(0, len(self.kinds)))
 
     def heads(self, start: int, stop: int) -> list[RecordHead]:
         """The heads ``start`` to ``stop`` (clamped), decoded in one pass: a part of the
         table at a time, so that what is decoded at once stays small."""
-        stop = min(stop, len(self.ends))
+        stop = min(stop, len(self.kinds))
         if start >= stop:
             return []
-        first = self.ends[start - 1] + 1 if start else 0
-        part = self.blob[first : self.ends[stop - 1]]
+        part = self._span(start, stop)
         return [load_record(r) for r in json.loads(b"[" + part.replace(b"\n", b",") + b"]")]
 
     def __eq__(self, other: object) -> bool:

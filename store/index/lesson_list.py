@@ -91,6 +91,7 @@ class LessonList:
                     tags.append(tc)
                     day.append(t.date().toordinal())
                     idh.append(hash(h.id or ""))
+            table.release()  # its pages read (a mapped table): given back
         # a stable sort, backwards: what ordered_lessons' sort does
         order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
         del keys

@@ -7,17 +7,19 @@ stored here: it is read from the ledger each time (one source of truth).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from store.index.docs import Lessons
 from store.read.kinds import SECTIONS
 
 if TYPE_CHECKING:
     from store.index.docs import RecordRef, ReportRef
-    from store.index.heads import LessonHead, SummaryHead
-    from store.models import Lesson, Proposal, SessionSummary
+    from store.index.heads import SummaryHead
+    from store.models import Proposal, SessionSummary
 
 T = TypeVar("T")
 
@@ -37,9 +39,10 @@ class Session:
     session_id: str | None = None
     report: ReportRef | None = None
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
-    lessons: list[RecordRef[LessonHead, Lesson]] = field(default_factory=list)
+    lessons: Lessons = field(default_factory=Lessons)
     proposals: list[Located[Proposal]] = field(default_factory=list)
     _sort_time: datetime | None = field(default=None, repr=False, compare=False)
+    _project: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def report_id(self) -> str | None:
@@ -66,6 +69,12 @@ class Session:
 
     @property
     def project(self) -> str:
+        """The summary's project, else a lesson's (worked out once, as :attr:`sort_time`)."""
+        if self._project is None:
+            self._project = self._find_project()
+        return self._project
+
+    def _find_project(self) -> str:
         if self.summary and self.summary.head.project:
             return self.summary.head.project
         for les in self.lessons:
@@ -116,4 +125,5 @@ def parse_day(text: str) -> date | None:
 
 
 def session_key(session_id: str | None, fallback: str) -> str:
-    return f"sid:{session_id}" if session_id else fallback
+    """A session's key; one string object however many records name it (interned)."""
+    return sys.intern(f"sid:{session_id}") if session_id else fallback

@@ -15,14 +15,15 @@ import gc
 import os
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import store.index.cache as index_cache
 from store.gc_pause import paused_gc
 from store.index.appends import appended
-from store.index.docs import RecordRef, ReportRef, forget
+from store.index.docs import LessonRun, RecordRef, ReportRef, forget
 from store.index.entries import (
     IndexedFile,
     entry_of_file,
@@ -30,7 +31,7 @@ from store.index.entries import (
     file_of_entry,
     parse_entries,
 )
-from store.index.heads import HeadTable, LessonHead, SummaryHead
+from store.index.heads import HeadTable, SummaryHead
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
@@ -67,14 +68,9 @@ def index_pieces(ws: Workspace, top: Path) -> dict[Path, IndexedFile]:
 
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed or read
-    from store.models import Lesson, Proposal, SessionSummary
+    from store.models import Proposal, SessionSummary
 
-    Part = (
-        ReportRef
-        | Located[Proposal]
-        | RecordRef[SummaryHead, SessionSummary]
-        | RecordRef[LessonHead, Lesson]
-    )
+    Part = ReportRef | Located[Proposal] | RecordRef[SummaryHead, SessionSummary] | LessonRun
 
 
 def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
@@ -97,23 +93,29 @@ def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
 def _contribute_records(
     out: dict[str, list[Part]], table: HeadTable, path: Path, start: int
 ) -> None:
-    """What the records of ``table`` from ``start`` on give to which session."""
-    from store.models import Lesson, SessionSummary
+    """What the records of ``table`` from ``start`` on give to which session: each summary
+    its reference, the lessons of each session one run."""
+    from store.models import SessionSummary
 
+    runs: dict[str, array[int]] = {}
+    kinds, sids = table.kinds, table.sids
     for i in range(start, len(table)):
-        summary = table.kinds[i] == "S"
-        sid = table.sids[i]
+        summary = kinds[i] == "S"
+        sid = sids[i]
         if sid:
             key = session_key(sid, "")
         else:  # a session of its own: named after the record (decoded only for this)
             rec = table[i]
             key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
-        part: Part = (
-            RecordRef(table, i, path, SessionSummary)
-            if summary
-            else RecordRef(table, i, path, Lesson)
-        )
-        out.setdefault(key, []).append(part)
+        if summary:
+            out.setdefault(key, []).append(RecordRef(table, i, path, SessionSummary))
+        else:
+            run = runs.get(key)
+            if run is None:
+                run = runs[key] = array("I")
+            run.append(i)
+    for key, indices in runs.items():
+        out.setdefault(key, []).append(LessonRun(table, path, indices))
 
 
 class WorkspaceIndex:
@@ -200,13 +202,19 @@ class WorkspaceIndex:
                     with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
                         entry, blob = cached.entry(name)
                         del cached.lines[name]  # let go of its JSON once it is read
-                        batch[Path(name)] = file_of_entry(self.ws, Path(name), entry, blob)
+                        path = Path(name)
+                        batch[path] = file_of_entry(self.ws, path, entry, blob)
+                cached.release()  # the entries' pages: read once
                 files.update(batch)
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
                     publish()
             cached.lines.clear()
         found = list(self.ws.discover())
+        if files:  # one Path object per file, whoever holds it (a few hundred thousand)
+            same = {p: p for p in files}
+            found = [Found(same.get(f.path, f.path), f.kind) for f in found]
+            del same
         self._rank = {f.path: i for i, f in enumerate(found)}
         folders = sorted({f.path.parent for f in found} | {self.ws.state_dir})
         # a JSONL rewrite a killed process left half done (its redo file is beside the real file)
@@ -235,8 +243,8 @@ class WorkspaceIndex:
             # would otherwise pile up for as long as a cold start takes)
             gc.enable()
             try:
-                for path, (entry, blob) in parse_entries(self.ws, todo, progress, parallel):
-                    batch[path] = file_of_entry(self.ws, path, entry, blob)
+                for path, (entry, parsed) in parse_entries(self.ws, todo, progress, parallel):
+                    batch[path] = file_of_entry(self.ws, path, entry, parsed)
                     if publish is not None and time.monotonic() - last > PUBLISH_EVERY:
                         self._merge(batch, set())
                         batch = {}
@@ -278,6 +286,10 @@ class WorkspaceIndex:
             index_cache.write(self.ws, entries)
         except OSError:
             return False
+        finally:  # writing read every mapped table's heads: give their pages back
+            for f in files:
+                if f.records is not None:
+                    f.records.release()
         self._dirty = False
         return True
 
@@ -392,14 +404,17 @@ class WorkspaceIndex:
         """Note what ``path`` gives to which session; returns the sessions touched."""
         parts = self._parts.setdefault(path, {})
         for key, more in added.items():
-            parts.setdefault(key, []).extend(more)
+            had = parts.get(key)
+            if had is None:
+                parts[key] = more  # the list made for it (one object fewer)
+            else:
+                had.extend(more)
             self._paths_of.setdefault(key, set()).add(path)
         return set(added)
 
     def _session(self, key: str) -> Session | None:
         """The session ``key`` from what its files contribute; ``None`` when it has no
         report and no summary (a session is worth listing when one of those describes it)."""
-        from store.models import SessionSummary
 
         paths = self._paths_of.get(key)
         if not paths:
@@ -413,11 +428,10 @@ class WorkspaceIndex:
                         s.report = part
                 elif isinstance(part, Located):
                     s.proposals.append(part)
-                elif part.model is SessionSummary:
-                    if s.summary is None:
-                        s.summary = part
-                else:
-                    s.lessons.append(cast("RecordRef[LessonHead, Lesson]", part))
+                elif isinstance(part, LessonRun):
+                    s.lessons.add(part)
+                elif s.summary is None:
+                    s.summary = part
         return s if s.report or s.summary else None
 
     # -- questions ---------------------------------------------------------------

@@ -301,3 +301,56 @@ def test_a_rewritten_jsonl_file_is_parsed_whole(demo_root: Path) -> None:
     ix.update([path])
     assert ix.files[path].records is not old
     _same_files(ix, _load(demo_root, use_cache=False))
+
+
+def test_heads_from_the_cache_stay_in_the_mapped_file_and_read_back_after_release(
+    demo_root: Path,
+) -> None:
+    _load(demo_root)
+    ix = _load(demo_root)
+    fresh = _load(demo_root, use_cache=False)
+    tables = {p: f.records for p, f in ix.files.items() if f.records is not None and len(f.records)}
+    assert tables and all(t.mapped for t in tables.values())  # not copied into the process
+    for p, table in tables.items():
+        want = fresh.files[p].records
+        assert want is not None and not want.mapped
+        assert list(table) == list(want)
+        table.release()  # the pages given back are read from the file again
+        assert [table[i] for i in range(len(table))] == list(want)
+        assert table.heads(1, 3) == want.heads(1, 3)
+    # a change writes the cache anew (replaced, not rewritten in place): the tables still
+    # mapped from the old one read as before
+    report = _a_report(demo_root)
+    report.write_text(report.read_text(encoding="utf-8") + "\n", "utf-8")
+    ix.update([report])
+    assert ix.save_cache()
+    for p, table in tables.items():
+        assert list(table) == list(fresh.files[p].records or [])
+
+
+def test_a_repeated_id_appended_to_a_mapped_table_is_reported(demo_root: Path) -> None:
+    _load(demo_root)
+    ix = _load(demo_root)
+    lessons, f = next(
+        (p, f)
+        for p, f in ix.files.items()
+        if f.records is not None and any(isinstance(r, LessonHead) for r in f.records)
+    )
+    assert f.records is not None and f.records.mapped
+    first = next(r for r in f.records if isinstance(r, LessonHead) and r.id)
+    record = {
+        "id": first.id,
+        "date": "2026-11-22T08:00:00+09:00",
+        "type": "ai_trial_error",
+        "title": "The same id again",
+    }
+    with lessons.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    ix.update([lessons])
+    grown = ix.files[lessons]
+    dup = [d for d in grown.diagnostics if "duplicate" in d.code]
+    assert dup and str(first.span.line) in dup[-1].message
+    assert (
+        grown.records is not None
+        and grown.records[len(grown.records) - 1].title == "The same id again"
+    )
