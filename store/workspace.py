@@ -109,6 +109,10 @@ class Workspace:
 
     def display(self, path: Path) -> str:
         """A path as people should read it: relative to the root when inside it."""
+        text, root = str(path), str(self.root)
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if text.startswith(prefix) and len(text) > len(prefix):  # what relative_to gives
+            return text[len(prefix) :]
         try:
             return str(path.relative_to(self.root))
         except ValueError:

@@ -91,6 +91,9 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
 
 
+_KINDS = {k.value: k for k in Kind}
+
+
 def file_of_entry(
     ws: Workspace, path: Path, entry: Entry, blob: bytes | Blob | None = b""
 ) -> IndexedFile:
@@ -99,7 +102,7 @@ def file_of_entry(
     lie in the mapped index cache."""
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
     display = ws.display(path)
-    kind = Kind(kind_value) if kind_value is not None else None
+    kind = _KINDS[kind_value] if kind_value is not None else None
     stamp = FileStamp(size, mtime_ns, sha) if size >= 0 else None
     diags = [Diagnostic(display, line, sev, code, msg) for line, sev, code, msg in diag_rows]
     f = IndexedFile(path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished)

@@ -20,8 +20,8 @@ import re
 import sys
 from array import array
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
     from store.models import KptReport, Lesson, SessionSummary
@@ -39,6 +39,18 @@ def _i(text: str | None) -> str | None:
 #: object each. Bounded: past this many, a tuple is kept as it is.
 _SHARED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _SHARED_MAX = 200_000
+
+
+def _items(raw: list[list[Any]]) -> tuple[tuple[str, str], ...]:
+    """A report head's ``(section, item id)`` pairs from their JSON lists: the shared tuple
+    when another report has the same ones (looked up before anything is interned)."""
+    key = tuple(map(tuple, raw))
+    got = _SHARED.get(key)
+    if got is None:
+        got = _t(tuple(_t((_i(a) or "", _i(b) or "")) for a, b in key))
+        if len(_SHARED) < _SHARED_MAX:
+            _SHARED[key] = got
+    return cast("tuple[tuple[str, str], ...]", got)
 
 
 def _t(value: tuple[Any, ...]) -> Any:
@@ -141,7 +153,7 @@ class ReportHead:
             self.title,
             [list(x) for x in self.items],
             list(self.counts),
-            [astuple(p) for p in self.problems],
+            [[p.id, p.description, p.category, p.impact] for p in self.problems],
             [[t.id, list(t.addresses)] for t in self.tries],
             self.backtracks,
             self.corrections,
@@ -156,7 +168,7 @@ class ReportHead:
             created,
             _i(outcome),
             title,
-            _t(tuple(_t((_i(a) or "", _i(b) or "")) for a, b in items)),
+            _items(items),
             _t((counts[0], counts[1], counts[2], counts[3])),
             tuple(ProblemHead(_i(a) or "", b, _i(c), _i(d)) for a, b, c, d in problems),
             tuple(TryHead(_i(a) or "", _t(tuple(_i(x) or "" for x in b))) for a, b in tries),

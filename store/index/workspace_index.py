@@ -16,9 +16,9 @@ import os
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import store.index.cache as index_cache
 from store.gc_pause import paused_gc
@@ -191,7 +191,8 @@ class WorkspaceIndex:
             # reports and summaries first: the sessions list is complete with them alone
             # (and they need no models); then the lessons, then the few documents that are
             # kept whole (their models are imported then)
-            self._rank = {Path(name): i for i, name in enumerate(cached.lines)}
+            paths = {name: Path(name) for name in cached.lines}
+            self._rank = {p: i for i, p in enumerate(paths.values())}
             first = (Kind.KPT.value, Kind.SUMMARIES.value)
             groups: tuple[list[str], list[str], list[str]] = ([], [], [])
             for name, (kind, *_where) in cached.lines.items():
@@ -202,7 +203,7 @@ class WorkspaceIndex:
                     with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
                         entry, blob = cached.entry(name)
                         del cached.lines[name]  # let go of its JSON once it is read
-                        path = Path(name)
+                        path = paths.pop(name)
                         batch[path] = file_of_entry(self.ws, path, entry, blob)
                 cached.release()  # the entries' pages: read once
                 files.update(batch)
@@ -279,17 +280,17 @@ class WorkspaceIndex:
         # lessons last: a start decodes the rest first
         n = len(self._rank)
         files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
-        entries = (
-            (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f)) for f in files
-        )
+
+        def entries() -> Iterator[tuple[str, str | None, list[Any], bytes]]:
+            for f in files:
+                yield (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f))
+                if f.records is not None:  # written: a mapped table's pages given back
+                    f.records.release()
+
         try:
-            index_cache.write(self.ws, entries)
+            index_cache.write(self.ws, entries())
         except OSError:
             return False
-        finally:  # writing read every mapped table's heads: give their pages back
-            for f in files:
-                if f.records is not None:
-                    f.records.release()
         self._dirty = False
         return True
 
@@ -421,7 +422,11 @@ class WorkspaceIndex:
             self._paths_of.pop(key, None)
             return None
         s = Session(key, key[4:] if key.startswith("sid:") else None)
-        for p in sorted(paths, key=lambda p: (self._rank.get(p, len(self._rank)), p)):
+        rank = self._rank
+        order = (
+            paths if len(paths) == 1 else sorted(paths, key=lambda p: (rank.get(p, len(rank)), p))
+        )
+        for p in order:
             for part in self._parts[p][key]:
                 if isinstance(part, ReportRef):
                     if s.report is None or (part.head.id or "") > (s.report.head.id or ""):
