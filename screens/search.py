@@ -44,6 +44,7 @@ from textual.worker import get_current_worker
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
 from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
+from screens.widgets.table_rows import LazyRows
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import EvidenceStates, evidence_for
@@ -336,8 +337,9 @@ class SearchScreen(Screen[None]):
         status.set_class(False, "-error")
         self.result = result
         table = self.query_one("#search-results", VirtualTable)
-        self.hits = {hit_key(h): h for h in result.hits}
-        table.set_rows([self.row(h) for h in result.hits])
+        hits = self.hits = {hit_key(h): h for h in result.hits}
+        # only the rows in sight are made (of the 50, about 30 on a screen)
+        table.set_rows(LazyRows(list(hits), lambda key: self.row(hits[key])[1]))
         about = "" if result.exact else "about "
         if result.query is None or not result.query.has_text:
             what = "most recurring first"

@@ -136,7 +136,7 @@ class WorkspaceIndex:
         self._dirty = False
         #: what each file gives each session (by session key), and the reverse
         self._parts: dict[Path, dict[str, list[Part]]] = {}
-        self._paths_of: dict[str, set[Path]] = {}
+        self._paths_of: dict[str, list[Path]] = {}  # lists: a set of one costs 216 bytes
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
         self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
@@ -360,7 +360,9 @@ class WorkspaceIndex:
             touched: set[str] = set()
             for p in removed | set(new):
                 for key in self._parts.pop(p, {}):
-                    self._paths_of[key].discard(p)
+                    paths = self._paths_of[key]
+                    if p in paths:
+                        paths.remove(p)
                     touched.add(key)
                 if p in removed:
                     files.pop(p, None)
@@ -410,7 +412,9 @@ class WorkspaceIndex:
                 parts[key] = more  # the list made for it (one object fewer)
             else:
                 had.extend(more)
-            self._paths_of.setdefault(key, set()).add(path)
+            paths = self._paths_of.setdefault(key, [])
+            if path not in paths:
+                paths.append(path)
         return set(added)
 
     def _session(self, key: str) -> Session | None:
