@@ -36,10 +36,14 @@ import json
 import math
 import os
 import secrets
+import sys
 import threading
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -72,10 +76,21 @@ def new_id() -> str:
     return secrets.token_hex(6)
 
 
-@dataclass(frozen=True, slots=True)
+#: ``Entry``'s ``data`` when none is given
+_NO_DATA: Any = object()
+_setattr = object.__setattr__
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Entry:
     """One line of the ledger, or one effect of a committed transaction (its ``data``
-    then holds ``tx``, the transaction's id)."""
+    then holds ``tx``, the transaction's id).
+
+    A transaction line read from a ledger file keeps only its single values in ``data``
+    (``tx``, ``action``, ``who``, ``reason``, …); its lists and objects (``subjects``,
+    ``effects``, ``files``, …) are kept apart (``raw``) and made again when asked for:
+    :attr:`full_data` (and :class:`TxRecord`'s properties). A large ledger holds tens of
+    thousands of lines."""
 
     id: str
     at: str
@@ -89,10 +104,54 @@ class Entry:
     group: str = field(default="", init=False, compare=False, repr=False)
     #: the reviewer whose ledger file holds it (the file's name; set as it is read)
     src: str = field(default="", init=False, compare=False, repr=False)
+    #: what ``data`` leaves out (see above): the line's text (UTF-8), or for a decision's
+    #: subjects and effects, how to make them again from ``effect_entries``
+    #: (``_shape``); ``None``: nothing
+    raw: bytes | _Shape | None = field(default=None, init=False, compare=False, repr=False)
+    #: a transaction line's effects, made into entries as it was read (``None``: made
+    #: when its transaction commits; an element ``None``: an effect that is not one; one
+    #: effect: its entry alone)
+    effect_entries: Entry | tuple[Entry | None, ...] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
 
-    def __post_init__(self) -> None:
-        d = self.data
-        object.__setattr__(self, "group", str(d.get("tx") or d.get("batch") or self.id))
+    def __init__(
+        self,
+        id: str,
+        at: str,
+        op: str,
+        target: str,
+        note: str | None = None,
+        undoes: str | None = None,
+        data: dict[str, Any] = _NO_DATA,
+    ) -> None:
+        """As the dataclass's own would, in fewer steps (a large ledger makes many)."""
+        if data is _NO_DATA:
+            data = {}
+        s = _setattr
+        s(self, "id", id)
+        s(self, "at", at)
+        s(self, "op", op)
+        s(self, "target", target)
+        s(self, "note", note)
+        s(self, "undoes", undoes)
+        s(self, "data", data)
+        s(self, "group", str(data.get("tx") or data.get("batch") or id))
+        s(self, "src", "")
+        s(self, "raw", None)
+        s(self, "effect_entries", None)
+
+    @property
+    def full_data(self) -> dict[str, Any]:
+        """``data`` with all of the line: what ``data`` leaves out parsed from ``raw`` again
+        (a new dict each time; ``data`` itself when nothing was left out)."""
+        raw = self.raw
+        if raw is None:
+            return self.data
+        if isinstance(raw, tuple):
+            return _unshape(self, raw)
+        rec = _scan_once(raw.decode("utf-8"), 0)[0]
+        return {k: v for k, v in rec.items() if k not in _KNOWN}
 
     def as_record(self) -> dict[str, Any]:
         rec: dict[str, Any] = {"id": self.id, "at": self.at, "op": self.op, "target": self.target}
@@ -100,7 +159,7 @@ class Entry:
             rec["note"] = self.note
         if self.undoes:
             rec["undoes"] = self.undoes
-        rec.update(self.data)
+        rec.update(self.full_data)
         return rec
 
 
@@ -117,7 +176,9 @@ class TxRecord:
 
     @property
     def data(self) -> dict[str, Any]:
-        return self.begin.data
+        """Every field of its ``begin`` (or self-contained ``commit``) line but the entry's
+        own (parsed from the line when asked: :attr:`Entry.full_data`)."""
+        return self.begin.full_data
 
     @property
     def at(self) -> str:
@@ -125,11 +186,11 @@ class TxRecord:
 
     @property
     def action(self) -> str:
-        return str(self.data.get("action") or "")
+        return str(self.begin.data.get("action") or "")  # single values stay parsed
 
     @property
     def who(self) -> str | None:
-        who = self.data.get("who")
+        who = self.begin.data.get("who")
         return str(who) if who is not None else None
 
     @property
@@ -139,16 +200,16 @@ class TxRecord:
 
     @property
     def subjects(self) -> list[str]:
-        subjects = self.data.get("subjects")
+        subjects = _field(self.begin, "subjects")
         return [str(s) for s in subjects] if isinstance(subjects, list) else []
 
     @property
     def files(self) -> list[dict[str, Any]]:
         """The file records, with what the commit line corrected (an append that landed
         later than measured, after another program's line)."""
-        files = self.data.get("files")
+        files = _field(self.begin, "files")
         out = [dict(f) for f in files if isinstance(f, dict)] if isinstance(files, list) else []
-        fixes = self.end.data.get("files") if self.end is not None else None
+        fixes = _field(self.end, "files") if self.end is not None else None
         if isinstance(fixes, list):
             for fix in fixes:
                 if isinstance(fix, dict) and isinstance(fix.get("i"), int) and fix["i"] < len(out):
@@ -157,7 +218,7 @@ class TxRecord:
 
     @property
     def effects(self) -> list[dict[str, Any]]:
-        effects = self.data.get("effects")
+        effects = _field(self.begin, "effects")
         return [e for e in effects if isinstance(e, dict)] if isinstance(effects, list) else []
 
     @property
@@ -166,7 +227,7 @@ class TxRecord:
 
     @property
     def redoes(self) -> str | None:
-        r = self.data.get("redoes")
+        r = self.begin.data.get("redoes")
         return str(r) if r else None
 
     @property
@@ -174,7 +235,7 @@ class TxRecord:
         return self.begin.note
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Decision:
     """One reviewer's standing decision on an item."""
 
@@ -184,6 +245,22 @@ class Decision:
     note: str | None = None
     #: the transaction (or older line, or batch) that made it
     id: str = ""
+
+    def __init__(
+        self,
+        state: State,
+        who: str,
+        at: str,
+        note: str | None = None,
+        id: str = "",
+    ) -> None:
+        """As the dataclass's own would, in fewer steps (every decision folded makes one)."""
+        s = _setattr
+        s(self, "state", state)
+        s(self, "who", who)
+        s(self, "at", at)
+        s(self, "note", note)
+        s(self, "id", id)
 
 
 @dataclass(slots=True)
@@ -202,8 +279,10 @@ class ItemState:
     #: each reviewer's standing approve or reject (by the name of their ledger file)
     decisions: dict[str, Decision] = field(default_factory=dict)
     #: the decisions a later one settled (``resolves``): they no longer stand, even when
-    #: one comes later in the fold (made in the same second, or on a clock behind)
-    settled: set[str] = field(default_factory=set)
+    #: one comes later in the fold (made in the same second, or on a clock behind); a
+    #: frozenset, replaced when it grows: the empty one is shared (an empty set costs 216
+    #: bytes, and a large ledger has a state for each of a hundred thousand items)
+    settled: frozenset[str] = frozenset()
 
     @property
     def contested(self) -> bool:
@@ -219,7 +298,7 @@ class ItemState:
             [dict(p) for p in self.promoted],
             self.who,
             dict(self.decisions),
-            set(self.settled),
+            self.settled,
         )
 
 
@@ -233,7 +312,7 @@ def fold_entry(st: ItemState, e: Entry) -> None:
             return
         resolves = e.data.get("resolves")  # decided while contested: settles what it saw
         if isinstance(resolves, list):
-            st.settled.update(str(r) for r in resolves)
+            st.settled = st.settled.union(str(r) for r in resolves)
             st.decisions = {k: d for k, d in st.decisions.items() if d.id not in st.settled}
         elif resolves:
             st.decisions.clear()
@@ -286,6 +365,8 @@ class _Source:
 
 #: Where a line lies in the fold: (time, reviewer, rank, place in its file).
 OrderKey = tuple[float, str, int, int]
+#: A line read, after its place: ``(*place, entry)``.
+Placed = tuple[float, str, int, int, "Entry"]
 
 
 def _seconds(at: str) -> float | None:
@@ -324,8 +405,10 @@ class Ledger:
         self.states: dict[str, ItemState] = {}
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, _Source] = {}
-        #: each entry's place in the fold (parallel to ``entries``)
-        self._order: list[OrderKey] = []
+        #: the shapes of transaction lines read (see ``_shape``), each kept once
+        self._shapes: dict[Any, Any] = {}
+        #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
+        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._team = False
         #: held while lines are read in or appended (the app shares one ledger between
         #: threads); hold it to read several of the attributes consistently
@@ -426,45 +509,58 @@ class Ledger:
             if self._sources:
                 self._reset()
                 reset = True
-        new: list[tuple[OrderKey, Entry]] = []
+        new: list[Placed] = []
+        strs: Strs = {}  # each recurring text once
         for path, whose, rank in self._files():
             src = self._sources.get(path)
             if src is None:
                 src = self._sources[path] = _Source(path, whose, rank)
-            got = self._read(src)
-            if got is None:  # replaced, truncated or removed: read everything again
-                self._reset()
+            if not self._read(src, new, strs):  # replaced, truncated or removed
+                self._reset()  # read everything again
                 return self._refresh() or True
-            new += got
+        del strs
         if not new:
             return reset
-        new.sort(key=lambda ke: ke[0])
-        if self._order and new[0][0] < self._order[-1]:  # lines of another reviewer's past
-            merged = sorted([*zip(self._order, self.entries, strict=True), *new], key=_first)
+        new.sort(key=_place)
+        if self.entries and _place(new[0]) < self._last():
+            # lines of another reviewer's past: everything folded again, in order
+            new = sorted(
+                [*((*place, e) for place, e in zip(self._order, self.entries, strict=True)), *new],
+                key=_place,
+            )
             self._clear()
-            new = merged
         refold = False
-        for key, e in new:
-            refold = self._apply(key, e) or refold
-        if refold:
+        start = len(self.folded)
+        new.reverse()
+        pop = new.pop
+        while new:  # each let go of as it is taken in (memory for the fold to reuse)
+            refold = self._apply(pop()) or refold
+        if refold:  # something was undone or redone: everything is folded again
             self._refold()
+        else:  # what was undone stays so: the new entries fold onto the states
+            fold = self._fold_one
+            for e in islice(self.folded, start, None):
+                fold(e)
         return True
 
-    def _read(self, src: _Source) -> list[tuple[OrderKey, Entry]] | None:
-        """The lines appended to ``src`` since it was last read (``None``: it shrank)."""
+    def _read(self, src: _Source, new: list[Placed], strs: Strs) -> bool:
+        """Add the lines appended to ``src`` since it was last read to ``new``, each after
+        its place in the fold (``False``: it shrank, or is gone)."""
         try:
             with open(src.path, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 if size < src.offset:
-                    return None
+                    return False
                 fh.seek(src.offset)
                 data = fh.read()
         except FileNotFoundError:
-            return None if src.offset else []
+            return not src.offset
         if not data:
-            return []
-        records = _plain_lines(data)
-        if records is not None:  # every line one object: what scan_jsonl would find
+            return True
+        plain = _plain_pairs(data)
+        lines: Iterable[str | None]
+        if plain is not None:  # every line one object: what scan_jsonl would find
+            records, lines = plain
             src.line += data.count(b"\n")
             src.offset += len(data)
         else:  # anything else (broken, torn, pretty-printed lines): read as any JSONL
@@ -475,14 +571,18 @@ class Ledger:
             src.line += data[:consumed].count(b"\n")
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
-        out: list[tuple[OrderKey, Entry]] = []
+            lines = repeat(None)
         times: dict[str, float | None] = {}  # a batch's lines share their time
         setattr_ = object.__setattr__
-        for rec in records:
-            e = _entry(rec)
+        shapes = self._shapes
+        add = new.append
+        for rec, line in zip(records, lines, strict=False):
+            e = _entry(rec, line is not None, strs)
             if e is None:
                 continue
             setattr_(e, "src", src.key)
+            if e.raw is not None:  # a transaction line's lists: kept apart
+                _keep_rest(e, rec, line, shapes, strs)  # type: ignore[arg-type]
             try:
                 t = times[e.at]
             except KeyError:
@@ -491,20 +591,21 @@ class Ledger:
                 src.last = src.last if src.last > -math.inf else 0.0
             elif t > src.last:
                 src.last = t
-            out.append(((src.last, src.key, src.rank, src.count), e))
+            add((src.last, src.key, src.rank, src.count, e))
             src.count += 1
-        return out
+        return True
 
     def _clear(self) -> None:
         """Forget what was worked out (the lines are folded again, in their order)."""
         self.revision += 1
         self.entries, self.folded, self.undone, self.states = [], [], set(), {}
-        self.txs, self.line_of, self._order = {}, {}, []
+        self.txs, self.line_of = {}, {}
+        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._located, self._placeless, self._places = {}, {}, {}
 
     def _reset(self) -> None:
         self._clear()
-        self._sources = {}
+        self._sources, self._shapes = {}, {}
 
     def _owner(self, ref: str) -> str | None:
         """Whose transaction, batch or line ``ref`` is (``None``: not read)."""
@@ -519,16 +620,37 @@ class Ledger:
                 return e.src
         return None
 
+    @property
+    def _order(self) -> list[OrderKey]:
+        """Each entry's place in the fold (kept in arrays: a large ledger has many)."""
+        return list(
+            zip(
+                self._times,
+                [e.src for e in self.entries],
+                self._ranks,
+                self._counts,
+                strict=True,
+            )
+        )
+
+    def _last(self) -> OrderKey:
+        """The place of the last entry in the fold."""
+        return (self._times[-1], self.entries[-1].src, self._ranks[-1], self._counts[-1])
+
     def _may_touch(self, e: Entry, ref: str) -> bool:
         """A reviewer's line undoes or redoes only that reviewer's own."""
         owner = self._owner(ref)
         return owner is None or owner == e.src
 
-    def _apply(self, key: OrderKey, e: Entry) -> bool:
-        """Take one line in; True when the whole state must be folded again."""
+    def _apply(self, placed: Placed) -> bool:
+        """Take one line in (what it adds to ``folded`` is folded after, see ``_refresh``);
+        True when the whole state must be folded again."""
+        t, _src, rank, count, e = placed
         self.revision += 1
         self.entries.append(e)
-        self._order.append(key)
+        self._times.append(t)
+        self._ranks.append(rank)
+        self._counts.append(count)
         if e.op in TX_OPS:
             return self._apply_tx(e)
         if e.op == "undo":
@@ -537,7 +659,6 @@ class Ledger:
             return True
         self.line_of.setdefault(e.id, len(self.entries) - 1)
         self.folded.append(e)
-        self._fold_one(e)
         return False
 
     def _apply_tx(self, e: Entry) -> bool:
@@ -568,11 +689,11 @@ class Ledger:
             if self._may_touch(rec.begin, rec.redoes):
                 self._redo(rec.redoes)
             return True
-        for i, eff in enumerate(rec.effects):
-            entry = _effect_entry(rec, i, eff)
-            if entry is not None:
-                self.folded.append(entry)
-                self._fold_one(entry)
+        made = _effects_of(rec)
+        if type(made) is Entry:
+            self.folded.append(made)
+            return False
+        self.folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
         return False
 
     def _redo(self, group: str) -> None:
@@ -771,48 +892,279 @@ class Ledger:
             self.record("undo", e.target, undoes=e.id)
 
 
-def _effect_entry(rec: TxRecord, i: int, eff: dict[str, Any]) -> Entry | None:
+def _effect_entry(
+    tx: str, at: str, src: str, who: str | None, i: int, eff: dict[str, Any], strs: Strs
+) -> Entry | None:
+    """The ``i``-th effect of the transaction ``tx`` (committed at ``at``, by ``who``, in the
+    file of ``src``) as an entry to fold; ``None`` when it names no op or target."""
     op, target = eff.get("op"), eff.get("target")
     if not isinstance(op, str) or not isinstance(target, str):
         return None
     note = eff.get("note")
-    known = {"op", "target", "note"}
-    data = {k: v for k, v in eff.items() if k not in known}
-    if rec.who is not None:
-        data.setdefault("who", rec.who)
+    data: dict[str, Any] = {"tx": tx}
+    for k, v in eff.items():
+        if k not in _EFFECT_OWN:
+            data[_intern(k)] = (
+                strs.setdefault(v, v) if k in _EFFECT_SHARED and type(v) is str else v
+            )
+    if who is not None:
+        data.setdefault("who", who)
     entry = Entry(
-        f"{rec.id}:{i}",
-        rec.end.at if rec.end is not None else rec.at,
-        op,
-        target,
-        str(note) if note else None,
+        f"{tx}:{i}",
+        at,
+        _intern(op) if type(op) is str else op,
+        strs.setdefault(target, target) if type(target) is str else target,
+        (strs.setdefault(note, note) if type(note) is str else str(note)) if note else None,
         None,
-        {"tx": rec.id, **data},
+        data,
     )
-    object.__setattr__(entry, "src", rec.src)
+    object.__setattr__(entry, "src", src)
     return entry
 
 
-def _first(pair: tuple[OrderKey, Entry]) -> OrderKey:
-    return pair[0]
+#: The entries of a transaction's effects (one of them as itself), see ``effect_entries``.
+Made = Entry | tuple[Entry | None, ...]
+
+
+def _effects_of(rec: TxRecord) -> Made:
+    """The effects of a transaction as it commits, as entries (at its commit's time); kept
+    on its ``begin`` line's entry, to be taken again when the lines are folded anew."""
+    begin = rec.begin
+    made = begin.effect_entries
+    if made is not None and rec.end is begin:  # self-contained: made at its own time
+        return made
+    at = rec.end.at if rec.end is not None else rec.at
+    if made is None:  # read as any JSONL: made now
+        who = rec.who
+        strs: Strs = {}
+        made = _one(
+            [
+                _effect_entry(rec.id, at, rec.src, who, i, eff, strs)
+                for i, eff in enumerate(rec.effects)
+            ]
+        )
+    elif isinstance(made, Entry):
+        if made.at == at:
+            return made
+        made = _at(made, at)  # made at its begin's time
+    elif any(m is not None and m.at != at for m in made):
+        made = tuple([m if m is None else _at(m, at) for m in made])
+    else:
+        return made
+    object.__setattr__(begin, "effect_entries", made)
+    return made
+
+
+def _one(made: list[Entry | None]) -> Made:
+    """``made`` as kept: its one entry as itself."""
+    return made[0] if len(made) == 1 and made[0] is not None else tuple(made)
+
+
+def _each(made: Made | None) -> tuple[Entry | None, ...]:
+    """The entries of ``made`` (kept by :func:`_one`), every one."""
+    if made is None:
+        return ()
+    return (made,) if type(made) is Entry else made  # type: ignore[return-value]
+
+
+def _at(e: Entry, at: str) -> Entry:
+    """``e`` at the time ``at``."""
+    entry = Entry(e.id, at, e.op, e.target, e.note, e.undoes, e.data)
+    object.__setattr__(entry, "src", e.src)
+    return entry
+
+
+def _prepare_effects(e: Entry, rec: dict[str, Any], strs: Strs) -> list[Entry | None] | None:
+    """Make the effects of the transaction line ``e`` (read from ``rec``) into entries now,
+    while they are parsed (``data`` leaves them out): what :func:`_effects_of` makes when
+    ``e`` begins a transaction that commits at its own time. ``None``: it never begins one
+    that folds effects."""
+    d = e.data
+    tx = str(d.get("tx") or "")
+    if not tx or e.undoes or d.get("redoes"):
+        return None
+    effects = rec.get("effects")
+    if not isinstance(effects, list):
+        made: list[Entry | None] = []
+    else:
+        who = d.get("who")
+        who = str(who) if who is not None else None
+        at, src = e.at, e.src
+        if len(effects) == 1 and type(effects[0]) is dict:
+            made = [_effect_entry(tx, at, src, who, 0, effects[0], strs)]
+        else:
+            made = [
+                _effect_entry(tx, at, src, who, i, eff, strs)
+                for i, eff in enumerate([x for x in effects if isinstance(x, dict)])
+            ]
+    object.__setattr__(e, "effect_entries", _one(made))
+    return made
+
+
+#: How a transaction line's left-out lists are made again from its effects' entries:
+#: (its fields in order, its subjects — ``None``: its effects' targets —, each effect's
+#: fields in order). Shared between the lines of one shape.
+_Shape = tuple[tuple[str, ...], tuple[str, ...] | None, tuple[tuple[str, ...], ...]]
+
+
+def _keep_rest(
+    e: Entry, rec: dict[str, Any], line: str, shapes: dict[Any, Any], strs: Strs
+) -> None:
+    """Keep what ``data`` left out of the transaction line ``e`` (``raw``): a shape to make
+    it again from the entries of its effects when they hold all of it (a decision's
+    ``subjects`` and ``effects``), else the line's text."""
+    left = len(rec) - len(e.data) - 3 - ("target" in rec) - ("note" in rec) - ("undoes" in rec)
+    made = _prepare_effects(e, rec, strs) if e.op == "commit" or e.op == "begin" else None
+    raw: bytes | _Shape | None = None
+    if left:
+        if made is not None:
+            raw = _shape(rec, made, shapes, left, strs)
+        if raw is None:
+            raw = line.encode("utf-8")
+    object.__setattr__(e, "raw", raw)
+
+
+def _shape(
+    rec: dict[str, Any], made: list[Entry | None], shapes: dict[Any, Any], left: int, strs: Strs
+) -> _Shape | None:
+    """The shape of ``rec`` (see :data:`_Shape`), whose ``left`` fields ``data`` left out;
+    ``None`` when the entries of its effects cannot make them again exactly."""
+    effects, subjects = rec.get("effects"), rec.get("subjects")
+    if (type(effects) is list) + (type(subjects) is list) != left:
+        return None  # something else is left out
+    effect_keys: tuple[tuple[str, ...], ...] = ()
+    if type(effects) is list:
+        if len(effects) != len(made):
+            return None
+        for eff, m in zip(effects, made, strict=True):
+            if m is None or type(eff) is not dict or eff.get("note") != m.note:
+                return None  # no entry, or its note is not the effect's
+        effect_keys = tuple([tuple(eff) for eff in effects])
+    subs: tuple[str, ...] | None = None
+    if type(subjects) is list and [None if m is None else m.target for m in made] != subjects:
+        if not all(type(s) is str for s in subjects):
+            return None
+        subs = tuple([strs.setdefault(s, s) for s in subjects])
+    shape: _Shape = (tuple(rec), subs, effect_keys)
+    if subs is None:  # one of the few shapes of lines
+        shape = shapes.setdefault(shape, shape)
+        return shape
+    fields = shape[0]
+    keys = tuple([shapes.setdefault(k, k) for k in effect_keys])
+    return (shapes.setdefault(fields, fields), subs, shapes.setdefault(keys, keys))
+
+
+def _unshape(e: Entry, shape: _Shape) -> dict[str, Any]:
+    """The ``data`` of a transaction line with all of it (see :func:`_shape`)."""
+    data = e.data
+    return {k: data[k] if k in data else _remade(e, shape, k) for k in shape[0] if k not in _KNOWN}
+
+
+def _remade(e: Entry, shape: _Shape, name: str) -> Any:
+    """The field ``name`` that ``data`` left out of a transaction line (see :func:`_shape`),
+    made again from its effects' entries (a new list)."""
+    _fields, subjects, effect_keys = shape
+    made = _each(e.effect_entries)
+    if name == "subjects":
+        return list(subjects) if subjects is not None else [m.target for m in made]  # type: ignore[union-attr]
+    return [  # the effects
+        {f: _effect_field(m, f) for f in keys}
+        for m, keys in zip(made, effect_keys, strict=True)
+        if m is not None
+    ]
+
+
+def _effect_field(m: Entry, name: str) -> Any:
+    """The field ``name`` of the effect that made the entry ``m``."""
+    if name == "op":
+        return m.op
+    if name == "target":
+        return m.target
+    if name == "note":
+        return m.note
+    return m.data[name]
+
+
+def _field(e: Entry, name: str) -> Any:
+    """The field ``name`` of the line of ``e`` (``None`` when it has none), as
+    ``e.full_data.get(name)`` would give it, without making the rest again."""
+    raw = e.raw
+    data = e.data
+    if raw is None or name in data:
+        return data.get(name)
+    if not isinstance(raw, tuple):  # the line's text
+        return e.full_data.get(name)
+    return _remade(e, raw, name) if name in raw[0] and name not in _KNOWN else None
+
+
+#: the place in the fold of a line read
+_place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
 
 
 _KNOWN = frozenset({"id", "at", "op", "target", "note", "undoes"})
+#: An effect's fields that are its entry's own (not ``data``).
+_EFFECT_OWN = frozenset({"op", "target", "note"})
+#: The fields of a transaction line read as single values (kept parsed whatever they hold).
+_SINGLE = frozenset({"tx", "batch", "action", "who", "redoes", "reason"})
+#: Fields of an effect whose text recurs from effect to effect: one object each.
+_EFFECT_SHARED = frozenset({"loc", "who"})
+#: Field names and the few texts that recur everywhere (ops, reviewers, actions) are
+#: interned for good; other recurring texts (targets, places, notes) are kept once each
+#: while lines are read (a :data:`Strs` of them).
+_intern = sys.intern
+Strs = dict[str, str]
+#: What :func:`_entry` leaves in ``raw`` of a transaction line (until :func:`_keep_rest`
+#: keeps there what ``data`` left out).
+_LEFT_OUT = b""
 
 
-def _entry(rec: dict[str, Any]) -> Entry | None:
+def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) -> Entry | None:
+    """The entry of one line's object ``rec``. ``slim``: a transaction line's lists and
+    objects are left out of ``data`` (``raw`` is then :data:`_LEFT_OUT`, for the reader to
+    keep them). Recurring texts are kept once (in ``strs``, see ``_intern``)."""
     try:
-        return Entry(
-            str(rec["id"]),
-            str(rec["at"]),
-            str(rec["op"]),
-            str(rec.get("target", "")) if rec.get("op") in TX_OPS else str(rec["target"]),
-            rec.get("note"),
-            rec.get("undoes"),
-            {} if rec.keys() <= _KNOWN else {k: v for k, v in rec.items() if k not in _KNOWN},
-        )
+        eid = str(rec["id"])
+        at = str(rec["at"])
+        op = str(rec["op"])
+        tx_line = rec.get("op") in TX_OPS
+        target = str(rec.get("target", "")) if tx_line else str(rec["target"])
     except KeyError:
         return None
+    if strs is None:
+        strs = {}
+    note = rec.get("note")
+    slim = slim and tx_line
+    if rec.keys() <= _KNOWN:
+        data: dict[str, Any] = {}
+    elif slim:
+        data = {
+            _intern(k): v
+            for k, v in rec.items()
+            if k not in _KNOWN and (((t := type(v)) is not list and t is not dict) or k in _SINGLE)
+        }
+        if data.get("tx") == eid:
+            data["tx"] = eid
+        for k in ("who", "action"):
+            v = data.get(k)
+            if type(v) is str:
+                data[k] = _intern(v)
+    else:
+        data = {_intern(k): v for k, v in rec.items() if k not in _KNOWN}
+        v = data.get("batch")
+        if type(v) is str:
+            data["batch"] = strs.setdefault(v, v)
+    e = Entry(
+        eid,
+        at,
+        _intern(op),
+        strs.setdefault(target, target),
+        strs.setdefault(note, note) if type(note) is str else note,
+        rec.get("undoes"),
+        data,
+    )
+    if slim:
+        object.__setattr__(e, "raw", _LEFT_OUT)
+    return e
 
 
 #: ``json.loads``'s own parser, without its work on each call (bytes, whitespace)
@@ -823,12 +1175,18 @@ _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
 
 
 def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
+    """The objects of ``data`` (see :func:`_plain_pairs`), or ``None``."""
+    got = _plain_pairs(data)
+    return got[0] if got is not None else None
+
+
+def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:
     """The objects of ``data`` when it is what the ledger's own appends make: UTF-8, whole
     lines, each one JSON object (blank lines apart). ``None`` for anything else — a line
     that is broken, torn, pretty-printed over several, not an object, very long — which
     :func:`scan_jsonl` reads (and reports on). Each line is parsed as ``json.loads`` would,
     but without its per-call work on bytes: the ledger of a large workspace is tens of
-    thousands of lines, read by every small command."""
+    thousands of lines, read by every small command. With the objects, each one's line."""
     if not data.endswith(b"\n"):
         return None
     try:
@@ -837,6 +1195,8 @@ def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
         return None
     out: list[dict[str, Any]] = []
     append = out.append
+    texts: list[str] = []
+    append_text = texts.append
     lines = text.split("\n")
     lines.pop()  # after the last newline
     for line in lines:
@@ -851,7 +1211,8 @@ def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
         if end != len(line) and line[end:].strip(" \t\r"):
             return None
         append(obj)
-    return out
+        append_text(line)
+    return out, texts
 
 
 __all__ = [

@@ -491,8 +491,9 @@ class _Unit:
     at: str
     who: str | None
     action: str
-    subjects: list[str]
-    files: list[dict[str, Any]]
+    #: its subjects and file records (``None``: its transaction's, read when asked)
+    _subjects: list[str] | None
+    _files: list[dict[str, Any]] | None
     effects: list[Entry]
     status: str
     seq: int
@@ -507,9 +508,27 @@ class _Unit:
     members: list[Entry] = field(default_factory=list)
     #: whose ledger file holds it (see ``Entry.src``)
     src: str = ""
+    #: the transaction it is (``None``: older lines), and its end as it was then
+    tx: TxRecord | None = None
+    tx_end: Entry | None = None
 
     def __post_init__(self) -> None:
         self.applied = max(self.applied, self.seq)
+
+    @property
+    def subjects(self) -> list[str]:
+        if self._subjects is None:
+            self._subjects = self.tx.subjects if self.tx is not None else []
+        return self._subjects
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        if self._files is None:  # as they were when the unit was made (``tx_end``)
+            t = self.tx
+            self._files = (
+                TxRecord(t.id, t.begin, t.status, self.tx_end, t.seq).files if t is not None else []
+            )
+        return self._files
 
     @property
     def title(self) -> str:
@@ -543,8 +562,8 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 rec.at,
                 rec.who,
                 rec.action,
-                rec.subjects,
-                rec.files,
+                None,  # read when asked: most units are only counted or filtered
+                None,
                 groups.get(rec.id, []),
                 rec.status,
                 rec.seq,
@@ -553,6 +572,8 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 rec.note,
                 reason,
                 src=rec.src,
+                tx=rec,
+                tx_end=rec.end,
             )
         )
     for g, group in groups.items():

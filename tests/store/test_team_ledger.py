@@ -17,6 +17,7 @@ from store.review.items import decide_keys
 from store.review.transactions import UndoRefused, describe_undo, history, undo, undo_last
 from store.search.query import parse_query
 from store.workspace import Workspace
+from tests.store.team_fixture import team_workspace
 
 KEY = "kpt-20260208-001/try-001"
 OTHER = "kpt-20260208-001/keep-001"
@@ -24,10 +25,7 @@ OTHER = "kpt-20260208-001/keep-001"
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
-    monkeypatch.delenv(team.REVIEWER_ENV, raising=False)
-    w = Workspace(tmp_path / "root", Config(reviewer="me@example.com"))
-    (w.state_dir / "ledger").mkdir(parents=True)
-    return w
+    return team_workspace(tmp_path, monkeypatch)
 
 
 def as_(ws: Workspace, who: str) -> Ledger:
