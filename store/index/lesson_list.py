@@ -17,7 +17,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import overload
 
@@ -54,7 +53,9 @@ class LessonList:
         flat: array[int] = array("I")
         typ, cat, proj, tags = array("I"), array("I"), array("I"), array("I")
         day, idh = array("i"), array("q")
-        keys: list[tuple[datetime, str]] = []  # the order's keys, for the sort only
+        # the order's keys, for the sort only: the time (as a number) and the id
+        times: array[float] = array("d")
+        ids: list[str] = []
 
         def code(v: str | None) -> int:
             c = codes.get(v)
@@ -79,7 +80,8 @@ class LessonList:
                     if not isinstance(h, LessonHead):
                         continue
                     t = parse_time(h.date or "")
-                    keys.append((t, h.id or ""))
+                    times.append(t.timestamp())
+                    ids.append(h.id or "")
                     flat.append(i)
                     typ.append(code(h.type))
                     cat.append(code(h.category))
@@ -92,9 +94,12 @@ class LessonList:
                     day.append(t.date().toordinal())
                     idh.append(hash(h.id or ""))
             table.release()  # its pages read (a mapped table): given back
-        # a stable sort, backwards: what ordered_lessons' sort does
-        order = sorted(range(len(keys)), key=keys.__getitem__, reverse=True)
-        del keys
+        # what ordered_lessons' sort does (newest first, then the id, both backwards,
+        # stable), as two stable sorts: by the id, then by the time
+        order = sorted(range(len(ids)), key=ids.__getitem__, reverse=True)
+        del ids
+        order.sort(key=times.__getitem__, reverse=True)
+        del times
 
         def permuted(a: array[int]) -> array[int]:
             return array(a.typecode, map(a.__getitem__, order))

@@ -6,10 +6,16 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from store.index import lesson_list
+from store.index.entries import IndexedFile
+from store.index.heads import HeadTable, LessonHead, RecordSpan
 from store.index.lesson_list import LessonList, Shown
 from store.index.order import LessonFilter, ordered_lessons
 from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
 from store.workspace import Workspace
 
 
@@ -67,3 +73,58 @@ def test_shown_is_a_mapping_of_the_kept_rows(demo_root: Path) -> None:
     other = next(r.key for r in rows if r.key not in kept)
     assert shown.index.get(other) is None and other not in shown
     assert LessonList(()).select(LessonFilter()).tolist() == []
+
+
+_DATES = st.sampled_from(
+    [
+        "2026-02-08",
+        "2026-02-08T09:00:00+09:00",
+        "2026-02-08T00:00:00Z",  # the same moment as the one above
+        "2026-02-07T15:00:00+00:00",
+        "2026-02-08T09:00:00.000001+09:00",
+        "not a date",
+        "",
+        "0001-01-01",
+        "9999-12-31T23:59:59",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(_DATES, st.sampled_from(["", "ll-1", "ll-2", "ll-10", "a"])), max_size=8
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_order_matches_ordered_lessons_for_any_times_and_ids(
+    files: list[list[tuple[str, str]]],
+) -> None:
+    """Ties of time (the same moment written two ways included), ids and unreadable dates
+    sort as ``ordered_lessons`` sorts them."""
+    indexed = []
+    for n, recs in enumerate(files):
+        heads = [
+            LessonHead(
+                RecordSpan(i + 1, i * 10, 10),
+                rid or None,
+                day or None,
+                None,
+                None,
+                "ai_trial_error",
+                None,
+                "t",
+                None,
+            )
+            for i, (day, rid) in enumerate(recs)
+        ]
+        path = Path(f"/ws/lessons{n}.jsonl")
+        indexed.append(
+            IndexedFile(path, path.name, Kind.LESSONS, None, records=HeadTable.of(heads))
+        )
+    rows = ordered_lessons(indexed)
+    lessons = LessonList(indexed)
+    assert [lessons.key(i) for i in range(len(lessons))] == [r.key for r in rows]
