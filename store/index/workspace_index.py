@@ -73,30 +73,31 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed or read
     Part = ReportRef | Located[Proposal] | RecordRef[SummaryHead, SessionSummary] | LessonRun
 
 
-def _contributions(f: IndexedFile) -> dict[str, list[Part]]:
+def _contributions(f: IndexedFile) -> dict[str, tuple[Part, ...]]:
     """What ``f`` gives to which session (by session key)."""
     from store.models import Proposal
 
-    out: dict[str, list[Part]] = {}
+    out: dict[str, tuple[Part, ...]] = {}
     head = f.head
     if head is not None:
         key = session_key(head.session_id, f"kpt:{head.id or f.path.stem}")
-        out.setdefault(key, []).append(ReportRef(head, f.path))
+        out[key] = (ReportRef(head, f.path),)
     elif isinstance(f.doc, Proposal):
         key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
-        out.setdefault(key, []).append(Located(f.doc, f.path))
+        out[key] = (Located(f.doc, f.path),)
     if f.records is not None:
         _contribute_records(out, f.records, f.path, 0)
     return out
 
 
 def _contribute_records(
-    out: dict[str, list[Part]], table: HeadTable, path: Path, start: int
+    out: dict[str, tuple[Part, ...]], table: HeadTable, path: Path, start: int
 ) -> None:
     """What the records of ``table`` from ``start`` on give to which session: each summary
     its reference, the lessons of each session one run."""
     from store.models import SessionSummary
 
+    summaries: dict[str, list[Part]] = {}
     runs: dict[str, array[int]] = {}
     kinds, sids = table.kinds, table.sids
     for i in range(start, len(table)):
@@ -108,14 +109,16 @@ def _contribute_records(
             rec = table[i]
             key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
         if summary:
-            out.setdefault(key, []).append(RecordRef(table, i, path, SessionSummary))
+            summaries.setdefault(key, []).append(RecordRef(table, i, path, SessionSummary))
         else:
             run = runs.get(key)
             if run is None:
                 run = runs[key] = array("I")
             run.append(i)
+    for key, refs in summaries.items():
+        out[key] = (*out.get(key, ()), *refs)
     for key, indices in runs.items():
-        out.setdefault(key, []).append(LessonRun(table, path, indices))
+        out[key] = (*out.get(key, ()), LessonRun(table, path, indices))
 
 
 class WorkspaceIndex:
@@ -135,7 +138,8 @@ class WorkspaceIndex:
         self.stats: dict[str, int] = {}
         self._dirty = False
         #: what each file gives each session (by session key), and the reverse
-        self._parts: dict[Path, dict[str, list[Part]]] = {}
+        #: (tuples: a part or two each, and a list of one costs twice a tuple of one)
+        self._parts: dict[Path, dict[str, tuple[Part, ...]]] = {}
         self._paths_of: dict[str, list[Path]] = {}  # lists: a set of one costs 216 bytes
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
@@ -371,7 +375,7 @@ class WorkspaceIndex:
                 touched.update(self._add_parts(p, _contributions(f)))
             for p, (f, start) in (grown or {}).items():
                 files[p] = f  # its earlier records' parts stay; the new ones are added
-                added: dict[str, list[Part]] = {}
+                added: dict[str, tuple[Part, ...]] = {}
                 if f.records is not None:
                     _contribute_records(added, f.records, p, start)
                 touched.update(self._add_parts(p, added))
@@ -403,15 +407,12 @@ class WorkspaceIndex:
         if newly_shared:  # their items' states are kept per report from now on
             self.ledger.locate(newly_shared)
 
-    def _add_parts(self, path: Path, added: dict[str, list[Part]]) -> set[str]:
+    def _add_parts(self, path: Path, added: dict[str, tuple[Part, ...]]) -> set[str]:
         """Note what ``path`` gives to which session; returns the sessions touched."""
         parts = self._parts.setdefault(path, {})
         for key, more in added.items():
             had = parts.get(key)
-            if had is None:
-                parts[key] = more  # the list made for it (one object fewer)
-            else:
-                had.extend(more)
+            parts[key] = more if had is None else had + more
             paths = self._paths_of.setdefault(key, [])
             if path not in paths:
                 paths.append(path)
