@@ -234,6 +234,13 @@ class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
                 i -= len(run.indices)
         raise IndexError(i)
 
+    def holds(self, path: str, line: int) -> bool:
+        """Whether the lesson on ``line`` of ``path`` is one of these (only the heads of
+        that file's lessons are read)."""
+        return any(
+            ref.line == line for run in self._runs if str(run.path) == path for ref in run.refs()
+        )
+
     def __repr__(self) -> str:
         return f"Lessons({self._n})"
 

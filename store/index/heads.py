@@ -297,6 +297,24 @@ def load_record(raw: list[Any]) -> RecordHead:
     raise ValueError(f"unknown record head {tag!r}")
 
 
+#: A head table's lines: the buffer, where they start and end in it, and where each ends.
+_Lines = tuple["bytes | mmap.mmap", int, int, "array[int]"]
+
+
+def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[int]:
+    """Where each of the ``count`` lines between ``lo`` and ``hi`` ends (``ValueError``
+    when there are not that many: a table's parts that disagree)."""
+    ends = array("Q")
+    find, add = buf.find, ends.append
+    pos = find(b"\n", lo, hi)
+    while pos >= 0:
+        add(pos)
+        pos = find(b"\n", pos + 1, hi)
+    if len(ends) != count or (ends and ends[-1] != hi - 1) or (not ends and hi > lo):
+        raise ValueError("a head table's parts disagree")
+    return ends
+
+
 class HeadTable:
     """The record heads of one JSONL file, kept as JSON lines in one buffer and decoded
     one at a time when asked for: a hundred thousand lessons cost a few tens of megabytes
@@ -306,11 +324,15 @@ class HeadTable:
 
     The buffer is the table's own ``bytes``, or a part (``lo`` to ``hi``) of the index
     cache's file mapped read-only (:mod:`store.index.cache`): a table taken from the cache
-    then costs no memory until its heads are read, and :meth:`release` gives the pages
-    read back (the file keeps them). Where each line ends is worked out the first time a
-    head is asked for."""
+    then holds only where each line ends (checked against its kinds as it is made, then
+    the pages read for that given back), and :meth:`release` gives back the pages read
+    since (the file keeps them).
 
-    __slots__ = ("_buf", "_ends", "_hi", "_lo", "kinds", "sids")
+    Safe to read from one thread while another :meth:`extend` s it: the buffer, the bounds
+    and the line ends are one value, replaced at once; the kinds, which give the length,
+    grow last."""
+
+    __slots__ = ("_lines", "kinds", "sids")
 
     def __init__(
         self,
@@ -321,54 +343,36 @@ class HeadTable:
         lo: int = 0,
         hi: int | None = None,
     ) -> None:
-        self._buf = blob
-        self._lo = lo
-        self._hi = len(blob) if hi is None else hi
-        self.sids = [_i(s) for s in sids]
-        self.kinds = kinds
+        hi = len(blob) if hi is None else hi
         if len(kinds) != len(sids):
             raise ValueError("a head table's parts disagree")
-        self._ends: array[int] | None = None
-        if isinstance(blob, bytes):  # parsed just now: checked at once (a mapped table
-            self._line_ends()  # was checked when it was written, and its cache's checksum)
-
-    def _line_ends(self) -> array[int]:
-        """Where each head's line ends in the buffer (worked out once)."""
-        ends = self._ends
-        if ends is None:
-            ends = array("Q")
-            buf, hi = self._buf, self._hi
-            pos = buf.find(b"\n", self._lo, hi)
-            while pos >= 0:
-                ends.append(pos)
-                pos = buf.find(b"\n", pos + 1, hi)
-            if len(ends) != len(self.kinds):
-                raise ValueError("a head table's parts disagree")
-            self._ends = ends
-        return ends
+        self._lines: _Lines = (blob, lo, hi, _line_ends(blob, lo, hi, len(kinds)))
+        self.sids = [_i(s) for s in sids]
+        self.kinds = kinds
+        self.release()  # the pages just read to find the lines (a mapped table)
 
     @property
     def blob(self) -> bytes:
         """The head lines as one ``bytes`` (a copy when the table is mapped)."""
-        buf = self._buf
-        if isinstance(buf, bytes) and self._lo == 0 and self._hi == len(buf):
+        buf, lo, hi, _ends = self._lines
+        if isinstance(buf, bytes) and lo == 0 and hi == len(buf):
             return buf
-        return buf[self._lo : self._hi]
+        return buf[lo:hi]
 
     @property
     def mapped(self) -> bool:
-        return not isinstance(self._buf, bytes)
+        return not isinstance(self._lines[0], bytes)
 
     def release(self) -> None:
         """Give back the memory of the mapped pages read so far (nothing for a table of
         its own bytes): they are read from the file again when next needed."""
-        buf = self._buf
+        buf, lo, hi, _ends = self._lines
         if isinstance(buf, bytes) or not hasattr(mmap, "MADV_DONTNEED"):
             return
-        lo = self._lo - self._lo % mmap.PAGESIZE
-        if self._hi > lo:
+        lo -= lo % mmap.PAGESIZE
+        if hi > lo:
             with contextlib.suppress(OSError, ValueError):
-                buf.madvise(mmap.MADV_DONTNEED, lo, self._hi - lo)
+                buf.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
     @classmethod
     def of(cls, heads: list[RecordHead]) -> HeadTable:
@@ -383,28 +387,30 @@ class HeadTable:
         return len(self.kinds)
 
     def extend(self, more: HeadTable) -> None:
-        """Append ``more``'s records in place (a reader meanwhile sees the old length: the
-        kinds, which give the length, grow last)."""
-        ends = self._line_ends()
-        blob = self.blob
+        """Append ``more``'s records in place. A reader meanwhile sees the old lines or the
+        new ones whole (the old ones are at the same places in both), and the old length
+        until the kinds grow, last."""
+        _buf, lo, _hi, ends = self._lines
+        _more, more_lo, _more_hi, more_ends = more._lines
+        blob, added = self.blob, more.blob
         base = len(blob)
-        new_ends = array("Q", ends if self._lo == 0 else (e - self._lo for e in ends))
-        new_ends.extend(base + e for e in more._line_ends())
-        self._buf, self._lo, self._hi = blob + more.blob, 0, base + len(more.blob)
-        self._ends = new_ends
+        new_ends = array("Q", ends if lo == 0 else (e - lo for e in ends))
+        new_ends.extend(base + e - more_lo for e in more_ends)
+        self._lines = (blob + added, 0, base + len(added), new_ends)
         self.sids.extend(more.sids)
         self.kinds += more.kinds
 
     def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
         """The first match of ``pattern`` (``re.M``: ``^`` is a line's start) in the lines."""
-        return pattern.search(self._buf, self._lo, self._hi)
+        buf, lo, hi, _ends = self._lines
+        return pattern.search(buf, lo, hi)
 
     def _span(self, start: int, stop: int) -> bytes:
         """The lines of heads ``start`` to ``stop - 1`` (0 ≤ start < stop ≤ len), without
         the last newline."""
-        ends = self._line_ends()
-        first = ends[start - 1] + 1 if start else self._lo
-        return self._buf[first : ends[stop - 1]]
+        buf, lo, _hi, ends = self._lines  # one value: never the buffer of one, ends of another
+        first = ends[start - 1] + 1 if start else lo
+        return buf[first : ends[stop - 1]]
 
     def __getitem__(self, i: int) -> RecordHead:
         if not 0 <= i < len(self.kinds):

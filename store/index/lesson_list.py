@@ -17,6 +17,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import overload
 
@@ -28,6 +29,8 @@ from store.read.kinds import Kind
 
 #: Heads decoded at a time while the list is built.
 PART = 4096
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 #: ``rank_of`` for a record that is not a lesson.
 _NONE = 0xFFFFFFFF
 
@@ -54,7 +57,7 @@ class LessonList:
         typ, cat, proj, tags = array("I"), array("I"), array("I"), array("I")
         day, idh = array("i"), array("q")
         # the order's keys, for the sort only: the time (as a number) and the id
-        times: array[float] = array("d")
+        times: array[int] = array("q")  # microseconds since 1970 (exact, any year)
         ids: list[str] = []
 
         def code(v: str | None) -> int:
@@ -80,7 +83,7 @@ class LessonList:
                     if not isinstance(h, LessonHead):
                         continue
                     t = parse_time(h.date or "")
-                    times.append(t.timestamp())
+                    times.append((t - _EPOCH) // _MICROSECOND)
                     ids.append(h.id or "")
                     flat.append(i)
                     typ.append(code(h.type))

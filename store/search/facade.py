@@ -237,9 +237,7 @@ def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
             and (str(s.summary.path), s.summary.line) == (rec.path, rec.line)
         ):
             return s.key
-        if rec.kind == "lesson" and any(
-            str(les.path) == rec.path and les.line == rec.line for les in s.lessons
-        ):
+        if rec.kind == "lesson" and s.lessons.holds(rec.path, rec.line):
             return s.key
         if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
             return s.key

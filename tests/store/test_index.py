@@ -115,5 +115,8 @@ def test_a_sessions_lessons_are_runs_of_table_places_read_as_references(demo_roo
     assert [r.head.id for r in refs] == [s.lessons[i].head.id for i in range(len(s.lessons))]
     assert s.lessons[-1].head == refs[-1].head and s.lessons[1:][0].head == refs[1].head
     assert all(r.doc.id == r.head.id for r in refs)  # the full record behind each
+    assert all(s.lessons.holds(str(r.path), r.line) for r in refs)
+    assert not s.lessons.holds(str(refs[0].path), -1)
+    assert not s.lessons.holds("elsewhere.jsonl", refs[0].line)
     with pytest.raises(IndexError):
         s.lessons[len(s.lessons)]

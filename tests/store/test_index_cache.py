@@ -354,3 +354,105 @@ def test_a_repeated_id_appended_to_a_mapped_table_is_reported(demo_root: Path) -
         grown.records is not None
         and grown.records[len(grown.records) - 1].title == "The same id again"
     )
+
+
+def _forge(path: Path, change: object) -> None:
+    """Rewrite the cache with ``change`` applied to the first head table's entry, and a
+    checksum that matches (anyone can compute one)."""
+    import hashlib
+
+    head, _, rest = path.read_bytes().partition(b"\n")
+    out, pos, done = [], 0, False
+    while pos < len(rest):
+        nl = rest.index(b"\n", pos)
+        key, _, entry = rest[pos:nl].partition(b"\t")
+        size = json.loads(key)[2]
+        blob = rest[nl + 1 : nl + 1 + size]
+        e = json.loads(entry)
+        if not done and e[3] and e[3][0] == "T" and len(e[3][2]) >= 2:
+            change(e[3])  # type: ignore[operator]
+            done = True
+        enc = json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode()
+        out.append(key + b"\t" + enc + b"\n" + blob)
+        pos = nl + 1 + size
+    assert done
+    body = b"".join(out)
+    header = json.loads(head)
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+
+
+def _one_more(payload: list) -> None:  # type: ignore[type-arg]
+    payload[1].append(payload[1][-1])
+    payload[2] += payload[2][-1]
+
+
+def _one_less(payload: list) -> None:  # type: ignore[type-arg]
+    payload[1].pop()
+    payload[2] = payload[2][:-1]
+
+
+@pytest.mark.parametrize("change", [_one_more, _one_less])
+def test_a_head_table_whose_parts_disagree_is_parsed_again(demo_root: Path, change: object) -> None:
+    """Kinds and session ids that do not match the head lines (a forged cache that passes
+    its checksum) are found as the table is made, not when a head is first read."""
+    first = _load(demo_root)
+    _forge(index_cache.cache_path(first.ws), change)
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["parsed"] == 1
+    for s in ix.sessions.values():  # every head reads
+        assert isinstance(s.project, str)
+        assert all(les.head.id is not None or les.head.title is not None for les in s.lessons)
+
+
+def test_a_mapped_table_read_while_it_grows_reads_whole_lines(tmp_path: Path) -> None:
+    """One thread reads a table taken from a mapped file while another appends to it (the
+    watcher's update runs in a thread while the screens read): every read is a whole head,
+    old or new, and the table is whole afterwards."""
+    import mmap
+    import sys
+    import threading
+
+    from store.index.heads import HeadTable, RecordSpan
+
+    def head(i: int) -> LessonHead:
+        return LessonHead(
+            RecordSpan(i + 1, i * 100, 100), f"ll-{i}", "2026-01-01", "s1", "p", "t", "c",
+            f"title {i}", ("a",),
+        )  # fmt: skip
+
+    n = 2000
+    src = HeadTable.of([head(i) for i in range(n)])
+    pad = b"x" * 5000 + b"\n"
+    f = tmp_path / "mapped"
+    f.write_bytes(pad + src.blob + pad)
+    errors: list[str] = []
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with f.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for _trial in range(40):
+                t = HeadTable(mm, src.sids, src.kinds, lo=len(pad), hi=len(pad) + len(src.blob))
+                stop = threading.Event()
+
+                def read(t: HeadTable = t, stop: threading.Event = stop) -> None:
+                    while not stop.is_set():
+                        try:
+                            for i in (0, n - 1, n // 2, len(t) - 1):
+                                if t[i].id != f"ll-{i}":
+                                    errors.append(f"head {i} read as another")
+                        except Exception as exc:  # noqa: BLE001 - any failure is the finding
+                            errors.append(repr(exc))
+
+                th = threading.Thread(target=read)
+                th.start()
+                t.extend(HeadTable.of([head(n + k) for k in range(3)]))
+                stop.set()
+                th.join()
+                assert [h.id for h in t.heads(n - 1, n + 3)] == [
+                    f"ll-{k}" for k in range(n - 1, n + 3)
+                ]
+                del t
+    finally:
+        sys.setswitchinterval(switch)
+    assert not errors, errors[:5]
