@@ -83,7 +83,8 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     elif loaded.entries or loaded.kind in (Kind.LESSONS, Kind.SUMMARIES):
         spans = ((RecordSpan.of(e.record), e.model) for e in loaded.entries)
         table = HeadTable.of([h for span, m in spans if (h := head_of(span, m)) is not None])
-        payload, blob = ["T", *table.meta()], table.blob
+        meta, blob = table.snapshot()
+        payload = ["T", *meta]
     elif doc is not None:
         payload = ["D", doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
     kind_value = loaded.kind.value if loaded.kind else None
@@ -135,7 +136,8 @@ def entry_of_file(f: IndexedFile) -> Parsed:
     if f.head is not None:
         payload = ["R", f.head.dump()]
     elif f.records is not None:
-        payload, blob = ["T", *f.records.meta()], f.records.blob
+        meta, blob = f.records.snapshot()
+        payload = ["T", *meta]
     elif f.doc is not None:
         payload = ["D", f.doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
     diag_rows = [[d.line, d.severity, d.code, d.message] for d in f.diagnostics]

@@ -439,6 +439,11 @@ class HeadTable:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def meta(self) -> list[Any]:
-        """What the cache keeps beside the lines: the session ids and kinds."""
-        return [self.sids, self.kinds]
+    def snapshot(self) -> tuple[list[Any], bytes]:
+        """The session ids and kinds, and the lines, of the same records: what a cache
+        write takes while another thread may be appending to the table (the kinds grow
+        last, so the lines then hold at least as many records)."""
+        kinds = self.kinds
+        n = len(kinds)
+        buf, lo, _hi, ends = self._lines
+        return [self.sids[:n], kinds], (buf[lo : ends[n - 1] + 1] if n else b"")
