@@ -1169,15 +1169,9 @@ def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) ->
 
 #: ``json.loads``'s own parser, without its work on each call (bytes, whitespace)
 _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-#: The longest line :func:`_plain_lines` takes in (in characters; longer: ``scan_jsonl``,
+#: The longest line :func:`_plain_pairs` takes in (in characters; longer: ``scan_jsonl``,
 #: which tells records over ``MAX_RECORD_BYTES`` apart).
 _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
-
-
-def _plain_lines(data: bytes) -> list[dict[str, Any]] | None:
-    """The objects of ``data`` (see :func:`_plain_pairs`), or ``None``."""
-    got = _plain_pairs(data)
-    return got[0] if got is not None else None
 
 
 def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from store.config import Config
 from store.index import cache as index_cache
-from store.ledger import Ledger, _plain_lines
+from store.ledger import Ledger, _plain_pairs
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
 from store.review.items import find_report
@@ -54,12 +54,14 @@ _LINE = st.one_of(
 @example(['{"a": 1}', "\ufeff{}"], True)
 def test_plain_lines_find_what_scan_finds_or_decline(lines: list[str], newline: bool) -> None:
     data = "\n".join(lines).encode("utf-8", "surrogatepass") + (b"\n" if newline else b"")
-    got = _plain_lines(data)
+    got = _plain_pairs(data)
     if got is None:
         return  # scan_jsonl reads it
+    records, texts = got
     sink = DiagnosticSink("x")
     scan = scan_jsonl(data, sink)
-    assert got == [r.data for r in scan.records]
+    assert records == [r.data for r in scan.records]
+    assert [json.loads(t) for t in texts] == records  # each record's own line
     assert not sink.items and scan.complete_until == len(data)
 
 
