@@ -28,7 +28,7 @@ import mmap
 import os
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,14 +120,27 @@ class Cached:
     lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]]
     mapped: mmap.mmap | None = None
 
-    def entry(self, path: str) -> tuple[list[Any], Blob | None]:
-        """The entry of ``path`` and its blob (``ValueError`` when it is not valid JSON)."""
-        _kind, (lo, hi), blob = self.lines[path]
+    def entries(self, paths: list[str], per: int = 512) -> Iterator[tuple[str, Any, Blob | None]]:
+        """``(path, entry, blob)`` of each of ``paths``, decoded ``per`` at a time in one
+        pass (a start decodes ten thousand); ``entry`` is ``None`` when it is not valid."""
         assert self.mapped is not None
-        raw = json.loads(self.mapped[lo:hi])
-        if not isinstance(raw, list):
-            raise ValueError("an entry is a list")
-        return raw, blob
+        m, lines = self.mapped, self.lines
+        for at in range(0, len(paths), per):
+            part = paths[at : at + per]
+            where = [lines[p] for p in part]
+            try:
+                raws = json.loads(b"[" + b",".join(m[lo:hi] for _k, (lo, hi), _b in where) + b"]")
+                if len(raws) != len(part):
+                    raise ValueError("entries run together")
+            except ValueError:  # one of them is not JSON (or two make one): each alone
+                raws = []
+                for _k, (lo, hi), _b in where:
+                    try:
+                        raws.append(json.loads(m[lo:hi]))
+                    except ValueError:
+                        raws.append(None)
+            for p, raw, (_k, _w, blob) in zip(part, raws, where, strict=True):
+                yield p, raw if isinstance(raw, list) else None, blob
 
     def release(self) -> None:
         """Give back the memory of the pages of the file read so far (they are read from
@@ -189,42 +202,55 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise CacheError(f"cannot map: {exc}") from exc
+    # the checksum of the body, read through a buffer (its pages stay out of the process)
     digest = hashlib.sha256()
-    lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]] = {}
-    at = f.tell()
+    body = f.tell()
     chunk = bytearray(1 << 20)
     view = memoryview(chunk)
-    while line := f.readline():
-        # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
-        digest.update(line)
-        tab = line.find(b"\t")
-        try:
-            name, kind, size = json.loads(line[:tab]) if tab >= 0 else (None, None, -1)
-        except (ValueError, TypeError) as exc:
-            raise CacheError(f"corrupt: {exc}") from exc
-        if (
-            not line.endswith(b"\n")
-            or not isinstance(name, str)
-            or not (kind is None or isinstance(kind, str))
-            or not isinstance(size, int)
-            or size < 0
-        ):
-            raise CacheError("corrupt: unexpected layout")
-        start = at + len(line)
-        if start + size > len(mapped):
-            raise CacheError("corrupt: truncated")
-        left = size
-        while left:
-            got = f.readinto(view[: min(left, len(chunk))])
-            if not got:
-                raise CacheError("corrupt: truncated")
-            digest.update(view[:got])
-            left -= got
-        blob = (mapped, start, start + size) if size else None
-        lines[name] = (kind, (at + tab + 1, start - 1), blob)
-        at = start + size
+    while got := f.readinto(chunk):
+        digest.update(view[:got])
     if header.get("sha256") != digest.hexdigest():
         raise CacheError("corrupt: the checksum does not match")
+    # the layout, from the mapping (each file's line; its blob skipped, not read)
+    at, end = body, len(mapped)
+    quoted: list[bytes] = []
+    places: list[tuple[str | None, tuple[int, int], Blob | None]] = []
+    find = mapped.find
+    while at < end:
+        # each file: ["path", "kind" or null, blob bytes] TAB entry NEWLINE blob
+        nl = find(b"\n", at)
+        tab = find(b"\t", at, nl) if nl >= 0 else -1
+        if tab < 0:
+            raise CacheError("corrupt: unexpected layout")
+        head = mapped[at:tab]
+        size_at = head.rfind(b",")  # the kind and the size hold no comma; the path may
+        kind_at = head.rfind(b",", 0, size_at)
+        if kind_at < 2 or head[:2] != b'["' or head[-1:] != b"]":
+            raise CacheError("corrupt: unexpected layout")
+        try:
+            size = int(head[size_at + 1 : -1])
+            kind_raw = head[kind_at + 1 : size_at].strip()
+            if kind_raw == b"null":
+                kind = None
+            elif kind_raw[:1] == b'"' == kind_raw[-1:] and b"\\" not in kind_raw:
+                kind = kind_raw[1:-1].decode()  # a kind's name: plain ASCII
+            else:
+                kind = json.loads(kind_raw)
+        except ValueError as exc:
+            raise CacheError(f"corrupt: {exc}") from exc
+        start = nl + 1
+        if size < 0 or start + size > end or not (kind is None or isinstance(kind, str)):
+            raise CacheError("corrupt: unexpected layout")
+        quoted.append(head[1:kind_at])
+        places.append((kind, (tab + 1, nl), (mapped, start, start + size) if size else None))
+        at = start + size
+    try:  # the paths, decoded in one pass
+        names = json.loads(b"[" + b",".join(quoted) + b"]") if quoted else []
+    except ValueError as exc:
+        raise CacheError(f"corrupt: {exc}") from exc
+    if len(names) != len(places) or not all(isinstance(n, str) for n in names):
+        raise CacheError("corrupt: unexpected layout")
+    lines = dict(zip(names, places, strict=True))
     return Cached(written, lines, mapped)
 
 

@@ -144,16 +144,32 @@ class RecordRef(Generic[H, M]):
     """A JSONL record of a session: its head (decoded from the file's head table the first
     time it is asked for) and the full record, read from the file when asked for."""
 
-    __slots__ = ("_head", "index", "model", "path", "table")
+    __slots__ = ("_head", "_model", "index", "path", "table")
 
     def __init__(
-        self, table: HeadTable | None, index: int, path: Path, model: type[M], head: H | None = None
+        self,
+        table: HeadTable | None,
+        index: int,
+        path: Path,
+        model: type[M] | str,
+        head: H | None = None,
     ) -> None:
         self.table = table
         self.index = index
         self.path = path
-        self.model = model
+        #: the model's class, or its name in :mod:`store.models` (imported when a document
+        #: is read: a start joins the sessions before any model is needed)
+        self._model = model
         self._head = head
+
+    @property
+    def model(self) -> type[M]:
+        model = self._model
+        if isinstance(model, str):
+            import store.models
+
+            model = self._model = getattr(store.models, model)
+        return cast("type[M]", model)
 
     @property
     def head(self) -> H:

@@ -75,16 +75,18 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed or read
 
 def _contributions(f: IndexedFile) -> dict[str, tuple[Part, ...]]:
     """What ``f`` gives to which session (by session key)."""
-    from store.models import Proposal
-
     out: dict[str, tuple[Part, ...]] = {}
     head = f.head
-    if head is not None:
+    if head is not None:  # the usual case: nothing to import
         key = session_key(head.session_id, f"kpt:{head.id or f.path.stem}")
         out[key] = (ReportRef(head, f.path),)
-    elif isinstance(f.doc, Proposal):
-        key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
-        out[key] = (Located(f.doc, f.path),)
+        return out
+    if f.doc is not None:  # a document's model is loaded already: importing costs nothing
+        from store.models import Proposal
+
+        if isinstance(f.doc, Proposal):
+            key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
+            out[key] = (Located(f.doc, f.path),)
     if f.records is not None:
         _contribute_records(out, f.records, f.path, 0)
     return out
@@ -95,8 +97,6 @@ def _contribute_records(
 ) -> None:
     """What the records of ``table`` from ``start`` on give to which session: each summary
     its reference, the lessons of each session one run."""
-    from store.models import SessionSummary
-
     summaries: dict[str, list[Part]] = {}
     runs: dict[str, array[int]] = {}
     kinds, sids = table.kinds, table.sids
@@ -109,7 +109,7 @@ def _contribute_records(
             rec = table[i]
             key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
         if summary:
-            summaries.setdefault(key, []).append(RecordRef(table, i, path, SessionSummary))
+            summaries.setdefault(key, []).append(RecordRef(table, i, path, "SessionSummary"))
         else:
             run = runs.get(key)
             if run is None:
@@ -203,12 +203,14 @@ class WorkspaceIndex:
                 groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
                 batch: dict[Path, IndexedFile] = {}
-                for name in group:
-                    with contextlib.suppress(ValueError, TypeError, IndexError, KeyError):
-                        entry, blob = cached.entry(name)
-                        del cached.lines[name]  # let go of its JSON once it is read
-                        path = paths.pop(name)
+                for name, entry, blob in cached.entries(group):
+                    if entry is None:
+                        continue  # parsed again below
+                    try:
+                        path = paths[name]
                         batch[path] = file_of_entry(self.ws, path, entry, blob)
+                    except (ValueError, TypeError, IndexError, KeyError):
+                        continue
                 cached.release()  # the entries' pages: read once
                 files.update(batch)
                 self._merge(batch, set(), reset=i == 0)
@@ -468,12 +470,15 @@ class WorkspaceIndex:
         return sum(t - d for d, t in (self.review_progress(s) for s in self.sessions.values()))
 
     def inbox_pending(self) -> int:
+        docs = [f.doc for f in self.files.values() if f.doc is not None]
+        if not docs:  # none read yet: no model to import (a start counts before they are)
+            return 0
         from store.models import Proposal
 
         return sum(
             1
-            for f in self.files.values()
-            if isinstance(f.doc, Proposal) and (f.doc.status or "pending").lower() == "pending"
+            for d in docs
+            if isinstance(d, Proposal) and (d.status or "pending").lower() == "pending"
         )
 
     def problem_files(self) -> list[IndexedFile]:

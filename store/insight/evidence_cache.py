@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store.insight.evidence import MISSING_STATES
 from store.read.state_file import read_state, write_state
 from store.search.query import EVIDENCE
 
@@ -168,7 +167,7 @@ class EvidenceCache:
 
 def check_one(report_path: Path, s: Session, transcript: Path | None) -> ReportCheck:
     """Read ``s``'s report and ``transcript`` (whole) and check the report's evidence."""
-    from store.insight.evidence import check_report
+    from store.insight.evidence import MISSING_STATES, check_report
     from store.read.transcript import read_transcript
 
     assert s.report is not None
