@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from store.index.heads import give_back
 from store.workspace import Workspace
 from store.write.atomic import replace_file
 
@@ -145,9 +146,8 @@ class Cached:
     def release(self) -> None:
         """Give back the memory of the pages of the file read so far (they are read from
         the file again if needed)."""
-        if self.mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
-            with contextlib.suppress(OSError, ValueError):
-                self.mapped.madvise(mmap.MADV_DONTNEED)
+        if self.mapped is not None:
+            give_back(self.mapped)
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
@@ -163,16 +163,14 @@ class Cached:
         return bool(file_sha256(path) == sha)
 
 
-_DECODER = json.JSONDecoder()
-
-
 def read(ws: Workspace) -> Cached:
     """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
 
-    Each file's line is read in turn; its blob is checksummed through a small buffer and
-    left in the file, which is mapped read-only for the blobs' sake: what the process holds
-    is the lines, not the heads. The cache is only ever replaced whole (renamed into place),
-    so the mapped file does not change under the mapping."""
+    The body is checksummed through a small buffer, then its layout (each file's line, its
+    entry's place, its blob's) is read from the file mapped read-only, skipping the blobs:
+    entries and head lines stay in the file until they are decoded. The cache is only ever
+    replaced whole (renamed into place), so the mapped file does not change under the
+    mapping."""
     try:
         with open(cache_path(ws), "rb") as f:
             return _read(ws, f)
@@ -202,6 +200,17 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise CacheError(f"cannot map: {exc}") from exc
+    try:
+        return Cached(written, _layout(f, mapped, header.get("sha256")), mapped)
+    except CacheError:
+        mapped.close()
+        raise
+
+
+def _layout(
+    f: io.BufferedReader, mapped: mmap.mmap, sha256: object
+) -> dict[str, tuple[str | None, tuple[int, int], Blob | None]]:
+    """Each file's kind, entry place and blob, once the body's checksum is ``sha256``."""
     # the checksum of the body, read through a buffer (its pages stay out of the process)
     digest = hashlib.sha256()
     body = f.tell()
@@ -209,7 +218,7 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
     view = memoryview(chunk)
     while got := f.readinto(chunk):
         digest.update(view[:got])
-    if header.get("sha256") != digest.hexdigest():
+    if sha256 != digest.hexdigest():
         raise CacheError("corrupt: the checksum does not match")
     # the layout, from the mapping (each file's line; its blob skipped, not read)
     at, end = body, len(mapped)
@@ -250,8 +259,7 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
         raise CacheError(f"corrupt: {exc}") from exc
     if len(names) != len(places) or not all(isinstance(n, str) for n in names):
         raise CacheError("corrupt: unexpected layout")
-    lines = dict(zip(names, places, strict=True))
-    return Cached(written, lines, mapped)
+    return dict(zip(names, places, strict=True))
 
 
 def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:

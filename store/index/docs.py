@@ -203,10 +203,8 @@ class LessonRun:
         self.indices = indices
 
     def refs(self) -> Iterator[RecordRef[LessonHead, Lesson]]:
-        from store.models import Lesson
-
         table, path = self.table, self.path
-        return (RecordRef(table, i, path, Lesson) for i in self.indices)
+        return (RecordRef(table, i, path, "Lesson") for i in self.indices)
 
 
 class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
@@ -244,9 +242,7 @@ class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
         if 0 <= i < self._n:
             for run in self._runs:
                 if i < len(run.indices):
-                    from store.models import Lesson
-
-                    return RecordRef(run.table, run.indices[i], run.path, Lesson)
+                    return RecordRef(run.table, run.indices[i], run.path, "Lesson")
                 i -= len(run.indices)
         raise IndexError(i)
 
@@ -262,6 +258,4 @@ class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
 
 
 def lesson_ref(head: LessonHead, path: Path) -> RecordRef[LessonHead, Lesson]:
-    from store.models import Lesson
-
-    return RecordRef(None, 0, path, Lesson, head)
+    return RecordRef(None, 0, path, "Lesson", head)

@@ -297,6 +297,19 @@ def load_record(raw: list[Any]) -> RecordHead:
     raise ValueError(f"unknown record head {tag!r}")
 
 
+def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
+    """Give back the memory of the pages of ``mapped`` between ``lo`` and ``hi`` (the whole
+    mapping by default) that were read: a file-backed page is read from the file again when
+    next touched. Nothing where the system cannot."""
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    hi = len(mapped) if hi is None else hi
+    lo -= lo % mmap.PAGESIZE
+    if hi > lo:
+        with contextlib.suppress(OSError, ValueError):
+            mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
 #: A head table's lines: the buffer, where they start and end in it, and where each ends.
 _Lines = tuple["bytes | mmap.mmap", int, int, "array[int]"]
 
@@ -367,12 +380,8 @@ class HeadTable:
         """Give back the memory of the mapped pages read so far (nothing for a table of
         its own bytes): they are read from the file again when next needed."""
         buf, lo, hi, _ends = self._lines
-        if isinstance(buf, bytes) or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        lo -= lo % mmap.PAGESIZE
-        if hi > lo:
-            with contextlib.suppress(OSError, ValueError):
-                buf.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+        if not isinstance(buf, bytes):
+            give_back(buf, lo, hi)
 
     @classmethod
     def of(cls, heads: list[RecordHead]) -> HeadTable:

@@ -105,13 +105,19 @@ def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wrapup, "_SETTLED_NS", -(10**18))
 
 
-def test_a_line_appended_after_planning_is_seen_before_writing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _one_ai_lesson(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The AI lessons file holding one lesson of the example's day, every file settled."""
     _settled(monkeypatch)
     ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
     ai.parent.mkdir(parents=True)
     ai.write_text('{"id": "ll-ai-20260223-001", "title": "there before"}\n', encoding="utf-8")
+    return ai
+
+
+def test_a_line_appended_after_planning_is_seen_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ai = _one_ai_lesson(tmp_path, monkeypatch)
     real_apply = transactions.apply
 
     def apply_after_another_writer(*args: Any, **kwargs: Any) -> Any:
@@ -130,10 +136,7 @@ def test_a_file_rewritten_after_planning_is_searched_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another inode, the same size: the identity differs, the file is read again."""
-    _settled(monkeypatch)
-    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
-    ai.parent.mkdir(parents=True)
-    ai.write_text('{"id": "ll-ai-20260223-001", "title": "there before"}\n', encoding="utf-8")
+    ai = _one_ai_lesson(tmp_path, monkeypatch)
     real_apply = transactions.apply
 
     def apply_after_a_rewrite(*args: Any, **kwargs: Any) -> Any:
