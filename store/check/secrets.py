@@ -17,6 +17,7 @@ the targets view's finding, not a reason to refuse every later promotion into it
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -108,6 +109,31 @@ class _Detector:
 
 
 _DETECTOR = _Detector()
+
+
+_WARM_LOCK = threading.Lock()
+_WARMING: threading.Thread | None = None
+
+
+def warm_up() -> threading.Thread:
+    """Load the scanner's rules on a daemon thread, now, so that the first scan finds them
+    ready: loading takes ~0.2 s in the library's native code, which lets go of the GIL, so
+    a command that is about to write agent text (``import-wrapup``) reads and plans
+    meanwhile. Started once per process. The first :func:`scan_text` waits for it (the detector's lock); a library
+    that cannot be loaded is reported there, not here. The process never waits for this
+    thread at exit."""
+
+    global _WARMING
+    with _WARM_LOCK:
+        if _WARMING is None:
+
+            def load() -> None:
+                with contextlib.suppress(ScannerUnavailable):  # said by the scan needing it
+                    _DETECTOR.scanner()
+
+            _WARMING = threading.Thread(target=load, name="secret-rules", daemon=True)
+            _WARMING.start()
+        return _WARMING
 
 
 def scan_text(text: str, where: str = "") -> list[SecretHit]:
@@ -206,4 +232,5 @@ __all__ = [
     "refusal",
     "scan_added",
     "scan_text",
+    "warm_up",
 ]

@@ -238,14 +238,15 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
             size, digest, after_digest = None, None, sha256(tail)
         else:
             size = os.fstat(p.fd).st_size
-            keep = size - len(tail)
-            hashes = _hash_prefixes(p.fd, [size] + ([keep] if keep >= 0 else []))
-            digest = hashes.get(size)
-            if fw.how == "append":
+            if fw.how == "append":  # one pass: the file as it is, then with the tail
                 h = _hasher(p.fd, size)
+                digest = h.hexdigest()
                 h.update(tail)
                 after_digest = h.hexdigest()
             else:
+                keep = size - len(tail)
+                hashes = _hash_prefixes(p.fd, [size] + ([keep] if keep >= 0 else []))
+                digest = hashes.get(size)
                 if keep < 0 or os.pread(p.fd, len(tail), keep) != tail:
                     raise ConflictError(fw.path, None, _stamp(read_file(real)))
                 after_digest = hashes.get(keep)

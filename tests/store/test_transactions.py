@@ -296,6 +296,27 @@ def test_import_wrapup_appends_and_undo_takes_them_off(ws: Workspace) -> None:
     assert again.already_imported and again.tx is None
 
 
+def test_an_append_records_the_hashes_of_the_file_before_and_after(ws: Workspace) -> None:
+    lessons = ws.loc("lessons_ai")
+    before = lessons.read_bytes()
+    imported = import_wrapup(ws, WRAPUP).tx
+    assert imported is not None
+    after = lessons.read_bytes()
+    assert len(after) > len(before) > 0
+    rec = next(
+        f
+        for f in Ledger(ws.state_dir).txs[imported.id].files
+        if f["path"] == "lessons/ai/lessons.jsonl"
+    )
+    assert (rec["how"], rec["before_size"], rec["after_size"]) == (
+        "append",
+        len(before),
+        len(after),
+    )
+    assert rec["before_sha256"] == hashlib.sha256(before).hexdigest()
+    assert rec["after_sha256"] == hashlib.sha256(after).hexdigest()
+
+
 def test_import_undo_refuses_when_lines_were_appended_after_and_keeps_them(
     ws: Workspace,
 ) -> None:
