@@ -10,6 +10,7 @@ workers would cost more than it saves.
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +22,8 @@ R = TypeVar("R")
 
 #: Below this many bytes of input, parse here.
 SERIAL_BELOW = 4 * 1024 * 1024
+#: Chunks in flight per worker: the one it parses and the next.
+AHEAD = 2
 #: A chunk holds files up to about this many bytes (or one bigger file).
 CHUNK_BYTES = 1024 * 1024
 
@@ -74,11 +77,25 @@ def map_chunks(
     done: set[int] = set()
     try:
         with pool:
-            futures = {pool.submit(fn, c): i for i, c in enumerate(chunks)}
-            for fut in concurrent.futures.as_completed(futures):
-                result = fut.result()
-                done.add(futures[fut])
-                yield result
+            # a few chunks ahead of what was taken, not all of them: results wait in this
+            # process until they are taken, and a finished future is let go of at once
+            todo = iter(enumerate(chunks))
+            running: dict[concurrent.futures.Future[list[R]], int] = {}
+            for i, c in itertools.islice(todo, AHEAD * n):
+                running[pool.submit(fn, c)] = i
+            while running:
+                finished, _ = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                for fut in finished:
+                    i = running.pop(fut)
+                    result = fut.result()
+                    del fut
+                    done.add(i)
+                    for j, c in itertools.islice(todo, 1):
+                        running[pool.submit(fn, c)] = j
+                    yield result
+                    del result
     except BrokenProcessPool:
         # a worker could not start (e.g. the main script re-runs itself unguarded) or died:
         # what is left is parsed here
