@@ -206,3 +206,37 @@ def line_ending(data: bytes) -> bytes:
     """The line ending a file uses (CRLF when its first line ends so)."""
     nl = data.find(b"\n")
     return b"\r\n" if nl > 0 and data[nl - 1 : nl] == b"\r" else b"\n"
+
+
+def cut_points(data: bytes | Any, every: int) -> list[tuple[int, int, int]]:
+    """Where a big JSONL file can be read in parts of about ``every`` bytes: (start, end,
+    first line) of each part. A part begins only at a line that starts with ``{`` and is
+    a whole object by itself, so a record pretty-printed over several lines is never cut;
+    without such a line after a cut point, the part runs on."""
+    size = len(data)
+    parts: list[tuple[int, int, int]] = []
+    start, line = 0, 1
+    pos = every
+    while pos < size:
+        nl = data.find(b"\n", pos - 1)
+        cut = -1
+        while 0 <= nl < size - 1:
+            p = nl + 1
+            end = data.find(b"\n", p)
+            end = size if end < 0 else end
+            if data[p : p + 1] == b"{" and end - p <= MAX_RECORD_BYTES:
+                obj, err = _loads(bytes(data[p:end]).rstrip(b"\r"))
+                if err is None and isinstance(obj, dict):
+                    cut = p
+                    break
+            nl = end if end < size else -1
+        if cut < 0:
+            break
+        parts.append((start, cut, line))
+        line += sum(  # a slice at a time: a mapped file has no count()
+            data[i : min(i + (1 << 22), cut)].count(b"\n") for i in range(start, cut, 1 << 22)
+        )
+        start = cut
+        pos = cut + every
+    parts.append((start, size, line))
+    return parts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,14 @@ from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import JsonlRecord, check_duplicate_ids, scan_jsonl
 from store.read.kinds import Kind, kind_from_mapping, kind_from_path, kind_from_record
 from store.read.metadata_block import Reply, parse_reply
-from store.read.textio import MAX_DOCUMENT_BYTES, MAX_JSONL_BYTES, FileStamp, read_text
+from store.read.textio import (
+    MAX_DOCUMENT_BYTES,
+    MAX_JSONL_BYTES,
+    FileStamp,
+    NotReadable,
+    check_regular,
+    read_text,
+)
 from store.read.validate import validate_tolerant
 from store.read.yamlload import YamlDoc, load_yaml
 
@@ -159,3 +167,26 @@ def fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
         return line
 
     return line_of
+
+
+def load_jsonl_part(path: Path, kind: Kind, start: int, end: int, first_line: int) -> list[Entry]:
+    """The records of bytes ``start``-``end`` of a JSONL file of ``kind`` (a part
+    :func:`~store.read.jsonl.cut_points` gave, beginning at line ``first_line``), validated
+    as :func:`load_file` validates them; nothing is reported (the parts of a file are read
+    for search, not linted). An unreadable file has none."""
+    sink = DiagnosticSink(str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return []
+    try:
+        st = os.fstat(fd)
+        check_regular(st, MAX_JSONL_BYTES)
+        data = os.pread(fd, end - start, start)
+    except (OSError, NotReadable):
+        return []
+    finally:
+        os.close(fd)
+    scan = scan_jsonl(data, sink, base_offset=start, base_line=first_line)
+    models = validate_records(MODELS[kind], scan.records, sink)
+    return [Entry(rec, m) for rec, m in zip(scan.records, models, strict=True)]

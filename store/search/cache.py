@@ -36,9 +36,10 @@ import os
 import re
 import secrets
 import sys
+import tempfile
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,15 +172,6 @@ def _blob(strings: Sequence[str]) -> bytes:
     return "\0".join(strings).encode("utf-8", "surrogatepass")
 
 
-def _concat(chunks: Sequence[bytes]) -> tuple[bytes, array[int]]:
-    offsets = array("Q", [0])
-    total = 0
-    for c in chunks:
-        total += len(c)
-        offsets.append(total)
-    return b"".join(chunks), offsets
-
-
 def _fit(values: Any) -> array[int]:
     """Offsets as 4-byte integers when they fit, else 8-byte ones (the type is stored)."""
     a = values if isinstance(values, array) else array("Q", values)
@@ -193,14 +185,17 @@ def _fit(values: Any) -> array[int]:
 _LOW_BYTES = (0, 1, 2) if sys.byteorder == "little" else (1, 2, 3)
 
 
-def _pack_ids(ids: Any, *, delta: bool = False) -> tuple[bytes, array[int]]:
+def _pack_ids(
+    ids: Any, *, delta: bool = False, out: Spool | None = None
+) -> tuple[bytes | Spool, array[int]]:
     """Sorted runs of ids as zlib blocks of :data:`ID_BLOCK`, and each block's offset
     among them. Without ``delta`` a block holds the ids' bytes a plane at a time (every
     lowest byte, then every second one, ...; three planes while the ids fit in 24 bits):
     the high planes of sorted ids are long runs, so a block is half the size of the ids
     zlib'ed as they are, and is put back together by slice assignments at C speed. With
     ``delta`` a block holds the first id, then differences (negative where a run ends):
-    smaller still, but three times slower to decode (a Python int per id)."""
+    smaller still, but three times slower to decode (a Python int per id). ``out``: the
+    blocks are written there instead of joined (a build in bounded memory)."""
     per = ID_BLOCK
     blocks: list[bytes] = []
     block_off = array("Q", [0])
@@ -216,10 +211,13 @@ def _pack_ids(ids: Any, *, delta: bool = False) -> tuple[bytes, array[int]]:
             raw = array("I", part).tobytes()
             data = b"".join(raw[k::4] for k in planes)
         z = zlib.compress(data, 6)
-        blocks.append(z)
+        if out is None:
+            blocks.append(z)
+        else:
+            out.write(z)
         pos += len(z)
         block_off.append(pos)
-    return b"".join(blocks), block_off
+    return (b"".join(blocks) if out is None else out), block_off
 
 
 def _zdict(items: Sequence[bytes]) -> bytes:
@@ -240,51 +238,121 @@ def _deflater(zdict: bytes, level: int = 9) -> Any:
     return zlib.compressobj(level, zlib.DEFLATED, -15, 9)
 
 
-def _zblocks(
-    items: Sequence[bytes], per: int
-) -> tuple[bytes, array[int], array[int], array[int], bytes]:
-    """``items`` in raw deflate blocks of ``per``: the blocks, each item's offset in the
-    items joined (uncompressed), each block's offset in the blocks, each block's CRC-32
-    (uncompressed) and the dictionary they were compressed with."""
-    item_off = array("Q", [0])
-    total = 0
-    for item in items:
-        total += len(item)
-        item_off.append(total)
-    zdict = _zdict(items)
-    primed = _deflater(zdict, 6)
-    blocks: list[bytes] = []
-    block_off = array("Q", [0])
-    crcs = array("I")
-    pos = 0
-    for b in range(0, len(items), per):
-        c = primed.copy()
-        raw = b"".join(items[b : b + per])
-        z = c.compress(raw) + c.flush()
-        blocks.append(z)
-        crcs.append(zlib.crc32(raw))
-        pos += len(z)
-        block_off.append(pos)
-    return b"".join(blocks), item_off, block_off, crcs, zdict
+class Spool:
+    """Bytes written one after another: kept in memory, or (``where``, a directory) in an
+    unnamed temporary file there, which goes away with the process whatever happens."""
+
+    def __init__(self, where: Path | None = None) -> None:
+        self._parts: list[bytes] | None = None
+        self._file: Any = None
+        if where is None:
+            self._parts = []
+        else:
+            self._file = tempfile.TemporaryFile(dir=where)  # noqa: SIM115 (closed by close)
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        if self._parts is not None:
+            self._parts.append(data)
+        else:
+            self._file.write(data)
+        self.size += len(data)
+
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+        if self._parts is not None:
+            yield from self._parts
+            return
+        self._file.flush()
+        fd, pos = self._file.fileno(), 0
+        while pos < self.size:
+            data = os.pread(fd, min(size, self.size - pos), pos)
+            if not data:
+                raise OSError(f"a temporary file of the search cache ended at {pos}")
+            yield data
+            pos += len(data)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
 
-def _ztexts(texts: Sequence[str]) -> tuple[bytes, array[int], array[int], bytes]:
-    """Each text compressed on its own (raw deflate with a preset dictionary of samples of
-    them all): the streams, their offsets, each text's CRC-32 (UTF-8) and the dictionary."""
-    raws = [t.encode("utf-8", "surrogatepass") for t in texts]
-    zdict = _zdict(raws)
-    primed = _deflater(zdict)
-    streams: list[bytes] = []
-    offsets = array("Q", [0])
-    pos = 0
-    for raw in raws:
-        c = primed.copy()
+class _BlockSink:
+    """Items in raw deflate blocks of ``per`` (primed with ``zdict``), written to a spool:
+    each item's offset in the items joined (uncompressed), each block's offset among the
+    blocks and each block's CRC-32 (uncompressed)."""
+
+    def __init__(self, zdict: bytes, per: int, out: Spool) -> None:
+        self.zdict, self.per, self.out = zdict, per, out
+        self._primed = _deflater(zdict, 6)
+        self.item_off = array("Q", [0])
+        self.block_off = array("Q", [0])
+        self.crcs = array("I")
+        self._total = 0
+        self._pending: list[bytes] = []
+
+    def add(self, item: bytes) -> None:
+        self._total += len(item)
+        self.item_off.append(self._total)
+        self._pending.append(item)
+        if len(self._pending) == self.per:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        c = self._primed.copy()
+        raw = b"".join(self._pending)
+        self._pending = []
         z = c.compress(raw) + c.flush()
-        streams.append(z)
-        pos += len(z)
-        offsets.append(pos)
-    crcs = array("I", map(zlib.crc32, raws))
-    return b"".join(streams), offsets, crcs, zdict
+        self.out.write(z)
+        self.crcs.append(zlib.crc32(raw))
+        self.block_off.append(self.out.size)
+
+
+class _TextSink:
+    """Texts compressed one by one (raw deflate primed with ``zdict``) into a spool: each
+    stream's offset and each text's CRC-32 (UTF-8)."""
+
+    def __init__(self, zdict: bytes, out: Spool) -> None:
+        self.zdict, self.out = zdict, out
+        self._primed = _deflater(zdict)
+        self.offsets = array("Q", [0])
+        self.crcs = array("I")
+
+    def add(self, raw: bytes) -> None:
+        c = self._primed.copy()
+        self.out.write(c.compress(raw) + c.flush())
+        self.offsets.append(self.out.size)
+        self.crcs.append(zlib.crc32(raw))
+
+
+class _ChunkSink:
+    """Strings joined into one blob, with each one's offset and a CRC-32 of each
+    :data:`CHUNK` bytes of the blob (checked the first time a chunk is read)."""
+
+    def __init__(self, out: Spool) -> None:
+        self.out = out
+        self.offsets = array("Q", [0])
+        self.crcs = array("I")
+        self._crc = 0
+        self._fill = 0
+
+    def add(self, data: bytes) -> None:
+        self.out.write(data)
+        self.offsets.append(self.out.size)
+        while data:
+            take = data[: CHUNK - self._fill]
+            data = data[len(take) :]
+            self._crc = zlib.crc32(take, self._crc)
+            self._fill += len(take)
+            if self._fill == CHUNK:
+                self.crcs.append(self._crc)
+                self._crc, self._fill = 0, 0
+
+    def close(self) -> None:
+        if self._fill:
+            self.crcs.append(self._crc)
+            self._crc, self._fill = 0, 0
 
 
 _CJK_RUNS = re.compile(f"[{CJK}]+")
@@ -329,91 +397,142 @@ def _record_json(r: SearchRecord, file_index: int) -> bytes:
     )
 
 
+class SegmentWriter:
+    """The sections of a segment file, its records added one at a time in rank order (the
+    texts, titles and records compressed as they come, with dictionaries sampled
+    beforehand), then its arrays given at the end. ``where``: a directory to keep the
+    compressed parts in temporary files (a build in bounded memory), else memory."""
+
+    def __init__(self, dicts: tuple[bytes, bytes, bytes], where: Path | None = None) -> None:
+        self._where = where
+        self._spools = [Spool(where) for _ in range(7)]
+        self.texts = _TextSink(dicts[0], self._spools[0])
+        self.titles = _BlockSink(dicts[1], TITLE_BLOCK, self._spools[1])
+        self.records = _BlockSink(dicts[2], RECORD_BLOCK, self._spools[2])
+        self.cjk = _ChunkSink(self._spools[3])
+
+    @staticmethod
+    def dicts(
+        texts: Sequence[str], titles: Sequence[str], records: Sequence[bytes]
+    ) -> tuple[bytes, bytes, bytes]:
+        """Preset dictionaries from these (all of a segment's, or a sample of them)."""
+        return (
+            _zdict([t.encode("utf-8", "surrogatepass") for t in texts]),
+            _zdict([t.encode("utf-8", "surrogatepass") for t in titles]),
+            _zdict(records),
+        )
+
+    def add(self, text: str, title: str, record: bytes) -> None:
+        """The next record in rank order: its normalised text and title, its JSON."""
+        self.texts.add(text.encode("utf-8", "surrogatepass"))
+        self.cjk.add(cjk_runs(text).encode("utf-8", "surrogatepass"))
+        self.titles.add(title.encode("utf-8", "surrogatepass"))
+        self.records.add(record)
+
+    def close(self) -> None:
+        for spool in self._spools:
+            spool.close()
+
+    def sections(
+        self,
+        seg: Segment,
+        stamps: dict[str, Stamp],
+        sessions: dict[str, tuple[str, str]],
+    ) -> dict[str, tuple[str, bytes | Spool]]:
+        """Every section: name → (type code, or ``blob``; bytes or a spool). ``seg`` gives
+        the arrays (its records, texts and titles are not read: they were added)."""
+        self.titles.flush()
+        self.records.flush()
+        self.cjk.close()
+        heavy_keys = sorted(seg.heavy)
+        heavy_ranges = array("Q")
+        heavy_ids = array("I")
+        stored: dict[int, tuple[int, int]] = {}
+        for k in heavy_keys:
+            ids = seg.heavy[k]
+            where = stored.get(id(ids))
+            if where is None:
+                where = stored[id(ids)] = (len(heavy_ids), len(heavy_ids) + len(ids))
+                heavy_ids.extend(ids)
+            heavy_ranges.extend(where)
+
+        def arr(code: str, values: Any) -> tuple[str, bytes]:
+            a = (
+                values
+                if isinstance(values, array) and values.typecode == code
+                else array(code, values)
+            )
+            return code, a.tobytes()
+
+        def fit(values: Any) -> tuple[str, bytes]:
+            a = _fit(values)
+            return a.typecode, a.tobytes()
+
+        # byte planes, not differences: decoded three times faster (see _pack_ids)
+        packed = self._spools[4:] if self._where is not None else [None] * 3
+        postings, postings_blocks = _pack_ids(seg.postings, out=packed[0])
+        heavy_packed, heavy_blocks = _pack_ids(heavy_ids, out=packed[1])
+        del heavy_ids
+        facet_packed, facet_blocks = _pack_ids(seg.facet_ids, out=packed[2])
+        texts, titles, records, cjk = self.texts, self.titles, self.records, self.cjk
+        paths = seg.file_paths
+        return {
+            "vocab": ("blob", _blob(seg.vocab)),
+            "offsets": arr("I", seg.offsets),
+            "postings": ("zraw", postings),
+            "postings_blocks": fit(postings_blocks),
+            "heavy_keys": ("blob", _blob(heavy_keys)),
+            "heavy_ranges": fit(heavy_ranges),
+            "heavy_ids": ("zraw", heavy_packed),
+            "heavy_blocks": fit(heavy_blocks),
+            "texts": ("ztexts", texts.out),
+            "text_offsets": fit(texts.offsets),
+            "text_crcs": arr("I", texts.crcs),
+            "text_dict": ("blob", texts.zdict),
+            "cjk": ("cjk", cjk.out),
+            "cjk_offsets": fit(cjk.offsets),
+            "cjk_crcs": arr("I", cjk.crcs),
+            "titles": ("zblocks", titles.out),
+            "title_blocks": fit(titles.block_off),
+            "title_offsets": fit(titles.item_off),
+            "title_crcs": arr("I", titles.crcs),
+            "title_dict": ("blob", titles.zdict),
+            "records": ("zblocks", records.out),
+            "record_blocks": fit(records.block_off),
+            "record_offsets": fit(records.item_off),
+            "record_crcs": arr("I", records.crcs),
+            "record_dict": ("blob", records.zdict),
+            "kinds": ("B", bytes(seg.kinds)),
+            "dates": arr("I", seg.dates),
+            "groups": arr("I", seg.groups),
+            "group_starts": arr("I", seg.group_starts),
+            "files": arr("I", seg.files),
+            "file_paths": ("blob", _blob(paths)),
+            "file_sizes": arr("Q", (stamps[p][0] for p in paths)),
+            "file_mtimes": arr("Q", (max(0, stamps[p][1]) for p in paths)),
+            "hashes": arr("Q", seg.hashes),
+            "gists": arr("Q", seg.gists),
+            "facet_keys": ("blob", _blob(seg.facet_keys)),
+            "facet_offsets": arr("I", seg.facet_offsets),
+            "facet_ids": ("zraw", facet_packed),
+            "facet_blocks": fit(facet_blocks),
+            "by_date": arr("I", seg.by_date),
+            "sessions": (
+                "blob",
+                json.dumps(sessions, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+            ),
+        }
+
+
 def segment_sections(
     seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
-) -> dict[str, tuple[str, bytes]]:
-    """The sections of a segment: name → (type code, or ``blob``; bytes)."""
-    texts, text_off, text_crcs, text_dict = _ztexts(seg.texts)
-    cjk, cjk_off = _concat([cjk_runs(t).encode("utf-8", "surrogatepass") for t in seg.texts])
-    cjk_crcs = array("I", (zlib.crc32(cjk[i : i + CHUNK]) for i in range(0, len(cjk), CHUNK)))
-    titles, title_off, title_blocks, title_crcs, title_dict = _zblocks(
-        [t.encode("utf-8", "surrogatepass") for t in seg.titles], TITLE_BLOCK
-    )
-    recs, rec_off, rec_blocks, rec_crcs, rec_dict = _zblocks(
-        [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))], RECORD_BLOCK
-    )
-    heavy_keys = sorted(seg.heavy)
-    heavy_ranges = array("Q")
-    heavy_ids = array("I")
-    stored: dict[int, tuple[int, int]] = {}
-    for k in heavy_keys:
-        ids = seg.heavy[k]
-        where = stored.get(id(ids))
-        if where is None:
-            where = stored[id(ids)] = (len(heavy_ids), len(heavy_ids) + len(ids))
-            heavy_ids.extend(ids)
-        heavy_ranges.extend(where)
-
-    def arr(code: str, values: Any) -> tuple[str, bytes]:
-        a = values if isinstance(values, array) and values.typecode == code else array(code, values)
-        return code, a.tobytes()
-
-    def fit(values: Any) -> tuple[str, bytes]:
-        a = _fit(values)
-        return a.typecode, a.tobytes()
-
-    # byte planes, not differences: decoded three times faster (see _pack_ids)
-    postings, postings_blocks = _pack_ids(seg.postings)
-    heavy_packed, heavy_blocks = _pack_ids(heavy_ids)
-    facet_packed, facet_blocks = _pack_ids(seg.facet_ids)
-
-    paths = seg.file_paths
-    return {
-        "vocab": ("blob", _blob(seg.vocab)),
-        "offsets": arr("I", seg.offsets),
-        "postings": ("zraw", postings),
-        "postings_blocks": fit(postings_blocks),
-        "heavy_keys": ("blob", _blob(heavy_keys)),
-        "heavy_ranges": fit(heavy_ranges),
-        "heavy_ids": ("zraw", heavy_packed),
-        "heavy_blocks": fit(heavy_blocks),
-        "texts": ("ztexts", texts),
-        "text_offsets": fit(text_off),
-        "text_crcs": arr("I", text_crcs),
-        "text_dict": ("blob", text_dict),
-        "cjk": ("cjk", cjk),
-        "cjk_offsets": fit(cjk_off),
-        "cjk_crcs": arr("I", cjk_crcs),
-        "titles": ("zblocks", titles),
-        "title_blocks": fit(title_blocks),
-        "title_offsets": fit(title_off),
-        "title_crcs": arr("I", title_crcs),
-        "title_dict": ("blob", title_dict),
-        "records": ("zblocks", recs),
-        "record_blocks": fit(rec_blocks),
-        "record_offsets": fit(rec_off),
-        "record_crcs": arr("I", rec_crcs),
-        "record_dict": ("blob", rec_dict),
-        "kinds": ("B", bytes(seg.kinds)),
-        "dates": arr("I", seg.dates),
-        "groups": arr("I", seg.groups),
-        "group_starts": arr("I", seg.group_starts),
-        "files": arr("I", seg.files),
-        "file_paths": ("blob", _blob(paths)),
-        "file_sizes": arr("Q", (stamps[p][0] for p in paths)),
-        "file_mtimes": arr("Q", (max(0, stamps[p][1]) for p in paths)),
-        "hashes": arr("Q", seg.hashes),
-        "gists": arr("Q", seg.gists),
-        "facet_keys": ("blob", _blob(seg.facet_keys)),
-        "facet_offsets": arr("I", seg.facet_offsets),
-        "facet_ids": ("zraw", facet_packed),
-        "facet_blocks": fit(facet_blocks),
-        "by_date": arr("I", seg.by_date),
-        "sessions": (
-            "blob",
-            json.dumps(sessions, ensure_ascii=False).encode("utf-8", "surrogatepass"),
-        ),
-    }
+) -> dict[str, tuple[str, bytes | Spool]]:
+    """The sections of a segment held in memory."""
+    records = [_record_json(seg.records[i], int(seg.files[i])) for i in range(len(seg))]
+    w = SegmentWriter(SegmentWriter.dicts(seg.texts, seg.titles, records))
+    for i, rec in enumerate(records):
+        w.add(seg.texts[i], seg.titles[i], rec)
+    return w.sections(seg, stamps, sessions)
 
 
 SECTIONS = (
@@ -436,19 +555,26 @@ def save_segment(
     ws: Workspace, seg: Segment, stamps: dict[str, Stamp], sessions: dict[str, tuple[str, str]]
 ) -> str:
     """Write the segment file; returns its token (the side file names it)."""
+    return write_segment(ws, segment_sections(seg, stamps, sessions), len(seg))
+
+
+def write_segment(ws: Workspace, sections: dict[str, tuple[str, bytes | Spool]], n: int) -> str:
+    """Write a segment file of ``n`` records from its sections; returns its token."""
     token = secrets.token_hex(8)
-    sections = segment_sections(seg, stamps, sessions)
     layout: dict[str, list[Any]] = {}
-    body: list[bytes] = []
+    body: list[bytes | Spool] = []
     pos = 0
     for name in SECTIONS:
         code, data = sections[name]
-        crc = 0 if code in _LAZY else zlib.crc32(data)
-        layout[name] = [pos, len(data), code, crc]
+        if isinstance(data, Spool) and code not in _LAZY:
+            raise ValueError(f"section {name} is checked whole: it must be bytes")
+        crc = 0 if code in _LAZY else zlib.crc32(data)  # type: ignore[arg-type]
+        size = data.size if isinstance(data, Spool) else len(data)
+        layout[name] = [pos, size, code, crc]
         body.append(data)
-        pad = (-len(data)) % _ALIGN
+        pad = (-size) % _ALIGN
         body.append(b"\0" * pad)
-        pos += len(data) + pad
+        pos += size + pad
     header = json.dumps(
         {
             "version": VERSION,
@@ -457,14 +583,23 @@ def save_segment(
             "token": token,
             "root": str(ws.root),
             "locations": locations_fingerprint(ws),
-            "n": len(seg),
+            "n": n,
             "sections": layout,
         },
         ensure_ascii=False,
     ).encode("utf-8", "surrogatepass")
     head = MAGIC + len(header).to_bytes(8, "little") + header
     head += b"\0" * ((-len(head)) % _ALIGN)
-    replace_file(ws.state_dir / BIN_NAME, [head, *body])
+
+    def chunks() -> Iterator[bytes]:
+        yield head
+        for part in body:
+            if isinstance(part, Spool):
+                yield from part.chunks()
+            else:
+                yield part
+
+    replace_file(ws.state_dir / BIN_NAME, chunks())
     for old in ws.state_dir.glob("search-cache-v*"):  # other versions' caches
         if old.name not in (BIN_NAME, SIDE_NAME) and not old.name.startswith("."):
             with contextlib.suppress(OSError):
@@ -625,7 +760,7 @@ _DECODE = operator.methodcaller("decode", "utf-8", "surrogatepass")
 
 
 class _ZStrings(Sequence[str]):
-    """UTF-8 strings in raw deflate blocks of ``per`` (:func:`_zblocks`), decoded one at a
+    """UTF-8 strings in raw deflate blocks of ``per`` (:class:`_BlockSink`), decoded one at a
     time: reading one decompresses its block (the last :data:`KEEP_BLOCKS` are kept),
     checked against the block's CRC-32 and length. (Raw deflate: zlib's own stream format
     would check the 32 KB dictionary's checksum at every block, most of the time spent.)"""
@@ -700,7 +835,7 @@ class _ZStrings(Sequence[str]):
 
 
 class _ZTexts(Sequence[str]):
-    """The searchable texts: each compressed on its own (:func:`_ztexts`) and checked
+    """The searchable texts: each compressed on its own (:class:`_TextSink`) and checked
     against its CRC-32 as it is decompressed; beside them the CJK runs of each text
     (:func:`cjk_runs`) as they are, checked a chunk at a time the first time it is read,
     so that a CJK term — the searches that read the most texts — is looked for in the
@@ -1137,16 +1272,59 @@ def load_index(ws: Workspace) -> SearchIndex:
 # -- opening: cache, then only what changed ------------------------------------------------
 
 
-def _parse_chunk(
-    items: list[tuple[str, Kind | None, str]],
-) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
-    from store.search.records import load_records
+#: A summaries or lessons file bigger than twice this is parsed in parts of about this size,
+#: each on its own (a worker holds one part's records, not those of a 100 MB file).
+PART_BYTES = 8 << 20
 
-    out = []
-    for path, kind, display in items:
-        stamp, recs = load_records(Path(path), kind, display)
-        out.append((path, stamp, recs))
+_Part = tuple[int, int, int, int, Stamp]
+"""(part number, first byte, end, first line, the file's identity) of a part of a file."""
+_Job = tuple[str, Kind | None, str, _Part | None]
+Parsed = tuple[str, int, Stamp | None, list[SearchRecord]]
+"""(path, part number, identity, records) of a file or a part of one."""
+
+
+def _parse_chunk(items: list[_Job]) -> list[Parsed]:
+    from store.search.records import load_record_part, load_records
+
+    out: list[Parsed] = []
+    for path, kind, display, part in items:
+        if part is None or kind is None:
+            stamp, recs = load_records(Path(path), kind, display)
+            out.append((path, 0, stamp, recs))
+        else:
+            k, start, end, line, st = part
+            out.append((path, k, st, load_record_part(Path(path), kind, start, end, line)))
     return out
+
+
+def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
+    """The parts a big summaries or lessons file is parsed in (None: parse it whole)."""
+    if kind not in (Kind.SUMMARIES, Kind.LESSONS):
+        return None
+    from store.read.jsonl import cut_points
+    from store.read.textio import MAX_JSONL_BYTES, NotReadable, check_regular, looks_binary
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        check_regular(st, MAX_JSONL_BYTES)
+        if st.st_size <= 2 * PART_BYTES:
+            return None
+        with mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ) as m:
+            if looks_binary(m[:8192]):
+                return None  # the whole file's reader says why it is not read
+            cuts = cut_points(m, PART_BYTES)
+    except (OSError, ValueError, NotReadable):
+        return None
+    finally:
+        os.close(fd)
+    stamp = (st.st_size, st.st_mtime_ns)
+    return (
+        [(k, s, e, line, stamp) for k, (s, e, line) in enumerate(cuts)] if len(cuts) > 1 else None
+    )
 
 
 def parse_files(
@@ -1156,22 +1334,87 @@ def parse_files(
     parallel: bool = True,
 ) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
     """Parse files into records, in worker processes when there are many."""
+    return whole_files(iter_parsed(ws, items, progress, parallel))
+
+
+def whole_files(
+    parsed: Iterable[Parsed],
+) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
+    """Each file's parts put back together, in order: (path, identity, records)."""
+    got: dict[str, list[tuple[int, Stamp | None, list[SearchRecord]]]] = {}
+    for path, k, stamp, recs in parsed:
+        got.setdefault(path, []).append((k, stamp, recs))
+    out = []
+    for path, parts in got.items():
+        parts.sort(key=lambda p: p[0])
+        out.append((path, parts[0][1], [r for _k, _s, recs in parts for r in recs]))
+    return out
+
+
+def iter_parsed(
+    ws: Workspace,
+    items: list[tuple[str, Kind | None]],
+    progress: Callable[[int, int], None] | None = None,
+    parallel: bool = True,
+) -> Iterator[Parsed]:
+    """:func:`parse_files`, each file's records (or each part's, for a big JSONL file)
+    yielded as its chunk is done, in no particular order, so that they need not all be
+    held at once."""
     total = len(items)
-    jobs = [(p, k, ws.display(Path(p))) for p, k in items]
-    sizes = []
-    for p, _k in items:
+    jobs: list[_Job] = []
+    sizes: list[int] = []
+    for p, k in items:
+        display = ws.display(Path(p))
+        parts = _parts(p, k)
+        if parts is not None:
+            jobs.extend((p, k, display, part) for part in parts)
+            sizes.extend(part[2] - part[1] for part in parts)
+            continue
+        jobs.append((p, k, display, None))
         try:
             sizes.append(os.stat(p).st_size)
         except OSError:
             sizes.append(0)
-    results: list[tuple[str, Stamp | None, list[SearchRecord]]] = []
     chunks = chunk_by_size(jobs, sizes)
     preload = ["store.search.records"]
+    done: set[str] = set()
     for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
-        results.extend(chunk_result)
+        yield from chunk_result
         if progress is not None:
-            progress(len(results), total)
-    return results
+            done.update(p for p, _k, _s, _r in chunk_result)
+            progress(len(done), total)
+
+
+def build_index(
+    ws: Workspace,
+    items: list[tuple[str, Kind | None]],
+    stamps: Mapping[str, Stamp | None],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    save: bool = True,
+    parallel: bool = True,
+) -> tuple[SearchIndex, bool]:
+    """A full build of the index of ``items`` (``stamps``: each file's identity when
+    parsing cannot tell it): in bounded memory straight into the cache file when ``save``
+    and the state folder can take it (:mod:`store.search.build`), else in memory. Also
+    returns whether the cache file was written."""
+    from store.search.build import NoRoom, build_saved
+
+    def parsed() -> Iterator[tuple[str, int, Stamp, list[SearchRecord]]]:
+        for path, k, stamp, recs in iter_parsed(ws, items, progress, parallel):
+            st = stamp or stamps.get(path)
+            if st is not None:
+                yield path, k, st, recs
+
+    if save:
+        try:
+            return build_saved(ws, parsed()), True
+        except NoRoom:
+            pass
+        except (OSError, CacheError):  # the disk filled up, say: build it again, in memory
+            pass
+    built = {path: (st or (0, 0), recs) for path, st, recs in whole_files(parsed())}
+    return SearchIndex.build(built), False
 
 
 def open_index(
@@ -1191,14 +1434,17 @@ def open_index(
         index = None
     if index is None:
         items = [(p, k) for p, (k, _s) in sorted(files.items())]
-        parsed = parse_files(ws, items, progress, parallel)
-        built: dict[str, tuple[Stamp, list[SearchRecord]]] = {}
-        for path, stamp, recs in parsed:
-            built[path] = (stamp or files[path][1], recs)
-        index = SearchIndex.build(built)
-        stats["parsed"] = len(parsed)
+        index, saved = build_index(
+            ws,
+            items,
+            {p: st for p, (_k, st) in files.items()},
+            progress=progress,
+            save=save,
+            parallel=parallel,
+        )
+        stats["parsed"] = len(items)
         stats["rebuilt"] = 1
-        if save:
+        if save and not saved:
             _save_quietly(ws, index, full=True)
         return index, stats
     changed = [(p, k) for p, (k, st) in sorted(files.items()) if index.stamps.get(p) != st]

@@ -775,15 +775,21 @@ def _outcome(r: SearchRecord) -> str:
 def join_sessions(records: Iterable[SearchRecord]) -> dict[str, tuple[str, str]]:
     """session_id → (project, outcome): summaries and lessons know the project, reports
     the outcome; a KPT report inherits the project and a lesson the outcome this way."""
+    return join_session_rows(session_row(r) for r in records if r.session_id)
+
+
+def session_row(r: SearchRecord) -> tuple[str, str, str]:
+    """What a record tells of its session: (session id, project, outcome)."""
+    return r.session_id, r.project, _outcome(r) if r.kind == "report" else ""
+
+
+def join_session_rows(rows: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, str]]:
+    """:func:`join_sessions` of rows (:func:`session_row`) in the records' order."""
     out: dict[str, tuple[str, str]] = {}
-    for r in records:
-        if not r.session_id:
-            continue
-        project = r.project
-        outcome = _outcome(r) if r.kind == "report" else ""
-        if project or outcome:
-            p, o = out.get(r.session_id, ("", ""))
-            out[r.session_id] = (p or project, o or outcome)
+    for sid, project, outcome in rows:
+        if sid and (project or outcome):
+            p, o = out.get(sid, ("", ""))
+            out[sid] = (p or project, o or outcome)
     return out
 
 

@@ -127,25 +127,25 @@ class WorkspaceSearch:
                 except CacheError:
                     if not loaded:
                         return None
-                    self.index = self._build()
-                    self._dirty = self._full = True
+                    self._build()
             if loaded:
                 self.sync()
             return self.index
 
     def _build(self) -> SearchIndex:
-        """Every file parsed for its texts (the workspace index holds heads, not texts)."""
-        from store.search.cache import parse_files
+        """Every file parsed for its texts (the workspace index holds heads, not texts),
+        into the cache file when it can be written (in bounded memory), else in memory."""
+        from store.search.cache import build_index
 
         with self.wi.lock:
             files = dict(self.wi.files)
+        stamps = {str(p): _stamp(f) for p, f in files.items()}
         items = [(str(p), f.kind) for p, f in sorted(files.items()) if _stamp(f) is not None]
-        built: dict[str, tuple[Stamp, list[SearchRecord]]] = {}
-        for path, stamp, recs in parse_files(self.ws, items):
-            st = stamp or _stamp(files[Path(path)])
-            if st is not None:
-                built[path] = (st, recs)
-        return SearchIndex.build(built)
+        index, saved = build_index(self.ws, items, stamps)
+        index.warm()
+        self.index = index
+        self._dirty = self._full = not saved
+        return index
 
     def sync(self, paths: Iterable[Path] | None = None) -> bool:
         """Re-read into the index the files whose identity changed (all, or ``paths``)."""
@@ -202,8 +202,7 @@ class WorkspaceSearch:
             # a part of the cache file read only now failed its check: build it again
             with self._lock:
                 if self.index is index:
-                    self.index = self._build()
-                    self._dirty = self._full = True
+                    self._build()
             return self.search(text, limit)
 
 

@@ -528,3 +528,13 @@ def load_records(
         return stamp, [discussion_record(path, display, r.body, r.block)]
     entries = [(e.record.line, e.model) for e in loaded.entries if e.model is not None]
     return stamp, records_for(path, loaded.kind, loaded.doc, entries, display)
+
+
+def load_record_part(
+    path: Path, kind: Kind, start: int, end: int, first_line: int
+) -> list[SearchRecord]:
+    """The records of one part of a big JSONL file (:func:`store.read.jsonl.cut_points`)."""
+    from store.read.loader import load_jsonl_part
+
+    parts = load_jsonl_part(path, kind, start, end, first_line)
+    return records_for(path, kind, None, [(e.record.line, e.model) for e in parts if e.model])

@@ -17,7 +17,7 @@ import bisect
 import zlib
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,6 +33,8 @@ _MAX_CHAR = "\U0010ffff"
 NEAR_RATIO = 92
 #: Candidates compared with each other for near duplicates, per block of similar openings.
 NEAR_BLOCK = 64
+#: Gists shorter than this are not compared for near duplicates.
+NEAR_MIN = 12
 #: Near duplicates are judged on this many characters of a learning's gist (comparing two
 #: texts costs the product of their lengths).
 NEAR_CHARS = 1_000
@@ -290,9 +292,39 @@ class Segment:
 # -- building -------------------------------------------------------------------------------
 
 
-def _near_duplicates(
-    order: list[int], kinds: list[str], gists: list[str], parent: list[int]
-) -> None:
+class Gists(Protocol):
+    """What grouping reads of the records' gists (see :func:`rank_order`)."""
+
+    def key(self, i: int) -> Hashable | None:
+        """Record ``i``'s learning as a key equal for the same kind and normalised gist
+        (None: it has none)."""
+
+    def near(self, i: int) -> tuple[Hashable, int] | None:
+        """The block record ``i`` is compared in for near duplicates (its kind and first
+        three characters) and the length of its text, or None when too short to compare."""
+
+    def text(self, i: int) -> str:
+        """The first :data:`NEAR_CHARS` characters of record ``i``'s normalised gist."""
+
+
+class GistTexts:
+    """:class:`Gists` of normalised gist texts held in memory."""
+
+    def __init__(self, kinds: Sequence[str], gists: Sequence[str]) -> None:
+        self.kinds, self.gists = kinds, gists
+
+    def key(self, i: int) -> Hashable | None:
+        return (self.kinds[i], self.gists[i]) if self.gists[i] else None
+
+    def near(self, i: int) -> tuple[Hashable, int] | None:
+        g = self.text(i)
+        return ((self.kinds[i], g[:3]), len(g)) if len(g) >= NEAR_MIN else None
+
+    def text(self, i: int) -> str:
+        return self.gists[i][:NEAR_CHARS]
+
+
+def _near_duplicates(order: list[int], gists: Gists, parent: list[int]) -> None:
     """Join groups whose learnings are near-identical (rapidfuzz ratio ≥ NEAR_RATIO).
 
     Work is bounded: only representatives of one kind whose texts open alike (the first
@@ -306,19 +338,20 @@ def _near_duplicates(
             x = parent[x]
         return x
 
-    blocks: dict[tuple[str, str], list[int]] = defaultdict(list)
-    gists = [g[:NEAR_CHARS] for g in gists]
+    blocks: dict[Hashable, list[int]] = defaultdict(list)
+    length: dict[int, int] = {}
     for i in order:
-        g = gists[i]
-        if len(g) >= 12:
-            blocks[(kinds[i], g[:3])].append(i)
+        near = gists.near(i)
+        if near is not None:
+            blocks[near[0]].append(i)
+            length[i] = near[1]
     for members in blocks.values():
         if len(members) < 2:
             continue
-        members.sort(key=lambda i: len(gists[i]))
+        members.sort(key=length.__getitem__)
         for start in range(0, len(members), NEAR_BLOCK):
             chunk = members[start : start + NEAR_BLOCK]
-            texts = [gists[i] for i in chunk]
+            texts = [gists.text(i) for i in chunk]
             for a, text in enumerate(texts[:-1]):
                 for _s, _score, b in process.extract(
                     text, texts[a + 1 :], scorer=fuzz.ratio, score_cutoff=NEAR_RATIO, limit=None
@@ -336,88 +369,29 @@ def build_segment(
     near_duplicates: bool = True,
 ) -> Segment:
     """Index ``records`` (``file_of[i]`` is the index in ``file_paths`` of record ``i``)."""
-    n = len(records)
-    # 1. groups of the same learning: exact after normalising, then near-identical
-    gist_text = [gist_key(r.gist) if r.gist else "" for r in records]
-    first: dict[tuple[str, str], int] = {}
-    parent = list(range(n))
-    for i, r in enumerate(records):
-        if gist_text[i]:
-            parent[i] = first.setdefault((r.kind, gist_text[i]), i)
-    if near_duplicates:
-        reps = [i for i in range(n) if parent[i] == i and gist_text[i]]
-        _near_duplicates(reps, [r.kind for r in records], gist_text, parent)
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    roots = [root(i) for i in range(n)]
-    size: dict[int, int] = defaultdict(int)
-    for g in roots:
-        size[g] += 1
-    # 2. static rank: most recurring first, then newest, then kind, then place
-    days = [date_number(r.date) for r in records]
-    rank = sorted(
-        range(n),
-        key=lambda i: (
-            -size[roots[i]],
-            roots[i] if size[roots[i]] > 1 else 0,
-            -days[i],
-            KIND_CODE.get(records[i].kind, 99),
-            records[i].path,
-            records[i].line,
-            records[i].id,
-        ),
+    kinds = [r.kind for r in records]
+    rank, groups, group_starts = rank_order(
+        kinds,
+        GistTexts(kinds, [gist_key(r.gist) if r.gist else "" for r in records]),
+        [date_number(r.date) for r in records],
+        [r.path for r in records],
+        [r.line for r in records],
+        [r.id for r in records],
+        near_duplicates,
     )
     recs = [records[i] for i in rank]
-    gid_of_root: dict[int, int] = {}
-    groups = array("I", (gid_of_root.setdefault(roots[i], len(gid_of_root)) for i in rank))
-    group_starts = array("I", [0])
-    for rid in range(1, n):
-        if groups[rid] != groups[rid - 1]:
-            group_starts.append(rid)
-    group_starts.append(n)
-    if n == 0:
-        group_starts = array("I", [0])
     texts = [index_text(r) for r in recs]
-    # 3. inverted index
-    # postings as arrays while they are gathered (4 bytes a posting: a list of ints costs
-    # 36, and a workspace of 30,000 reports has tens of millions of postings)
     post: dict[str, array[int]] = {}
     for rid, text in enumerate(texts):
-        for tok in tokens(text):
-            ids = post.get(tok)
-            if ids is None:
-                ids = post[tok] = array("I")
-            ids.append(rid)
-    vocab = sorted(post)
-    offsets = array("I", [0])
-    flat = array("I")
-    for w in vocab:
-        flat.extend(post[w])
-        offsets.append(len(flat))
-    del post
+        add_postings(post, rid, text)
+    vocab, offsets, flat = flatten(post)
     heavy = _heavy_prefixes(vocab, offsets, flat)
-    # 4. facets for filters
-    facets: dict[str, array[int]] = defaultdict(lambda: array("I"))
+    facets: dict[str, array[int]] = {}
     for rid, r in enumerate(recs):
-        keys = {f"kind={r.kind}", *(_facet_key(f) for f in r.facets)}
-        if r.project:
-            keys.add(f"project={normalize(r.project)}")
-        if extra_facets is not None:
-            keys.update(_facet_key(f) for f in extra_facets(r))
-        for k in keys:
-            facets[k].append(rid)
-    facet_keys = sorted(facets)
-    facet_offsets = array("I", [0])
-    facet_ids = array("I")
-    for k in facet_keys:
-        facet_ids.extend(facets[k])
-        facet_offsets.append(len(facet_ids))
-    dates = array("I", (days[i] for i in rank))
-    by_date = array("I", sorted(range(n), key=lambda r: (dates[r], r)))
+        add_facets(facets, rid, r, extra_facets)
+    facet_keys, facet_offsets, facet_ids = flatten(facets)
+    dates = array("I", (date_number(r.date) for r in recs))
+    by_date = date_order(dates)
     return Segment(
         records=recs,
         texts=texts,
@@ -439,6 +413,113 @@ def build_segment(
         facet_ids=facet_ids,
         by_date=by_date,
     )
+
+
+def rank_order(
+    kinds: Sequence[str],
+    gists: Gists,
+    days: Sequence[int],
+    places: Sequence[Any],
+    lines: Sequence[int],
+    ids: Sequence[Any],
+    near_duplicates: bool = True,
+) -> tuple[list[int], array[int], array[int]]:
+    """The static rank of records given as columns (``places``: their paths, or the
+    indices of their files among the sorted paths; ``ids``: their ids, or anything that
+    orders the records of one file and line as their ids do): the record at each rank,
+    each rank's group id, and the first rank of each group (then the count). Groups of the
+    same learning: exact after normalising, then near-identical; then most recurring
+    first, newest, kind, place."""
+    n = len(kinds)
+    first: dict[Hashable, int] = {}
+    parent = list(range(n))
+    for i in range(n):
+        key = gists.key(i)
+        if key is not None:
+            parent[i] = first.setdefault(key, i)
+    del first
+    if near_duplicates:
+        reps = [i for i in range(n) if parent[i] == i and gists.key(i) is not None]
+        _near_duplicates(reps, gists, parent)
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    roots = [root(i) for i in range(n)]
+    size: dict[int, int] = defaultdict(int)
+    for g in roots:
+        size[g] += 1
+    rank = sorted(
+        range(n),
+        key=lambda i: (
+            -size[roots[i]],
+            roots[i] if size[roots[i]] > 1 else 0,
+            -days[i],
+            KIND_CODE.get(kinds[i], 99),
+            places[i],
+            lines[i],
+            ids[i],
+        ),
+    )
+    gid_of_root: dict[int, int] = {}
+    groups = array("I", (gid_of_root.setdefault(roots[i], len(gid_of_root)) for i in rank))
+    group_starts = array("I", [0])
+    for rid in range(1, n):
+        if groups[rid] != groups[rid - 1]:
+            group_starts.append(rid)
+    group_starts.append(n)
+    if n == 0:
+        group_starts = array("I", [0])
+    return rank, groups, group_starts
+
+
+def add_postings(post: dict[str, array[int]], rid: int, text: str) -> None:
+    """Record ``rid`` under each token of its (normalised) text. Postings are arrays while
+    they are gathered (4 bytes a posting: a list of ints costs 36, and a workspace of
+    30,000 reports has tens of millions of postings)."""
+    for tok in tokens(text):
+        ids = post.get(tok)
+        if ids is None:
+            ids = post[tok] = array("I")
+        ids.append(rid)
+
+
+def add_facets(
+    facets: dict[str, array[int]],
+    rid: int,
+    r: SearchRecord,
+    extra_facets: Callable[[SearchRecord], Iterable[str]] | None = None,
+) -> None:
+    """Record ``rid`` under each filter key of ``r``."""
+    keys = {f"kind={r.kind}", *(_facet_key(f) for f in r.facets)}
+    if r.project:
+        keys.add(f"project={normalize(r.project)}")
+    if extra_facets is not None:
+        keys.update(_facet_key(f) for f in extra_facets(r))
+    for k in keys:
+        ids = facets.get(k)
+        if ids is None:
+            ids = facets[k] = array("I")
+        ids.append(rid)
+
+
+def flatten(runs: dict[str, array[int]]) -> tuple[list[str], array[int], array[int]]:
+    """The sorted keys of ``runs``, each one's offset in the flat array of them all, and
+    that array. ``runs`` is emptied as it is read (its arrays freed one by one)."""
+    keys = sorted(runs)
+    offsets = array("I", [0])
+    flat = array("I")
+    for k in keys:
+        flat.extend(runs.pop(k))
+        offsets.append(len(flat))
+    return keys, offsets, flat
+
+
+def date_order(dates: IntSeq) -> array[int]:
+    """Record ids ordered by date (undated first), then id."""
+    return array("I", sorted(range(len(dates)), key=lambda r: (dates[r], r)))
 
 
 def _facet_key(facet: str) -> str:
