@@ -6,7 +6,7 @@ between processes):
     [[size, mtime_ns, ino, ctime_ns, sha256], kind, diagnostics, payload, unfinished_line]
 
 ``diagnostics`` are ``[line, severity, code, message]``; ``payload`` is ``["R", report
-head]``, ``["J", [record heads]]``, ``["D", document]`` (a small model, as dumped) or
+head]`` (its problems and tries, as JSON, are the blob beside the entry), ``["J", [record heads]]``, ``["D", document]`` (a small model, as dumped) or
 ``None``. :class:`IndexedFile` is the in-memory form. One function makes an entry from a
 file on disk (in a worker), two convert between the forms.
 """
@@ -79,7 +79,9 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     blob = b""
     doc = loaded.doc
     if isinstance(doc, KptReport):
-        payload = ["R", ReportHead.of(doc).dump()]
+        head = ReportHead.of(doc)
+        payload = ["R", head.dump()]
+        blob = head.rest_json()
     elif loaded.entries or loaded.kind in (Kind.LESSONS, Kind.SUMMARIES):
         spans = ((RecordSpan.of(e.record), e.model) for e in loaded.entries)
         table = HeadTable.of([h for span, m in spans if (h := head_of(span, m)) is not None])
@@ -112,7 +114,7 @@ def file_of_entry(
         return f
     tag, *body = payload
     if tag == "R":
-        f.head = ReportHead.load(body[0])
+        f.head = ReportHead.load(body[0], blob or None)
     elif tag == "T":
         if isinstance(blob, tuple):
             buf, lo, hi = blob
@@ -135,6 +137,7 @@ def entry_of_file(f: IndexedFile) -> Parsed:
     blob = b""
     if f.head is not None:
         payload = ["R", f.head.dump()]
+        blob = f.head.rest_json()
     elif f.records is not None:
         meta, blob = f.records.snapshot()
         payload = ["T", *meta]

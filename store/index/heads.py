@@ -90,9 +90,18 @@ class TryHead:
     addresses: tuple[str, ...]
 
 
-@dataclass(slots=True)
+#: Where a report head's problems and tries lie as JSON: the bytes, or (buffer, start,
+#: end) in the mapped index cache.
+Rest = bytes | tuple[Any, int, int]
+
+
+@dataclass(slots=True, eq=False)
 class ReportHead:
-    """A KPT report as the session list, review progress and statistics see it."""
+    """A KPT report as the session list, review progress and statistics see it.
+
+    Its problems and tries are read by statistics only: a head read from the index cache
+    leaves them there (``rest``, JSON in the mapped file) until they are first asked for,
+    so that a start decodes, and holds, only what the list shows."""
 
     id: str | None
     session_id: str | None
@@ -103,10 +112,13 @@ class ReportHead:
     items: tuple[tuple[str, str], ...]
     #: item count per section: keep, problem, try, omission
     counts: tuple[int, int, int, int]
-    #: every problem item (``id`` and ``description`` empty when the item lacks them)
-    problems: tuple[ProblemHead, ...]
-    #: every try item (``id`` empty when it lacks one)
-    tries: tuple[TryHead, ...]
+    #: every problem item (``id`` and ``description`` empty when the item lacks them);
+    #: ``None`` until read from ``rest``
+    _problems: tuple[ProblemHead, ...] | None
+    #: every try item (``id`` empty when it lacks one); ``None`` until read from ``rest``
+    _tries: tuple[TryHead, ...] | None
+    #: the two as JSON, where a head read from the cache has them
+    rest: Rest | None = None
     #: metrics.backtrack_count and metrics.correction_count (effect metrics compare them)
     backtracks: int | None = None
     corrections: int | None = None
@@ -140,11 +152,72 @@ class ReportHead:
             ),
             problems,
             tries,
+            None,
             _count(doc.metrics.backtrack_count if doc.metrics else None),
             _count(doc.metrics.correction_count if doc.metrics else None),
         )
 
+    @property
+    def problems(self) -> tuple[ProblemHead, ...]:
+        got = self._problems
+        if got is None:
+            got = self._problems = self._read()[0]
+        return got
+
+    @property
+    def tries(self) -> tuple[TryHead, ...]:
+        got = self._tries
+        if got is None:
+            got = self._tries = self._read()[1]
+        return got
+
+    def _read(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
+        """The problems and tries from ``rest`` (none, not a crash, when they are not as
+        we write them: the file is parsed again when it changes)."""
+        try:
+            problems, tries = json.loads(self.rest_json())
+        except (TypeError, ValueError):
+            return (), ()
+        try:
+            ps = tuple(ProblemHead(_i(a) or "", b, _i(c), _i(d)) for a, b, c, d in problems)
+        except (TypeError, ValueError):
+            ps = ()
+        try:
+            ts = tuple(TryHead(_i(a) or "", _t(tuple(_i(x) or "" for x in b))) for a, b in tries)
+        except (TypeError, ValueError):
+            ts = ()
+        return ps, ts
+
+    def rest_json(self) -> bytes:
+        """The problems and tries as the cache keeps them (beside the head's entry)."""
+        rest = self.rest
+        if isinstance(rest, bytes):
+            return rest
+        if rest is not None:
+            buf, lo, hi = rest
+            return bytes(buf[lo:hi])
+        return json.dumps(
+            [
+                [[p.id, p.description, p.category, p.impact] for p in self.problems],
+                [[t.id, list(t.addresses)] for t in self.tries],
+            ],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        ).encode("utf-8", "surrogatepass")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReportHead):
+            return NotImplemented
+        return (self.dump(), self.problems, self.tries) == (
+            other.dump(),
+            other.problems,
+            other.tries,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
     def dump(self) -> list[Any]:
+        """The head as the cache's entry holds it (:meth:`rest_json` beside it)."""
         return [
             self.id,
             self.session_id,
@@ -153,15 +226,15 @@ class ReportHead:
             self.title,
             [list(x) for x in self.items],
             list(self.counts),
-            [[p.id, p.description, p.category, p.impact] for p in self.problems],
-            [[t.id, list(t.addresses)] for t in self.tries],
             self.backtracks,
             self.corrections,
         ]
 
     @classmethod
-    def load(cls, raw: list[Any]) -> ReportHead:
-        rid, sid, created, outcome, title, items, counts, problems, tries, bt, corr = raw
+    def load(cls, raw: list[Any], rest: Rest | None) -> ReportHead:
+        rid, sid, created, outcome, title, items, counts, bt, corr = raw
+        if rest is not None and not isinstance(rest, bytes | tuple):
+            raise ValueError("a report head's problems and tries are not where they should be")
         return cls(
             rid,
             _i(sid),
@@ -170,8 +243,9 @@ class ReportHead:
             title,
             _items(items),
             _t((counts[0], counts[1], counts[2], counts[3])),
-            tuple(ProblemHead(_i(a) or "", b, _i(c), _i(d)) for a, b, c, d in problems),
-            tuple(TryHead(_i(a) or "", _t(tuple(_i(x) or "" for x in b))) for a, b in tries),
+            None,
+            None,
+            rest or b"[[],[]]",
             _count(bt),
             _count(corr),
         )

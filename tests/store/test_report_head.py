@@ -1,0 +1,78 @@
+"""A KPT report's head as the index cache holds it: its problems and tries are decoded when
+first read, equal to the head made from the report, and a cache entry that holds them
+wrongly is parsed again or read as none, never a crash later."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store.index.heads import ProblemHead, ReportHead, TryHead
+from store.models import KptReport
+from store.read.loader import load_file
+from tests.conftest import DEMO
+
+
+def _heads() -> list[ReportHead]:
+    out = []
+    for path in sorted((DEMO / "hurikaeri").glob("kpt-*.yaml")):
+        doc = load_file(Path(path)).doc
+        assert isinstance(doc, KptReport)
+        out.append(ReportHead.of(doc))
+    return out
+
+
+def test_a_head_read_back_decodes_its_problems_and_tries_when_asked() -> None:
+    heads = _heads()
+    assert sum(len(h.problems) for h in heads) > 5 and sum(len(h.tries) for h in heads) > 5
+    for made in heads:
+        raw, rest = made.dump(), made.rest_json()
+        for where in (rest, (b"xx" + rest + b"yy", 2, 2 + len(rest))):  # or in a mapping
+            back = ReportHead.load(raw, where)
+            assert back._problems is None and back._tries is None  # not decoded yet
+            assert back.dump() == raw and back.rest_json() == rest
+            assert back.problems == made.problems and back.tries == made.tries
+            assert all(isinstance(p, ProblemHead) for p in back.problems)
+            assert all(isinstance(t, TryHead) for t in back.tries)
+            assert back == made
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        b'[[["p-1", "x"]], []]',
+        b'[[[1, 2, 3, 4]], [["t", 5]]]',
+        b"[[null], [[\"t\"]]]",
+        b"not json",
+        b'{"problems": []}',
+        b"[[], [], []]",
+    ],
+)
+def test_problems_or_tries_not_as_written_read_as_none(rest: bytes) -> None:
+    head = ReportHead.load(_heads()[0].dump(), rest)
+    assert head.problems == () or head.tries == ()
+    assert isinstance(head.problems, tuple) and isinstance(head.tries, tuple)
+
+
+def test_a_head_entry_not_as_written_is_invalid() -> None:
+    raw = _heads()[0].dump()
+    with pytest.raises(ValueError):
+        ReportHead.load(raw, {"not": "bytes"})  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ReportHead.load([*raw, "one too many"], None)
+
+
+def test_heads_read_from_the_cache_leave_problems_in_the_mapped_file(demo_root: Path) -> None:
+    from store.index.workspace_index import WorkspaceIndex
+    from store.workspace import Workspace
+
+    WorkspaceIndex(Workspace(demo_root)).load_all(parallel=False)  # writes the cache
+    ix = WorkspaceIndex(Workspace(demo_root))
+    ix.load_all(parallel=False)
+    heads = [f.head for f in ix.files.values() if f.head is not None]
+    assert heads and all(h._problems is None and isinstance(h.rest, tuple) for h in heads)
+    fresh = {h.id: h for h in _heads()}
+    for h in heads:
+        if h.id in fresh:
+            assert h.problems == fresh[h.id].problems and h.tries == fresh[h.id].tries
