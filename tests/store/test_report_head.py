@@ -43,7 +43,7 @@ def test_a_head_read_back_decodes_its_problems_and_tries_when_asked() -> None:
     [
         b'[[["p-1", "x"]], []]',
         b'[[[1, 2, 3, 4]], [["t", 5]]]',
-        b"[[null], [[\"t\"]]]",
+        b'[[null], [["t"]]]',
         b"not json",
         b'{"problems": []}',
         b"[[], [], []]",
