@@ -31,7 +31,7 @@ from store.index.entries import (
     file_of_entry,
     parse_entries,
 )
-from store.index.heads import HeadTable, SummaryHead
+from store.index.heads import HeadTable, RecordHead, SummaryHead
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
@@ -47,6 +47,8 @@ __all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
 
 #: While a cold index is being built, the lists are refreshed this often (seconds).
 PUBLISH_EVERY = 1.0
+#: Summary heads decoded in one pass (what is decoded at once stays small).
+SUMMARY_BATCH = 4096
 
 
 def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
@@ -100,6 +102,12 @@ def _contribute_records(
     summaries: dict[str, list[Part]] = {}
     runs: dict[str, array[int]] = {}
     kinds, sids = table.kinds, table.sids
+    # every session shows its summary's date and project: a summaries file's heads are
+    # decoded here in a few passes, not one line at a time as the list asks for them
+    heads: list[RecordHead] = []
+    if "S" in kinds[start : start + 1] and "L" not in kinds[start:]:
+        for at in range(start, len(table), SUMMARY_BATCH):
+            heads.extend(table.heads(at, at + SUMMARY_BATCH))
     for i in range(start, len(table)):
         summary = kinds[i] == "S"
         sid = sids[i]
@@ -109,7 +117,9 @@ def _contribute_records(
             rec = table[i]
             key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
         if summary:
-            summaries.setdefault(key, []).append(RecordRef(table, i, path, "SessionSummary"))
+            head = heads[i - start] if heads else None
+            head = head if isinstance(head, SummaryHead) else None
+            summaries.setdefault(key, []).append(RecordRef(table, i, path, "SessionSummary", head))
         else:
             run = runs.get(key)
             if run is None:

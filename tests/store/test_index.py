@@ -120,3 +120,22 @@ def test_a_sessions_lessons_are_runs_of_table_places_read_as_references(demo_roo
     assert not s.lessons.holds("elsewhere.jsonl", refs[0].line)
     with pytest.raises(IndexError):
         s.lessons[len(s.lessons)]
+
+
+def test_summary_heads_are_decoded_with_their_sessions(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summaries file's heads are decoded in passes as its sessions are joined (the list
+    shows every summary's date): each is the head the table gives for its line."""
+    import store.index.workspace_index as wi
+
+    monkeypatch.setattr(wi, "SUMMARY_BATCH", 2)  # several passes even in the demo
+    WorkspaceIndex(Workspace(demo_root)).load_all(parallel=False)  # the cache, then from it
+    for use_cache in (False, True):
+        ix = WorkspaceIndex(Workspace(demo_root), use_cache=use_cache)
+        ix.load_all(parallel=False)
+        refs = [s.summary for s in ix.sessions.values() if s.summary is not None]
+        assert len(refs) > 5
+        for ref in refs:
+            assert ref._head is not None and ref.table is not None
+            assert ref._head == ref.table[ref.index]
