@@ -92,10 +92,10 @@ def map_chunks(
                     result = fut.result()
                     del fut
                     done.add(i)
+                    yield result  # before the next is handed out: that may find the pool
+                    del result  # broken, and what is done must have been taken by then
                     for j, c in itertools.islice(todo, 1):
                         running[pool.submit(fn, c)] = j
-                    yield result
-                    del result
     except BrokenProcessPool:
         # a worker could not start (e.g. the main script re-runs itself unguarded) or died:
         # what is left is parsed here

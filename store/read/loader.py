@@ -34,6 +34,7 @@ from store.read.textio import (
     FileStamp,
     NotReadable,
     check_regular,
+    flock_within,
     read_text,
 )
 from store.read.validate import validate_tolerant
@@ -169,24 +170,28 @@ def fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
     return line_of
 
 
-def load_jsonl_part(path: Path, kind: Kind, start: int, end: int, first_line: int) -> list[Entry]:
+def load_jsonl_part(
+    path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool
+) -> list[Entry]:
     """The records of bytes ``start``-``end`` of a JSONL file of ``kind`` (a part
-    :func:`~store.read.jsonl.cut_points` gave, beginning at line ``first_line``), validated
-    as :func:`load_file` validates them; nothing is reported (the parts of a file are read
-    for search, not linted). An unreadable file has none."""
+    :func:`~store.read.jsonl.cut_points` gave, beginning at line ``first_line``; ``last``:
+    the file's last part), validated as :func:`load_file` validates them; nothing is
+    reported (the parts of a file are read for search, not linted). An unreadable file has
+    none. Only the last part can end in a record still being written: an unfinished one in
+    another is read as broken, as the whole file's reader, which sees what follows, does."""
     sink = DiagnosticSink(str(path))
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return []
     try:
-        st = os.fstat(fd)
-        check_regular(st, MAX_JSONL_BYTES)
+        check_regular(os.fstat(fd), MAX_JSONL_BYTES)
+        flock_within(fd, exclusive=False)  # as a whole read: not while ours rewrite it
         data = os.pread(fd, end - start, start)
     except (OSError, NotReadable):
         return []
     finally:
         os.close(fd)
-    scan = scan_jsonl(data, sink, base_offset=start, base_line=first_line)
+    scan = scan_jsonl(data, sink, base_offset=start, base_line=first_line, growing=last)
     models = validate_records(MODELS[kind], scan.records, sink)
     return [Entry(rec, m) for rec, m in zip(scan.records, models, strict=True)]

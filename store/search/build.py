@@ -23,6 +23,7 @@ dictionaries differ when there are more records than :data:`SAMPLES`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -195,7 +196,8 @@ def build_saved(
         spill.near_file.close()
     index = load_index(ws)
     if index.cache_token == token:  # else another process wrote its own build meanwhile
-        save_side(ws, index, token)
+        with contextlib.suppress(OSError):  # an optimisation: the segment alone is read
+            save_side(ws, index, token)
     return index
 
 

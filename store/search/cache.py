@@ -39,6 +39,7 @@ import sys
 import tempfile
 import zlib
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -1293,7 +1294,8 @@ def _parse_chunk(items: list[_Job]) -> list[Parsed]:
             out.append((path, 0, stamp, recs))
         else:
             k, start, end, line, st = part
-            out.append((path, k, st, load_record_part(Path(path), kind, start, end, line)))
+            recs = load_record_part(Path(path), kind, start, end, line, last=end >= st[0])
+            out.append((path, k, st, recs))
     return out
 
 
@@ -1377,12 +1379,15 @@ def iter_parsed(
             sizes.append(0)
     chunks = chunk_by_size(jobs, sizes)
     preload = ["store.search.records"]
-    done: set[str] = set()
+    left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
+    done = 0
     for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
         yield from chunk_result
+        for p, _k, _s, _r in chunk_result:
+            left[p] -= 1
+            done += not left[p]
         if progress is not None:
-            done.update(p for p, _k, _s, _r in chunk_result)
-            progress(len(done), total)
+            progress(done, total)
 
 
 def build_index(

@@ -132,16 +132,17 @@ class WorkspaceSearch:
                 self.sync()
             return self.index
 
-    def _build(self) -> SearchIndex:
+    def _build(self, *, save: bool = True) -> SearchIndex:
         """Every file parsed for its texts (the workspace index holds heads, not texts),
-        into the cache file when it can be written (in bounded memory), else in memory."""
+        into the cache file when it can be written (in bounded memory), else (or without
+        ``save``) in memory."""
         from store.search.cache import build_index
 
         with self.wi.lock:
             files = dict(self.wi.files)
         stamps = {str(p): _stamp(f) for p, f in files.items()}
         items = [(str(p), f.kind) for p, f in sorted(files.items()) if _stamp(f) is not None]
-        index, saved = build_index(self.ws, items, stamps)
+        index, saved = build_index(self.ws, items, stamps, save=save)
         index.warm()
         self.index = index
         self._dirty = self._full = not saved
@@ -201,8 +202,8 @@ class WorkspaceSearch:
         except CacheError:
             # a part of the cache file read only now failed its check: build it again
             with self._lock:
-                if self.index is index:
-                    self._build()
+                if self.index is index:  # in memory: a file that fails again is not read
+                    self._build(save=False)
             return self.search(text, limit)
 
 

@@ -531,10 +531,11 @@ def load_records(
 
 
 def load_record_part(
-    path: Path, kind: Kind, start: int, end: int, first_line: int
+    path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool
 ) -> list[SearchRecord]:
-    """The records of one part of a big JSONL file (:func:`store.read.jsonl.cut_points`)."""
+    """The records of one part of a big JSONL file (:func:`store.read.jsonl.cut_points`;
+    ``last``: its last part)."""
     from store.read.loader import load_jsonl_part
 
-    parts = load_jsonl_part(path, kind, start, end, first_line)
+    parts = load_jsonl_part(path, kind, start, end, first_line, last=last)
     return records_for(path, kind, None, [(e.record.line, e.model) for e in parts if e.model])

@@ -4,6 +4,8 @@ results do not pile up in the caller's memory while it is busy with earlier ones
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from pathlib import Path
 
@@ -25,3 +27,23 @@ def test_every_chunk_once_and_only_a_few_ahead_of_the_caller(tmp_path: Path) -> 
     assert started <= parallel.AHEAD * n + 1 < len(chunks)
     rest = list(got)
     assert sorted(c[0] for c in [first, *rest]) == sorted(c[0] for c in chunks)
+
+
+def _die_in_a_worker(chunk: list[tuple[str, float]]) -> list[str]:
+    name, delay = chunk[0]
+    time.sleep(delay)
+    if name == "die" and multiprocessing.parent_process() is not None:
+        os._exit(1)  # a worker killed (the OOM killer, a crash in a C parser)
+    return [name]
+
+
+def test_a_worker_that_dies_loses_no_chunk_another_finished() -> None:
+    """Chunks finished before a worker died are still handed over, the rest parsed here."""
+    chunks = [[("c0", 0.0)], [("c1", 0.05)], [("die", 0.4)]] + [
+        [(f"c{i}", 0.05)] for i in range(3, 6)
+    ]
+    got: list[str] = []
+    for result in parallel.map_chunks(_die_in_a_worker, chunks, parallel.SERIAL_BELOW + 1):
+        got.extend(result)
+        time.sleep(0.6)  # the caller busy with what it took while the worker dies
+    assert sorted(got) == sorted(c[0][0] for c in chunks)

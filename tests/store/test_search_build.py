@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import store.search.build as build
 from store.index.workspace_index import WorkspaceIndex
@@ -193,3 +196,87 @@ def test_a_big_lessons_file_read_in_parts_gives_the_same_records(
     random.Random(3).shuffle(parts)
     build.build_saved(ws, iter(parts))
     assert _body(ws) == expected
+
+
+def _lesson(i: int) -> dict[str, Any]:
+    return {
+        "id": f"ll-ai-20261101-{i:03d}",
+        "date": "2026-11-01T10:00:00",
+        "session_id": f"s-{i % 3}",
+        "project": "p",
+        "type": "ai_trial_error",
+        "category": "testing",
+        "title": f"lesson {i}",
+        "summary": "word " * (i % 7),
+    }
+
+
+_LINES = {
+    "record": lambda i: json.dumps(_lesson(i)).encode() + b"\n",
+    "crlf": lambda i: json.dumps(_lesson(i)).encode() + b"\r\n",
+    "pretty": lambda i: json.dumps(_lesson(i), indent=2).encode() + b"\n",
+    "flat": lambda i: json.dumps(_lesson(i), indent=0).encode() + b"\n",
+    "brace": lambda i: b"{\n",  # a pretty-printed record its writer never finished
+    "broken": lambda i: b'{"id": "x", "title": \n',
+    "blank": lambda i: b"\n",
+    "indented": lambda i: b"  " + json.dumps(_lesson(i)).encode() + b"\n",
+}
+
+
+@given(
+    lines=st.lists(st.sampled_from(sorted(_LINES)), min_size=1, max_size=60),
+    tail=st.sampled_from([b"", b'{"id": "unfinish', b"{\n"]),
+    every=st.integers(min_value=1, max_value=3000),
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_jsonl_file_read_in_parts_gives_what_a_whole_read_gives(
+    lines: list[str], tail: bytes, every: int
+) -> None:
+    import store.search.cache as cache
+    from store.read.kinds import Kind
+    from store.search.records import load_records
+
+    data = b"".join(_LINES[kind](i) for i, kind in enumerate(lines)) + tail
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "lessons.jsonl"
+        path.write_bytes(data)
+        _st, whole = load_records(path, Kind.LESSONS, "lessons.jsonl")
+        old = cache.PART_BYTES
+        cache.PART_BYTES = every
+        try:
+            planned = cache._parts(str(path), Kind.LESSONS) or []
+        finally:
+            cache.PART_BYTES = old
+        jobs = [(str(path), Kind.LESSONS, "lessons.jsonl", part) for part in planned]
+        got = [r for _p, _k, _s, recs in cache._parse_chunk(jobs) for r in recs]
+        if planned:
+            assert got == whole
+
+
+def test_a_cache_that_keeps_failing_while_searching_is_rebuilt_in_memory_once(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store.search.cache import CacheError
+
+    wi = WorkspaceIndex(Workspace(demo_root))
+    wi.load_all(parallel=False)
+    search = WorkspaceSearch(wi)
+    assert search.ensure(loaded=True) is not None and search.index is not None
+    assert search.index.cache_token is not None  # built into the cache, read mapped
+    real = SearchIndex.search
+    builds: list[int] = []
+    real_build = search._build
+
+    def failing(self: SearchIndex, *a: Any, **k: Any) -> Any:
+        if self.cache_token is not None:  # storage that fails each time it is read
+            raise CacheError("a block failed its check")
+        return real(self, *a, **k)
+
+    def counted(**k: Any) -> SearchIndex:
+        builds.append(1)
+        return real_build(**k)
+
+    monkeypatch.setattr(SearchIndex, "search", failing)
+    monkeypatch.setattr(search, "_build", counted)
+    hits = search.search("kind:lesson jwt").hits
+    assert hits and len(builds) == 1 and search.index.cache_token is None
