@@ -45,6 +45,8 @@ VERSION = 3
 #: 3: TAKT facets resolved through project, user and built-in layers, workflow files).
 RULES = 3
 NAME = f"index-cache-v{VERSION}.json"
+#: Entries decoded at once hold at most about this much JSON (then one at a time).
+BATCH_BYTES = 1 << 20
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000
 
@@ -121,14 +123,26 @@ class Cached:
     lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]]
     mapped: mmap.mmap | None = None
 
-    def entries(self, paths: list[str], per: int = 512) -> Iterator[tuple[str, Any, Blob | None]]:
-        """``(path, entry, blob)`` of each of ``paths``, decoded ``per`` at a time in one
-        pass (a start decodes ten thousand); ``entry`` is ``None`` when it is not valid."""
+    def entries(
+        self, paths: list[str], per: int = 512, most: int = BATCH_BYTES
+    ) -> Iterator[tuple[str, Any, Blob | None]]:
+        """``(path, entry, blob)`` of each of ``paths``, decoded in one pass ``per`` at a
+        time, or fewer when their JSON passes ``most`` bytes (a start decodes ten thousand
+        small entries; a team's lessons file's entry holds thousands of session ids);
+        ``entry`` is ``None`` when it is not valid. The pages read are given back as they
+        are decoded."""
         assert self.mapped is not None
         m, lines = self.mapped, self.lines
-        for at in range(0, len(paths), per):
-            part = paths[at : at + per]
-            where = [lines[p] for p in part]
+        at = 0
+        while at < len(paths):
+            where: list[tuple[str | None, tuple[int, int], Blob | None]] = []
+            size = 0
+            while at + len(where) < len(paths) and len(where) < per and (not where or size < most):
+                w = lines[paths[at + len(where)]]
+                where.append(w)
+                size += w[1][1] - w[1][0]
+            part = paths[at : at + len(where)]
+            at += len(where)
             try:
                 raws = json.loads(b"[" + b",".join(m[lo:hi] for _k, (lo, hi), _b in where) + b"]")
                 if len(raws) != len(part):
@@ -140,6 +154,7 @@ class Cached:
                         raws.append(json.loads(m[lo:hi]))
                     except ValueError:
                         raws.append(None)
+            give_back(m, min(w[1][0] for w in where), max(w[1][1] for w in where))
             for p, raw, (_k, _w, blob) in zip(part, raws, where, strict=True):
                 yield p, raw if isinstance(raw, list) else None, blob
 
@@ -201,10 +216,12 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
     except (OSError, ValueError) as exc:
         raise CacheError(f"cannot map: {exc}") from exc
     try:
-        return Cached(written, _layout(f, mapped, header.get("sha256")), mapped)
+        cached = Cached(written, _layout(f, mapped, header.get("sha256")), mapped)
     except CacheError:
         mapped.close()
         raise
+    cached.release()  # the pages the layout was read from: each is read again when needed
+    return cached
 
 
 def _layout(

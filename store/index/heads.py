@@ -388,15 +388,27 @@ def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
 _Lines = tuple["bytes | mmap.mmap", int, int, "array[int]"]
 
 
+#: A mapped table's lines are scanned this much at a time, each part's pages given back
+#: once scanned (a team's lessons file has a hundred megabytes of heads).
+SCAN_WINDOW = 8 << 20
+
+
 def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[int]:
     """Where each of the ``count`` lines between ``lo`` and ``hi`` ends (``ValueError``
     when there are not that many: a table's parts that disagree)."""
     ends = array("Q")
     find, add = buf.find, ends.append
-    pos = find(b"\n", lo, hi)
-    while pos >= 0:
-        add(pos)
-        pos = find(b"\n", pos + 1, hi)
+    mapped = not isinstance(buf, bytes)
+    start = lo
+    while start < hi:
+        stop = min(hi, start + SCAN_WINDOW)
+        pos = find(b"\n", start, stop)
+        while pos >= 0:
+            add(pos)
+            pos = find(b"\n", pos + 1, stop)
+        if mapped:
+            give_back(cast("mmap.mmap", buf), start, stop)
+        start = stop
     if len(ends) != count or (ends and ends[-1] != hi - 1) or (not ends and hi > lo):
         raise ValueError("a head table's parts disagree")
     return ends

@@ -459,3 +459,34 @@ def test_a_mapped_table_read_while_it_grows_reads_whole_lines(tmp_path: Path) ->
     finally:
         sys.setswitchinterval(switch)
     assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize("most", [1, 300, 1 << 20])
+def test_entries_decoded_a_few_at_a_time_are_the_same(demo_root: Path, most: int) -> None:
+    """Entries are decoded in batches of at most ``most`` bytes of JSON (a big lessons
+    file's alone), their pages given back as they go: each entry as decoded alone."""
+    _load(demo_root)
+    cached = index_cache.read(Workspace(demo_root))
+    paths = list(cached.lines)
+    alone = {p: cached.entries([p], per=1) for p in paths}
+    expected = {p: next(got)[1] for p, got in alone.items()}
+    batched = list(cached.entries(paths, most=most))
+    assert [p for p, _e, _b in batched] == paths
+    assert {p: e for p, e, _b in batched} == expected
+    assert all(e is not None for e in expected.values())
+
+
+def test_a_mapped_table_scanned_in_small_windows_finds_every_line(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mapped table's line ends are found a window at a time (its pages given back as it
+    goes): lines that straddle windows come out whole."""
+    import store.index.heads as heads
+
+    _load(demo_root)
+    expected = {p: list(f.records) for p, f in _load(demo_root).files.items() if f.records}
+    monkeypatch.setattr(heads, "SCAN_WINDOW", 7)
+    again = _load(demo_root)
+    got = {p: list(f.records) for p, f in again.files.items() if f.records}
+    assert got == expected and sum(map(len, got.values())) > 50
+    assert all(f.records.mapped for f in again.files.values() if f.records)
