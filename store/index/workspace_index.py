@@ -470,17 +470,28 @@ class WorkspaceIndex:
         hit = self._progress.get(s.key)
         if hit is not None and hit[0] == revision and hit[1] is s:
             return hit[2]
-        keys = self.item_keys(s)
-        states = self.ledger.states
-        state = self.ledger.state
-        done = sum(  # a contested item waits for a decision again
-            1
-            for k in keys
-            if (st := states.get(k) if "@" not in k else state(k)) is not None
-            and st.state not in UNDECIDED
-        )
-        self._progress[s.key] = (revision, s, (done, len(keys)))
-        return done, len(keys)
+        report = s.report
+        rkey = self.report_key(s)
+        if rkey is None or report is None:
+            got = (0, 0)
+        else:
+            items = report.head.items
+            done = 0
+            if "@" in rkey:  # a located report's items: through the ledger's lookup
+                state = self.ledger.state
+                for _sec, item_id in items:
+                    done += state(f"{rkey}/{item_id}").state not in UNDECIDED
+            else:
+                states, state = self.ledger.states, self.ledger.state
+                prefix = f"{rkey}/"
+                for _sec, item_id in items:
+                    key = prefix + item_id
+                    st = states.get(key) if "@" not in item_id else state(key)
+                    # a contested item waits for a decision again
+                    done += st is not None and st.state not in UNDECIDED
+            got = (done, len(items))
+        self._progress[s.key] = (revision, s, got)
+        return got
 
     def unreviewed_count(self) -> int:
         return sum(t - d for d, t in (self.review_progress(s) for s in self.sessions.values()))
