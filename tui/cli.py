@@ -359,10 +359,6 @@ def read_input(name: str) -> tuple[str, str]:
 
 
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
-    if not args.allow_secret:  # its rules load beside the reading and planning below
-        from store.check.secrets import warm_up
-
-        warm_up()
     from store.ledger import Ledger
     from store.review.wrapup import import_wrapup
 

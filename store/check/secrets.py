@@ -119,9 +119,9 @@ def warm_up() -> threading.Thread:
     """Load the scanner's rules on a daemon thread, now, so that the first scan finds them
     ready: loading takes ~0.2 s in the library's native code, which lets go of the GIL, so
     a command that is about to write agent text (``import-wrapup``) reads and plans
-    meanwhile. Started once per process. The first :func:`scan_text` waits for it (the detector's lock); a library
-    that cannot be loaded is reported there, not here. The process never waits for this
-    thread at exit."""
+    meanwhile. Started once per process. The first :func:`scan_text` waits for it (the
+    detector's lock); a library that cannot be loaded is reported there, not here. The
+    process never waits for this thread at exit."""
 
     global _WARMING
     with _WARM_LOCK:

@@ -6,8 +6,9 @@ between processes):
     [[size, mtime_ns, ino, ctime_ns, sha256], kind, diagnostics, payload, unfinished_line]
 
 ``diagnostics`` are ``[line, severity, code, message]``; ``payload`` is ``["R", report
-head]`` (its problems and tries, as JSON, are the blob beside the entry), ``["J", [record heads]]``, ``["D", document]`` (a small model, as dumped) or
-``None``. :class:`IndexedFile` is the in-memory form. One function makes an entry from a
+head]`` (its problems and tries, as JSON, are the blob beside the entry), ``["T", session
+ids, kinds]`` (the record heads' lines are the blob), ``["D", document]`` (a small model,
+as dumped) or ``None``. :class:`IndexedFile` is the in-memory form. One function makes an entry from a
 file on disk (in a worker), two convert between the forms.
 """
 

@@ -159,21 +159,20 @@ class ReportHead:
 
     @property
     def problems(self) -> tuple[ProblemHead, ...]:
-        got = self._problems
-        if got is None:
-            got = self._problems = self._read()[0]
-        return got
+        return self._problems if self._problems is not None else self._read()[0]
 
     @property
     def tries(self) -> tuple[TryHead, ...]:
-        got = self._tries
-        if got is None:
-            got = self._tries = self._read()[1]
-        return got
+        return self._tries if self._tries is not None else self._read()[1]
 
     def _read(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
-        """The problems and tries from ``rest`` (none, not a crash, when they are not as
-        we write them: the file is parsed again when it changes)."""
+        """The problems and tries decoded from ``rest``, and kept (none, not a crash, when
+        they are not as we write them: the file is parsed again when it changes)."""
+        problems, tries = self._decode()
+        self._problems, self._tries = problems, tries
+        return problems, tries
+
+    def _decode(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
         try:
             problems, tries = json.loads(self.rest_json())
         except (TypeError, ValueError):

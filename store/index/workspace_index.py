@@ -470,26 +470,15 @@ class WorkspaceIndex:
         hit = self._progress.get(s.key)
         if hit is not None and hit[0] == revision and hit[1] is s:
             return hit[2]
-        report = s.report
         rkey = self.report_key(s)
-        if rkey is None or report is None:
-            got = (0, 0)
-        else:
-            items = report.head.items
-            done = 0
-            if "@" in rkey:  # a located report's items: through the ledger's lookup
-                state = self.ledger.state
-                for _sec, item_id in items:
-                    done += state(f"{rkey}/{item_id}").state not in UNDECIDED
-            else:
-                states, state = self.ledger.states, self.ledger.state
-                prefix = f"{rkey}/"
-                for _sec, item_id in items:
-                    key = prefix + item_id
-                    st = states.get(key) if "@" not in item_id else state(key)
-                    # a contested item waits for a decision again
-                    done += st is not None and st.state not in UNDECIDED
-            got = (done, len(items))
+        items = s.report.head.items if rkey is not None and s.report is not None else ()
+        states, state = self.ledger.states, self.ledger.state
+        located, prefix, done = "@" in (rkey or ""), f"{rkey}/", 0
+        for _sec, item_id in items:  # the keys of item_keys(), not built as a list
+            key = prefix + item_id
+            st = state(key) if located or "@" in item_id else states.get(key)
+            done += st is not None and st.state not in UNDECIDED  # contested: undecided
+        got = (done, len(items))
         self._progress[s.key] = (revision, s, got)
         return got
 

@@ -33,8 +33,7 @@ from store.read.textio import (
     MAX_JSONL_BYTES,
     FileStamp,
     NotReadable,
-    check_regular,
-    flock_within,
+    open_regular,
     read_text,
 )
 from store.read.validate import validate_tolerant
@@ -181,17 +180,10 @@ def load_jsonl_part(
     another is read as broken, as the whole file's reader, which sees what follows, does."""
     sink = DiagnosticSink(str(path))
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return []
-    try:
-        check_regular(os.fstat(fd), MAX_JSONL_BYTES)
-        flock_within(fd, exclusive=False)  # as a whole read: not while ours rewrite it
-        data = os.pread(fd, end - start, start)
+        with open_regular(path, MAX_JSONL_BYTES) as (fh, _st):
+            data = os.pread(fh.fileno(), end - start, start)
     except (OSError, NotReadable):
         return []
-    finally:
-        os.close(fd)
     scan = scan_jsonl(data, sink, base_offset=start, base_line=first_line, growing=last)
     models = validate_records(MODELS[kind], scan.records, sink)
     return [Entry(rec, m) for rec, m in zip(scan.records, models, strict=True)]

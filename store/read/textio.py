@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
 import os
 import stat
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from store.read.diagnostics import DiagnosticSink
 
@@ -103,8 +106,10 @@ def check_regular(st: os.stat_result, limit: int) -> None:
         )
 
 
-def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
-    """A regular file's bytes, at most ``limit`` of them.
+@contextlib.contextmanager
+def open_regular(path: Path | str, limit: int) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """A regular file of at most ``limit`` bytes, open for reading under the shared lock
+    our readers take, and its status as opened.
 
     Its type and size are checked before it is opened (opening a FIFO for reading waits
     for a writer for ever; a huge file is not read to be refused) and again on the open
@@ -114,12 +119,16 @@ def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     check_regular(os.stat(path), limit)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     with open(fd, "rb") as fh:
-        st = os.fstat(fd)
-        check_regular(st, limit)
+        check_regular(os.fstat(fd), limit)
         # shared with other readers; waits (boundedly) for a writer of ours rewriting it in
         # place, then reads anyway; released when the file is closed
         flock_within(fd, exclusive=False)
-        st = os.fstat(fd)
+        yield fh, os.fstat(fd)
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes, at most ``limit`` of them (see :func:`open_regular`)."""
+    with open_regular(path, limit) as (fh, st):
         data = fh.read(st.st_size + 1)  # not limit + 1: that much would be allocated
         if len(data) > st.st_size:  # it grew meanwhile
             data += fh.read(limit + 1 - len(data))

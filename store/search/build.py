@@ -28,16 +28,16 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from array import array
 from collections.abc import Hashable, Iterable
-from typing import Any
+from pathlib import Path
 
 from store.search.cache import (
     SegmentWriter,
     _record_json,
     load_index,
     save_side,
+    spool,
     write_segment,
 )
 from store.search.engine import SearchIndex, join_session_rows, session_facets, session_row
@@ -76,12 +76,16 @@ class _Spill:
     each record's kind, day, line, the order of its id among its part's, a digest of its
     gist and, for near duplicates, its gist's opening in another temporary file."""
 
-    def __init__(self, where: Any) -> None:
+    def __init__(self, where: Path) -> None:
         try:
             where.mkdir(parents=True, exist_ok=True)
-            self.file = tempfile.TemporaryFile(dir=where)  # noqa: SIM115 (closed by close)
-            self.near_file = tempfile.TemporaryFile(dir=where)  # noqa: SIM115
+            self.file = spool(where)
         except OSError as exc:
+            raise NoRoom(str(exc)) from exc
+        try:
+            self.near_file = spool(where)
+        except OSError as exc:
+            self.file.close()
             raise NoRoom(str(exc)) from exc
         self.offsets = array("Q", [0])
         self.paths: list[str] = []
@@ -95,7 +99,7 @@ class _Spill:
         self.lines = array("q")
         self.id_order = array("I")
         self.digests = bytearray()
-        self.has_gist = bytearray()
+        """16 bytes a record: its kind and gist's digest, zeros when it has no gist."""
         self.near_keys = array("Q")
         self.near_lengths = array("I")
         self.near_offsets = array("Q", [0])
@@ -124,8 +128,7 @@ class _Spill:
             self.lines.append(r.line)
             self.id_order.append(ids[r.id])
             g = gist_key(r.gist) if r.gist else ""
-            self.has_gist.append(1 if g else 0)
-            self.digests += _digest(f"{kind}\x1f{g}", 16) if g else bytes(16)
+            self.digests += _digest(f"{kind}\x1f{g}", 16) if g else _NO_GIST
             opening = g[:NEAR_CHARS]
             if len(opening) >= NEAR_MIN:
                 self.near_keys.append(int.from_bytes(_digest(f"{kind}\x1f{opening[:3]}", 8)) or 1)
@@ -148,6 +151,9 @@ class _Spill:
         return SearchRecord(kind, rid, self.paths[a], *rest)
 
 
+_NO_GIST = bytes(16)
+
+
 def _digest(text: str, size: int) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).digest()
 
@@ -162,7 +168,8 @@ class _SpilledGists:
 
     def key(self, i: int) -> Hashable | None:
         j = self.order[i]
-        return bytes(self.spill.digests[16 * j : 16 * j + 16]) if self.spill.has_gist[j] else None
+        digest = bytes(self.spill.digests[16 * j : 16 * j + 16])
+        return digest if digest != _NO_GIST else None
 
     def near(self, i: int) -> tuple[Hashable, int] | None:
         j = self.order[i]
@@ -232,7 +239,7 @@ def _write(ws: Workspace, spill: _Spill, near_duplicates: bool) -> str:
         near_duplicates,
     )
     spill.kinds = []
-    spill.digests = spill.has_gist = bytearray()
+    spill.digests = bytearray()
     n = len(rank)
     step = max(1, n // SAMPLES)
     sample = [spill.record(order[rank[rid]]) for rid in range(0, n, step)]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import itertools
 import json
 import mmap
@@ -43,7 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from store.check.takt_layout import piece_dirs
 from store.index.heads import first_line
@@ -239,42 +240,14 @@ def _deflater(zdict: bytes, level: int = 9) -> Any:
     return zlib.compressobj(level, zlib.DEFLATED, -15, 9)
 
 
-class Spool:
-    """Bytes written one after another: kept in memory, or (``where``, a directory) in an
-    unnamed temporary file there, which goes away with the process whatever happens."""
+#: Where the compressed parts of a segment go before they are written into its file: an
+#: in-memory buffer, or an unnamed temporary file (gone with the process whatever happens).
+Spool = BinaryIO
 
-    def __init__(self, where: Path | None = None) -> None:
-        self._parts: list[bytes] | None = None
-        self._file: Any = None
-        if where is None:
-            self._parts = []
-        else:
-            self._file = tempfile.TemporaryFile(dir=where)  # noqa: SIM115 (closed by close)
-        self.size = 0
 
-    def write(self, data: bytes) -> None:
-        if self._parts is not None:
-            self._parts.append(data)
-        else:
-            self._file.write(data)
-        self.size += len(data)
-
-    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
-        if self._parts is not None:
-            yield from self._parts
-            return
-        self._file.flush()
-        fd, pos = self._file.fileno(), 0
-        while pos < self.size:
-            data = os.pread(fd, min(size, self.size - pos), pos)
-            if not data:
-                raise OSError(f"a temporary file of the search cache ended at {pos}")
-            yield data
-            pos += len(data)
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
+def spool(where: Path | None = None) -> Spool:
+    """A new spool: in memory, or (``where``, a directory) in a temporary file there."""
+    return io.BytesIO() if where is None else tempfile.TemporaryFile(dir=where)
 
 
 class _BlockSink:
@@ -307,7 +280,7 @@ class _BlockSink:
         z = c.compress(raw) + c.flush()
         self.out.write(z)
         self.crcs.append(zlib.crc32(raw))
-        self.block_off.append(self.out.size)
+        self.block_off.append(self.out.tell())
 
 
 class _TextSink:
@@ -323,7 +296,7 @@ class _TextSink:
     def add(self, raw: bytes) -> None:
         c = self._primed.copy()
         self.out.write(c.compress(raw) + c.flush())
-        self.offsets.append(self.out.size)
+        self.offsets.append(self.out.tell())
         self.crcs.append(zlib.crc32(raw))
 
 
@@ -340,7 +313,7 @@ class _ChunkSink:
 
     def add(self, data: bytes) -> None:
         self.out.write(data)
-        self.offsets.append(self.out.size)
+        self.offsets.append(self.out.tell())
         while data:
             take = data[: CHUNK - self._fill]
             data = data[len(take) :]
@@ -406,7 +379,7 @@ class SegmentWriter:
 
     def __init__(self, dicts: tuple[bytes, bytes, bytes], where: Path | None = None) -> None:
         self._where = where
-        self._spools = [Spool(where) for _ in range(7)]
+        self._spools = [spool(where) for _ in range(7)]
         self.texts = _TextSink(dicts[0], self._spools[0])
         self.titles = _BlockSink(dicts[1], TITLE_BLOCK, self._spools[1])
         self.records = _BlockSink(dicts[2], RECORD_BLOCK, self._spools[2])
@@ -431,8 +404,8 @@ class SegmentWriter:
         self.records.add(record)
 
     def close(self) -> None:
-        for spool in self._spools:
-            spool.close()
+        for part in self._spools:
+            part.close()
 
     def sections(
         self,
@@ -567,10 +540,10 @@ def write_segment(ws: Workspace, sections: dict[str, tuple[str, bytes | Spool]],
     pos = 0
     for name in SECTIONS:
         code, data = sections[name]
-        if isinstance(data, Spool) and code not in _LAZY:
+        if not isinstance(data, bytes) and code not in _LAZY:
             raise ValueError(f"section {name} is checked whole: it must be bytes")
         crc = 0 if code in _LAZY else zlib.crc32(data)  # type: ignore[arg-type]
-        size = data.size if isinstance(data, Spool) else len(data)
+        size = len(data) if isinstance(data, bytes) else data.tell()
         layout[name] = [pos, size, code, crc]
         body.append(data)
         pad = (-size) % _ALIGN
@@ -595,10 +568,16 @@ def write_segment(ws: Workspace, sections: dict[str, tuple[str, bytes | Spool]],
     def chunks() -> Iterator[bytes]:
         yield head
         for part in body:
-            if isinstance(part, Spool):
-                yield from part.chunks()
-            else:
+            if isinstance(part, bytes):
                 yield part
+            else:  # a spool, written to its end: read back from its start
+                size = part.tell()
+                part.seek(0)
+                while size > 0 and (data := part.read(min(size, 1 << 20))):
+                    size -= len(data)
+                    yield data
+                if size:
+                    raise OSError("a temporary part of the search cache ended early")
 
     replace_file(ws.state_dir / BIN_NAME, chunks())
     for old in ws.state_dir.glob("search-cache-v*"):  # other versions' caches
@@ -1304,25 +1283,18 @@ def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
     if kind not in (Kind.SUMMARIES, Kind.LESSONS):
         return None
     from store.read.jsonl import cut_points
-    from store.read.textio import MAX_JSONL_BYTES, NotReadable, check_regular, looks_binary
+    from store.read.textio import MAX_JSONL_BYTES, NotReadable, looks_binary, open_regular
 
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        check_regular(st, MAX_JSONL_BYTES)
-        if st.st_size <= 2 * PART_BYTES:
-            return None
-        with mmap.mmap(fd, st.st_size, access=mmap.ACCESS_READ) as m:
-            if looks_binary(m[:8192]):
-                return None  # the whole file's reader says why it is not read
-            cuts = cut_points(m, PART_BYTES)
+        with open_regular(path, MAX_JSONL_BYTES) as (fh, st):
+            if st.st_size <= 2 * PART_BYTES:
+                return None
+            with mmap.mmap(fh.fileno(), st.st_size, access=mmap.ACCESS_READ) as m:
+                if looks_binary(m[:8192]):
+                    return None  # the whole file's reader says why it is not read
+                cuts = cut_points(m, PART_BYTES)
     except (OSError, ValueError, NotReadable):
         return None
-    finally:
-        os.close(fd)
     stamp = (st.st_size, st.st_mtime_ns)
     return (
         [(k, s, e, line, stamp) for k, (s, e, line) in enumerate(cuts)] if len(cuts) > 1 else None
