@@ -193,8 +193,7 @@ class ReportHead:
         if isinstance(rest, bytes):
             return rest
         if rest is not None:
-            buf, lo, hi = rest
-            return bytes(buf[lo:hi])
+            return read_mapped(*rest)
         return json.dumps(
             [
                 [[p.id, p.description, p.category, p.impact] for p in self.problems],
@@ -368,6 +367,26 @@ def load_record(raw: list[Any]) -> RecordHead:
             span, rid, date, _i(sid), name, _i(project), title, evaluated, ai_mean, user
         )
     raise ValueError(f"unknown record head {tag!r}")
+
+
+#: Bytes read out of mapped files (:func:`read_mapped`) before their pages are given back.
+READ_BACK = 4 << 20
+_read_since = [0]
+
+
+def read_mapped(mapped: bytes | mmap.mmap, lo: int, hi: int) -> bytes:
+    """A copy of ``mapped[lo:hi]``. The pages read are given back once every
+    :data:`READ_BACK` bytes (the whole mapping at once: a page is read from the file again
+    when next touched), so that reading every report's problems from the index cache (the
+    statistics, a cache written anew) does not leave the process holding all of them."""
+    data = bytes(mapped[lo:hi])
+    if isinstance(mapped, bytes):
+        return data
+    _read_since[0] += hi - lo
+    if _read_since[0] >= READ_BACK:
+        _read_since[0] = 0
+        give_back(mapped)
+    return data
 
 
 def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
