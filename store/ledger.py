@@ -266,27 +266,48 @@ class Decision:
 @dataclass(slots=True)
 class ItemState:
     """The folded review state of one item: ``contested`` when reviewers' decisions differ
-    (``decisions`` holds each one's, by ledger file)."""
+    (:attr:`decisions` gives each one's, by ledger file).
+
+    A large ledger has a state for each of a hundred thousand items, nearly all decided
+    once, by one reviewer: that one standing decision is kept as whose it is and its id
+    (its state, time, note and reviewer are the item's own), not as a dict and an object
+    of its own; several are kept by ledger file (``several``)."""
 
     state: State = "pending"
     note: str | None = None
     at: str | None = None
     edited: bool = False
     archived: bool = False
-    promoted: list[dict[str, Any]] = field(default_factory=list)
+    #: what promoting it wrote (a tuple, replaced when it grows: the empty one is shared)
+    promoted: tuple[dict[str, Any], ...] = ()
     #: who made the latest decision
     who: str | None = None
-    #: each reviewer's standing approve or reject (by the name of their ledger file)
-    decisions: dict[str, Decision] = field(default_factory=dict)
+    #: the one standing decision: the ledger file it is in (``None``: none, or several)
+    #: and the transaction (or older line, or batch) that made it
+    by: str | None = None
+    by_id: str = ""
+    #: two or more standing decisions, by ledger file (``None`` otherwise)
+    several: dict[str, Decision] | None = None
     #: the decisions a later one settled (``resolves``): they no longer stand, even when
     #: one comes later in the fold (made in the same second, or on a clock behind); a
     #: frozenset, replaced when it grows: the empty one is shared (an empty set costs 216
-    #: bytes, and a large ledger has a state for each of a hundred thousand items)
+    #: bytes)
     settled: frozenset[str] = frozenset()
 
     @property
     def contested(self) -> bool:
         return self.state == "contested"
+
+    @property
+    def decisions(self) -> dict[str, Decision]:
+        """Each reviewer's standing approve or reject, by the name of their ledger file (a
+        new dict: to read)."""
+        if self.several is not None:
+            return dict(self.several)
+        if self.by is None:
+            return {}
+        one = Decision(self.state, self.who or "", self.at or "", self.note, self.by_id)
+        return {self.by: one}
 
     def copy(self) -> ItemState:
         return ItemState(
@@ -295,11 +316,41 @@ class ItemState:
             self.at,
             self.edited,
             self.archived,
-            [dict(p) for p in self.promoted],
+            self.promoted,
             self.who,
-            dict(self.decisions),
+            self.by,
+            self.by_id,
+            dict(self.several) if self.several is not None else None,
             self.settled,
         )
+
+    def _decide(self, e: Entry, state: State, who: str) -> State:
+        """Let ``e``'s decision stand (replacing its reviewer's earlier one); the item's
+        state after it: ``contested`` when the standing decisions differ."""
+        several = self.several
+        if several is None:
+            if self.by is None or self.by == e.src:  # the only one standing
+                self.by, self.by_id = e.src, e.group
+                return state
+            several = {self.by: self.decisions[self.by]}
+        several[e.src] = Decision(state, who, e.at, e.note, e.group)
+        if len(several) == 1:  # the others were settled: this one alone stands
+            self.by, self.by_id, self.several = e.src, e.group, None
+            return state
+        self.by, self.by_id, self.several = None, "", several
+        return "contested" if len({d.state for d in several.values()}) > 1 else state
+
+    def _settle(self, settled: frozenset[str]) -> None:
+        """The decisions made by ``settled`` no longer stand."""
+        self.settled = settled
+        if self.by is not None and self.by_id in settled:
+            self.by, self.by_id = None, ""
+        elif self.several is not None:
+            left = {k: d for k, d in self.several.items() if d.id not in settled}
+            self.several = left or None  # one left: a decision is folded next (_decide)
+
+    def _clear(self) -> None:
+        self.by, self.by_id, self.several = None, "", None
 
 
 _DECIDED: dict[str, State] = {"approve": "approved", "reject": "rejected"}
@@ -312,22 +363,16 @@ def fold_entry(st: ItemState, e: Entry) -> None:
             return
         resolves = e.data.get("resolves")  # decided while contested: settles what it saw
         if isinstance(resolves, list):
-            st.settled = st.settled.union(str(r) for r in resolves)
-            st.decisions = {k: d for k, d in st.decisions.items() if d.id not in st.settled}
+            st._settle(st.settled.union(str(r) for r in resolves))
         elif resolves:
-            st.decisions.clear()
+            st._clear()
         who = str(e.data.get("who") or e.src or "")
-        state = _DECIDED[e.op]
-        decisions = st.decisions
-        decisions[e.src] = Decision(state, who, e.at, e.note, e.group)
-        if len(decisions) > 1 and len({d.state for d in decisions.values()}) > 1:
-            state = "contested"
-        st.state = state
+        st.state = st._decide(e, _DECIDED[e.op], who)
         st.note, st.at, st.who = e.note, e.at, who or None
     elif e.op == "reopen":
         st.state, st.note, st.at = "pending", None, e.at
         st.who = str(e.data.get("who") or e.src or "") or None
-        st.decisions.clear()
+        st._clear()
     elif e.op == "edit":
         st.edited = True
     elif e.op == "archive":
@@ -335,7 +380,7 @@ def fold_entry(st: ItemState, e: Entry) -> None:
     elif e.op == "restore":
         st.archived = False
     elif e.op == "promote":
-        st.promoted.append(dict(e.data))
+        st.promoted = (*st.promoted, dict(e.data))
 
 
 def item_key(report_id: str | None, item_id: str | None) -> str | None:
@@ -735,6 +780,8 @@ class Ledger:
         key = f"{rid}@{place}/{item}"
         st = self._located.get(key)
         if st is None:  # the lines naming no place so far, then its own
+            if key == e.target:
+                key = e.target  # kept as the line's own text (one object, not two)
             base = self._placeless.get(plain)
             st = self._located[key] = base.copy() if base is not None else ItemState()
             keys.append(key)
@@ -896,7 +943,9 @@ def _effect_entry(
     tx: str, at: str, src: str, who: str | None, i: int, eff: dict[str, Any], strs: Strs
 ) -> Entry | None:
     """The ``i``-th effect of the transaction ``tx`` (committed at ``at``, by ``who``, in the
-    file of ``src``) as an entry to fold; ``None`` when it names no op or target."""
+    file of ``src``) as an entry to fold; ``None`` when it names no op or target. Its id is
+    ``TX:I``; the first one's is the transaction's own (most have one effect, and a ledger
+    has tens of thousands of them)."""
     op, target = eff.get("op"), eff.get("target")
     if not isinstance(op, str) or not isinstance(target, str):
         return None
@@ -910,7 +959,7 @@ def _effect_entry(
     if who is not None:
         data.setdefault("who", who)
     entry = Entry(
-        f"{tx}:{i}",
+        f"{tx}:{i}" if i else tx,
         at,
         _intern(op) if type(op) is str else op,
         strs.setdefault(target, target) if type(target) is str else target,
