@@ -83,13 +83,15 @@ _setattr = object.__setattr__
 
 @dataclass(frozen=True, slots=True, init=False)
 class Entry:
-    """One line of the ledger, or one effect of a committed transaction (its ``data``
-    then holds ``tx``, the transaction's id).
+    """One line of the ledger, or one effect of a committed transaction (its ``tx`` then
+    is the transaction's id).
 
     A transaction line read from a ledger file keeps only its single values in ``data``
-    (``tx``, ``action``, ``who``, ``reason``, …); its lists and objects (``subjects``,
-    ``effects``, ``files``, …) are kept apart (``raw``) and made again when asked for:
-    :attr:`full_data` (and :class:`TxRecord`'s properties). A large ledger holds tens of
+    (``action``, ``who``, ``reason``, …); its lists and objects (``subjects``, ``effects``,
+    ``files``, …) are kept apart (``raw``) and made again when asked for: :attr:`full_data`
+    (and :class:`TxRecord`'s properties). A line's ``tx`` is never in ``data`` but kept on
+    its own (``tx``), so that lines and effects alike share one ``data`` (a transaction's
+    action and reviewer, an effect's file and reviewer): a large ledger holds tens of
     thousands of lines."""
 
     id: str
@@ -98,7 +100,11 @@ class Entry:
     target: str
     note: str | None = None
     undoes: str | None = None
+    #: every field of the line but the entry's own and ``tx`` (shared between entries:
+    #: never changed)
     data: dict[str, Any] = field(default_factory=dict)
+    #: the ``tx`` of the line (or of the effect's transaction); ``None``: it has none
+    tx: Any = field(default=None, compare=False)
     #: what one undo cancels together: the transaction, the older lines' batch, or the
     #: line alone
     group: str = field(default="", init=False, compare=False, repr=False)
@@ -124,10 +130,15 @@ class Entry:
         note: str | None = None,
         undoes: str | None = None,
         data: dict[str, Any] = _NO_DATA,
+        tx: Any = None,
     ) -> None:
-        """As the dataclass's own would, in fewer steps (a large ledger makes many)."""
+        """As the dataclass's own would, in fewer steps (a large ledger makes many); a
+        ``tx`` in ``data`` is taken out of it (see ``tx``)."""
         if data is _NO_DATA:
             data = {}
+        elif "tx" in data:
+            tx = data["tx"]
+            data = {k: v for k, v in data.items() if k != "tx"}
         s = _setattr
         s(self, "id", id)
         s(self, "at", at)
@@ -136,18 +147,19 @@ class Entry:
         s(self, "note", note)
         s(self, "undoes", undoes)
         s(self, "data", data)
-        s(self, "group", str(data.get("tx") or data.get("batch") or id))
+        s(self, "tx", tx)
+        s(self, "group", str(tx or data.get("batch") or id))
         s(self, "src", "")
         s(self, "raw", None)
         s(self, "effect_entries", None)
 
     @property
     def full_data(self) -> dict[str, Any]:
-        """``data`` with all of the line: what ``data`` leaves out parsed from ``raw`` again
-        (a new dict each time; ``data`` itself when nothing was left out)."""
+        """``data`` with all of the line: ``tx``, and what ``data`` leaves out parsed from
+        ``raw`` again (a new dict each time; ``data`` itself when nothing was left out)."""
         raw = self.raw
         if raw is None:
-            return self.data
+            return self.data if self.tx is None else {"tx": self.tx, **self.data}
         if isinstance(raw, tuple):
             return _unshape(self, raw)
         rec = _scan_once(raw.decode("utf-8"), 0)[0]
@@ -707,7 +719,7 @@ class Ledger:
         return False
 
     def _apply_tx(self, e: Entry) -> bool:
-        tx = str(e.data.get("tx") or "")
+        tx = str(e.tx or "")
         if not tx:
             return False
         rec = self.txs.get(tx)
@@ -926,7 +938,7 @@ class Ledger:
         """
         self.refresh()
         entries = self.undoable_batch()
-        if any("after_sha256" in e.data or "tx" in e.data for e in entries):
+        if any("after_sha256" in e.data or e.tx is not None for e in entries):
             raise ValueError(
                 "a transaction or a decision that wrote files is undone with "
                 "store.review.transactions.undo"
@@ -950,7 +962,7 @@ def _effect_entry(
     if not isinstance(op, str) or not isinstance(target, str):
         return None
     note = eff.get("note")
-    data: dict[str, Any] = {"tx": tx}
+    data: dict[str, Any] = {}
     for k, v in eff.items():
         if k not in _EFFECT_OWN:
             data[_intern(k)] = (
@@ -958,6 +970,7 @@ def _effect_entry(
             )
     if who is not None:
         data.setdefault("who", who)
+    own = data.pop("tx", tx)  # an effect naming a tx of its own: as it names
     entry = Entry(
         f"{tx}:{i}" if i else tx,
         at,
@@ -965,7 +978,8 @@ def _effect_entry(
         strs.setdefault(target, target) if type(target) is str else target,
         (strs.setdefault(note, note) if type(note) is str else str(note)) if note else None,
         None,
-        data,
+        _shared(data, strs),
+        own,
     )
     object.__setattr__(entry, "src", src)
     return entry
@@ -1018,7 +1032,7 @@ def _each(made: Made | None) -> tuple[Entry | None, ...]:
 
 def _at(e: Entry, at: str) -> Entry:
     """``e`` at the time ``at``."""
-    entry = Entry(e.id, at, e.op, e.target, e.note, e.undoes, e.data)
+    entry = Entry(e.id, at, e.op, e.target, e.note, e.undoes, e.data, e.tx)
     object.__setattr__(entry, "src", e.src)
     return entry
 
@@ -1029,7 +1043,7 @@ def _prepare_effects(e: Entry, rec: dict[str, Any], strs: Strs) -> list[Entry | 
     ``e`` begins a transaction that commits at its own time. ``None``: it never begins one
     that folds effects."""
     d = e.data
-    tx = str(d.get("tx") or "")
+    tx = str(e.tx or "")
     if not tx or e.undoes or d.get("redoes"):
         return None
     effects = rec.get("effects")
@@ -1062,7 +1076,8 @@ def _keep_rest(
     """Keep what ``data`` left out of the transaction line ``e`` (``raw``): a shape to make
     it again from the entries of its effects when they hold all of it (a decision's
     ``subjects`` and ``effects``), else the line's text."""
-    left = len(rec) - len(e.data) - 3 - ("target" in rec) - ("note" in rec) - ("undoes" in rec)
+    own = 3 + ("target" in rec) + ("note" in rec) + ("undoes" in rec) + ("tx" in rec)
+    left = len(rec) - len(e.data) - own
     made = _prepare_effects(e, rec, strs) if e.op == "commit" or e.op == "begin" else None
     raw: bytes | _Shape | None = None
     if left:
@@ -1093,7 +1108,7 @@ def _shape(
     if type(subjects) is list and [None if m is None else m.target for m in made] != subjects:
         if not all(type(s) is str for s in subjects):
             return None
-        subs = tuple([strs.setdefault(s, s) for s in subjects])
+        subs = tuple([str(strs.setdefault(s, s)) for s in subjects])
     shape: _Shape = (tuple(rec), subs, effect_keys)
     if subs is None:  # one of the few shapes of lines
         shape = shapes.setdefault(shape, shape)
@@ -1113,6 +1128,8 @@ def _remade(e: Entry, shape: _Shape, name: str) -> Any:
     """The field ``name`` that ``data`` left out of a transaction line (see :func:`_shape`),
     made again from its effects' entries (a new list)."""
     _fields, subjects, effect_keys = shape
+    if name == "tx":
+        return e.tx
     made = _each(e.effect_entries)
     if name == "subjects":
         return list(subjects) if subjects is not None else [m.target for m in made]  # type: ignore[union-attr]
@@ -1131,12 +1148,16 @@ def _effect_field(m: Entry, name: str) -> Any:
         return m.target
     if name == "note":
         return m.note
+    if name == "tx":  # an effect naming a transaction of its own
+        return m.tx
     return m.data[name]
 
 
 def _field(e: Entry, name: str) -> Any:
     """The field ``name`` of the line of ``e`` (``None`` when it has none), as
     ``e.full_data.get(name)`` would give it, without making the rest again."""
+    if name == "tx":
+        return e.tx
     raw = e.raw
     data = e.data
     if raw is None or name in data:
@@ -1161,7 +1182,8 @@ _EFFECT_SHARED = frozenset({"loc", "who"})
 #: interned for good; other recurring texts (targets, places, notes) are kept once each
 #: while lines are read (a :data:`Strs` of them).
 _intern = sys.intern
-Strs = dict[str, str]
+#: each recurring text once (and each recurring ``data``, by its items: :func:`_shared`)
+Strs = dict[Any, Any]
 #: What :func:`_entry` leaves in ``raw`` of a transaction line (until :func:`_keep_rest`
 #: keeps there what ``data`` left out).
 _LEFT_OUT = b""
@@ -1189,19 +1211,21 @@ def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) ->
         data = {
             _intern(k): v
             for k, v in rec.items()
-            if k not in _KNOWN and (((t := type(v)) is not list and t is not dict) or k in _SINGLE)
+            if k not in _KNOWN
+            and k != "tx"
+            and (((t := type(v)) is not list and t is not dict) or k in _SINGLE)
         }
-        if data.get("tx") == eid:
-            data["tx"] = eid
         for k in ("who", "action"):
             v = data.get(k)
             if type(v) is str:
                 data[k] = _intern(v)
+        data = _shared(data, strs)
     else:
-        data = {_intern(k): v for k, v in rec.items() if k not in _KNOWN}
+        data = {_intern(k): v for k, v in rec.items() if k not in _KNOWN and k != "tx"}
         v = data.get("batch")
         if type(v) is str:
             data["batch"] = strs.setdefault(v, v)
+    tx = rec.get("tx")
     e = Entry(
         eid,
         at,
@@ -1210,10 +1234,25 @@ def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) ->
         strs.setdefault(note, note) if type(note) is str else note,
         rec.get("undoes"),
         data,
+        eid if tx == eid else tx,
     )
     if slim:
         object.__setattr__(e, "raw", _LEFT_OUT)
     return e
+
+
+def _shared(data: dict[str, Any], strs: Strs) -> dict[str, Any]:
+    """``data``, or an equal dict read before (kept in ``strs``): the lines of a ledger
+    share a few actions and reviewers, its effects a file and a reviewer per report."""
+    items = tuple(data.items())
+    for _k, v in items:
+        if type(v) is not str:  # by type too: 1 and true are equal, and not the same
+            items = tuple([(k, type(v), v) for k, v in items])
+            break
+    try:
+        return strs.setdefault(items, data)  # type: ignore[no-any-return]
+    except TypeError:  # a value that is a list or an object
+        return data
 
 
 #: ``json.loads``'s own parser, without its work on each call (bytes, whitespace)

@@ -86,10 +86,7 @@ def rule_times(ws: Workspace, ledger: Ledger | None = None) -> RuleTimes:
         older = [
             e
             for e in led.entries
-            if e.op == "promote"
-            and "written" in e.data
-            and "tx" not in e.data
-            and not led.is_undone(e)
+            if e.op == "promote" and "written" in e.data and e.tx is None and not led.is_undone(e)
         ]
     out: RuleTimes = {}
     for at, files in txs:

@@ -447,7 +447,7 @@ def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
         rec.at,
         rec.subjects,
         [_file_view(f) for f in rec.files],
-        [e for e in led.folded if e.data.get("tx") == tx],
+        [e for e in led.folded if e.tx == tx],
         rec.undoes,
         rec.redoes,
         [record_path(ws, f) for f in rec.files],
@@ -578,7 +578,7 @@ def _build_units(led: Ledger) -> list[_Unit]:
         )
     for g, group in groups.items():
         e = group[0]
-        if "tx" in e.data:
+        if e.tx is not None:
             continue
         if len(group) == 1 and not is_file_write(e):  # one decision line: the usual case
             action, subjects, files, effects = e.op, [e.target], [], group

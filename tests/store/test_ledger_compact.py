@@ -241,7 +241,8 @@ def test_a_compact_ledger_gives_what_the_parsed_lines_give(tmp_path: Path) -> No
     assert bytes in kept and tuple in kept  # both ways of keeping the lists were taken
     assert [_entry_view(e) for e in compact.entries] == [_entry_view(e) for e in parsed.entries]
     for got, want in zip(compact.entries, parsed.entries, strict=True):
-        assert got.full_data == want.data and list(got.full_data) == list(want.data)
+        assert got.full_data == want.full_data and list(got.full_data) == list(want.full_data)
+        assert got.tx == want.tx and "tx" not in got.data and "tx" not in want.data
         assert json.dumps(got.as_record()) == json.dumps(want.as_record())
     assert compact.txs.keys() == parsed.txs.keys()
     for k in compact.txs:
@@ -252,7 +253,7 @@ def test_a_compact_ledger_gives_what_the_parsed_lines_give(tmp_path: Path) -> No
     assert _state_view(compact) == _state_view(parsed)
     # a begun transaction's effects fold at its commit's time
     promoted = next(e for e in compact.folded if e.op == "promote")
-    assert promoted.at == "2026-02-08T10:01:02+09:00" and promoted.data["tx"] == "t08"
+    assert promoted.at == "2026-02-08T10:01:02+09:00" and promoted.tx == "t08"
     assert {e.at for e in compact.folded if e.group == "t13"} == {"2026-02-08T10:01:12+09:00"}
     assert compact.txs["t08"].files[0]["after_sha256"] == "b"
     assert compact.txs["t09"].status == "aborted"
@@ -261,7 +262,8 @@ def test_a_compact_ledger_gives_what_the_parsed_lines_give(tmp_path: Path) -> No
 def test_the_lists_are_made_again_each_time(tmp_path: Path) -> None:
     led = _ledger(tmp_path, LINES[:2], broken=False)
     rec = led.txs["t01"]
-    assert rec.begin.data == {"tx": "t01", "action": "approve-section", "who": "alice"}
+    assert rec.begin.data == {"action": "approve-section", "who": "alice"}
+    assert rec.begin.tx == "t01" and rec.data["tx"] == "t01"
     first = rec.subjects
     first.append("changed by a caller")
     rec.effects[0]["op"] = "changed by a caller"
@@ -277,12 +279,13 @@ def test_recurring_texts_are_kept_once(tmp_path: Path) -> None:
     one, two = led.txs["t01"].begin, led.txs["t02"].begin
     assert one.data["who"] == two.data["who"] == "alice"
     assert one.data["who"] is two.data["who"]
-    assert next(iter(one.data)) is next(iter(two.data))  # the field names, too
+    key_one, key_two = (next(k for k in d if k == "who") for d in (one.data, two.data))
+    assert key_one is key_two  # the field names, too
     first, second = (e for e in led.folded if e.group == "t01")
     assert first.target == one.target and first.target is one.target
-    assert first.data == {"tx": "t01", "loc": LOC, "who": "alice"}
+    assert first.data == {"loc": LOC, "who": "alice"} and first.tx is one.id
     assert first.data["loc"] is second.data["loc"]
-    assert first.data["tx"] is one.id
+    assert first.data is second.data  # one file, one reviewer: one dict for both
 
 
 def test_lines_of_the_past_fold_the_same_as_read_at_once(tmp_path: Path) -> None:
@@ -362,3 +365,35 @@ def test_a_team_transaction_read_back_is_undone(ws: Workspace) -> None:
     assert not Ledger(ws.state_dir, who="me").state(key).edited
     undo(ws, done.id, ledger=alice)
     assert Ledger(ws.state_dir, who="me").state(key).state == "pending"
+
+
+def test_lines_alike_share_their_data_and_equal_values_of_two_types_do_not(
+    tmp_path: Path,
+) -> None:
+    """A transaction line's single values are one dict for every line with the same ones
+    (tens of thousands of lines, a few actions and reviewers); 1 and true are not the same."""
+    lines = [
+        _line("u1", "2026-02-08T10:00:00+09:00", tx="u1", action="approve", who="bo", flag=1),
+        _line("u2", "2026-02-08T10:00:01+09:00", tx="u2", action="approve", who="bo", flag=1),
+        _line("u3", "2026-02-08T10:00:02+09:00", tx="u3", action="approve", who="bo", flag=True),
+        _line("u4", "2026-02-08T10:00:03+09:00", tx="u4", action="approve", who="bo", flag=1.0),
+    ]
+    led = _ledger(tmp_path, lines, broken=False)
+    one, two, three, four = (led.txs[f"u{i}"].begin for i in range(1, 5))
+    assert one.data is two.data and one.tx == "u1" and two.tx == "u2"
+    assert three.data is not one.data and three.data["flag"] is True
+    assert four.data is not one.data and type(four.data["flag"]) is float
+    assert [led.txs[f"u{i}"].data["flag"] for i in range(1, 5)] == [1, 1, True, 1.0]
+    assert [type(led.txs[f"u{i}"].data["flag"]) for i in range(1, 5)] == [int, int, bool, float]
+
+
+def test_an_effect_naming_a_tx_of_its_own_reads_back_as_written(tmp_path: Path) -> None:
+    effects = [{"op": "approve", "target": A, "loc": LOC, "tx": "elsewhere"}]
+    lines = [_line("v1", "2026-02-08T10:00:00+09:00", tx="v1", action="approve", effects=effects)]
+    compact = _ledger(tmp_path / "a", lines, broken=False)
+    parsed = _ledger(tmp_path / "b", lines, broken=True)
+    for led in (compact, parsed):
+        assert led.txs["v1"].effects == effects and led.txs["v1"].data["tx"] == "v1"
+        assert [(e.tx, e.group, "tx" in e.data) for e in led.folded] == [
+            ("elsewhere", "elsewhere", False)
+        ]
