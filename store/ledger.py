@@ -1244,13 +1244,13 @@ def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) ->
 def _shared(data: dict[str, Any], strs: Strs) -> dict[str, Any]:
     """``data``, or an equal dict read before (kept in ``strs``): the lines of a ledger
     share a few actions and reviewers, its effects a file and a reviewer per report."""
-    items = tuple(data.items())
-    for _k, v in items:
+    key: tuple[Any, ...] = tuple(data.items())
+    for _k, v in key:
         if type(v) is not str:  # by type too: 1 and true are equal, and not the same
-            items = tuple([(k, type(v), v) for k, v in items])
+            key = tuple([(k, type(v), v) for k, v in data.items()])
             break
     try:
-        return strs.setdefault(items, data)  # type: ignore[no-any-return]
+        return strs.setdefault(key, data)  # type: ignore[no-any-return]
     except TypeError:  # a value that is a list or an object
         return data
 
