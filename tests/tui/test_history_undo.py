@@ -226,6 +226,8 @@ async def test_the_cursor_never_comes_back_to_an_item_being_written(
         assert screen.current_key() == keys[-1]  # not wrapped back to one on its way
         release.set()
         await until(pilot, lambda: all(app.index.ledger.state(k).state == "approved" for k in keys))
+        # the ledger is read in the worker; the items are let go on the UI thread after it
+        await until(pilot, lambda: not screen.in_flight)
         assert not screen.in_flight
 
 
