@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import replace
 
 from store.index.entries import IndexedFile
 from store.index.heads import HeadTable, RecordHead, RecordSpan, head_of
@@ -63,11 +62,7 @@ def appended(f: IndexedFile) -> tuple[IndexedFile, int] | None:
         unfinished = data.count(b"\n") + 1 - pending.count(b"\n")
     stamp = FileStamp.of_bytes(data, st)
     ident = (st.st_ino, st.st_ctime_ns)
-    grown = replace(
-        f, stamp=stamp, diagnostics=[*f.diagnostics, *diags], unfinished_line=unfinished
-    )
-    grown.ident = ident
-    return grown, start
+    return f.grown(stamp, ident, [*f.diagnostics, *diags], unfinished), start
 
 
 def _read_tail(

@@ -1,8 +1,9 @@
 """The index cache: what indexing found in each file, kept on disk between runs.
 
-``.hurikaeri/index-cache-v2.json`` holds, per file, its identity (size, mtime, inode,
+``.hurikaeri/index-cache-v4.json`` holds, per file, its identity (size, mtime, inode,
 ctime and the SHA-256 of its bytes), its kind, its diagnostics and its heads (or, for the
-few small documents such as skills and proposals, the validated document). Opening the
+few small documents such as skills and proposals, the validated document, as JSON beside
+the entry: it stays in the mapped file until it is first asked for). Opening the
 workspace then parses only the files whose identity changed.
 
 The first line is a header: the format's name and version, the app's version, the
@@ -39,7 +40,7 @@ from store.write.atomic import replace_file
 
 FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
-VERSION = 3
+VERSION = 4
 #: The checks' revision: bumped whenever a check changes what it reports, so that cached
 #: diagnostics made by older checks are never shown (2: refused promotion/proposal targets;
 #: 3: TAKT facets resolved through project, user and built-in layers, workflow files).

@@ -141,8 +141,8 @@ class ReportRef:
 
 
 class RecordRef(Generic[H, M]):
-    """A JSONL record of a session: its head (decoded from the file's head table the first
-    time it is asked for) and the full record, read from the file when asked for."""
+    """A JSONL record of a session: its head (decoded from the file's head table when it is
+    asked for) and the full record, read from the file when asked for."""
 
     __slots__ = ("_head", "_model", "index", "path", "table")
 
@@ -173,10 +173,23 @@ class RecordRef(Generic[H, M]):
 
     @property
     def head(self) -> H:
-        if self._head is None:
+        """The head given, else the one the table decodes for the record: each time it is
+        asked for, not kept (tens of thousands of sessions keep their summary's reference;
+        a few rows on screen ask for its head)."""
+        head = self._head
+        if head is None:
             assert self.table is not None
-            self._head = cast("H", self.table[self.index])
-        return self._head
+            head = cast("H", self.table[self.index])
+        return head
+
+    @property
+    def project(self) -> str | None:
+        """The record's project, without decoding its head (the table keeps its records'
+        projects: the sessions list shows every session's)."""
+        head = self._head
+        if head is None and self.table is not None:
+            return self.table.project(self.index)
+        return cast("LessonHead | SummaryHead", self.head).project
 
     @property
     def line(self) -> int:
@@ -193,14 +206,25 @@ class RecordRef(Generic[H, M]):
 
 class LessonRun:
     """The lessons one file gives one session: their places in the file's head table (a
-    few bytes each, where a :class:`RecordRef` apiece would cost a hundred)."""
+    few bytes each, where a :class:`RecordRef` apiece would cost a hundred). A session's
+    lessons are mostly appended together: places that follow each other are kept as the
+    first and a count, others as an array."""
 
-    __slots__ = ("indices", "path", "table")
+    __slots__ = ("_at", "_n", "path", "table")
 
     def __init__(self, table: HeadTable, path: Path, indices: array[int]) -> None:
         self.table = table
         self.path = path
-        self.indices = indices
+        n = len(indices)  # (in increasing order: following each other when the ends say so)
+        self._at: int | array[int] = (
+            indices[0] if n and indices[-1] - indices[0] == n - 1 else indices
+        )
+        self._n = n
+
+    @property
+    def indices(self) -> Sequence[int]:
+        at = self._at
+        return range(at, at + self._n) if isinstance(at, int) else at
 
     def refs(self) -> Iterator[RecordRef[LessonHead, Lesson]]:
         table, path = self.table, self.path
@@ -213,13 +237,9 @@ class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
 
     __slots__ = ("_n", "_runs")
 
-    def __init__(self) -> None:
-        self._runs: list[LessonRun] = []
-        self._n = 0
-
-    def add(self, run: LessonRun) -> None:
-        self._runs.append(run)
-        self._n += len(run.indices)
+    def __init__(self, runs: tuple[LessonRun, ...] = ()) -> None:
+        self._runs = runs
+        self._n = sum(len(run.indices) for run in runs)
 
     def __len__(self) -> int:
         return self._n

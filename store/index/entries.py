@@ -7,21 +7,23 @@ between processes):
 
 ``diagnostics`` are ``[line, severity, code, message]``; ``payload`` is ``["R", report
 head]`` (its problems and tries, as JSON, are the blob beside the entry), ``["T", session
-ids, kinds]`` (the record heads' lines are the blob), ``["D", document]`` (a small model,
-as dumped) or ``None``. :class:`IndexedFile` is the in-memory form. One function makes an entry from a
-file on disk (in a worker), two convert between the forms.
+ids, kinds]`` (the record heads' lines are the blob), ``["D"]`` (a small model, as dumped
+to JSON, is the blob) or ``None``. :class:`IndexedFile` is the in-memory form. One function
+makes an entry from a file on disk (in a worker), two convert between the forms.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import struct
+import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.gc_pause import paused_gc
-from store.index.heads import HeadTable, RecordSpan, ReportHead, head_of
+from store.index.heads import HeadTable, RecordSpan, ReportHead, head_of, read_mapped
 from store.index.parallel import chunk_by_size, map_chunks
 from store.read.diagnostics import Diagnosed, Diagnostic
 from store.read.kinds import Kind
@@ -37,24 +39,176 @@ Entry = list[Any]
 #: An entry and, for a JSONL file, the JSON lines of its record heads (else ``b""``).
 Parsed = tuple[Entry, bytes]
 
+#: Size, mtime, inode and ctime, packed before the SHA-256's 32 bytes (:attr:`IndexedFile.stamp`).
+_IDENT = struct.Struct("<qqQq")
+#: The diagnostics of every file that has none: one list, never changed in place (a file's
+#: diagnostics are replaced whole), where tens of thousands of empty ones would cost megabytes.
+NO_DIAGNOSTICS: list[Diagnostic] = []
+#: Taken while a document kept as JSON is validated (once: every reader then sees one model).
+_validating = threading.Lock()
 
-@dataclass(slots=True)
+
 class IndexedFile(Diagnosed):
-    path: Path
-    display: str
-    kind: Kind | None
-    stamp: FileStamp | None
-    #: the validated document, for the small kinds only (not reports, not JSONL)
-    doc: BaseModel | None = None
-    #: a KPT report's head
-    head: ReportHead | None = None
-    #: a JSONL file's records, as heads
-    records: HeadTable | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: the line of an unfinished last JSONL record (kept for later; lint reports it)
-    unfinished_line: int | None = None
-    #: inode and ctime as indexed (``(0, 0)`` when unknown): the cache's file identity
-    ident: tuple[int, int] = (0, 0)
+    """One file of the index. A workspace has tens of thousands, so each is kept small:
+    its identity (size, mtime, inode, ctime, SHA-256) is one packed ``bytes``, its path as
+    shown is cut from its path when asked for, and a small document is kept as its JSON
+    (in the mapped index cache, or bytes) until it is first asked for (most never are)."""
+
+    __slots__ = (
+        "_display",
+        "_doc",
+        "_ident",
+        "diagnostics",
+        "head",
+        "kind",
+        "path",
+        "records",
+        "unfinished_line",
+    )
+
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        kind: Kind | None,
+        stamp: FileStamp | None,
+        *,
+        doc: BaseModel | bytes | Blob | None = None,
+        head: ReportHead | None = None,
+        records: HeadTable | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        unfinished_line: int | None = None,
+        ident: tuple[int, int] = (0, 0),
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        #: the characters of ``str(path)`` to leave out to show it, or the text shown
+        text = str(path)
+        cut = len(text) - len(display)
+        self._display: int | str = cut if cut >= 0 and text[cut:] == display else display
+        #: ``(size, mtime_ns, ino, ctime_ns)`` packed and the raw SHA-256; ``None``: not read
+        self._ident = _pack(stamp, ident) if stamp is not None else None
+        #: the validated document (small kinds only: not reports, not JSONL), or its JSON
+        self._doc = doc
+        #: a KPT report's head
+        self.head = head
+        #: a JSONL file's records, as heads
+        self.records = records
+        self.diagnostics = diagnostics or NO_DIAGNOSTICS
+        #: the line of an unfinished last JSONL record (kept for later; lint reports it)
+        self.unfinished_line = unfinished_line
+
+    def __repr__(self) -> str:
+        return f"IndexedFile({self.display!r}, {self.kind})"
+
+    @property
+    def display(self) -> str:
+        """The path as people read it (:meth:`store.workspace.Workspace.display`)."""
+        cut = self._display
+        return str(self.path)[cut:] if isinstance(cut, int) else cut
+
+    @property
+    def stamp(self) -> FileStamp | None:
+        """Size, mtime and SHA-256 as indexed (``None`` when the file could not be read)."""
+        packed = self._ident
+        if packed is None:
+            return None
+        size, mtime_ns, _ino, _ctime_ns = _IDENT.unpack_from(packed)
+        return FileStamp(size, mtime_ns, packed[_IDENT.size :].hex())
+
+    def identity(self) -> tuple[int, int, int, int, str] | None:
+        """Size, mtime_ns, inode, ctime_ns and SHA-256 as indexed (what the index cache
+        compares); ``None`` when the file could not be read."""
+        packed = self._ident
+        if packed is None:
+            return None
+        size, mtime_ns, ino, ctime_ns = _IDENT.unpack_from(packed)
+        return size, mtime_ns, ino, ctime_ns, packed[_IDENT.size :].hex()
+
+    @property
+    def ident(self) -> tuple[int, int]:
+        """Inode and ctime as indexed (``(0, 0)`` when unknown): the cache's file identity."""
+        if self._ident is None:
+            return (0, 0)
+        _size, _mtime_ns, ino, ctime_ns = _IDENT.unpack_from(self._ident)
+        return (ino, ctime_ns)
+
+    @property
+    def doc(self) -> BaseModel | None:
+        """The validated document (small kinds only), validated from its JSON the first
+        time it is asked for and kept. JSON that no longer validates (the models changed
+        under a cache) gives what reading the file again gives."""
+        doc = self._doc
+        if not isinstance(doc, bytes | tuple):
+            return doc
+        with _validating:
+            doc = self._doc
+            if isinstance(doc, bytes | tuple):
+                doc = self._doc = _validated(self, doc)
+        return doc
+
+    def doc_json(self) -> bytes | None:
+        """The document as JSON (what the cache keeps), without validating it when it was
+        never asked for."""
+        doc = self._doc
+        if isinstance(doc, bytes):
+            return doc
+        if isinstance(doc, tuple):
+            return read_mapped(*doc)
+        if doc is None:
+            return None
+        return _dumped(doc)
+
+    def grown(
+        self,
+        stamp: FileStamp,
+        ident: tuple[int, int],
+        diagnostics: list[Diagnostic],
+        unfinished_line: int | None,
+    ) -> IndexedFile:
+        """This JSONL file once records were appended to it (its head table, grown in place,
+        shared)."""
+        return IndexedFile(
+            self.path,
+            self.display,
+            self.kind,
+            stamp,
+            records=self.records,
+            diagnostics=diagnostics,
+            unfinished_line=unfinished_line,
+            ident=ident,
+        )
+
+
+def _pack(stamp: FileStamp, ident: tuple[int, int]) -> bytes:
+    try:
+        sha = bytes.fromhex(stamp.sha256)
+        packed = _IDENT.pack(stamp.size, stamp.mtime_ns, *ident) + sha
+    except (struct.error, TypeError) as exc:
+        raise ValueError(f"not a file's identity: {exc}") from exc
+    if len(sha) != 32 or sha.hex() != stamp.sha256:  # what FileStamp.sha256 gives back
+        raise ValueError("not a SHA-256")
+    return packed
+
+
+def _dumped(doc: BaseModel) -> bytes:
+    data = doc.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")  # (a lone one does not decode: read again)
+
+
+def _validated(f: IndexedFile, raw: bytes | Blob) -> BaseModel | None:
+    from store.read.loader import MODELS, load_file
+
+    model = MODELS.get(f.kind) if f.kind is not None else None
+    try:
+        if model is not None:
+            return model.model_validate(
+                json.loads(raw if isinstance(raw, bytes) else read_mapped(*raw))
+            )
+    except (ValueError, TypeError):  # not as we write it (a ValidationError is a ValueError)
+        pass
+    return load_file(f.path, f.kind, f.display).doc  # what parsing the file again gives
 
 
 def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
@@ -89,7 +243,8 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
         meta, blob = table.snapshot()
         payload = ["T", *meta]
     elif doc is not None:
-        payload = ["D", doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
+        payload = ["D"]
+        blob = _dumped(doc)
     kind_value = loaded.kind.value if loaded.kind else None
     diag_rows = [[d.line, d.severity, d.code, d.message] for d in diags]
     return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
@@ -102,15 +257,17 @@ def file_of_entry(
     ws: Workspace, path: Path, entry: Entry, blob: bytes | Blob | None = b""
 ) -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
-    malformed: the caller parses the file again); ``blob`` is the head lines, or where they
-    lie in the mapped index cache."""
+    malformed: the caller parses the file again); ``blob`` is the head lines or the
+    document's JSON, or where they lie in the mapped index cache."""
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
     display = ws.display(path)
     kind = _KINDS[kind_value] if kind_value is not None else None
     stamp = FileStamp(size, mtime_ns, sha) if size >= 0 else None
     diags = [Diagnostic(display, line, sev, code, msg) for line, sev, code, msg in diag_rows]
-    f = IndexedFile(path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished)
-    f.ident = (ino, ctime_ns)
+    f = IndexedFile(
+        path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished,
+        ident=(ino, ctime_ns),
+    )  # fmt: skip
     if payload is None:
         return f
     tag, *body = payload
@@ -122,18 +279,15 @@ def file_of_entry(
             f.records = HeadTable(buf, *body, lo=lo, hi=hi)
         else:
             f.records = HeadTable(blob or b"", *body)
-    elif tag == "D" and kind is not None:
-        from store.read.loader import MODELS  # the models: imported only for documents kept whole
-
-        f.doc = MODELS[kind].model_validate(body[0])
+    elif tag == "D" and kind is not None and blob and not body:
+        f._doc = blob  # validated when first asked for
     else:
         raise ValueError(f"unexpected payload {tag!r}")
     return f
 
 
 def entry_of_file(f: IndexedFile) -> Parsed:
-    st = f.stamp
-    ident = [st.size, st.mtime_ns, *f.ident, st.sha256] if st else [-1, -1, 0, 0, ""]
+    ident = list(f.identity() or (-1, -1, 0, 0, ""))
     payload: list[Any] | None = None
     blob = b""
     if f.head is not None:
@@ -142,8 +296,9 @@ def entry_of_file(f: IndexedFile) -> Parsed:
     elif f.records is not None:
         meta, blob = f.records.snapshot()
         payload = ["T", *meta]
-    elif f.doc is not None:
-        payload = ["D", f.doc.model_dump(mode="json", by_alias=True, exclude_unset=True)]
+    elif (doc := f.doc_json()) is not None:
+        payload = ["D"]
+        blob = doc
     diag_rows = [[d.line, d.severity, d.code, d.message] for d in f.diagnostics]
     kind_value = f.kind.value if f.kind else None
     return [ident, kind_value, diag_rows, payload, f.unfinished_line], blob

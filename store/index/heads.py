@@ -138,7 +138,7 @@ class ReportHead:
             if isinstance(t, TryItem)
         )
         return cls(
-            doc.id,
+            _i(doc.id),
             _i(doc.session_id),
             doc.created_at,
             _i(doc.outcome),
@@ -234,7 +234,7 @@ class ReportHead:
         if rest is not None and not isinstance(rest, bytes | tuple):
             raise ValueError("a report head's problems and tries are not where they should be")
         return cls(
-            rid,
+            _i(rid),  # a team's reports share ids (each author counts from 001)
             _i(sid),
             created,
             _i(outcome),
@@ -406,15 +406,22 @@ def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
 _Lines = tuple["bytes | mmap.mmap", int, int, "array[int]"]
 
 
+#: Heads decoded in one pass when a table's projects are (what is decoded at once stays small).
+DECODE_BATCH = 4096
 #: A mapped table's lines are scanned this much at a time, each part's pages given back
 #: once scanned (a team's lessons file has a hundred megabytes of heads).
 SCAN_WINDOW = 8 << 20
 
 
+def _ends(hi: int) -> array[int]:
+    """An empty array for line ends up to ``hi``: four bytes each where they fit."""
+    return array("I" if hi < 1 << 32 else "Q")
+
+
 def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[int]:
     """Where each of the ``count`` lines between ``lo`` and ``hi`` ends (``ValueError``
     when there are not that many: a table's parts that disagree)."""
-    ends = array("Q")
+    ends = _ends(hi)
     find, add = buf.find, ends.append
     mapped = not isinstance(buf, bytes)
     start = lo
@@ -449,7 +456,7 @@ class HeadTable:
     and the line ends are one value, replaced at once; the kinds, which give the length,
     grow last."""
 
-    __slots__ = ("_lines", "kinds", "sids")
+    __slots__ = ("_lines", "_projects", "kinds", "sids")
 
     def __init__(
         self,
@@ -466,6 +473,7 @@ class HeadTable:
         self._lines: _Lines = (blob, lo, hi, _line_ends(blob, lo, hi, len(kinds)))
         self.sids = [_i(s) for s in sids]
         self.kinds = kinds
+        self._projects: list[str | None] | None = None
         self.release()  # the pages just read to find the lines (a mapped table)
 
     @property
@@ -507,7 +515,8 @@ class HeadTable:
         _more, more_lo, _more_hi, more_ends = more._lines
         blob, added = self.blob, more.blob
         base = len(blob)
-        new_ends = array("Q", ends if lo == 0 else (e - lo for e in ends))
+        new_ends = _ends(base + len(added))
+        new_ends.extend(e - lo for e in ends)  # (an array of another width: item by item)
         new_ends.extend(base + e - more_lo for e in more_ends)
         self._lines = (blob + added, 0, base + len(added), new_ends)
         self.sids.extend(more.sids)
@@ -537,6 +546,20 @@ class HeadTable:
         """Every head, decoded in one pass (one JSON array: no raw newline can occur
         inside a JSON line, so the lines joined by commas are one)."""
         return iter(self.heads(0, len(self.kinds)))
+
+    def project(self, i: int) -> str | None:
+        """The project of record ``i``. The sessions list shows every session's, so the
+        first time one is asked for, every record's is decoded, a few thousand heads at a
+        time, and kept (one interned name each), not the heads; records appended since are
+        decoded when next asked for."""
+        projects = self._projects
+        if projects is None or i >= len(projects):  # none yet, or the table grew since
+            n = len(self.kinds)
+            projects = [*(projects or ())]  # (a new list: a reader may hold the old one)
+            for at in range(len(projects), n, DECODE_BATCH):
+                projects.extend(_i(h.project) for h in self.heads(at, min(n, at + DECODE_BATCH)))
+            self._projects = projects
+        return projects[i]
 
     def heads(self, start: int, stop: int) -> list[RecordHead]:
         """The heads ``start`` to ``stop`` (clamped), decoded in one pass: a part of the

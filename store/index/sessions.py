@@ -17,7 +17,7 @@ from store.index.docs import Lessons
 from store.read.kinds import SECTIONS
 
 if TYPE_CHECKING:
-    from store.index.docs import RecordRef, ReportRef
+    from store.index.docs import LessonRun, RecordRef, ReportRef
     from store.index.heads import SummaryHead
     from store.models import Proposal, SessionSummary
 
@@ -39,10 +39,22 @@ class Session:
     session_id: str | None = None
     report: ReportRef | None = None
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
-    lessons: Lessons = field(default_factory=Lessons)
-    proposals: list[Located[Proposal]] = field(default_factory=list)
+    #: the runs of lessons its files give it, in order (:attr:`lessons` reads them)
+    runs: tuple[LessonRun, ...] = ()
+    proposals: tuple[Located[Proposal], ...] = ()
     _sort_time: datetime | None = field(default=None, repr=False, compare=False)
     _project: str | None = field(default=None, repr=False, compare=False)
+    #: kept by the index (it knows the ledger and which report ids are shared): the review
+    #: progress as of a ledger revision ``(revision, done, total)``, and the located report
+    #: key. On the session itself: it is made again whenever what it shows changes.
+    _progress: tuple[int, int, int] | None = field(default=None, repr=False, compare=False)
+    _report_key: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lessons(self) -> Lessons:
+        """Its lessons, in order: a view of :attr:`runs`, made when asked for (not an
+        object more for each of tens of thousands of sessions)."""
+        return Lessons(self.runs)
 
     @property
     def report_id(self) -> str | None:
@@ -75,8 +87,8 @@ class Session:
         return self._project
 
     def _find_project(self) -> str:
-        if self.summary and self.summary.head.project:
-            return self.summary.head.project
+        if self.summary and (project := self.summary.project):
+            return project
         for les in self.lessons:
             if les.head.project:
                 return les.head.project

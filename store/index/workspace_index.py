@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import sys
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ from store.index.entries import (
     file_of_entry,
     parse_entries,
 )
-from store.index.heads import HeadTable, RecordHead, SummaryHead
+from store.index.heads import HeadTable, SummaryHead
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
@@ -49,8 +50,6 @@ __all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
 PUBLISH_EVERY = 1.0
 #: While files are parsed, what was built is frozen every this many files.
 FREEZE_EVERY = 2000
-#: Summary heads decoded in one pass (what is decoded at once stays small).
-SUMMARY_BATCH = 4096
 
 
 def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
@@ -75,41 +74,47 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed or read
     from store.models import Proposal, SessionSummary
 
     Part = ReportRef | Located[Proposal] | RecordRef[SummaryHead, SessionSummary] | LessonRun
+    #: what one file gives one session: a part, or a few in a tuple (not a tuple of one:
+    #: 48 bytes more for each of a hundred thousand runs of lessons)
+    Parts = Part | tuple[Part, ...]
 
 
-def _contributions(f: IndexedFile) -> dict[str, tuple[Part, ...]]:
-    """What ``f`` gives to which session (by session key)."""
-    out: dict[str, tuple[Part, ...]] = {}
+def _each(parts: Parts) -> tuple[Part, ...]:
+    return parts if isinstance(parts, tuple) else (parts,)
+
+
+def _joined(had: Parts | None, more: Parts) -> Parts:
+    return more if had is None else (*_each(had), *_each(more))
+
+
+def _contributions(f: IndexedFile) -> dict[str, Parts]:
+    """What ``f`` gives to which session (by session key). The same each time it is asked
+    for a report or a proposal: the index works it out again rather than keeping it."""
+    out: dict[str, Parts] = {}
     head = f.head
     if head is not None:  # the usual case: nothing to import
         key = session_key(head.session_id, f"kpt:{head.id or f.path.stem}")
-        out[key] = (ReportRef(head, f.path),)
+        out[key] = ReportRef(head, f.path)
         return out
-    if f.doc is not None:  # a document's model is loaded already: importing costs nothing
+    if f.kind is Kind.PROPOSAL and (doc := f.doc) is not None:  # (the models: imported then)
         from store.models import Proposal
 
-        if isinstance(f.doc, Proposal):
-            key = session_key(f.doc.session_id, f"prop:{f.doc.id or f.path.stem}")
-            out[key] = (Located(f.doc, f.path),)
+        if isinstance(doc, Proposal):
+            key = session_key(doc.session_id, f"prop:{doc.id or f.path.stem}")
+            out[key] = Located(doc, f.path)
     if f.records is not None:
         _contribute_records(out, f.records, f.path, 0)
     return out
 
 
-def _contribute_records(
-    out: dict[str, tuple[Part, ...]], table: HeadTable, path: Path, start: int
-) -> None:
+def _contribute_records(out: dict[str, Parts], table: HeadTable, path: Path, start: int) -> None:
     """What the records of ``table`` from ``start`` on give to which session: each summary
     its reference, the lessons of each session one run."""
     summaries: dict[str, list[Part]] = {}
     runs: dict[str, array[int]] = {}
     kinds, sids = table.kinds, table.sids
-    # every session shows its summary's date and project: a summaries file's heads are
-    # decoded here in a few passes, not one line at a time as the list asks for them
-    heads: list[RecordHead] = []
-    if "S" in kinds[start : start + 1] and "L" not in kinds[start:]:
-        for at in range(start, len(table), SUMMARY_BATCH):
-            heads.extend(table.heads(at, at + SUMMARY_BATCH))
+    if kinds.find("S", start) >= 0:  # every session shows its summary's project: the
+        table.project(len(table) - 1)  # table's are decoded here, in a few passes
     for i in range(start, len(table)):
         summary = kinds[i] == "S"
         sid = sids[i]
@@ -119,18 +124,16 @@ def _contribute_records(
             rec = table[i]
             key = f"{'ws' if summary else 'll'}:{rec.id or path}:{rec.span.line}"
         if summary:
-            head = heads[i - start] if heads else None
-            head = head if isinstance(head, SummaryHead) else None
-            summaries.setdefault(key, []).append(RecordRef(table, i, path, "SessionSummary", head))
+            summaries.setdefault(key, []).append(RecordRef(table, i, path, "SessionSummary"))
         else:
             run = runs.get(key)
             if run is None:
                 run = runs[key] = array("I")
             run.append(i)
     for key, refs in summaries.items():
-        out[key] = (*out.get(key, ()), *refs)
+        out[key] = _joined(out.get(key), refs[0] if len(refs) == 1 else tuple(refs))
     for key, indices in runs.items():
-        out[key] = (*out.get(key, ()), LessonRun(table, path, indices))
+        out[key] = _joined(out.get(key), LessonRun(table, path, indices))
 
 
 class WorkspaceIndex:
@@ -149,19 +152,19 @@ class WorkspaceIndex:
         #: what the last load did: files found, taken from the cache, parsed, removed
         self.stats: dict[str, int] = {}
         self._dirty = False
-        #: what each file gives each session (by session key), and the reverse
-        #: (tuples: a part or two each, and a list of one costs twice a tuple of one)
-        self._parts: dict[Path, dict[str, tuple[Part, ...]]] = {}
+        #: what each JSONL file gives each session (by session key; tuples: a part or two
+        #: each, and a list of one costs twice a tuple of one). A report or a proposal gives
+        #: one part to one session: that is worked out again from the file when needed
+        #: (:meth:`_given`), not kept for each of tens of thousands of files.
+        self._parts: dict[Path, dict[str, Parts]] = {}
+        #: the files that give each session something
         self._paths_of: dict[str, list[Path]] = {}  # lists: a set of one costs 216 bytes
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
-        self._progress: dict[str, tuple[int, Session, tuple[int, int]]] = {}
         #: the report ids two sessions' reports share, worked out for ``sessions`` as it was
         self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
         #: the sessions (keys) whose report carries each report id, kept as files change
         self._rid_keys: dict[str, set[str]] = {}
-        #: the located report id of sessions whose report id is shared: (its path, the id)
-        self._located_ids: dict[str, tuple[Path, str]] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -284,13 +287,13 @@ class WorkspaceIndex:
 
     @staticmethod
     def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
-        if cached is None or f.stamp is None:
+        ident = f.identity()
+        if cached is None or ident is None:
             return False
         try:
             st = os.stat(f.path)
         except OSError:
             return False
-        ident = (f.stamp.size, f.stamp.mtime_ns, *f.ident, f.stamp.sha256)
         return cached.unchanged(f.path, ident, st)
 
     def save_cache(self) -> bool:
@@ -381,22 +384,23 @@ class WorkspaceIndex:
                 )
             touched: set[str] = set()
             for p in removed | set(new):
-                for key in self._parts.pop(p, {}):
+                for key in self._given(p, files.get(p)):
                     paths = self._paths_of[key]
                     if p in paths:
                         paths.remove(p)
                     touched.add(key)
+                self._parts.pop(p, None)
                 if p in removed:
                     files.pop(p, None)
             for p, f in new.items():
                 files[p] = f
-                touched.update(self._add_parts(p, _contributions(f)))
+                touched.update(self._add_parts(p, f, _contributions(f)))
             for p, (f, start) in (grown or {}).items():
                 files[p] = f  # its earlier records' parts stay; the new ones are added
-                added: dict[str, tuple[Part, ...]] = {}
+                added: dict[str, Parts] = {}
                 if f.records is not None:
                     _contribute_records(added, f.records, p, start)
-                touched.update(self._add_parts(p, added))
+                touched.update(self._add_parts(p, f, added))
             lost: set[str] = set()
             if reset:
                 self._rid_keys = {}
@@ -409,7 +413,7 @@ class WorkspaceIndex:
                     if by_report.get(old.report_id) is old:
                         del by_report[old.report_id]
                         lost.add(old.report_id)
-                s = self._session(key)
+                s = self._session(key, files)
                 if s is not None:
                     sessions[key] = s
                     if s.report_id:
@@ -425,51 +429,69 @@ class WorkspaceIndex:
         if newly_shared:  # their items' states are kept per report from now on
             self.ledger.locate(newly_shared)
 
-    def _add_parts(self, path: Path, added: dict[str, tuple[Part, ...]]) -> set[str]:
-        """Note what ``path`` gives to which session; returns the sessions touched."""
-        parts = self._parts.setdefault(path, {})
-        for key, more in added.items():
-            had = parts.get(key)
-            parts[key] = more if had is None else had + more
+    def _add_parts(self, path: Path, f: IndexedFile, added: dict[str, Parts]) -> set[str]:
+        """Note what ``path`` (now ``f``) gives to which session (kept for a JSONL file
+        only, see :meth:`_given`); returns the sessions touched."""
+        if f.records is not None:
+            parts = self._parts.setdefault(path, {})
+            for key, more in added.items():
+                parts[key] = _joined(parts.get(key), more)
+        for key in added:
             paths = self._paths_of.setdefault(key, [])
             if path not in paths:
                 paths.append(path)
         return set(added)
 
-    def _session(self, key: str) -> Session | None:
-        """The session ``key`` from what its files contribute; ``None`` when it has no
-        report and no summary (a session is worth listing when one of those describes it)."""
+    def _given(self, path: Path, f: IndexedFile | None) -> Mapping[str, Parts]:
+        """What ``path`` (``f``, as in the index) gives to which session: kept for a JSONL
+        file (working it out reads every record's session), worked out again for any
+        other (one part or none, made again in less time than a lookup costs to keep)."""
+        if f is None or f.records is not None:
+            return self._parts.get(path, {})
+        return _contributions(f)
+
+    def _session(self, key: str, files: dict[Path, IndexedFile]) -> Session | None:
+        """The session ``key`` from what its files (in ``files``) contribute; ``None`` when
+        it has no report and no summary (a session is worth listing when one of those
+        describes it)."""
 
         paths = self._paths_of.get(key)
         if not paths:
             self._paths_of.pop(key, None)
             return None
-        s = Session(key, key[4:] if key.startswith("sid:") else None)
+        report: ReportRef | None = None
+        summary: RecordRef[SummaryHead, SessionSummary] | None = None
+        runs: list[LessonRun] = []
+        proposals: list[Located[Proposal]] = []
         rank = self._rank
         order = (
             paths if len(paths) == 1 else sorted(paths, key=lambda p: (rank.get(p, len(rank)), p))
         )
         for p in order:
-            for part in self._parts[p][key]:
+            for part in _each(self._given(p, files.get(p)).get(key, ())):
                 if isinstance(part, ReportRef):
-                    if s.report is None or (part.head.id or "") > (s.report.head.id or ""):
-                        s.report = part
+                    if report is None or (part.head.id or "") > (report.head.id or ""):
+                        report = part
                 elif isinstance(part, Located):
-                    s.proposals.append(part)
+                    proposals.append(part)
                 elif isinstance(part, LessonRun):
-                    s.lessons.add(part)
-                elif s.summary is None:
-                    s.summary = part
-        return s if s.report or s.summary else None
+                    runs.append(part)
+                elif summary is None:
+                    summary = part
+        if report is None and summary is None:
+            return None
+        # the session id: the one object the heads hold (interned), not a copy per session
+        sid = sys.intern(key[4:]) if key.startswith("sid:") else None
+        return Session(key, sid, report, summary, tuple(runs), tuple(proposals))
 
     # -- questions ---------------------------------------------------------------
 
     def review_progress(self, s: Session) -> tuple[int, int]:
         """Items decided and items in all (kept until the ledger or the session changes)."""
         revision = self.ledger.revision
-        hit = self._progress.get(s.key)
-        if hit is not None and hit[0] == revision and hit[1] is s:
-            return hit[2]
+        hit = s._progress
+        if hit is not None and hit[0] == revision:
+            return hit[1], hit[2]
         rkey = self.report_key(s)
         items = s.report.head.items if rkey is not None and s.report is not None else ()
         states, state = self.ledger.states, self.ledger.state
@@ -478,23 +500,22 @@ class WorkspaceIndex:
             key = prefix + item_id
             st = state(key) if located or "@" in item_id else states.get(key)
             done += st is not None and st.state not in UNDECIDED  # contested: undecided
-        got = (done, len(items))
-        self._progress[s.key] = (revision, s, got)
-        return got
+        s._progress = (revision, done, len(items))
+        return done, len(items)
 
     def unreviewed_count(self) -> int:
         return sum(t - d for d, t in (self.review_progress(s) for s in self.sessions.values()))
 
     def inbox_pending(self) -> int:
-        docs = [f.doc for f in self.files.values() if f.doc is not None]
-        if not docs:  # none read yet: no model to import (a start counts before they are)
+        files = [f for f in self.files.values() if f.kind is Kind.PROPOSAL]
+        if not files:  # none read yet: no model to import (a start counts before they are)
             return 0
         from store.models import Proposal
 
         return sum(
             1
-            for d in docs
-            if isinstance(d, Proposal) and (d.status or "pending").lower() == "pending"
+            for f in files
+            if isinstance(d := f.doc, Proposal) and (d.status or "pending").lower() == "pending"
         )
 
     def problem_files(self) -> list[IndexedFile]:
@@ -547,13 +568,9 @@ class WorkspaceIndex:
         rid = s.report.head.id
         if not self.is_shared(rid):
             return rid
-        hit = self._located_ids.get(s.key)
-        if hit is None or hit[0] != s.report.path:
-            hit = self._located_ids[s.key] = (
-                s.report.path,
-                report_key(rid, self.ws.display(s.report.path)),
-            )
-        return hit[1]
+        if s._report_key is None:  # (a session's report does not change: it is made anew)
+            s._report_key = report_key(rid, self.ws.display(s.report.path))
+        return s._report_key
 
     def item_keys(self, s: Session) -> list[str]:
         """The ledger key of every item of the session's report, in report order."""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from store.index.heads import HeadTable
 from store.index.order import SessionFilter, next_unreviewed, ordered
 from store.index.workspace_index import WorkspaceIndex
 from store.workspace import Workspace
@@ -102,13 +104,14 @@ def test_update_one_file(demo_root: Path) -> None:
 
 def test_a_sessions_lessons_are_runs_of_table_places_read_as_references(demo_root: Path) -> None:
     from store.index.docs import LessonRun, RecordRef
+    from store.index.workspace_index import _each
 
     ix = WorkspaceIndex(Workspace(demo_root))
     ix.load_all(parallel=False)
     s = max(ix.sessions.values(), key=lambda s: len(s.lessons))
     assert len(s.lessons) >= 2
     # what the index holds per lesson is its place in the file's table, not an object
-    held = [p for parts in ix._parts.values() for p in parts.get(s.key, [])]
+    held = [p for parts in ix._parts.values() for p in _each(parts.get(s.key, ()))]
     assert any(isinstance(p, LessonRun) for p in held)
     assert not any(isinstance(p, RecordRef) and p.model.__name__ == "Lesson" for p in held)
     refs = list(s.lessons)
@@ -122,20 +125,50 @@ def test_a_sessions_lessons_are_runs_of_table_places_read_as_references(demo_roo
         s.lessons[len(s.lessons)]
 
 
-def test_summary_heads_are_decoded_with_their_sessions(
+def test_summary_projects_are_decoded_with_their_sessions_and_heads_when_asked(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A summaries file's heads are decoded in passes as its sessions are joined (the list
-    shows every summary's date): each is the head the table gives for its line."""
-    import store.index.workspace_index as wi
+    """A summaries file's projects are decoded in passes as its sessions are joined (the
+    list shows every session's project) and kept; a summary's head is decoded when asked
+    for, not kept: each is the head the table gives for its line."""
+    import store.index.heads as heads
 
-    monkeypatch.setattr(wi, "SUMMARY_BATCH", 2)  # several passes even in the demo
+    monkeypatch.setattr(heads, "DECODE_BATCH", 2)  # several passes even in the demo
     WorkspaceIndex(Workspace(demo_root)).load_all(parallel=False)  # the cache, then from it
     for use_cache in (False, True):
         ix = WorkspaceIndex(Workspace(demo_root), use_cache=use_cache)
         ix.load_all(parallel=False)
-        refs = [s.summary for s in ix.sessions.values() if s.summary is not None]
-        assert len(refs) > 5
-        for ref in refs:
-            assert ref._head is not None and ref.table is not None
-            assert ref._head == ref.table[ref.index]
+        sessions = [s for s in ix.sessions.values() if s.summary is not None]
+        assert len(sessions) > 5
+        for s in sessions:
+            ref = s.summary
+            assert ref is not None and ref.table is not None
+            assert ref.table._projects is not None  # decoded while joining
+            assert ref.head == ref.table[ref.index] and ref._head is None  # not kept
+            assert ref.project == ref.head.project
+            assert s.project == ref.head.project or not ref.head.project
+
+
+def test_a_grown_tables_projects_decode_only_the_records_appended(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records appended to a summaries file (the watcher's usual change) have their projects
+    decoded alone, not the whole file's again."""
+    ix = WorkspaceIndex(Workspace(demo_root), use_cache=False)
+    ix.load_all(parallel=False)
+    ref = next(s.summary for s in ix.sessions.values() if s.summary is not None)
+    table = ref.table
+    assert table is not None and table._projects is not None
+    n, blob = len(table), table.blob
+    first_line = blob[: blob.index(b"\n") + 1]
+    table.extend(HeadTable(first_line, [table.sids[0]], table.kinds[0]))
+    asked: list[tuple[int, int]] = []
+    heads = HeadTable.heads
+
+    def counted(self: HeadTable, start: int, stop: int) -> list[Any]:
+        asked.append((start, stop))
+        return heads(self, start, stop)
+
+    monkeypatch.setattr(HeadTable, "heads", counted)
+    assert table.project(n) == table.project(0)
+    assert asked == [(n, n + 1)]

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 import store.index.cache as index_cache
+from store.index.entries import entry_of_file
 from store.index.heads import LessonHead
 from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
 from store.workspace import Workspace
 
 
@@ -490,3 +492,48 @@ def test_a_mapped_table_scanned_in_small_windows_finds_every_line(
     got = {p: list(f.records) for p, f in again.files.items() if f.records}
     assert got == expected and sum(map(len, got.values())) > 50
     assert all(f.records.mapped for f in again.files.values() if f.records)
+
+
+def test_documents_from_the_cache_stay_in_it_until_asked_for(demo_root: Path) -> None:
+    """A start validates no skill, pattern, memory or feedback (only proposals: they join
+    sessions): each stays JSON in the mapped cache, is written back from there, and is the
+    fresh parse's model when asked for."""
+    _load(demo_root)
+    ix, fresh = _load(demo_root), _load(demo_root, use_cache=False)
+    docs = [f for f in ix.files.values() if f.kind in (Kind.SKILL, Kind.FEEDBACK, Kind.MEMORY)]
+    assert len(docs) > 3
+    for f in docs:
+        assert isinstance(f._doc, tuple)  # a place in the mapped cache
+        assert entry_of_file(f) == entry_of_file(fresh.files[f.path])
+        assert isinstance(f._doc, tuple)  # written back without validating
+        assert f.doc is not None and f.doc == fresh.files[f.path].doc
+
+
+@pytest.mark.parametrize("forged", [b"[1,2]", b"not json"])
+def test_a_cached_document_that_does_not_validate_is_read_from_its_file(
+    demo_root: Path, forged: bytes
+) -> None:
+    """A forged cache (its checksum matches) whose documents' JSON is not the model's:
+    taken as it is, the documents then read from their files when asked for."""
+    import hashlib
+
+    first = _load(demo_root)
+    path = index_cache.cache_path(first.ws)
+    head, _, rest = path.read_bytes().partition(b"\n")
+    out, pos = [], 0
+    while pos < len(rest):
+        nl = rest.index(b"\n", pos)
+        key, _, entry = rest[pos:nl].partition(b"\t")
+        name, kind, size = json.loads(key)
+        blob = rest[nl + 1 : nl + 1 + size]
+        if json.loads(entry)[3] == ["D"] and kind != "proposal":
+            blob = forged
+            key = json.dumps([name, kind, len(blob)]).encode()
+        out.append(key + b"\t" + entry + b"\n" + blob)
+        pos = nl + 1 + size
+    body = b"".join(out)
+    header = json.loads(head)
+    header["sha256"] = hashlib.sha256(body).hexdigest()
+    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["parsed"] == 0
