@@ -582,4 +582,4 @@ class HeadTable:
         kinds = self.kinds
         n = len(kinds)
         buf, lo, _hi, ends = self._lines
-        return [self.sids[:n], kinds], (buf[lo : ends[n - 1] + 1] if n else b"")
+        return [self.sids[:n], kinds], (read_mapped(buf, lo, ends[n - 1] + 1) if n else b"")

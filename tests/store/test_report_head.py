@@ -94,6 +94,14 @@ def _mapping_rss_kb(path: Path) -> int | None:
     return total
 
 
+def _assert_mapping_given_back(path: Path) -> None:
+    """At most the last :data:`READ_BACK` (set to 1 MB) and a page or so still held."""
+    held = _mapping_rss_kb(path)
+    if held is None:
+        pytest.skip("no /proc/self/smaps here")
+    assert held <= 2 * 1024 + 64, f"{held} kB of the mapping still held"
+
+
 def test_reading_every_problem_from_the_mapped_cache_gives_the_pages_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,10 +129,56 @@ def test_reading_every_problem_from_the_mapped_cache_gives_the_pages_back(
         for head in got:
             assert head.problems[0].description == filler
             assert head.tries[0].addresses == ("CLAUDE.md",)
-        held = _mapping_rss_kb(path)
-        if held is None:
-            pytest.skip("no /proc/self/smaps here")
-        assert held <= 2 * 1024 + 64, f"{held} kB of the mapping still held"
+        _assert_mapping_given_back(path)
     finally:
         del got
+        mapped.close()
+
+
+def test_snapshotting_every_mapped_head_table_gives_the_pages_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache written anew takes every JSONL file's head lines from the mapped index cache
+    (a team's lessons: a hundred megabytes): the pages read are given back as they go."""
+    import mmap
+
+    import store.index.heads as heads_mod
+    from store.index.heads import HeadTable, LessonHead, RecordSpan
+
+    monkeypatch.setattr(heads_mod, "READ_BACK", 1 << 20)
+    filler = "y" * 500
+    src = HeadTable.of(
+        [
+            LessonHead(
+                RecordSpan(i + 1, i * 100, 100),
+                f"ll-{i}",
+                "2026-01-01",
+                "s1",
+                "p",
+                "t",
+                "c",
+                f"{filler} {i}",
+                ("a",),
+            )
+            for i in range(1000)
+        ]
+    )
+    count = 20  # 20 tables of 0.5 MB or more each
+    path = tmp_path / "cache.bin"
+    path.write_bytes(src.blob * count)
+    size = len(src.blob)
+    assert size * count >= 10 << 20
+    with open(path, "rb") as fh:
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        tables = [
+            HeadTable(mapped, src.sids, src.kinds, lo=i * size, hi=(i + 1) * size)
+            for i in range(count)
+        ]
+        for table in tables:
+            (sids, kinds), lines = table.snapshot()
+            assert lines == src.blob and kinds == src.kinds and sids == src.sids
+        _assert_mapping_given_back(path)
+    finally:
+        del tables
         mapped.close()
