@@ -18,6 +18,7 @@ cursor.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
@@ -46,6 +47,12 @@ from .table_rows import (
 )
 
 __all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
+
+
+def _shown(cell: Cell) -> object:
+    """What a cell shows, as a key: its text, and a ``Content``'s spans (a ``Content``
+    compares by its text alone)."""
+    return cell if isinstance(cell, str) else (cell.plain, tuple(cell.spans))
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -143,6 +150,15 @@ class VirtualTable(ScrollView, can_focus=True):
         self._widths_for = -1
         self._header: tuple[Style, int, Strip] | None = None
         self._line_cache: LRUCache[tuple[int, Style, int], Strip] = LRUCache(1024)
+        #: each cell as drawn, by what it shows, its column's width and alignment and the
+        #: row's style: kept when the rows are replaced (the next key's search results, a
+        #: refreshed list), whose cells (a kind, a state, a date, a title) were mostly
+        #: drawn before
+        self._cells_drawn: LRUCache[tuple[object, int, str, Style], tuple[Segment, ...]] = LRUCache(
+            4096
+        )
+        #: whole lines likewise (a row of the same cells drawn again as it was)
+        self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
 
     # -- data ---------------------------------------------------------------------------
 
@@ -328,6 +344,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         self._header = None
         self._line_cache.clear()
+        self._cells_drawn.clear()  # a theme's variables ($success, …) may mean other colours
+        self._rows_drawn.clear()
         super().notify_style_update()
 
     def watch_zebra_stripes(self) -> None:
@@ -366,9 +384,62 @@ class VirtualTable(ScrollView, can_focus=True):
         cache_key = (index, style, width)
         strip = self._line_cache.get(cache_key)
         if strip is None:
-            strip = self._to_strip(self._row_content(self._rows[index][1]), style, width)
-            self._line_cache[cache_key] = strip
+            strip = self._line_cache[cache_key] = self._row_strip(
+                self._rows[index][1], style, width
+            )
         return strip
+
+    def _row_strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
+        """One row's line, ``width`` cells: its cells side by side, each fitted to its
+        column, a space between (what :meth:`_row_content` lays out, drawn a cell at a
+        time), drawn once for the same cells, style and width."""
+        row_key = (tuple(_shown(c) for c in cells), style, width)
+        try:
+            strip = self._rows_drawn.get(row_key)
+        except TypeError:  # a span's style that cannot be hashed: drawn every time
+            strip = None
+        if strip is not None:
+            return strip
+        base = style.rich_style
+        segments: list[Segment] = []
+        length = 0
+        for position, (column, cell_width) in enumerate(
+            zip(self._columns, self._column_widths(), strict=True)
+        ):
+            if not cell_width:  # a column that gave way (see Column.drop)
+                continue
+            if length:
+                segments.append(Segment(" " * SEPARATOR, base))
+                length += SEPARATOR
+            cell = cells[position] if position < len(cells) else ""
+            segments += self._cell_segments(cell, cell_width, column.align, style)
+            length += cell_width
+        strip = Strip(segments, length).adjust_cell_length(width, base)
+        with contextlib.suppress(TypeError):
+            self._rows_drawn[row_key] = strip
+        return strip
+
+    def _cell_segments(
+        self, cell: Cell, width: int, align: str, style: Style
+    ) -> tuple[Segment, ...]:
+        """One cell fitted to ``width`` and drawn on ``style``, drawn once for the same
+        text and spans (a ``Content`` compares by its text alone, so its spans are part of
+        the key)."""
+        key = (_shown(cell), width, align, style)
+        try:
+            drawn = self._cells_drawn.get(key)
+            keep = True
+        except TypeError:  # a span's style that cannot be hashed: drawn every time
+            drawn, keep = None, False
+        if drawn is None:
+            content = fit(as_content(cell), width, align)
+            drawn = tuple(
+                Segment(text, (style + text_style).rich_style)
+                for text, text_style in content.render(style, end="", parse_style=self._get_style)
+            )
+            if keep:
+                self._cells_drawn[key] = drawn
+        return drawn
 
     def _render_header(self, width: int) -> Strip:
         style = self.get_visual_style("virtual-table--header")
