@@ -46,6 +46,7 @@ from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
 from screens.widgets.table_rows import LazyRows
 from screens.widgets.virtual_table import Column, Row, VirtualTable
+from store.gc_pause import HeldCollection
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import EvidenceStates, evidence_for
 from store.read.kinds import SECTIONS
@@ -59,6 +60,9 @@ PREVIEW_PAUSE = 0.3
 """Seconds of quiet after the last key or new results before the preview is drawn: while
 a person types, only the box, the list and the count are redrawn (a preview is a long text
 to lay out, and laying it out while the next key comes delays that key's frame)."""
+COLLECT_PAUSE = 1.0
+"""Seconds of quiet after the last key before the garbage left by typing is collected:
+while a person types, the cycle collector waits (see :class:`HeldCollection`)."""
 HOLD = 0.06
 """At most this long a changed query holds the screen's drawing until its results are in:
 the key and its results are one frame, not the key's echo and, a frame period later, the
@@ -161,6 +165,9 @@ class SearchScreen(Screen[None]):
         self._preview_timer: Timer | None = None
         self._held: AbstractContextManager[None] | None = None
         self._hold_timer: Timer | None = None
+        #: no cycle collection in a keystroke's frame: it waits for a pause in the typing
+        self._collection = HeldCollection()
+        self._collect_timer: Timer | None = None
         #: record id → its ``evidence:`` value, once checked (read by the search thread)
         self._evidence: dict[str, str] | None = None
         #: the evidence was checked since the screen opened or the workspace last changed
@@ -187,9 +194,11 @@ class SearchScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self._release()
+        self._collect()
 
     def on_screen_suspend(self) -> None:
         self._release()
+        self._collect()
 
     # -- one frame per key ----------------------------------------------------------
 
@@ -197,6 +206,10 @@ class SearchScreen(Screen[None]):
         """Hold drawing until the new query's results are shown (at most ``HOLD``)."""
         if self._preview_timer is not None:
             self.preview_later()  # still typing: the preview waits
+        self._collection.hold()
+        if self._collect_timer is not None:
+            self._collect_timer.stop()
+        self._collect_timer = self.set_timer(COLLECT_PAUSE, self._collect, name="search-collect")
         if not self._ready or self._held is not None or not self.is_current:
             return
         held = self.app.batch_update()
@@ -212,6 +225,13 @@ class SearchScreen(Screen[None]):
         if held is not None:
             held.__exit__(None, None, None)
             self.check_idle()  # the screen draws what changed now, not at its next event
+
+    def _collect(self) -> None:
+        """The typing paused (or the screen went): collection on again, and done now."""
+        if self._collect_timer is not None:
+            self._collect_timer.stop()
+            self._collect_timer = None
+        self._collection.release()
 
     # -- the index ---------------------------------------------------------------
 

@@ -295,3 +295,37 @@ async def test_kpt_items_show_their_sessions_project_and_review_state(demo_root:
         # proposals show their status too
         await type_query(pilot, screen, "kind:proposal")
         assert any("pending" in line for line in _lines(screen)[1:])
+
+
+async def test_no_cycle_collection_in_a_keystrokes_frame_until_the_typing_pauses(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full collection of the running app (20–60 ms) waits while keys come, and is done
+    once they pause, or when the screen is left."""
+    import gc
+
+    import screens.search as search_screen
+
+    monkeypatch.setattr(search_screen, "COLLECT_PAUSE", 0.5)
+    while_typing: list[bool] = []
+    real = WorkspaceSearch.search
+
+    def recording(self: WorkspaceSearch, text: Any, limit: int = 100) -> Any:
+        while_typing.append(gc.isenabled())
+        return real(self, text, limit)
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        await until(pilot, gc.isenabled, 10)  # the workspace loaded (it builds with it off)
+        monkeypatch.setattr(WorkspaceSearch, "search", recording)
+        await type_query(pilot, screen, "jwks")
+        assert while_typing and not any(while_typing)
+        assert not gc.isenabled()
+        await until(pilot, gc.isenabled, 5)  # the typing paused: on again
+        await pilot.press("x")
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "jwksx")
+        assert not gc.isenabled()
+        await pilot.press("escape")  # the screen left: on at once
+        await until(pilot, lambda: app.screen is not screen)
+        assert gc.isenabled()
