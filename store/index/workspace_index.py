@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import store.index.cache as index_cache
-from store.gc_pause import paused_gc
+from store.gc_pause import collecting, paused_gc
 from store.index.appends import appended
 from store.index.docs import LessonRun, RecordRef, ReportRef, forget
 from store.index.entries import (
@@ -263,8 +263,7 @@ class WorkspaceIndex:
             batch = {}
             # while workers parse, this process mostly waits: collect (the app's garbage
             # would otherwise pile up for as long as a cold start takes)
-            gc.enable()
-            try:
+            with collecting():
                 for n, (path, (entry, parsed)) in enumerate(
                     parse_entries(self.ws, todo, progress, parallel), 1
                 ):
@@ -276,8 +275,6 @@ class WorkspaceIndex:
                         batch = {}
                         publish()
                         last = time.monotonic()
-            finally:
-                gc.disable()
             self._merge(batch, removed)
             self._dirty = True
             self.save_cache()
