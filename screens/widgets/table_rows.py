@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeAlias, TypeVar, overload
 
-from textual.content import Content
+from textual.content import Content, Span
 from textual.message import Message
 from textual.widget import Widget
 
@@ -79,9 +79,16 @@ def as_content(cell: Cell) -> Content:
     """A cell as one line of literal content (a ``str`` is never parsed as markup)."""
     if isinstance(cell, Content):
         plain = cell.plain
-        if not has_controls(plain):
+        spans = cell.spans
+        if any(span.end > len(plain) for span in spans):  # cut to the cell: never past it
+            spans = [
+                Span(span.start, min(span.end, len(plain)), span.style)
+                for span in spans
+                if span.start < min(span.end, len(plain))
+            ]
+        elif not has_controls(plain):
             return cell
-        return Content(one_for_one(plain), list(cell.spans), strip_control_codes=False)
+        return Content(one_for_one(plain), list(spans), strip_control_codes=False)
     return Content(one_for_one(cell), strip_control_codes=False)
 
 

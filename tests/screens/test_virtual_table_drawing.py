@@ -49,3 +49,20 @@ async def test_rows_drawn_before_are_reused_and_changed_spans_drawn_again() -> N
         await pilot.pause()
         narrow = table.render_line(2)
         assert narrow.cell_length == table.scrollable_content_region.width < line.cell_length
+
+
+async def test_a_span_past_its_cells_text_is_cut_to_the_cell() -> None:
+    """A caller's span that runs past its text styles that text only: not the space after
+    it, not the next cell, and drawing never fails."""
+    app = TableHost()
+    async with app.run_test(size=(60, 8)) as pilot:
+        table = app.query_one(VirtualTable)
+        past = Content("abc", [Span(1, 40, "bold")])
+        beyond = Content("xyz", [Span(10, 20, "bold")])  # wholly past the text
+        rows = [("a", (past, "pending")), ("b", (beyond, "")), ("c", ("x", past))]
+        table.set_rows([("cursor", ("", "")), *rows])  # the cursor's row is drawn bold
+        await pilot.pause()
+        for y in (2, 3, 4):
+            line = table.render_line(y)
+            bold = "".join(s.text for s in line if s.style is not None and s.style.bold)
+            assert bold == ("" if y == 3 else "bc"), (y, bold)
