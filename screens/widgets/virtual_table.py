@@ -391,8 +391,8 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def _row_strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
         """One row's line, ``width`` cells: its cells side by side, each fitted to its
-        column, a space between (what :meth:`_row_content` lays out, drawn a cell at a
-        time), drawn once for the same cells, style and width."""
+        column (the columns that gave way left out), a space between; drawn once for the
+        same cells, style and width."""
         row_key = (tuple(_shown(c) for c in cells), style, width)
         try:
             strip = self._rows_drawn.get(row_key)
@@ -432,11 +432,7 @@ class VirtualTable(ScrollView, can_focus=True):
         except TypeError:  # a span's style that cannot be hashed: drawn every time
             drawn, keep = None, False
         if drawn is None:
-            content = fit(as_content(cell), width, align)
-            drawn = tuple(
-                Segment(text, (style + text_style).rich_style)
-                for text, text_style in content.render(style, end="", parse_style=self._get_style)
-            )
+            drawn = tuple(self._segments(fit(as_content(cell), width, align), style))
             if keep:
                 self._cells_drawn[key] = drawn
         return drawn
@@ -445,27 +441,17 @@ class VirtualTable(ScrollView, can_focus=True):
         style = self.get_visual_style("virtual-table--header")
         if self._header is None or self._header[:2] != (style, width):
             titles = tuple(column.title for column in self._columns)
-            self._header = (style, width, self._to_strip(self._row_content(titles), style, width))
+            self._header = (style, width, self._row_strip(titles, style, width))
         return self._header[2]
-
-    def _row_content(self, cells: Sequence[Cell]) -> Content:
-        """The cells of one row, fitted to the columns and joined by a space."""
-        parts: list[Content | str] = []
-        for position, (column, width) in enumerate(
-            zip(self._columns, self._column_widths(), strict=True)
-        ):
-            if not width:  # a column that gave way (see Column.drop)
-                continue
-            if parts:
-                parts.append(" " * SEPARATOR)
-            cell = cells[position] if position < len(cells) else ""
-            parts.append(fit(as_content(cell), width, column.align))
-        return Content.assemble(*parts, strip_control_codes=False)
 
     def _to_strip(self, content: Content, style: Style, width: int) -> Strip:
         """Render one line of content on ``style``, cropped or padded to ``width``."""
-        segments = [
+        segments = self._segments(content, style)
+        return Strip(segments, content.cell_length).adjust_cell_length(width, style.rich_style)
+
+    def _segments(self, content: Content, style: Style) -> list[Segment]:
+        """``content`` on one line, drawn on ``style``."""
+        return [
             Segment(text, (style + text_style).rich_style)
             for text, text_style in content.render(style, end="", parse_style=self._get_style)
         ]
-        return Strip(segments, content.cell_length).adjust_cell_length(width, style.rich_style)
