@@ -1073,8 +1073,8 @@ def _load_segment(ws: Workspace) -> tuple[Segment, dict[str, Any]]:
     if not isinstance(h.get("sections"), dict) or set(h["sections"]) != set(SECTIONS):
         raise CacheError("another layout")
     s = {name: _section(m, name) for name in SECTIONS}
-    vocab_blob = bytes(s["vocab"]).decode("utf-8", "surrogatepass")
-    vocab = vocab_blob.split("\0") if vocab_blob else []
+    vocab_blob = bytes(s["vocab"])
+    vocab = vocab_blob.decode("utf-8", "surrogatepass").split("\0") if vocab_blob else []
     heavy_keys = _split(s["heavy_keys"])
     facet_keys = _split(s["facet_keys"])
     file_paths = _split(s["file_paths"])

@@ -240,6 +240,9 @@ class SearchIndex:
         import rapidfuzz.distance
         import rapidfuzz.process  # noqa: F401
 
+        # and the first word looked for inside words, for making the vocabulary's index
+        self.main.vocab_index()
+
     @property
     def needs_compaction(self) -> bool:
         return len(self.delta) > max(COMPACT_AT, len(self.main) // 10)
@@ -514,7 +517,8 @@ class SearchIndex:
         """
         seg = self.main
         per_tier = limit * 2 if q.terms else limit
-        verifier = TextMatcher(q, tiers.fuzzy_words) if not tiers.checked else None
+        unchecked = [not tiers.checked] * FUZZY + [not tiers.fuzzy_checked]
+        verifier = TextMatcher(q, tiers.fuzzy_words) if any(unchecked) else None
         seen: set[int] = set()
         cands: list[tuple[int, int, float, Any]] = []
         unchecked_drop = 0
@@ -546,9 +550,10 @@ class SearchIndex:
                     i += 1
                     continue
                 actual = tier
-                # the fuzzy tier is exact as it is (close words' postings, or checked)
-                if verifier is not None and tier != FUZZY:
-                    checked = verifier.tier(seg.texts[rid])
+                # the fuzzy tier is exact as it is (close words' postings, or checked),
+                # unless a word just begun was left out of it
+                if verifier is not None and unchecked[tier]:
+                    checked = verifier.tier(seg.texts[rid], allow_fuzzy=tier == FUZZY)
                     if checked is None:
                         unchecked_drop += 1
                         i += 1

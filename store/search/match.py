@@ -142,6 +142,8 @@ class Tiers:
     """Ids to skip while walking a tier (e.g. the exact words inside the prefix tier)."""
     checked: bool = True
     """False when walked ids still need the text check (unverified superset)."""
+    fuzzy_checked: bool = True
+    """False when the fuzzy tier's ids still need it (a word just begun was left out)."""
     unfiltered: Allowed | None = None
     """Filters still to apply while walking (a huge precomputed prefix array)."""
     fuzzy_words: dict[str, list[str]] = field(default_factory=dict)
@@ -332,8 +334,7 @@ def _midword(seg: Segment, word: str, budget: int = 200_000) -> set[int] | None:
     tokens holding it have more than ``budget`` postings (too common to matter)."""
     if len(word) < MIDWORD_MIN:
         return set()
-    lo, hi = seg.prefix_range(word)
-    extra = [p for p in seg.vocab_containing(word) if not lo <= p < hi]
+    extra = seg.vocab_inside(word, MIDWORD_WORDS + 1)
     if not extra:
         return set()
     if len(extra) > MIDWORD_WORDS or sum(seg.postings_size(p, p + 1) for p in extra) > budget:
@@ -568,8 +569,20 @@ def _add_fuzzy(
     exact_sets = all(t.kind in ("word", "compound") for t in terms)
     # the typo'd terms first (their close words are usually rarer), then by cost
     order = sorted(terms, key=lambda t: (t.text not in fuzzy, t.cost))
+    exact_sets = exact_sets and not q.phrases and not q.excluded
     cands: set[int] | None = None
     for term in order:
+        if (
+            cands is not None
+            and exact_sets
+            and term.text not in fuzzy
+            and len(term.text) <= 2
+            and term.cost > 4 * len(cands)
+        ):
+            # a word just begun, in most records: checked on the records shown only, as
+            # in the strict tiers (intersecting its postings costs more than the search)
+            tiers.fuzzy_checked = tiers.exact = False
+            continue
         close: set[int] = (
             seg.words_ids(_positions(seg, fuzzy[term.text])) if term.text in fuzzy else set()
         )
@@ -588,7 +601,7 @@ def _add_fuzzy(
     if not cands:
         return
     cands.difference_update(tiers.all_ids())
-    if exact_sets and not q.phrases and not q.excluded:
+    if exact_sets:
         found = cands
     else:
         matcher = TextMatcher(q, fuzzy)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +113,39 @@ def test_a_typo_then_a_word_just_begun_lists_the_fuzzy_matches() -> None:
         result = index.search(query[:n], 10)
     assert [(h.id, h.tier) for h in result.hits] == [("m", FUZZY)]
     assert result.total == 1
+
+
+def test_a_word_just_begun_after_a_typo_is_checked_on_the_fuzzy_records_shown() -> None:
+    """The one-letter word is in most records: it is not intersected with the fuzzy
+    tier's candidates (that cost more than the search) but checked on the records listed,
+    so a record with the typo'd word's close word and no word starting with ``s`` is not
+    listed, and the count says it is an estimate."""
+
+    def distinct(i: int) -> str:  # a gist of its own: not grouped as near-identical
+        return hashlib.sha256(str(i).encode()).hexdigest()
+
+    index = build(
+        *(
+            rec("lesson", f"with{i}", f"migration setup step {i}", gist=distinct(i))
+            for i in range(20)
+        ),
+        *(
+            rec("lesson", f"without{i}", f"migration only {i}", gist=distinct(100 + i))
+            for i in range(10)
+        ),
+        *(rec("lesson", f"other{i}", f"some seed sample {i}") for i in range(200)),
+    )
+    query = "migraton s"
+    for n in range(1, len(query) + 1):
+        result = index.search(query[:n], 50)
+    assert result.error is None
+    assert sorted(h.id for h in result.hits) == sorted(f"with{i}" for i in range(20))
+    assert all(h.tier == FUZZY for h in result.hits)
+    assert not result.exact  # ``about`` 30: the ten without an s-word were not looked at
+    assert result.total >= 20
+    # the same when the query is searched at once, and when the word grows
+    assert sorted(ids(index, query)) == sorted(f"with{i}" for i in range(20))
+    assert sorted(ids(index, "migraton se")) == sorted(f"with{i}" for i in range(20))
 
 
 def test_short_words_do_not_match_inside_words() -> None:

@@ -172,10 +172,10 @@ def test_a_long_needle_narrows_from_the_shorter_one_without_slicing_every_prefix
     word = "ab" * (MB // 2)
     index = build(rec("w", "word", f"x{word} y"), rec("o", "other", "abba"))
     seg = index.main
-    first = seg.vocab_containing("bab")
+    first = seg.vocab_inside("bab")
     needle = word[1:]
     with within(5):
-        got = seg.vocab_containing(needle)
+        got = seg.vocab_inside(needle)
     assert got and set(got) <= set(first)
     assert [seg.vocab[p] for p in got] == [f"x{word}"]
 
