@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.segment import Segment
 from textual import events
@@ -53,6 +53,20 @@ def _shown(cell: Cell) -> object:
     """What a cell shows, as a key: its text, and a ``Content``'s spans (a ``Content``
     compares by its text alone)."""
     return cell if isinstance(cell, str) else (cell.plain, tuple(cell.spans))
+
+
+class _Frame(NamedTuple):
+    """What the lines of one frame share: the width, the columns' widths, the first row
+    in view, the cursor and the styles of a row."""
+
+    width: int
+    widths: tuple[int, ...]
+    top: int
+    cursor: int
+    zebra: bool
+    style: Style
+    cursor_style: Style
+    even_style: Style
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -159,6 +173,7 @@ class VirtualTable(ScrollView, can_focus=True):
         )
         #: whole lines likewise (a row of the same cells drawn again as it was)
         self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
+        self._frame: _Frame | None = None
 
     # -- data ---------------------------------------------------------------------------
 
@@ -358,42 +373,65 @@ class VirtualTable(ScrollView, can_focus=True):
     # -- rendering --------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        width = total_width(self._column_widths())
-        if width != self.virtual_size.width:
+        widths = self._column_widths()
+        if total_width(widths) != self.virtual_size.width:
             self.call_after_refresh(self._update_virtual_size)
-        return super().render_lines(crop)
+        # what every line of the frame shares is looked up once, not once a line
+        self._frame = self._frame_state()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def _frame_state(self) -> _Frame:
+        if self._frame is not None:
+            return self._frame
+        return _Frame(
+            self.scrollable_content_region.width,
+            self._column_widths(),
+            round(self.scroll_y),
+            self.cursor_row,
+            self.zebra_stripes,
+            self.visual_style,
+            self.get_visual_style("virtual-table--cursor"),
+            self.get_visual_style("virtual-table--even"),
+        )
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        frame = self._frame_state()
+        width = frame.width
         if y == 0:
             return self._render_header(width)
-        index = round(self.scroll_y) + y - 1
+        index = frame.top + y - 1
         if not self._rows:
             if y == 1:
                 style = self.get_visual_style("virtual-table--empty")
                 return self._to_strip(Content("No rows"), style, width)
-            return Strip.blank(width, self.visual_style.rich_style)
+            return Strip.blank(width, frame.style.rich_style)
         if index >= len(self._rows):
-            return Strip.blank(width, self.visual_style.rich_style)
-        if index == self.cursor_row:
-            style = self.get_visual_style("virtual-table--cursor")
-        elif self.zebra_stripes and index % 2 == 0:
-            style = self.get_visual_style("virtual-table--even")
+            return Strip.blank(width, frame.style.rich_style)
+        if index == frame.cursor:
+            style = frame.cursor_style
+        elif frame.zebra and index % 2 == 0:
+            style = frame.even_style
         else:
-            style = self.visual_style
+            style = frame.style
         cache_key = (index, style, width)
         strip = self._line_cache.get(cache_key)
         if strip is None:
             strip = self._line_cache[cache_key] = self._row_strip(
-                self._rows[index][1], style, width
+                self._rows[index][1], style, width, frame.widths
             )
         return strip
 
-    def _row_strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
+    def _row_strip(
+        self, cells: Sequence[Cell], style: Style, width: int, widths: tuple[int, ...]
+    ) -> Strip:
         """One row's line, ``width`` cells: its cells side by side, each fitted to its
-        column (the columns that gave way left out), a space between; drawn once for the
-        same cells, style and width."""
-        row_key = (tuple(_shown(c) for c in cells), style, width)
+        column's width in ``widths`` (0: a column that gave way, left out), a space
+        between; drawn once for the same cells, style and width."""
+        shown = tuple(map(_shown, cells))
+        row_key = (shown, style, width)
         try:
             strip = self._rows_drawn.get(row_key)
         except TypeError:  # a span's style that cannot be hashed: drawn every time
@@ -403,16 +441,17 @@ class VirtualTable(ScrollView, can_focus=True):
         base = style.rich_style
         segments: list[Segment] = []
         length = 0
-        for position, (column, cell_width) in enumerate(
-            zip(self._columns, self._column_widths(), strict=True)
-        ):
+        for position, (column, cell_width) in enumerate(zip(self._columns, widths, strict=True)):
             if not cell_width:  # a column that gave way (see Column.drop)
                 continue
             if length:
                 segments.append(Segment(" " * SEPARATOR, base))
                 length += SEPARATOR
-            cell = cells[position] if position < len(cells) else ""
-            segments += self._cell_segments(cell, cell_width, column.align, style)
+            if position < len(cells):
+                cell, key = cells[position], shown[position]
+            else:
+                cell = key = ""
+            segments += self._cell_segments(cell, key, cell_width, column.align, style)
             length += cell_width
         strip = Strip(segments, length).adjust_cell_length(width, base)
         with contextlib.suppress(TypeError):
@@ -420,12 +459,11 @@ class VirtualTable(ScrollView, can_focus=True):
         return strip
 
     def _cell_segments(
-        self, cell: Cell, width: int, align: str, style: Style
+        self, cell: Cell, shown: object, width: int, align: str, style: Style
     ) -> tuple[Segment, ...]:
-        """One cell fitted to ``width`` and drawn on ``style``, drawn once for the same
-        text and spans (a ``Content`` compares by its text alone, so its spans are part of
-        the key)."""
-        key = (_shown(cell), width, align, style)
+        """One cell fitted to ``width`` and drawn on ``style``, drawn once for what it
+        shows (``shown``: its text and spans, as a ``Content`` compares by its text alone)."""
+        key = (shown, width, align, style)
         try:
             drawn = self._cells_drawn.get(key)
             keep = True
@@ -441,7 +479,8 @@ class VirtualTable(ScrollView, can_focus=True):
         style = self.get_visual_style("virtual-table--header")
         if self._header is None or self._header[:2] != (style, width):
             titles = tuple(column.title for column in self._columns)
-            self._header = (style, width, self._row_strip(titles, style, width))
+            strip = self._row_strip(titles, style, width, self._column_widths())
+            self._header = (style, width, strip)
         return self._header[2]
 
     def _to_strip(self, content: Content, style: Style, width: int) -> Strip:
