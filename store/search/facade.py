@@ -173,6 +173,7 @@ class WorkspaceSearch:
                 changed |= index.update_file(p, read or st, recs)
             if index.needs_compaction:
                 self.index = index.compacted()
+                self.index.warm()  # a new segment: ready for the next keystroke as well
                 self._full = True
                 changed = True
             self._dirty |= changed

@@ -12,6 +12,7 @@ import pytest
 import store.search.records as search_records
 from store.index.workspace_index import WorkspaceIndex
 from store.search.cache import BIN_NAME, SIDE_NAME, CacheError, open_index, scan_workspace
+from store.search.engine import SearchIndex
 from store.search.facade import WorkspaceSearch, resolve_line
 from store.workspace import Workspace
 from tests.conftest import REPO
@@ -225,6 +226,32 @@ def test_workspace_search_follows_the_workspace_index(demo_root: Path) -> None:
     assert again.ensure(loaded=False) is not None
     assert hits(again, "zeppelin") == [("lesson", "ll-user-20261121-001")]
     assert not again.sync()
+
+
+def test_a_compacted_index_is_warmed_like_a_loaded_one(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the changes since the cache outgrow it, a new segment replaces it: its
+    vocabulary's index is made there and then, not on the next key that needs it."""
+    wi = WorkspaceIndex(Workspace(demo_root))
+    wi.load_all()
+    handle = WorkspaceSearch(wi)
+    first = handle.ensure(loaded=True)
+    assert first is not None and first.main._vocab_starts is not None
+    lessons = demo_root / "lessons/user/lessons.jsonl"
+    with open(lessons, "a", encoding="utf-8") as fh:
+        line = {
+            "id": "ll-user-20261121-002",
+            "date": "2026-11-21",
+            "title": "Airships and zeppelins",
+        }
+        fh.write(json.dumps(line) + "\n")
+    changed, _removed = wi.update([lessons])
+    monkeypatch.setattr(SearchIndex, "needs_compaction", property(lambda _self: True))
+    assert handle.sync(changed)
+    assert handle.index is not None and handle.index is not first
+    assert handle.index.main._vocab_starts is not None
+    assert ("lesson", "ll-user-20261121-002") in hits(handle, "eppelin")  # inside a word
 
 
 def test_lines_of_records_inside_yaml_files(demo_root: Path) -> None:
