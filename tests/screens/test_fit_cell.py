@@ -3,10 +3,13 @@ the whole text cut, whatever its characters (wide, of no width, joined, combinin
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from textual.content import Content, Span
 
+from screens.widgets import table_rows
 from screens.widgets.table_rows import fit
 
 PIECES = [
@@ -17,13 +20,9 @@ PIECES = [
 
 
 def whole(content: Content, width: int, align: str) -> Content:
-    """What ``fit`` did before it cut long texts on their heads: the whole text measured."""
-    if content.cell_length > width:
-        content = content.truncate(width, ellipsis=True)
-    space = width - content.cell_length
-    if space <= 0:
-        return content
-    return content.pad_left(space) if align == "right" else content.pad_right(space)
+    """``fit`` measuring the whole text, as it did before it cut long texts on their heads."""
+    with patch.object(table_rows, "HEAD_SLACK", 1 << 30):
+        return fit(content, width, align)
 
 
 @st.composite
