@@ -172,8 +172,12 @@ class WorkspaceSearch:
                 read, recs = load_records(Path(p), f.kind, f.display)
                 changed |= index.update_file(p, read or st, recs)
             if index.needs_compaction:
-                self.index = index.compacted()
-                self.index.warm()  # a new segment: ready for the next keystroke as well
+                compacted = index.compacted()
+                # a new segment: its vocabulary's index made before a keystroke needs it
+                # (not the whole of ``warm``: freezing every object alive now would keep
+                # the app's discarded cycles from ever being collected)
+                compacted.main.vocab_index()
+                self.index = compacted
                 self._full = True
                 changed = True
             self._dirty |= changed

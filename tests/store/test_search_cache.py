@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -228,11 +229,12 @@ def test_workspace_search_follows_the_workspace_index(demo_root: Path) -> None:
     assert not again.sync()
 
 
-def test_a_compacted_index_is_warmed_like_a_loaded_one(
+def test_a_compacted_index_has_its_vocabulary_indexed_before_a_key_needs_it(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When the changes since the cache outgrow it, a new segment replaces it: its
-    vocabulary's index is made there and then, not on the next key that needs it."""
+    vocabulary's index is made there and then, not on the next key that needs it, and
+    nothing else alive is frozen out of the cycle collector's reach."""
     wi = WorkspaceIndex(Workspace(demo_root))
     wi.load_all()
     handle = WorkspaceSearch(wi)
@@ -248,7 +250,9 @@ def test_a_compacted_index_is_warmed_like_a_loaded_one(
         fh.write(json.dumps(line) + "\n")
     changed, _removed = wi.update([lessons])
     monkeypatch.setattr(SearchIndex, "needs_compaction", property(lambda _self: True))
+    frozen = gc.get_freeze_count()
     assert handle.sync(changed)
+    assert gc.get_freeze_count() <= frozen  # (a frozen object freed meanwhile leaves it)
     assert handle.index is not None and handle.index is not first
     assert handle.index.main._vocab_starts is not None
     assert ("lesson", "ll-user-20261121-002") in hits(handle, "eppelin")  # inside a word
