@@ -333,8 +333,10 @@ class SearchIndex:
             previous = self._narrowed(q)
             tiers = evaluate(self.main, q, matcher, allowed, limit, previous)
             deltas = self._delta_matches(q, matcher, tiers, ledger)
-            hits, seen_total = self._assemble(q, tiers, deltas, allowed, limit, spans)
-            total = tiers.total + len(deltas) - self._tombed(tiers)
+            hits, dropped = self._assemble(q, tiers, deltas, allowed, limit, spans)
+            # what the walk checked and dropped, in a tier it walked to the end, is known
+            # not to match (an unchecked superset's count is an estimate until then)
+            total = tiers.total + len(deltas) - self._tombed(tiers) - dropped
             self._narrow = None
             if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
                 held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
@@ -344,7 +346,7 @@ class SearchIndex:
         return SearchResult(
             q,
             hits,
-            max(total, seen_total),
+            max(total, len(hits)),
             tiers.exact,
             elapsed=time.perf_counter() - t0,
             text=raw,
@@ -521,7 +523,7 @@ class SearchIndex:
         verifier = TextMatcher(q, tiers.fuzzy_words) if any(unchecked) else None
         seen: set[int] = set()
         cands: list[tuple[int, int, float, Any]] = []
-        unchecked_drop = 0
+        dropped = 0  # records checked and dropped, in the tiers walked to their end
         terms = list(dict.fromkeys(q.terms))
         for tier in range(4):
             ids = tiers.lists[tier]
@@ -531,7 +533,7 @@ class SearchIndex:
                 break  # a lower tier cannot reach the first ``limit`` hits
             ordered: Any = sorted(ids) if isinstance(ids, (set, frozenset)) else ids
             minus = _membership(tiers.minus[tier])
-            got = 0
+            got = tier_dropped = 0
             i, n = 0, len(ordered)
             budget = 20_000  # ids looked at in this tier (skipped ones included)
             while i < n and got < per_tier and budget > 0:
@@ -555,7 +557,7 @@ class SearchIndex:
                 if verifier is not None and unchecked[tier]:
                     checked = verifier.tier(seg.texts[rid], allow_fuzzy=tier == FUZZY)
                     if checked is None:
-                        unchecked_drop += 1
+                        tier_dropped += 1
                         i += 1
                         continue
                     actual = checked
@@ -564,6 +566,8 @@ class SearchIndex:
                 cands.append((actual, -bonus, float(rid), rid))
                 got += 1
                 i = bisect.bisect_left(ordered, end, i + 1) if end > rid + 1 else i + 1
+            if i >= n:
+                dropped += tier_dropped
         delta_groups: dict[Any, int] = {}
         for tier, d in deltas:
             key = self._group_key(d)
@@ -592,7 +596,7 @@ class SearchIndex:
             hits.append(self._hit(q, tier, -neg_bonus, ref, max(1, count), fuzzy, spans))
             if len(hits) >= limit:
                 break
-        return hits, len(hits) - unchecked_drop
+        return hits, dropped
 
     def _span(self, rid: int) -> tuple[int, int]:
         """[first, end) of ``rid``'s group in rank order."""

@@ -148,6 +148,20 @@ def test_a_word_just_begun_after_a_typo_is_checked_on_the_fuzzy_records_shown() 
     assert sorted(ids(index, "migraton se")) == sorted(f"with{i}" for i in range(20))
 
 
+@pytest.mark.parametrize("query", ["migraton s", "migration s"])
+def test_records_checked_and_dropped_are_not_counted(query: str) -> None:
+    """The word just begun is checked on the records walked: when the walk reads every
+    candidate and none has a word starting with ``s``, the count says so ("about 0", not
+    "about 10 matches · 0 shown"), strict tiers and fuzzy alike."""
+    index = build(
+        *(rec("lesson", f"only{i}", f"migration only {i}", gist=f"{i}" * 20) for i in range(10)),
+        *(rec("lesson", f"other{i}", f"some seed sample {i}") for i in range(200)),
+    )
+    for n in range(1, len(query) + 1):
+        result = index.search(query[:n], 50)
+    assert result.hits == [] and result.total == 0
+
+
 def test_short_words_do_not_match_inside_words() -> None:
     index = build(rec("lesson", "a", "the database"), rec("lesson", "b", "data flow"))
     assert ids(index, "ta") == []
