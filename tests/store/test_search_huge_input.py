@@ -180,6 +180,32 @@ def test_a_long_needle_narrows_from_the_shorter_one_without_slicing_every_prefix
     assert [seg.vocab[p] for p in got] == [f"x{word}"]
 
 
+def test_a_pasted_word_is_looked_for_inside_words_without_compiling_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Short needles are found by a compiled regular expression; compiling a pasted
+    megabyte took 0.6 s, so a long one is looked for with ``bytes.find``."""
+    compiled: list[int] = []
+    real = search_segment.re.compile
+
+    def spy(pattern: Any, flags: int = 0) -> Any:
+        if isinstance(pattern, bytes):  # the vocabulary's (a bytes pattern)
+            compiled.append(len(pattern))
+        return real(pattern, flags)
+
+    monkeypatch.setattr(search_segment.re, "compile", spy)
+    monkeypatch.setattr(search_segment, "MAX_TEXT", 10 * MB)  # the word indexed whole
+    word = "ab" * (MB // 2)
+    index = build(rec("w", "word", f"x{word} y"), rec("o", "other", "xabz abba"))
+    seg = index.main
+    with within(5):
+        got = seg.vocab_inside(word[1:])
+    assert [seg.vocab[p] for p in got] == [f"x{word}"]
+    assert compiled == []  # nothing compiled for it
+    assert [seg.vocab[p] for p in seg.vocab_inside("ab")] == [f"x{word}", "xabz"]
+    assert compiled and max(compiled) <= search_segment.REGEX_NEEDLE
+
+
 def test_a_long_cjk_query_slices_only_the_postings_it_intersects() -> None:
     text = "漢字仮名交じり文の検索を試す"
     index = build(
