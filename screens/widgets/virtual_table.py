@@ -373,12 +373,11 @@ class VirtualTable(ScrollView, can_focus=True):
     # -- rendering --------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        widths = self._column_widths()
-        if total_width(widths) != self.virtual_size.width:
-            self.call_after_refresh(self._update_virtual_size)
         # what every line of the frame shares is looked up once, not once a line
-        self._frame = self._frame_state()
+        frame = self._frame = self._frame_state()
         try:
+            if total_width(frame.widths) != self.virtual_size.width:
+                self.call_after_refresh(self._update_virtual_size)
             return super().render_lines(crop)
         finally:
             self._frame = None

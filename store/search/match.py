@@ -566,10 +566,12 @@ def _add_fuzzy(
     if not fuzzy:
         return
     tiers.fuzzy_words = fuzzy
-    exact_sets = all(t.kind in ("word", "compound") for t in terms)
+    # postings alone decide the tier (no phrase, no exclusion, no term read in texts)
+    exact_sets = (
+        all(t.kind in ("word", "compound") for t in terms) and not q.phrases and not q.excluded
+    )
     # the typo'd terms first (their close words are usually rarer), then by cost
     order = sorted(terms, key=lambda t: (t.text not in fuzzy, t.cost))
-    exact_sets = exact_sets and not q.phrases and not q.excluded
     cands: set[int] | None = None
     for term in order:
         if (
