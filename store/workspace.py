@@ -109,14 +109,21 @@ class Workspace:
 
     def display(self, path: Path) -> str:
         """A path as people should read it: relative to the root when inside it."""
-        text, root = str(path), str(self.root)
-        prefix = root if root.endswith(os.sep) else root + os.sep
-        if text.startswith(prefix) and len(text) > len(prefix):  # what relative_to gives
-            return text[len(prefix) :]
+        text = str(path)
+        cut = self.inside(text)
+        if cut:
+            return text[cut:]
         try:
             return str(path.relative_to(self.root))
         except ValueError:
             return str(path)
+
+    def inside(self, text: str) -> int:
+        """How many characters of the path ``text`` to leave out to show it relative to the
+        root, when it is inside (what ``relative_to`` gives); 0 when it is not."""
+        root = str(self.root)
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        return len(prefix) if text.startswith(prefix) and len(text) > len(prefix) else 0
 
     def found(self, path: Path) -> Found | None:
         """What :meth:`discover` says of ``path`` alone (``None``: not a document of the

@@ -28,8 +28,9 @@ import json
 import mmap
 import os
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ RULES = 3
 NAME = f"index-cache-v{VERSION}.json"
 #: Entries decoded at once hold at most about this much JSON (then one at a time).
 BATCH_BYTES = 1 << 20
+#: The checksum reads the cache this much at a time (a buffer given back once read).
+CHECKSUM_CHUNK = 16 << 20
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000
 
@@ -194,6 +197,31 @@ def read(ws: Workspace) -> Cached:
         raise CacheError(f"no cache: {exc}") from exc
 
 
+def read_beside(ws: Workspace) -> Callable[[], Cached]:
+    """:func:`read` begun in a thread, to run beside the caller's own work (most of its
+    time is the checksum, which lets go of the interpreter); the function returned waits
+    for it and returns what it read, or raises what it raised."""
+    got: list[Cached] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            got.append(read(ws))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="hurikaeri-index-cache", daemon=True)
+    thread.start()
+
+    def result() -> Cached:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return got[0]
+
+    return result
+
+
 def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
     try:
         header = json.loads(f.readline())
@@ -229,10 +257,11 @@ def _layout(
     f: io.BufferedReader, mapped: mmap.mmap, sha256: object
 ) -> dict[str, tuple[str | None, tuple[int, int], Blob | None]]:
     """Each file's kind, entry place and blob, once the body's checksum is ``sha256``."""
-    # the checksum of the body, read through a buffer (its pages stay out of the process)
+    # the checksum of the body, read through a buffer (its pages stay out of the process),
+    # a few large reads: each lets go of the interpreter for as long (see read_beside)
     digest = hashlib.sha256()
     body = f.tell()
-    chunk = bytearray(1 << 20)
+    chunk = bytearray(max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
     view = memoryview(chunk)
     while got := f.readinto(chunk):
         digest.update(view[:got])

@@ -69,7 +69,7 @@ class IndexedFile(Diagnosed):
     def __init__(
         self,
         path: Path,
-        display: str,
+        display: str | int,
         kind: Kind | None,
         stamp: FileStamp | None,
         *,
@@ -82,10 +82,14 @@ class IndexedFile(Diagnosed):
     ) -> None:
         self.path = path
         self.kind = kind
-        #: the characters of ``str(path)`` to leave out to show it, or the text shown
-        text = str(path)
-        cut = len(text) - len(display)
-        self._display: int | str = cut if cut >= 0 and text[cut:] == display else display
+        #: the characters of ``str(path)`` to leave out to show it (``display`` may be
+        #: that already), or the text shown
+        self._display: int | str = display
+        if isinstance(display, str):
+            text = str(path)
+            cut = len(text) - len(display)
+            if cut >= 0 and text[cut:] == display:
+                self._display = cut
         #: ``(size, mtime_ns, ino, ctime_ns)`` packed and the raw SHA-256; ``None``: not read
         self._ident = _pack(stamp, ident) if stamp is not None else None
         #: the validated document (small kinds only: not reports, not JSONL), or its JSON
@@ -254,16 +258,25 @@ _KINDS = {k.value: k for k in Kind}
 
 
 def file_of_entry(
-    ws: Workspace, path: Path, entry: Entry, blob: bytes | Blob | None = b""
+    ws: Workspace,
+    path: Path,
+    entry: Entry,
+    blob: bytes | Blob | None = b"",
+    text: str | None = None,
 ) -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
     malformed: the caller parses the file again); ``blob`` is the head lines or the
-    document's JSON, or where they lie in the mapped index cache."""
+    document's JSON, or where they lie in the mapped index cache; ``text`` is ``str(path)``
+    when the caller has it (a path made from a string does not keep it)."""
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
-    display = ws.display(path)
+    # inside the root (the usual case): shown as its characters after the root's
+    display: str | int = ws.inside(text or str(path)) or ws.display(path)
     kind = _KINDS[kind_value] if kind_value is not None else None
     stamp = FileStamp(size, mtime_ns, sha) if size >= 0 else None
-    diags = [Diagnostic(display, line, sev, code, msg) for line, sev, code, msg in diag_rows]
+    diags = NO_DIAGNOSTICS
+    if diag_rows:
+        shown = (text or str(path))[display:] if isinstance(display, int) else display
+        diags = [Diagnostic(shown, line, sev, code, msg) for line, sev, code, msg in diag_rows]
     f = IndexedFile(
         path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished,
         ident=(ino, ctime_ns),

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +136,35 @@ def _contribute_records(out: dict[str, Parts], table: HeadTable, path: Path, sta
         out[key] = _joined(out.get(key), LessonRun(table, path, indices))
 
 
+def _flat(given: list[tuple[Path, Parts]]) -> Iterator[Part]:
+    for _p, parts in given:
+        yield from _each(parts)
+
+
+def _session_of(key: str, parts: Iterable[Part]) -> Session | None:
+    """The session ``key`` from its parts (in its files' order); ``None`` when it has no
+    report and no summary (a session is worth listing when one of those describes it)."""
+    report: ReportRef | None = None
+    summary: RecordRef[SummaryHead, SessionSummary] | None = None
+    runs: list[LessonRun] = []
+    proposals: list[Located[Proposal]] = []
+    for part in parts:
+        if isinstance(part, ReportRef):
+            if report is None or (part.head.id or "") > (report.head.id or ""):
+                report = part
+        elif isinstance(part, Located):
+            proposals.append(part)
+        elif isinstance(part, LessonRun):
+            runs.append(part)
+        elif summary is None:
+            summary = part
+    if report is None and summary is None:
+        return None
+    # the session id: the one object the heads hold (interned), not a copy per session
+    sid = sys.intern(key[4:]) if key.startswith("sid:") else None
+    return Session(key, sid, report, summary, tuple(runs), tuple(proposals))
+
+
 class WorkspaceIndex:
     """Everything hurikaeri knows about one workspace, safe to read from the UI thread."""
 
@@ -199,19 +228,22 @@ class WorkspaceIndex:
         otherwise set it scanning them all again and again) except while workers parse (the
         app's own garbage would pile up meanwhile), and what was built is then frozen:
         later collections, while someone types, need not look at it."""
+        # the cache is read (mostly its checksum, which lets go of the interpreter) while
+        # the ledger is folded
+        reading = index_cache.read_beside(self.ws) if self.use_cache else None
         self.ledger.refresh()
         self.recover()
         cached: index_cache.Cached | None = None
-        if self.use_cache:
+        if reading is not None:
             with contextlib.suppress(index_cache.CacheError):
-                cached = index_cache.read(self.ws)
+                cached = reading()
         files: dict[Path, IndexedFile] = {}
         if cached is not None:
             # reports and summaries first: the sessions list is complete with them alone
             # (and they need no models); then the lessons, then the few documents that are
-            # kept whole (their models are imported then)
+            # kept whole (their models are imported then). The cache keeps the files in the
+            # workspace's order (lessons last), which the first merge relies on.
             paths = {name: Path(name) for name in cached.lines}
-            self._rank = {p: i for i, p in enumerate(paths.values())}
             first = (Kind.KPT.value, Kind.SUMMARIES.value)
             groups: tuple[list[str], list[str], list[str]] = ([], [], [])
             for name, (kind, *_where) in cached.lines.items():
@@ -223,11 +255,14 @@ class WorkspaceIndex:
                         continue  # parsed again below
                     try:
                         path = paths[name]
-                        batch[path] = file_of_entry(self.ws, path, entry, blob)
+                        batch[path] = file_of_entry(self.ws, path, entry, blob, name)
                     except (ValueError, TypeError, IndexError, KeyError):
                         continue
                 cached.release()  # the entries' pages: read once
                 files.update(batch)
+                if i == 1:  # the files' order, for the merges after the first (made once
+                    # the sessions are out: not on the way to them)
+                    self._rank = {p: n for n, p in enumerate(paths.values())}
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
                     publish()
@@ -364,8 +399,10 @@ class WorkspaceIndex:
     ) -> None:
         """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
         put ``grown`` JSONL files in (what their records from the given index on give is
-        added to what the earlier ones gave), and rebuild only the sessions they touch.
-        Readers see the old dicts or the new ones, never one being changed."""
+        added to what the earlier ones gave), and rebuild only the sessions they touch;
+        ``reset``: ``new`` is all there is (nothing removed or grown). Readers see the old
+        dicts or the new ones, never one being changed."""
+        assert not (reset and (removed or grown)), "a first merge removes and grows nothing"
         with self.lock:
             if reset:
                 self._parts.clear()
@@ -379,25 +416,15 @@ class WorkspaceIndex:
                     dict(self.sessions),
                     dict(self.by_report),
                 )
-            touched: set[str] = set()
-            for p in removed | set(new):
-                for key in self._given(p, files.get(p)):
-                    paths = self._paths_of[key]
-                    if p in paths:
-                        paths.remove(p)
-                    touched.add(key)
-                self._parts.pop(p, None)
-                if p in removed:
-                    files.pop(p, None)
-            for p, f in new.items():
-                files[p] = f
-                touched.update(self._add_parts(p, f, _contributions(f)))
-            for p, (f, start) in (grown or {}).items():
-                files[p] = f  # its earlier records' parts stay; the new ones are added
-                added: dict[str, Parts] = {}
-                if f.records is not None:
-                    _contribute_records(added, f.records, p, start)
-                touched.update(self._add_parts(p, f, added))
+            #: a first merge: what each file gives each session, gathered as it is worked
+            #: out (the sessions are made from it, not from the files asked again)
+            gathered: dict[str, list[tuple[Path, Parts]]] | None = None
+            touched: Collection[str]
+            if reset:
+                gathered = self._gather(new, files)
+                touched = gathered.keys()
+            else:
+                touched = self._replace(new, removed, grown or {}, files)
             lost: set[str] = set()
             if reset:
                 self._rid_keys = {}
@@ -410,7 +437,10 @@ class WorkspaceIndex:
                     if by_report.get(old.report_id) is old:
                         del by_report[old.report_id]
                         lost.add(old.report_id)
-                s = self._session(key, files)
+                if gathered is None:
+                    s = self._session(key, files)
+                else:
+                    s = _session_of(key, _flat(gathered[key]))  # in order already
                 if s is not None:
                     sessions[key] = s
                     if s.report_id:
@@ -425,6 +455,36 @@ class WorkspaceIndex:
             self.files, self.sessions, self.by_report = files, sessions, by_report
         if newly_shared:  # their items' states are kept per report from now on
             self.ledger.locate(newly_shared)
+
+    def _replace(
+        self,
+        new: dict[Path, IndexedFile],
+        removed: set[Path],
+        grown: dict[Path, tuple[IndexedFile, int]],
+        files: dict[Path, IndexedFile],
+    ) -> set[str]:
+        """Put ``new`` and ``grown`` files in ``files`` and take ``removed`` out (see
+        :meth:`_merge`), noting what each gives to which session; the sessions touched."""
+        touched: set[str] = set()
+        for p in removed | set(new):
+            for key in self._given(p, files.get(p)):
+                paths = self._paths_of[key]
+                if p in paths:
+                    paths.remove(p)
+                touched.add(key)
+            self._parts.pop(p, None)
+            if p in removed:
+                files.pop(p, None)
+        for p, f in new.items():
+            files[p] = f
+            touched.update(self._add_parts(p, f, _contributions(f)))
+        for p, (f, start) in grown.items():
+            files[p] = f  # its earlier records' parts stay; the new ones are added
+            added: dict[str, Parts] = {}
+            if f.records is not None:
+                _contribute_records(added, f.records, p, start)
+            touched.update(self._add_parts(p, f, added))
+        return touched
 
     def _add_parts(self, path: Path, f: IndexedFile, added: dict[str, Parts]) -> set[str]:
         """Note what ``path`` (now ``f``) gives to which session (kept for a JSONL file
@@ -447,39 +507,46 @@ class WorkspaceIndex:
             return self._parts.get(path, {})
         return _contributions(f)
 
-    def _session(self, key: str, files: dict[Path, IndexedFile]) -> Session | None:
-        """The session ``key`` from what its files (in ``files``) contribute; ``None`` when
-        it has no report and no summary (a session is worth listing when one of those
-        describes it)."""
+    def _gather(
+        self, new: dict[Path, IndexedFile], files: dict[Path, IndexedFile]
+    ) -> dict[str, list[tuple[Path, Parts]]]:
+        """A first merge (nothing in yet; ``new`` in the workspace's order): put ``new`` in
+        ``files``, note what each gives to which session (as :meth:`_add_parts` does), and
+        return it by session, in that order."""
+        gathered: dict[str, list[tuple[Path, Parts]]] = {}
+        for p, f in new.items():
+            files[p] = f
+            given = _contributions(f)
+            if f.records is not None:
+                self._parts[p] = given
+            for key, parts in given.items():
+                got = gathered.get(key)
+                if got is None:
+                    gathered[key] = [(p, parts)]
+                else:
+                    got.append((p, parts))
+        paths_of = self._paths_of
+        for key, got in gathered.items():
+            paths_of[key] = [p for p, _parts in got]
+        return gathered
 
+    def _in_order(self, given: list[tuple[Path, Parts]]) -> Iterator[Part]:
+        """The parts files give one session, in the files' order in the workspace."""
+        if len(given) > 1:
+            rank = self._rank
+            given = sorted(given, key=lambda t: (rank.get(t[0], len(rank)), t[0]))
+        return _flat(given)
+
+    def _session(self, key: str, files: dict[Path, IndexedFile]) -> Session | None:
+        """The session ``key`` from what its files (in ``files``) contribute (see
+        :func:`_session_of`)."""
         paths = self._paths_of.get(key)
         if not paths:
             self._paths_of.pop(key, None)
             return None
-        report: ReportRef | None = None
-        summary: RecordRef[SummaryHead, SessionSummary] | None = None
-        runs: list[LessonRun] = []
-        proposals: list[Located[Proposal]] = []
-        rank = self._rank
-        order = (
-            paths if len(paths) == 1 else sorted(paths, key=lambda p: (rank.get(p, len(rank)), p))
+        return _session_of(
+            key, self._in_order([(p, self._given(p, files.get(p)).get(key, ())) for p in paths])
         )
-        for p in order:
-            for part in _each(self._given(p, files.get(p)).get(key, ())):
-                if isinstance(part, ReportRef):
-                    if report is None or (part.head.id or "") > (report.head.id or ""):
-                        report = part
-                elif isinstance(part, Located):
-                    proposals.append(part)
-                elif isinstance(part, LessonRun):
-                    runs.append(part)
-                elif summary is None:
-                    summary = part
-        if report is None and summary is None:
-            return None
-        # the session id: the one object the heads hold (interned), not a copy per session
-        sid = sys.intern(key[4:]) if key.startswith("sid:") else None
-        return Session(key, sid, report, summary, tuple(runs), tuple(proposals))
 
     # -- questions ---------------------------------------------------------------
 

@@ -537,3 +537,63 @@ def test_a_cached_document_that_does_not_validate_is_read_from_its_file(
     path.write_bytes(json.dumps(header).encode() + b"\n" + body)
     ix = _same_as_fresh(demo_root)
     assert ix.stats["parsed"] == 0
+
+
+def test_a_session_from_the_cache_takes_its_parts_in_the_workspaces_order(tmp_path: Path) -> None:
+    """A session two summary files describe shows the first one's summary (in the
+    workspace's order), whether the index is read from the cache or parsed: the cache keeps
+    that order and the first merge relies on it."""
+    root = tmp_path / "ws"
+    for folder, title in (("a-first", "the first file's"), ("b-second", "the second file's")):
+        d = root / "session-summaries" / folder
+        d.mkdir(parents=True)
+        for sid in ("shared-1", "shared-2", f"only-{folder}"):
+            rec = {"id": f"ws-{folder}-{sid}", "date": "2026-11-01T10:00:00",
+                   "session_id": sid, "session_name": f"{title} summary of {sid}"}  # fmt: skip
+            with (d / "summaries.jsonl").open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(rec) + "\n")
+    _load(root)  # writes the cache
+    ix = _same_as_fresh(root)
+    assert ix.stats["cached"] == ix.stats["files"]
+    for sid in ("shared-1", "shared-2"):
+        assert ix.sessions[f"sid:{sid}"].title == f"the first file's summary of {sid}"
+    assert len(ix.sessions) == 4
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+def test_the_checksum_read_a_chunk_at_a_time_covers_the_whole_body(
+    demo_root: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read in chunks of any size, the checksum takes every byte: an edit in the last
+    byte of an entry is caught as one in the first."""
+    monkeypatch.setattr(index_cache, "CHECKSUM_CHUNK", chunk)
+    ws = _load(demo_root).ws
+    path = index_cache.cache_path(ws)
+    good = path.read_bytes()
+    index_cache.read(ws)
+    last = good.rindex(b"]\t")  # the end of the last file's line
+    path.write_bytes(good[:last] + b"}" + good[last + 1 :])
+    with pytest.raises(index_cache.CacheError, match="checksum"):
+        index_cache.read(ws)
+
+
+def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _load(demo_root).ws
+
+    def layout(c: index_cache.Cached) -> dict[str, object]:  # (each its own mapping)
+        return {k: (kind, where, b and b[1:]) for k, (kind, where, b) in c.lines.items()}
+
+    assert layout(index_cache.read_beside(ws)()) == layout(index_cache.read(ws))
+    index_cache.cache_path(ws).write_bytes(b"")
+    with pytest.raises(index_cache.CacheError):
+        index_cache.read_beside(ws)()
+
+    def broken(_ws: Workspace) -> index_cache.Cached:
+        raise RuntimeError("a bug in reading")
+
+    monkeypatch.setattr(index_cache, "read", broken)
+    waiting = index_cache.read_beside(ws)
+    with pytest.raises(RuntimeError, match="a bug in reading"):  # in the caller's thread
+        waiting()
