@@ -134,8 +134,9 @@ class SessionsScreen(Screen[None]):
         bar.update(total=total, progress=done)
 
     def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.refresh_projects()
         self.refresh_rows()
+        # the project filter's choices (every session's project) once the rows are drawn
+        self.call_after_refresh(self.refresh_projects)
         if self.filter.evidence is not None:
             self.check_evidence()  # a report edited: checked again (the rest: a stat)
 

@@ -11,6 +11,7 @@ told when shown again). Screens ask for navigation with ``Open`` messages, which
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from textual import work
@@ -44,6 +45,8 @@ from tui.search_provider import SearchProvider
 
 #: How often changes seen while running are written to the index cache (seconds).
 SAVE_EVERY = 120.0
+#: How long the reading waits at most for what it published to be drawn (seconds).
+DRAW_WAIT = 0.5
 
 #: The app-wide keys that open a screen (each once on top): key, screen name (the router's,
 #: see :data:`tui.navigate.SCREENS`), description. The binding id is ``app.<name>``.
@@ -120,7 +123,11 @@ class HurikaeriApp(App[None]):
                 self.call_from_thread(self.show_progress, done, total)
 
         def publish() -> None:
-            self.call_from_thread(self.published)
+            drawn = threading.Event()
+            self.call_from_thread(self.published, drawn)
+            # the reading waits for the list to be drawn (it would hold the interpreter
+            # in turns with the drawing, and the list would show later)
+            drawn.wait(DRAW_WAIT)
 
         self.index.load_all(progress, publish)
 
@@ -131,9 +138,12 @@ class HurikaeriApp(App[None]):
             if isinstance(screen, SessionsScreen):
                 screen.show_progress(done, total)
 
-    def published(self) -> None:
-        """The index has more to show (the cache, then files as they are parsed)."""
+    def published(self, drawn: threading.Event | None = None) -> None:
+        """The index has more to show (the cache, then files as they are parsed); ``drawn``
+        is set once the screens have been drawn with it."""
         self.broadcast(Change(initial=True))
+        if drawn is not None:  # asked of the screen: after what it was just told
+            self.screen.call_after_refresh(drawn.set)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:

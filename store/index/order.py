@@ -64,7 +64,10 @@ class SessionFilter(ListFilter):
             self.evidence_states is None or self.evidence_states.get(s.key) != self.evidence
         ):
             return False
-        if not self.matches_project(s.project) or not self.covers(s.sort_time.date()):
+        # (a session's project and date are worked out only when a filter asks for them)
+        if self.project is not None and s.project != self.project:
+            return False
+        if self.dated and not self.covers(s.sort_time.date()):
             return False
         if self.review == "unreviewed" and done >= total:
             return False

@@ -558,12 +558,15 @@ class WorkspaceIndex:
             return hit[1], hit[2]
         rkey = self.report_key(s)
         items = s.report.head.items if rkey is not None and s.report is not None else ()
-        states, state = self.ledger.states, self.ledger.state
-        located, prefix, done = "@" in (rkey or ""), f"{rkey}/", 0
-        for _sec, item_id in items:  # the keys of item_keys(), not built as a list
-            key = prefix + item_id
-            st = state(key) if located or "@" in item_id else states.get(key)
-            done += st is not None and st.state not in UNDECIDED  # contested: undecided
+        done = 0
+        if items:
+            states, state = self.ledger.states, self.ledger.state
+            located, prefix = "@" in rkey, f"{rkey}/"  # type: ignore[operator]
+            for _sec, item_id in items:  # the keys of item_keys(), not built as a list
+                key = prefix + item_id
+                st = state(key) if located or "@" in item_id else states.get(key)
+                if st is not None and st.state not in UNDECIDED:  # contested: undecided
+                    done += 1
         s._progress = (revision, done, len(items))
         return done, len(items)
 

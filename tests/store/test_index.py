@@ -62,6 +62,17 @@ def test_filters(demo_root: Path) -> None:
     assert reviewed and all(ix.review_progress(s)[0] == ix.review_progress(s)[1] for s in reviewed)
 
 
+def test_the_unfiltered_list_works_out_no_sessions_project(demo_root: Path) -> None:
+    """A session's project (its summary's, else a lesson's) is worked out when a filter
+    asks for it; the unfiltered list, at every start, does not (or the project filter)."""
+    ix = _index(demo_root)
+    assert len(ordered(ix)) == len(ix.sessions)
+    assert all(s._project is None for s in ix.sessions.values())
+    some = next(s.project for s in ix.sessions.values() if s.project)
+    assert ordered(ix, SessionFilter(project=some))
+    assert all(s.project == some for s in ordered(ix, SessionFilter(project=some)))
+
+
 def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
     ix = _index(demo_root)
     order = ordered(ix)

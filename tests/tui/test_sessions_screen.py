@@ -204,3 +204,37 @@ async def test_the_review_filter_to_review(demo_root: Path) -> None:
         for i in range(table.row_count):
             d, t = app.index.review_progress(app.index.sessions[table.row_key_at(i) or ""])
             assert d < t
+
+
+async def test_a_start_from_the_cache_draws_the_sessions_before_it_reads_on(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sessions, once read from the cache, are drawn before the reading goes on to the
+    lessons (which would otherwise hold the interpreter in turns with the drawing)."""
+    from store.index.workspace_index import WorkspaceIndex
+    from store.workspace import Workspace
+
+    WorkspaceIndex(Workspace(demo_root)).load_all(parallel=False)  # the cache
+    events: list[str] = []
+    merge = WorkspaceIndex._merge
+
+    def noted(self: WorkspaceIndex, *args: Any, **kwargs: Any) -> None:
+        merge(self, *args, **kwargs)
+        events.append("sessions read" if kwargs.get("reset") else "more read")
+
+    monkeypatch.setattr(WorkspaceIndex, "_merge", noted)
+    monkeypatch.setattr("tui.app.DRAW_WAIT", 60.0)  # the order, not the time: a busy machine
+    app = make_app(demo_root)
+    display = app._display
+
+    def drawn(screen: Any, update: Any) -> None:
+        display(screen, update)
+        table = screen.query("#sessions")
+        if update is not None and table and table.first().row_count == 33:
+            events.append("sessions drawn")
+
+    monkeypatch.setattr(app, "_display", drawn)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+    assert events.index("sessions read") < events.index("sessions drawn")
+    assert events.index("sessions drawn") < events.index("more read"), events
