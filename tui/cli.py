@@ -61,19 +61,15 @@ class SubjectError(Exception):
 
 
 class _Version(argparse.Action):
-    """``--version``: the installed version, looked up only when asked for."""
+    """``--version``: the version (:data:`store.__version__`)."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kw: Any) -> NoReturn:
-        from importlib.metadata import PackageNotFoundError, version
+        from store import __version__
 
-        try:
-            v = version("hurikaeri")
-        except PackageNotFoundError:
-            v = "unknown"
-        print(f"{PROG} {v}")
+        print(f"{PROG} {__version__}")
         parser.exit(0)
 
 

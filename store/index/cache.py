@@ -60,12 +60,9 @@ class CacheError(Exception):
 
 
 def app_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from store import __version__
 
-    try:
-        return version("hurikaeri")
-    except PackageNotFoundError:
-        return "0"
+    return __version__
 
 
 def cache_path(ws: Workspace) -> Path:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 import tui.cli as cli
+from store import __version__
 from tests.conftest import REPO
 
 
@@ -18,7 +21,16 @@ def test_version_prints_and_exits_0() -> None:
         [sys.executable, "-m", "tui", "--version"], cwd=REPO, capture_output=True, text=True
     )
     assert r.returncode == 0
-    assert r.stdout.startswith("hurikaeri ")
+    assert r.stdout == f"hurikaeri {version('hurikaeri')}\n"
+
+
+def test_the_version_in_the_code_is_the_projects() -> None:
+    """``store.__version__`` (what ``--version`` prints and the index cache is stamped
+    with, without asking the package's metadata at every start) is ``pyproject.toml``'s,
+    as installed."""
+    with (REPO / "pyproject.toml").open("rb") as fh:
+        project = tomllib.load(fh)["project"]
+    assert __version__ == project["version"] == version("hurikaeri")
 
 
 @pytest.mark.parametrize("keep", [False, True])
