@@ -41,15 +41,46 @@ _SHARED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _SHARED_MAX = 200_000
 
 
-def _items(raw: list[list[Any]]) -> tuple[tuple[str, str], ...]:
-    """A report head's ``(section, item id)`` pairs from their JSON lists: the shared tuple
-    when another report has the same ones (looked up before anything is interned)."""
-    key = tuple(map(tuple, raw))
-    got = _SHARED.get(key)
-    if got is None:
+#: A section's letter in a head's items as the cache keeps them (see :func:`_dump_items`).
+_LETTER = {"keep": "k", "problem": "p", "try": "t", "omission": "o"}
+_SECTION = {letter: section for section, letter in _LETTER.items()}
+#: What keys a head's items in :data:`_SHARED` (nothing read from a file can equal it).
+_ITEMS = object()
+
+
+def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
+    """A head's items as the cache keeps them: each one's section as a letter, in one
+    string, then the ids (a start decodes two values, not a list for each item); the
+    ``[section, id]`` pairs when a section has no letter."""
+    letters = "".join([_LETTER.get(sec, "?") for sec, _id in items])
+    if "?" in letters:
+        return [list(x) for x in items]
+    return [letters, [item_id for _sec, item_id in items]]
+
+
+def _items(raw: list[Any]) -> tuple[tuple[str, str], ...]:
+    """A report head's ``(section, item id)`` pairs from the cache's form of them
+    (:func:`_dump_items`): the shared tuple when another report has the same ones (looked
+    up before anything is interned)."""
+    if len(raw) == 2 and isinstance(raw[0], str):
+        letters, ids = raw
+        if not isinstance(ids, list) or len(ids) != len(letters):
+            raise ValueError("a report head's items do not match their sections")
+        # (keyed apart: a tuple of texts could be a try's addresses, which agents write)
+        key: tuple[Any, ...] = (_ITEMS, letters, *ids)
+        got = _SHARED.get(key)
+        if got is not None:
+            return cast("tuple[tuple[str, str], ...]", got)
+        sections = [_SECTION[c] for c in letters]
+        got = _t(tuple([_t((sec, _i(b) or "")) for sec, b in zip(sections, ids, strict=True)]))
+    else:
+        key = tuple(map(tuple, raw))
+        got = _SHARED.get(key)
+        if got is not None:
+            return cast("tuple[tuple[str, str], ...]", got)
         got = _t(tuple(_t((_i(a) or "", _i(b) or "")) for a, b in key))
-        if len(_SHARED) < _SHARED_MAX:
-            _SHARED[key] = got
+    if len(_SHARED) < _SHARED_MAX:
+        _SHARED[key] = got
     return cast("tuple[tuple[str, str], ...]", got)
 
 
@@ -222,7 +253,7 @@ class ReportHead:
             self.created_at,
             self.outcome,
             self.title,
-            [list(x) for x in self.items],
+            _dump_items(self.items),
             list(self.counts),
             self.backtracks,
             self.corrections,

@@ -4,11 +4,15 @@ wrongly is parsed again or read as none, never a crash later."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from store.index.heads import ProblemHead, ReportHead, TryHead
+from store.index.heads import ProblemHead, ReportHead, TryHead, _t
 from store.models import KptReport
 from store.read.loader import load_file
 from tests.conftest import DEMO
@@ -182,3 +186,47 @@ def test_snapshotting_every_mapped_head_table_gives_the_pages_back(
     finally:
         del tables
         mapped.close()
+
+
+_SECTIONS = st.sampled_from(["keep", "problem", "try", "omission"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.one_of(_SECTIONS, _SECTIONS, st.text(max_size=4)), st.text(max_size=6)),
+        max_size=12,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_a_heads_items_read_back_through_json_are_the_same(items: list[tuple[str, str]]) -> None:
+    """Any items (sections with a letter or not, ids of any text) come back from the
+    cache's JSON as they were, in order."""
+    made = dataclasses.replace(_heads()[0], items=tuple(items))
+    raw = json.loads(json.dumps(made.dump(), ensure_ascii=False))
+    back = ReportHead.load(raw, made.rest_json())
+    assert back.items == tuple(items)
+    assert back.dump() == made.dump()
+
+
+def test_items_are_not_taken_for_a_tries_addresses_that_read_alike() -> None:
+    """Shared tuples are kept by their contents; a try's addresses are texts an agent
+    wrote, and may read exactly like a head's items as the cache keeps them."""
+    head = _heads()[0]
+    one = dataclasses.replace(head, items=(("keep", "keep-001"),))
+    letters, ids = one.dump()[5]
+    TryHead("try-9", _t((letters, *ids)))  # an agent's addresses, shared first
+    _t((letters, *ids))
+    back = ReportHead.load(json.loads(json.dumps(one.dump())), one.rest_json())
+    assert back.items == (("keep", "keep-001"),)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [["kx", ["keep-001"]], ["kz", ["a", "b"]], ["k", "keep-001"], [["keep"]]],
+    ids=["more letters than ids", "no such section", "ids not a list", "a pair of one"],
+)
+def test_items_not_as_written_are_invalid(items: list[object]) -> None:
+    raw = _heads()[0].dump()
+    raw[5] = items
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        ReportHead.load(raw, None)
