@@ -182,44 +182,85 @@ class Cached:
 def read(ws: Workspace) -> Cached:
     """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
 
-    The body is checksummed through a small buffer, then its layout (each file's line, its
+    The body is checksummed through a buffer, then its layout (each file's line, its
     entry's place, its blob's) is read from the file mapped read-only, skipping the blobs:
     entries and head lines stay in the file until they are decoded. The cache is only ever
     replaced whole (renamed into place), so the mapped file does not change under the
     mapping."""
+    return read_beside(ws, beside=False)()
+
+
+def read_beside(ws: Workspace, *, beside: bool = True) -> Callable[[], Cached]:
+    """:func:`read` begun: the cache opened, its header checked and its body's checksum
+    started, in a thread when ``beside`` (hashing lets go of the interpreter, so it runs
+    beside the caller's own work). The function returned waits for the checksum, reads the
+    layout and returns the cache, or raises (:class:`CacheError`, or what the thread
+    raised). The thread makes nothing: its buffer is made here and the layout is read in
+    the caller's thread (what a thread allocates stays in its own allocator arena, and
+    kept memory the app had no need of: 14 MB after a search)."""
     try:
-        with open(cache_path(ws), "rb") as f:
-            return _read(ws, f)
+        f = open(cache_path(ws), "rb")  # noqa: SIM115 - closed by the function returned
     except OSError as exc:
-        raise CacheError(f"no cache: {exc}") from exc
-
-
-def read_beside(ws: Workspace) -> Callable[[], Cached]:
-    """:func:`read` begun in a thread, to run beside the caller's own work (most of its
-    time is the checksum, which lets go of the interpreter); the function returned waits
-    for it and returns what it read, or raises what it raised."""
-    got: list[Cached] = []
+        return _raising(CacheError(f"no cache: {exc}"))
+    try:
+        written, mapped, sha256 = _opened(ws, f)
+    except (CacheError, OSError) as exc:
+        f.close()
+        return _raising(exc if isinstance(exc, CacheError) else CacheError(f"no cache: {exc}"))
+    body = f.tell()
+    # read through a buffer (its pages stay out of the process), a few large reads: each
+    # lets go of the interpreter for as long
+    chunk = bytearray(max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
+    digest = hashlib.sha256()
     failed: list[BaseException] = []
 
-    def run() -> None:
+    def checksum() -> None:
         try:
-            got.append(read(ws))
-        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            view = memoryview(chunk)
+            while got := f.readinto(chunk):
+                digest.update(view[:got])
+        except BaseException as exc:  # noqa: BLE001 - raised again by the caller
             failed.append(exc)
 
-    thread = threading.Thread(target=run, name="hurikaeri-index-cache", daemon=True)
-    thread.start()
+    thread = threading.Thread(target=checksum, name="hurikaeri-index-cache", daemon=True)
+    if beside:
+        thread.start()
+    else:
+        checksum()
 
     def result() -> Cached:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return got[0]
+        try:
+            if beside:
+                thread.join()
+            if failed:
+                raise failed[0]
+            if sha256 != digest.hexdigest():
+                raise CacheError("corrupt: the checksum does not match")
+            cached = Cached(written, _layout(mapped, body), mapped)
+        except OSError as exc:
+            mapped.close()
+            raise CacheError(f"no cache: {exc}") from exc
+        except BaseException:
+            mapped.close()
+            raise
+        finally:
+            f.close()
+        cached.release()  # the pages the layout was read from: read again when needed
+        return cached
 
     return result
 
 
-def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
+def _raising(exc: BaseException) -> Callable[[], Cached]:
+    def result() -> Cached:
+        raise exc
+
+    return result
+
+
+def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object]:
+    """The cache's time of writing, its file mapped, and its body's checksum, once its
+    header says it is one for this version of this workspace."""
     try:
         header = json.loads(f.readline())
     except ValueError:
@@ -241,29 +282,13 @@ def _read(ws: Workspace, f: io.BufferedReader) -> Cached:
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise CacheError(f"cannot map: {exc}") from exc
-    try:
-        cached = Cached(written, _layout(f, mapped, header.get("sha256")), mapped)
-    except CacheError:
-        mapped.close()
-        raise
-    cached.release()  # the pages the layout was read from: each is read again when needed
-    return cached
+    return written, mapped, header.get("sha256")
 
 
 def _layout(
-    f: io.BufferedReader, mapped: mmap.mmap, sha256: object
+    mapped: mmap.mmap, body: int
 ) -> dict[str, tuple[str | None, tuple[int, int], Blob | None]]:
-    """Each file's kind, entry place and blob, once the body's checksum is ``sha256``."""
-    # the checksum of the body, read through a buffer (its pages stay out of the process),
-    # a few large reads: each lets go of the interpreter for as long (see read_beside)
-    digest = hashlib.sha256()
-    body = f.tell()
-    chunk = bytearray(max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
-    view = memoryview(chunk)
-    while got := f.readinto(chunk):
-        digest.update(view[:got])
-    if sha256 != digest.hexdigest():
-        raise CacheError("corrupt: the checksum does not match")
+    """Each file's kind, entry place and blob, from the body on."""
     # the layout, from the mapping (each file's line; its blob skipped, not read)
     at, end = body, len(mapped)
     quoted: list[bytes] = []

@@ -586,14 +586,23 @@ def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
         return {k: (kind, where, b and b[1:]) for k, (kind, where, b) in c.lines.items()}
 
     assert layout(index_cache.read_beside(ws)()) == layout(index_cache.read(ws))
-    index_cache.cache_path(ws).write_bytes(b"")
-    with pytest.raises(index_cache.CacheError):
-        index_cache.read_beside(ws)()
-
-    def broken(_ws: Workspace) -> index_cache.Cached:
-        raise RuntimeError("a bug in reading")
-
-    monkeypatch.setattr(index_cache, "read", broken)
+    path = index_cache.cache_path(ws)
+    good = path.read_bytes()
+    path.write_bytes(good[:-1] + b"!")  # the checksum is the thread's
+    waiting = index_cache.read_beside(ws)  # nothing raised yet: raised by the caller
+    with pytest.raises(index_cache.CacheError, match="checksum"):
+        waiting()
+    path.unlink()
     waiting = index_cache.read_beside(ws)
-    with pytest.raises(RuntimeError, match="a bug in reading"):  # in the caller's thread
+    with pytest.raises(index_cache.CacheError, match="no cache"):
+        waiting()
+    path.write_bytes(good)
+
+    class Broken:
+        def update(self, _data: object) -> None:
+            raise RuntimeError("a bug in hashing")
+
+    monkeypatch.setattr(index_cache.hashlib, "sha256", Broken)
+    waiting = index_cache.read_beside(ws)
+    with pytest.raises(RuntimeError, match="a bug in hashing"):  # in the caller's thread
         waiting()
