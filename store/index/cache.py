@@ -209,18 +209,22 @@ def read_beside(ws: Workspace, *, beside: bool = True) -> Callable[[], Cached]:
         return _raising(exc if isinstance(exc, CacheError) else CacheError(f"no cache: {exc}"))
     body = f.tell()
     # read through a buffer (its pages stay out of the process), a few large reads: each
-    # lets go of the interpreter for as long
-    chunk = bytearray(max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
+    # lets go of the interpreter for as long; an anonymous mapping, whose pages are made
+    # as the reads fill them (a bytearray's are all zeroed first, by the caller)
+    chunk = mmap.mmap(-1, max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
     digest = hashlib.sha256()
     failed: list[BaseException] = []
 
     def checksum() -> None:
         try:
-            view = memoryview(chunk)
-            while got := f.readinto(chunk):
-                digest.update(view[:got])
+            with memoryview(chunk) as view:
+                while got := f.readinto(chunk):
+                    with view[:got] as part:  # (let go of, for the buffer to be closed)
+                        digest.update(part)
         except BaseException as exc:  # noqa: BLE001 - raised again by the caller
             failed.append(exc)
+        finally:
+            chunk.close()
 
     thread = threading.Thread(target=checksum, name="hurikaeri-index-cache", daemon=True)
     if beside:
