@@ -122,11 +122,17 @@ class HurikaeriApp(App[None]):
                 last[0] = pct
                 self.call_from_thread(self.show_progress, done, total)
 
+        first = [True]
+
         def publish() -> None:
+            if not first[0]:  # (a cold start's parsing: its workers would wait too)
+                self.call_from_thread(self.published)
+                return
+            first[0] = False
             drawn = threading.Event()
             self.call_from_thread(self.published, drawn)
-            # the reading waits for the list to be drawn (it would hold the interpreter
-            # in turns with the drawing, and the list would show later)
+            # the reading waits for the first list to be drawn (it would hold the
+            # interpreter in turns with the drawing, and the list would show later)
             drawn.wait(DRAW_WAIT)
 
         self.index.load_all(progress, publish)
@@ -143,7 +149,9 @@ class HurikaeriApp(App[None]):
         is set once the screens have been drawn with it."""
         self.broadcast(Change(initial=True))
         if drawn is not None:  # asked of the screen: after what it was just told
-            self.screen.call_after_refresh(drawn.set)
+            stack = self.screen_stack
+            if not (stack and stack[-1].call_after_refresh(drawn.set)):
+                drawn.set()  # nothing to draw (closing): the reading goes on
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:

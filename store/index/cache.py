@@ -30,7 +30,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,79 +187,112 @@ def read(ws: Workspace) -> Cached:
     entries and head lines stay in the file until they are decoded. The cache is only ever
     replaced whole (renamed into place), so the mapped file does not change under the
     mapping."""
-    return read_beside(ws, beside=False)()
-
-
-def read_beside(ws: Workspace, *, beside: bool = True) -> Callable[[], Cached]:
-    """:func:`read` begun: the cache opened, its header checked and its body's checksum
-    started, in a thread when ``beside`` (hashing lets go of the interpreter, so it runs
-    beside the caller's own work). The function returned waits for the checksum, reads the
-    layout and returns the cache, or raises (:class:`CacheError`, or what the thread
-    raised). The thread makes nothing: its buffer is made here and the layout is read in
-    the caller's thread (what a thread allocates stays in its own allocator arena, and
-    kept memory the app had no need of: 14 MB after a search)."""
+    reading = Reading(ws, beside=False)
     try:
-        f = open(cache_path(ws), "rb")  # noqa: SIM115 - closed by the function returned
-    except OSError as exc:
-        return _raising(CacheError(f"no cache: {exc}"))
-    try:
-        written, mapped, sha256 = _opened(ws, f)
-    except (CacheError, OSError) as exc:
-        f.close()
-        return _raising(exc if isinstance(exc, CacheError) else CacheError(f"no cache: {exc}"))
-    body = f.tell()
-    # read through a buffer (its pages stay out of the process), a few large reads: each
-    # lets go of the interpreter for as long; an anonymous mapping, whose pages are made
-    # as the reads fill them (a bytearray's are all zeroed first, by the caller)
-    chunk = mmap.mmap(-1, max(1, min(CHECKSUM_CHUNK, len(mapped) - body)))
-    digest = hashlib.sha256()
-    failed: list[BaseException] = []
+        return reading.result()
+    finally:
+        reading.close()
 
-    def checksum() -> None:
+
+def read_beside(ws: Workspace) -> Reading:
+    """:func:`read` begun, its checksum hashed in a thread beside the caller's own work
+    (see :class:`Reading`)."""
+    return Reading(ws, beside=True)
+
+
+class Reading:
+    """The cache being read: opened, its header checked and its body's checksum begun, in
+    a thread when ``beside`` (hashing lets go of the interpreter). :meth:`result` waits for
+    the checksum, reads the layout and returns the cache, or raises (:class:`CacheError`,
+    or what the thread raised); :meth:`close` lets go of what is not taken (call it in
+    any case). The thread makes nothing: its buffer is made here and the layout is read
+    in the caller's thread (what a thread allocates stays in its own allocator arena; the
+    layout read there kept 14 MB the app had no need of after a search)."""
+
+    def __init__(self, ws: Workspace, *, beside: bool) -> None:
+        self._error: BaseException | None = None
+        self._file: io.BufferedReader | None = None
+        self._mapped: mmap.mmap | None = None
+        self._thread: threading.Thread | None = None
+        self._failed: list[BaseException] = []
+        self._digest = hashlib.sha256()
+        self._written, self._body = 0, 0
+        self._sha256: object = None
+        self._chunk: mmap.mmap | None = None
+        try:
+            self._file = open(cache_path(ws), "rb")  # noqa: SIM115 - closed by close()
+            self._written, self._mapped, self._sha256 = _opened(ws, self._file)
+            self._body = self._file.tell()
+            # read through a buffer (its pages stay out of the process), a few large
+            # reads: each lets go of the interpreter for as long; an anonymous mapping,
+            # whose pages are made as the reads fill them (a bytearray's are all zeroed
+            # first, by the caller)
+            size = max(1, min(CHECKSUM_CHUNK, len(self._mapped) - self._body))
+            self._chunk = mmap.mmap(-1, size)
+        except CacheError as exc:
+            self._error = exc
+        except (OSError, ValueError, MemoryError) as exc:
+            self._error = CacheError(f"no cache: {exc}")
+        if self._error is not None:
+            self.close()
+            return
+        if beside:
+            thread = threading.Thread(target=self._checksum, name="hurikaeri-index-cache")
+            thread.daemon = True
+            try:
+                thread.start()
+                self._thread = thread
+            except RuntimeError:  # no thread to be had: hashed here
+                self._checksum()
+        else:
+            self._checksum()
+
+    def _checksum(self) -> None:
+        f, chunk, digest = self._file, self._chunk, self._digest
+        assert f is not None and chunk is not None
         try:
             with memoryview(chunk) as view:
                 while got := f.readinto(chunk):
                     with view[:got] as part:  # (let go of, for the buffer to be closed)
                         digest.update(part)
-        except BaseException as exc:  # noqa: BLE001 - raised again by the caller
-            failed.append(exc)
+        except BaseException as exc:  # noqa: BLE001 - raised again by result()
+            self._failed.append(exc)
         finally:
             chunk.close()
 
-    thread = threading.Thread(target=checksum, name="hurikaeri-index-cache", daemon=True)
-    if beside:
-        thread.start()
-    else:
-        checksum()
-
-    def result() -> Cached:
+    def result(self) -> Cached:
+        if self._error is not None:
+            raise self._error
+        mapped = self._mapped
+        assert mapped is not None
         try:
-            if beside:
-                thread.join()
-            if failed:
-                raise failed[0]
-            if sha256 != digest.hexdigest():
+            if self._thread is not None:
+                self._thread.join()
+            if self._failed:
+                raise self._failed[0]
+            if self._sha256 != self._digest.hexdigest():
                 raise CacheError("corrupt: the checksum does not match")
-            cached = Cached(written, _layout(mapped, body), mapped)
+            cached = Cached(self._written, _layout(mapped, self._body), mapped)
+            self._mapped = None  # the cache's own now
         except OSError as exc:
-            mapped.close()
             raise CacheError(f"no cache: {exc}") from exc
-        except BaseException:
-            mapped.close()
-            raise
         finally:
-            f.close()
+            self.close()
         cached.release()  # the pages the layout was read from: read again when needed
         return cached
 
-    return result
-
-
-def _raising(exc: BaseException) -> Callable[[], Cached]:
-    def result() -> Cached:
-        raise exc
-
-    return result
+    def close(self) -> None:
+        """Wait for the checksum; close the file, and the mapping unless the cache was
+        taken (:meth:`result`)."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._mapped is not None:
+            self._mapped.close()
+            self._mapped = None
 
 
 def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object]:

@@ -231,12 +231,16 @@ class WorkspaceIndex:
         # the cache is read (mostly its checksum, which lets go of the interpreter) while
         # the ledger is folded
         reading = index_cache.read_beside(self.ws) if self.use_cache else None
-        self.ledger.refresh()
-        self.recover()
         cached: index_cache.Cached | None = None
-        if reading is not None:
-            with contextlib.suppress(index_cache.CacheError):
-                cached = reading()
+        try:
+            self.ledger.refresh()
+            self.recover()
+            if reading is not None:
+                with contextlib.suppress(index_cache.CacheError):
+                    cached = reading.result()
+        finally:
+            if reading is not None:
+                reading.close()
         files: dict[Path, IndexedFile] = {}
         if cached is not None:
             # reports and summaries first: the sessions list is complete with them alone
@@ -273,6 +277,13 @@ class WorkspaceIndex:
             found = [Found(same.get(f.path, f.path), f.kind) for f in found]
             del same
         self._rank = {f.path: i for i, f in enumerate(found)}
+        if files and not self._in_workspace_order(files):
+            # the cache held another order (files added while an app ran were kept after
+            # the others): the sessions several files make are joined again, and the
+            # cache is written anew
+            again = {key for key, paths in self._paths_of.items() if len(paths) > 1}
+            self._merge({}, set(), again=again)
+            self._dirty = True
         folders = sorted({f.path.parent for f in found} | {self.ws.state_dir})
         # a JSONL rewrite a killed process left half done (its redo file is beside the real file)
         jsonl = {Path(os.path.realpath(f.path)).parent for f in found if f.path.suffix == ".jsonl"}
@@ -315,7 +326,22 @@ class WorkspaceIndex:
             self.save_cache()
         elif progress is not None:
             progress(len(found), len(found))
+        if self._dirty:  # (joined again in the workspace's order: kept so)
+            self.save_cache()
         gc.freeze()
+
+    def _in_workspace_order(self, files: dict[Path, IndexedFile]) -> bool:
+        """Whether ``files`` (as read from the cache: the files of each kind in the cache's
+        order) come in the workspace's order (:attr:`_rank`), kind by kind: the order a
+        session's parts of one kind are taken in."""
+        rank, n = self._rank, len(self._rank)
+        last: dict[Kind | None, int] = {}
+        for path, f in files.items():
+            at = rank.get(path, n)
+            if at < last.get(f.kind, -1):
+                return False
+            last[f.kind] = at
+        return True
 
     @staticmethod
     def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
@@ -396,12 +422,14 @@ class WorkspaceIndex:
         grown: dict[Path, tuple[IndexedFile, int]] | None = None,
         *,
         reset: bool = False,
+        again: Collection[str] = (),
     ) -> None:
         """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
         put ``grown`` JSONL files in (what their records from the given index on give is
         added to what the earlier ones gave), and rebuild only the sessions they touch;
-        ``reset``: ``new`` is all there is (nothing removed or grown). Readers see the old
-        dicts or the new ones, never one being changed."""
+        ``reset``: ``new`` is all there is (nothing removed or grown); ``again``: sessions
+        to join again as well. Readers see the old dicts or the new ones, never one being
+        changed."""
         assert not (reset and (removed or grown)), "a first merge removes and grows nothing"
         with self.lock:
             if reset:
@@ -424,7 +452,7 @@ class WorkspaceIndex:
                 gathered = self._gather(new, files)
                 touched = gathered.keys()
             else:
-                touched = self._replace(new, removed, grown or {}, files)
+                touched = self._replace(new, removed, grown or {}, files) | set(again)
             lost: set[str] = set()
             if reset:
                 self._rid_keys = {}

@@ -560,6 +560,32 @@ def test_a_session_from_the_cache_takes_its_parts_in_the_workspaces_order(tmp_pa
     assert len(ix.sessions) == 4
 
 
+def test_a_file_added_while_running_takes_its_place_at_the_next_start(tmp_path: Path) -> None:
+    """A summaries file added while an app runs was kept after the others in the cache:
+    the next start notices that the cache's order is not the workspace's, joins the
+    sessions several files make again (the first file's summary, as a fresh parse shows)
+    and writes the cache in order."""
+    root = tmp_path / "ws"
+
+    def summaries(folder: str, title: str) -> Path:
+        d = root / "session-summaries" / folder
+        d.mkdir(parents=True)
+        rec = {"id": f"ws-{folder}", "date": "2026-11-01T10:00:00", "session_id": "shared",
+               "session_name": f"{title} summary"}  # fmt: skip
+        (d / "summaries.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+        return d / "summaries.jsonl"
+
+    summaries("b-second", "the second file's")
+    running = _load(root)
+    running.update([summaries("a-first", "the first file's")])
+    assert running.save_cache()
+    ix = _same_as_fresh(root)
+    assert ix.stats["cached"] == ix.stats["files"] == 2
+    assert ix.sessions["sid:shared"].title == "the first file's summary"
+    again = _load(root)  # the cache was written in order: nothing to join again
+    assert again._in_workspace_order(again.files) and not again._dirty
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
 def test_the_checksum_read_a_chunk_at_a_time_covers_the_whole_body(
     demo_root: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
@@ -585,17 +611,17 @@ def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
     def layout(c: index_cache.Cached) -> dict[str, object]:  # (each its own mapping)
         return {k: (kind, where, b and b[1:]) for k, (kind, where, b) in c.lines.items()}
 
-    assert layout(index_cache.read_beside(ws)()) == layout(index_cache.read(ws))
+    assert layout(index_cache.read_beside(ws).result()) == layout(index_cache.read(ws))
     path = index_cache.cache_path(ws)
     good = path.read_bytes()
     path.write_bytes(good[:-1] + b"!")  # the checksum is the thread's
     waiting = index_cache.read_beside(ws)  # nothing raised yet: raised by the caller
     with pytest.raises(index_cache.CacheError, match="checksum"):
-        waiting()
+        waiting.result()
     path.unlink()
     waiting = index_cache.read_beside(ws)
     with pytest.raises(index_cache.CacheError, match="no cache"):
-        waiting()
+        waiting.result()
     path.write_bytes(good)
 
     class Broken:
@@ -605,4 +631,16 @@ def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
     monkeypatch.setattr(index_cache.hashlib, "sha256", Broken)
     waiting = index_cache.read_beside(ws)
     with pytest.raises(RuntimeError, match="a bug in hashing"):  # in the caller's thread
-        waiting()
+        waiting.result()
+
+
+def test_a_cache_reading_let_go_of_untaken_closes_its_file_and_mapping(demo_root: Path) -> None:
+    """A start that fails before it takes the cache (its ledger unreadable, say) leaves
+    no file or mapping open behind it."""
+    ws = _load(demo_root).ws
+    fds = set(os.listdir("/proc/self/fd"))
+    reading = index_cache.read_beside(ws)
+    assert set(os.listdir("/proc/self/fd")) - fds  # the cache and its mapping
+    reading.close()
+    assert set(os.listdir("/proc/self/fd")) == fds
+    reading.close()  # again: nothing
