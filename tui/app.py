@@ -122,13 +122,14 @@ class HurikaeriApp(App[None]):
                 last[0] = pct
                 self.call_from_thread(self.show_progress, done, total)
 
-        first = [True]
+        first = True
 
         def publish() -> None:
-            if not first[0]:  # (a cold start's parsing: its workers would wait too)
+            nonlocal first
+            if not first:  # (a cold start's parsing: its workers would wait too)
                 self.call_from_thread(self.published)
                 return
-            first[0] = False
+            first = False
             drawn = threading.Event()
             self.call_from_thread(self.published, drawn)
             # the reading waits for the first list to be drawn (it would hold the

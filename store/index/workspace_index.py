@@ -334,10 +334,12 @@ class WorkspaceIndex:
         """Whether ``files`` (as read from the cache: the files of each kind in the cache's
         order) come in the workspace's order (:attr:`_rank`), kind by kind: the order a
         session's parts of one kind are taken in."""
-        rank, n = self._rank, len(self._rank)
+        rank = self._rank
         last: dict[Kind | None, int] = {}
         for path, f in files.items():
-            at = rank.get(path, n)
+            at = rank.get(path)
+            if at is None:  # gone since: taken out, not out of order
+                continue
             if at < last.get(f.kind, -1):
                 return False
             last[f.kind] = at
@@ -587,9 +589,9 @@ class WorkspaceIndex:
         rkey = self.report_key(s)
         items = s.report.head.items if rkey is not None and s.report is not None else ()
         done = 0
-        if items:
+        if rkey is not None and items:
             states, state = self.ledger.states, self.ledger.state
-            located, prefix = "@" in rkey, f"{rkey}/"  # type: ignore[operator]
+            located, prefix = "@" in rkey, f"{rkey}/"
             for _sec, item_id in items:  # the keys of item_keys(), not built as a list
                 key = prefix + item_id
                 st = state(key) if located or "@" in item_id else states.get(key)

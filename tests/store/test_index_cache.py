@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -584,6 +585,26 @@ def test_a_file_added_while_running_takes_its_place_at_the_next_start(tmp_path: 
     assert ix.sessions["sid:shared"].title == "the first file's summary"
     again = _load(root)  # the cache was written in order: nothing to join again
     assert again._in_workspace_order(again.files) and not again._dirty
+
+
+def test_a_file_deleted_between_starts_is_not_taken_for_files_out_of_order(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache's order is checked on the files still there: one deleted since is taken
+    out, and joins no session again (at 30,000 sessions that would be 0.3 s)."""
+    _load(demo_root)
+    _a_report(demo_root).unlink()
+    joined: list[int] = []
+    merge = WorkspaceIndex._merge
+
+    def noted(self: WorkspaceIndex, *args: Any, **kwargs: Any) -> None:
+        joined.append(len(kwargs.get("again", ())))
+        merge(self, *args, **kwargs)
+
+    monkeypatch.setattr(WorkspaceIndex, "_merge", noted)
+    ix = _same_as_fresh(demo_root)
+    assert ix.stats["removed"] == 1
+    assert not any(joined), joined
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
