@@ -22,6 +22,10 @@ from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 DEFAULT_ROOT = Path("~/.claude")
 
 
+#: A document's place in :meth:`Workspace.discover`'s order (:meth:`Workspace.order_key`).
+OrderKey = tuple[int, int, tuple[tuple[int, str], ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class Found:
     """A document discovered in the workspace, with the kind its location implies."""
@@ -130,33 +134,38 @@ class Workspace:
         workspace, or no longer there), without walking the workspace."""
         if not path.is_file():
             return None
+        placed = self._place(path)
+        return None if placed is None else Found(path, placed[0])
+
+    def order_key(self, path: Path) -> OrderKey:
+        """Where ``path`` comes in :meth:`discover`'s order, without walking the workspace:
+        keys of two documents compare as their places in that order (a path that is no
+        document of the workspace comes after every one)."""
+        placed = self._place(path)
+        return (len(_RULES), 0, ()) if placed is None else placed[1]
+
+    def _place(self, path: Path) -> tuple[Kind | None, OrderKey] | None:
+        """The kind :meth:`discover` gives ``path`` (whether or not it exists) and its
+        order key: the location (in discover's order), the directory of it, then the walk
+        down (at each level, the files by name before the directories by name)."""
         name = path.name.lower()
-        rules: list[tuple[str, tuple[str, ...], bool, Kind | None]] = [
-            ("kpt", YAML_SUFFIXES, False, Kind.KPT),
-            ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
-            ("summaries", (".jsonl",), True, Kind.SUMMARIES),
-            ("lessons_user", (".jsonl",), True, Kind.LESSONS),
-            ("lessons_ai", (".jsonl",), True, Kind.LESSONS),
-            ("knowledge_base", YAML_SUFFIXES, True, None),
-            ("memory", YAML_SUFFIXES, True, Kind.MEMORY),
-            ("discussions", (".md", ".markdown"), True, Kind.DISCUSSION),
-            ("pieces", YAML_SUFFIXES, True, Kind.PIECE),
-        ]
-        for key, suffixes, recursive, kind in rules:
+        for n, (key, suffixes, recursive, kind) in enumerate(_RULES):
             if not name.endswith(suffixes):
                 continue
             tops = self.locations[key]
             if key == "pieces":  # a TAKT directory: only its piece directories
                 tops = [d for top in tops for d in piece_dirs(top)]
-            for top in tops:
+            for i, top in enumerate(tops):
                 if key.startswith("lessons_") and path == top:
-                    return Found(path, kind)
+                    return kind, (n, i, ())
                 if key.startswith("lessons_") and not top.is_dir():
                     continue
                 if _under(path, top, recursive):
+                    rel = path.relative_to(top)
                     if key == "knowledge_base":
-                        kind = kind_from_path(Path("knowledge_base") / path.relative_to(top))
-                    return Found(path, kind)
+                        kind = kind_from_path(Path("knowledge_base") / rel)
+                    down = (*((1, part) for part in rel.parts[:-1]), (0, rel.name))
+                    return kind, (n, i, down)
         return None
 
     def discover(self) -> Iterator[Found]:
@@ -218,6 +227,20 @@ class Workspace:
             f"'hurikaeri --root DIR' for yours, or root = \"DIR\" in the config ({config})."
         )
 
+
+#: Where :meth:`Workspace.discover` looks, in its order: the location, the suffixes it takes,
+#: whether it walks down, and the kind it gives (the knowledge base's depends on the path).
+_RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
+    ("kpt", YAML_SUFFIXES, False, Kind.KPT),
+    ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
+    ("summaries", (".jsonl",), True, Kind.SUMMARIES),
+    ("lessons_user", (".jsonl",), True, Kind.LESSONS),
+    ("lessons_ai", (".jsonl",), True, Kind.LESSONS),
+    ("knowledge_base", YAML_SUFFIXES, True, None),
+    ("memory", YAML_SUFFIXES, True, Kind.MEMORY),
+    ("discussions", (".md", ".markdown"), True, Kind.DISCUSSION),
+    ("pieces", YAML_SUFFIXES, True, Kind.PIECE),
+)
 
 #: The locations that hold what is reviewed (not our own state, not the transcripts).
 CONTENT_LOCATIONS = (

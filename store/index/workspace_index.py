@@ -10,6 +10,7 @@ memories, pieces, feedback). A full report or record is read on demand (:mod:`st
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import gc
 import os
@@ -37,7 +38,7 @@ from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
-from store.workspace import Found, Workspace
+from store.workspace import Found, OrderKey, Workspace
 from store.write.atomic import sweep_temp_files
 from store.write.jsonl_edit import finish_interrupted_rewrites
 
@@ -178,6 +179,9 @@ class WorkspaceIndex:
         # read by load_all (in a worker), not here (on the way to the first screen)
         self.ledger = Ledger(ws.state_dir, read=False)
         self.lock = threading.Lock()
+        #: held by a load (:meth:`load_all`) from start to end: an update waits for it, and
+        #: a save meanwhile would write half an index (it is left for later)
+        self._loading = threading.RLock()
         #: what the last load did: files found, taken from the cache, parsed, removed
         self.stats: dict[str, int] = {}
         self._dirty = False
@@ -209,7 +213,6 @@ class WorkspaceIndex:
         except (OSError, WriteError):
             return []
 
-    @paused_gc()
     def load_all(
         self,
         progress: Callable[[int, int], None] | None = None,
@@ -228,6 +231,16 @@ class WorkspaceIndex:
         otherwise set it scanning them all again and again) except while workers parse (the
         app's own garbage would pile up meanwhile), and what was built is then frozen:
         later collections, while someone types, need not look at it."""
+        with self._loading:  # one load at a time (a reload while the first still reads)
+            self._load(progress, publish, parallel)
+
+    @paused_gc()
+    def _load(
+        self,
+        progress: Callable[[int, int], None] | None,
+        publish: Callable[[], None] | None,
+        parallel: bool,
+    ) -> None:
         # the cache is read (mostly its checksum, which lets go of the interpreter) while
         # the ledger is folded
         reading = index_cache.read_beside(self.ws) if self.use_cache else None
@@ -360,11 +373,19 @@ class WorkspaceIndex:
         """Write the index cache if anything changed since it was read or written."""
         if not self.use_cache or not self._dirty:
             return False
+        if not self._loading.acquire(blocking=False):
+            return False  # a load is under way (a reload): it writes the cache at its end
+        try:
+            return self._save_cache()
+        finally:
+            self._loading.release()
+
+    def _save_cache(self) -> bool:
         with self.lock:
             files = list(self.files.values())
+        rank = self._ranked(files)
         # lessons last: a start decodes the rest first
-        n = len(self._rank)
-        files.sort(key=lambda f: (f.kind is Kind.LESSONS, self._rank.get(f.path, n), f.path))
+        files.sort(key=lambda f: (f.kind is Kind.LESSONS, rank[f.path]))
 
         def entries() -> Iterator[tuple[str, str | None, list[Any], bytes]]:
             for f in files:
@@ -379,8 +400,40 @@ class WorkspaceIndex:
         self._dirty = False
         return True
 
+    def _ranked(self, files: list[IndexedFile]) -> dict[Path, int]:
+        """:attr:`_rank` with the files added since the workspace was walked put in their
+        places (each found by bisecting the ranked ones with :meth:`Workspace.order_key`,
+        not by walking the workspace again)."""
+        rank = self._rank
+        added = sorted({f.path for f in files if f.path not in rank}, key=self.ws.order_key)
+        if not added:
+            return rank
+        order = sorted(rank, key=rank.__getitem__)
+        keys: dict[Path, OrderKey] = {}
+
+        def key(p: Path) -> OrderKey:
+            got = keys.get(p)
+            if got is None:
+                got = keys[p] = self.ws.order_key(p)
+            return got
+
+        at = 0
+        places: list[int] = []
+        for p in added:  # in order: each is placed after the one before
+            at = bisect.bisect_right(order, key(p), lo=at, key=key)
+            places.append(at)
+        for p, at in zip(reversed(added), reversed(places), strict=True):
+            order.insert(at, p)
+        self._rank = rank = {p: n for n, p in enumerate(order)}
+        return rank
+
     def update(self, paths: Iterable[Path]) -> tuple[set[Path], set[Path]]:
-        """Re-read changed files; returns (changed or added, removed) paths."""
+        """Re-read changed files; returns (changed or added, removed) paths (after the
+        load under way, if any: what it reads would replace what this did)."""
+        with self._loading:
+            return self._update(paths)
+
+    def _update(self, paths: Iterable[Path]) -> tuple[set[Path], set[Path]]:
         changed: set[Path] = set()
         removed: set[Path] = set()
         new_files: dict[Path, IndexedFile] = {}
@@ -564,7 +617,11 @@ class WorkspaceIndex:
         """The parts files give one session, in the files' order in the workspace."""
         if len(given) > 1:
             rank = self._rank
-            given = sorted(given, key=lambda t: (rank.get(t[0], len(rank)), t[0]))
+            if all(p in rank for p, _parts in given):
+                given = sorted(given, key=lambda t: rank[t[0]])
+            else:  # a file added since the workspace was walked: placed as a walk would
+                order_key = self.ws.order_key
+                given = sorted(given, key=lambda t: order_key(t[0]))
         return _flat(given)
 
     def _session(self, key: str, files: dict[Path, IndexedFile]) -> Session | None:

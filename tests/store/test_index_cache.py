@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -561,25 +562,54 @@ def test_a_session_from_the_cache_takes_its_parts_in_the_workspaces_order(tmp_pa
     assert len(ix.sessions) == 4
 
 
-def test_a_file_added_while_running_takes_its_place_at_the_next_start(tmp_path: Path) -> None:
-    """A summaries file added while an app runs was kept after the others in the cache:
-    the next start notices that the cache's order is not the workspace's, joins the
-    sessions several files make again (the first file's summary, as a fresh parse shows)
-    and writes the cache in order."""
+def _summaries(root: Path, folder: str, title: str) -> Path:
+    """A summaries file in ``folder`` for the session ``shared``, titled ``title``."""
+    d = root / "session-summaries" / folder
+    d.mkdir(parents=True)
+    rec = {"id": f"ws-{folder}", "date": "2026-11-01T10:00:00", "session_id": "shared",
+           "session_name": f"{title} summary"}  # fmt: skip
+    (d / "summaries.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    return d / "summaries.jsonl"
+
+
+def test_a_file_added_while_running_takes_its_place_at_once(tmp_path: Path) -> None:
+    """A summaries file added while the app runs is placed where a walk of the workspace
+    would find it: the session two files describe shows the first file's summary at once,
+    as a fresh parse does, and the cache is written in the workspace's order (the next
+    start joins nothing again)."""
     root = tmp_path / "ws"
-
-    def summaries(folder: str, title: str) -> Path:
-        d = root / "session-summaries" / folder
-        d.mkdir(parents=True)
-        rec = {"id": f"ws-{folder}", "date": "2026-11-01T10:00:00", "session_id": "shared",
-               "session_name": f"{title} summary"}  # fmt: skip
-        (d / "summaries.jsonl").write_text(json.dumps(rec) + "\n", encoding="utf-8")
-        return d / "summaries.jsonl"
-
-    summaries("b-second", "the second file's")
+    _summaries(root, "b-second", "the second file's")
+    _summaries(root, "d-fourth", "the fourth file's")
     running = _load(root)
-    running.update([summaries("a-first", "the first file's")])
+    running.update([_summaries(root, "c-third", "the third file's")])
+    running.update([_summaries(root, "a-first", "the first file's")])
+    assert running.sessions["sid:shared"].title == "the first file's summary"
     assert running.save_cache()
+    order = [Path(p).parent.name for p in index_cache.read(Workspace(root)).lines]
+    assert order == ["a-first", "b-second", "c-third", "d-fourth"]
+    again = _same_as_fresh(root)
+    assert again.stats["cached"] == again.stats["files"] == 4
+    assert again._in_workspace_order(again.files) and not again._dirty
+
+
+def test_a_cache_out_of_the_workspaces_order_is_mended_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache an earlier version wrote kept a file added while an app ran after the
+    others: the next start notices that the cache's order is not the workspace's, joins
+    the sessions several files make again (the first file's summary, as a fresh parse
+    shows) and writes the cache in order."""
+    root = tmp_path / "ws"
+    _summaries(root, "b-second", "the second file's")
+    running = _load(root)
+    running.update([_summaries(root, "a-first", "the first file's")])
+    with monkeypatch.context() as m:  # as the earlier version ranked: the new file last
+        m.setattr(WorkspaceIndex, "_ranked", lambda self, files: {
+            f.path: n for n, f in enumerate(sorted(files, key=lambda f: f.path not in self._rank))
+        })  # fmt: skip
+        assert running.save_cache()
+    order = [Path(p).parent.name for p in index_cache.read(Workspace(root)).lines]
+    assert order == ["b-second", "a-first"]
     ix = _same_as_fresh(root)
     assert ix.stats["cached"] == ix.stats["files"] == 2
     assert ix.sessions["sid:shared"].title == "the first file's summary"
@@ -665,3 +695,40 @@ def test_a_cache_reading_let_go_of_untaken_closes_its_file_and_mapping(demo_root
     reading.close()
     assert set(os.listdir("/proc/self/fd")) == fds
     reading.close()  # again: nothing
+
+
+def test_a_save_or_an_update_during_a_reload_waits_for_it(demo_root: Path) -> None:
+    """A reload's first merge holds the reports and summaries alone until the lessons are
+    read: the app's timed save, coming then, leaves the cache as it is (the load writes it
+    at its end), and a change the watcher saw is applied after the load, not under it."""
+    ix = _load(demo_root)
+    ix._dirty = True  # as after a change seen while running
+    body = index_cache.cache_path(ix.ws).read_bytes()
+    published, go_on = threading.Event(), threading.Event()
+
+    def publish() -> None:
+        if not published.is_set():
+            published.set()
+            assert go_on.wait(30)
+
+    loader = threading.Thread(target=ix.load_all, kwargs={"publish": publish, "parallel": False})
+    loader.start()
+    try:
+        assert published.wait(30)
+        assert not any(f.kind is Kind.LESSONS for f in ix.files.values())  # half in
+        assert not ix.save_cache()
+        assert index_cache.cache_path(ix.ws).read_bytes() == body
+        report = _a_report(demo_root)
+        report.write_text(report.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        got: list[tuple[set[Path], set[Path]]] = []
+        updater = threading.Thread(target=lambda: got.append(ix.update([report])))
+        updater.start()
+        updater.join(0.3)
+        assert updater.is_alive() and not got  # waits for the load
+    finally:
+        go_on.set()
+        loader.join(30)
+    updater.join(30)
+    assert got and got[0][1] == set()
+    assert any(f.kind is Kind.LESSONS for f in ix.files.values())
+    assert _view(ix) == _view(_load(demo_root, use_cache=False))

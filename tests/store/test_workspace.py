@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from store.config import ConfigError, load_config, parse_config
 from store.read.kinds import Kind
@@ -88,3 +90,54 @@ def test_config_file_locations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_bad_config_values(data: dict[str, object], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         parse_config(data, Path("c.toml"))
+
+
+def test_order_key_places_every_demo_document_where_discover_does(demo_root: Path) -> None:
+    ws = Workspace(demo_root)
+    found = [f.path for f in ws.discover()]
+    assert len(found) > 30
+    assert sorted(reversed(found), key=ws.order_key) == found
+
+
+_NAMES = st.text(alphabet="aB0-_.é", min_size=1, max_size=4).filter(
+    lambda n: not n.startswith(".") and n not in {"_", "-"}
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    tree=st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["session-summaries", "knowledge_base", "hurikaeri", "memory", "discussions"]
+            ),
+            st.lists(_NAMES, max_size=3),
+            _NAMES,
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_order_key_agrees_with_discover_on_any_tree(
+    tmp_path_factory: pytest.TempPathFactory,
+    tree: list[tuple[str, list[str], str]],
+) -> None:
+    """Files at each level before its directories, both by name, location by location:
+    ``order_key`` puts any set of documents in the order a walk finds them."""
+    root = tmp_path_factory.mktemp("ws")
+    suffix = {"session-summaries": ".jsonl", "discussions": ".md"}
+    for top, dirs, name in tree:
+        d = root / top
+        if top != "hurikaeri":  # the reports' folder is not walked down
+            d = d.joinpath(*dirs)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            (d / (name + suffix.get(top, ".yaml"))).write_text("{}\n", encoding="utf-8")
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            continue  # a name taken by a file and a directory both
+    ws = Workspace(root)
+    found = [f.path for f in ws.discover()]
+    assert len(found) >= 1
+    assert sorted(reversed(found), key=ws.order_key) == found
