@@ -61,6 +61,8 @@ def test_an_unavailable_scanner_is_said_by_the_scan_not_the_thread(
     raised: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda a: raised.append(a.exc_value))
     monkeypatch.setattr(secrets, "_DETECTOR", _SlowDetector(fail=True))
+    # not installed: no prefilter either (it is kept for an installed scanner's rules)
+    monkeypatch.setattr(secrets.secret_prefilter, "scanner_identity", lambda: None)
     warm_up().join(5)
     assert raised == []
     with pytest.raises(ScannerUnavailable, match="not installed"):

@@ -1,0 +1,400 @@
+"""Rust regex syntax (the secret scanner's rules) read with Python's regex parser: what
+every match of a pattern must hold (:func:`required`), and a Python pattern that matches
+wherever the Rust one does (:func:`widened`). Anything not rewritten for certain is
+refused (``None``), never guessed: the callers then assume the worst."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+#: Rust's ASCII classes (``[[:alnum:]]``) as Python writes them inside a class.
+_POSIX = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7F",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1F\\x7F",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\v\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
+}
+#: Escapes that mean the same in both syntaxes (a letter Python does not know is an
+#: error there, so an escape outside this set is refused rather than guessed).
+_SAME_ESCAPES = set("dDwWsSbBAnrtfv") | {chr(c) for c in range(128) if not chr(c).isalnum()}
+#: Classes the engines define from Unicode's tables, and anchors (``widen``).
+_CLASSES = set("dDwWsSpP")
+_ANCHORS = set("bBAzZ")
+#: Inline flags of Rust's that change what matches only in ways the literals ignore (case,
+#: ``.`` and newlines, anchors, greed, Unicode classes).
+_FLAGS = set("imsuU")
+
+
+def normalized(pattern: str, *, widen: bool = False) -> str | None:
+    """``pattern`` (Rust regex syntax) in Python's, for reading its structure; ``None``
+    when it uses anything this does not rewrite for certain. Flags set in the middle
+    (``p8e-(?i)…``) are dropped: the literals are compared case-folded anyway.
+
+    ``widen``: a pattern Python's ``re`` matches wherever Rust's would (compiled with
+    ``re.IGNORECASE | re.DOTALL``), and maybe elsewhere: the anchors and word boundaries
+    are left out, and the Unicode classes (``\\w``, ``\\d``, ``\\s``, ``\\p{…}``, which
+    the two engines define alike but not to the letter) match any character."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    verbose = False
+    in_class = -1  # where the open class's members start
+    negated = False  # the open class is ``[^…]``
+    opened = 0  # where it starts in ``out``
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            e = pattern[i + 1 : i + 2]
+            if widen and e in _CLASSES:
+                if e in ("p", "P") and pattern[i + 2 : i + 3] == "{":
+                    end = pattern.find("}", i + 3)
+                    if end < 0:
+                        return None
+                    i = end + 1
+                else:
+                    i += 3 if e in ("p", "P") else 2
+                if in_class < 0:
+                    out.append("[\\s\\S]")
+                elif not negated:  # (left out of a negated class: what it refuses shrinks)
+                    out.append("\\s\\S")
+                continue
+            if widen and e in _ANCHORS:
+                if in_class >= 0:
+                    return None
+                i += 2
+                continue
+            if e == "z":
+                out.append("\\Z")
+                i += 2
+            elif e in ("p", "P"):  # a Unicode class: any class does for the structure
+                if pattern[i + 2 : i + 3] == "{":
+                    end = pattern.find("}", i + 3)
+                    if end < 0:
+                        return None
+                    i = end + 1
+                else:
+                    i += 3
+                out.append("\\w")
+            elif e in ("x", "u", "U") and pattern[i + 2 : i + 3] == "{":
+                end = pattern.find("}", i + 3)
+                try:
+                    code = int(pattern[i + 3 : end], 16) if end > 0 else -1
+                except ValueError:
+                    return None
+                if not 0 <= code <= 0x10FFFF:
+                    return None
+                out.append(f"\\U{code:08x}")
+                i = end + 1
+            elif e == "x" and re.fullmatch(r"[0-9A-Fa-f]{2}", pattern[i + 2 : i + 4]):
+                out.append(pattern[i : i + 4])
+                i += 4
+            elif e in _SAME_ESCAPES:
+                out.append(pattern[i : i + 2])
+                i += 2
+            else:
+                return None
+            continue
+        if in_class >= 0:
+            if c == "[" and pattern[i + 1 : i + 2] == ":":
+                end = pattern.find(":]", i + 2)
+                name = pattern[i + 2 : end] if end > 0 else ""
+                if name not in _POSIX:
+                    return None
+                out.append(_POSIX[name])
+                i = end + 2
+                continue
+            if c == "[" or pattern[i : i + 2] in ("&&", "--", "~~"):
+                return None  # a nested class or a set operation
+            if c == "]" and i > in_class:
+                in_class = -1
+                if negated and len(out) == opened + 1:  # it refused only what was left out
+                    out[opened:] = ["[\\s\\S]"]
+                    i += 1
+                    continue
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = i + 1
+            negated = pattern[in_class : in_class + 1] == "^"
+            if negated:
+                in_class += 1
+            opened = len(out)
+            out.append(pattern[i:in_class])
+            i = in_class
+            if pattern[i : i + 1] == "]":  # a leading ']' is a member in both syntaxes
+                out.append("]")
+                i += 1
+            continue
+        if verbose and c == "#":
+            end = pattern.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if pattern.startswith("(?", i):
+            m = re.match(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?([:)])", pattern[i:])
+            if m is not None:
+                on, off, close = m.group(1), m.group(2) or "", m.group(3)
+                if not set(on + off) <= _FLAGS | {"x"}:
+                    return None
+                if "x" in on + off:
+                    if close == ":" or off or i > 0:
+                        return None  # verbose for a part, or from the middle on
+                    verbose = True
+                if close == ")":
+                    i += m.end()
+                    continue
+                if widen:  # case and dots as the compile flags say, throughout
+                    out.append("(?:")
+                    i += m.end()
+                    continue
+                keep_on = "".join(f for f in on if f in "ims")
+                keep_off = "".join(f for f in off if f in "ims")
+                out.append(f"(?{keep_on}{'-' + keep_off if keep_off else ''}:")
+                i += m.end()
+                continue
+            if pattern.startswith("(?<", i) and pattern[i + 3 : i + 4].isalpha():
+                out.append("(?P<")
+                i += 3
+                continue
+            if not pattern.startswith(("(?P<", "(?:"), i):
+                return None  # look-arounds and the rest: not Rust's
+        if widen and c in "^$":
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    if in_class >= 0:
+        return None
+    return ("(?x)" if verbose else "") + "".join(out)
+
+
+def _parse(pattern: str) -> Any:
+    import re._parser as sre_parse
+
+    python = normalized(pattern)
+    if python is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "possible nested set" and the like
+            return sre_parse.parse(python)
+    except (re.error, FutureWarning, DeprecationWarning, OverflowError, RecursionError):
+        return None
+
+
+def required(pattern: str) -> frozenset[str] | None:
+    """Literals (ASCII, case-folded) one of which every match of ``pattern`` holds;
+    ``None`` when none can be told for certain."""
+    tree = _parse(pattern)
+    return None if tree is None else _required(list(tree))
+
+
+def min_width(pattern: str) -> int | None:
+    """The fewest characters a match of ``pattern`` has (``None``: not understood)."""
+    tree = _parse(pattern)
+    return None if tree is None else int(tree.getwidth()[0])
+
+
+def _required(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
+    """What a sequence of parsed items requires (see :func:`required`): the best of what
+    its mandatory parts each require, runs of literals counted whole."""
+    import re._constants as c
+
+    choices: list[frozenset[str]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            choices.append(frozenset(["".join(run)]))
+            run.clear()
+
+    for op, av in items:
+        letter = _one_letter(op, av, c)
+        if letter is not None:
+            run.append(letter)
+            continue
+        if op is c.AT:  # an anchor takes no character: the run goes on
+            continue
+        flush()
+        got: frozenset[str] | None = None
+        if op is c.SUBPATTERN:
+            got = _required(list(av[-1]))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and av[0] >= 1:
+            got = _required(list(av[2]))
+        elif op is c.ATOMIC_GROUP:
+            got = _required(list(av))
+        elif op is c.BRANCH:
+            each = [_required(list(b)) for b in av[1]]
+            if all(e is not None for e in each):
+                got = frozenset().union(*(e for e in each if e is not None))
+        if got:
+            choices.append(got)
+    flush()
+    if not choices:
+        return None
+    return max(choices, key=lambda s: (min(len(x) for x in s), -len(s)))
+
+
+def _one_letter(op: Any, av: Any, c: Any) -> str | None:
+    """The case-folded ASCII character a literal or a class of one letter's cases
+    (``[Ss]``) matches; ``None`` for anything else."""
+    codes: list[int]
+    if op is c.LITERAL:
+        codes = [av]
+    elif op is c.IN and av and all(o is c.LITERAL for o, _v in av):
+        codes = [v for _o, v in av]
+    else:
+        return None
+    folded = {chr(v).casefold() for v in codes}
+    if len(folded) != 1 or any(v >= 128 for v in codes):
+        return None
+    return folded.pop()
+
+
+def widened(pattern: str, shortest: int = 3) -> str | None:
+    """What any match of ``pattern`` holds, as a Python pattern (compiled with
+    ``re.IGNORECASE | re.DOTALL``): the pattern widened (:func:`normalized`), or, when it
+    nests repeats (Python's backtracking could take long over a hostile text), the
+    longest stretch of it that does not (a match of the whole holds a match of any
+    stretch of the parts it is a sequence of, of at least ``shortest`` characters);
+    ``None`` when there is none."""
+    wide = normalized(pattern, widen=True)
+    if wide is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tree = list(parse_python(wide))
+            if not nested_repeats(tree, False):
+                re.compile(wide, re.IGNORECASE | re.DOTALL)
+                return wide
+            best = max(_safe_stretches(_spliced(tree)), key=_least_width, default=None)
+            if best is None or _least_width(best) < shortest:
+                return None
+            out = _unparsed(best)
+            re.compile(out, re.IGNORECASE | re.DOTALL)
+            return out
+    except (re.error, ValueError, FutureWarning, DeprecationWarning, RecursionError):
+        return None
+
+
+def parse_python(pattern: str) -> Any:
+    import re._parser as sre_parse
+
+    return sre_parse.parse(pattern)
+
+
+def _spliced(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """The sequence with the groups in it (each matched once) replaced by what they
+    hold, down to the parts that are no group."""
+    import re._constants as c
+
+    out: list[tuple[Any, Any]] = []
+    for op, av in items:
+        if op is c.SUBPATTERN:
+            out += _spliced(list(av[-1]))
+        else:
+            out.append((op, av))
+    return out
+
+
+def _safe_stretches(items: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
+    """The longest runs of ``items`` none of which nests repeats."""
+    runs: list[list[tuple[Any, Any]]] = [[]]
+    for item in items:
+        if nested_repeats([item], False):
+            runs.append([])
+        else:
+            runs[-1].append(item)
+    return [r for r in runs if r]
+
+
+def _least_width(items: list[tuple[Any, Any]]) -> int:
+    import re._parser as sre_parse
+
+    sub = sre_parse.SubPattern(sre_parse.State(), items)
+    return int(sub.getwidth()[0])
+
+
+def _unparsed(items: list[tuple[Any, Any]]) -> str:
+    """Parsed items (of a widened pattern: no anchors, no flags) as a pattern again."""
+    import re._constants as c
+
+    out: list[str] = []
+    for op, av in items:
+        if op is c.LITERAL:
+            out.append(f"\\U{av:08x}")
+        elif op is c.NOT_LITERAL:
+            out.append(f"[^\\U{av:08x}]")
+        elif op is c.ANY:
+            out.append("[\\s\\S]")
+        elif op is c.IN:
+            out.append("[" + "".join(_class_member(o, v) for o, v in av) + "]")
+        elif op is c.SUBPATTERN:
+            out.append("(?:" + _unparsed(list(av[-1])) + ")")
+        elif op is c.BRANCH:
+            out.append("(?:" + "|".join(_unparsed(list(b)) for b in av[1]) + ")")
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            lo, hi, body = av
+            top = "" if hi == c.MAXREPEAT else str(hi)
+            out.append(f"(?:{_unparsed(list(body))}){{{lo},{top}}}")
+        else:
+            raise ValueError(f"not written back: {op}")
+    return "".join(out)
+
+
+def _class_member(op: Any, av: Any) -> str:
+    import re._constants as c
+
+    if op is c.LITERAL:
+        return f"\\U{av:08x}"
+    if op is c.RANGE:
+        return f"\\U{av[0]:08x}-\\U{av[1]:08x}"
+    if op is c.NEGATE:
+        return "^"
+    if op is c.CATEGORY:
+        return _CATEGORIES[str(av)]
+    raise ValueError(f"not written back: {op}")
+
+
+_CATEGORIES = {
+    "CATEGORY_DIGIT": "\\d",
+    "CATEGORY_NOT_DIGIT": "\\D",
+    "CATEGORY_SPACE": "\\s",
+    "CATEGORY_NOT_SPACE": "\\S",
+    "CATEGORY_WORD": "\\w",
+    "CATEGORY_NOT_WORD": "\\W",
+}
+
+
+def nested_repeats(items: list[tuple[Any, Any]], inside: bool) -> bool:
+    """Whether a repeat of more than one lies in another (``inside``: in one already)."""
+    import re._constants as c
+
+    for op, av in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            many = av[1] > 1
+            if many and inside:
+                return True
+            if nested_repeats(list(av[2]), inside or many):
+                return True
+        elif op is c.SUBPATTERN:
+            if nested_repeats(list(av[-1]), inside):
+                return True
+        elif op is c.BRANCH:
+            if any(nested_repeats(list(b), inside) for b in av[1]):
+                return True
+        elif op is c.ATOMIC_GROUP and nested_repeats(list(av), inside):
+            return True
+    return False
