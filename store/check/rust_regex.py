@@ -29,9 +29,12 @@ _POSIX = {
 #: Escapes that mean the same in both syntaxes (a letter Python does not know is an
 #: error there, so an escape outside this set is refused rather than guessed).
 _SAME_ESCAPES = set("dDwWsSbBAnrtfv") | {chr(c) for c in range(128) if not chr(c).isalnum()}
-#: Classes the engines define from Unicode's tables, and anchors (``widen``).
-_CLASSES = set("dDwWsSpP")
+#: Anchors and word boundaries (left out by ``widen``).
 _ANCHORS = set("bBAzZ")
+#: The flags :func:`widened` patterns are compiled with, to run on a text's bytes read as
+#: Latin-1 (a character a byte), as the scanner's engine matches them (Unicode off:
+#: classes and ``(?i)`` ASCII, a repeat counting bytes): any case, ``.`` any byte.
+WIDE_FLAGS = re.ASCII | re.IGNORECASE | re.DOTALL
 #: Inline flags of Rust's that change what matches only in ways the literals ignore (case,
 #: ``.`` and newlines, anchors, greed, Unicode classes).
 _FLAGS = set("imsuU")
@@ -42,33 +45,20 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
     when it uses anything this does not rewrite for certain. Flags set in the middle
     (``p8e-(?i)…``) are dropped: the literals are compared case-folded anyway.
 
-    ``widen``: a pattern Python's ``re`` matches wherever Rust's would (compiled with
-    ``re.IGNORECASE | re.DOTALL``), and maybe elsewhere: the anchors and word boundaries
-    are left out, and the Unicode classes (``\\w``, ``\\d``, ``\\s``, ``\\p{…}``, which
-    the two engines define alike but not to the letter) match any character."""
+    ``widen``: a pattern Python's ``re`` (with :data:`WIDE_FLAGS`) matches wherever the
+    scanner's does, and maybe elsewhere: the anchors and word boundaries are left out, and
+    the flags set in it (case and ``.`` as the compile flags say, throughout). Unicode
+    classes (``\\p{…}``) and the Unicode flag are refused: the scanner matches bytes."""
     out: list[str] = []
     i, n = 0, len(pattern)
     verbose = False
     in_class = -1  # where the open class's members start
-    negated = False  # the open class is ``[^…]``
-    opened = 0  # where it starts in ``out``
     while i < n:
         c = pattern[i]
         if c == "\\":
             e = pattern[i + 1 : i + 2]
-            if widen and e in _CLASSES:
-                if e in ("p", "P") and pattern[i + 2 : i + 3] == "{":
-                    end = pattern.find("}", i + 3)
-                    if end < 0:
-                        return None
-                    i = end + 1
-                else:
-                    i += 3 if e in ("p", "P") else 2
-                if in_class < 0:
-                    out.append("[\\s\\S]")
-                elif not negated:  # (left out of a negated class: what it refuses shrinks)
-                    out.append("\\s\\S")
-                continue
+            if widen and e in ("p", "P"):
+                return None
             if widen and e in _ANCHORS:
                 if in_class >= 0:
                     return None
@@ -118,19 +108,13 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
                 return None  # a nested class or a set operation
             if c == "]" and i > in_class:
                 in_class = -1
-                if negated and len(out) == opened + 1:  # it refused only what was left out
-                    out[opened:] = ["[\\s\\S]"]
-                    i += 1
-                    continue
             out.append(c)
             i += 1
             continue
         if c == "[":
             in_class = i + 1
-            negated = pattern[in_class : in_class + 1] == "^"
-            if negated:
+            if pattern[in_class : in_class + 1] == "^":
                 in_class += 1
-            opened = len(out)
             out.append(pattern[i:in_class])
             i = in_class
             if pattern[i : i + 1] == "]":  # a leading ']' is a member in both syntaxes
@@ -145,7 +129,7 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
             m = re.match(r"\(\?([A-Za-z]*)(?:-([A-Za-z]*))?([:)])", pattern[i:])
             if m is not None:
                 on, off, close = m.group(1), m.group(2) or "", m.group(3)
-                if not set(on + off) <= _FLAGS | {"x"}:
+                if not set(on + off) <= _FLAGS | {"x"} or (widen and "u" in on):
                     return None
                 if "x" in on + off:
                     if close == ":" or off or i > 0:
@@ -263,12 +247,13 @@ def _one_letter(op: Any, av: Any, c: Any) -> str | None:
 
 
 def widened(pattern: str, shortest: int = 3) -> str | None:
-    """What any match of ``pattern`` holds, as a Python pattern (compiled with
-    ``re.IGNORECASE | re.DOTALL``): the pattern widened (:func:`normalized`), or, when it
-    nests repeats (Python's backtracking could take long over a hostile text), the
-    longest stretch of it that does not (a match of the whole holds a match of any
-    stretch of the parts it is a sequence of, of at least ``shortest`` characters);
-    ``None`` when there is none."""
+    """What any match of ``pattern`` holds, as a Python pattern to compile with
+    :data:`WIDE_FLAGS`: the pattern widened (:func:`normalized`), its negated classes
+    refusing no letter (the flags make every letter any case: ``[^a-z]`` would refuse
+    ``A``, which the scanner may take); or, when it nests repeats (Python's backtracking
+    could take long over a hostile text), the longest stretch of it that does not (a
+    match of the whole holds a match of any stretch of the parts it is a sequence of),
+    of at least ``shortest`` characters. ``None`` when there is none."""
     wide = normalized(pattern, widen=True)
     if wide is None:
         return None
@@ -276,14 +261,13 @@ def widened(pattern: str, shortest: int = 3) -> str | None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             tree = list(parse_python(wide))
-            if not nested_repeats(tree, False):
-                re.compile(wide, re.IGNORECASE | re.DOTALL)
-                return wide
-            best = max(_safe_stretches(_spliced(tree)), key=_least_width, default=None)
-            if best is None or _least_width(best) < shortest:
-                return None
-            out = _unparsed(best)
-            re.compile(out, re.IGNORECASE | re.DOTALL)
+            if nested_repeats(tree, False):
+                best = max(_safe_stretches(_spliced(tree)), key=_least_width, default=None)
+                if best is None or _least_width(best) < shortest:
+                    return None
+                tree = best
+            out = _unparsed(tree)
+            re.compile(out, WIDE_FLAGS)
             return out
     except (re.error, ValueError, FutureWarning, DeprecationWarning, RecursionError):
         return None
@@ -328,19 +312,20 @@ def _least_width(items: list[tuple[Any, Any]]) -> int:
 
 
 def _unparsed(items: list[tuple[Any, Any]]) -> str:
-    """Parsed items (of a widened pattern: no anchors, no flags) as a pattern again."""
+    """Parsed items (of a widened pattern: no anchors, no flags) as a pattern again, each
+    negated class refusing no letter (see :func:`widened`)."""
     import re._constants as c
 
     out: list[str] = []
     for op, av in items:
         if op is c.LITERAL:
-            out.append(f"\\U{av:08x}")
+            out.append(_char(av))
         elif op is c.NOT_LITERAL:
-            out.append(f"[^\\U{av:08x}]")
+            out.append("[\\s\\S]" if chr(av).isascii() and chr(av).isalpha() else f"[^{_char(av)}]")
         elif op is c.ANY:
             out.append("[\\s\\S]")
         elif op is c.IN:
-            out.append("[" + "".join(_class_member(o, v) for o, v in av) + "]")
+            out.append(_class(av))
         elif op is c.SUBPATTERN:
             out.append("(?:" + _unparsed(list(av[-1])) + ")")
         elif op is c.BRANCH:
@@ -354,18 +339,43 @@ def _unparsed(items: list[tuple[Any, Any]]) -> str:
     return "".join(out)
 
 
-def _class_member(op: Any, av: Any) -> str:
+def _char(code: int) -> str:
+    return f"\\U{code:08x}"
+
+
+#: The ASCII letters, as ranges of code points.
+_LETTERS = ((0x41, 0x5A), (0x61, 0x7A))
+
+
+def _class(members: list[tuple[Any, Any]]) -> str:
+    """A class again; a negated one without its letters (and ``[\\s\\S]`` when that
+    leaves nothing to refuse)."""
     import re._constants as c
 
-    if op is c.LITERAL:
-        return f"\\U{av:08x}"
-    if op is c.RANGE:
-        return f"\\U{av[0]:08x}-\\U{av[1]:08x}"
-    if op is c.NEGATE:
-        return "^"
-    if op is c.CATEGORY:
-        return _CATEGORIES[str(av)]
-    raise ValueError(f"not written back: {op}")
+    negated = bool(members) and members[0][0] is c.NEGATE
+    parts: list[str] = []
+    for op, av in members[1:] if negated else members:
+        if op is c.LITERAL:
+            if not (negated and chr(av).isascii() and chr(av).isalpha()):
+                parts.append(_char(av))
+        elif op is c.RANGE:
+            spans = [av]
+            if negated:
+                for lo, hi in _LETTERS:
+                    spans = [
+                        piece
+                        for a, b in spans
+                        for piece in ((a, min(b, lo - 1)), (max(a, hi + 1), b))
+                        if piece[0] <= piece[1]
+                    ]
+            parts += [f"{_char(a)}-{_char(b)}" for a, b in spans]
+        elif op is c.CATEGORY:
+            parts.append(_CATEGORIES[str(av)])
+        else:
+            raise ValueError(f"not written back: {op}")
+    if negated:
+        return "[^" + "".join(parts) + "]" if parts else "[\\s\\S]"
+    return "[" + "".join(parts) + "]"
 
 
 _CATEGORIES = {

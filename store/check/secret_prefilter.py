@@ -7,15 +7,18 @@ scanner's rules cannot match without a literal of their own (``ghp_``, ``xoxb-``
 flagged, and needs no scan.
 
 The literals are worked out once per installed scanner from its own rules (their patterns,
-Rust regex syntax read with Python's regex parser after the few differences are rewritten)
-and kept in the user's cache directory. Soundness before speed: a pattern whose syntax is
-not understood for certain, or that requires no literal, means there is no prefilter at all
-(every text is scanned), and so does anything unexpected in the cached file.
+Rust regex syntax read with Python's regex parser after the few differences are rewritten:
+:mod:`store.check.rust_regex`) and kept in the user's cache directory. Soundness before
+speed: a pattern whose syntax is not understood for certain means there is no prefilter
+at all (every text is scanned), and so does anything unexpected in the cached file.
 
-What a text must hold to be flagged (:meth:`Prefilter.may_hold`): one of the literals,
-compared case-folded (every rule is then taken as case-insensitive, which only widens
-what passes), in the text or in what a base64 run of it decodes to (the scanner decodes
-base64; two layers here, at every alignment, and with either alphabet).
+What a text must hold to be flagged (:meth:`Prefilter.may_hold`), looked for in its UTF-8
+bytes as the scanner reads them (a character a byte, ASCII letters in any case): one of a
+rule's literals, then a match of the rule's pattern widened for Python's engine; or a
+match of the few rules' patterns that require no literal long enough. The same in what
+the base64 runs of the text decode to (the scanner decodes base64; two layers here, at
+every alignment, either alphabet). A text holding a NUL (the scanner reads a text of NULs
+between letters as UTF-16 or -32) or longer than :data:`MAX_TEXT` is always scanned.
 """
 
 from __future__ import annotations
@@ -32,26 +35,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store.check.rust_regex import min_width, required, widened
+from store.check.rust_regex import WIDE_FLAGS, min_width, required, widened
 
 #: Bumped when what is kept or how it is worked out changes.
-FORMAT = 1
+FORMAT = 2
 
 #: A rule whose literals are shorter than this is tried as its (widened) pattern alone:
 #: one or two characters are in nearly every text.
 SHORTEST_LITERAL = 3
-#: Texts longer than this are scanned whatever they hold (the widened patterns run in
-#: Python's backtracking engine).
-MAX_TEXT = 1 << 20
+#: Texts longer than this (in UTF-8 bytes, or decoded from base64) are scanned whatever
+#: they hold (the widened patterns run in Python's backtracking engine).
+MAX_TEXT = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
 class Prefilter:
     """What the scanner's rules need, in two stages: each literal a rule requires (one of)
-    with the rules' patterns widened (:func:`~store.check.rust_regex.widened`; ``None``: the literal alone
-    decides, the pattern being too costly for Python's engine), the patterns of the rules
-    that require no literal long enough (tried on every text), and the shortest run of
-    base64 whose decoding could hold a whole match."""
+    with the rules' patterns widened (:func:`~store.check.rust_regex.widened`; ``None``:
+    the literal alone decides, the pattern being too costly for Python's engine), the
+    patterns of the rules that require no literal long enough (tried on every text), and
+    the shortest run of base64 whose decoding could hold a whole match."""
 
     literals: dict[str, tuple[str | None, ...]]
     always: tuple[str, ...]
@@ -60,22 +63,28 @@ class Prefilter:
     def may_hold(self, text: str) -> bool:
         """Whether the scanner could flag anything in ``text`` (``False``: for certain
         not)."""
-        if len(text) > MAX_TEXT:
+        data = text.encode("utf-8", "surrogatepass")
+        if b"\0" in data or len(data) > MAX_TEXT:
+            return True  # (a text of NULs between letters is read as UTF-16 or -32)
+        view = data.decode("latin-1")  # the scanner matches bytes: a character each
+        if self._found(view):
             return True
-        if self._found(text):
-            return True
-        decoded = _decoded_runs(text, self.base64_run)
-        if decoded and self._found(decoded):
-            return True
-        again = _decoded_runs(decoded, self.base64_run) if decoded else ""
-        return bool(again) and self._found(again)
-
-    def _found(self, text: str) -> bool:
-        folded = text.casefold()
-        for lit, patterns in self.literals.items():
-            if lit in folded and any(_matches(p, text) for p in patterns):
+        for _layer in range(2):  # base64 decoded, and decoded again
+            view = _decoded_runs(view, self.base64_run)
+            if not view:
+                return False
+            if len(view) > MAX_TEXT or self._found(view):
                 return True
-        return any(_matches(p, text) for p in self.always)
+        return False
+
+    def _found(self, view: str) -> bool:
+        """Whether ``view`` (bytes as Latin-1) holds a literal and, past it, a match of a
+        rule's widened pattern, or a match of a rule's that needs no literal."""
+        lowered = view.encode("latin-1").lower().decode("latin-1")  # ASCII letters only
+        for lit, patterns in self.literals.items():
+            if lit in lowered and any(_matches(p, view) for p in patterns):
+                return True
+        return any(_matches(p, view) for p in self.always)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -124,7 +133,7 @@ def _matches(pattern: str | None, text: str) -> bool:
 def _compiled(pattern: str) -> re.Pattern[str]:
     got = _COMPILED.get(pattern)
     if got is None:
-        got = _COMPILED[pattern] = re.compile(pattern, re.IGNORECASE | re.DOTALL)
+        got = _COMPILED[pattern] = re.compile(pattern, WIDE_FLAGS)
     return got
 
 
@@ -133,9 +142,8 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_=-]+")
 
 def _decoded_runs(text: str, shortest: int) -> str:
     """Every base64 run of ``text`` of at least ``shortest`` characters, decoded from
-    each of its four alignments (URL-safe letters read as the standard ones), as UTF-8
-    (a byte that is none, a character: as many characters as the scanner counts, or
-    fewer), the pieces joined by NULs; ``""`` when there is none."""
+    each of its four alignments (URL-safe letters read as the standard ones), as bytes
+    read as Latin-1, the pieces joined by NULs; ``""`` when there is none."""
     pieces: list[str] = []
     for m in _BASE64_RUN.finditer(text):
         run = m.group().replace("=", "").replace("-", "+").replace("_", "/")
@@ -148,7 +156,7 @@ def _decoded_runs(text: str, shortest: int) -> str:
             part += "=" * (-len(part) % 4)  # the last group, however short, decoded
             if part:
                 with contextlib.suppress(binascii.Error, ValueError):
-                    pieces.append(binascii.a2b_base64(part).decode("utf-8", "surrogateescape"))
+                    pieces.append(binascii.a2b_base64(part).decode("latin-1"))
     return "\0".join(pieces)
 
 

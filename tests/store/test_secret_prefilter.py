@@ -17,7 +17,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from store.check import secret_prefilter, secrets
-from store.check.rust_regex import nested_repeats, normalized, parse_python, required, widened
+from store.check.rust_regex import (
+    WIDE_FLAGS,
+    nested_repeats,
+    normalized,
+    parse_python,
+    required,
+    widened,
+)
 from store.check.secret_prefilter import Prefilter, build
 
 kingfisher = pytest.importorskip("kingfisher_sdk")
@@ -48,6 +55,9 @@ def prefilter(patterns: dict[str, str]) -> Prefilter:
 @pytest.fixture(scope="module")
 def scanner(rules: Any) -> Any:
     return kingfisher.Scanner(rules, redact=False)
+
+
+_ASCII = st.characters(codec="ascii")
 
 
 def _python(pattern: str) -> str | None:
@@ -92,7 +102,11 @@ def test_a_match_of_every_rule_passes_the_prefilter_however_it_is_written(
     py = _python(_PATTERNS[rule])
     assert py is not None  # (every rule is read: see the test above)
     try:
-        match = data.draw(st.from_regex(py, fullmatch=True), label="match")
+        # ASCII: a character a byte, as the scanner counts (bytes: see below)
+        match = data.draw(
+            st.from_regex(re.compile(py, re.ASCII), fullmatch=True, alphabet=_ASCII),
+            label="match",
+        )
     except (re.error, NotImplementedError):
         assume(False)
     flips = data.draw(st.lists(st.booleans(), min_size=len(match), max_size=len(match)))
@@ -171,18 +185,49 @@ def test_syntax_not_understood_for_certain_is_refused(rust: str) -> None:
     assert normalized(rust) is None or required(rust) is None
 
 
+def _bytes(text: str) -> str:
+    """``text`` as the scanner matches it: its UTF-8 bytes, a character each."""
+    return text.encode("utf-8").decode("latin-1")
+
+
 def test_widening_matches_wherever_the_pattern_does() -> None:
-    """Anchors go, Unicode classes match anything, and a negated class refuses only what
-    is left of it (``[^\\s@]`` refused spaces: it refuses ``@`` alone now)."""
+    """Anchors go, case is any, classes are ASCII's as the scanner's (Unicode off), a
+    repeat counts bytes, and a negated class refuses no letter (the flags make ``[^a-z]``
+    refuse ``A``, which the scanner's case-sensitive class takes)."""
     wide = widened(r"\bscheme://[^:/@\s]{0,8}:[^/@\s]{1,8}@host\b")
     assert wide is not None
-    assert re.search(wide, "SCHEME://u\u2003:p@HOST", re.IGNORECASE | re.DOTALL)
-    assert not re.search(wide, "scheme://u:p/host", re.IGNORECASE | re.DOTALL)
+    assert re.search(wide, _bytes("SCHEME://u\u2003:p@HOST"), WIDE_FLAGS)
+    assert not re.search(wide, _bytes("scheme://u:p/host"), WIDE_FLAGS)
+    three = widened(r'key="[^"]{3,5}"')  # one character of three bytes is three
+    assert three is not None and re.search(three, _bytes('key="日"'), WIDE_FLAGS)
+    cased = widened(r"key[^a-z]{2}")
+    assert cased is not None and re.search(cased, _bytes("keyAB"), WIDE_FLAGS)
+    assert widened(r"key\p{Greek}+") is None  # the scanner matches bytes: refused
     nested = widened(r"key=(?:[a-z]+,)*[0-9]{8}")  # nested repeats: a stretch without
     assert nested is not None and not nested_repeats(list(parse_python(nested)), False)
     for text in ("key=a,bc,12345678", "KEY=12345678"):  # what the whole matches
         assert re.search(r"key=(?:[a-z]+,)*[0-9]{8}", text, re.IGNORECASE)
-        assert re.search(nested, text, re.IGNORECASE | re.DOTALL)
+        assert re.search(nested, text, WIDE_FLAGS)
+
+
+def test_what_the_scanner_reads_otherwise_is_let_through(
+    prefilter: Prefilter, scanner: Any
+) -> None:
+    """The scanner reads a text of NULs between letters as UTF-16 or -32, and counts a
+    repeat in bytes: both flag what a character-by-character reading would not."""
+    token = "ghp_" + "zjgHWbmPZe9gwWQaq5mcdkU1gJQV3hDKJnQu"
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "日" * 22 + "\n-----END RSA PRIVATE KEY-----"
+    for text in (
+        "".join(c + "\0" for c in f"token: {token}"),
+        "".join("\0" + c for c in token),
+        "".join(c + "\0\0\0" for c in token),
+        key,
+    ):
+        assert any(f.visible for f in scanner.scan(text.encode("utf-8")))
+        assert prefilter.may_hold(text)
+    assert prefilter.may_hold(base64.b64encode(key.encode()).decode())
+    assert prefilter.may_hold("x" * (secret_prefilter.MAX_TEXT + 1))
+    assert prefilter.may_hold("日" * (secret_prefilter.MAX_TEXT // 3 + 1))  # in bytes
 
 
 def test_a_rule_with_no_literal_and_no_safe_pattern_means_no_prefilter() -> None:
