@@ -250,10 +250,10 @@ def widened(pattern: str, shortest: int = 3) -> str | None:
     """What any match of ``pattern`` holds, as a Python pattern to compile with
     :data:`WIDE_FLAGS`: the pattern widened (:func:`normalized`), its negated classes
     refusing no letter (the flags make every letter any case: ``[^a-z]`` would refuse
-    ``A``, which the scanner may take); or, when it nests repeats (Python's backtracking
-    could take long over a hostile text), the longest stretch of it that does not (a
-    match of the whole holds a match of any stretch of the parts it is a sequence of),
-    of at least ``shortest`` characters. ``None`` when there is none."""
+    ``A``, which the scanner may take); or, when it could make Python's backtracking take
+    long over a hostile text (:func:`backtracking`), the longest stretch of it that could
+    not (a match of the whole holds a match of any stretch of the parts it is a sequence
+    of), of at least ``shortest`` characters. ``None`` when there is none."""
     wide = normalized(pattern, widen=True)
     if wide is None:
         return None
@@ -261,9 +261,9 @@ def widened(pattern: str, shortest: int = 3) -> str | None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             tree = list(parse_python(wide))
-            if nested_repeats(tree, False):
-                best = max(_safe_stretches(_spliced(tree)), key=_least_width, default=None)
-                if best is None or _least_width(best) < shortest:
+            if backtracking(tree) > MAX_BACKTRACKING:
+                best = _best_stretch(tree, shortest)
+                if best is None:
                     return None
                 tree = best
             out = _unparsed(tree)
@@ -271,6 +271,110 @@ def widened(pattern: str, shortest: int = 3) -> str | None:
             return out
     except (re.error, ValueError, FutureWarning, DeprecationWarning, RecursionError):
         return None
+
+
+#: What a repeat with no upper bound counts for in :func:`backtracking` (about the length
+#: of a run it could take), and the most a widened pattern may come to.
+UNBOUNDED = 1000
+MAX_BACKTRACKING = 100_000
+
+
+def backtracking(items: list[tuple[Any, Any]]) -> float:
+    """How many ways, at most, Python's engine could try to match ``items`` from one
+    place, roughly: repeats that follow each other over characters they share multiply
+    their spans (one with no bound counts :data:`UNBOUNDED`); a repeat of something that
+    itself varies counts without bound (nested repeats backtrack exponentially).
+    ``\\s*:\\s*`` passes (the ``:`` stands between); ``.{0,100}?\\s+`` over a run of
+    spaces does not."""
+    import re._constants as c
+
+    worst = 1.0
+    chain, shared = 1.0, 0  # the repeats following each other, and their characters
+    for op, av in _spliced(items):
+        if op is c.AT:
+            continue
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            lo, hi, body = av
+            inner = backtracking(list(body))
+            if inner > 1 and hi > 1:
+                return float("inf")
+            span = UNBOUNDED if hi == c.MAXREPEAT else hi - lo + 1
+            chars = _chars(list(body))
+            if span > 1:
+                chain = chain * span if chars & shared else float(span)
+                shared = shared | chars if chars & shared else chars
+                worst = max(worst, chain, inner)
+                continue
+        elif op is c.BRANCH:
+            worst = max(worst, sum(backtracking(list(b)) for b in av[1]))
+            chars = _ALL
+        else:
+            chars = _chars([(op, av)])
+        if not chars & shared:  # a character none of them takes: they are apart
+            chain, shared = 1.0, 0
+    return worst
+
+
+#: Every byte (the widened patterns run on bytes read as Latin-1).
+_ALL = (1 << 256) - 1
+
+
+def _chars(items: list[tuple[Any, Any]]) -> int:
+    """The bytes (a bit each) one character of ``items`` can be, in any case; every byte
+    for anything but a single character's item."""
+    import re._constants as c
+
+    if len(items) != 1:
+        return _ALL
+    op, av = items[0]
+    if op is c.LITERAL:
+        return _cased(1 << av if av < 256 else 0)
+    if op is c.NOT_LITERAL:
+        return _ALL & ~_cased(1 << av if av < 256 else 0)
+    if op is c.ANY:
+        return _ALL
+    if op is not c.IN:
+        return _ALL
+    negate = bool(av) and av[0][0] is c.NEGATE
+    got = 0
+    for o, v in av[1:] if negate else av:
+        if o is c.LITERAL:
+            got |= 1 << v if v < 256 else 0
+        elif o is c.RANGE:
+            lo, hi = v[0], min(v[1], 255)
+            if lo <= hi:
+                got |= ((1 << (hi - lo + 1)) - 1) << lo
+        elif o is c.CATEGORY:
+            got |= _CATEGORY_BYTES.get(str(v), _ALL)
+        else:
+            return _ALL
+    got = _cased(got)
+    return _ALL & ~got if negate else got
+
+
+def _cased(bits: int) -> int:
+    """``bits`` with each ASCII letter's other case."""
+    for lo in (0x41, 0x61):
+        letters = (bits >> lo) & ((1 << 26) - 1)
+        bits |= letters << (0x61 if lo == 0x41 else 0x41)
+    return bits
+
+
+def _bits(test: Any) -> int:
+    return sum(1 << b for b in range(256) if test(chr(b)))
+
+
+_DIGIT = _bits(lambda ch: "0" <= ch <= "9")
+_SPACE = _bits(lambda ch: ch in " \t\n\r\f\v")
+_WORD = _bits(lambda ch: ch.isascii() and (ch.isalnum() or ch == "_"))
+_CATEGORY_BYTES = {
+    "CATEGORY_DIGIT": _DIGIT,
+    "CATEGORY_NOT_DIGIT": _ALL & ~_DIGIT,
+    "CATEGORY_SPACE": _SPACE,
+    "CATEGORY_NOT_SPACE": _ALL & ~_SPACE,
+    "CATEGORY_WORD": _WORD,
+    "CATEGORY_NOT_WORD": _ALL & ~_WORD,
+}
 
 
 def parse_python(pattern: str) -> Any:
@@ -293,12 +397,46 @@ def _spliced(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return out
 
 
+def _best_stretch(items: list[tuple[Any, Any]], shortest: int) -> list[tuple[Any, Any]] | None:
+    """The widest stretch of ``items`` within :data:`MAX_BACKTRACKING`; for alternatives
+    (the whole being one), the alternatives of each one's (a match of the whole holds one
+    of them); ``None`` when there is none of ``shortest`` characters or more."""
+    import re._constants as c
+
+    spliced = _spliced(items)
+    if len(spliced) == 1 and spliced[0][0] is c.BRANCH:
+        each = [_best_stretch(list(b), shortest) for b in spliced[0][1][1]]
+        if all(e is not None for e in each):
+            return [(c.BRANCH, (None, each))]
+    stretches = [_trimmed(s) for s in _safe_stretches(spliced)]
+    best = max(stretches, key=_least_width, default=None)
+    return None if best is None or _least_width(best) < shortest else best
+
+
+def _trimmed(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """``items`` without the repeats of varying length they start or end with: a text
+    holding a match of the whole holds one of the rest, and a leading ``[\\s\\S]{64,}``
+    would be tried to the end of the text from every place (quadratic)."""
+    import re._constants as c
+
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+    out = _spliced(items)
+    while out and out[0][0] in repeats and out[0][1][0] != out[0][1][1]:
+        out = out[1:]
+    while out and out[-1][0] in repeats and out[-1][1][0] != out[-1][1][1]:
+        out = out[:-1]
+    return out or items
+
+
 def _safe_stretches(items: list[tuple[Any, Any]]) -> list[list[tuple[Any, Any]]]:
-    """The longest runs of ``items`` none of which nests repeats."""
+    """The runs of ``items``, taken in order, each as long as it stays within
+    :data:`MAX_BACKTRACKING`."""
     runs: list[list[tuple[Any, Any]]] = [[]]
     for item in items:
-        if nested_repeats([item], False):
+        if backtracking([item]) > MAX_BACKTRACKING:
             runs.append([])
+        elif backtracking([*runs[-1], item]) > MAX_BACKTRACKING:
+            runs.append([item])
         else:
             runs[-1].append(item)
     return [r for r in runs if r]
