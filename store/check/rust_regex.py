@@ -55,10 +55,14 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
     in_class = -1  # where the open class's members start
     while i < n:
         c = pattern[i]
+        if widen and not c.isascii():
+            return None  # the scanner matches its UTF-8 bytes: not one character here
         if c == "\\":
             e = pattern[i + 1 : i + 2]
             if widen and e in ("p", "P"):
                 return None
+            if e in ("<", ">") or (e in ("b", "B") and pattern[i + 2 : i + 3] == "{"):
+                return None  # word boundaries of newer Rust (\\<, \\b{start}): not literals
             if widen and e in _ANCHORS:
                 if in_class >= 0:
                     return None
@@ -82,7 +86,7 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
                     code = int(pattern[i + 3 : end], 16) if end > 0 else -1
                 except ValueError:
                     return None
-                if not 0 <= code <= 0x10FFFF:
+                if not 0 <= code <= 0x10FFFF or (widen and code > 0x7F):
                     return None
                 out.append(f"\\U{code:08x}")
                 i = end + 1

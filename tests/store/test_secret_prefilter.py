@@ -293,3 +293,15 @@ def test_a_scan_needs_no_rules_for_a_clean_text_and_keeps_the_prefilter_it_makes
     token = "ghp_" + "zjgHWbmPZe9gwWQaq5mcdkU1gJQV3hDKJnQu"
     hits = secrets.scan_text(f"push with {token}")
     assert [h.label for h in hits] == ["github-pat"] and later._scanner is not None
+
+
+def test_what_newer_rust_or_utf_8_would_read_otherwise_is_refused() -> None:
+    """Word boundaries written ``\\<`` or ``\\b{start}`` are no literals; a pattern's own
+    non-ASCII letter is its UTF-8 bytes to the scanner: no pattern of such a rule is
+    widened (its literal alone decides, or there is no prefilter)."""
+    assert build([r"ghp_[0-9a-z]{8}", r"\<ghp_[0-9a-z]{8}"]) is None
+    assert build([r"ghp_[0-9a-z]{8}", r"\b{start}ghp_[0-9a-z]{8}"]) is None
+    for rule in (r"key=é[0-9]{8}", r"key=\x{e9}[0-9]{8}"):
+        assert widened(rule) is None
+        made = build([r"ghp_[0-9a-z]{8}", rule])
+        assert made is None or made.may_hold("key=é12345678")
