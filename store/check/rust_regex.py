@@ -168,30 +168,29 @@ def normalized(pattern: str, *, widen: bool = False) -> str | None:
 
 
 def _parse(pattern: str) -> Any:
-    import re._parser as sre_parse
-
     python = normalized(pattern)
     if python is None:
         return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # "possible nested set" and the like
-            return sre_parse.parse(python)
+            return parse_python(python)
     except (re.error, FutureWarning, DeprecationWarning, OverflowError, RecursionError):
         return None
+
+
+def read(pattern: str) -> tuple[frozenset[str] | None, int] | None:
+    """What every match of ``pattern`` holds (:func:`required`) and the fewest characters
+    a match has, from one reading; ``None`` when the pattern is not understood."""
+    tree = _parse(pattern)
+    return None if tree is None else (_required(list(tree)), int(tree.getwidth()[0]))
 
 
 def required(pattern: str) -> frozenset[str] | None:
     """Literals (ASCII, case-folded) one of which every match of ``pattern`` holds;
     ``None`` when none can be told for certain."""
-    tree = _parse(pattern)
-    return None if tree is None else _required(list(tree))
-
-
-def min_width(pattern: str) -> int | None:
-    """The fewest characters a match of ``pattern`` has (``None``: not understood)."""
-    tree = _parse(pattern)
-    return None if tree is None else int(tree.getwidth()[0])
+    got = read(pattern)
+    return None if got is None else got[0]
 
 
 def _required(items: list[tuple[Any, Any]]) -> frozenset[str] | None:
@@ -528,25 +527,3 @@ _CATEGORIES = {
     "CATEGORY_WORD": "\\w",
     "CATEGORY_NOT_WORD": "\\W",
 }
-
-
-def nested_repeats(items: list[tuple[Any, Any]], inside: bool) -> bool:
-    """Whether a repeat of more than one lies in another (``inside``: in one already)."""
-    import re._constants as c
-
-    for op, av in items:
-        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-            many = av[1] > 1
-            if many and inside:
-                return True
-            if nested_repeats(list(av[2]), inside or many):
-                return True
-        elif op is c.SUBPATTERN:
-            if nested_repeats(list(av[-1]), inside):
-                return True
-        elif op is c.BRANCH:
-            if any(nested_repeats(list(b), inside) for b in av[1]):
-                return True
-        elif op is c.ATOMIC_GROUP and nested_repeats(list(av), inside):
-            return True
-    return False

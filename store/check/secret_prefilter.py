@@ -29,13 +29,12 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store.check.rust_regex import WIDE_FLAGS, min_width, required, widened
+from store.check.rust_regex import WIDE_FLAGS, read, widened
 
 #: Bumped when what is kept or how it is worked out changes.
 FORMAT = 2
@@ -167,11 +166,11 @@ def build(patterns: Iterable[str]) -> Prefilter | None:
     always: set[str] = set()
     shortest: int | None = None
     for pattern in patterns:
-        width = min_width(pattern)
-        if width is None:
+        reading = read(pattern)
+        if reading is None:
             return None
+        got, width = reading
         shortest = width if shortest is None else min(shortest, width)
-        got = required(pattern)
         wide = widened(pattern, SHORTEST_LITERAL)
         if got and min(len(x) for x in got) >= SHORTEST_LITERAL:
             for lit in got:
@@ -235,14 +234,7 @@ def keep(prefilter: Prefilter, confidence: str) -> None:
     identity = scanner_identity()
     if identity is None:
         return
-    path = cache_file(confidence, identity)
+    from store.write.atomic import replace_file
+
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".secret-prefilter-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(prefilter.as_json(), f)
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        replace_file(cache_file(confidence, identity), [json.dumps(prefilter.as_json()).encode()])
