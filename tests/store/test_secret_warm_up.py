@@ -47,6 +47,9 @@ def test_warm_up_loads_once_and_the_scan_waits_for_it(
 ) -> None:
     det = _SlowDetector()
     monkeypatch.setattr(secrets, "_DETECTOR", det)
+    # a first run: no prefilter kept yet, so the thread loads the rules (with one kept, it
+    # only reads that and is done at once)
+    monkeypatch.setattr(secrets.secret_prefilter, "read_cached", lambda confidence: None)
     first = warm_up()
     assert warm_up() is first and first.daemon and first.is_alive()
     hits = scan_text(f"push with {GH_TOKEN}")  # blocks on the detector's lock meanwhile
