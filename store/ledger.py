@@ -444,8 +444,20 @@ class Ledger:
     """The ledger of one workspace (every reviewer's file, in team mode); ``refresh()``
     reads what other processes appended, or what a ``git pull`` brought."""
 
-    def __init__(self, state_dir: Path, *, read: bool = True, who: str | None = None) -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        read: bool = True,
+        who: str | None = None,
+        transactions_only: bool = False,
+    ) -> None:
         self.state_dir = state_dir
+        #: only the transaction lines are taken in, and no item's state is folded: what a
+        #: command that writes needs to recover and to record its own transaction (a hook's
+        #: ``import-wrapup``), without the fold of every decision ever made; asking such a
+        #: ledger for a state raises
+        self.transactions_only = transactions_only
         #: the single ledger of a workspace without a team (and a team member's older one)
         self.legacy_path = state_dir / LEDGER_NAME
         self._who = who
@@ -592,7 +604,9 @@ class Ledger:
         pop = new.pop
         while new:  # each let go of as it is taken in (memory for the fold to reuse)
             refold = self._apply(pop()) or refold
-        if refold:  # something was undone or redone: everything is folded again
+        if self.transactions_only:
+            pass  # no state is kept
+        elif refold:  # something was undone or redone: everything is folded again
             self._refold()
         else:  # what was undone stays so: the new entries fold onto the states
             fold = self._fold_one
@@ -614,7 +628,7 @@ class Ledger:
             return not src.offset
         if not data:
             return True
-        plain = _plain_pairs(data)
+        plain = _plain_pairs(_tx_lines(data) if self.transactions_only else data)
         lines: Iterable[str | None]
         if plain is not None:  # every line one object: what scan_jsonl would find
             records, lines = plain
@@ -629,6 +643,13 @@ class Ledger:
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
             lines = repeat(None)
+        if self.transactions_only:  # the other lines are neither kept nor folded
+            kept = [
+                (r, line)
+                for r, line in zip(records, lines, strict=False)
+                if type(r) is dict and r.get("op") in TX_OPS
+            ]
+            records, lines = [r for r, _ in kept], [line for _, line in kept]
         times: dict[str, float | None] = {}  # a batch's lines share their time
         setattr_ = object.__setattr__
         shapes = self._shapes
@@ -802,11 +823,13 @@ class Ledger:
     @property
     def located_states(self) -> dict[str, ItemState]:
         """The states kept per report of the shared ids (by located key)."""
+        self._states_kept()
         return self._located
 
     def locate(self, report_ids: Iterable[str]) -> None:
         """Keep the states of these report ids' items per report (``store.located``): the
         ids two reports share, as the index finds them."""
+        self._states_kept()
         with self.lock:
             new = set(report_ids) - self.located_ids
             if not new:
@@ -820,6 +843,12 @@ class Ledger:
                 if target.partition("/")[0] in new:
                     self._fold_located(e, target)
 
+    def _states_kept(self) -> None:
+        if self.transactions_only:
+            raise RuntimeError(
+                "this ledger was read for its transactions only: it keeps no item's state"
+            )
+
     def _refold(self) -> None:
         self.states = {}
         self._located, self._placeless, self._places = {}, {}, {}
@@ -829,6 +858,7 @@ class Ledger:
     def state(self, key: str) -> ItemState:
         """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
         of that key, a located one (``store.located``) the lines made on that report."""
+        self._states_kept()
         if "@" in key and (got := split_located(key)) is not None:
             plain = got[0]
             if plain.partition("/")[0] not in self.located_ids:
@@ -838,6 +868,7 @@ class Ledger:
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
+        self._states_kept()
         got = split_located(key)
         plain, place = got if got is not None else (key, None)
         st = ItemState()
@@ -853,6 +884,7 @@ class Ledger:
 
     def last_undoable(self) -> Entry | None:
         """The newest folded entry of the local reviewer's that has not been undone."""
+        self._states_kept()
         for e in reversed(self.folded):
             if not self.is_undone(e) and self.is_own(e.src):
                 return e
@@ -1262,6 +1294,16 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
 
 
+def _tx_lines(data: bytes) -> bytes:
+    """The whole lines of ``data`` that may be a transaction's: a line names its
+    transaction by its ``"tx"`` key, written so or with an escape (``\\u``); the other
+    lines are not parsed (the rest of an unfinished last line is kept, for
+    :func:`_plain_pairs` to decline)."""
+    if not data.endswith(b"\n"):
+        return data
+    return b"".join(line + b"\n" for line in data.split(b"\n") if b'"tx"' in line or b"\\u" in line)
+
+
 def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:
     """The objects of ``data`` when it is what the ledger's own appends make: UTF-8, whole
     lines, each one JSON object (blank lines apart). ``None`` for anything else — a line
@@ -1269,6 +1311,8 @@ def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:
     :func:`scan_jsonl` reads (and reports on). Each line is parsed as ``json.loads`` would,
     but without its per-call work on bytes: the ledger of a large workspace is tens of
     thousands of lines, read by every small command. With the objects, each one's line."""
+    if not data:
+        return [], []
     if not data.endswith(b"\n"):
         return None
     try:

@@ -359,7 +359,8 @@ def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.wrapup import import_wrapup
 
     text, source = read_input(args.file)
-    ledger = Ledger(ws.state_dir)  # read once: recovery, then the import's transaction
+    # read once, its transactions alone: recovery, then the import's own (it decides nothing)
+    ledger = Ledger(ws.state_dir, transactions_only=True)
     recovered_note(ws, ledger)
     plan = import_wrapup(ws, text, source, ledger=ledger, allow_secrets=args.allow_secret)
     ids = {

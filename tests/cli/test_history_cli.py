@@ -140,8 +140,16 @@ def test_refusals_and_usage(demo_root: Path, capsys: pytest.CaptureFixture[str])
     assert code == 2
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["reject", "kpt-20261120-001/keep-001"],
+        # reads the ledger for its transactions alone (issue #18): recovery still sees them
+        ["import-wrapup", str(Path(__file__).parents[1] / "fixtures/seeds/wrapup-input.json")],
+    ],
+)
 def test_a_command_that_writes_recovers_first(
-    demo_root: Path, capsys: pytest.CaptureFixture[str]
+    demo_root: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
     claude = demo_root / "CLAUDE.md"
     old = claude.read_bytes()
@@ -175,7 +183,7 @@ def test_a_command_that_writes_recovers_first(
     with open(demo_root / ".hurikaeri" / "ledger.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(begin) + "\n")
     claude.write_bytes(new)
-    code, _, err = cli(capsys, "reject", "kpt-20261120-001/keep-001", "--root", str(demo_root))
+    code, _, err = cli(capsys, *command, "--root", str(demo_root))
     assert code == 0 and f"rolled back an unfinished promote k/t [{tx}]" in err
     assert claude.read_bytes() == old
     history = as_json(capsys, "history", "--root", str(demo_root))
