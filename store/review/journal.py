@@ -88,6 +88,10 @@ class FileWrite:
     #: -1 when there is no such file yet), as it is right before the ``begin`` line: e.g.
     #: what another import appended a moment ago is not appended again. ``b""``: nothing.
     compose: Callable[[int], bytes] | None = None
+    #: append: the SHA-256 (a ``hashlib`` object) of the file as read while planning, given
+    #: its ``stat`` under the lock, when that shows the same file unchanged since (``None``:
+    #: hashed again): an import hashes a large lesson file beside searching it
+    hashed: Callable[[os.stat_result], Any] | None = None
 
 
 @dataclass(slots=True)
@@ -237,9 +241,11 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
                 raise ConflictError(fw.path, _expect_stamp(fw.expect or (0, "")), None)
             size, digest, after_digest = None, None, sha256(tail)
         else:
-            size = os.fstat(p.fd).st_size
+            st = os.fstat(p.fd)
+            size = st.st_size
             if fw.how == "append":  # one pass: the file as it is, then with the tail
-                h = _hasher(p.fd, size)
+                known = fw.hashed(st) if fw.hashed is not None else None
+                h = known.copy() if known is not None else _hasher(p.fd, size)
                 digest = h.hexdigest()
                 h.update(tail)
                 after_digest = h.hexdigest()

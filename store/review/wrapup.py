@@ -28,11 +28,13 @@ surrogates, infinite numbers, deep nesting) and a project that cannot name one f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import mmap
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -107,6 +109,13 @@ class _Existing:
     #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
     #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
     seen: tuple[int, int, int, int, int] | None = None
+    #: the SHA-256 of those bytes (a ``hashlib`` object), worked out beside the search when
+    #: the file had settled (the transaction's record of the file needs it)
+    digest: Any = None
+
+    def hashed(self, st: os.stat_result) -> Any:
+        """The digest of the file read, if ``st`` shows it is that file unchanged."""
+        return self.digest if self.seen is not None and self.seen == _identity(st) else None
 
 
 def _content_key(rec: dict[str, Any]) -> str:
@@ -248,12 +257,21 @@ def _existing(
         check_regular(st, MAX_JSONL_BYTES)
         if st.st_size == 0:
             return _Existing()
-        now = time.time_ns()
+        settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            found = _scan(data, session_id, records, day)
-        if max(st.st_mtime_ns, st.st_ctime_ns) < now - _SETTLED_NS:
-            found.seen = _identity(st)
+            # hashing lets go of the interpreter: a second core hashes while this one searches
+            digest = hashlib.sha256()
+            hashing = threading.Thread(target=digest.update, args=(data,), daemon=True)
+            if settled:
+                hashing.start()
+            try:
+                found = _scan(data, session_id, records, day)
+            finally:
+                if settled:
+                    hashing.join()  # before the map is closed
+        if settled:
+            found.seen, found.digest = _identity(st), digest
         return found
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
@@ -588,7 +606,19 @@ def import_wrapup(
 
         if all(r["id"] in plan.present for _, r in records):
             continue
-        files.append(FileWrite(path, None, None, guards[path], "append", "wrapup", compose=compose))
+        planned = plan.existing.get(path)
+        files.append(
+            FileWrite(
+                path,
+                None,
+                None,
+                guards[path],
+                "append",
+                "wrapup",
+                compose=compose,
+                hashed=planned.hashed if planned is not None else None,
+            )
+        )
     if not files:
         return plan
     subjects = [str(r["id"]) for _, _, r in plan.records()]

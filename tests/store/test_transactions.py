@@ -296,13 +296,42 @@ def test_import_wrapup_appends_and_undo_takes_them_off(ws: Workspace) -> None:
     assert again.already_imported and again.tx is None
 
 
-def test_an_append_records_the_hashes_of_the_file_before_and_after(ws: Workspace) -> None:
+@pytest.mark.parametrize("case", ["changed lately", "settled", "changed after planning"])
+def test_an_append_records_the_hashes_of_the_file_before_and_after(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """A settled file is hashed beside its search while planning (issue #18), and hashed
+    again under the lock only when it changed since."""
+    from store.review import wrapup
+
     lessons = ws.loc("lessons_ai")
+    if case != "changed lately":  # copied a moment ago: settled at once, for the test
+        monkeypatch.setattr(wrapup, "_SETTLED_NS", 0)
+    other = b'{"id": "ll-ai-20261231-090", "title": "appended meanwhile"}\n'
+    if case == "changed after planning":  # another program appends, once, meanwhile
+
+        def meanwhile(*args: object, **kwargs: object) -> None:
+            if other not in lessons.read_bytes():
+                with open(lessons, "ab") as fh:
+                    fh.write(other)
+
+        monkeypatch.setattr(wrapup, "check_write", meanwhile)
+    hashed: list[int] = []
+    real_hasher = journal._hasher
+    monkeypatch.setattr(journal, "_hasher", lambda fd, n: hashed.append(n) or real_hasher(fd, n))
     before = lessons.read_bytes()
     imported = import_wrapup(ws, WRAPUP).tx
     assert imported is not None
     after = lessons.read_bytes()
     assert len(after) > len(before) > 0
+    if case == "changed after planning":
+        assert after.startswith(before + other)
+        before += other  # the file as the append found it
+        assert hashed == [len(before)]  # hashed again; the user lessons' digest was kept
+    elif case == "settled":
+        assert hashed == []  # both lesson files hashed while they were searched
+    else:
+        assert len(before) in hashed
     rec = next(
         f
         for f in Ledger(ws.state_dir).txs[imported.id].files
