@@ -395,6 +395,12 @@ def fold_entry(st: ItemState, e: Entry) -> None:
         st.promoted = (*st.promoted, dict(e.data))
 
 
+def report_of(key: str) -> str:
+    """The report id of an item's key or a report's (located or not), the id of anything
+    else (a proposal's, a lesson's)."""
+    return plain_key(key).partition("/")[0]
+
+
 def item_key(report_id: str | None, item_id: str | None) -> str | None:
     """``KPT_ID/ITEM_ID``, the key an item's decisions are recorded under; ``None`` when the
     report or the item has no id. Such items are never decided on: every id-less item of a
@@ -450,14 +456,15 @@ class Ledger:
         *,
         read: bool = True,
         who: str | None = None,
-        transactions_only: bool = False,
+        reports: Iterable[str] | None = None,
     ) -> None:
         self.state_dir = state_dir
-        #: only the transaction lines are taken in, and no item's state is folded: what a
-        #: command that writes needs to recover and to record its own transaction (a hook's
-        #: ``import-wrapup``), without the fold of every decision ever made; asking such a
-        #: ledger for a state raises
-        self.transactions_only = transactions_only
+        #: the report ids whose items' lines are read (``None``: every line): a small
+        #: command reads every transaction but the decisions on the reports it shows or
+        #: decides on alone (``()``: none, for a command that decides nothing, as a hook's
+        #: ``import-wrapup``), not the fold of every decision ever made. Asked about any
+        #: other, it reads the ledger again with that one too (:meth:`_widen`).
+        self.reports: frozenset[str] | None = None if reports is None else frozenset(reports)
         #: the single ledger of a workspace without a team (and a team member's older one)
         self.legacy_path = state_dir / LEDGER_NAME
         self._who = who
@@ -573,6 +580,14 @@ class Ledger:
     def _refresh(self) -> bool:
         team_now = team.is_team(self.state_dir)
         reset = False
+        if team_now and self.reports is not None:
+            # several files are folded in the order of their lines' times: a line not read
+            # would not move the ones after it in its file (within one file the order is
+            # the file's, whatever is left out), so a team's ledger is read whole
+            self.reports = None
+            if self._sources:
+                self._reset()
+                reset = True
         if team_now != self._team:  # joined a team (or left): whose lines are whose changed
             self._team = team_now
             if self._sources:
@@ -604,9 +619,7 @@ class Ledger:
         pop = new.pop
         while new:  # each let go of as it is taken in (memory for the fold to reuse)
             refold = self._apply(pop()) or refold
-        if self.transactions_only:
-            pass  # no state is kept
-        elif refold:  # something was undone or redone: everything is folded again
+        if refold:  # something was undone or redone: everything is folded again
             self._refold()
         else:  # what was undone stays so: the new entries fold onto the states
             fold = self._fold_one
@@ -628,7 +641,7 @@ class Ledger:
             return not src.offset
         if not data:
             return True
-        plain = _plain_pairs(_tx_lines(data) if self.transactions_only else data)
+        plain = _plain_pairs(data if self.reports is None else _lines_of(data, self.reports))
         lines: Iterable[str | None]
         if plain is not None:  # every line one object: what scan_jsonl would find
             records, lines = plain
@@ -643,11 +656,11 @@ class Ledger:
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
             lines = repeat(None)
-        if self.transactions_only:  # the other lines are neither kept nor folded
+        if self.reports is not None:  # the other lines are neither kept nor folded
             kept = [
                 (r, line)
                 for r, line in zip(records, lines, strict=False)
-                if type(r) is dict and r.get("op") in TX_OPS
+                if type(r) is dict and _about(r, self.reports)
             ]
             records, lines = [r for r, _ in kept], [line for _, line in kept]
         times: dict[str, float | None] = {}  # a batch's lines share their time
@@ -823,13 +836,16 @@ class Ledger:
     @property
     def located_states(self) -> dict[str, ItemState]:
         """The states kept per report of the shared ids (by located key)."""
-        self._states_kept()
+        if self.reports is not None:
+            self._widen(None)
         return self._located
 
     def locate(self, report_ids: Iterable[str]) -> None:
         """Keep the states of these report ids' items per report (``store.located``): the
         ids two reports share, as the index finds them."""
-        self._states_kept()
+        if self.reports is not None:
+            report_ids = list(report_ids)
+            self._widen(*report_ids)
         with self.lock:
             new = set(report_ids) - self.located_ids
             if not new:
@@ -843,11 +859,17 @@ class Ledger:
                 if target.partition("/")[0] in new:
                     self._fold_located(e, target)
 
-    def _states_kept(self) -> None:
-        if self.transactions_only:
-            raise RuntimeError(
-                "this ledger was read for its transactions only: it keeps no item's state"
-            )
+    def _widen(self, *report_ids: str | None) -> None:
+        """Read the ledger again with the lines of these reports too (``None``: every
+        line), unless they are read already: a ledger read for some reports answers about
+        any other as the whole fold does."""
+        with self.lock:
+            if self.reports is None or all(r in self.reports for r in report_ids):
+                return
+            more = {r for r in report_ids if r is not None}
+            self.reports = None if len(more) < len(report_ids) else self.reports | more
+            self._reset()
+            self._refresh()
 
     def _refold(self) -> None:
         self.states = {}
@@ -858,7 +880,8 @@ class Ledger:
     def state(self, key: str) -> ItemState:
         """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
         of that key, a located one (``store.located``) the lines made on that report."""
-        self._states_kept()
+        if self.reports is not None:
+            self._widen(report_of(key))
         if "@" in key and (got := split_located(key)) is not None:
             plain = got[0]
             if plain.partition("/")[0] not in self.located_ids:
@@ -868,7 +891,8 @@ class Ledger:
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
-        self._states_kept()
+        if self.reports is not None:
+            self._widen(report_of(key))
         got = split_located(key)
         plain, place = got if got is not None else (key, None)
         st = ItemState()
@@ -884,7 +908,8 @@ class Ledger:
 
     def last_undoable(self) -> Entry | None:
         """The newest folded entry of the local reviewer's that has not been undone."""
-        self._states_kept()
+        if self.reports is not None:
+            self._widen(None)
         for e in reversed(self.folded):
             if not self.is_undone(e) and self.is_own(e.src):
                 return e
@@ -1294,14 +1319,32 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
 
 
-def _tx_lines(data: bytes) -> bytes:
-    """The whole lines of ``data`` that may be a transaction's: a line names its
-    transaction by its ``"tx"`` key, written so or with an escape (``\\u``); the other
-    lines are not parsed (the rest of an unfinished last line is kept, for
-    :func:`_plain_pairs` to decline)."""
+def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
+    """The whole lines of ``data`` that may be about ``reports`` or a transaction (the
+    others are not parsed): those that hold a ``"tx"`` key, an ``undo``, or one of the
+    reports' ids — as written, or anything with an escape (``\\u``). ``data`` itself when
+    its last line is unfinished (for :func:`_plain_pairs` to decline)."""
     if not data.endswith(b"\n"):
         return data
-    return b"".join(line + b"\n" for line in data.split(b"\n") if b'"tx"' in line or b"\\u" in line)
+    needles = [b'"tx"', b"\\u"]
+    if reports:
+        needles.append(b"undo")
+        for rid in reports:
+            needles += {rid.encode("utf-8", "surrogatepass"), json.dumps(rid)[1:-1].encode()}
+    keep = [line for line in data.split(b"\n") if any(n in line for n in needles)]
+    return b"\n".join(keep) + b"\n" if keep else b""
+
+
+def _about(rec: dict[str, Any], reports: frozenset[str]) -> bool:
+    """Whether a line is read by a ledger of ``reports``: a transaction's, or (with any
+    report) an ``undo`` or a line about an item of one of them."""
+    op = rec.get("op")
+    if op in TX_OPS:
+        return True
+    if not reports:
+        return False
+    target = rec.get("target")
+    return op == "undo" or (type(target) is str and report_of(target) in reports)
 
 
 def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:
@@ -1352,4 +1395,5 @@ __all__ = [
     "fold_entry",
     "item_key",
     "new_id",
+    "report_of",
 ]

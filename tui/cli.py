@@ -360,7 +360,7 @@ def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
 
     text, source = read_input(args.file)
     # read once, its transactions alone: recovery, then the import's own (it decides nothing)
-    ledger = Ledger(ws.state_dir, transactions_only=True)
+    ledger = Ledger(ws.state_dir, reports=())
     recovered_note(ws, ledger)
     plan = import_wrapup(ws, text, source, ledger=ledger, allow_secrets=args.allow_secret)
     ids = {
@@ -406,7 +406,7 @@ def cmd_export_feedback(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.ledger import Ledger
+    from store.ledger import Ledger, report_of
     from store.review.items import (
         ambiguous,
         find_item,
@@ -451,8 +451,8 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
 
         if show_other(args, ws):
             return 0
-    ledger = Ledger(ws.state_dir)
     report_id, item_id = split_ref(args.id)
+    ledger = Ledger(ws.state_dir, reports=[report_of(report_id)])  # its lines alone
     if item_id is None:
         at = find_report_at(ws, report_id)
         path, report = at.path, at.report
@@ -502,11 +502,12 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
 
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
-    from store.ledger import Ledger
+    from store.ledger import Ledger, report_of
     from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
     from store.review.items import decide_keys, find_item
 
-    ledger = Ledger(ws.state_dir)
+    # the lines about what is decided on alone (and every transaction): not the whole fold
+    ledger = Ledger(ws.state_dir, reports=[report_of(i.strip()) for i in args.ids])
     recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
     proposals = [i for i in args.ids if is_proposal_id(ws, i)]

@@ -1,0 +1,211 @@
+"""A ledger read for some reports only (issue #18): a small command reads every
+transaction, but the decisions on the reports it shows or decides on alone (none for a hook's
+``import-wrapup``). It gives the same transactions as the whole fold — status, files, order,
+who ends them — the same open ones to recover, the same states for those reports' items, and,
+asked about any other report, reads that one's lines too and answers as the whole fold does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from store.ledger import Ledger
+from store.workspace import Workspace
+from tests.store.team_fixture import team_workspace
+
+
+def _tx_view(led: Ledger) -> list[tuple[Any, ...]]:
+    return [
+        (t.id, t.status, t.src, t.action, t.subjects, t.files, t.end.op if t.end else None)
+        for t in sorted(led.txs.values(), key=lambda t: t.seq)
+    ]
+
+
+def _open(led: Ledger) -> list[str]:
+    return [t.id for t in led.open_transactions()]
+
+
+def _same_transactions(full: Ledger, some: Ledger) -> None:
+    assert _tx_view(some) == _tx_view(full)
+    assert _open(some) == _open(full)
+    # a broken line is reported when it may be one that is read (the others are not read)
+    assert {(d.line, d.code) for d in some.diagnostics} <= {
+        (d.line, d.code) for d in full.diagnostics
+    }
+
+
+def _line(**rec: Any) -> str:
+    return json.dumps(rec, ensure_ascii=False) + "\n"
+
+
+_AT = "2026-11-2{}T0{}:00:00+00:00"
+
+
+def _begin(tx: str, n: int, target: str | None = None, **extra: Any) -> str:
+    target = target or f"k-{n}/try-001"
+    return _line(
+        id=tx,
+        at=_AT.format(n % 10, n % 10),
+        op="begin",
+        target=target,
+        tx=tx,
+        action="promote",
+        who="me@example.com",
+        subjects=[target],
+        effects=[{"op": "promote", "target": target}],
+        files=[{"path": "CLAUDE.md", "how": "replace", "before_sha256": None}],
+        **extra,
+    )
+
+
+def _end(tx: str, n: int, op: str, eid: str | None = None) -> str:
+    return _line(id=eid or f"{tx}-e", at=_AT.format(n % 10, n % 10), op=op, target="t", tx=tx)
+
+
+def _decision(n: int, op: str, target: str | None = None, **extra: Any) -> str:
+    return _line(
+        id=f"d{n}",
+        at=_AT.format(n % 10, n % 10),
+        op=op,
+        target=target or f"k-{n}/keep-001",
+        **extra,
+    )
+
+
+def test_transactions_only_without_a_decision_read(tmp_path: Path) -> None:
+    lines = [
+        _decision(1, "approve"),
+        _begin("t1", 2),
+        _end("t1", 2, "commit"),
+        _decision(3, "reject"),
+        "not json at all\n",
+        _begin("t2", 4),
+        _end("t2", 4, "abort"),
+        _line(id="u1", at=_AT.format(5, 5), op="undo", target="k-1/keep-001", undoes="d1"),
+        _begin("t3", 6),  # left open by a killed process
+        _line(  # a self-contained commit (a transaction that wrote no file)
+            id="t4",
+            at=_AT.format(7, 7),
+            op="commit",
+            target="k-7/try-001",
+            tx="t4",
+            action="approve",
+            who="me@example.com",
+            subjects=["k-7/try-001"],
+            effects=[{"op": "approve", "target": "k-7/try-001"}],
+        ),
+        # its key written with an escape: still read as a transaction
+        _line(id="t6", at=_AT.format(8, 8), op="begin", target="x", tx="t6", action="edit").replace(
+            '"tx"', '"\\u0074x"'
+        ),
+    ]
+    (tmp_path / "ledger.jsonl").write_text("".join(lines), encoding="utf-8")
+    full, only = Ledger(tmp_path), Ledger(tmp_path, reports=())
+    _same_transactions(full, only)
+    assert _open(only) == ["t3", "t6"]
+    assert full.diagnostics and not only.diagnostics  # the broken line names no transaction
+    assert {e.op for e in only.entries} <= {"begin", "commit", "abort"}
+    # asked about an item, it reads that report's lines too, and answers as the whole fold
+    assert full.state("k-3/keep-001").state == "rejected"
+    assert only.state("k-3/keep-001") == full.state("k-3/keep-001")
+    assert only.reports == {"k-3"} and only.state("k-1/keep-001") == full.state("k-1/keep-001")
+    assert only.last_undoable() == full.last_undoable() and only.reports is None
+    # what is appended later is read as before: the open one ended, a new one begun
+    again = Ledger(tmp_path, reports=())
+    with open(tmp_path / "ledger.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(_decision(8, "approve") + _end("t3", 8, "abort") + _begin("t5", 9))
+    assert again.refresh() and full.refresh()
+    _same_transactions(full, again)
+    assert _open(again) == ["t6", "t5"]
+
+
+def test_a_broken_line_that_may_be_read_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "ledger.jsonl").write_text(
+        _begin("t1", 1)
+        + '{"id": "b1", "op": "begin", "tx": "b1", "target": \n'
+        + '{"id": "d1", "op": "approve", "target": \n'
+        + _end("t1", 2, "commit"),
+        encoding="utf-8",
+    )
+    full, only = Ledger(tmp_path), Ledger(tmp_path, reports=())
+    _same_transactions(full, only)
+    # read as any JSONL then, its broken lines reported as the whole fold does
+    assert len(full.diagnostics) == len(only.diagnostics) == 2
+    assert _tx_view(only)[0][1] == "committed"
+
+
+def test_a_teams_ledger_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: Workspace = team_workspace(tmp_path, monkeypatch)
+    team_dir = ws.state_dir / "ledger"
+    # another reviewer's line cannot end this reviewer's transaction; their clocks differ
+    (team_dir / "me@example.com.jsonl").write_text(
+        _decision(9, "approve", "k-0/keep-001")
+        + _decision(1, "reject", "k-1/keep-001")
+        + _begin("m1", 2)
+        + _begin("m2", 3)
+        + _end("m2", 4, "commit"),
+        encoding="utf-8",
+    )
+    (team_dir / "you@example.com.jsonl").write_text(
+        _decision(5, "approve", "k-1/keep-001") + _end("m1", 5, "commit") + _begin("y1", 6),
+        encoding="utf-8",
+    )
+    full = Ledger(ws.state_dir, who="me@example.com")
+    some = Ledger(ws.state_dir, who="me@example.com", reports={"k-1"})
+    only = Ledger(ws.state_dir, who="me@example.com", reports=())
+    assert some.reports is None and only.reports is None  # the order needs every line's time
+    assert some.state("k-1/keep-001") == full.state("k-1/keep-001")
+    _same_transactions(full, only)
+    assert _open(only) == ["m1"]  # y1 is open too, but the other reviewer's to end
+
+
+_REPORTS = ["k-0", "k-1", "k-2", "k-3@abc123", "k\u00e9-4", 'k"5']
+_ITEMS = ["keep-001", "try-001"]
+_STEP = st.tuples(
+    st.sampled_from(
+        ["approve", "reject", "reopen", "edit", "promote", "undo", "begin", "commit", "abort"]
+    ),
+    st.sampled_from(_REPORTS),
+    st.sampled_from(_ITEMS),
+    st.integers(0, 5),  # a transaction, a batch, or the line an undo names
+    st.integers(0, 9),  # the hour
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_STEP, max_size=30),
+    st.sets(st.sampled_from([r.partition("@")[0] for r in _REPORTS]), max_size=3),
+)
+def test_any_ledger_gives_the_same_for_the_reports_read(
+    tmp_path_factory: pytest.TempPathFactory,
+    steps: list[tuple[str, str, str, int, int]],
+    reports: set[str],
+) -> None:
+    root = tmp_path_factory.mktemp("led")
+    lines = []
+    for n, (op, report, item, ref, hour) in enumerate(steps):
+        target = f"{report}/{item}"
+        at = _AT.format(hour, hour)
+        if op == "begin":
+            lines.append(_begin(f"t{ref}", hour, target).replace('"promote"', '"approve"', 1))
+        elif op in ("commit", "abort"):
+            lines.append(_end(f"t{ref}", hour, op, eid=f"e{n}"))
+        elif op == "undo":  # a line, a batch or a transaction
+            undoes = [f"d{ref}", f"b{ref}", f"t{ref}"][n % 3]
+            lines.append(_line(id=f"u{n}", at=at, op="undo", target=target, undoes=undoes))
+        else:
+            lines.append(_line(id=f"d{n}", at=at, op=op, target=target, batch=f"b{ref}"))
+    (root / "ledger.jsonl").write_text("".join(lines), encoding="utf-8")
+    full, some = Ledger(root), Ledger(root, reports=reports)
+    _same_transactions(full, some)
+    for report in _REPORTS:
+        if report.partition("@")[0] in reports:
+            for item in _ITEMS:
+                assert some.state(f"{report}/{item}") == full.state(f"{report}/{item}")
+    assert some.reports == frozenset(reports)  # nothing else was asked: nothing else read
