@@ -1320,31 +1320,56 @@ _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
 
 
 def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
-    """The whole lines of ``data`` that may be about ``reports`` or a transaction (the
-    others are not parsed): those that hold a ``"tx"`` key, an ``undo``, or one of the
-    reports' ids — as written, or anything with an escape (``\\u``). ``data`` itself when
-    its last line is unfinished (for :func:`_plain_pairs` to decline)."""
+    """The whole lines of ``data`` that may be read by a ledger of ``reports`` (see
+    :func:`_about`; the others are not parsed): what begins, ends or aborts a transaction
+    that writes files, and with any report an ``undo``, a redo, or a line naming one of
+    them — as written, or anything with an escape (``\\u``). A line that is not one
+    object on its line (a pretty-printed record, maybe still being written) is kept, for
+    :func:`_plain_pairs` to decline; ``data`` itself when its last line is unfinished."""
     if not data.endswith(b"\n"):
         return data
-    needles = [b'"tx"', b"\\u"]
+    needles = [b'"begin"', b'"abort"', b"\\u"]
     if reports:
-        needles.append(b"undo")
+        needles += [b"undo", b"redo"]
         for rid in reports:
             needles += {rid.encode("utf-8", "surrogatepass"), json.dumps(rid)[1:-1].encode()}
-    keep = [line for line in data.split(b"\n") if any(n in line for n in needles)]
+    keep = [
+        line
+        for line in data.split(b"\n")
+        if any(n in line for n in needles)
+        or (b'"tx"' in line and b'"action"' not in line)  # a transaction's end
+        or not (line.lstrip().startswith(b"{") and line.rstrip().endswith(b"}"))
+    ]
     return b"\n".join(keep) + b"\n" if keep else b""
 
 
 def _about(rec: dict[str, Any], reports: frozenset[str]) -> bool:
-    """Whether a line is read by a ledger of ``reports``: a transaction's, or (with any
-    report) an ``undo`` or a line about an item of one of them."""
+    """Whether a line is read by a ledger of ``reports``: the ``begin``, ``commit`` and
+    ``abort`` of every transaction that writes files (what recovery needs); with any
+    report, also every ``undo`` and every transaction that undoes or redoes, and the lines
+    and self-contained commits (a decision is one) about an item of one of them."""
     op = rec.get("op")
-    if op in TX_OPS:
+    if op == "begin" or op == "abort":
         return True
-    if not reports:
+    if op == "commit":
+        if "action" not in rec:  # the end of a transaction begun on its own line
+            return True
+        if not reports:
+            return False
+        if "undoes" in rec or "redoes" in rec:
+            return True
+        effects = rec.get("effects")
+        if type(effects) is list and any(
+            type(eff) is dict and type(t := eff.get("target")) is str and report_of(t) in reports
+            for eff in effects
+        ):
+            return True
+    elif not reports:
         return False
+    elif op == "undo":
+        return True
     target = rec.get("target")
-    return op == "undo" or (type(target) is str and report_of(target) in reports)
+    return type(target) is str and report_of(target) in reports
 
 
 def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:

@@ -1,8 +1,9 @@
 """A ledger read for some reports only (issue #18): a small command reads every
-transaction, but the decisions on the reports it shows or decides on alone (none for a hook's
-``import-wrapup``). It gives the same transactions as the whole fold — status, files, order,
-who ends them — the same open ones to recover, the same states for those reports' items, and,
-asked about any other report, reads that one's lines too and answers as the whole fold does."""
+transaction that writes files, but the decisions on the reports it shows or decides on alone
+(none for a hook's ``import-wrapup``). It gives the same transactions that write files as the
+whole fold — status, files, order, who ends them — the same open ones to recover, the same
+states for those reports' items, and, asked about any other report, reads that one's lines
+too and answers as the whole fold does."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from tests.store.team_fixture import team_workspace
 
 
 def _tx_view(led: Ledger) -> list[tuple[Any, ...]]:
+    """The transactions begun on a line of their own (those that write files)."""
     return [
         (t.id, t.status, t.src, t.action, t.subjects, t.files, t.end.op if t.end else None)
         for t in sorted(led.txs.values(), key=lambda t: t.seq)
+        if t.begin.op == "begin"
     ]
 
 
@@ -108,8 +111,10 @@ def test_transactions_only_without_a_decision_read(tmp_path: Path) -> None:
     full, only = Ledger(tmp_path), Ledger(tmp_path, reports=())
     _same_transactions(full, only)
     assert _open(only) == ["t3", "t6"]
-    assert full.diagnostics and not only.diagnostics  # the broken line names no transaction
+    # a line that is not one object is read as any JSONL reads it: reported alike
+    assert full.diagnostics == only.diagnostics and len(full.diagnostics) == 1
     assert {e.op for e in only.entries} <= {"begin", "commit", "abort"}
+    assert "t4" in full.txs and "t4" not in only.txs  # a decision, written as one commit
     # asked about an item, it reads that report's lines too, and answers as the whole fold
     assert full.state("k-3/keep-001").state == "rejected"
     assert only.state("k-3/keep-001") == full.state("k-3/keep-001")
@@ -137,6 +142,26 @@ def test_a_broken_line_that_may_be_read_is_reported(tmp_path: Path) -> None:
     # read as any JSONL then, its broken lines reported as the whole fold does
     assert len(full.diagnostics) == len(only.diagnostics) == 2
     assert _tx_view(only)[0][1] == "committed"
+
+
+def test_a_record_still_being_written_over_several_lines_is_waited_for(tmp_path: Path) -> None:
+    """A line holding only ``{`` (a pretty-printed record, the rest not written yet) is
+    not passed over: the rest, once there, completes it (found by a review)."""
+    path = tmp_path / "ledger.jsonl"
+    path.write_bytes(b"{\n")
+    ledgers = [Ledger(tmp_path), Ledger(tmp_path, reports=()), Ledger(tmp_path, reports=["k-1"])]
+    with open(path, "ab") as fh:
+        fh.write(
+            b'"id": "t1", "at": "2026-01-01T00:00:00+00:00", "op": "begin", "tx": "t1",\n'
+            b'"target": "k-1/i1", "action": "approve", "files": [],\n'
+            b'"effects": [{"op": "approve", "target": "k-1/i1"}]\n}\n'
+            + _end("t1", 1, "commit").encode()
+        )
+    for led in ledgers:
+        led.refresh()
+        assert _tx_view(led) == _tx_view(ledgers[0]) and _tx_view(led)[0][1] == "committed"
+    assert ledgers[2].state("k-1/i1") == ledgers[0].state("k-1/i1")
+    assert ledgers[0].state("k-1/i1").state == "approved"
 
 
 def test_a_teams_ledger_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,7 +193,20 @@ _REPORTS = ["k-0", "k-1", "k-2", "k-3@abc123", "k\u00e9-4", 'k"5']
 _ITEMS = ["keep-001", "try-001"]
 _STEP = st.tuples(
     st.sampled_from(
-        ["approve", "reject", "reopen", "edit", "promote", "undo", "begin", "commit", "abort"]
+        [
+            "approve",
+            "reject",
+            "reopen",
+            "edit",
+            "promote",
+            "undo",
+            "begin",
+            "commit",
+            "abort",
+            "decided",  # a decision as the app writes it: one self-contained commit
+            "undo-tx",
+            "redo-tx",
+        ]
     ),
     st.sampled_from(_REPORTS),
     st.sampled_from(_ITEMS),
@@ -199,6 +237,28 @@ def test_any_ledger_gives_the_same_for_the_reports_read(
         elif op == "undo":  # a line, a batch or a transaction
             undoes = [f"d{ref}", f"b{ref}", f"t{ref}"][n % 3]
             lines.append(_line(id=f"u{n}", at=at, op="undo", target=target, undoes=undoes))
+        elif op in ("decided", "undo-tx", "redo-tx"):
+            other = f"{_REPORTS[(n + ref) % len(_REPORTS)]}/{item}"
+            rec: dict[str, Any] = {
+                "id": f"c{n}",
+                "at": at,
+                "op": "commit",
+                "target": target,
+                "tx": f"c{n}",
+                "action": "approve",
+                "who": "me@example.com",
+                "subjects": [target, other],
+                "effects": [
+                    {"op": ["approve", "reject"][ref % 2], "target": target},
+                    {"op": "approve", "target": other},
+                ],
+            }
+            if op != "decided":  # undoes or redoes a decision, a batch or a transaction
+                rec["undoes" if op == "undo-tx" else "redoes"] = [f"c{ref}", f"t{ref}", f"d{ref}"][
+                    n % 3
+                ]
+                rec.update(effects=[], target="x", subjects=["x"])  # names no report
+            lines.append(_line(**rec))
         else:
             lines.append(_line(id=f"d{n}", at=at, op=op, target=target, batch=f"b{ref}"))
     (root / "ledger.jsonl").write_text("".join(lines), encoding="utf-8")
