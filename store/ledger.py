@@ -1325,7 +1325,12 @@ def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
     that writes files, and with any report an ``undo``, a redo, or a line naming one of
     them — as written, or anything with an escape (``\\u``). A line that is not one
     object on its line (a pretty-printed record, maybe still being written) is kept, for
-    :func:`_plain_pairs` to decline; ``data`` itself when its last line is unfinished."""
+    :func:`_plain_pairs` to decline; ``data`` itself when its last line is unfinished.
+
+    When every line is ``{…}`` (as the ledger's own appends make it, counted in C), the
+    lines are found by looking for what they hold (``bytes.find``), not by looking at each
+    line in turn: a hook's ``import-wrapup`` reads a ledger of tens of thousands of
+    decisions for the few lines of its transactions."""
     if not data.endswith(b"\n"):
         return data
     needles = [b'"begin"', b'"abort"', b"\\u"]
@@ -1333,6 +1338,39 @@ def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
         needles += [b"undo", b"redo"]
         for rid in reports:
             needles += {rid.encode("utf-8", "surrogatepass"), json.dumps(rid)[1:-1].encode()}
+    if b"" in needles:  # a report of no id: every line names it
+        return data
+    every_line_braced = (  # each line ends in "}", the next begins with "{"
+        data.startswith(b"{")
+        and data.endswith(b"}\n")
+        and data.count(b"}\n{") == data.count(b"\n") - 1
+    )
+    if not every_line_braced:
+        return _lines_each(data, needles)
+    spans: dict[int, int] = {}  # where each line kept starts: where it ends
+    for needle in needles:
+        _spans_holding(data, needle, spans)
+    ends: dict[int, int] = {}
+    _spans_holding(data, b'"tx"', ends)
+    for start, end in ends.items():  # a transaction's end (a decision has its action)
+        if start not in spans and data.find(b'"action"', start, end) < 0:
+            spans[start] = end
+    return b"".join(data[start : spans[start]] for start in sorted(spans))
+
+
+def _spans_holding(data: bytes, needle: bytes, spans: dict[int, int]) -> None:
+    """Add the lines of ``data`` (each ending in a newline) holding ``needle`` to
+    ``spans`` (start: end, the newline included)."""
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.index(b"\n", at) + 1
+        spans[start] = end
+        at = data.find(needle, end)
+
+
+def _lines_each(data: bytes, needles: list[bytes]) -> bytes:
+    """:func:`_lines_of`, line by line (any line may be other than ``{…}``)."""
     keep = [
         line
         for line in data.split(b"\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -269,3 +270,49 @@ def test_any_ledger_gives_the_same_for_the_reports_read(
             for item in _ITEMS:
                 assert some.state(f"{report}/{item}") == full.state(f"{report}/{item}")
     assert some.reports == frozenset(reports)  # nothing else was asked: nothing else read
+
+
+_PIECES = st.sampled_from(
+    [
+        '"op": "begin"',
+        '"op": "abort"',
+        '"op": "commit"',
+        '"tx": "t1"',
+        '"action": "approve"',
+        '"undo"',
+        '"redoes": "t1"',
+        '"note": "\\u00e9"',
+        '"target": "k-1/keep-001"',
+        '"target": "k\u00e9-4/try-001"',
+        '"target": "k\\"5/try-001"',
+        '"x": "{}"',
+        '"y": "}"',
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(_PIECES, max_size=4), max_size=25),
+    st.sets(st.sampled_from(["k-1", "k\u00e9-4", 'k"5', "k-9"]), max_size=2),
+)
+def test_lines_found_by_what_they_hold_are_those_looked_at_one_by_one(
+    shapes: list[list[str]], reports: set[str]
+) -> None:
+    """The lines :func:`_lines_of` finds with ``bytes.find`` in a ledger of ``{…}`` lines
+    are those it keeps looking at each line (any line may be other than that)."""
+    from store.ledger import _lines_each, _lines_of
+
+    data = "".join("{" + ", ".join(p) + "}\n" for p in shapes).encode()
+    wanted = frozenset(reports)
+    needles = [b'"begin"', b'"abort"', b"\\u"]
+    if wanted:
+        needles += [b"undo", b"redo"]
+        for rid in wanted:
+            needles += {rid.encode(), json.dumps(rid)[1:-1].encode()}
+    one_by_one = [line for line in _lines_each(data, needles).split(b"\n") if line]
+    with mock.patch("store.ledger._lines_each", side_effect=AssertionError("looked at each")):
+        found = _lines_of(data, wanted)  # every line {…}: found, not looked at in turn
+    assert found.split(b"\n")[:-1] == one_by_one
+    # with a line that is not one object, each is looked at: that one is kept
+    assert b"  {" in _lines_of(data + b"  {\n", wanted).split(b"\n")
