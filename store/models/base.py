@@ -2,7 +2,7 @@
 
 Agents write these files without validation, so the models are deliberately lenient:
 every field may be absent at the pydantic level and unknown fields are kept. What the
-specifications *require* or *enumerate* is declared with the markers below and checked
+specifications *require* or *enumerate* is declared with the markers of :mod:`store.models.markers` and checked
 afterwards by :mod:`store.read.validate`, which turns departures into diagnostics (errors for
 missing required fields, warnings for unknown enum values or wrong case) while the value
 is kept as written.
@@ -10,40 +10,11 @@ is kept as written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-
-@dataclass(frozen=True, slots=True)
-class Required:
-    """The specification says this field must be present."""
-
-    what: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """The specification enumerates the values of this field."""
-
-    values: tuple[str, ...]
-
-    def __init__(self, *values: str) -> None:
-        object.__setattr__(self, "values", tuple(values))
-
-
-@dataclass(frozen=True, slots=True)
-class DateText:
-    """An ISO 8601 date or date-time, kept as written."""
-
-
-@dataclass(frozen=True, slots=True)
-class IdPattern:
-    """An identifier with a documented shape, e.g. ``kpt-YYYYMMDD-NNN``."""
-
-    regex: str
-    example: str
+from store.models.markers import Choice, DateText, IdPattern, Required
 
 
 class Record(BaseModel):
@@ -59,3 +30,6 @@ class Record(BaseModel):
 
     #: Report fields the specification does not know, as warnings (model-written formats).
     warn_unknown_fields: ClassVar[bool] = False
+
+
+__all__ = ["Choice", "DateText", "IdPattern", "Record", "Required"]

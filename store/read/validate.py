@@ -10,32 +10,21 @@ are warnings. Values are always kept as written.
 from __future__ import annotations
 
 import copy
-import re
-from collections.abc import Callable, Sequence
-from datetime import datetime
-from functools import cache
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from store.models.base import Choice, DateText, IdPattern, Record, Required
 from store.read.diagnostics import DiagnosticSink
+from store.read.markers import LineOf, check_markers, dotted
 
 M = TypeVar("M", bound=BaseModel)
-LineOf = Callable[[Sequence[str | int]], int | None]
 
 _MAX_ATTEMPTS = 25
 
 
 def _no_line(_loc: Sequence[str | int]) -> int | None:
     return None
-
-
-def dotted(loc: Sequence[str | int]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(document)"
 
 
 def _type_name(value: Any) -> str:
@@ -131,98 +120,4 @@ def validate_tolerant(
     return None
 
 
-@cache
-def _markers(cls: type[BaseModel]) -> list[tuple[str, str, list[Any]]]:
-    return [
-        (name, field.alias or name, list(field.metadata))
-        for name, field in cls.model_fields.items()
-    ]
-
-
-def _parse_date(text: str) -> bool:
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return False
-    return True
-
-
-def check_markers(
-    model: BaseModel,
-    sink: DiagnosticSink,
-    line_of: LineOf,
-    loc: tuple[str | int, ...],
-    pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = frozenset(),
-) -> None:
-    """Report departures from the markers of ``model``'s fields (and its sub-models')."""
-    cls = type(model)
-    for name, key, meta in _markers(cls):
-        value = getattr(model, name)
-        here = (*loc, key)
-        for m in meta:
-            if isinstance(m, Required) and value is None and here not in pruned:
-                expected = f" (expected {m.what})" if m.what else ""
-                sink.error(
-                    "missing-field",
-                    f"required field '{dotted(here)}' is missing{expected}",
-                    line_of(loc),
-                )
-            elif isinstance(m, Choice) and isinstance(value, str) and value not in m.values:
-                allowed = ", ".join(m.values)
-                if value.lower() in m.values:
-                    sink.warning(
-                        "enum-case",
-                        f"{dotted(here)}: '{value}' should be written '{value.lower()}' "
-                        f"(one of {allowed}); kept as written",
-                        line_of(here),
-                    )
-                else:
-                    sink.warning(
-                        "enum-unknown",
-                        f"{dotted(here)}: '{value}' is not one of {allowed}; kept as written",
-                        line_of(here),
-                    )
-            elif isinstance(m, DateText) and isinstance(value, str) and not _parse_date(value):
-                sink.warning(
-                    "bad-date",
-                    f"{dotted(here)}: '{value}' is not an ISO 8601 date or time",
-                    line_of(here),
-                )
-            elif (
-                isinstance(m, IdPattern)
-                and isinstance(value, str)
-                and not re.fullmatch(m.regex, value)
-            ):
-                sink.warning(
-                    "id-format",
-                    f"{dotted(here)}: '{value}' does not look like {m.example}",
-                    line_of(here),
-                )
-        if name in model.model_fields_set:  # sub-models where the document wrote them
-            _recurse(value, sink, line_of, here, pruned)
-    if isinstance(model, Record) and model.warn_unknown_fields and model.model_extra:
-        for extra in model.model_extra:
-            sink.warning(
-                "unknown-field",
-                f"field '{dotted((*loc, extra))}' is not in the specification; kept as written",
-                line_of((*loc, extra)),
-            )
-
-
-def _recurse(
-    value: Any,
-    sink: DiagnosticSink,
-    line_of: LineOf,
-    loc: tuple[str | int, ...],
-    pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]],
-) -> None:
-    if isinstance(value, BaseModel):
-        check_markers(value, sink, line_of, loc, pruned)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            if isinstance(v, BaseModel):
-                check_markers(v, sink, line_of, (*loc, i), pruned)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(v, BaseModel):
-                check_markers(v, sink, line_of, (*loc, k), pruned)
+__all__ = ["LineOf", "check_markers", "dotted", "validate_tolerant"]

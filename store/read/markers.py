@@ -1,0 +1,139 @@
+"""The markers of a document's fields (:mod:`store.models.markers`), checked after
+validation: missing required fields are errors, values outside an enumeration (or in the
+wrong case), dates that are not ISO 8601 and ids of another shape are warnings, and so are
+unknown fields of model-written formats. Values are always kept as written.
+
+Works on a validated model and on a plain document checked against its model's shape
+(:class:`store.models.shape.PlainDoc`) alike, and imports no pydantic: a hook's
+``import-wrapup`` checks a plain input without it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from store.models.markers import Choice, DateText, IdPattern, Required
+from store.models.shape import PlainDoc
+from store.read.diagnostics import DiagnosticSink
+
+LineOf = Callable[[Sequence[str | int]], int | None]
+
+
+def dotted(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(document)"
+
+
+def _fields(model: Any) -> Sequence[tuple[str, str, Sequence[Any]]]:
+    """Each field's name, key in the document and markers: a plain document's from its
+    shape (:class:`store.models.shape.PlainDoc`), a model's from its class."""
+    if isinstance(model, PlainDoc):
+        return model.shape.fields
+    return _markers(model.__class__)
+
+
+def _is_doc(value: Any) -> bool:
+    """A model, or a plain document standing for one."""
+    return isinstance(value, PlainDoc) or hasattr(value, "model_fields_set")
+
+
+@cache
+def _markers(cls: type) -> list[tuple[str, str, list[Any]]]:
+    return [
+        (name, field.alias or name, list(field.metadata))
+        for name, field in cls.model_fields.items()  # type: ignore[attr-defined]
+    ]
+
+
+def _parse_date(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def check_markers(
+    model: Any,
+    sink: DiagnosticSink,
+    line_of: LineOf,
+    loc: tuple[str | int, ...],
+    pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = frozenset(),
+) -> None:
+    """Report departures from the markers of ``model``'s fields (and its sub-models')."""
+    for name, key, meta in _fields(model):
+        value = getattr(model, name)
+        here = (*loc, key)
+        for m in meta:
+            if isinstance(m, Required) and value is None and here not in pruned:
+                expected = f" (expected {m.what})" if m.what else ""
+                sink.error(
+                    "missing-field",
+                    f"required field '{dotted(here)}' is missing{expected}",
+                    line_of(loc),
+                )
+            elif isinstance(m, Choice) and isinstance(value, str) and value not in m.values:
+                allowed = ", ".join(m.values)
+                if value.lower() in m.values:
+                    sink.warning(
+                        "enum-case",
+                        f"{dotted(here)}: '{value}' should be written '{value.lower()}' "
+                        f"(one of {allowed}); kept as written",
+                        line_of(here),
+                    )
+                else:
+                    sink.warning(
+                        "enum-unknown",
+                        f"{dotted(here)}: '{value}' is not one of {allowed}; kept as written",
+                        line_of(here),
+                    )
+            elif isinstance(m, DateText) and isinstance(value, str) and not _parse_date(value):
+                sink.warning(
+                    "bad-date",
+                    f"{dotted(here)}: '{value}' is not an ISO 8601 date or time",
+                    line_of(here),
+                )
+            elif (
+                isinstance(m, IdPattern)
+                and isinstance(value, str)
+                and not re.fullmatch(m.regex, value)
+            ):
+                sink.warning(
+                    "id-format",
+                    f"{dotted(here)}: '{value}' does not look like {m.example}",
+                    line_of(here),
+                )
+        if name in model.model_fields_set:  # sub-models where the document wrote them
+            _recurse(value, sink, line_of, here, pruned)
+    if getattr(model, "warn_unknown_fields", False) and model.model_extra:
+        for extra in model.model_extra:
+            sink.warning(
+                "unknown-field",
+                f"field '{dotted((*loc, extra))}' is not in the specification; kept as written",
+                line_of((*loc, extra)),
+            )
+
+
+def _recurse(
+    value: Any,
+    sink: DiagnosticSink,
+    line_of: LineOf,
+    loc: tuple[str | int, ...],
+    pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]],
+) -> None:
+    if _is_doc(value):
+        check_markers(value, sink, line_of, loc, pruned)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if _is_doc(v):
+                check_markers(v, sink, line_of, (*loc, i), pruned)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if _is_doc(v):
+                check_markers(v, sink, line_of, (*loc, k), pruned)
