@@ -1,0 +1,52 @@
+"""A format's models are built when a file of that format is read, not before (issue #18):
+``show`` and ``approve`` of a report build the KPT models alone, not every format's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "assets" / "demo"
+
+
+def _models_after(code: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(json.dumps(sorted(sys.modules)))"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    names = json.loads(done.stdout.strip().splitlines()[-1])
+    return [n for n in names if n.startswith("store.models.")]
+
+
+def test_reading_a_report_builds_the_kpt_models_alone() -> None:
+    report = next((DEMO / "hurikaeri").glob("kpt-*.yaml"))
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from store.read.loader import load_file\n"
+        f"got = load_file(Path({str(report)!r}))\n"
+        "assert got.doc is not None and type(got.doc).__name__ == 'KptReport'\n"
+    )
+    models = _models_after(code)
+    assert "store.models.kpt" in models
+    for other in ("lessons", "knowledge", "feedback", "piece", "proposal"):
+        assert f"store.models.{other}" not in models, models
+
+
+def test_every_kind_still_has_its_model() -> None:
+    from store.read.kinds import Kind
+    from store.read.loader import MODELS
+
+    assert MODELS[Kind.KPT].__name__ == "KptReport"
+    assert {k: m.__name__ for k, m in MODELS.items()} == {
+        k: MODELS.get(k).__name__  # type: ignore[union-attr]
+        for k in MODELS
+    }
+    assert len(MODELS) == len(list(MODELS)) == 11
