@@ -503,15 +503,20 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
     from store.ledger import Ledger, report_of
-    from store.review.inbox import decide_proposals, find_proposal, is_proposal_id, plan_decision
     from store.review.items import decide_keys, find_item
 
     # the lines about what is decided on alone (and every transaction): not the whole fold
     ledger = Ledger(ws.state_dir, reports=[report_of(i.strip()) for i in args.ids])
     recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
-    proposals = [i for i in args.ids if is_proposal_id(ws, i)]
+    proposals: list[str] = []
+    if any("/" not in i for i in args.ids):  # KPT_ID/ITEM_ID is no proposal: no inbox read
+        from store.review.inbox import is_proposal_id
+
+        proposals = [i for i in args.ids if is_proposal_id(ws, i)]
     if proposals:
+        from store.review.inbox import decide_proposals, find_proposal, plan_decision
+
         if len(proposals) != len(args.ids):
             raise UsageError("decide on KPT items and proposals in separate commands")
         plans = [

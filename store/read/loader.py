@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -15,7 +15,6 @@ import store.models
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import JsonlRecord, check_duplicate_ids, scan_jsonl
 from store.read.kinds import Kind, kind_from_mapping, kind_from_path, kind_from_record
-from store.read.metadata_block import Reply, parse_reply
 from store.read.textio import (
     MAX_DOCUMENT_BYTES,
     MAX_JSONL_BYTES,
@@ -26,6 +25,9 @@ from store.read.textio import (
 )
 from store.read.validate import validate_tolerant
 from store.read.yamlload import YamlDoc, load_yaml
+
+if TYPE_CHECKING:
+    from store.read.metadata_block import Reply
 
 
 class _Models(Mapping[Kind, type[BaseModel]]):
@@ -103,6 +105,8 @@ def load_file(path: Path, kind: Kind | None = None, display: str | None = None) 
         _load_jsonl(out, raw.data, sink)
     elif path.suffix.lower() in (".md", ".markdown") or kind is Kind.DISCUSSION:
         out.kind = Kind.DISCUSSION
+        from store.read.metadata_block import parse_reply  # (its model: discussions alone)
+
         out.reply = parse_reply(raw.text, sink)
     elif path.suffix.lower() == ".json":
         _load_json(out, raw.text, sink)

@@ -36,8 +36,27 @@ def test_reading_a_report_builds_the_kpt_models_alone() -> None:
     )
     models = _models_after(code)
     assert "store.models.kpt" in models
-    for other in ("lessons", "knowledge", "feedback", "piece", "proposal"):
+    for other in ("lessons", "knowledge", "feedback", "piece", "proposal", "metablock"):
         assert f"store.models.{other}" not in models, models
+
+
+def test_approving_an_item_reads_no_inbox(tmp_path: Path) -> None:
+    """``approve KPT_ID/ITEM_ID`` names no proposal: the inbox and its models stay unread."""
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(DEMO, root)
+    report = sorted((root / "hurikaeri").glob("kpt-*.yaml"))[0].stem
+    code = (
+        "import json, sys\n"
+        "from tui.cli import main\n"
+        f"assert main(['approve', '{report}/keep-001', '--root', {str(root)!r}]) == 0\n"
+        "assert 'store.review.inbox' not in sys.modules\n"
+    )
+    models = _models_after(code)
+    assert "store.models.kpt" in models and "store.models.proposal" not in models, models
+    ledger = (root / ".hurikaeri" / "ledger.jsonl").read_text(encoding="utf-8")
+    assert f"{report}/keep-001" in ledger.splitlines()[-1]
 
 
 def test_every_kind_still_has_its_model() -> None:
