@@ -1319,6 +1319,12 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
 
 
+#: A line holding these bytes has an ``action`` key (in a string a quote is escaped, so
+#: ``"action":`` is a key, never a value such as a subject named ``action``): the lines a
+#: transaction's end is told from, a decision written as one commit has its action.
+_ACTION_KEY = b'"action":'
+
+
 def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
     """The whole lines of ``data`` that may be read by a ledger of ``reports`` (see
     :func:`_about`; the others are not parsed): what begins, ends or aborts a transaction
@@ -1333,11 +1339,7 @@ def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
     decisions for the few lines of its transactions."""
     if not data.endswith(b"\n"):
         return data
-    needles = [b'"begin"', b'"abort"', b"\\u"]
-    if reports:
-        needles += [b"undo", b"redo"]
-        for rid in reports:
-            needles += {rid.encode("utf-8", "surrogatepass"), json.dumps(rid)[1:-1].encode()}
+    needles = _needles(reports)
     if b"" in needles:  # a report of no id: every line names it
         return data
     every_line_braced = (  # each line ends in "}", the next begins with "{"
@@ -1353,9 +1355,24 @@ def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
     ends: dict[int, int] = {}
     _spans_holding(data, b'"tx"', ends)
     for start, end in ends.items():  # a transaction's end (a decision has its action)
-        if start not in spans and data.find(b'"action"', start, end) < 0:
+        if start not in spans and data.find(_ACTION_KEY, start, end) < 0:
             spans[start] = end
     return b"".join(data[start : spans[start]] for start in sorted(spans))
+
+
+def _needles(reports: frozenset[str]) -> list[bytes]:
+    """What a line :func:`_lines_of` keeps holds (one of them at least)."""
+    needles = [b'"begin"', b'"abort"', b"\\u"]
+    if reports:
+        needles += [b"undo", b"redo"]
+        for rid in reports:  # as the ledger writes it (non-ASCII kept), or all escaped
+            needles += {
+                rid.encode("utf-8", "surrogatepass"),
+                json.dumps(rid, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass"),
+                json.dumps(rid)[1:-1].encode(),
+            }
+    # a line holds no raw newline: such a needle is in none (nor across two)
+    return [n for n in needles if b"\n" not in n]
 
 
 def _spans_holding(data: bytes, needle: bytes, spans: dict[int, int]) -> None:
@@ -1375,7 +1392,7 @@ def _lines_each(data: bytes, needles: list[bytes]) -> bytes:
         line
         for line in data.split(b"\n")
         if any(n in line for n in needles)
-        or (b'"tx"' in line and b'"action"' not in line)  # a transaction's end
+        or (b'"tx"' in line and _ACTION_KEY not in line)  # a transaction's end
         or not (line.lstrip().startswith(b"{") and line.rstrip().endswith(b"}"))
     ]
     return b"\n".join(keep) + b"\n" if keep else b""
