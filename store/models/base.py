@@ -2,10 +2,10 @@
 
 Agents write these files without validation, so the models are deliberately lenient:
 every field may be absent at the pydantic level and unknown fields are kept. What the
-specifications *require* or *enumerate* is declared with the markers of :mod:`store.models.markers` and checked
-afterwards by :mod:`store.read.validate`, which turns departures into diagnostics (errors for
-missing required fields, warnings for unknown enum values or wrong case) while the value
-is kept as written.
+specifications *require* or *enumerate* is declared with the markers of
+:mod:`store.models.markers` and checked afterwards by :mod:`store.read.markers`, which turns
+departures into diagnostics (errors for missing required fields, warnings for unknown enum
+values or wrong case) while the value is kept as written.
 """
 
 from __future__ import annotations

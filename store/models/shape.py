@@ -161,23 +161,19 @@ class PlainDoc:
         data, kinds = self._data, self.shape.kinds
         out: dict[str, Any] = {}
         for name, _key, _marks in self.shape.fields:
-            if data.get(name) is not None:
-                out[name] = _dumped(self._shapes, kinds[name], data[name])
+            if data.get(name) is not None:  # the field as read, sub-documents dumped
+                out[name] = _dumped(getattr(self, name))
         for k, v in data.items():
             if k not in kinds and v is not None:  # a null inside one is kept
                 out[k] = v
         return out
 
 
-def _dumped(shapes: Mapping[str, Shape], got: tuple[str, str | None], value: Any) -> Any:
-    kind, sub = got
-    if kind == "strs":
-        return list(value)
-    if kind in ("str", "int"):
-        return value
-    inner = shapes[sub or ""]
-    if kind == "doc":
-        return PlainDoc(shapes, inner, value).model_dump(exclude_none=True)
-    if kind == "docs":
-        return [PlainDoc(shapes, inner, v).model_dump(exclude_none=True) for v in value]
-    return {k: PlainDoc(shapes, inner, v).model_dump(exclude_none=True) for k, v in value.items()}
+def _dumped(value: Any) -> Any:
+    if isinstance(value, PlainDoc):
+        return value.model_dump(exclude_none=True)
+    if type(value) is list:
+        return [_dumped(v) for v in value]
+    if type(value) is dict:
+        return {k: _dumped(v) for k, v in value.items()}
+    return value

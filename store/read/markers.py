@@ -23,6 +23,11 @@ from store.read.diagnostics import DiagnosticSink
 LineOf = Callable[[Sequence[str | int]], int | None]
 
 
+def no_line(_loc: Sequence[str | int]) -> int | None:
+    """A :data:`LineOf` for a document without lines to name (JSON read whole)."""
+    return None
+
+
 def dotted(loc: Sequence[str | int]) -> str:
     out = ""
     for part in loc:

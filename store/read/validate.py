@@ -16,15 +16,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from store.read.diagnostics import DiagnosticSink
-from store.read.markers import LineOf, check_markers, dotted
+from store.read.markers import LineOf, check_markers, dotted, no_line
 
 M = TypeVar("M", bound=BaseModel)
 
 _MAX_ATTEMPTS = 25
-
-
-def _no_line(_loc: Sequence[str | int]) -> int | None:
-    return None
 
 
 def _type_name(value: Any) -> str:
@@ -81,7 +77,7 @@ def validate_tolerant(
     cls: type[M],
     data: Any,
     sink: DiagnosticSink,
-    line_of: LineOf = _no_line,
+    line_of: LineOf = no_line,
     what: str = "document",
 ) -> M | None:
     """Validate ``data`` as ``cls``; never raises for bad content."""

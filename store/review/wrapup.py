@@ -49,7 +49,7 @@ from store.models.shape import PlainDoc, plain, shapes_from
 from store.models.wrapup_shapes import WRITTEN
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import encode_record
-from store.read.markers import check_markers, dotted
+from store.read.markers import check_markers, dotted, no_line
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
 from store.review.errors import ReviewError
@@ -365,10 +365,6 @@ def next_id(prefix: str, day: str, taken: set[str]) -> str:
 _SHAPES = shapes_from(WRITTEN)
 
 
-def _no_line(_loc: object) -> None:
-    return None
-
-
 def parse_input(text: str, source: str) -> tuple[WrapupInput | PlainDoc | None, list[Diagnostic]]:
     """The wrap-up input read as :class:`~store.models.lessons.WrapupInput` (a plain one,
     as the model would read it, without importing it: :mod:`store.models.shape`), and what
@@ -386,7 +382,7 @@ def parse_input(text: str, source: str) -> tuple[WrapupInput | PlainDoc | None, 
         return None, sink.items
     model: WrapupInput | PlainDoc | None = plain(_SHAPES, "WrapupInput", data)
     if model is not None:
-        check_markers(model, sink, _no_line, ())
+        check_markers(model, sink, no_line, ())
     else:  # anything but plain: the model reads it (pydantic, imported now)
         from store.models.lessons import WrapupInput
         from store.read.validate import validate_tolerant

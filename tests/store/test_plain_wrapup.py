@@ -269,12 +269,9 @@ def _seen(doc: Any) -> Any:
         return {k: _seen(d) for k, d in doc.items()}
     if not hasattr(doc, "model_fields_set"):
         return doc
+    shape = doc.shape if isinstance(doc, PlainDoc) else _SHAPES[type(doc).__name__]
     return {
-        "fields": {
-            f: _seen(getattr(doc, f)) for f, _k, _m in _SHAPES[doc.__class__.__name__].fields
-        }
-        if not isinstance(doc, PlainDoc)
-        else {f: _seen(getattr(doc, f)) for f, _k, _m in doc.shape.fields},
+        "fields": {f: _seen(getattr(doc, f)) for f, _k, _m in shape.fields},
         "extra": doc.model_extra,
         "set": doc.model_fields_set,
         "dump": json.dumps(doc.model_dump(exclude_none=True), ensure_ascii=False),
