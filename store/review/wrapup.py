@@ -518,34 +518,40 @@ def plan_import(ws: Workspace, model: WrapupInput | PlainDoc) -> WrapupImport:
     }
     if model.evaluation is not None:
         summary["evaluation"] = model.evaluation.model_dump(exclude_none=True)
-    for key, value in (model.model_extra or {}).items():  # newer fields (timing, …) kept
-        summary[key] = value
+    _add_extras(summary, model.model_extra)
     plan = WrapupImport(summary_path, user_path, ai_path, summary)
     for lessons, out in (
         (model.user_lessons, plan.user_lessons),
         (model.ai_lessons, plan.ai_lessons),
     ):
         for les in lessons or []:
-            out.append(
-                {
-                    "id": "",
-                    **base,
-                    "type": les.type,
-                    "category": les.category,
-                    "title": les.title,
-                    "summary": les.summary,
-                    "context": les.context,
-                    "detail_ref": les.detail_ref if les.detail_ref is not None else "",
-                    "tags": list(les.tags or []),
-                    "memory_ref": les.memory_ref,
-                    **(les.model_extra or {}),
-                }
-            )
+            record = {
+                "id": "",
+                **base,
+                "type": les.type,
+                "category": les.category,
+                "title": les.title,
+                "summary": les.summary,
+                "context": les.context,
+                "detail_ref": les.detail_ref if les.detail_ref is not None else "",
+                "tags": list(les.tags or []),
+                "memory_ref": les.memory_ref,
+            }
+            _add_extras(record, les.model_extra)
+            out.append(record)
     for path, records in _by_file(plan).items():
         found = _existing(path, model.session_id, records, day)
         plan.existing[path] = found
         _assign(records, found, day, plan.present)
     return plan
+
+
+def _add_extras(record: dict[str, Any], extras: dict[str, Any] | None) -> None:
+    """Newer fields of the input (``timing``, …) kept after the record's own; one that
+    names a field the record has (its ``id``, ``session_id``, ``date``, …) is not taken:
+    the id is given here and the rest come from the input's own fields."""
+    for key, value in (extras or {}).items():
+        record.setdefault(key, value)
 
 
 def _stems(records: list[tuple[str, dict[str, Any]]], day: str) -> set[str]:

@@ -205,3 +205,20 @@ def test_records_without_what_identifies_them_are_refused(  # type: ignore[no-un
         import_wrapup(Workspace(tmp_path), json.dumps(data))
     assert f"'{field}'" in str(exc.value)
     assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
+def test_a_newer_field_never_takes_the_place_of_a_records_own(tmp_path: Path) -> None:
+    """Fields the input's format does not know are kept (``timing``), but one named as a
+    saved record's own field (its id, session, date, summary lines) is not taken from
+    agent text: the id is given here, the rest come from the input (found by the
+    property test: ``"id": []`` at the top crashed the import with a traceback)."""
+    data = json.loads(EXAMPLE)
+    data |= {"id": [], "info_summary": "forged", "timing": {"minutes": 12}}
+    data["ai_lessons"][0] |= {"id": "ll-ai-19990101-001", "session_id": "other", "mood": "ok"}
+    plan = import_wrapup(Workspace(tmp_path), json.dumps(data))
+    (summary,) = _lines(plan.summary_path)
+    assert summary["id"] == "ws-20260223-001" and summary["info_summary"] == ["정보 1", "정보 2"]
+    assert summary["timing"] == {"minutes": 12}
+    (lesson,) = _lines(plan.ai_path)
+    assert lesson["id"] == "ll-ai-20260223-001" and lesson["session_id"] == "abc-123"
+    assert lesson["mood"] == "ok"
