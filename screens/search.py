@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import AbstractContextManager
+from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar, Self
 
@@ -85,6 +86,13 @@ STATE_STYLES = {
     "contested": "bold $warning",
 }
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
+
+
+@lru_cache(maxsize=4096)
+def _cell(text: str, style: str) -> Content:
+    """A literal one-line cell in ``style``; the same object for the same text (kinds,
+    states, projects, dates and counts repeat from key to key)."""
+    return literal(text, style, keep_newlines=False)
 
 
 def hit_key(hit: Hit) -> str:
@@ -378,18 +386,19 @@ class SearchScreen(Screen[None]):
         self.preview_later()
 
     def row(self, hit: Hit) -> Row:
-        title = hit_title(hit)
+        """A hit's line: only its title is made for each query; the other cells are the
+        same ``Content`` each time they show the same text (made once, drawn once)."""
         project = self.project_of(hit)
         state = self.state_of(hit)
         return (
             hit_key(hit),
             (
-                Content.styled(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
-                title,
-                Content.styled(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
-                Content.styled(state, STATE_STYLES.get(state, "")) if state else "",
-                literal(short_project(project), keep_newlines=False) if project else "",
-                literal(hit.record.date[:10], keep_newlines=False),
+                _cell(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
+                hit_title(hit),
+                _cell(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
+                _cell(state, STATE_STYLES.get(state, "")) if state else "",
+                _cell(short_project(project), "") if project else "",
+                _cell(hit.record.date[:10], ""),
             ),
         )
 

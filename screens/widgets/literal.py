@@ -7,6 +7,7 @@ them act, so a report cannot rearrange or recolour the screen.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from textual.content import Content
@@ -29,6 +30,7 @@ def outcome_content(outcome: str) -> Content:
     return Content.styled(outcome or "—", OUTCOME_STYLE.get(outcome.lower(), "$text-muted"))
 
 
+@lru_cache(maxsize=1024)
 def short_project(project: str) -> str:
     """A project path's last part (the slug people recognise)."""
     return Path(project.replace("\\", "/")).name or project

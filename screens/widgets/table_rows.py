@@ -92,8 +92,8 @@ def as_content(cell: Cell) -> Content:
     return Content(one_for_one(cell), strip_control_codes=False)
 
 
-#: Characters kept past twice a cell's width before measuring a long text: marks of no
-#: width (combining accents, joiners) after the cut stay with the character they follow.
+#: Characters kept past a cell's width before measuring a long text: marks of no width
+#: (combining accents, joiners) after the cut stay with the character they follow.
 HEAD_SLACK = 8
 
 
@@ -101,11 +101,13 @@ def fit(content: Content, width: int, align: str) -> Content:
     """``content`` truncated (with an ellipsis) or padded to exactly ``width`` cells."""
     if width <= 0:
         return Content("")
-    if len(content.plain) > width * 2 + HEAD_SLACK:
+    head_size = width + 1 + HEAD_SLACK
+    if len(content.plain) > head_size:
         # a long text (a title with its snippet) is measured and cut on its head alone
         # when the head is already too wide: the cut, its ellipsis and its spans are the
-        # same, and the rest is never looked at
-        head = content[: width * 2 + HEAD_SLACK]
+        # same, and the rest is never looked at (nor the snippet's dash, which is not
+        # one cell for sure and would make measuring the head slow)
+        head = content[:head_size]
         if head.cell_length > width:
             content = head
     if content.cell_length > width:

@@ -452,6 +452,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 cell = key = ""
             segments += self._cell_segments(cell, key, cell_width, column.align, style)
             length += cell_width
+        if length < width:  # padded here: one strip made, not a second one to pad it
+            segments.append(Segment(" " * (width - length), base))
+            length = width
         strip = Strip(segments, length).adjust_cell_length(width, base)
         with contextlib.suppress(TypeError):
             self._rows_drawn[row_key] = strip
