@@ -35,6 +35,11 @@ MIDWORD_MIN = 3
 FUZZY_MIN = 4
 #: A string inside more distinct words than this is too common to look for inside words.
 MIDWORD_WORDS = 1_000
+#: Postings of the words holding a string inside them past which it is too common to matter.
+MIDWORD_BUDGET = 200_000
+#: Sets of records kept between keys (see :func:`_midword`): a few, none larger than this.
+KEPT = 8
+KEPT_SIZE = 50_000
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
 
@@ -214,6 +219,18 @@ def superset(seg: Segment, term: Term, midword: bool = True) -> Any:
     return ids
 
 
+def _within(seg: Segment, cands: set[int], term: Term) -> set[int]:
+    """``cands`` ∩ ``superset(seg, term)``, without making the superset of a word: its
+    prefix postings and the words holding it inside are each intersected with ``cands``."""
+    if term.kind not in ("word", "compound"):
+        return _intersect(cands, superset(seg, term))
+    got = _intersect(cands, seg.prefix_ids(term.text))
+    inside = _midword(seg, term.text)
+    if inside:
+        got |= cands.intersection(inside)
+    return got
+
+
 def evaluate(
     seg: Segment,
     q: Query,
@@ -329,17 +346,38 @@ def _verify(
     return t
 
 
-def _midword(seg: Segment, word: str, budget: int = 200_000) -> set[int] | None:
+def _midword(seg: Segment, word: str) -> set[int] | None:
     """Ids of records holding ``word`` inside a token (not at its start); None when the
-    tokens holding it have more than ``budget`` postings (too common to matter)."""
+    tokens holding it have more than ``MIDWORD_BUDGET`` postings (too common to matter).
+
+    The answer is never changed by the caller: the last few are kept, as a word is looked
+    for again at the next key (by the typo'd tier, or while the next word is typed)."""
     if len(word) < MIDWORD_MIN:
         return set()
+    cache = seg._inside_cache
+    if word in cache:
+        return cache[word]
     extra = seg.vocab_inside(word, MIDWORD_WORDS + 1)
+    got: set[int] | None
     if not extra:
-        return set()
-    if len(extra) > MIDWORD_WORDS or sum(seg.postings_size(p, p + 1) for p in extra) > budget:
-        return None
-    return seg.words_ids(extra)
+        got = set()
+    elif len(extra) > MIDWORD_WORDS or (
+        sum(seg.postings_size(p, p + 1) for p in extra) > MIDWORD_BUDGET
+    ):
+        got = None
+    else:
+        got = seg.words_ids(extra)
+    _keep(cache, word, got)
+    return got
+
+
+def _keep(cache: dict[str, set[int] | None], key: str, ids: set[int] | None) -> None:
+    """Keep ``ids`` for ``key`` among the last few answers (sets not too large)."""
+    if ids is not None and len(ids) > KEPT_SIZE:
+        return
+    if len(cache) >= KEPT:
+        cache.clear()
+    cache[key] = ids
 
 
 def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
@@ -374,7 +412,7 @@ def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
             t.exact = False  # too common to look inside words: the count is a lower bound
             return t
         if mid:
-            mid.difference_update(prefix)
+            mid = mid.difference(prefix)  # a new set: the one found is kept as it is
             if allowed is not None and allowed.mask is not None:
                 mid = allowed.keep(mid)
             t.lists[SUBSTRING] = mid
@@ -585,16 +623,14 @@ def _add_fuzzy(
             # in the strict tiers (intersecting its postings costs more than the search)
             tiers.fuzzy_checked = tiers.exact = False
             continue
-        close: set[int] = (
-            seg.words_ids(_positions(seg, fuzzy[term.text])) if term.text in fuzzy else set()
-        )
+        close = _close_ids(seg, term.text) if term.text in fuzzy else set()
         if cands is None:
             strict = superset(seg, term)
             cands = close.union(strict) if close else set(strict)
             if allowed is not None and allowed.mask is not None:
                 cands = allowed.keep(cands)
         else:
-            got = _intersect(cands, superset(seg, term))
+            got = _within(seg, cands, term)
             if close:
                 got |= cands.intersection(close)
             cands = got
@@ -622,6 +658,17 @@ def _add_fuzzy(
                 break
     tiers.lists[FUZZY] = found
     tiers.counts[FUZZY] = len(found)
+
+
+def _close_ids(seg: Segment, term: str) -> set[int]:
+    """The records holding a word a typo away from ``term`` (never changed by the caller:
+    the last few are kept, as the other words of the query are typed)."""
+    cache = seg._close_cache
+    got = cache.get(term)
+    if got is None:
+        got = seg.words_ids(_positions(seg, fuzzy_words(seg, term)))
+        _keep(cache, term, got)
+    return got
 
 
 def _positions(seg: Segment, words: list[str]) -> list[int]:

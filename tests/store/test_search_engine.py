@@ -493,3 +493,26 @@ def test_narrowing_gives_the_same_answers_as_a_fresh_search(cjk: SearchIndex) ->
                 query[:n]
             )
             assert typed.total == fresh.total
+
+
+TYPED_WORDS = [
+    "migration script", "migrations", "migrate the script", "scripted migration",
+    "description of the screen", "subscribers", "rate limit middleware", "a ratelimit",
+    "generate the rate", "iterate", "configure", "config files", "reconfigured",
+]  # fmt: skip
+
+
+def test_answers_typed_a_key_at_a_time_are_those_of_a_fresh_index() -> None:
+    """What the index keeps from one key to the next (the close words of a typo'd word, the
+    records holding a string inside a word) changes no answer, in one query or the next."""
+    records = [rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS * 3)]
+    typed = build(*records)
+    queries = ["migraton scrpit", "scr migraton", "rate limti", "confgi rate", "iterate scr"]
+    for query in queries * 2:  # the second time, what was kept is used
+        for n in range(1, len(query) + 1):
+            got = typed.search(query[:n], 50)
+            fresh = build(*records).search(query[:n], 50)
+            assert [(h.id, h.tier, h.count) for h in got.hits] == [
+                (h.id, h.tier, h.count) for h in fresh.hits
+            ], query[:n]
+            assert (got.total, got.exact) == (fresh.total, fresh.exact), query[:n]
