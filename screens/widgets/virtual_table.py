@@ -455,6 +455,9 @@ class VirtualTable(ScrollView, can_focus=True):
         if length < width:  # padded here: one strip made, not a second one to pad it
             segments.append(Segment(" " * (width - length), base))
             length = width
+        # neighbours of one style joined (a plain cell, the space after it, the padding):
+        # every segment is written out with its style, for each frame the line is in
+        segments = list(Segment.simplify(segments))
         strip = Strip(segments, length).adjust_cell_length(width, base)
         with contextlib.suppress(TypeError):
             self._rows_drawn[row_key] = strip

@@ -66,3 +66,20 @@ async def test_a_span_past_its_cells_text_is_cut_to_the_cell() -> None:
             line = table.render_line(y)
             bold = "".join(s.text for s in line if s.style is not None and s.style.bold)
             assert bold == ("" if y == 3 else "bc"), (y, bold)
+
+
+async def test_neighbours_of_one_style_are_one_segment() -> None:
+    """A line is written out a segment at a time, each with its style: plain cells, the
+    space between them and the padding after them are one segment, not five."""
+    app = TableHost()
+    async with app.run_test(size=(60, 8)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.set_rows([("a", ("plain title", "plain")), ("b", (_title([Span(0, 4, "bold")]), ""))])
+        table.cursor_row = 0
+        await pilot.pause()
+        plain = table.render_line(1)  # the cursor's row: one style all along
+        assert plain.text.startswith("plain title") and len(list(plain)) == 1
+        styles = [seg.style for seg in plain]
+        assert len(styles) == len(set(styles))
+        marked = table.render_line(2)  # the bold word, then the rest in the row's style
+        assert [seg.text for seg in marked][:1] == ["rate"] and len(list(marked)) == 2
