@@ -194,7 +194,7 @@ class SearchScreen(Screen[None]):
     def on_mount(self) -> None:
         box = self.query_one("#search-input", Input)
         box.focus()
-        # called as the value changes, before the box is drawn again
+        # called as the value changes (typed, cut, or set), before the box is drawn again
         self.watch(box, "value", self._query_typed, init=False)
         self._pending = self.initial
         self.search_loop()
@@ -210,8 +210,11 @@ class SearchScreen(Screen[None]):
 
     # -- one frame per key ----------------------------------------------------------
 
-    def _query_typed(self) -> None:
-        """Hold drawing until the new query's results are shown (at most ``HOLD``)."""
+    def _query_typed(self, value: str) -> None:
+        """Hand the new query to the search thread at once (not a message later: Textual's
+        ``Input.Changed`` takes a few hops to come back here), and hold drawing until its
+        results are shown (at most ``HOLD``)."""
+        self.submit(value)
         if self._preview_timer is not None:
             self.preview_later()  # still typing: the preview waits
         self._collection.hold()
@@ -274,10 +277,6 @@ class SearchScreen(Screen[None]):
         self.rerun()
 
     # -- searching ---------------------------------------------------------------
-
-    @on(Input.Changed, "#search-input")
-    def query_changed(self, event: Input.Changed) -> None:
-        self.submit(event.value)
 
     def submit(self, text: str) -> None:
         """Hand ``text`` to the search thread (it takes only the newest)."""
