@@ -37,9 +37,10 @@ FUZZY_MIN = 4
 MIDWORD_WORDS = 1_000
 #: Postings of the words holding a string inside them past which it is too common to matter.
 MIDWORD_BUDGET = 200_000
-#: Sets of records kept between keys (see :func:`_midword`): a few, none larger than this.
-KEPT = 8
-KEPT_SIZE = 50_000
+#: Sets of records kept between keys (see :func:`_midword`, :func:`_close_ids`): the last
+#: three of each kind, none larger than this.
+KEPT = 3
+KEPT_SIZE = 30_000
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
 
@@ -356,7 +357,7 @@ def _midword(seg: Segment, word: str) -> set[int] | None:
         return set()
     cache = seg._inside_cache
     if word in cache:
-        return cache[word]
+        return _kept(cache, word)
     extra = seg.vocab_inside(word, MIDWORD_WORDS + 1)
     got: set[int] | None
     if not extra:
@@ -371,12 +372,19 @@ def _midword(seg: Segment, word: str) -> set[int] | None:
     return got
 
 
+def _kept(cache: dict[str, set[int] | None], key: str) -> set[int] | None:
+    """The answer kept for ``key``, now the last one to go."""
+    got = cache[key] = cache.pop(key)
+    return got
+
+
 def _keep(cache: dict[str, set[int] | None], key: str, ids: set[int] | None) -> None:
-    """Keep ``ids`` for ``key`` among the last few answers (sets not too large)."""
+    """Keep ``ids`` for ``key`` among the last few answers (sets not too large): the
+    oldest one goes."""
     if ids is not None and len(ids) > KEPT_SIZE:
         return
-    if len(cache) >= KEPT:
-        cache.clear()
+    while len(cache) >= KEPT:
+        del cache[next(iter(cache))]
     cache[key] = ids
 
 
@@ -664,10 +672,12 @@ def _close_ids(seg: Segment, term: str) -> set[int]:
     """The records holding a word a typo away from ``term`` (never changed by the caller:
     the last few are kept, as the other words of the query are typed)."""
     cache = seg._close_cache
-    got = cache.get(term)
-    if got is None:
-        got = seg.words_ids(_positions(seg, fuzzy_words(seg, term)))
-        _keep(cache, term, got)
+    if term in cache:
+        got = _kept(cache, term)
+        if got is not None:
+            return got
+    got = seg.words_ids(_positions(seg, fuzzy_words(seg, term)))
+    _keep(cache, term, got)
     return got
 
 
