@@ -242,6 +242,10 @@ class SearchIndex:
 
         # and the first word looked for inside words, for making the vocabulary's index
         self.main.vocab_index()
+        # and the first CJK terms, for checking the CJK text they read (mapped, not copied)
+        check = getattr(self.main.texts, "check_cjk", None)
+        if callable(check):
+            check()
 
     @property
     def needs_compaction(self) -> bool:

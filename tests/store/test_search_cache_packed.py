@@ -134,6 +134,43 @@ def test_a_corrupt_text_is_caught_when_read_and_the_index_rebuilt(
     assert [h.as_json() for h in handle.search(query, 20).hits] == expected
 
 
+def test_the_cjk_text_is_checked_when_the_index_is_warmed_not_at_the_first_keys(
+    demo_root: Path,
+) -> None:
+    """The search screen warms the index in its thread: the CJK text's checksums are
+    checked there, so the first Japanese or Korean keystrokes do not pay for it, and a
+    corrupt chunk makes the index be built again before any key is typed."""
+    import json
+
+    from store.index.workspace_index import WorkspaceIndex
+    from store.search.facade import WorkspaceSearch
+
+    ws = Workspace(demo_root)
+    fresh, _ = open_index(ws, parallel=False)
+    expected = [h.as_json() for h in fresh.search("鍵ローテ", 20).hits]
+    assert expected
+    index, _ = open_index(ws, parallel=False)
+    texts = index.main.texts
+    assert not any(texts.cjk_ok)
+    index.warm()
+    assert all(texts.cjk_ok)
+    path = ws.state_dir / BIN_NAME
+    data = bytearray(path.read_bytes())
+    hlen = int.from_bytes(data[16:24], "little")
+    header = json.loads(data[24 : 24 + hlen])
+    base = 24 + hlen + ((-(24 + hlen)) % 8)
+    off, length, _code, _crc = header["sections"]["cjk"]
+    data[base + off + length // 2] ^= 0x55
+    path.write_bytes(bytes(data))
+    with pytest.raises(CacheError):
+        open_index(ws, parallel=False)[0].warm()
+    wi = WorkspaceIndex(ws)
+    wi.load_all()
+    handle = WorkspaceSearch(wi)
+    assert handle.ensure(True) is not None  # built again
+    assert [h.as_json() for h in handle.search("鍵ローテ", 20).hits] == expected
+
+
 def test_a_new_version_removes_the_files_of_the_old_ones(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     ws.state_dir.mkdir(parents=True, exist_ok=True)
