@@ -267,6 +267,30 @@ def percentile(values: Sequence[float], p: float) -> float | None:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
+def type_search(term: Term) -> dict[str, list[float]]:
+    """Every query typed into the open search screen a character at a time (at most one
+    every 150 ms), the box emptied after each: each key's time (ms) from writing it to the
+    end of the first frame holding the results, by class of query."""
+    typed: dict[str, list[float]] = {}
+    for category, queries in QUERIES.items():
+        times = typed.setdefault(category, [])
+        for query in queries:
+            for ch in query:
+                since = term.size
+                t0 = time.perf_counter()
+                term.write(ch.encode())
+                t = term.first_frame(since, RESULTS, 3.0)
+                if t is not None:
+                    times.append((t - t0) * 1000)
+                time.sleep(max(0.0, t0 + 0.15 - time.perf_counter()))
+                term.quiet(0.05, 2.0)
+            since = term.size
+            term.write(b"\x15")  # ctrl+u: the box emptied
+            term.first_frame(since, RESULTS, 3.0)
+            term.idle(0.2, 10)
+    return typed
+
+
 def app_keys(root: Path, env: dict[str, str], keys: int) -> dict[str, Any]:
     """The sessions list and search keystrokes in one app; see the module's docstring."""
     term = Term([str(BIN), "--root", str(root)], env)
@@ -290,24 +314,7 @@ def app_keys(root: Path, env: dict[str, str], keys: int) -> dict[str, Any]:
         if term.first_frame(since, RESULTS, 300) is None:
             raise RuntimeError("search showed no results")
         term.idle(0.5)
-        typed: dict[str, list[float]] = {}
-        for category, queries in QUERIES.items():
-            times = typed.setdefault(category, [])
-            for query in queries:
-                for ch in query:
-                    since = term.size
-                    t0 = time.perf_counter()
-                    term.write(ch.encode())
-                    t = term.first_frame(since, RESULTS, 3.0)
-                    if t is not None:
-                        times.append((t - t0) * 1000)
-                    time.sleep(max(0.0, t0 + 0.15 - time.perf_counter()))
-                    term.quiet(0.05, 2.0)
-                since = term.size
-                term.write(b"\x15")  # ctrl+u: the box emptied
-                term.first_frame(since, RESULTS, 3.0)
-                term.idle(0.2, 10)
-        out["search_ms"] = typed
+        out["search_ms"] = type_search(term)
         out["rss_mb_after_search"] = status_kb(term.proc.pid, "VmHWM") / 1024
     finally:
         term.close()

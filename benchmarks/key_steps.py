@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ if __package__ in (None, ""):  # run as a file: the child, with the code under t
     CHILD = True
 else:
     CHILD = False
-    from benchmarks.feel import DATE, QUERIES, RESULTS, Term, env_for, percentile
+    from benchmarks.feel import DATE, RESULTS, Term, env_for, percentile, span, type_search
 
 STEPS = [
     ("to_thread", "key read → search thread"),
@@ -149,20 +148,7 @@ def type_queries(root: Path, env: dict[str, str], out: Path) -> list[float]:
         if term.first_frame(since, RESULTS, 300) is None:
             raise RuntimeError("search showed no results")
         term.idle(0.5)
-        for query in [q for qs in QUERIES.values() for q in qs]:
-            for ch in query:
-                since = term.size
-                t0 = time.perf_counter()
-                term.write(ch.encode())
-                t = term.first_frame(since, RESULTS, 3.0)
-                if t is not None:
-                    outside.append((t - t0) * 1000)
-                time.sleep(max(0.0, t0 + 0.15 - time.perf_counter()))
-                term.quiet(0.05, 2.0)
-            since = term.size
-            term.write(b"\x15")  # ctrl+u: the box emptied
-            term.first_frame(since, RESULTS, 3.0)
-            term.idle(0.2, 10)
+        outside = [ms for times in type_search(term).values() for ms in times]
         term.write(b"\x1b")
         term.idle(0.3, 10)
         term.write(b"q")
@@ -249,13 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for n in names:
             got = figures[n].get(key, [])
-            for i in (0, 1):
-                vals = [x[i] for x in got]
-                cells.append(
-                    "—"
-                    if not vals
-                    else f"{statistics.median(vals):.1f} ({min(vals):.1f}–{max(vals):.1f})"
-                )
+            cells += [span([x[i] for x in got], "{:.1f}") for i in (0, 1)]
         print(f"| {label} | " + " | ".join(cells) + " |")
     return 0
 
