@@ -883,8 +883,21 @@ class _ZTexts(Sequence[str]):
 
     def check_cjk(self) -> None:
         """Check all of the CJK text now (a few milliseconds at 10,000 reports), not at the
-        first keystrokes that read it."""
-        self._check_chunks(range(len(self.cjk_ok)))
+        first keystrokes that read it.
+
+        The pages are let go once checked, 4 MB at a time: they stay in the system's file
+        cache, but not in the process's memory (30 MB at 30,000 reports), so the check
+        adds nothing to the app's footprint; a search that reads them maps them again."""
+        drop = getattr(mmap, "MADV_DONTNEED", None)
+        count, step = len(self.cjk_ok), 64  # 4 MB at a time
+        for first in range(0, count, step):
+            self._check_chunks(range(first, min(count, first + step)))
+            if drop is not None:
+                start = self.cjk_base + first * CHUNK
+                start -= start % mmap.PAGESIZE
+                end = self.cjk_base + min(len(self.cjk), (first + step) * CHUNK)
+                with contextlib.suppress(OSError, ValueError):
+                    self.mm.madvise(drop, start, end - start)
 
     def _cjk_holding(self, ids: list[int], key: bytes) -> list[int]:
         """The ids whose CJK runs hold ``key``, found in the mapped file itself."""
