@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import contains, getitem
-from typing import Any
+from typing import Any, TypeVar
 
 from store.search.query import Query
 from store.search.segment import IntSeq, Segment
@@ -41,6 +41,7 @@ MIDWORD_BUDGET = 200_000
 #: three of each kind, none larger than this.
 KEPT = 3
 KEPT_SIZE = 30_000
+K = TypeVar("K", set[int], set[int] | None)
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
 
@@ -372,13 +373,13 @@ def _midword(seg: Segment, word: str) -> set[int] | None:
     return got
 
 
-def _kept(cache: dict[str, set[int] | None], key: str) -> set[int] | None:
+def _kept(cache: dict[str, K], key: str) -> K:
     """The answer kept for ``key``, now the last one to go."""
     got = cache[key] = cache.pop(key)
     return got
 
 
-def _keep(cache: dict[str, set[int] | None], key: str, ids: set[int] | None) -> None:
+def _keep(cache: dict[str, K], key: str, ids: K) -> None:
     """Keep ``ids`` for ``key`` among the last few answers (sets not too large): the
     oldest one goes."""
     if ids is not None and len(ids) > KEPT_SIZE:
@@ -673,9 +674,7 @@ def _close_ids(seg: Segment, term: str) -> set[int]:
     the last few are kept, as the other words of the query are typed)."""
     cache = seg._close_cache
     if term in cache:
-        got = _kept(cache, term)
-        if got is not None:
-            return got
+        return _kept(cache, term)
     got = seg.words_ids(_positions(seg, fuzzy_words(seg, term)))
     _keep(cache, term, got)
     return got

@@ -135,7 +135,7 @@ class Segment:
     """Tokens holding a needle inside them, lately looked for, with the limit asked for."""
     _fuzzy_cache: dict[str, list[str]] = field(default_factory=dict, repr=False)
     """Close words of the typo'd terms looked up lately (a query is retyped a key at a time)."""
-    _close_cache: dict[str, set[int] | None] = field(default_factory=dict, repr=False)
+    _close_cache: dict[str, set[int]] = field(default_factory=dict, repr=False)
     """Records holding a close word of a typo'd term, for the terms looked up lately: the
     typo'd word of a query stays as the next one is typed, key after key."""
     _inside_cache: dict[str, set[int] | None] = field(default_factory=dict, repr=False)

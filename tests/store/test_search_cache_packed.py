@@ -4,6 +4,7 @@ zlib blocks of byte planes) answer as the index that was built."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,20 @@ QUERIES = ["jwt", "rotation", "test", "t", "co", "config erro", "タイム", "�
            "kind:lesson a", "\"rate limit\"", "confgi", "kpt-2026", "失敗 テスト", "テスト jwt",
            "\"鍵\"", "認証 -jwt", "jwt -rotation", "토큰 갱신", "ローテーション", "鍵ローテ",
            "rotaton k", "\"kid\" rotaton", "ci で", "rate limit"]  # fmt: skip
+
+
+def corrupt(path: Path, section: str, every: int | None = None) -> str:
+    """Flip bytes of a section of the cache file (every ``every``-th one, or the one in
+    its middle); the section's code."""
+    data = bytearray(path.read_bytes())
+    hlen = int.from_bytes(data[16:24], "little")
+    header = json.loads(data[24 : 24 + hlen])
+    base = 24 + hlen + ((-(24 + hlen)) % 8)
+    off, length, code, _crc = header["sections"][section]
+    for k in range(0, length, every) if every else [length // 2]:
+        data[base + off + k] ^= 0x55
+    path.write_bytes(bytes(data))
+    return str(code)
 
 
 @pytest.mark.parametrize("big", [True, False])  # four byte planes, or three
@@ -80,20 +95,9 @@ def test_a_packed_cache_answers_as_the_built_index(
 
 
 def test_a_corrupt_block_of_ids_is_caught_when_read(demo_root: Path) -> None:
-    import json
-
     ws = Workspace(demo_root)
     open_index(ws, parallel=False)
-    path = ws.state_dir / BIN_NAME
-    data = bytearray(path.read_bytes())
-    hlen = int.from_bytes(data[16:24], "little")
-    header = json.loads(data[24 : 24 + hlen])
-    base = 24 + hlen + ((-(24 + hlen)) % 8)
-    off, length, code, _crc = header["sections"]["postings"]
-    assert code == "zraw"
-    for k in range(0, length, 97):
-        data[base + off + k] ^= 0x55
-    path.write_bytes(bytes(data))
+    assert corrupt(ws.state_dir / BIN_NAME, "postings", 97) == "zraw"
     index, stats = open_index(ws, parallel=False)
     assert stats["rebuilt"] == 0  # lazy: seen when read
     with pytest.raises(CacheError):
@@ -105,8 +109,6 @@ def test_a_corrupt_block_of_ids_is_caught_when_read(demo_root: Path) -> None:
 def test_a_corrupt_text_is_caught_when_read_and_the_index_rebuilt(
     demo_root: Path, section: str, query: str
 ) -> None:
-    import json
-
     from store.index.workspace_index import WorkspaceIndex
     from store.search.facade import WorkspaceSearch
 
@@ -114,15 +116,7 @@ def test_a_corrupt_text_is_caught_when_read_and_the_index_rebuilt(
     fresh, _ = open_index(ws, parallel=False)
     expected = [h.as_json() for h in fresh.search(query, 20).hits]
     assert expected
-    path = ws.state_dir / BIN_NAME
-    data = bytearray(path.read_bytes())
-    hlen = int.from_bytes(data[16:24], "little")
-    header = json.loads(data[24 : 24 + hlen])
-    base = 24 + hlen + ((-(24 + hlen)) % 8)
-    off, length, _code, _crc = header["sections"][section]
-    for k in range(0, length, 7):
-        data[base + off + k] ^= 0x55
-    path.write_bytes(bytes(data))
+    corrupt(ws.state_dir / BIN_NAME, section, 7)
     index, stats = open_index(ws, parallel=False)
     assert stats["rebuilt"] == 0  # lazy: seen when read
     with pytest.raises(CacheError):
@@ -140,8 +134,6 @@ def test_the_cjk_text_is_checked_when_the_index_is_warmed_not_at_the_first_keys(
     """The search screen warms the index in its thread: the CJK text's checksums are
     checked there, so the first Japanese or Korean keystrokes do not pay for it, and a
     corrupt chunk makes the index be built again before any key is typed."""
-    import json
-
     from store.index.workspace_index import WorkspaceIndex
     from store.search.facade import WorkspaceSearch
 
@@ -154,14 +146,7 @@ def test_the_cjk_text_is_checked_when_the_index_is_warmed_not_at_the_first_keys(
     assert not any(texts.cjk_ok)
     index.warm()
     assert all(texts.cjk_ok)
-    path = ws.state_dir / BIN_NAME
-    data = bytearray(path.read_bytes())
-    hlen = int.from_bytes(data[16:24], "little")
-    header = json.loads(data[24 : 24 + hlen])
-    base = 24 + hlen + ((-(24 + hlen)) % 8)
-    off, length, _code, _crc = header["sections"]["cjk"]
-    data[base + off + length // 2] ^= 0x55
-    path.write_bytes(bytes(data))
+    corrupt(ws.state_dir / BIN_NAME, "cjk")
     with pytest.raises(CacheError):
         open_index(ws, parallel=False)[0].warm()
     wi = WorkspaceIndex(ws)
