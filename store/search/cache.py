@@ -921,6 +921,18 @@ class _ZTexts(Sequence[str]):
         )
         return list(itertools.compress(ids, map(operator.ge, found, repeat(0))))
 
+    def holds(self, i: int, needle: str) -> bool:
+        """Whether text ``i`` holds ``needle`` (:meth:`holding` for many ids at once)."""
+        if not is_cjk(needle):
+            return needle.encode("utf-8", "surrogatepass") in self.raw([i])[0]
+        off = self.cjk_offsets
+        if not 0 <= i < len(off) - 1:
+            raise CacheError("a CJK text out of bounds")
+        start, end = off[i], off[i + 1]
+        self._check_chunks(range(start // CHUNK, end // CHUNK + 1))
+        key = needle.encode("utf-8", "surrogatepass")
+        return self.mm.find(key, self.cjk_base + start, self.cjk_base + end) >= 0
+
     def holding(self, ids: list[int], needle: str) -> list[int]:
         """The ids whose text holds ``needle``."""
         key = needle.encode("utf-8", "surrogatepass")

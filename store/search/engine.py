@@ -32,6 +32,8 @@ from store.search.match import (
     TextMatcher,
     Tiers,
     evaluate,
+    holding,
+    holds,
 )
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
@@ -114,6 +116,9 @@ class SearchResult:
     error: QueryError | None = None
     elapsed: float = 0.0
     text: str = ""
+    counted: bool = True
+    """False when the count was left for later (``search(..., count=False)``): the same
+    query searched with ``count=True`` gives the same hits and the exact count."""
 
 
 @dataclass
@@ -319,9 +324,12 @@ class SearchIndex:
         *,
         ledger: LedgerLike | Callable[[], LedgerLike] | None = None,
         spans: bool = True,
+        count: bool = True,
     ) -> SearchResult:
         """The best ``limit`` hits for ``text`` (a :class:`SearchResult` with ``error`` set
-        when the query is malformed)."""
+        when the query is malformed). With ``count`` False, work that only the count needs
+        may be left out: the same hits, the count an estimate (``counted`` False) — for a
+        query being typed, counted once the typing pauses."""
         t0 = time.perf_counter()
         raw = text if isinstance(text, str) else text.text
         try:
@@ -335,7 +343,7 @@ class SearchIndex:
                 return SearchResult(q, error=exc, text=raw)
             matcher = TextMatcher(q)
             previous = self._narrowed(q)
-            tiers = evaluate(self.main, q, matcher, allowed, limit, previous)
+            tiers = evaluate(self.main, q, matcher, allowed, limit, previous, count)
             deltas = self._delta_matches(q, matcher, tiers, ledger)
             hits, dropped = self._assemble(q, tiers, deltas, allowed, limit, spans)
             # what the walk checked and dropped, in a tier it walked to the end, is known
@@ -354,6 +362,7 @@ class SearchIndex:
             tiers.exact,
             elapsed=time.perf_counter() - t0,
             text=raw,
+            counted=not tiers.counted_later,
         )
 
     def _narrowed(self, q: Query) -> tuple[Query, set[int], set[int] | None] | None:
@@ -537,6 +546,7 @@ class SearchIndex:
                 break  # a lower tier cannot reach the first ``limit`` hits
             ordered: Any = sorted(ids) if isinstance(ids, (set, frozenset)) else ids
             minus = _membership(tiers.minus[tier])
+            held = tiers.held if tier == PHRASE else ""
             got = tier_dropped = 0
             i, n = 0, len(ordered)
             budget = 20_000  # ids looked at in this tier (skipped ones included)
@@ -553,6 +563,10 @@ class SearchIndex:
                     or (minus is not None and rid in minus)
                     or (tiers.unfiltered is not None and not tiers.unfiltered.ok(rid))
                 ):
+                    i += 1
+                    continue
+                if held and not holds(seg.texts, rid, held):
+                    tier_dropped += 1
                     i += 1
                     continue
                 actual = tier
@@ -595,7 +609,7 @@ class SearchIndex:
                 anchor = ref if isinstance(ref, int) else seg.first_of_gist(ref.gist)
                 if anchor is not None:
                     if counter is None:
-                        counter = _Counter(tiers, self.tomb, allowed)
+                        counter = _Counter(tiers, self.tomb, allowed, seg.texts)
                     count += self._count_group(counter, anchor)
             hits.append(self._hit(q, tier, -neg_bonus, ref, max(1, count), fuzzy, spans))
             if len(hits) >= limit:
@@ -696,7 +710,11 @@ class SearchIndex:
 class _Counter:
     """Counts the matching records in a span of rank order (a group), across the tiers."""
 
-    def __init__(self, tiers: Tiers, tomb: set[int], allowed: Allowed | None) -> None:
+    def __init__(
+        self, tiers: Tiers, tomb: set[int], allowed: Allowed | None, texts: Any = None
+    ) -> None:
+        #: the exact tier's ids, still to be checked to hold ``tiers.held`` (see Tiers.held)
+        self.held = (tiers.held, tiers.lists[PHRASE], texts) if tiers.held else None
         self.sets: list[Any] = []
         self.arrays: list[Any] = []
         for ids, minus in zip(tiers.lists, tiers.minus, strict=True):
@@ -719,6 +737,10 @@ class _Counter:
 
     def count(self, first: int, end: int) -> int:
         span = range(first, end)
+        if self.held is not None:  # the one tier, a superset: the group's ids are checked
+            needle, ids, texts = self.held
+            live = [r for r in sorted(ids.intersection(span)) if self._live(r)]
+            return len(holding(live, texts, needle))
         if self.allowed is not None or self.tomb:
             return sum(1 for r in span if self._has(r))
         n = 0
@@ -734,8 +756,11 @@ class _Counter:
             n += bisect.bisect_left(arr, end) - bisect.bisect_left(arr, first)
         return n
 
+    def _live(self, r: int) -> bool:
+        return r not in self.tomb and (self.allowed is None or self.allowed.ok(r))
+
     def _has(self, r: int) -> bool:
-        if r in self.tomb or (self.allowed is not None and not self.allowed.ok(r)):
+        if not self._live(r):
             return False
         if any(r in ids for ids in self.sets):
             return True

@@ -198,18 +198,19 @@ class WorkspaceSearch:
             self._saved = time.monotonic()
             return True
 
-    def search(self, text: str | Query, limit: int = 100) -> SearchResult:
+    def search(self, text: str | Query, limit: int = 100, *, count: bool = True) -> SearchResult:
+        """See :meth:`SearchIndex.search` (``count`` False: a query being typed)."""
         index = self.index
         if index is None:
             return SearchResult(None, text=text if isinstance(text, str) else text.text)
         try:
-            return index.search(text, limit, ledger=self.wi.ledger)
+            return index.search(text, limit, ledger=self.wi.ledger, count=count)
         except CacheError:
             # a part of the cache file read only now failed its check: build it again
             with self._lock:
                 if self.index is index:  # in memory: a file that fails again is not read
                     self._build(save=False)
-            return self.search(text, limit)
+            return self.search(text, limit, count=count)
 
 
 _HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()

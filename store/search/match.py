@@ -44,6 +44,8 @@ KEPT_SIZE = 30_000
 K = TypeVar("K", set[int], set[int] | None)
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
+#: A tier of at most this many ids is checked at once, even while typing (see Tiers.held).
+CHECK_AT_ONCE = 512
 
 
 def fuzzy_distance(term: str) -> int:
@@ -151,6 +153,13 @@ class Tiers:
     """False when walked ids still need the text check (unverified superset)."""
     fuzzy_checked: bool = True
     """False when the fuzzy tier's ids still need it (a word just begun was left out)."""
+    held: str = ""
+    """A string each id of the exact tier may lack, the one tier then (a set: a CJK term's
+    records found by its character pairs): the ids the ranking walks, and those of the
+    groups shown, are checked to hold it; the count is an estimate."""
+    counted_later: bool = False
+    """True when the count was left for later (``count=False``): the hits are those of a
+    full search, the count an estimate."""
     unfiltered: Allowed | None = None
     """Filters still to apply while walking (a huge precomputed prefix array)."""
     fuzzy_words: dict[str, list[str]] = field(default_factory=dict)
@@ -240,10 +249,12 @@ def evaluate(
     allowed: Allowed | None,
     need: int,
     previous: tuple[Query, set[int], set[int] | None] | None = None,
+    count: bool = True,
 ) -> Tiers:
     """The tiers of ``seg`` for ``q``. ``previous`` is the last query and its matches when
     the new query extends it: the new matches are among them, and only the words that
-    changed need looking up."""
+    changed need looking up. With ``count`` False, work that only the count needs is left
+    out (the same hits; the count an estimate, :attr:`Tiers.counted_later`)."""
     terms = analyse(seg, q)
     if not terms:
         if q.terms:  # only punctuation typed: nothing can match
@@ -253,7 +264,7 @@ def evaluate(
     if len(terms) == 1 and terms[0].kind in ("word", "compound") and plain:
         tiers = _one_word(seg, terms[0].text, allowed)
     elif len(terms) == 1 and terms[0].kind == "cjk" and plain:
-        tiers = _one_cjk(seg, terms[0].text, allowed)
+        tiers = _one_cjk(seg, terms[0].text, allowed, count)
     elif plain and all(t.kind in ("word", "compound") for t in terms):
         tiers = _words(seg, q, terms, matcher, allowed, previous, need)
     else:
@@ -290,6 +301,14 @@ def holding(ids: Iterable[int], texts: Any, needle: str) -> list[int]:
     return list(compress(ids, map(contains, map(texts.__getitem__, ids), repeat(needle))))
 
 
+def holds(texts: Any, rid: int, needle: str) -> bool:
+    """Whether the text of ``rid`` holds ``needle`` (:func:`holding` for one id)."""
+    find = getattr(texts, "holds", None)
+    if find is not None:
+        return bool(find(rid, needle))
+    return needle in texts[rid]
+
+
 def holding_texts(ids: Iterable[int], texts: Any, needles: Sequence[str]) -> list[tuple[int, str]]:
     """(id, text) of the ids whose text holds every needle, each text read once."""
     ids = ids if isinstance(ids, list) else list(ids)
@@ -305,7 +324,7 @@ def holding_texts(ids: Iterable[int], texts: Any, needles: Sequence[str]) -> lis
     return list(zip(ids, values, strict=True))
 
 
-def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
+def _one_cjk(seg: Segment, term: str, allowed: Allowed | None, count: bool = True) -> Tiers:
     """A single CJK term: every record holding it, as written, is an exact match."""
     t = Tiers()
     if len(term) <= 2:  # a character or a pair: indexed as such
@@ -316,10 +335,13 @@ def _one_cjk(seg: Segment, term: str, allowed: Allowed | None) -> Tiers:
         cands = superset(seg, Term(term, "cjk"))
         if allowed is not None and allowed.mask is not None:
             cands = allowed.keep(cands)
-        if len(cands) > VERIFY_MAX:
+        if len(cands) > VERIFY_MAX or (not count and len(cands) > CHECK_AT_ONCE):
             # records holding each pair of the term, almost always the term itself: the
-            # ones shown are checked; the count is an estimate
-            t.checked = t.exact = False
+            # ones the ranking walks are checked; the count is an estimate (while typing,
+            # reading thousands of texts would be for the count alone)
+            t.held = term
+            t.exact = False
+            t.counted_later = len(cands) <= VERIFY_MAX
             ids = cands
         else:
             ids = set(holding(sorted(cands), seg.texts, term))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from store.search import cache, segment
+from store.search import cache, match, segment
 from store.search.cache import BIN_NAME, CacheError, _pack_ids, _PackedIds, open_index
 from store.workspace import Workspace
 
@@ -65,6 +65,7 @@ def test_a_packed_cache_answers_as_the_built_index(
     monkeypatch.setattr(cache, "KEEP_BLOCKS", 2)
     monkeypatch.setattr(cache, "CHUNK", 64)  # CJK runs longer than a chunk of them
     monkeypatch.setattr(segment, "HEAVY", 3)
+    monkeypatch.setattr(match, "CHECK_AT_ONCE", 0)  # while typing, every CJK term is held
     ws = Workspace(demo_root)
     built, stats = open_index(ws, parallel=False)
     assert stats["rebuilt"] == 1 and len(built.main.heavy) > 5
@@ -77,12 +78,15 @@ def test_a_packed_cache_answers_as_the_built_index(
             assert [h.as_json() for h in got.hits] == [h.as_json() for h in want.hits], q[:n]
             assert [h.snippet_spans for h in got.hits] == [h.snippet_spans for h in want.hits]
             assert (got.total, got.exact) == (want.total, want.exact), q[:n]
+            typing = cached.search(q[:n], 50, count=False)  # CJK terms checked on the walk
+            assert [h.as_json() for h in typing.hits] == [h.as_json() for h in want.hits], q[:n]
     texts: Any = cached.main.texts  # the cache's own: holding, holding_texts
     assert list(texts) == list(built.main.texts) and texts[-1] == built.main.texts[-1]
     every = list(range(len(texts)))
     for needle in ("鍵", "ローテ", "jwt", "rate limit", "認証の", "토큰", "kid 포함", "\n"):
         want_ids = [i for i in every if needle in built.main.texts[i]]
         assert texts.holding(every, needle) == want_ids, needle
+        assert [i for i in every if texts.holds(i, needle)] == want_ids, needle
         pairs = texts.holding_texts(every, [needle, "a"])
         assert [i for i, _t in pairs] == [i for i in want_ids if "a" in built.main.texts[i]]
         assert all(t == built.main.texts[i] for i, t in pairs)

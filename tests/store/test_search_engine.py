@@ -516,3 +516,60 @@ def test_answers_typed_a_key_at_a_time_are_those_of_a_fresh_index() -> None:
                 (h.id, h.tier, h.count) for h in fresh.hits
             ], query[:n]
             assert (got.total, got.exact) == (fresh.total, fresh.exact), query[:n]
+
+
+@pytest.mark.parametrize("query", ["実デー", "実データ", "実デモ", "データで確認", "実デ"])
+@pytest.mark.parametrize("filters", ["", " project:api", " -project:api"])
+def test_typing_leaves_the_count_for_later_with_the_hits_of_a_full_search(
+    query: str, filters: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a CJK term is typed, the records its character pairs find are checked only as
+    the ranking walks them: the hits (their order, counts, highlights) are those of a full
+    search, the count an estimate until it is asked for."""
+    import store.search.match as match
+
+    monkeypatch.setattr(match, "CHECK_AT_ONCE", 8)
+    records = []
+    for i in range(120):  # holding the term; a third of them three times (one hit, ×3)
+        for copy in range(3 if i % 3 == 0 else 1):
+            records.append(
+                rec(
+                    "lesson",
+                    f"t{i}-{copy}",
+                    f"実データで確認 {i}",
+                    date=f"2026-01-{1 + i % 28:02}",
+                    project="api" if i % 2 else "web",
+                    gist=f"g{i}",
+                )
+            )
+    for i in range(150):  # its pairs, not the term: found by the pairs, dropped when checked;
+        # recurring and recent (ranked first), some in the groups of records holding the term
+        for copy in range(4):
+            records.append(
+                rec(
+                    "lesson",
+                    f"p{i}-{copy}",
+                    f"実デモとデータ {i}",
+                    date="2026-03-01",
+                    project="api" if i % 4 else "web",
+                    gist=f"g{i}" if i % 5 == 0 else f"p{i}",
+                )
+            )
+    index = build(*records)
+    index.update_file(records[0].path, (2, 2), [])  # a tombstone among them
+    typed = index.search(query + filters, 20, count=False)
+    full = index.search(query + filters, 20)
+    assert typed.error is None and full.error is None
+    assert [(h.id, h.count, h.tier, h.title_spans) for h in typed.hits] == [
+        (h.id, h.count, h.tier, h.title_spans) for h in full.hits
+    ]
+    assert typed.hits == full.hits
+    if len(query) > 2:  # longer than a pair: the pairs find more than the term
+        assert not typed.counted and not typed.exact
+        assert full.counted and full.exact
+
+    def kept(r: SearchRecord) -> bool:
+        return not filters or (r.project == "api") == ("-" not in filters)
+
+    live = [r for rs in index.live_records().values() for r in rs]
+    assert full.total == len([r for r in live if query in r.title and kept(r)])
