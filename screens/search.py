@@ -4,9 +4,13 @@ The query box never waits for the index: every change is handed to one long-live
 thread, which always takes the newest query (the ones typed in between are skipped) and
 posts its answer back; an answer for an older query than the box now holds is dropped.
 Drawing waits for the answer (at most ``HOLD``), so a key and its results are one frame.
+While a query is typed, work that only its count needs may wait (a CJK term's records are
+read only as far as the best hits need): the count says "about" until the typing pauses.
 The list shows the best hits (near-identical learnings as one line with a count), the
-matched characters highlighted; the pane beside it shows the highlighted record whole,
-literally. Enter opens it where it lives: a KPT item or report in its session, a summary
+matched characters highlighted; the pane beside the box and the list shows the highlighted
+record whole, literally, drawn when the typing pauses (a key's frame is the box, the count
+and the list alone, and Textual renders every widget across the rectangle of what
+changed). Enter opens it where it lives: a KPT item or report in its session, a summary
 or lesson on its session's tab, a knowledge-base document in the knowledge base, a
 proposal in the inbox, anything else in the file view.
 
@@ -34,7 +38,7 @@ from typing import ClassVar, Self
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.geometry import Region
 from textual.screen import Screen
@@ -145,7 +149,8 @@ class SearchScreen(Screen[None]):
         #search-status { height: 1; padding: 0 2; color: $text-muted; }
         #search-status.-error { color: $error; text-style: bold; }
         #search-panes { height: 1fr; }
-        #search-results { width: 7fr; }
+        #search-list { width: 7fr; }
+        #search-results { height: 1fr; }
         #search-preview-scroll { width: 3fr; border-left: vkey $panel; padding: 0 1; }
     }
     """
@@ -166,7 +171,10 @@ class SearchScreen(Screen[None]):
         self.initial = query
         self.hits: dict[str, Hit] = {}
         self.result: SearchResult | None = None
-        self._pending: str | None = None
+        #: the query for the search thread, and whether to count its matches exactly
+        self._pending: tuple[str, bool] | None = None
+        #: the number of the query that counts the shown results' matches, once typing paused
+        self._counting = 0
         self._wake = threading.Event()
         self._seq = 0
         self._ready = False
@@ -183,10 +191,13 @@ class SearchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
-        yield Static(Content.styled("reading the search index…", "$text-muted"), id="search-status")
         with Horizontal(id="search-panes"):
-            yield ResultsTable(COLUMNS, id="search-results")
+            with Vertical(id="search-list"):
+                yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
+                yield Static(
+                    Content.styled("reading the search index…", "$text-muted"), id="search-status"
+                )
+                yield ResultsTable(COLUMNS, id="search-results")
             with VerticalScroll(id="search-preview-scroll"):
                 yield Static(id="search-preview")
         yield Footer()
@@ -196,7 +207,7 @@ class SearchScreen(Screen[None]):
         box.focus()
         # called as the value changes (typed, cut, or set), before the box is drawn again
         self.watch(box, "value", self._query_typed, init=False)
-        self._pending = self.initial
+        self._pending = (self.initial, True)
         self.search_loop()
         self.prepare()
 
@@ -213,8 +224,9 @@ class SearchScreen(Screen[None]):
     def _query_typed(self, value: str) -> None:
         """Hand the new query to the search thread at once (not a message later: Textual's
         ``Input.Changed`` takes a few hops to come back here), and hold drawing until its
-        results are shown (at most ``HOLD``)."""
-        self.submit(value)
+        results are shown (at most ``HOLD``). While typing, what only the count needs waits
+        (the count says "about"); it is counted when the typing pauses."""
+        self.submit(value, count=False)
         if self._preview_timer is not None:
             self.preview_later()  # still typing: the preview waits
         self._collection.hold()
@@ -278,11 +290,12 @@ class SearchScreen(Screen[None]):
 
     # -- searching ---------------------------------------------------------------
 
-    def submit(self, text: str) -> None:
-        """Hand ``text`` to the search thread (it takes only the newest)."""
+    def submit(self, text: str, count: bool = True) -> int:
+        """Hand ``text`` to the search thread (it takes only the newest); its number."""
         self._seq += 1
-        self._pending = text
+        self._pending = (text, count)
         self._wake.set()
+        return self._seq
 
     def rerun(self) -> None:
         self.submit(self.query_one("#search-input", Input).value)
@@ -296,11 +309,11 @@ class SearchScreen(Screen[None]):
             self._wake.clear()
             if not self._ready or self._pending is None:
                 continue
-            seq, text = self._seq, self._pending
+            seq, (text, count) = self._seq, self._pending
             query = self._with_evidence(text)
             if query is None:
                 continue  # the evidence is being checked: searched again when it is in
-            result = self.search.search(query, LIMIT)
+            result = self.search.search(query, LIMIT, count=count)
             if worker.is_cancelled:
                 return
             self.app.call_from_thread(self.show_results, seq, result)
@@ -351,9 +364,23 @@ class SearchScreen(Screen[None]):
         if seq != self._seq:
             return  # an answer to a query the box no longer holds
         try:
-            self._show_results(result)
+            if seq == self._counting and self._same_hits(result):
+                self._show_count(result)  # the count of the results shown
+            else:
+                self._show_results(result)
         finally:
+            self._hand_over_refreshes()
             self._release()
+
+    def _hand_over_refreshes(self) -> None:
+        """Hand the screen the list's and the count's repaints now, before drawing is let
+        go: a widget tells its screen that it needs drawing only once its own queue is
+        idle, and the screen draws at its next tick — often before that, when the key's
+        echo is already waiting (the key's frame would show the box alone, and its results
+        a frame period later). Textual's own idle check, called early; it does nothing
+        for a widget with nothing to draw."""
+        for widget in (self.query_one("#search-status"), self.query_one("#search-results")):
+            widget._check_refresh()
 
     def _show_results(self, result: SearchResult) -> None:
         status = self.query_one("#search-status", Static)
@@ -367,6 +394,21 @@ class SearchScreen(Screen[None]):
         hits = self.hits = {hit_key(h): h for h in result.hits}
         # only the rows in sight are made (of the 50, about 30 on a screen)
         table.set_rows(LazyRows(list(hits), lambda key: self.row(hits[key])[1]))
+        self._show_count(result)
+        self.preview_later()
+
+    def _same_hits(self, result: SearchResult) -> bool:
+        last = self.result
+        return (
+            result.error is None
+            and last is not None
+            and last.text == result.text
+            and [hit_key(h) for h in result.hits] == list(self.hits)
+        )
+
+    def _show_count(self, result: SearchResult) -> None:
+        self.result = result
+        status = self.query_one("#search-status", Static)
         about = "" if result.exact else "about "
         if result.query is None or not result.query.has_text:
             what = "most recurring first"
@@ -382,7 +424,6 @@ class SearchScreen(Screen[None]):
                 ),
             ),
         )
-        self.preview_later()
 
     def row(self, hit: Hit) -> Row:
         """A hit's line: only its title is made for each query; the other cells are the
@@ -441,8 +482,11 @@ class SearchScreen(Screen[None]):
         self._preview_timer = self.set_timer(PREVIEW_PAUSE, self._preview_now)
 
     def _preview_now(self) -> None:
+        """The typing paused: the preview drawn, and the matches counted if they were not."""
         self._preview_timer = None
         self.show_preview(self.query_one("#search-results", VirtualTable).cursor_key)
+        if self.result is not None and not self.result.counted:
+            self._counting = self.submit(self.result.text)
 
     def show_preview(self, key: str | None) -> None:
         preview = self.query_one("#search-preview", Static)

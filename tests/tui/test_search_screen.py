@@ -15,7 +15,7 @@ from textual.widgets import Input, Static, TabbedContent
 from screens.inbox import InboxScreen
 from screens.knowledge import KnowledgeScreen
 from screens.problems import ProblemsScreen
-from screens.search import SearchScreen
+from screens.search import SearchScreen, hit_key
 from screens.session import SessionScreen
 from screens.widgets.virtual_table import VirtualTable
 from store.search.facade import WorkspaceSearch
@@ -69,10 +69,10 @@ async def test_typing_stays_responsive_while_a_slow_search_runs(
     calls: list[str] = []
     real = WorkspaceSearch.search
 
-    def slow(self: WorkspaceSearch, text: Any, limit: int = 100) -> Any:
+    def slow(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
         calls.append(str(text))
         time.sleep(0.4)  # a search that takes far longer than a keystroke
-        return real(self, text, limit)
+        return real(self, text, limit, **kw)
 
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -310,9 +310,9 @@ async def test_no_cycle_collection_in_a_keystrokes_frame_until_the_typing_pauses
     while_typing: list[bool] = []
     real = WorkspaceSearch.search
 
-    def recording(self: WorkspaceSearch, text: Any, limit: int = 100) -> Any:
+    def recording(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
         while_typing.append(gc.isenabled())
-        return real(self, text, limit)
+        return real(self, text, limit, **kw)
 
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -329,3 +329,76 @@ async def test_no_cycle_collection_in_a_keystrokes_frame_until_the_typing_pauses
         await pilot.press("escape")  # the screen left: on at once
         await until(pilot, lambda: app.screen is not screen)
         assert gc.isenabled()
+
+
+async def test_a_keys_frame_shows_its_results_not_the_box_alone(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each frame that shows a new query in the box shows that query's results too: the
+    list and the count are handed to the screen before drawing is let go, not a frame
+    later (Textual hears of a widget's repaint only when that widget's queue is idle)."""
+    import screens.search as search_screen
+
+    monkeypatch.setattr(search_screen, "HOLD", 5.0)  # a slow machine: the hold never runs out
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_search(pilot)
+        box = screen.query_one("#search-input", Input)
+        frames: list[tuple[str, set[str]]] = []
+        real = screen._compositor_refresh
+
+        def recording() -> None:
+            frames.append((box.value, {w.id or "" for w in screen._dirty_widgets}))
+            real()
+
+        monkeypatch.setattr(screen, "_compositor_refresh", recording)
+        for query in ("jwks", "rotaton", "鍵ローテ"):
+            box.value = ""
+            await until(pilot, lambda: screen.result is not None and screen.result.text == "")
+            await pilot.pause()
+            for ch in query:
+                typed = box.value + ch
+                await pilot.press(ch)
+                await until(
+                    pilot, lambda t=typed: screen.result is not None and screen.result.text == t
+                )
+                await pilot.pause()
+        shown = ""
+        new_queries = 0
+        for value, dirty in frames:
+            if value != shown:  # the frame that first shows this query
+                new_queries += 1
+                assert {"search-results", "search-status"} <= dirty, (value, dirty)
+                shown = value
+        assert new_queries >= len("jwksrotaton鍵ローテ")
+
+
+async def test_while_typing_the_count_waits_for_a_pause(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CJK term's count reads the texts of every record holding its pairs: while typing
+    it says "about", the hits already those of a full search; when the typing pauses, the
+    matches are counted and only the count line changes."""
+    import store.search.match as match
+
+    monkeypatch.setattr(match, "CHECK_AT_ONCE", 0)  # the demo's few records, as if thousands
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        status = screen.query_one("#search-status", Static)
+        box = screen.query_one("#search-input", Input)
+        box.value = ""
+        await pilot.press(*"鍵ローテ")
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "鍵ローテ")
+        typed = screen.result
+        assert typed is not None and not typed.counted and typed.hits
+        assert str(status.render()).startswith("about ")
+        rows = table(screen)._rows
+        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
+        counted = screen.result
+        assert counted.text == "鍵ローテ" and counted.exact
+        assert str(status.render()).startswith(f"{counted.total} match")
+        assert table(screen)._rows is rows  # the same rows: not put in again
+        assert [hit_key(h) for h in counted.hits] == [hit_key(h) for h in typed.hits]
+        full = screen.search.search("鍵ローテ", 50)
+        assert counted.total == full.total and counted.hits == full.hits
