@@ -713,8 +713,12 @@ class _Counter:
     def __init__(
         self, tiers: Tiers, tomb: set[int], allowed: Allowed | None, texts: Any = None
     ) -> None:
-        #: the exact tier's ids, still to be checked to hold ``tiers.held`` (see Tiers.held)
-        self.held = (tiers.held, tiers.lists[PHRASE], texts) if tiers.held else None
+        #: the exact tier's ids, still to be checked to hold ``tiers.held`` when the count
+        #: was left for later (the hits, their counts included, are a full search's); a
+        #: tier too large to check is counted as it is, an estimate like its total
+        self.held = (
+            (tiers.held, tiers.lists[PHRASE], texts) if tiers.held and tiers.counted_later else None
+        )
         self.sets: list[Any] = []
         self.arrays: list[Any] = []
         for ids, minus in zip(tiers.lists, tiers.minus, strict=True):

@@ -45,7 +45,7 @@ K = TypeVar("K", set[int], set[int] | None)
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
 #: A tier of at most this many ids is checked at once, even while typing (see Tiers.held).
-CHECK_AT_ONCE = 512
+CHECK_AT_ONCE = 2_048
 
 
 def fuzzy_distance(term: str) -> int:
@@ -155,8 +155,9 @@ class Tiers:
     """False when the fuzzy tier's ids still need it (a word just begun was left out)."""
     held: str = ""
     """A string each id of the exact tier may lack, the one tier then (a set: a CJK term's
-    records found by its character pairs): the ids the ranking walks, and those of the
-    groups shown, are checked to hold it; the count is an estimate."""
+    records found by its character pairs): the ids the ranking walks are checked to hold
+    it (and, when the count was left for later, those of the groups shown); the count is an
+    estimate."""
     counted_later: bool = False
     """True when the count was left for later (``count=False``): the hits are those of a
     full search, the count an estimate."""
