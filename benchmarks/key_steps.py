@@ -84,9 +84,9 @@ def child(root: str, out: str) -> None:
 
         return stamp
 
-    def submit(original: Any, screen: Any, text: str) -> Any:
+    def submit(original: Any, screen: Any, text: str, *a: Any, **k: Any) -> Any:
         log.append(["submit", now(), now(), text])
-        return original(screen, text)
+        return original(screen, text, *a, **k)
 
     def table(original: Any, widget: Any, crop: Any) -> Any:
         t = now()

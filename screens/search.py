@@ -7,12 +7,10 @@ Drawing waits for the answer (at most ``HOLD``), so a key and its results are on
 While a query is typed, work that only its count needs may wait (a CJK term's records are
 read only as far as the best hits need): the count says "about" until the typing pauses.
 The list shows the best hits (near-identical learnings as one line with a count), the
-matched characters highlighted; the pane beside the box and the list shows the highlighted
-record whole, literally, drawn when the typing pauses (a key's frame is the box, the count
-and the list alone, and Textual renders every widget across the rectangle of what
-changed). Enter opens it where it lives: a KPT item or report in its session, a summary
-or lesson on its session's tab, a knowledge-base document in the knowledge base, a
-proposal in the inbox, anything else in the file view.
+matched characters highlighted; the pane beside it shows the highlighted record whole,
+literally, drawn when the typing pauses. Enter opens it where it lives: a KPT item or
+report in its session, a summary or lesson on its session's tab, a knowledge-base document
+in the knowledge base, a proposal in the inbox, anything else in the file view.
 
 The query language is :mod:`store.search.query`'s: words, ``"phrases"``, ``kind:``
 ``project:`` ``outcome:`` ``scope:`` ``category:`` ``status:`` ``tag:`` ``impact:``
@@ -38,7 +36,7 @@ from typing import ClassVar, Self
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.geometry import Region
 from textual.screen import Screen
@@ -149,8 +147,7 @@ class SearchScreen(Screen[None]):
         #search-status { height: 1; padding: 0 2; color: $text-muted; }
         #search-status.-error { color: $error; text-style: bold; }
         #search-panes { height: 1fr; }
-        #search-list { width: 7fr; }
-        #search-results { height: 1fr; }
+        #search-results { width: 7fr; }
         #search-preview-scroll { width: 3fr; border-left: vkey $panel; padding: 0 1; }
     }
     """
@@ -191,13 +188,10 @@ class SearchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
+        yield Static(Content.styled("reading the search index…", "$text-muted"), id="search-status")
         with Horizontal(id="search-panes"):
-            with Vertical(id="search-list"):
-                yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
-                yield Static(
-                    Content.styled("reading the search index…", "$text-muted"), id="search-status"
-                )
-                yield ResultsTable(COLUMNS, id="search-results")
+            yield ResultsTable(COLUMNS, id="search-results")
             with VerticalScroll(id="search-preview-scroll"):
                 yield Static(id="search-preview")
         yield Footer()
