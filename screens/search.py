@@ -479,8 +479,10 @@ class SearchScreen(Screen[None]):
         """The typing paused: the preview drawn, and the matches counted if they were not."""
         self._preview_timer = None
         self.show_preview(self.query_one("#search-results", VirtualTable).cursor_key)
-        if self.result is not None and not self.result.counted:
-            self._counting = self.submit(self.result.text)
+        result, box = self.result, self.query_one("#search-input", Input)
+        if result is not None and not result.counted and result.text == box.value:
+            # (not while a newer query is still being searched: it would be dropped)
+            self._counting = self.submit(result.text)
 
     def show_preview(self, key: str | None) -> None:
         preview = self.query_one("#search-preview", Static)

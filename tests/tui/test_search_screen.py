@@ -412,3 +412,38 @@ async def test_while_typing_the_count_waits_for_a_pause(
         assert [hit_key(h) for h in counted.hits] == [hit_key(h) for h in typed.hits]
         full = screen.search.search("鍵ローテ", 50)
         assert counted.total == full.total and counted.hits == full.hits
+
+
+async def test_counting_after_a_pause_never_replaces_a_newer_query(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause that counts the shown results' matches can come while a newer query is
+    still being searched (a slow search): the newer one is answered, not dropped for the
+    count of the older."""
+    import screens.search as search_screen
+    import store.search.match as match
+
+    monkeypatch.setattr(match, "CHECK_AT_ONCE", 0)
+    monkeypatch.setattr(search_screen, "PREVIEW_PAUSE", 0.3)
+    real = WorkspaceSearch.search
+
+    def slow(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
+        if str(text).endswith("テ"):
+            time.sleep(1.0)  # far longer than the pause
+        return real(self, text, limit, **kw)
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        monkeypatch.setattr(WorkspaceSearch, "search", slow)
+        screen.query_one("#search-input", Input).value = ""
+        await pilot.press(*"鍵ロー")
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "鍵ロー")
+        await pilot.press("テ")  # searched slowly: the pause (to count 鍵ロー) comes first
+        await until(
+            pilot, lambda: screen.result is not None and screen.result.text == "鍵ローテ", 10
+        )
+        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
+        assert screen.result.text == "鍵ローテ"
+        box = screen.query_one("#search-input", Input)
+        assert box.value == "鍵ローテ"
