@@ -359,7 +359,8 @@ class SearchScreen(Screen[None]):
             return  # an answer to a query the box no longer holds
         try:
             if seq == self._counting and self._same_hits(result):
-                self._show_count(result)  # the count of the results shown
+                self.result = result  # the count of the results shown: the rows stay
+                self._show_count(result)
             else:
                 self._show_results(result)
         finally:
@@ -401,7 +402,6 @@ class SearchScreen(Screen[None]):
         )
 
     def _show_count(self, result: SearchResult) -> None:
-        self.result = result
         status = self.query_one("#search-status", Static)
         about = "" if result.exact else "about "
         if result.query is None or not result.query.has_text:
