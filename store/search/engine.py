@@ -128,6 +128,25 @@ class _Narrow:
     query: Query
     version: int
     state: Any
+    allowed: Allowed | None = None
+    """The filters' records the matches were found among."""
+
+    def holds_same(self, q: Query, version: int, allowed: Allowed | None) -> bool:
+        """Whether ``q`` matches what this one does: the same words, phrases, exclusions
+        and filters, in the same index (a space typed after a word, a word typed again)."""
+        held = self.query
+        return (
+            self.version == version
+            and self.allowed is allowed
+            and (held.terms, held.phrases, held.excluded, held.filters)
+            == (q.terms, q.phrases, q.excluded, q.filters)
+        )
+
+    def matches(self) -> tuple[Query, set[int], set[int] | None]:
+        """The query and its matches, made now if they were not yet."""
+        if callable(self.state):
+            self.state = self.state()
+        return self.query, self.state[0], self.state[1]
 
 
 class SearchIndex:
@@ -343,18 +362,14 @@ class SearchIndex:
                 return SearchResult(q, error=exc, text=raw)
             matcher = TextMatcher(q)
             previous = self._narrowed(q)
-            tiers = evaluate(self.main, q, matcher, allowed, limit, previous, count)
+            last = previous.matches if previous is not None else None
+            tiers = evaluate(self.main, q, matcher, allowed, limit, last, count)
             deltas = self._delta_matches(q, matcher, tiers, ledger)
             hits, dropped = self._assemble(q, tiers, deltas, allowed, limit, spans)
             # what the walk checked and dropped, in a tier it walked to the end, is known
             # not to match (an unchecked superset's count is an estimate until then)
             total = tiers.total + len(deltas) - self._tombed(tiers) - dropped
-            self._narrow = None
-            if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
-                held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
-                self._narrow = _Narrow(held, self.version, tiers.state)
-            elif tiers.exact and tiers.checked and q.terms and tiers.total <= VERIFY_MAX * 2:
-                self._narrow = _Narrow(q, self.version, (tiers.all_ids(), None))
+            self._narrow = self._next_narrow(q, tiers, allowed)
         return SearchResult(
             q,
             hits,
@@ -365,16 +380,35 @@ class SearchIndex:
             counted=not tiers.counted_later,
         )
 
-    def _narrowed(self, q: Query) -> tuple[Query, set[int], set[int] | None] | None:
+    def _narrowed(self, q: Query) -> _Narrow | None:
+        """What ``q`` narrows from, if it extends the last query (its matches are made
+        only if the search of ``q`` asks for them: a single word is looked up afresh)."""
         prev = self._narrow
         if prev is None or prev.version != self.version or not q.narrows(prev.query):
             return None
         for old, new in zip(prev.query.terms, q.terms, strict=False):
             if len(old) < MIDWORD_MIN <= len(new) and not is_cjk(old):
                 return None  # the new word also matches inside words: the old set lacks those
-        if callable(prev.state):
-            prev.state = prev.state()
-        return prev.query, prev.state[0], prev.state[1]
+        return prev
+
+    def _next_narrow(self, q: Query, tiers: Tiers, allowed: Allowed | None) -> _Narrow | None:
+        """What the next query narrows from. When ``q`` matches what the last one did (a
+        space typed after a word), the last one's is kept, made already if it was: typing
+        ``rate`` then a space then ``l`` makes the matches of ``rate`` once, not twice."""
+        held: Query | None = None
+        state: Any = None
+        if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
+            held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
+            state = tiers.state
+        elif tiers.exact and tiers.checked and q.terms and tiers.total <= VERIFY_MAX * 2:
+            lists = tiers.lists
+            held, state = q, lambda: (set().union(*lists), None)
+        if held is None:
+            return None
+        prev = self._narrow
+        if prev is not None and prev.holds_same(held, self.version, allowed):
+            return prev
+        return _Narrow(held, self.version, state, allowed)
 
     def _tombed(self, tiers: Tiers) -> int:
         if not self.tomb:

@@ -42,6 +42,9 @@ MIDWORD_BUDGET = 200_000
 KEPT = 3
 KEPT_SIZE = 30_000
 K = TypeVar("K", set[int], set[int] | None)
+Previous = Callable[[], tuple[Query, set[int], set[int] | None]]
+"""The last query and its matches (all, at a word start or None), made when called: a
+query that narrows from them calls it, a single word looked up afresh does not."""
 #: The exact phrase is looked for among this many best-ranked prefix matches.
 PHRASE_WINDOW = 3_000
 #: A tier of at most this many ids is checked at once, even while typing (see Tiers.held).
@@ -249,12 +252,12 @@ def evaluate(
     matcher: TextMatcher,
     allowed: Allowed | None,
     need: int,
-    previous: tuple[Query, set[int], set[int] | None] | None = None,
+    previous: Previous | None = None,
     count: bool = True,
 ) -> Tiers:
-    """The tiers of ``seg`` for ``q``. ``previous`` is the last query and its matches when
-    the new query extends it: the new matches are among them, and only the words that
-    changed need looking up. With ``count`` False, work that only the count needs is left
+    """The tiers of ``seg`` for ``q``. ``previous`` gives the last query and its matches
+    when the new query extends it: the new matches are among them, and only the words that
+    changed need looking up (they are made only if asked for). With ``count`` False, work that only the count needs is left
     out (the same hits; the count an estimate, :attr:`Tiers.counted_later`)."""
     terms = analyse(seg, q)
     if not terms:
@@ -490,7 +493,7 @@ def _words(
     terms: list[Term],
     matcher: TextMatcher,
     allowed: Allowed | None,
-    previous: tuple[Query, set[int], set[int] | None] | None,
+    previous: Previous | None,
     need: int = 50,
 ) -> Tiers:
     """Words only: tiers from postings alone. ``prefix`` holds every word at a word start,
@@ -500,9 +503,12 @@ def _words(
     prefix: set[int] | None = None
     anywhere: set[int] | None = None
     todo = sorted(terms, key=lambda x: x.cost)
-    if previous is not None and previous[2] is not None:
-        anywhere, prefix = set(previous[1]), set(previous[2])
-        old = set(previous[0].terms)
+    last = previous() if previous is not None else None
+    if last is not None and last[2] is not None:
+        # never changed here (each step below makes a new set): the next key may narrow
+        # from them again
+        old_query, anywhere, prefix = last
+        old = set(old_query.terms)
         todo = [x for x in todo if x.text not in old]
     deferred: list[str] = []
     for term in todo:
@@ -560,7 +566,7 @@ def _general(
     terms: list[Term],
     matcher: TextMatcher,
     allowed: Allowed | None,
-    previous: tuple[Query, set[int], set[int] | None] | None,
+    previous: Previous | None,
 ) -> Tiers:
     """Several words (or phrases, exclusions, CJK or punctuated terms): intersect the
     cheapest postings first; once the candidates are few, read their texts instead."""
@@ -568,8 +574,9 @@ def _general(
     todo = sorted(terms, key=lambda x: x.cost)
     cands: set[int] | None = None
     if previous is not None:
-        cands = set(previous[1])
-        old = set(previous[0].terms)
+        old_query, found, _ = previous()
+        cands = set(found)
+        old = set(old_query.terms)
         todo = [t for t in todo if t.text not in old]
     filtered = False
     for term in todo:

@@ -495,6 +495,41 @@ def test_narrowing_gives_the_same_answers_as_a_fresh_search(cjk: SearchIndex) ->
             assert typed.total == fresh.total
 
 
+def test_a_space_after_a_word_keeps_what_the_next_word_narrows_from() -> None:
+    """The matches of ``rate`` are what ``rate l`` narrows from: typing the space between
+    them keeps them as they are, made once (not made again for ``rate `` and then used)."""
+    index = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
+    index.search("rate", 50)
+    kept = index._narrow
+    assert kept is not None
+    index.search("rate ", 50)
+    assert index._narrow is kept
+    index.search("rate  ", 50)
+    assert index._narrow is kept
+    index.search("rate kind:lesson", 50)  # other filters: other matches
+    assert index._narrow is not kept
+    fresh = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
+    for query in ("rate", "rate ", "rate l", "rate li"):
+        assert [(h.id, h.tier) for h in index.search(query, 50).hits] == [
+            (h.id, h.tier) for h in fresh.search(query, 50).hits
+        ], query
+
+
+def test_a_word_typed_on_alone_does_not_make_the_last_words_matches() -> None:
+    """A single word is looked up afresh at each key: what the word before it matched is
+    made only when a next word needs it."""
+    index = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
+    index.search("migr", 50)
+    kept = index._narrow
+    assert kept is not None and callable(kept.state)
+    index.search("migra", 50)
+    assert callable(kept.state)
+    last = index._narrow
+    assert last is not None and callable(last.state)
+    index.search("migra s", 50)  # a second word narrows from the first's matches
+    assert not callable(last.state)
+
+
 TYPED_WORDS = [
     "migration script", "migrations", "migrate the script", "scripted migration",
     "description of the screen", "subscribers", "rate limit middleware", "a ratelimit",
@@ -507,7 +542,10 @@ def test_answers_typed_a_key_at_a_time_are_those_of_a_fresh_index() -> None:
     records holding a string inside a word) changes no answer, in one query or the next."""
     records = [rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS * 3)]
     typed = build(*records)
-    queries = ["migraton scrpit", "scr migraton", "rate limti", "confgi rate", "iterate scr"]
+    queries = [
+        "migraton scrpit", "scr migraton", "rate limti", "confgi rate", "iterate scr",
+        "rate  limit", "migration s", "rate kind:lesson l", "migr -x rate",
+    ]  # fmt: skip
     for query in queries * 2:  # the second time, what was kept is used
         for n in range(1, len(query) + 1):
             got = typed.search(query[:n], 50)
