@@ -21,7 +21,9 @@ the same run, round by round, so a change in the machine's load touches both ali
   :mod:`benchmarks.search_bench` plus typo'd ones, typed one character at a time at most
   every 150 ms: key → the end of the first frame that holds the results' status line
   (``… shown, …``). The pty answers Textual's query for synchronized output, so every
-  frame ends with ``ESC[?2026l``.
+  frame ends with ``ESC[?2026l``. The same queries are typed into a bare Textual app with
+  the search screen's layout that searches nothing (``benchmarks/bare_search.py``: each
+  key puts 50 other rows in Textual's ``DataTable``): the baseline of the search lines.
 - **memory**: the app's peak RSS (``VmHWM``) after opening every screen in turn (each
   until the process is idle), and the bare app's.
 - **cache**: the sizes of the caches under the workspace's state directory, beside the
@@ -55,6 +57,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent / "hurikaeri"
 BARE = REPO / "benchmarks" / "bare_textual.py"
+BARE_SEARCH = REPO / "benchmarks" / "bare_search.py"
 WRAPUP = REPO / "tests" / "fixtures" / "seeds" / "wrapup-input.json"
 COLS, ROWS = 120, 40
 SYNC_QUERY = b"\x1b[?2026$p"
@@ -341,6 +344,19 @@ def app_memory(root: Path, env: dict[str, str]) -> dict[str, Any]:
         term.close()
 
 
+def bare_keys(env: dict[str, str]) -> dict[str, Any]:
+    """The same queries typed into a bare Textual app with the search screen's layout that
+    searches nothing (``benchmarks/bare_search.py``): Textual's own cost of such a frame."""
+    term = Term([sys.executable, str(BARE_SEARCH)], env)
+    try:
+        if term.first_frame(0, RESULTS, 60) is None:
+            raise RuntimeError("the bare search app showed no results")
+        term.idle(0.5)
+        return {"search_ms": type_search(term)}
+    finally:
+        term.close()
+
+
 def bare_memory(env: dict[str, str]) -> float:
     term = Term([sys.executable, str(BARE)], env)
     try:
@@ -417,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     log("priming: bytecode, the index and search caches…")
     first_row(bare, with_bc)
     run_s([sys.executable, "-c", "pass"], with_bc)
+    if "keys" in only:
+        bare_keys(with_bc)
     for env, _ in variants.values():
         first_row(app, env)
         for cmd in small.values():
@@ -451,6 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for cmd_name, cmd in small.items():
                     add(f"{name}:small.{cmd_name}", run_s(cmd, env))
         if "keys" in only:
+            log("  keys: bare Textual")
+            add("bare:keys", bare_keys(with_bc))
             for name, (env, _) in variants.items():
                 log(f"  keys: {name}")
                 add(f"{name}:keys", app_keys(root, env, a.keys))
@@ -535,7 +555,7 @@ def report(
                 line(
                     f"search, {cat}: key → results frame, p{stat}",
                     keys(pick, stat),
-                    [],
+                    keys(pick, stat)("bare"),
                     "{:.1f} ms",
                 )
         line(
