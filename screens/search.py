@@ -5,7 +5,9 @@ thread, which always takes the newest query (the ones typed in between are skipp
 posts its answer back; an answer for an older query than the box now holds is dropped.
 Drawing waits for the answer (at most ``HOLD``), so a key and its results are one frame.
 While a query is typed, work that only its count needs may wait (a CJK term's records are
-read only as far as the best hits need): the count says "about" until the typing pauses.
+read only as far as the best hits need, a word just begun that most records hold is checked
+on the rows shown only): the count says "about" until the typing pauses, when it is counted
+(and a group's "×N" with it).
 The list shows the best hits (near-identical learnings as one line with a count), the
 matched characters highlighted; the pane beside it shows the highlighted record whole,
 literally, drawn when the typing pauses. Enter opens it where it lives: a KPT item or
@@ -393,12 +395,15 @@ class SearchScreen(Screen[None]):
         self.preview_later()
 
     def _same_hits(self, result: SearchResult) -> bool:
+        """The rows shown are ``result``'s: the same hits, each standing for as many
+        records (counted after a word just begun, a group's "×N" may be smaller)."""
         last = self.result
         return (
             result.error is None
             and last is not None
             and last.text == result.text
-            and [hit_key(h) for h in result.hits] == list(self.hits)
+            and [(hit_key(h), h.count) for h in result.hits]
+            == [(key, hit.count) for key, hit in self.hits.items()]
         )
 
     def _show_count(self, result: SearchResult) -> None:

@@ -118,7 +118,9 @@ class SearchResult:
     text: str = ""
     counted: bool = True
     """False when the count was left for later (``search(..., count=False)``): the same
-    query searched with ``count=True`` gives the same hits and the exact count."""
+    query searched with ``count=True`` gives the same hits in the same order and the exact
+    count. Their "×N" may differ: after a word just begun, a group's members are counted
+    without checking that word until then."""
 
 
 @dataclass

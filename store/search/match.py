@@ -163,7 +163,7 @@ class Tiers:
     estimate."""
     counted_later: bool = False
     """True when the count was left for later (``count=False``): the hits are those of a
-    full search, the count an estimate."""
+    full search, the count an estimate (and, after a word just begun, the groups' counts)."""
     unfiltered: Allowed | None = None
     """Filters still to apply while walking (a huge precomputed prefix array)."""
     fuzzy_words: dict[str, list[str]] = field(default_factory=dict)
@@ -257,8 +257,10 @@ def evaluate(
 ) -> Tiers:
     """The tiers of ``seg`` for ``q``. ``previous`` gives the last query and its matches
     when the new query extends it: the new matches are among them, and only the words that
-    changed need looking up (they are made only if asked for). With ``count`` False, work that only the count needs is left
-    out (the same hits; the count an estimate, :attr:`Tiers.counted_later`)."""
+    changed need looking up (they are made only if asked for). With ``count`` False, work
+    that only the count needs is left out (the same hits; the count an estimate,
+    :attr:`Tiers.counted_later`): a CJK term's records are checked as the ranking walks
+    them, and so is a word just begun that most records hold."""
     terms = analyse(seg, q)
     if not terms:
         if q.terms:  # only punctuation typed: nothing can match
@@ -270,11 +272,11 @@ def evaluate(
     elif len(terms) == 1 and terms[0].kind == "cjk" and plain:
         tiers = _one_cjk(seg, terms[0].text, allowed, count)
     elif plain and all(t.kind in ("word", "compound") for t in terms):
-        tiers = _words(seg, q, terms, matcher, allowed, previous, need)
+        tiers = _words(seg, q, terms, matcher, allowed, previous, need, defer=not count)
     else:
         tiers = _general(seg, q, terms, matcher, allowed, previous)
     if tiers.total < need:
-        _add_fuzzy(seg, q, terms, tiers, allowed)
+        _add_fuzzy(seg, q, terms, tiers, allowed, defer=not count)
     return tiers
 
 
@@ -495,6 +497,7 @@ def _words(
     allowed: Allowed | None,
     previous: Previous | None,
     need: int = 50,
+    defer: bool = False,
 ) -> Tiers:
     """Words only: tiers from postings alone. ``prefix`` holds every word at a word start,
     ``anywhere`` every word at least inside a word; only the exact-phrase check reads
@@ -512,8 +515,9 @@ def _words(
         todo = [x for x in todo if x.text not in old]
     deferred: list[str] = []
     for term in todo:
-        if anywhere is not None and len(term.text) <= 2 and term.cost > 4 * len(anywhere):
-            # a word just begun, in most records: checked on the records shown only
+        if defer and anywhere is not None and len(term.text) <= 2 and term.cost > 4 * len(anywhere):
+            # a word just begun, in most records, while the query is typed: checked on the
+            # records shown only (the count waits for a pause in the typing)
             deferred.append(term.text)
             continue
         ids = seg.prefix_ids(term.text)
@@ -556,6 +560,7 @@ def _words(
     t.state = (anywhere, prefix)
     if deferred:
         t.checked = t.exact = False  # the count is an estimate until the word grows
+        t.counted_later = True
         t.state_terms = tuple(x for x in q.terms if x not in deferred)
     return t
 
@@ -624,7 +629,12 @@ def _general(
 
 
 def _add_fuzzy(
-    seg: Segment, q: Query, terms: list[Term], tiers: Tiers, allowed: Allowed | None
+    seg: Segment,
+    q: Query,
+    terms: list[Term],
+    tiers: Tiers,
+    allowed: Allowed | None,
+    defer: bool = False,
 ) -> None:
     """Typo-tolerant matches for the words of the query, as tier 3.
 
@@ -652,15 +662,18 @@ def _add_fuzzy(
     cands: set[int] | None = None
     for term in order:
         if (
-            cands is not None
+            defer
+            and cands is not None
             and exact_sets
             and term.text not in fuzzy
             and len(term.text) <= 2
             and term.cost > 4 * len(cands)
         ):
-            # a word just begun, in most records: checked on the records shown only, as
-            # in the strict tiers (intersecting its postings costs more than the search)
+            # a word just begun, in most records, while the query is typed: checked on the
+            # records shown only, as in the strict tiers (intersecting its postings costs
+            # more than the search)
             tiers.fuzzy_checked = tiers.exact = False
+            tiers.counted_later = True
             continue
         close = _close_ids(seg, term.text) if term.text in fuzzy else set()
         if cands is None:

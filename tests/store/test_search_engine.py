@@ -137,29 +137,58 @@ def test_a_word_just_begun_after_a_typo_is_checked_on_the_fuzzy_records_shown() 
     )
     query = "migraton s"
     for n in range(1, len(query) + 1):
-        result = index.search(query[:n], 50)
+        result = index.search(query[:n], 50, count=False)  # typed, as the screen does
     assert result.error is None
     assert sorted(h.id for h in result.hits) == sorted(f"with{i}" for i in range(20))
     assert all(h.tier == FUZZY for h in result.hits)
     assert not result.exact  # ``about`` 30: the ten without an s-word were not looked at
+    assert not result.counted  # counted when the typing pauses
     assert result.total >= 20
+    # when the typing pauses: the same hits, counted
+    counted = index.search(query, 50)
+    assert [(h.id, h.tier) for h in counted.hits] == [(h.id, h.tier) for h in result.hits]
+    assert counted.exact and counted.counted and counted.total == 20
     # the same when the query is searched at once, and when the word grows
     assert sorted(ids(index, query)) == sorted(f"with{i}" for i in range(20))
     assert sorted(ids(index, "migraton se")) == sorted(f"with{i}" for i in range(20))
 
 
+@pytest.mark.parametrize("count", [False, True])
 @pytest.mark.parametrize("query", ["migraton s", "migration s"])
-def test_records_checked_and_dropped_are_not_counted(query: str) -> None:
-    """The word just begun is checked on the records walked: when the walk reads every
-    candidate and none has a word starting with ``s``, the count says so ("about 0", not
-    "about 10 matches · 0 shown"), strict tiers and fuzzy alike."""
+def test_records_checked_and_dropped_are_not_counted(query: str, count: bool) -> None:
+    """The word just begun is checked on the records walked while typing: when the walk
+    reads every candidate and none has a word starting with ``s``, the count says so
+    ("about 0", not "about 10 matches · 0 shown"), strict tiers and fuzzy alike; counted
+    (after a pause), it is 0."""
     index = build(
         *(rec("lesson", f"only{i}", f"migration only {i}", gist=f"{i}" * 20) for i in range(10)),
         *(rec("lesson", f"other{i}", f"some seed sample {i}") for i in range(200)),
     )
     for n in range(1, len(query) + 1):
-        result = index.search(query[:n], 50)
+        result = index.search(query[:n], 50, count=count)
     assert result.hits == [] and result.total == 0
+
+
+def test_a_word_just_begun_is_counted_when_the_typing_pauses() -> None:
+    """While typing, a word just begun that most records hold is checked on the records
+    the list shows only, so a group's "×N" counts members without it; counted after a
+    pause, the total and every group's count are exact, the hits the same."""
+    index = build(
+        # a group of four near-identical lessons, one of them with a word starting with s
+        *(rec("lesson", f"g{i}", "migration notes", gist="g" * 20) for i in range(3)),
+        rec("lesson", "g3", "migration notes setup", gist="g" * 20),
+        *(rec("lesson", f"m{i}", f"migration step {i}", gist=f"{i}" * 20) for i in range(5)),
+        *(rec("lesson", f"o{i}", f"some seed sample {i}") for i in range(200)),
+    )
+    query = "migration s"
+    for n in range(1, len(query) + 1):
+        typed = index.search(query[:n], 50, count=False)
+    assert not typed.counted and not typed.exact
+    counted = index.search(query, 50)
+    assert counted.counted and counted.exact and counted.total == 6
+    assert [(h.id, h.tier) for h in counted.hits] == [(h.id, h.tier) for h in typed.hits]
+    group = next(h for h in counted.hits if h.id.startswith("g"))
+    assert group.count == 1  # g3 alone of the four holds a word starting with s
 
 
 def test_short_words_do_not_match_inside_words() -> None:

@@ -414,6 +414,64 @@ async def test_while_typing_the_count_waits_for_a_pause(
         assert counted.total == full.total and counted.hits == full.hits
 
 
+async def test_a_word_just_begun_is_counted_when_the_typing_pauses(demo_root: Path) -> None:
+    """``migration s``: while typing, the one-letter word is checked on the rows shown only
+    ("about"); when the typing pauses it is counted, the count line exact."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        status = screen.query_one("#search-status", Static)
+        screen.query_one("#search-input", Input).value = ""
+        await pilot.press(*"migration s")
+        await until(
+            pilot, lambda: screen.result is not None and screen.result.text == "migration s"
+        )
+        typed = screen.result
+        assert typed is not None and not typed.counted and typed.hits
+        assert str(status.render()).startswith("about ")
+        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
+        counted = screen.result
+        assert counted.text == "migration s" and counted.exact
+        assert str(status.render()).startswith(f"{counted.total} match")
+        full = screen.search.search("migration s", 50)
+        assert counted.total == full.total and counted.hits == full.hits
+
+
+async def test_counted_groups_put_the_rows_in_again(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the counting after a pause finds a group standing for fewer records than the
+    typed search said, the rows are put in again with the counted "×N"."""
+    from dataclasses import replace
+
+    real = WorkspaceSearch.search
+
+    def recount(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
+        got = real(self, text, limit, **kw)
+        if kw.get("count", True) or not got.hits:
+            return got
+        hits = [replace(got.hits[0], count=got.hits[0].count + 5), *got.hits[1:]]
+        return replace(got, hits=hits, counted=False)  # typed: the first group over-counted
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        monkeypatch.setattr(WorkspaceSearch, "search", recount)
+        screen.query_one("#search-input", Input).value = ""
+        await pilot.press(*"rotation")
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "rotation")
+        typed = screen.result
+        assert typed is not None and not typed.counted
+        rows = table(screen)._rows
+        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
+        counted = screen.result
+        assert [hit_key(h) for h in counted.hits] == [hit_key(h) for h in typed.hits]
+        assert counted.hits[0].count == typed.hits[0].count - 5
+        assert table(screen)._rows is not rows  # put in again, with the counted ×N
+        first = screen.hits[hit_key(counted.hits[0])]
+        assert first.count == counted.hits[0].count
+
+
 async def test_counting_after_a_pause_never_replaces_a_newer_query(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
