@@ -118,9 +118,10 @@ class SearchResult:
     text: str = ""
     counted: bool = True
     """False when the count was left for later (``search(..., count=False)``): the same
-    query searched with ``count=True`` gives the same hits in the same order and the exact
-    count. Their "×N" may differ: after a word just begun, a group's members are counted
-    without checking that word until then."""
+    query searched with ``count=True`` gives the exact count. After a CJK term the hits are
+    the same; after a word just begun (checked on the records walked only) a group's "×N"
+    may be smaller, and, rarely, the hits other ones (a typo's close words, an exact phrase
+    further down the list)."""
 
 
 @dataclass
@@ -363,7 +364,7 @@ class SearchIndex:
             except QueryError as exc:
                 return SearchResult(q, error=exc, text=raw)
             matcher = TextMatcher(q)
-            previous = self._narrowed(q)
+            previous = self._narrowed(q, allowed)
             last = previous.matches if previous is not None else None
             tiers = evaluate(self.main, q, matcher, allowed, limit, last, count)
             deltas = self._delta_matches(q, matcher, tiers, ledger)
@@ -382,11 +383,17 @@ class SearchIndex:
             counted=not tiers.counted_later,
         )
 
-    def _narrowed(self, q: Query) -> _Narrow | None:
-        """What ``q`` narrows from, if it extends the last query (its matches are made
-        only if the search of ``q`` asks for them: a single word is looked up afresh)."""
+    def _narrowed(self, q: Query, allowed: Allowed | None) -> _Narrow | None:
+        """What ``q`` narrows from, if it extends the last query among the same filters'
+        records (a ``status:`` filter's change with a review decision), its matches made
+        only if the search of ``q`` asks for them: a single word is looked up afresh."""
         prev = self._narrow
-        if prev is None or prev.version != self.version or not q.narrows(prev.query):
+        if (
+            prev is None
+            or prev.version != self.version
+            or prev.allowed is not allowed
+            or not q.narrows(prev.query)
+        ):
             return None
         for old, new in zip(prev.query.terms, q.terms, strict=False):
             if len(old) < MIDWORD_MIN <= len(new) and not is_cjk(old):

@@ -162,8 +162,8 @@ class Tiers:
     it (and, when the count was left for later, those of the groups shown); the count is an
     estimate."""
     counted_later: bool = False
-    """True when the count was left for later (``count=False``): the hits are those of a
-    full search, the count an estimate (and, after a word just begun, the groups' counts)."""
+    """True when the count was left for later (``count=False``): the count an estimate;
+    see :attr:`store.search.engine.SearchResult.counted` for the hits."""
     unfiltered: Allowed | None = None
     """Filters still to apply while walking (a huge precomputed prefix array)."""
     fuzzy_words: dict[str, list[str]] = field(default_factory=dict)
@@ -507,11 +507,13 @@ def _words(
     anywhere: set[int] | None = None
     todo = sorted(terms, key=lambda x: x.cost)
     last = previous() if previous is not None else None
+    narrowed_from: tuple[str, ...] = ()
     if last is not None and last[2] is not None:
         # never changed here (each step below makes a new set): the next key may narrow
         # from them again
         old_query, anywhere, prefix = last
-        old = set(old_query.terms)
+        narrowed_from = old_query.terms
+        old = set(narrowed_from)
         todo = [x for x in todo if x.text not in old]
     deferred: list[str] = []
     for term in todo:
@@ -561,8 +563,25 @@ def _words(
     if deferred:
         t.checked = t.exact = False  # the count is an estimate until the word grows
         t.counted_later = True
-        t.state_terms = tuple(x for x in q.terms if x not in deferred)
+        t.state_terms = _held_terms(q.terms, deferred, narrowed_from)
     return t
+
+
+def _held_terms(
+    terms: tuple[str, ...], deferred: list[str], narrowed_from: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The words the matches found hold, place by place, when ``deferred`` were not looked
+    up: a word narrowed from holds in place of the word just begun that extends it (``s``
+    for ``se``, its records already ``s``-words only), and a word just begun that extends
+    nothing holds no word. The next query narrows from these words, so they must be the
+    matches' own: a longer word than they hold would let it skip what it must look up."""
+    held: list[str] = []
+    for place, term in enumerate(terms):
+        if term not in deferred:
+            held.append(term)
+        elif place < len(narrowed_from):
+            held.append(narrowed_from[place])
+    return tuple(held)
 
 
 def _general(

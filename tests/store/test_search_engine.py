@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex
+from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex, SearchResult
 from store.search.model import SearchRecord
 from store.search.text import highlight_spans
 
@@ -557,6 +558,105 @@ def test_a_word_typed_on_alone_does_not_make_the_last_words_matches() -> None:
     assert last is not None and callable(last.state)
     index.search("migra s", 50)  # a second word narrows from the first's matches
     assert not callable(last.state)
+
+
+def _typed_then_counted(index: SearchIndex, steps: list[tuple[str, bool]]) -> SearchResult:
+    """Each query searched as the screen does: typed (``False``: the count left for later)
+    or after a pause (``True``: counted); the last answer."""
+    got = None
+    for text, counted in steps:
+        got = index.search(text, 50, count=counted)
+    assert got is not None
+    return got
+
+
+def _migration_records() -> list[SearchRecord]:
+    return [
+        *(rec("lesson", f"m{i}", f"migration alpha{i}", gist=f"m{i}" * 5) for i in range(100)),
+        *(rec("lesson", f"s{i}", f"migration sample{i}", gist=f"s{i}" * 5) for i in range(20)),
+        *(rec("lesson", f"v{i}", f"migration vessel{i}", gist=f"v{i}" * 5) for i in range(10)),
+        *(rec("lesson", f"t{i}", f"migration tool{i}", gist=f"t{i}" * 5) for i in range(30)),
+        *(rec("lesson", f"o{i}", f"seed select{i}", gist=f"o{i}" * 5) for i in range(1000)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # the pause counts "s" (looked up), then "se" is typed (checked on the rows shown):
+        # what "se" matched is "s"-words only, and "sel" must be looked up again (inside
+        # words too: "vessel")
+        [("migration", False), ("migration s", False), ("migration s", True),
+         ("migration se", False), ("migration sel", False), ("migration sel", True)],
+        # the same, then back to the first word and a new second word
+        [("migration s", True), ("migration se", False), ("migration s", False),
+         ("migration ", False), ("migration t", True)],
+        # keys skipped by the search thread (only the newest query is searched)
+        [("migration s", True), ("migration se", False), ("migration t", True)],
+    ],
+)  # fmt: skip
+def test_a_word_just_begun_after_a_pause_narrows_from_what_was_found(
+    steps: list[tuple[str, bool]],
+) -> None:
+    """What a typed query found with a word just begun not looked up holds the words that
+    were, and the next query narrows from those: its counted answer is a fresh index's."""
+    records = _migration_records()
+    got = _typed_then_counted(build(*records), steps)
+    fresh = build(*records).search(steps[-1][0], 50)
+    assert (got.total, got.exact) == (fresh.total, fresh.exact)
+    assert [(h.id, h.tier, h.count) for h in got.hits] == [
+        (h.id, h.tier, h.count) for h in fresh.hits
+    ]
+
+
+def test_typing_with_pauses_and_backspaces_counts_as_a_fresh_index() -> None:
+    """Random queries typed a key at a time (the count left for later), with pauses
+    (counted) and backspaces: every counted answer is a fresh index's."""
+    rng = random.Random(7)
+    words = [
+        "migration", "sample", "seed", "select", "vessel", "tool", "table", "store", "rate",
+        "limit", "ratelimit", "iterate", "script", "scripted", "subscribers", "config", "to",
+        "so", "see", "set", "tomato", "session", "lesson",
+    ]  # fmt: skip
+    records = []
+    for i in range(1200):
+        title = " ".join(rng.choice(words) for _ in range(rng.randint(2, 5)))
+        gist = f"g{i}" * 3 if rng.random() < 0.9 else f"group{i % 7}" * 4
+        records.append(rec("lesson", f"r{i}", title, gist=gist))
+    typed, fresh = build(*records), build(*records)
+    for _ in range(120):
+        target = " ".join(rng.choice(words)[: rng.randint(1, 9)] for _ in range(rng.randint(1, 3)))
+        text = ""
+        for ch in target:
+            text += ch
+            typed.search(text, 50, count=False)
+            if rng.random() < 0.15 and len(text) > 2:
+                text = text[: -rng.randint(1, 2)]
+                typed.search(text, 50, count=False)
+            if rng.random() < 0.3:
+                got = typed.search(text, 50)
+                fresh._narrow = None
+                want = fresh.search(text, 50)
+                assert (got.total, got.exact) == (want.total, want.exact), text
+                assert [(h.id, h.tier, h.count) for h in got.hits] == [
+                    (h.id, h.tier, h.count) for h in want.hits
+                ], text
+
+
+def test_a_review_decision_is_not_narrowed_over() -> None:
+    """``status:`` depends on the ledger: after a decision, the next key of the same
+    filtered query does not narrow from the records the old ledger allowed."""
+    records = [
+        rec("problem", f"kpt-2026010{i}-001/prob-001", f"rate limit issue {i}", gist=str(i) * 20)
+        for i in range(1, 6)
+    ]
+    index = build(*records)
+    ledger = FakeLedger({})
+    assert len(index.search("rate status:pending", 50, ledger=ledger).hits) == 5
+    ledger.states["kpt-20260101-001/prob-001"] = FakeState("rejected")
+    ledger.entries.append({"decided": True})
+    got = index.search("rate l status:pending", 50, ledger=ledger)
+    assert sorted(h.id for h in got.hits) == [f"kpt-2026010{i}-001/prob-001" for i in range(2, 6)]
 
 
 TYPED_WORDS = [
