@@ -406,6 +406,8 @@ class SearchIndex:
         ``rate`` then a space then ``l`` makes the matches of ``rate`` once, not twice."""
         held: Query | None = None
         state: Any = None
+        if not tiers.narrows:
+            return None
         if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
             held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
             state = tiers.state

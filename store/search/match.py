@@ -172,6 +172,9 @@ class Tiers:
     narrows from."""
     state_terms: tuple[str, ...] | None = None
     """The words ``state`` holds, when not all of the query's (a word just begun is not)."""
+    narrows: bool = True
+    """False when a longer query may not narrow from these matches: no word of the query
+    was looked up (punctuation alone matches nothing, but ``#1`` or ``(r`` may)."""
 
     @property
     def total(self) -> int:
@@ -263,8 +266,8 @@ def evaluate(
     them, and so is a word just begun that most records hold."""
     terms = analyse(seg, q)
     if not terms:
-        if q.terms:  # only punctuation typed: nothing can match
-            return Tiers()
+        if q.terms:  # only punctuation typed: nothing can match (a longer query may)
+            return Tiers(narrows=False)
         return _no_text(seg, allowed)
     plain = not q.phrases and not q.excluded
     if len(terms) == 1 and terms[0].kind in ("word", "compound") and plain:
@@ -525,7 +528,8 @@ def _words(
         ids = seg.prefix_ids(term.text)
         mid = _midword(seg, term.text)
         if mid is None:
-            t.exact = False
+            t.exact = False  # too common to look for inside words: those are left out
+            t.narrows = False
             mid = set()
         if prefix is None or anywhere is None:
             prefix = set(ids)
@@ -559,7 +563,8 @@ def _words(
                 break
     t.lists = [exact, prefix - exact if exact else prefix, anywhere - prefix, set()]
     t.counts = [len(x) for x in t.lists]
-    t.state = (anywhere, prefix)
+    if t.narrows:  # what a longer query narrows from: every record that may match it
+        t.state = (anywhere, prefix)
     if deferred:
         t.checked = t.exact = False  # the count is an estimate until the word grows
         t.counted_later = True
@@ -603,6 +608,7 @@ def _general(
         old = set(old_query.terms)
         todo = [t for t in todo if t.text not in old]
     filtered = False
+    complete = True
     for term in todo:
         if cands is not None and len(cands) <= VERIFY_MAX // 4:
             break  # few enough: the matcher below reads their texts
@@ -621,6 +627,8 @@ def _general(
             continue
         ids: Any = superset(seg, term, midword=False)
         mid = _midword(seg, term.text) if term.kind in ("word", "compound") else set()
+        if mid is None:  # too common to look for inside words: those are left out
+            complete = False
         if cands is None:
             base = set(ids)
             if mid:
@@ -637,7 +645,9 @@ def _general(
     if not filtered and allowed is not None and allowed.mask is not None:
         cands = allowed.keep(cands)
     if len(cands) <= VERIFY_MAX:
-        return _verify(seg, cands, matcher, None)
+        t = _verify(seg, cands, matcher, None)
+        t.exact = t.narrows = complete
+        return t
     # too many to read: keep them in rank order as one tier, checked as they are walked
     t = Tiers()
     t.lists[PREFIX] = cands

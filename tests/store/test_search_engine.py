@@ -643,6 +643,85 @@ def test_typing_with_pauses_and_backspaces_counts_as_a_fresh_index() -> None:
                 ], text
 
 
+def _punctuated() -> list[SearchRecord]:
+    return [
+        rec("lesson", "a", "fix (rate limit) bug", gist="a1"),
+        rec("lesson", "b", "see issue #12 for rate", gist="b1"),
+        rec("lesson", "c", "the rate limit", gist="c1"),
+    ]
+
+
+def _ion_everywhere() -> list[SearchRecord]:
+    """``ion`` inside more words than are looked into (MIDWORD_WORDS)."""
+    return [
+        *(rec("lesson", f"m{i}", f"q{i}ion", gist=f"m{i}g") for i in range(1001)),
+        *(rec("lesson", f"p{i}", f"x iona{i} sea", gist=f"p{i}g") for i in range(3)),
+        rec("lesson", "mid", "x fusiona sea", gist="midg"),
+        *(
+            rec("lesson", f"f{i}", f"s{i} so set see sun idle iota", gist=f"f{i}g")
+            for i in range(600)
+        ),
+    ]
+
+
+def _ate_everywhere() -> list[SearchRecord]:
+    return [
+        *(rec("lesson", f"u{i}", f"w{i}ate plan", gist=f"u{i}g") for i in range(1001)),
+        rec("lesson", "rl", "ratelimit plan", gist="rlg"),
+        rec("lesson", "wip", "ratelimit wip", gist="wipg"),
+    ]
+
+
+X_SE_IONA = [("x", False), ("x ", False), ("x s", True)] + [
+    ("x se iona"[:n], False) for n in range(4, 10)
+]
+
+
+@pytest.mark.parametrize(
+    ("records", "steps"),
+    [
+        # punctuation alone matches nothing, but a longer query may
+        (_punctuated, [("#", False), ("#1", False), ("#1", True)]),
+        (_punctuated, [("(", False), ("(r", False), ("(r", True)]),
+        (_punctuated, [("-wip - ", True), ("-wip - ra", True)]),
+        (_punctuated, [("-wip - ", False), ("-wip - rate limit", True)]),
+        (_punctuated, [('"("', False), ('"(" rate', True)]),
+        # a word too common to look for inside words, with a word just begun
+        (_ion_everywhere, [("ion", False), ("ion ", False), ("ion s", False), ("ion s", True)]),
+        (_ion_everywhere, [*X_SE_IONA, ("x se iona", True)]),
+        # the same in a query with an exclusion
+        (_ate_everywhere, [("-wip a", False), ("-wip at", False), ("-wip ate", False),
+                           ("-wip atel", False), ("-wip ateli", True)]),
+    ],
+)  # fmt: skip
+def test_what_was_not_looked_up_is_never_narrowed_from(
+    records: Any, steps: list[tuple[str, bool]]
+) -> None:
+    """A query none of whose words was looked up (punctuation), or one with a word too
+    common to look for inside words, keeps nothing for the next query to narrow from:
+    the counted answer after typing is a fresh index's."""
+    made = records()
+    for limit in (3, 50):
+        got = None
+        typed = build(*made)
+        for text, counted in steps:
+            got = typed.search(text, limit, count=counted)
+        assert got is not None
+        fresh = build(*made).search(steps[-1][0], limit)
+        assert (got.total, got.exact) == (fresh.total, fresh.exact), (steps[-1], limit)
+        assert [(h.id, h.tier, h.count) for h in got.hits] == [
+            (h.id, h.tier, h.count) for h in fresh.hits
+        ], (steps[-1], limit)
+
+
+def test_a_word_too_common_inside_words_says_its_count_is_an_estimate() -> None:
+    """``ate`` is inside more words than are looked into: with an exclusion as without,
+    the count of a query holding it is an estimate (``about 0``, not ``0``)."""
+    index = build(*_ate_everywhere())
+    assert not index.search("ate", 50).exact
+    assert not index.search("-wip ate", 50).exact
+
+
 def test_a_review_decision_is_not_narrowed_over() -> None:
     """``status:`` depends on the ledger: after a decision, the next key of the same
     filtered query does not narrow from the records the old ledger allowed."""
