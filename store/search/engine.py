@@ -350,8 +350,8 @@ class SearchIndex:
     ) -> SearchResult:
         """The best ``limit`` hits for ``text`` (a :class:`SearchResult` with ``error`` set
         when the query is malformed). With ``count`` False, work that only the count needs
-        may be left out: the same hits, the count an estimate (``counted`` False) — for a
-        query being typed, counted once the typing pauses."""
+        may be left out (``counted`` False; see :attr:`SearchResult.counted`) — for a query
+        being typed, counted once the typing pauses."""
         t0 = time.perf_counter()
         raw = text if isinstance(text, str) else text.text
         try:
@@ -404,10 +404,10 @@ class SearchIndex:
         """What the next query narrows from. When ``q`` matches what the last one did (a
         space typed after a word), the last one's is kept, made already if it was: typing
         ``rate`` then a space then ``l`` makes the matches of ``rate`` once, not twice."""
-        held: Query | None = None
-        state: Any = None
         if not tiers.narrows:
             return None
+        held: Query | None = None
+        state: Any = None
         if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
             held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
             state = tiers.state

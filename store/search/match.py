@@ -174,7 +174,8 @@ class Tiers:
     """The words ``state`` holds, when not all of the query's (a word just begun is not)."""
     narrows: bool = True
     """False when a longer query may not narrow from these matches: no word of the query
-    was looked up (punctuation alone matches nothing, but ``#1`` or ``(r`` may)."""
+    was looked up (punctuation alone matches nothing, but ``#1`` or ``(r`` may), or a word
+    was too common to look for inside words (the records holding it there are left out)."""
 
     @property
     def total(self) -> int:
@@ -261,9 +262,9 @@ def evaluate(
     """The tiers of ``seg`` for ``q``. ``previous`` gives the last query and its matches
     when the new query extends it: the new matches are among them, and only the words that
     changed need looking up (they are made only if asked for). With ``count`` False, work
-    that only the count needs is left out (the same hits; the count an estimate,
-    :attr:`Tiers.counted_later`): a CJK term's records are checked as the ranking walks
-    them, and so is a word just begun that most records hold."""
+    that only the count needs is left out (:attr:`Tiers.counted_later`): a CJK term's
+    records are checked as the ranking walks them, and so is a word just begun that most
+    records hold."""
     terms = analyse(seg, q)
     if not terms:
         if q.terms:  # only punctuation typed: nothing can match (a longer query may)

@@ -19,7 +19,7 @@ from screens.problems import ProblemsScreen
 from screens.search import SearchScreen, hit_key
 from screens.session import SessionScreen
 from screens.widgets.virtual_table import VirtualTable
-from store.search.facade import WorkspaceSearch
+from store.search.facade import SearchResult, WorkspaceSearch
 from tests.tui.helpers import make_app, ready, until
 from tui.app import HurikaeriApp
 from tui.search_provider import SearchProvider
@@ -36,11 +36,26 @@ async def open_search(pilot: Pilot[None]) -> SearchScreen:
     return screen
 
 
-async def type_query(pilot: Pilot[None], screen: SearchScreen, text: str) -> None:
+async def typed(pilot: Pilot[None], screen: SearchScreen, text: str) -> SearchResult:
+    """``text`` typed into the emptied box a key at a time: the answer it has first (while
+    typing, its count maybe left for the pause)."""
     box = screen.query_one("#search-input", Input)
     box.value = ""
     await pilot.press(*text)
     await until(pilot, lambda: screen.result is not None and screen.result.text == text, 15)
+    assert screen.result is not None
+    return screen.result
+
+
+async def counted(pilot: Pilot[None], screen: SearchScreen) -> SearchResult:
+    """The answer once the typing paused and its matches were counted."""
+    await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
+    assert screen.result is not None
+    return screen.result
+
+
+async def type_query(pilot: Pilot[None], screen: SearchScreen, text: str) -> None:
+    await typed(pilot, screen, text)
     await pilot.pause()
 
 
@@ -383,58 +398,44 @@ async def test_a_keys_frame_shows_its_results_not_the_box_alone(
         assert new_queries >= len("jwksrotaton鍵ローテ")
 
 
+@pytest.mark.parametrize(
+    ("query", "check_at_once"),
+    [
+        # a CJK term's records are read only as far as the best hits need (the demo's
+        # few records as if thousands)
+        ("鍵ローテ", 0),
+        # a word just begun is checked on the rows shown only
+        ("migration s", None),
+    ],
+)
 async def test_while_typing_the_count_waits_for_a_pause(
-    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch, query: str, check_at_once: int | None
 ) -> None:
-    """A CJK term's count reads the texts of every record holding its pairs: while typing
-    it says "about", the hits already those of a full search; when the typing pauses, the
-    matches are counted and only the count line changes."""
+    """While typing, what only the count needs waits: the count line says "about"; when
+    the typing pauses the matches are counted, the count line exact and equal to a full
+    search's, and the rows not put in again when the hits and their ×N are the same."""
     import store.search.match as match
 
-    monkeypatch.setattr(match, "CHECK_AT_ONCE", 0)  # the demo's few records, as if thousands
+    if check_at_once is not None:
+        monkeypatch.setattr(match, "CHECK_AT_ONCE", check_at_once)
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot)
         status = screen.query_one("#search-status", Static)
-        box = screen.query_one("#search-input", Input)
-        box.value = ""
-        await pilot.press(*"鍵ローテ")
-        await until(pilot, lambda: screen.result is not None and screen.result.text == "鍵ローテ")
-        typed = screen.result
-        assert typed is not None and not typed.counted and typed.hits
+        first = await typed(pilot, screen, query)
+        assert not first.counted and first.hits
         assert str(status.render()).startswith("about ")
         rows = table(screen)._rows
-        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
-        counted = screen.result
-        assert counted.text == "鍵ローテ" and counted.exact
-        assert str(status.render()).startswith(f"{counted.total} match")
-        assert table(screen)._rows is rows  # the same rows: not put in again
-        assert [hit_key(h) for h in counted.hits] == [hit_key(h) for h in typed.hits]
-        full = screen.search.search("鍵ローテ", 50)
-        assert counted.total == full.total and counted.hits == full.hits
-
-
-async def test_a_word_just_begun_is_counted_when_the_typing_pauses(demo_root: Path) -> None:
-    """``migration s``: while typing, the one-letter word is checked on the rows shown only
-    ("about"); when the typing pauses it is counted, the count line exact."""
-    app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_search(pilot)
-        status = screen.query_one("#search-status", Static)
-        screen.query_one("#search-input", Input).value = ""
-        await pilot.press(*"migration s")
-        await until(
-            pilot, lambda: screen.result is not None and screen.result.text == "migration s"
-        )
-        typed = screen.result
-        assert typed is not None and not typed.counted and typed.hits
-        assert str(status.render()).startswith("about ")
-        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
-        counted = screen.result
-        assert counted.text == "migration s" and counted.exact
-        assert str(status.render()).startswith(f"{counted.total} match")
-        full = screen.search.search("migration s", 50)
-        assert counted.total == full.total and counted.hits == full.hits
+        last = await counted(pilot, screen)
+        assert last.text == query and last.exact
+        assert str(status.render()).startswith(f"{last.total} match")
+        full = screen.search.search(query, 50)
+        assert last.total == full.total and last.hits == full.hits
+        same = [(hit_key(h), h.count) for h in last.hits] == [
+            (hit_key(h), h.count) for h in first.hits
+        ]
+        assert same or query != "鍵ローテ"  # a CJK term's hits are a full search's
+        assert (table(screen)._rows is rows) == same  # put in again only if they changed
 
 
 async def test_counted_groups_put_the_rows_in_again(
@@ -457,19 +458,14 @@ async def test_counted_groups_put_the_rows_in_again(
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot)
         monkeypatch.setattr(WorkspaceSearch, "search", recount)
-        screen.query_one("#search-input", Input).value = ""
-        await pilot.press(*"rotation")
-        await until(pilot, lambda: screen.result is not None and screen.result.text == "rotation")
-        typed = screen.result
-        assert typed is not None and not typed.counted
+        first = await typed(pilot, screen, "rotation")
+        assert not first.counted
         rows = table(screen)._rows
-        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
-        counted = screen.result
-        assert [hit_key(h) for h in counted.hits] == [hit_key(h) for h in typed.hits]
-        assert counted.hits[0].count == typed.hits[0].count - 5
+        last = await counted(pilot, screen)
+        assert [hit_key(h) for h in last.hits] == [hit_key(h) for h in first.hits]
+        assert last.hits[0].count == first.hits[0].count - 5
         assert table(screen)._rows is not rows  # put in again, with the counted ×N
-        first = screen.hits[hit_key(counted.hits[0])]
-        assert first.count == counted.hits[0].count
+        assert screen.hits[hit_key(last.hits[0])].count == last.hits[0].count
 
 
 async def test_counting_after_a_pause_never_replaces_a_newer_query(
@@ -494,14 +490,11 @@ async def test_counting_after_a_pause_never_replaces_a_newer_query(
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot)
         monkeypatch.setattr(WorkspaceSearch, "search", slow)
-        screen.query_one("#search-input", Input).value = ""
-        await pilot.press(*"鍵ロー")
-        await until(pilot, lambda: screen.result is not None and screen.result.text == "鍵ロー")
+        await typed(pilot, screen, "鍵ロー")
         await pilot.press("テ")  # searched slowly: the pause (to count 鍵ロー) comes first
         await until(
             pilot, lambda: screen.result is not None and screen.result.text == "鍵ローテ", 10
         )
-        await until(pilot, lambda: screen.result is not None and screen.result.counted, 10)
-        assert screen.result.text == "鍵ローテ"
+        assert (await counted(pilot, screen)).text == "鍵ローテ"
         box = screen.query_one("#search-input", Input)
         assert box.value == "鍵ローテ"
