@@ -46,6 +46,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
+from screens.changed_only import draw_changed_only
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
 from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
@@ -165,6 +166,7 @@ class SearchScreen(Screen[None]):
 
     def __init__(self, index: WorkspaceIndex, query: str = "") -> None:
         super().__init__()
+        draw_changed_only(self)  # a key's frame does not draw the preview again
         self.index = index
         self.search: WorkspaceSearch = search_for(index)
         self.initial = query

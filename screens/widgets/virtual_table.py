@@ -26,6 +26,7 @@ from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.reactive import reactive
@@ -174,6 +175,10 @@ class VirtualTable(ScrollView, can_focus=True):
         #: whole lines likewise (a row of the same cells drawn again as it was)
         self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
         self._frame: _Frame | None = None
+        #: lines padded to the widget's width (see ``_padded``), by the id of the line
+        self._padded_lines: LRUCache[int, tuple[Strip, tuple[int, Color, Color], Strip]] = LRUCache(
+            1024
+        )
 
     # -- data ---------------------------------------------------------------------------
 
@@ -378,9 +383,62 @@ class VirtualTable(ScrollView, can_focus=True):
         try:
             if total_width(frame.widths) != self.virtual_size.width:
                 self.call_after_refresh(self._update_virtual_size)
-            return super().render_lines(crop)
+            if not self._plain_box():
+                return super().render_lines(crop)
+            return self._lines_as_drawn(crop)
         finally:
             self._frame = None
+
+    def _plain_box(self) -> bool:
+        """Nothing around or over the rows: no border, padding or outline, no tint, hatch
+        or opacity (the table has a tint when focused). Then a line on screen is the row's
+        line as drawn here, with the app's line filters."""
+        styles = self.styles
+        return (
+            not any(styles.gutter)
+            and not any(edge for edge, _ in styles.outline)
+            and not styles.tint.a
+            and styles.text_opacity == 1.0
+            and (not styles.has_rule("hatch") or styles.hatch == "none")
+            and self.opacity == 1.0
+        )
+
+    def _lines_as_drawn(self, crop: Region) -> list[Strip]:
+        """The lines of ``crop``, without Textual's styles cache: it makes each line a new
+        strip to put its box around (none here), so the app's line filters (the colours
+        turned to true colour) ran again on every line of every frame. Here a row's line,
+        drawn once (``_rows_drawn``), keeps its filtered form with it.
+
+        The lines are what the styles cache makes of them: padded to the widget's width
+        (under the scroll bar, on the widget's background), filtered, cut to ``crop``."""
+        self._styles_cache.clear()  # the cache's lines may be stale if it is used again
+        width = self.size.width
+        filters = self.get_line_filters()
+        base, background = self.background_colors
+        lines: list[Strip] = []
+        for y in crop.line_range:
+            strip = self.render_line(y)
+            if strip.cell_length != width:
+                strip = self._padded(strip, width, base, background)
+            for line_filter in filters:
+                strip = strip.apply_filter(line_filter, background)
+            lines.append(strip)
+        x1, x2 = crop.column_span
+        if (x1, x2) != (0, width):
+            lines = [strip.crop(x1, x2) for strip in lines]
+        return lines
+
+    def _padded(self, strip: Strip, width: int, base: Color, background: Color) -> Strip:
+        """``strip`` padded (or cut) to ``width`` on the background, as the styles cache
+        pads a line: made once for a line shown again (its filtered form kept with it)."""
+        kept = self._padded_lines.get(id(strip))
+        if kept is not None and kept[0] is strip and kept[1] == (width, base, background):
+            return kept[2]
+        inner = Style(background=base + background).rich_style
+        padded = strip.adjust_cell_length(width, inner)
+        # the line itself is kept with it: its id cannot name another line meanwhile
+        self._padded_lines[id(strip)] = (strip, (width, base, background), padded)
+        return padded
 
     def _frame_state(self) -> _Frame:
         if self._frame is not None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 
@@ -300,3 +303,68 @@ async def test_rows_inserted_above_never_push_the_cursor_off_screen() -> None:
         assert table.cursor_key == "k7"
         top = round(table.scroll_y)
         assert top <= table.cursor_row < top + table.size.height - 1  # still on screen
+
+
+def as_drawn_by_textual(table: VirtualTable, crop: Region) -> list[Strip]:
+    """``crop``'s lines the way Textual draws a widget: through its styles cache (the box
+    around the lines, then the app's line filters on each line)."""
+    table._styles_cache.clear()
+    return Widget.render_lines(table, crop)
+
+
+async def test_lines_are_those_textual_would_draw() -> None:
+    """Without a box, tint or opacity, the table hands the compositor its own lines (the
+    line filters kept with each); they are Textual's, segment for segment: plain, with
+    zebra stripes, scrolled, cut to some columns, focused (its background tinted) and
+    blurred. With a tint over it or padding around it, Textual draws it."""
+    app = Host(make_rows(300))
+    async with app.run_test(size=(90, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        width, height = table.size
+        crops = [Region(0, 0, width, height), Region(7, 2, 30, 9), Region(0, 5, width, 1)]
+
+        async def same_as_textual(plain: bool) -> None:
+            await pilot.pause()
+            assert table._plain_box() is plain
+            for crop in crops:
+                ours = table.render_lines(crop)
+                theirs = as_drawn_by_textual(table, crop)
+                assert [list(line) for line in ours] == [list(line) for line in theirs]
+                assert [line.cell_length for line in ours] == [crop.width] * crop.height
+
+        await same_as_textual(plain=True)  # focused
+        app.set_focus(None)
+        await same_as_textual(plain=True)
+        table.zebra_stripes = True
+        await same_as_textual(plain=True)
+        table.cursor_row = 150
+        table.scroll_to_cursor()
+        await same_as_textual(plain=True)
+        table.styles.tint = "red 20%"
+        await same_as_textual(plain=False)
+        table.styles.tint = "red 0%"
+        table.styles.padding = (0, 1)
+        width, height = table.size
+        crops = [Region(0, 0, width, height), Region(0, 3, width - 5, 4)]
+        await same_as_textual(plain=False)
+        table.styles.padding = 0
+        table.set_rows(make_rows(3, "s"))  # fewer rows than lines: blank lines below
+        await same_as_textual(plain=True)
+
+
+async def test_a_row_drawn_again_is_not_filtered_again() -> None:
+    """The rows put in again as they were (a search answer that did not change): each line
+    is the very strip handed over before, its line filters not run again (Textual's
+    styles cache made every line a new strip and filtered it, every frame)."""
+    app = Host(make_rows(40))
+    async with app.run_test(size=(90, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        app.set_focus(None)
+        await pilot.pause()
+        crop = Region(0, 0, *table.size)
+        before = table.render_lines(crop)
+        table.set_rows(make_rows(40))
+        await pilot.pause()
+        after = table.render_lines(crop)
+        assert all(a is b for a, b in zip(before[1:], after[1:], strict=True))
