@@ -69,6 +69,10 @@ to lay out, and laying it out while the next key comes delays that key's frame).
 COLLECT_PAUSE = 1.0
 """Seconds of quiet after the last key before the garbage left by typing is collected:
 while a person types, the cycle collector waits (see :class:`HeldCollection`)."""
+NEXT_PAUSE = 0.03
+"""Seconds without a new key, after a typed query's results are handed over (its frame
+drawn meanwhile), before the search thread makes what the next key narrows from: the
+matches of the last query, made by the next key otherwise."""
 HOLD = 0.06
 """At most this long a changed query holds the screen's drawing until its results are in:
 the key and its results are one frame, not the key's echo and, a frame period later, the
@@ -315,6 +319,8 @@ class SearchScreen(Screen[None]):
             if worker.is_cancelled:
                 return
             self.app.call_from_thread(self.show_results, seq, result)
+            if not count and not self._wake.wait(NEXT_PAUSE) and not worker.is_cancelled:
+                self.search.prepare_next()  # between two keys: the next one narrows at once
 
     def _with_evidence(self, text: str) -> str | Query | None:
         """``text`` as the search takes it: with an ``evidence:`` filter, the records it

@@ -369,6 +369,9 @@ class SearchIndex:
             tiers = evaluate(self.main, q, matcher, allowed, limit, last, count)
             deltas = self._delta_matches(q, matcher, tiers, ledger)
             hits, dropped = self._assemble(q, tiers, deltas, allowed, limit, spans)
+            if len(hits) < limit and tiers.later is not None:
+                tiers.later()  # what was left out while typing, needed after all
+                hits, dropped = self._assemble(q, tiers, deltas, allowed, limit, spans)
             # what the walk checked and dropped, in a tier it walked to the end, is known
             # not to match (an unchecked superset's count is an estimate until then)
             total = tiers.total + len(deltas) - self._tombed(tiers) - dropped
@@ -382,6 +385,14 @@ class SearchIndex:
             text=raw,
             counted=not tiers.counted_later,
         )
+
+    def prepare_next(self) -> None:
+        """Make now what the next, longer query narrows from (the last query's matches,
+        made on demand otherwise): for a search thread with nothing else to do, so that
+        the next key of a query being typed does not make them."""
+        with self.lock:
+            if self._narrow is not None and self._narrow.version == self.version:
+                self._narrow.matches()
 
     def _narrowed(self, q: Query, allowed: Allowed | None) -> _Narrow | None:
         """What ``q`` narrows from, if it extends the last query among the same filters'
@@ -408,7 +419,9 @@ class SearchIndex:
             return None
         held: Query | None = None
         state: Any = None
-        if tiers.state is not None and (tiers.exact or tiers.state_terms is not None):
+        if tiers.state is not None and (
+            tiers.exact or tiers.state_whole or tiers.state_terms is not None
+        ):
             held = q if tiers.state_terms is None else replace(q, terms=tiers.state_terms)
             state = tiers.state
         elif tiers.exact and tiers.checked and q.terms and tiers.total <= VERIFY_MAX * 2:

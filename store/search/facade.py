@@ -22,6 +22,7 @@ This module adds :class:`WorkspaceSearch`, the app's handle: one per
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -211,6 +212,13 @@ class WorkspaceSearch:
                 if self.index is index:  # in memory: a file that fails again is not read
                     self._build(save=False)
             return self.search(text, limit, count=count)
+
+    def prepare_next(self) -> None:
+        """See :meth:`SearchIndex.prepare_next`: while the typing pauses between keys."""
+        index = self.index
+        if index is not None:
+            with contextlib.suppress(CacheError):  # read again, rebuilt, by the next search
+                index.prepare_next()
 
 
 _HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import contains, getitem
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from store.search.query import Query
 from store.search.segment import IntSeq, Segment
@@ -172,6 +172,11 @@ class Tiers:
     narrows from."""
     state_terms: tuple[str, ...] | None = None
     """The words ``state`` holds, when not all of the query's (a word just begun is not)."""
+    later: Callable[[], object] | None = None
+    """Work left out while typing that the ranking walk may still need: called when the
+    list was not filled (the records holding a single word only inside words)."""
+    state_whole: bool = False
+    """``state`` holds every match of the query though the count is an estimate."""
     narrows: bool = True
     """False when a longer query may not narrow from these matches: no word of the query
     was looked up (punctuation alone matches nothing, but ``#1`` or ``(r`` may), or a word
@@ -272,7 +277,7 @@ def evaluate(
         return _no_text(seg, allowed)
     plain = not q.phrases and not q.excluded
     if len(terms) == 1 and terms[0].kind in ("word", "compound") and plain:
-        tiers = _one_word(seg, terms[0].text, allowed)
+        tiers = _one_word(seg, terms[0].text, allowed, need, count)
     elif len(terms) == 1 and terms[0].kind == "cjk" and plain:
         tiers = _one_cjk(seg, terms[0].text, allowed, count)
     elif plain and all(t.kind in ("word", "compound") for t in terms):
@@ -391,17 +396,24 @@ def _midword(seg: Segment, word: str) -> set[int] | None:
     cache = seg._inside_cache
     if word in cache:
         return _kept(cache, word)
+    return _gather_inside(seg, word, _words_inside(seg, word))
+
+
+def _words_inside(seg: Segment, word: str) -> list[int] | None:
+    """Vocabulary positions of the words holding ``word`` inside them; None when too common
+    (see :func:`_midword`): the scan of the vocabulary, without gathering their records."""
     extra = seg.vocab_inside(word, MIDWORD_WORDS + 1)
-    got: set[int] | None
-    if not extra:
-        got = set()
-    elif len(extra) > MIDWORD_WORDS or (
-        sum(seg.postings_size(p, p + 1) for p in extra) > MIDWORD_BUDGET
+    if len(extra) > MIDWORD_WORDS or (
+        extra and sum(seg.postings_size(p, p + 1) for p in extra) > MIDWORD_BUDGET
     ):
-        got = None
-    else:
-        got = seg.words_ids(extra)
-    _keep(cache, word, got)
+        return None
+    return extra
+
+
+def _gather_inside(seg: Segment, word: str, extra: list[int] | None) -> set[int] | None:
+    """The records of the words at ``extra`` (:func:`_words_inside`), kept for ``word``."""
+    got = None if extra is None else seg.words_ids(extra) if extra else set()
+    _keep(seg._inside_cache, word, got)
     return got
 
 
@@ -421,8 +433,16 @@ def _keep(cache: dict[str, K], key: str, ids: K) -> None:
     cache[key] = ids
 
 
-def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
-    """A single word: exact word, then word prefix, then inside a word."""
+def _one_word(
+    seg: Segment, word: str, allowed: Allowed | None, need: int = 0, count: bool = True
+) -> Tiers:
+    """A single word: exact word, then word prefix, then inside a word.
+
+    With ``count`` False and at least ``need`` records holding the word where a word
+    starts, the records holding it only inside a word are not gathered (the postings of up
+    to a thousand words: 5 ms for ``rat``): the list is filled before it reaches them. The
+    count is then an estimate; the search gathers them after all if the list is not full
+    (:attr:`Tiers.later`), and so does the next word's narrowing (``Tiers.state``)."""
     t = Tiers()
     exact = seg.token_ids(word)
     prefix = seg.prefix_ids(word)
@@ -447,28 +467,69 @@ def _one_word(seg: Segment, word: str, allowed: Allowed | None) -> Tiers:
         t.minus[PREFIX] = exact
         t.counts[PREFIX] = len(prefix) - len(exact)
         total_prefix = len(prefix)
-    if len(word) >= MIDWORD_MIN:
-        mid = _midword(seg, word) if total_prefix <= VERIFY_MAX * 2 else None
-        if mid is None:
-            t.exact = False  # too common to look inside words: the count is a lower bound
+    if len(word) < MIDWORD_MIN:
+        if t.unfiltered is None and t.total <= VERIFY_MAX * 4:
+            _one_word_state(t, set)
+        return t
+    if total_prefix > VERIFY_MAX * 2:
+        t.exact = False  # too common to look inside words: the count is a lower bound
+        return t
+    lists = t.lists
+
+    def inside(mid: set[int] | None) -> set[int]:
+        """The substring tier: ``mid`` less the prefix tiers, within the filters."""
+        if not mid:
+            return set()
+        mid = mid.difference(prefix)  # a new set: the one found is kept as it is
+        return allowed.keep(mid) if allowed is not None and allowed.mask is not None else mid
+
+    if not count and total_prefix >= need > 0:
+        kept = word in seg._inside_cache
+        extra = None if kept else _words_inside(seg, word)
+        found: object = seg._inside_cache[word] if kept else extra
+        if found is None:
+            t.exact = False  # too common to look inside words (as below)
             return t
-        if mid:
-            mid = mid.difference(prefix)  # a new set: the one found is kept as it is
-            if allowed is not None and allowed.mask is not None:
-                mid = allowed.keep(mid)
-            t.lists[SUBSTRING] = mid
-            t.counts[SUBSTRING] = len(mid)
+        if found:
+            t.exact = False
+            t.counted_later = True
+
+            def gathered() -> set[int]:
+                if t.later is not None:  # once
+                    t.later = None
+                    got = _midword(seg, word) if kept else _gather_inside(seg, word, extra)
+                    lists[SUBSTRING] = inside(got)
+                    t.counts[SUBSTRING] = len(lists[SUBSTRING])
+                return cast("set[int]", lists[SUBSTRING])
+
+            t.later = gathered
+            if t.unfiltered is None:
+                # made only when a next word asks for it, or between keys (prepare_next):
+                # at most VERIFY_MAX * 2 records and the MIDWORD_BUDGET postings gathered
+                _one_word_state(t, gathered)
+                t.state_whole = True
+            return t
+    mid = _midword(seg, word)
+    if mid is None:
+        t.exact = False  # too common to look inside words: the count is a lower bound
+        return t
+    lists[SUBSTRING] = inside(mid)
+    t.counts[SUBSTRING] = len(lists[SUBSTRING])
     if t.exact and t.unfiltered is None and t.total <= VERIFY_MAX * 4:
-        # what the next keystroke narrows from (made only if a next word needs it): every
-        # record with the word anywhere, and those with it at a word start
-        lists = t.lists
-
-        def state() -> tuple[set[int], set[int]]:
-            prefix_set = set(lists[PHRASE]) | set(lists[PREFIX])
-            return prefix_set | lists[SUBSTRING], prefix_set
-
-        t.state = state
+        _one_word_state(t, lambda: lists[SUBSTRING])
     return t
+
+
+def _one_word_state(t: Tiers, substring: Callable[[], set[int]]) -> None:
+    """What the next keystroke narrows from (made only if a next word needs it): every
+    record with the word anywhere, and those with it at a word start."""
+    lists = t.lists
+
+    def state() -> tuple[set[int], set[int]]:
+        prefix_set = set(lists[PHRASE]) | set(lists[PREFIX])
+        return prefix_set | substring(), prefix_set
+
+    t.state = state
 
 
 def cjk_grams(term: str) -> set[str]:

@@ -819,3 +819,75 @@ def test_typing_leaves_the_count_for_later_with_the_hits_of_a_full_search(
 
     live = [r for rs in index.live_records().values() for r in rs]
     assert full.total == len([r for r in live if query in r.title and kept(r)])
+
+
+def _rate_records() -> list[SearchRecord]:
+    """60 records with ``rate`` at a word start, 30 with it only inside a word."""
+    return [
+        *(rec("lesson", f"p{i}", f"rate limit note{i}", gist=f"p{i}" * 5) for i in range(60)),
+        *(rec("lesson", f"i{i}", f"generate lint report{i}", gist=f"i{i}" * 5) for i in range(30)),
+    ]
+
+
+def test_a_typed_word_does_not_gather_the_records_holding_it_inside_words() -> None:
+    """While typing, a single word that as many records hold at a word start as the list
+    shows does not gather those holding it only inside a word (``generate`` for ``rate``):
+    the list is filled before it reaches them. The hits are a full search's; the count
+    says "about" until it is counted."""
+    index = build(*_rate_records())
+    typed = index.search("rate", 50, count=False)
+    assert "rate" not in index.main._inside_cache  # not gathered
+    assert not typed.counted and not typed.exact and typed.total == 60
+    counted = index.search("rate", 50)
+    assert counted.counted and counted.exact and counted.total == 90
+    assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in counted.hits]
+    assert all(h.tier <= PREFIX for h in counted.hits)
+
+
+def test_a_typed_word_gathers_them_when_the_list_is_not_full() -> None:
+    """When the records holding the word at a word start do not fill the list (here: they
+    are all one group), the ones holding it inside words are gathered after all: the
+    hits are a full search's."""
+    records = [
+        *(rec("lesson", f"g{i}", "rate limit note", gist="g" * 20) for i in range(60)),
+        *(rec("lesson", f"i{i}", f"generate lint report{i}", gist=f"i{i}" * 5) for i in range(30)),
+    ]
+    typed = build(*records).search("rate", 50, count=False)
+    full = build(*records).search("rate", 50)
+    assert len(typed.hits) == len(full.hits) == 31
+    assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in full.hits]
+    assert any(h.tier == SUBSTRING for h in typed.hits)
+
+
+def test_a_next_word_narrows_from_a_typed_word_as_from_a_counted_one() -> None:
+    """The next word narrows from every record holding the typed word, those inside words
+    included (gathered then): ``rate li`` finds ``generate lint`` as a fresh index does."""
+    index = build(*_rate_records())
+    fresh = build(*_rate_records())
+    for query in ("r", "ra", "rat", "rate", "rate ", "rate l", "rate li", "rate lin"):
+        typed = index.search(query, 50, count=False)
+    counted = index.search("rate lin", 50)
+    want = fresh.search("rate lin", 50)
+    assert counted.total == want.total == 30
+    assert [(h.id, h.tier, h.count) for h in counted.hits] == [
+        (h.id, h.tier, h.count) for h in want.hits
+    ]
+    assert {h.id for h in typed.hits} == {h.id for h in want.hits}
+
+
+def test_what_the_next_key_narrows_from_is_made_between_keys() -> None:
+    """``prepare_next`` (called by the search thread while the typing pauses between two
+    keys) makes what the next key narrows from: that key then finds it made."""
+    index = build(*_rate_records())
+    index.search("rate", 50, count=False)
+    kept = index._narrow
+    assert kept is not None and callable(kept.state)
+    index.prepare_next()
+    assert not callable(kept.state)
+    assert "rate" in index.main._inside_cache  # gathered, for the next word
+    index.search("rate ", 50, count=False)
+    assert index._narrow is kept
+    fresh = build(*_rate_records())
+    got = index.search("rate l", 50)
+    want = fresh.search("rate l", 50)
+    assert (got.total, [h.id for h in got.hits]) == (want.total, [h.id for h in want.hits])

@@ -498,3 +498,28 @@ async def test_counting_after_a_pause_never_replaces_a_newer_query(
         assert (await counted(pilot, screen)).text == "鍵ローテ"
         box = screen.query_one("#search-input", Input)
         assert box.value == "鍵ローテ"
+
+
+async def test_the_search_thread_makes_what_the_next_key_narrows_from_between_keys(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a typed key's results, when no key follows at once, the search thread makes
+    what the next key narrows from (that key does not make it)."""
+    made: list[str] = []
+    prepare_next = WorkspaceSearch.prepare_next
+
+    def recording(self: WorkspaceSearch) -> None:
+        made.append(box.value)
+        prepare_next(self)
+
+    monkeypatch.setattr(WorkspaceSearch, "prepare_next", recording)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_search(pilot)
+        box = screen.query_one("#search-input", Input)
+        assert made == []  # the first, counted search: not typed
+        await typed(pilot, screen, "rate")
+        await until(pilot, lambda: made[-1:] == ["rate"])
+        index = screen.search.index
+        assert index is not None and index._narrow is not None
+        assert not callable(index._narrow.state)  # made
