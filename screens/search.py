@@ -46,8 +46,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from screens.changed_only import draw_changed_only
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
+from screens.widgets.changed_only import draw_changed_only
 from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
 from screens.widgets.table_rows import LazyRows

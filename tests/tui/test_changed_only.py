@@ -11,7 +11,7 @@ from textual._compositor import Compositor
 from textual.widget import Widget
 
 from screens import search
-from screens.changed_only import ChangedOnlyCompositor
+from screens.widgets.changed_only import ChangedOnlyCompositor
 from tests.tui.helpers import make_app, until
 from tests.tui.test_search_screen import open_search, typed
 
