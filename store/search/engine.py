@@ -394,6 +394,11 @@ class SearchIndex:
             if self._narrow is not None and self._narrow.version == self.version:
                 self._narrow.matches()
 
+    def forget_narrowing(self) -> None:
+        """The next query is looked up afresh, narrowing from nothing kept."""
+        with self.lock:
+            self._narrow = None
+
     def _narrowed(self, q: Query, allowed: Allowed | None) -> _Narrow | None:
         """What ``q`` narrows from, if it extends the last query among the same filters'
         records (a ``status:`` filter's change with a review decision), its matches made

@@ -22,7 +22,6 @@ This module adds :class:`WorkspaceSearch`, the app's handle: one per
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 import time
@@ -217,8 +216,12 @@ class WorkspaceSearch:
         """See :meth:`SearchIndex.prepare_next`: while the typing pauses between keys."""
         index = self.index
         if index is not None:
-            with contextlib.suppress(CacheError):  # read again, rebuilt, by the next search
+            try:
                 index.prepare_next()
+            except CacheError:
+                # a postings block failed its check: the next search reads it again (and
+                # the cache is built again), never narrowing from what was half made
+                index.forget_narrowing()
 
 
 _HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()

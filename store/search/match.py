@@ -495,11 +495,11 @@ def _one_word(
             t.counted_later = True
 
             def gathered() -> set[int]:
-                if t.later is not None:  # once
-                    t.later = None
+                if t.later is not None:  # once, when it succeeds (a cache block may not)
                     got = _midword(seg, word) if kept else _gather_inside(seg, word, extra)
                     lists[SUBSTRING] = inside(got)
                     t.counts[SUBSTRING] = len(lists[SUBSTRING])
+                    t.later = None
                 return cast("set[int]", lists[SUBSTRING])
 
             t.later = gathered

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from store.search.cache import CacheError
 from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex, SearchResult
 from store.search.model import SearchRecord
 from store.search.text import highlight_spans
@@ -891,3 +892,36 @@ def test_what_the_next_key_narrows_from_is_made_between_keys() -> None:
     got = index.search("rate l", 50)
     want = fresh.search("rate l", 50)
     assert (got.total, [h.id for h in got.hits]) == (want.total, [h.id for h in want.hits])
+
+
+def test_a_block_failing_its_check_between_keys_is_read_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When gathering between keys fails (a cache block fails its check), nothing half
+    made is narrowed from: the next key gathers again, and its answers are a fresh
+    index's (found in review: the gathering was marked done before it ran)."""
+    records = [
+        *(rec("lesson", f"p{i}", f"rate limit {i}", gist=f"a{i}") for i in range(10)),
+        *(rec("lesson", f"m{i}", f"iterate loop {i}", gist=f"b{i}") for i in range(5)),
+    ]
+    typed, fresh = build(*records), build(*records)
+    typed.search("rat", 5, count=False)
+    words_ids = type(typed.main).words_ids
+    failed: list[bool] = []
+
+    def once(self: Any, positions: Any, limit: int | None = None) -> set[int]:
+        if not failed:
+            failed.append(True)
+            raise CacheError("a block failed its check")
+        return words_ids(self, positions, limit)
+
+    monkeypatch.setattr(type(typed.main), "words_ids", once)
+    with pytest.raises(CacheError):
+        typed.prepare_next()
+    for text in ("rat l", "rat lo"):
+        got, want = typed.search(text, 5), fresh.search(text, 5)
+        assert (got.total, got.exact, [(h.id, h.tier, h.count) for h in got.hits]) == (
+            want.total,
+            want.exact,
+            [(h.id, h.tier, h.count) for h in want.hits],
+        ), text
