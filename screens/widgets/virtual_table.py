@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.content import Content
+from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -54,6 +55,10 @@ def _shown(cell: Cell) -> object:
     """What a cell shows, as a key: its text, and a ``Content``'s spans (a ``Content``
     compares by its text alone)."""
     return cell if isinstance(cell, str) else (cell.plain, tuple(cell.spans))
+
+
+#: Lines kept as handed to the compositor (``VirtualTable._as_shown``): about three screens.
+SHOWN_KEPT = 128
 
 
 class _Frame(NamedTuple):
@@ -175,10 +180,8 @@ class VirtualTable(ScrollView, can_focus=True):
         #: whole lines likewise (a row of the same cells drawn again as it was)
         self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
         self._frame: _Frame | None = None
-        #: lines padded to the widget's width (see ``_padded``), by the id of the line
-        self._padded_lines: LRUCache[int, tuple[Strip, tuple[int, Color, Color], Strip]] = LRUCache(
-            1024
-        )
+        #: lines as handed to the compositor (see ``_as_shown``), by the id of the line
+        self._shown_lines: LRUCache[int, tuple[Strip, object, Strip]] = LRUCache(SHOWN_KEPT)
 
     # -- data ---------------------------------------------------------------------------
 
@@ -406,39 +409,40 @@ class VirtualTable(ScrollView, can_focus=True):
     def _lines_as_drawn(self, crop: Region) -> list[Strip]:
         """The lines of ``crop``, without Textual's styles cache: it makes each line a new
         strip to put its box around (none here), so the app's line filters (the colours
-        turned to true colour) ran again on every line of every frame. Here a row's line,
-        drawn once (``_rows_drawn``), keeps its filtered form with it.
+        turned to true colour) ran again on every line of every frame. Here a line shown
+        again (a row drawn once, ``_rows_drawn``) is handed over as it was shown.
 
         The lines are what the styles cache makes of them: padded to the widget's width
         (under the scroll bar, on the widget's background), filtered, cut to ``crop``."""
         self._styles_cache.clear()  # the cache's lines may be stale if it is used again
         width = self.size.width
-        filters = self.get_line_filters()
         base, background = self.background_colors
-        lines: list[Strip] = []
-        for y in crop.line_range:
-            strip = self.render_line(y)
-            if strip.cell_length != width:
-                strip = self._padded(strip, width, base, background)
-            for line_filter in filters:
-                strip = strip.apply_filter(line_filter, background)
-            lines.append(strip)
+        how = (width, base, background, tuple(self.get_line_filters()))
+        lines = [self._as_shown(self.render_line(y), how) for y in crop.line_range]
         x1, x2 = crop.column_span
         if (x1, x2) != (0, width):
             lines = [strip.crop(x1, x2) for strip in lines]
         return lines
 
-    def _padded(self, strip: Strip, width: int, base: Color, background: Color) -> Strip:
-        """``strip`` padded (or cut) to ``width`` on the background, as the styles cache
-        pads a line: made once for a line shown again (its filtered form kept with it)."""
-        kept = self._padded_lines.get(id(strip))
-        if kept is not None and kept[0] is strip and kept[1] == (width, base, background):
+    def _as_shown(
+        self, strip: Strip, how: tuple[int, Color, Color, tuple[LineFilter, ...]]
+    ) -> Strip:
+        """``strip`` padded (or cut) to the widget's width on its background, as the styles
+        cache pads a line, and filtered: made once for a line shown again. Kept here, for a
+        few screens of lines, not with the line (a filtered form kept with each row drawn
+        held thousands of strips: +45 MB at 10k)."""
+        kept = self._shown_lines.get(id(strip))
+        if kept is not None and kept[0] is strip and kept[1] == how:
             return kept[2]
-        inner = Style(background=base + background).rich_style
-        padded = strip.adjust_cell_length(width, inner)
+        width, base, background, filters = how
+        shown = strip
+        if shown.cell_length != width:
+            shown = shown.adjust_cell_length(width, Style(background=base + background).rich_style)
+        for line_filter in filters:
+            shown = Strip(line_filter.apply(list(shown), background), shown.cell_length)
         # the line itself is kept with it: its id cannot name another line meanwhile
-        self._padded_lines[id(strip)] = (strip, (width, base, background), padded)
-        return padded
+        self._shown_lines[id(strip)] = (strip, how, shown)
+        return shown
 
     def _frame_state(self) -> _Frame:
         if self._frame is not None:
