@@ -53,6 +53,7 @@ from store.search.text import (
     is_cjk,
     normalize,
     snippet,
+    word_run,
 )
 
 TIER_SCORE = {PHRASE: 1.0, PREFIX: 0.8, SUBSTRING: 0.6, FUZZY: 0.4}
@@ -267,6 +268,8 @@ class SearchIndex:
         import rapidfuzz.distance
         import rapidfuzz.process  # noqa: F401
 
+        # and the first close words highlighted, for compiling what finds the words
+        word_run()
         # and the first word looked for inside words, for making the vocabulary's index
         self.main.vocab_index()
         # and the first CJK terms, for checking the CJK text they read (mapped, not copied)
@@ -793,12 +796,11 @@ class _Counter:
                 self.arrays.append(ids)  # minus ⊂ ids here: the exact words of the prefix
                 if minus is not None and not isinstance(minus, (set, frozenset)):
                     break  # the exact-word array is inside the prefix array: counted once
-        union: set[int] = set()
         small = all(isinstance(x, (set, frozenset)) for x in self.sets)
-        if small and sum(len(x) for x in self.sets) <= 200_000:
-            for x in self.sets:
-                union |= x
-            self.sets = [union] if union else []
+        #: several sets of ids, a record in two of them counted once: the union of what
+        #: each holds of a group (made per group, of its few ids: a union of the sets
+        #: themselves, made at every key, cost up to a millisecond)
+        self.union = small and len(self.sets) > 1 and sum(len(x) for x in self.sets) <= 200_000
         self.tomb = tomb
         self.allowed = allowed if tiers.unfiltered is not None else None
 
@@ -810,6 +812,9 @@ class _Counter:
             return len(holding(live, texts, needle))
         if self.allowed is not None or self.tomb:
             return sum(1 for r in span if self._has(r))
+        if self.union:
+            n = len(set().union(*(ids.intersection(span) for ids in self.sets)))
+            return n + self._in_arrays(first, end)
         n = 0
         for ids in self.sets:
             n += (
@@ -819,9 +824,10 @@ class _Counter:
                 if isinstance(ids, range)
                 else 0
             )
-        for arr in self.arrays:
-            n += bisect.bisect_left(arr, end) - bisect.bisect_left(arr, first)
-        return n
+        return n + self._in_arrays(first, end)
+
+    def _in_arrays(self, first: int, end: int) -> int:
+        return sum(bisect.bisect_left(a, end) - bisect.bisect_left(a, first) for a in self.arrays)
 
     def _live(self, r: int) -> bool:
         return r not in self.tomb and (self.allowed is None or self.allowed.ok(r))

@@ -291,6 +291,15 @@ def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[
     return merge_spans(spans)
 
 
+@lru_cache(maxsize=1)
+def word_run() -> re.Pattern[str]:
+    """A run of word characters: compiled once, when first needed (a pattern holding
+    ``WORD_CHAR``, the CJK ranges in a negated class, takes about a millisecond to compile,
+    and ``re``'s own cache drops its oldest patterns as new ones come, every query term's
+    among them: the first typo'd query's highlighting compiled it, one or two ms)."""
+    return re.compile(f"{WORD_CHAR}+")
+
+
 def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     """Spans of whole words of ``text`` that are in ``words`` (typo-tolerant matches)."""
     if not text or not words:
@@ -300,7 +309,7 @@ def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     wanted = set(words)
     spans = [
         _source(where, m.start(), m.end())
-        for m in re.finditer(f"{WORD_CHAR}+", norm)
+        for m in word_run().finditer(norm)
         if m.group() in wanted and m.end() <= size
     ]
     return merge_spans(spans)

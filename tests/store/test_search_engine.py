@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from store.search.cache import CacheError
-from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING, SearchIndex, SearchResult
+from store.search.engine import (
+    FUZZY,
+    PHRASE,
+    PREFIX,
+    SUBSTRING,
+    SearchIndex,
+    SearchResult,
+    _Counter,
+)
 from store.search.model import SearchRecord
-from store.search.text import highlight_spans
+from store.search.text import WORD_CHAR, highlight_spans
 
 
 def rec(
@@ -101,6 +111,49 @@ def test_fuzzy_matches_come_last_and_only_when_few() -> None:
     assert ids(index, "mgiration") == ["good", "typo"]
     assert ids(index, "gudie") == ["good"]  # one swap in a short word
     assert ids(index, "gidue") == []  # two edits away in a short word: no match
+
+
+def test_a_warm_index_highlights_close_words_without_compiling_a_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first typo'd query's highlighting compiled the pattern of a word (1-2 ms on that
+    key), and again whenever ``re``'s cache had dropped it for newer ones."""
+    index = build(
+        rec("lesson", "typo", "expand-only migartion notes"),
+        rec("lesson", "good", "migration guide"),
+    )
+    index.warm()
+    re.purge()  # as after many other patterns: the oldest are dropped
+    asked: list[str] = []
+    compile_ = re._compile  # type: ignore[attr-defined]
+
+    def compiled(pattern: Any, flags: Any) -> Any:
+        asked.append(str(pattern))
+        return compile_(pattern, flags)
+
+    with monkeypatch.context() as m:
+        m.setattr(re, "_compile", compiled)
+        result = index.search("migratoin", 10)
+    typo = next(h for h in result.hits if h.id == "typo")
+    assert typo.tier == FUZZY
+    assert [typo.title[a:b] for a, b in typo.title_spans] == ["migartion"]
+    assert not [p for p in asked if WORD_CHAR in p]
+
+
+def test_a_group_counts_a_record_in_two_tiers_once() -> None:
+    """The counter of a group's members no longer makes the union of the tiers' sets at
+    every key (up to a millisecond); a record in two of them still counts once."""
+    tiers = SimpleNamespace(
+        held="",
+        counted_later=False,
+        lists=[{1, 2, 5}, {2, 3, 9}, None, set()],
+        minus=[None] * 4,
+        unfiltered=None,
+    )
+    counter = _Counter(tiers, set(), None)  # type: ignore[arg-type]
+    assert counter.count(0, 4) == 3  # 1, 2, 3
+    assert counter.count(4, 10) == 2  # 5, 9
+    assert counter.count(6, 9) == 0
 
 
 def test_a_typo_then_a_word_just_begun_lists_the_fuzzy_matches() -> None:
