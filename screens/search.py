@@ -394,11 +394,14 @@ class SearchScreen(Screen[None]):
             status.update(literal(result.error.message, keep_newlines=False), layout=False)
             return
         status.set_class(False, "-error")
+        # another query's results start at the top, on the best hit; the same query's
+        # again (counted, the workspace changed) keep the row the person is on
+        top = self.result is None or self.result.text != result.text
         self.result = result
         table = self.query_one("#search-results", VirtualTable)
         hits = self.hits = {hit_key(h): h for h in result.hits}
         # only the rows in sight are made (of the 50, about 30 on a screen)
-        table.set_rows(LazyRows(list(hits), lambda key: self.row(hits[key])[1]))
+        table.set_rows(LazyRows(list(hits), lambda key: self.row(hits[key])[1]), top=top)
         self._show_count(result)
         self.preview_later()
 

@@ -207,17 +207,19 @@ class VirtualTable(ScrollView, can_focus=True):
             return rows.keys[index] if isinstance(rows, LazyRows) else rows[index][0]
         return None
 
-    def set_rows(self, rows: Sequence[Row]) -> None:
+    def set_rows(self, rows: Sequence[Row], *, top: bool = False) -> None:
         """Replace all rows.
 
         The cursor stays on the same row key when it is still present, and the view is
         scrolled by as many rows as the cursor moved, so rows inserted or removed above
         do not move what the person is looking at — except at the very top, where rows
         inserted above come into sight. Otherwise the cursor keeps its index,
-        clamped to the new length. `Highlighted` is posted only if the highlighted key
-        changed. Call it from the event loop (``call_from_thread`` from a thread worker).
+        clamped to the new length. With ``top`` (other rows altogether: a new query's
+        best first), the cursor is on the first row and the view at the top. `Highlighted`
+        is posted only if the highlighted key changed. Call it from the event loop
+        (``call_from_thread`` from a thread worker).
         """
-        old_key = self.cursor_key
+        old_key = None if top else self.cursor_key
         old_index = self.cursor_row
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)
         keys = rows.keys if isinstance(rows, LazyRows) else [row[0] for row in self._rows]
@@ -230,7 +232,11 @@ class VirtualTable(ScrollView, can_focus=True):
         new_index = self._index.get(old_key) if old_key is not None else None
         self._follow_cursor = False
         try:
-            if new_index is not None:
+            if top:
+                if self.scroll_y and self.is_mounted:
+                    self.scroll_to(y=0, animate=False, force=True)
+                self.cursor_row = 0
+            elif new_index is not None:
                 shift = new_index - old_index
                 # at the top, rows inserted above stay in sight (the cursor keeps its row)
                 # while the cursor's row is still on screen; else the view moves with it
@@ -244,7 +250,9 @@ class VirtualTable(ScrollView, can_focus=True):
         finally:
             self._follow_cursor = True
         self._announce_highlight()
-        self.refresh()
+        # the rows' area only: the scroll bar redraws itself when what it shows changes
+        # (the rows' number, the scroll), not at every new set of as many rows
+        self.refresh(Region(0, 0, *self.scrollable_content_region.size))
 
     def move_to_key(self, key: str) -> bool:
         """Highlight the row with ``key`` and scroll it into view; ``False`` if absent."""

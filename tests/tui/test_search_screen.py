@@ -63,6 +63,37 @@ def table(screen: SearchScreen) -> VirtualTable:
     return screen.query_one("#search-results", VirtualTable)
 
 
+async def test_a_new_query_shows_its_best_hit_first_and_the_same_query_keeps_the_row(
+    demo_root: Path,
+) -> None:
+    """Typing on lists the new query's hits from the top, the cursor on the best one (the
+    cursor stayed on the row it was on, and the list scrolled down to follow it: ``tes``
+    showed its 18th hit first). The same query's results again (counted after the pause,
+    or the workspace changed) keep the row the person moved to."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_search(pilot)
+        rows = table(screen)
+        for query in ("t", "te", "tes", "test"):
+            result = await typed(pilot, screen, query) if query == "t" else None
+            if result is None:
+                await pilot.press(query[-1])
+                await until(
+                    pilot, lambda q=query: screen.result is not None and screen.result.text == q
+                )
+                result = screen.result
+            assert rows.cursor_row == 0 and rows.scroll_y == 0, query
+            assert rows.cursor_key == hit_key(result.hits[0])
+            await pilot.pause(0.5)  # counted: the same query, the row kept
+            assert rows.cursor_row == 0 and rows.scroll_y == 0
+        await pilot.press("tab", "down", "down", "down")
+        moved = rows.cursor_key
+        assert moved is not None and rows.cursor_row == 3
+        screen.rerun()  # the same query again (as when the workspace changed)
+        await pilot.pause(0.5)
+        assert rows.cursor_key == moved
+
+
 async def test_results_as_you_type_with_the_matches_highlighted(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:

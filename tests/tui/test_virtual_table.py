@@ -151,6 +151,23 @@ async def test_set_rows_keeps_the_cursor_row_in_place() -> None:
         assert table.render_line(1).text.strip() == "No rows"
 
 
+async def test_set_rows_from_the_top_puts_the_cursor_on_the_first_row() -> None:
+    """``top``: other rows altogether (a new query's, best first): the cursor on the first
+    row and the view at the top, even when the highlighted key is among the new rows."""
+    app = Host(make_rows(1_000))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(VirtualTable)
+        table.cursor_row = 40  # scrolled down to it
+        await pilot.pause()
+        assert table.scroll_y > 0 and table.cursor_key == "r40"
+
+        table.set_rows(make_rows(7, prefix="new") + make_rows(1_000), top=True)
+        await pilot.pause()
+        assert table.cursor_row == 0 and table.cursor_key == "new0"
+        assert table.scroll_y == 0 and screen_line(table) == 1
+        assert app.highlighted[-1] == ("new0", 0)
+
+
 async def test_cells_are_literal() -> None:
     rows: list[Row] = [
         ("a", ("1", "[bold]x[/] [@click=app.quit]y[/]", "[red]z")),
