@@ -180,6 +180,10 @@ class SearchScreen(Screen[None]):
         self._pending: tuple[str, bool] | None = None
         #: the number of the query that counts the shown results' matches, once typing paused
         self._counting = 0
+        #: the results' row the cursor was on when the query first changed since results
+        #: were last shown: moves made before the new query's results come are kept (from
+        #: its first row), not undone by the new list starting at the top
+        self._row_at_change: int | None = None
         self._wake = threading.Event()
         self._seq = 0
         self._ready = False
@@ -228,6 +232,8 @@ class SearchScreen(Screen[None]):
         ``Input.Changed`` takes a few hops to come back here), and hold drawing until its
         results are shown (at most ``HOLD``). While typing, what only the count needs waits
         (the count says "about"); it is counted when the typing pauses."""
+        if self._row_at_change is None:
+            self._row_at_change = self.query_one("#search-results", VirtualTable).cursor_row
         self.submit(value, count=False)
         if self._preview_timer is not None:
             self.preview_later()  # still typing: the preview waits
@@ -390,18 +396,24 @@ class SearchScreen(Screen[None]):
     def _show_results(self, result: SearchResult) -> None:
         status = self.query_one("#search-status", Static)
         if result.error is not None:
+            self._row_at_change = None  # the rows stay: moves made are moves in them
             status.set_class(True, "-error")
             status.update(literal(result.error.message, keep_newlines=False), layout=False)
             return
         status.set_class(False, "-error")
-        # another query's results start at the top, on the best hit; the same query's
+        # another query's results start at the top, on the best hit (moved down from it
+        # as far as the cursor was moved since the query changed); the same query's
         # again (counted, the workspace changed) keep the row the person is on
         top = self.result is None or self.result.text != result.text
-        self.result = result
         table = self.query_one("#search-results", VirtualTable)
+        since, self._row_at_change = self._row_at_change, None
+        moved = table.cursor_row - since if top and since is not None else 0
+        self.result = result
         hits = self.hits = {hit_key(h): h for h in result.hits}
         # only the rows in sight are made (of the 50, about 30 on a screen)
         table.set_rows(LazyRows(list(hits), lambda key: self.row(hits[key])[1]), top=top)
+        if moved > 0:
+            table.cursor_row = moved
         self._show_count(result)
         self.preview_later()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, TabbedContent
@@ -92,6 +93,28 @@ async def test_a_new_query_shows_its_best_hit_first_and_the_same_query_keeps_the
         screen.rerun()  # the same query again (as when the workspace changed)
         await pilot.pause(0.5)
         assert rows.cursor_key == moved
+
+
+async def test_moves_made_before_a_new_querys_results_come_are_kept(demo_root: Path) -> None:
+    """``e`` and two ``down`` read from the terminal at once, before the search thread has
+    answered ``rate``: the new list starts at its best hit and the cursor is moved two rows
+    down it (found by review: the moves were undone by the new list starting at the top)."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_search(pilot)
+        rows = table(screen)
+        await typed(pilot, screen, "rat")
+        await pilot.pause(0.6)  # counted, the preview drawn
+        for key, char in (("e", "e"), ("down", None), ("down", None)):
+            app.post_message(events.Key(key, char))
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "rate")
+        await pilot.pause(0.6)
+        assert screen.result is not None and rows.cursor_row == 2
+        assert rows.cursor_key == hit_key(screen.result.hits[2])
+        await pilot.press("backspace")  # a new query, no move: its best hit
+        await until(pilot, lambda: screen.result is not None and screen.result.text == "rat")
+        await pilot.pause()
+        assert len(screen.result.hits) > 2 and rows.cursor_row == 0
 
 
 async def test_results_as_you_type_with_the_matches_highlighted(demo_root: Path) -> None:
