@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: snapshot runs there are not shared
+    fcntl = None  # type: ignore[assignment]
+
+#: Held by a snapshot test for its whole run, across processes: the snapshots copy the demo
+#: to fixed paths (the header shows the workspace root), which two test runs on one machine
+#: (two clones, CI beside a developer) would otherwise remove under each other.
+SNAPSHOT_LOCK = Path(tempfile.gettempdir()) / "hurikaeri-snapshot.lock"
+
+
+@pytest.fixture(autouse=True)
+def _one_snapshot_run_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    if fcntl is None or "snap_compare" not in request.fixturenames:
+        yield
+        return
+    with SNAPSHOT_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
