@@ -800,7 +800,9 @@ class _Counter:
         #: several sets of ids, a record in two of them counted once: the union of what
         #: each holds of a group (made per group, of its few ids: a union of the sets
         #: themselves, made at every key, cost up to a millisecond)
-        self.union = small and len(self.sets) > 1 and sum(len(x) for x in self.sets) <= 200_000
+        self.union_per_group = (
+            small and len(self.sets) > 1 and sum(len(x) for x in self.sets) <= 200_000
+        )
         self.tomb = tomb
         self.allowed = allowed if tiers.unfiltered is not None else None
 
@@ -812,7 +814,7 @@ class _Counter:
             return len(holding(live, texts, needle))
         if self.allowed is not None or self.tomb:
             return sum(1 for r in span if self._has(r))
-        if self.union:
+        if self.union_per_group:
             n = len(set().union(*(ids.intersection(span) for ids in self.sets)))
             return n + self._in_arrays(first, end)
         n = 0

@@ -6,6 +6,7 @@ from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -370,16 +371,21 @@ async def test_lines_are_those_textual_would_draw() -> None:
         await same_as_textual(plain=True)
 
 
+async def unfocused(pilot: Pilot[None]) -> tuple[VirtualTable, Region]:
+    """The host's table, blurred (no focus tint: its plain box), and its whole area."""
+    table = pilot.app.query_one(VirtualTable)
+    pilot.app.set_focus(None)
+    await pilot.pause()
+    return table, Region(0, 0, *table.size)
+
+
 async def test_a_row_drawn_again_is_not_filtered_again() -> None:
     """The rows put in again as they were (a search answer that did not change): each line
     is the very strip handed over before, its line filters not run again (Textual's
     styles cache made every line a new strip and filtered it, every frame)."""
     app = Host(make_rows(40))
     async with app.run_test(size=(90, 24)) as pilot:
-        table = app.query_one(VirtualTable)
-        app.set_focus(None)
-        await pilot.pause()
-        crop = Region(0, 0, *table.size)
+        table, crop = await unfocused(pilot)
         before = table.render_lines(crop)
         table.set_rows(make_rows(40))
         await pilot.pause()
@@ -393,10 +399,7 @@ async def test_lines_shown_are_kept_for_a_few_screens_only() -> None:
     (kept with each row, they held +45 MB at 10k)."""
     app = Host(make_rows(2_000))
     async with app.run_test(size=(90, 24)) as pilot:
-        table = app.query_one(VirtualTable)
-        app.set_focus(None)
-        await pilot.pause()
-        crop = Region(0, 0, *table.size)
+        table, crop = await unfocused(pilot)
         for _ in range(60):
             table.render_lines(crop)
             table.action_page_down()
