@@ -11,6 +11,9 @@ told when shown again). Screens ask for navigation with ``Open`` messages, which
 from __future__ import annotations
 
 import asyncio
+import os
+import select
+import sys
 import threading
 from pathlib import Path
 
@@ -33,11 +36,13 @@ from screens.messages import (
 from screens.sessions import SessionsScreen
 from screens.widgets import cjk_wrap
 from store.config import Config
+from store.index.parallel import start_helpers
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
 from store.read.textsafe import printable
 from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
+from tui import log_notices
 from tui.commands import HurikaeriCommands
 from tui.navigate import open_target
 from tui.refresh import Change, concerns, on_show
@@ -47,6 +52,8 @@ from tui.search_provider import SearchProvider
 SAVE_EVERY = 120.0
 #: How long the reading waits at most for what it published to be drawn (seconds).
 DRAW_WAIT = 0.5
+#: How often the app looks whether its terminal is still there (seconds).
+TERMINAL_CHECK_EVERY = 1.0
 
 #: The app-wide keys that open a screen (each once on top): key, screen name (the router's,
 #: see :data:`tui.navigate.SCREENS`), description. The binding id is ``app.<name>``.
@@ -82,6 +89,7 @@ class HurikaeriApp(App[None]):
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
         super().__init__()
+        start_helpers()  # before Textual captures standard error: see its docstring
         cjk_wrap.install()  # Japanese, Chinese and Korean text wraps by character
         self.workspace = workspace
         self.index = WorkspaceIndex(workspace)
@@ -94,6 +102,10 @@ class HurikaeriApp(App[None]):
         self._stale: dict[Screen[object], Change] = {}
 
     def on_mount(self) -> None:
+        self._notices = log_notices.attach(self)
+        tty = _input_terminal()
+        if tty is not None and not self.is_headless:
+            self.set_interval(TERMINAL_CHECK_EVERY, lambda: self._exit_if_hung_up(tty))
         self.screen_change_signal.subscribe(self, self.screen_shown)
         if self.workspace.config.keys:
             self.set_keymap(self.workspace.config.keys)
@@ -269,7 +281,15 @@ class HurikaeriApp(App[None]):
             f"{problems} problem file{'s' if problems != 1 else ''} · {self.workspace.root}"
         )
 
+    def _exit_if_hung_up(self, tty: select.poll) -> None:
+        """The terminal went away without a hang-up signal (its pty closed while this
+        process is not the session's leader): Textual's input thread would spin on the dead
+        descriptor for ever. End, as on a hang-up."""
+        if any(ev & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, ev in tty.poll(0)):
+            self.exit(return_code=1)
+
     async def on_unmount(self) -> None:
+        log_notices.detach(self._notices)
         self._stop_watch.set()
         if self.loaded.is_set():
             self.index.save_cache()
@@ -321,6 +341,22 @@ class HurikaeriApp(App[None]):
 
     def action_reload(self) -> None:
         self.load_index()
+
+
+def _input_terminal() -> select.poll | None:
+    """A poll object watching standard input for a hang-up, when it is a terminal."""
+    stdin = sys.__stdin__
+    if stdin is None or not hasattr(select, "poll"):
+        return None
+    try:
+        fd = stdin.fileno()
+        if not os.isatty(fd):
+            return None
+    except (OSError, ValueError):
+        return None
+    tty = select.poll()
+    tty.register(fd, 0)  # no events asked: a hang-up and errors are always reported
+    return tty
 
 
 def create_app(

@@ -4,17 +4,21 @@ Workers are started by a fork server that has already imported the parsing code 
 starts in milliseconds, and none inherits the threads of a running app). Results come
 back as soon as each chunk is done, biggest chunks first so that two large JSONL files do
 not end up on the same core at the end. Small jobs are done in this process: starting
-workers would cost more than it saves.
+workers would cost more than it saves. When workers cannot start although the job is big,
+the job is still done here, and a warning says so (``logging``: the app shows it, the
+command line prints it): never a silent fallback to one core.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -26,6 +30,20 @@ SERIAL_BELOW = 4 * 1024 * 1024
 AHEAD = 2
 #: A chunk holds files up to about this many bytes (or one bigger file).
 CHUNK_BYTES = 1024 * 1024
+
+
+log = logging.getLogger(__name__)
+
+
+def start_helpers() -> None:
+    """Start multiprocessing's resource tracker now, while this process's standard error is
+    still a real file. A Textual app replaces ``sys.stderr`` with a capture whose
+    ``fileno()`` is -1; the tracker, started later from inside the app, would be handed that
+    descriptor and fail (``bad value(s) in fds_to_keep``), and no worker could start."""
+    try:
+        resource_tracker.ensure_running()
+    except (OSError, ValueError) as exc:
+        log.warning("worker processes will not start: %s", exc)
 
 
 def workers() -> int:
@@ -70,7 +88,8 @@ def map_chunks(
         ctx.set_forkserver_preload(list(preload))
     try:
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
-    except (OSError, ValueError):  # no semaphores (some containers): parse here
+    except (OSError, ValueError) as exc:  # no semaphores (some containers): parse here
+        _on_one_core(exc)
         for c in chunks:
             yield fn(c)
         return
@@ -96,9 +115,18 @@ def map_chunks(
                     del result  # broken, and what is done must have been taken by then
                     for j, c in itertools.islice(todo, 1):
                         running[pool.submit(fn, c)] = j
-    except BrokenProcessPool:
+    except BrokenProcessPool as exc:
         # a worker could not start (e.g. the main script re-runs itself unguarded) or died:
         # what is left is parsed here
+        _on_one_core(exc)
         for i, c in enumerate(chunks):
             if i not in done:
                 yield fn(c)
+
+
+def _on_one_core(exc: BaseException) -> None:
+    log.warning(
+        "reading on one core, in this process: worker processes could not start (%s: %s)",
+        type(exc).__name__,
+        exc,
+    )

@@ -1,0 +1,50 @@
+"""Warnings the store logs, shown in the app as notifications.
+
+The store says through :mod:`logging` what went wrong without stopping it (workers that
+could not start, a watcher that polls instead). On the command line nothing is configured,
+so Python prints such a warning on standard error; inside the app standard error is
+captured by Textual and nobody would read it, so this handler turns each into a
+notification instead. Records may come from any thread: they are handed to the app's
+event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from textual.app import App
+
+
+class NoticeHandler(logging.Handler):
+    """Shows warnings (and worse) of the ``store`` loggers as the app's notifications."""
+
+    def __init__(self, app: App[Any], loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(logging.WARNING)
+        self.app = app
+        self.loop = loop
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except (TypeError, ValueError):  # a bad format string: its text as it is
+            text = str(record.msg)
+        error = record.levelno >= logging.ERROR
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app has ended
+            self.loop.call_soon_threadsafe(self._notify, text, error)
+
+    def _notify(self, text: str, error: bool) -> None:
+        self.app.notify(text, severity="error" if error else "warning", timeout=30, markup=False)
+
+
+def attach(app: App[Any]) -> NoticeHandler:
+    """Route the store's warnings to ``app`` from now on (call on mount, in its loop)."""
+    handler = NoticeHandler(app, asyncio.get_running_loop())
+    logging.getLogger("store").addHandler(handler)
+    return handler
+
+
+def detach(handler: NoticeHandler) -> None:
+    logging.getLogger("store").removeHandler(handler)
