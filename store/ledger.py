@@ -1,4 +1,4 @@
-"""The decision ledger: review metadata kept apart from the agents' files (DESIGN.md).
+"""The decision ledger: review metadata kept apart from the agents' files (docs/architecture.md).
 
 Everything a person does is appended, as JSON lines, to ``.hurikaeri/ledger.jsonl`` under
 the workspace root. Nothing is ever rewritten: the current state of an item is a fold over

@@ -1,4 +1,4 @@
-"""The workspace watcher: an async generator of domain changes (DESIGN.md, Architecture).
+"""The workspace watcher: an async generator of domain changes (docs/architecture.md).
 
 Built on ``watchfiles.awatch``, with what raw notifications get wrong put right:
 
@@ -21,7 +21,7 @@ Built on ``watchfiles.awatch``, with what raw notifications get wrong put right:
   polls by itself), files seen changing are stat'ed again a second later: the poller
   compares whole-second mtimes and misses a second write within the same second.
 
-Blocking work (planning, scanning, stat'ing, hashing) runs in threads (DESIGN.md principle 4);
+Blocking work (planning, scanning, stat'ing, hashing) runs in threads (architecture principle 4);
 only ``awatch`` adding its watches runs on the event loop, as watchfiles does it.
 """
 

@@ -201,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write what the secret scan flags (when it is no real secret)",
     )
     match = sub.add_parser(
-        "match", parents=[common], help="which skills would load for a task (seed 003)"
+        "match", parents=[common], help="which knowledge-base skills would load for a task, scored"
     )
     match.add_argument("text", metavar="TEXT", help="the task's objective")
     match.add_argument(

@@ -50,7 +50,7 @@ def add_meta_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     meta = sub.add_parser(
         "meta",
         parents=[common],
-        help="print the metadata block at the end of an agent's reply as JSON (seed 002)",
+        help="print the YAML block between '---' lines ending an agent's reply as JSON",
     )
     meta.add_argument(
         "file",

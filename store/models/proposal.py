@@ -1,4 +1,4 @@
-"""Inbox proposal ``knowledge_base/inbox/<id>.yaml`` (our format, DESIGN.md).
+"""Inbox proposal ``knowledge_base/inbox/<id>.yaml`` (our format, docs/architecture.md).
 
 Seed 003's reflection agent asks for human approval but defines no file; this is it. The
 decision is written back into the same file so that the agent that asked can read it.

@@ -1,4 +1,4 @@
-"""The inbox: proposals agents (and people) raise, decided by a person (DESIGN.md).
+"""The inbox: proposals agents (and people) raise, decided by a person (docs/architecture.md).
 
 Approving writes the proposed document to its target — a new file, or the existing one
 with ``version`` incremented and ``updated_at`` set, changing only what differs — and writes

@@ -1,4 +1,4 @@
-"""Promoting try-items into the files agents read next time (DESIGN.md "Promotion").
+"""Promoting try-items into the files agents read next time (docs/architecture.md "Promotion").
 
 A promotion is planned first — the resolved path, what kind of write, the exact bytes before
 and after, and a unified diff — and written only when confirmed: atomically, with a backup,

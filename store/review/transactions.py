@@ -1,4 +1,4 @@
-"""One model for every write (DESIGN.md "Transactions"): apply, recover, undo, redo, history.
+"""One model for every write (docs/architecture.md): apply, recover, undo, redo, history.
 
 Every action that changes a file or the review state is one transaction: :func:`apply`
 takes a :class:`TxPlan` (the action, its subjects, the review-state changes it makes and

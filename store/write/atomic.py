@@ -1,4 +1,4 @@
-"""Safe writes (DESIGN.md principle 2).
+"""Safe writes (docs/architecture.md principle 2).
 
 Every write goes to a temporary file in the target's own directory, is fsynced, replaces
 the target with ``os.replace`` and fsyncs the directory. Symlinks are resolved first (a

@@ -1,4 +1,4 @@
-"""What each action may write (DESIGN.md "What each action may write").
+"""What each action may write (docs/architecture.md "What each action may write").
 
 Agent text decides the content of a write, never its kind. Every writer is handed a
 *guard* made here for its action and calls it on the real file (every symlink followed)

@@ -1,4 +1,4 @@
-"""Round-trip YAML editing that changes only what was edited (DESIGN.md principle 1).
+"""Round-trip YAML editing that changes only what was edited (docs/architecture.md principle 1).
 
 ruamel.yaml loads the file as commented data, with the file's own indentation (detected),
 quotes preserved and no line wrapping. After editing, the dump is merged back onto the

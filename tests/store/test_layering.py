@@ -1,4 +1,4 @@
-"""Imports go one way (DESIGN.md): tui → screens → store.
+"""Imports go one way (docs/architecture.md): tui → screens → store.
 
 The contract, exactly:
 
