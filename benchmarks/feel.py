@@ -15,7 +15,7 @@ the same run, round by round, so a change in the machine's load touches both ali
 - **small commands**: spawn → exit of ``--help``, ``--version``, ``show KPT_ID``, ``meta
   FILE``, ``approve KPT_ID/keep-001`` and ``import-wrapup`` of the seed's wrap-up input
   (imported once while priming: then already there) (with bytecode), beside ``python -c
-  pass``. ``approve`` appends to the workspace's ledger: measure a copy.
+  pass``.
 - **keys** (one app per round, warm cache, once idle): ``down`` in the sessions list,
   key → the end of the next frame; then ``/`` and the search queries of
   :mod:`benchmarks.search_bench` plus typo'd ones, typed one character at a time at most
@@ -28,6 +28,9 @@ the same run, round by round, so a change in the machine's load touches both ali
   until the process is idle), and the bare app's.
 - **cache**: the sizes of the caches under the workspace's state directory, beside the
   size of the workspace's own files.
+
+Everything runs on a copy of ``WS`` made first (and removed at the end): the app writes its
+caches and ``approve`` appends to the ledger, and the measured workspace is never touched.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import os
 import pty
 import re
 import shlex
+import shutil
 import signal
 import statistics
 import struct
@@ -401,7 +405,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
-    root = a.root.resolve()
+    scratch = Path(tempfile.mkdtemp(prefix="hurikaeri-feel-"))
+    try:
+        root = scratch / a.root.resolve().name
+        print(f"copying {a.root} to {root} (measured there)…", file=sys.stderr, flush=True)
+        shutil.copytree(a.root.resolve(), root, symlinks=True)
+        return measure(a, root)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure(a: argparse.Namespace, root: Path) -> int:
+    """Every figure of :func:`main`, on ``root`` (the copy)."""
     only = set(a.only.split(","))
     pycache = Path(tempfile.gettempdir()) / f"hurikaeri-feel-pycache-{os.getuid()}"
     variants: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
@@ -437,8 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         bare_keys(with_bc)
     for env, _ in variants.values():
         first_row(app, env)
-        for cmd in small.values():
-            run_s(cmd, env)
+        if "small" in only:
+            for cmd in small.values():
+                run_s(cmd, env)
         if "keys" in only or "memory" in only:
             term = Term(app, env)
             try:
@@ -482,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     report(a, root, list(variants), runs, cache_sizes(root) if "cache" in only else {})
     if a.json:
-        a.json.write_text(json.dumps({"root": str(root), "runs": runs}, indent=1) + "\n")
+        a.json.write_text(json.dumps({"root": str(a.root), "runs": runs}, indent=1) + "\n")
     return 0
 
 
