@@ -142,17 +142,32 @@ def _flat(given: list[tuple[Path, Parts]]) -> Iterator[Part]:
         yield from _each(parts)
 
 
-def _session_of(key: str, parts: Iterable[Part]) -> Session | None:
-    """The session ``key`` from its parts (in its files' order); ``None`` when it has no
-    report and no summary (a session is worth listing when one of those describes it)."""
+def report_session_key(key: str, report: ReportRef) -> str:
+    """The key of the session a second report of one ``session_id`` is listed as (its
+    own: the session's key and the report's path)."""
+    return f"{key}#{report.path}"
+
+
+def _sessions_of(key: str, parts: Iterable[Part]) -> list[Session]:
+    """The session ``key`` from its parts (in its files' order); none when it has no
+    report and no summary (a session is worth listing when one of those describes it).
+    Two reports naming one ``session_id`` both stay: the one of the highest id is the
+    session's, each other one is listed as a session of its own (the same session id,
+    keyed :func:`report_session_key`) — its items are reviewed and counted as any."""
     report: ReportRef | None = None
+    others: list[ReportRef] = []
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
     runs: list[LessonRun] = []
     proposals: list[Located[Proposal]] = []
     for part in parts:
         if isinstance(part, ReportRef):
-            if report is None or (part.head.id or "") > (report.head.id or ""):
+            if report is None:
                 report = part
+            elif (part.head.id or "") > (report.head.id or ""):
+                others.append(report)
+                report = part
+            else:
+                others.append(part)
         elif isinstance(part, Located):
             proposals.append(part)
         elif isinstance(part, LessonRun):
@@ -160,10 +175,12 @@ def _session_of(key: str, parts: Iterable[Part]) -> Session | None:
         elif summary is None:
             summary = part
     if report is None and summary is None:
-        return None
+        return []
     # the session id: the one object the heads hold (interned), not a copy per session
     sid = sys.intern(key[4:]) if key.startswith("sid:") else None
-    return Session(key, sid, report, summary, tuple(runs), tuple(proposals))
+    out = [Session(key, sid, report, summary, tuple(runs), tuple(proposals))]
+    out += [Session(report_session_key(key, r), sid, r) for r in others]
+    return out
 
 
 class WorkspaceIndex:
@@ -198,6 +215,9 @@ class WorkspaceIndex:
         self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
         #: the sessions (keys) whose report carries each report id, kept as files change
         self._rid_keys: dict[str, set[str]] = {}
+        #: the keys of the sessions listed for a session's further reports (same session
+        #: id, see :func:`_sessions_of`), by the session's key
+        self._more_keys: dict[str, list[str]] = {}
 
     # -- building ----------------------------------------------------------------
 
@@ -511,25 +531,29 @@ class WorkspaceIndex:
             lost: set[str] = set()
             if reset:
                 self._rid_keys = {}
-            rid_keys = self._rid_keys
+                self._more_keys = {}
+            rid_keys, more_keys = self._rid_keys, self._more_keys
             newly_shared: set[str] = set()
             for key in touched:
-                old = sessions.pop(key, None)
-                if old is not None and old.report_id:
-                    rid_keys.get(old.report_id, set()).discard(key)
-                    if by_report.get(old.report_id) is old:
-                        del by_report[old.report_id]
-                        lost.add(old.report_id)
+                for k in (key, *more_keys.pop(key, ())):
+                    old = sessions.pop(k, None)
+                    if old is not None and old.report_id:
+                        rid_keys.get(old.report_id, set()).discard(k)
+                        if by_report.get(old.report_id) is old:
+                            del by_report[old.report_id]
+                            lost.add(old.report_id)
                 if gathered is None:
-                    s = self._session(key, files)
+                    made = self._session(key, files)
                 else:
-                    s = _session_of(key, _flat(gathered[key]))  # in order already
-                if s is not None:
-                    sessions[key] = s
+                    made = _sessions_of(key, _flat(gathered[key]))  # in order already
+                if len(made) > 1:
+                    more_keys[key] = [m.key for m in made[1:]]
+                for s in made:
+                    sessions[s.key] = s
                     if s.report_id:
                         by_report[s.report_id] = s
                         keys = rid_keys.setdefault(s.report_id, set())
-                        keys.add(key)
+                        keys.add(s.key)
                         if len(keys) == 2:
                             newly_shared.add(s.report_id)
             for s in sessions.values() if lost - by_report.keys() else ():
@@ -624,14 +648,14 @@ class WorkspaceIndex:
                 given = sorted(given, key=lambda t: order_key(t[0]))
         return _flat(given)
 
-    def _session(self, key: str, files: dict[Path, IndexedFile]) -> Session | None:
-        """The session ``key`` from what its files (in ``files``) contribute (see
-        :func:`_session_of`)."""
+    def _session(self, key: str, files: dict[Path, IndexedFile]) -> list[Session]:
+        """The session ``key`` (and those of its further reports) from what its files (in
+        ``files``) contribute (see :func:`_sessions_of`)."""
         paths = self._paths_of.get(key)
         if not paths:
             self._paths_of.pop(key, None)
-            return None
-        return _session_of(
+            return []
+        return _sessions_of(
             key, self._in_order([(p, self._given(p, files.get(p)).get(key, ())) for p in paths])
         )
 
@@ -711,6 +735,16 @@ class WorkspaceIndex:
                         shared[rid] = sorted(got, key=lambda s: self.ws.display(s.report.path))  # type: ignore[union-attr]
             self._shared = (sessions, shared)
         return self._shared[1]
+
+    def shared_session_ids(self) -> dict[str, list[Session]]:
+        """Session ids two or more reports name, each with its sessions (the session's own
+        first, then one for each further report; lint warns of each)."""
+        sessions, out = self.sessions, {}
+        for key, more in list(self._more_keys.items()):
+            got = [s for k in (key, *more) if (s := sessions.get(k)) and s.report]
+            if len(got) > 1 and got[0].session_id:
+                out[got[0].session_id] = got
+        return out
 
     def is_shared(self, report_id: str) -> bool:
         return len(self._rid_keys.get(report_id, ())) > 1

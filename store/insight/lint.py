@@ -31,6 +31,7 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
         if f.unfinished_line is not None:
             yield unfinished(f.display, f.unfinished_line)
     yield from report_id_collisions(ws, index)
+    yield from session_id_collisions(ws, index)
 
 
 def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
@@ -51,6 +52,25 @@ def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagn
                 f"report id {rid} is also the id of {others}; its items are named "
                 f"{report_key(rid, path)}/ITEM_ID while the id is shared — give one of "
                 "them another id",
+            )
+
+
+def session_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
+    """Two reports naming one ``session_id`` (a session reflected on twice, or an id
+    reused): both are listed and reviewed, each as a session of its own — a warning on
+    each file, naming the others."""
+    for sid, sessions in sorted(index.shared_session_ids().items()):
+        where = sorted(ws.display(s.report.path) for s in sessions if s.report is not None)
+        for path in where:
+            others = ", ".join(o for o in where if o != path)
+            yield Diagnostic(
+                path,
+                None,
+                "warning",
+                "duplicate-session-id",
+                f"session_id {sid} is also the session_id of {others}; each report is "
+                "listed and reviewed as a session of its own — if they are different "
+                "sessions, give each its own session_id",
             )
 
 
