@@ -5,13 +5,21 @@ authentication of its own: anyone who can open a connection to the port could dr
 and write to the owner's workspace (another user on the same machine included). This module
 wraps its aiohttp application with one middleware:
 
-* every request must carry the server's token — in the query (``?token=…``, the URL printed
-  at start) or in the cookie the page sets when it is opened with the token (HttpOnly,
-  SameSite=Strict, named after the port), which the page's own assets and websocket use;
-  tokens are compared with :func:`hmac.compare_digest`; anything else gets 403;
-* a request with an ``Origin`` header (browsers send one on every websocket) must come from
-  the server's own origin — its bound host and port, or a loopback alias of it when bound to
-  loopback — else 403; a client without ``Origin`` (not a browser) still needs the token.
+* the page (``/``) and the plain websocket (``/ws``) need the server's token in the query
+  (``?token=…``, the URL printed at start), compared with :func:`hmac.compare_digest`;
+* the page opens its websocket at ``/ws/<ticket>``: a random ticket made for that page when
+  it was served with the token, good for one websocket; none else is accepted there;
+* the page's static files (textual-serve's own script and style sheet: nothing of the
+  workspace) and ``/download/<key>`` (a key the app gives over the websocket, a random
+  UUID, for one file it delivers) need no token;
+* anything else gets 403; and a request with an ``Origin`` header (browsers send one on
+  every websocket) must come from the server's own origin — its bound host and port, or a
+  loopback alias of it when bound to loopback — else 403.
+
+No cookie is set. A browser sends a cookie of ``127.0.0.1`` to every port of that host
+(cookies are scoped by host, not port; SameSite counts all ports as one site), so another
+local user's server on another port would receive it whenever the owner opens one of its
+URLs, and could replay it: the authority travels only in URLs to this port.
 
 The token is random (:func:`secrets.token_urlsafe`) unless ``HURIKAERI_SERVE_TOKEN`` sets it
 (for scripts; the environment, unlike argv, is not visible to other users in ``ps``). It is
@@ -105,15 +113,41 @@ class _RedactToken(logging.Filter):
         return True
 
 
+class Tickets:
+    """The websocket tickets of pages served and not yet connected: each one random, good
+    once; only the newest ``keep`` are kept (a page left unconnected holds none for long)."""
+
+    def __init__(self, keep: int = 32) -> None:
+        self.keep = keep
+        self._open: dict[str, None] = {}
+
+    def issue(self) -> str:
+        ticket = secrets.token_urlsafe(32)
+        self._open[ticket] = None
+        while len(self._open) > self.keep:
+            del self._open[next(iter(self._open))]
+        return ticket
+
+    def use(self, ticket: str) -> bool:
+        """Whether ``ticket`` is open (it is closed from now on)."""
+        for known in self._open:
+            if hmac.compare_digest(known.encode("utf-8"), ticket.encode("utf-8")):
+                del self._open[known]
+                return True
+        return False
+
+
 def make_server(command: str, *, host: str, port: int, title: str, token: str) -> Any:
     """A textual-serve ``Server`` that requires ``token`` and a same-origin ``Origin``."""
+    import aiohttp_jinja2
     from aiohttp import web
     from textual_serve.server import Server
 
     public_url = f"http://{url_host(host)}:{port}"
     canonical_netloc = urlsplit(public_url).netloc.lower()
-    cookie_name = f"hurikaeri-token-{port}"
+    wildcard = host.strip("[]").lower() in WILDCARD
     expected = token.encode("utf-8")
+    tickets = Tickets()
 
     def token_ok(supplied: str | None) -> bool:
         return supplied is not None and hmac.compare_digest(supplied.encode("utf-8"), expected)
@@ -121,42 +155,58 @@ def make_server(command: str, *, host: str, port: int, title: str, token: str) -
     def forbidden(reason: str) -> web.HTTPForbidden:
         return web.HTTPForbidden(text=f"{PROG} serve: {reason}\n")
 
+    def allowed(request: web.Request) -> bool:
+        """Whether the request carries what its path needs (see the module's docstring)."""
+        path = request.path
+        if path.startswith(("/static/", "/download/")):
+            return True
+        if path.startswith("/ws/"):
+            return tickets.use(path[len("/ws/") :])
+        return token_ok(request.query.get("token"))
+
     @web.middleware
     async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
-        from_query = "token" in request.query
-        supplied = request.query.get("token") if from_query else request.cookies.get(cookie_name)
-        if not token_ok(supplied):
-            raise forbidden("missing or wrong token: open the URL printed when the server started")
         origin = request.headers.get("Origin")
         if origin is not None and not origin_allowed(
             origin, bound_host=host, port=port, request_host=request.host
         ):
             raise forbidden(f"origin {origin!r} is not this server's")
+        if not allowed(request):
+            raise forbidden("missing or wrong token: open the URL printed when the server started")
         is_page = request.path == "/"
-        if (
-            is_page
-            and from_query
-            and host.strip("[]").lower() not in WILDCARD
-            and request.host.lower() != canonical_netloc
-        ):
-            # The page's assets and websocket live at the printed URL's host: go there, so
-            # that the cookie set below is sent with them.
+        if is_page and not wildcard and request.host.lower() != canonical_netloc:
+            # the page's assets and websocket live at the printed URL's host: go there
             raise web.HTTPTemporaryRedirect(f"{public_url}{request.path_qs}")
         response = await handler(request)
         if is_page and isinstance(response, web.Response) and not response.prepared:
             response.headers["Referrer-Policy"] = "no-referrer"
             response.headers["Cache-Control"] = "no-store"
-            if from_query:
-                response.set_cookie(cookie_name, token, httponly=True, samesite="Strict", path="/")
         return response
 
     class GuardedServer(Server):
-        """textual-serve's server with :func:`guard` in front of every route."""
+        """textual-serve's server with :func:`guard` in front of every route, and a page
+        whose websocket carries a ticket of its own (``/ws/<ticket>``)."""
 
         async def _make_app(self) -> web.Application:
             app: web.Application = await super()._make_app()
+            app.router.add_get("/ws/{ticket}", self.handle_websocket)
             app.middlewares.append(guard)
             return app
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            """The page, its websocket at a ticket made for it (the token stays out of it)."""
+            base = f"http://{request.host}" if wildcard else public_url
+            try:
+                font_size = int(request.query.get("fontsize", "16"))
+            except ValueError:
+                font_size = 16
+            context = {
+                "font_size": font_size,
+                "app_websocket_url": f"ws:{base.split(':', 1)[1]}/ws/{tickets.issue()}",
+                "config": {"static": {"url": f"{base}/static/"}},
+                "application": {"name": self.title},
+            }
+            return aiohttp_jinja2.render_template("app_index.html", request, context)
 
         def initialize_logging(self) -> None:
             super().initialize_logging()

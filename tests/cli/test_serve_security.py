@@ -160,9 +160,11 @@ def test_prints_url_with_token_on_loopback(served: Served) -> None:
 
 def test_no_token_refused(served: Served) -> None:
     assert run(_get(f"{served.base}/"))[0] == 403
-    assert run(_get(f"{served.base}/static/js/textual.js"))[0] == 403
     assert run(_ws_status(f"{served.base}/ws")) == 403
     assert run(_ws_status(f"{served.base}/ws", {"Origin": served.origin})) == 403
+    assert run(_ws_status(f"{served.base}/ws/made-up-ticket", {"Origin": served.origin})) == 403
+    # textual-serve's own script needs none (nothing of the workspace is in it)
+    assert run(_get(f"{served.base}/static/js/textual.js"))[0] == 200
 
 
 def test_wrong_token_refused(served: Served) -> None:
@@ -219,21 +221,38 @@ def test_token_and_own_origin_accepted_and_app_talks(served: Served) -> None:
     assert len(data) > 200, f"no output from the app over the websocket: {data[:200]!r}"
 
 
-def test_page_cookie_lets_the_page_use_its_assets_and_websocket(served: Served) -> None:
+def page_websocket(served: Served) -> str:
+    """The websocket URL a page served with the token opens."""
+    page = run(_read(served.url))
+    m = re.search(r'data-session-websocket-url="([^"]+)"', page)
+    assert m is not None, page[:500]
+    return m.group(1)
+
+
+def test_no_cookie_is_set_and_a_cookie_is_no_authority(served: Served) -> None:
+    """A cookie of 127.0.0.1 goes to every port of it (issue 40, point 6): another local
+    user's server would receive it and could replay it. None is set, none is honoured."""
     status, resp = run(_get(served.url))
     assert status == 200
-    set_cookie = resp.headers.getall("Set-Cookie")
-    assert len(set_cookie) == 1
-    assert "HttpOnly" in set_cookie[0]
-    assert "SameSite=Strict" in set_cookie[0]
+    assert "Set-Cookie" not in resp.headers
     assert resp.headers["Referrer-Policy"] == "no-referrer"
-    name, value = set_cookie[0].split(";", 1)[0].split("=", 1)
-    cookie = {"Cookie": f"{name}={value}"}
-    assert run(_get(f"{served.base}/static/js/textual.js", headers=cookie))[0] == 200
-    assert run(_ws_status(f"{served.base}/ws", {**cookie, "Origin": served.origin})) == 101
-    evil = {**cookie, "Origin": "http://evil.example"}
-    assert run(_ws_status(f"{served.base}/ws", evil)) == 403
-    # a loopback alias is sent to the printed host, where the page's assets live
+    # what a browser holding an earlier server's cookie would send, replayed elsewhere
+    for name in (f"hurikaeri-token-{served.port}", "token"):
+        cookie = {"Cookie": f"{name}={served.token}"}
+        assert run(_get(f"{served.base}/", headers=cookie))[0] == 403
+        assert run(_ws_status(f"{served.base}/ws", {**cookie, "Origin": served.origin})) == 403
+
+
+def test_the_page_websocket_carries_a_ticket_good_once(served: Served) -> None:
+    url = page_websocket(served)
+    assert served.token not in url
+    assert urlsplit(url).netloc == urlsplit(served.base).netloc
+    assert urlsplit(url).path.startswith("/ws/")
+    ws = served.base + urlsplit(url).path
+    assert run(_ws_status(ws, {"Origin": "http://evil.example"})) == 403
+    assert run(_ws_status(ws + "?width=80&height=24", {"Origin": served.origin})) == 101
+    assert run(_ws_status(ws, {"Origin": served.origin})) == 403  # used: not again
+    # a loopback alias is sent to the printed host, where the page's websocket lives
     status, resp = run(_get(served.url.replace("127.0.0.1", "localhost")))
     assert status == 307
     assert resp.headers["Location"] == served.url
