@@ -61,6 +61,20 @@ class SyncError(ReviewError):
     """The sync stopped; the message is one line, and the repository is as it was."""
 
 
+class ChooseEarlier(SyncError):
+    """The first sync stopped to ask: bring the decisions made before joining (only in the
+    local ``ledger.jsonl``) into the team ledger, or keep them local."""
+
+    def __init__(self, decisions: list[str]) -> None:
+        self.decisions = decisions
+        super().__init__(
+            f"{len(decisions)} decision(s) you made before joining the team review are only "
+            f"in .hurikaeri/{team.LOCAL_LEDGER} on this machine (listed above): "
+            "'sync --bring-in' shares them with the team, 'sync --keep-local' keeps them "
+            "to yourself"
+        )
+
+
 @dataclass(slots=True)
 class SyncResult:
     """What a sync did (or, with ``dry_run``, would do)."""
@@ -74,6 +88,8 @@ class SyncResult:
     decisions: list[str] = field(default_factory=list)
     #: commits of others brought in
     pulled: int = 0
+    #: the decisions made before joining (only in the local ledger.jsonl) brought in
+    brought_in: list[str] = field(default_factory=list)
     #: how many commits were pushed
     pushed: int = 0
     #: how many commits the remote still lacks after the sync
@@ -87,6 +103,11 @@ class SyncResult:
         out = []
         if self.joined:
             out.append(f"{verb}join the team review as {self.reviewer}")
+        if self.brought_in:
+            out.append(
+                f"{verb}bring in {len(self.brought_in)} decision(s) made before joining "
+                f"(.hurikaeri/{team.LOCAL_LEDGER} is kept as {team.BROUGHT_IN})"
+            )
         if self.committed:
             out.append(f"{verb}commit {len(self.committed)} file(s): {', '.join(self.committed)}")
             out += [f"  {d}" for d in self.decisions]
@@ -116,6 +137,7 @@ class SyncResult:
             "pushed": self.pushed > 0,
             "pushed_commits": self.pushed,
             "joined": self.joined,
+            "brought_in": self.brought_in,
             "dry_run": self.dry_run,
         }
 
@@ -258,8 +280,11 @@ def _message(who: str, decisions: list[str]) -> str:
 # -- the sync -----------------------------------------------------------------------------
 
 
-def sync(ws: Workspace, *, dry_run: bool = False) -> SyncResult:
-    """Share the reviewer's work and bring in the team's (see the module's docstring)."""
+def sync(ws: Workspace, *, dry_run: bool = False, bring_in: bool | None = None) -> SyncResult:
+    """Share the reviewer's work and bring in the team's (see the module's docstring).
+    ``bring_in``: what to do with decisions made before the reviewer's own ledger file
+    existed (only in the local ``ledger.jsonl``): bring them in (True), keep them local
+    (False); ``None``: stop and ask (:class:`ChooseEarlier`) when there are any."""
     top = _top(ws)
     doing = _in_progress(top)
     if doing:
@@ -267,24 +292,41 @@ def sync(ws: Workspace, *, dry_run: bool = False) -> SyncResult:
     branch = _git(top, "symbolic-ref", "--quiet", "--short", "HEAD", check=False).strip()
     if not branch:
         raise SyncError(f"{top} has no branch checked out (a detached HEAD); check one out")
+    led = Ledger(ws.state_dir)
+    who = led.who
+    own = team.ledger_file(ws.state_dir, who)
+    earlier = [] if own.exists() else team.before_joining(ws.state_dir)
+    if earlier and bring_in is None and not dry_run:
+        raise ChooseEarlier(earlier)
     remote, upstream = _upstream(top, branch)
     if remote is not None and upstream is not None:
         if dry_run:  # nothing fetched: checked against what is known of the remote
             _only_ours(top, remote, upstream, _ref(top, upstream))
         else:
             _fetch_and_check(top, remote, upstream)
-    led = Ledger(ws.state_dir)
-    who = led.who
     result = SyncResult(who, branch, remote, dry_run=dry_run)
     result.joined = not team.is_team(ws.state_dir)
-    own = team.ledger_file(ws.state_dir, who)
+    if earlier and bring_in is None:  # (a dry run) what a sync would stop to ask
+        result.notes.append(
+            f"{len(earlier)} decision(s) made before joining are only in "
+            f".hurikaeri/{team.LOCAL_LEDGER}; sync would ask: --bring-in or --keep-local"
+        )
+        result.notes += [f"  {d}" for d in earlier]
     with tx_lock(ws) if not dry_run else contextlib.nullcontext():
         if not dry_run:
+            if earlier and bring_in:  # first: what recovery appends follows their lines
+                try:
+                    team.bring_in(ws.state_dir, own)
+                except OSError as exc:
+                    raise SyncError(f"cannot bring in {team.LOCAL_LEDGER}: {exc}") from None
+                result.brought_in = earlier
             recover(ws, ledger=led)
             if result.joined or not own.exists():
                 own.parent.mkdir(parents=True, exist_ok=True)
                 own.touch(exist_ok=True)
             led.refresh()
+        elif earlier and bring_in:
+            result.brought_in = earlier
         made = _commit_own(ws, top, led, own, result, dry_run=dry_run)
     if dry_run or remote is None or upstream is None:
         return result

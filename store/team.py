@@ -7,14 +7,20 @@ Team mode is on when the state directory holds a ``ledger/`` directory: every re
 appends only to ``ledger/<name>.jsonl`` (``<name>`` is :func:`file_name` of their identity),
 one writer per file, so git never has to merge a ledger. Without it (one person, no team)
 the single ``ledger.jsonl`` is written, as before. ``hurikaeri sync`` creates the directory.
+
+What a reviewer decided before their own ledger file existed is in ``ledger.jsonl``, which
+stays on their machine (:func:`before_joining` lists it); their first sync brings it into
+their own file (:func:`bring_in`) or keeps it local, as they choose.
 """
 
 from __future__ import annotations
 
 import functools
 import getpass
+import json
 import os
 import re
+import stat
 import subprocess
 from pathlib import Path
 
@@ -22,6 +28,10 @@ from pathlib import Path
 REVIEWER_ENV = "HURIKAERI_REVIEWER"
 #: The directory (under the state directory) of the per-reviewer ledgers.
 TEAM_DIR = "ledger"
+#: The ledger of one reviewer without a team (under the state directory; never shared).
+LOCAL_LEDGER = "ledger.jsonl"
+#: What ``ledger.jsonl`` is renamed to once its lines are brought into the reviewer's file.
+BROUGHT_IN = "ledger.jsonl.brought-in"
 
 _UNSAFE = re.compile(r"[^a-z0-9._@+-]+")
 #: the config's ``reviewer``, per state directory (set by :class:`store.workspace.Workspace`)
@@ -99,9 +109,76 @@ def ledger_file(state_dir: Path, who: str) -> Path:
     return team_dir(state_dir) / f"{file_name(who)}.jsonl"
 
 
+def _local_bytes(state_dir: Path) -> bytes:
+    """The complete lines of ``ledger.jsonl`` (empty: none, or not a regular file)."""
+    path = state_dir / LOCAL_LEDGER
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return b""
+        data = path.read_bytes()
+    except OSError:
+        return b""
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _line(rec: dict[str, object]) -> str | None:
+    """A decision of ``ledger.jsonl`` as one line (``None``: a line that is no decision)."""
+    op = str(rec.get("op", ""))
+    if op in ("begin", "abort"):
+        return None  # a transaction's first line or its abort: its commit says what it did
+    action = str(rec.get("action") or op)
+    subjects = rec.get("subjects")
+    names = (
+        [str(x) for x in subjects] if isinstance(subjects, list) else [str(rec.get("target", ""))]
+    )
+    line = f"{action} {', '.join(names[:5])}{f' +{len(names) - 5} more' if len(names) > 5 else ''}"
+    note = rec.get("note")
+    if isinstance(note, str) and note and action not in ("undo", "redo"):
+        line += f" — {note}"
+    return " ".join(line.split())[:200]
+
+
+def before_joining(state_dir: Path) -> list[str]:
+    """One line per decision in ``ledger.jsonl``: what was decided before the reviewer's
+    own ledger file existed, which stays on this machine unless brought in."""
+    out: list[str] = []
+    for raw in _local_bytes(state_dir).splitlines():
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and (line := _line(rec)) is not None:
+            out.append(line)
+    return out
+
+
+def bring_in(state_dir: Path, own: Path) -> int:
+    """Make ``ledger.jsonl``'s lines the start of ``own`` (which must not exist yet: its
+    lines then keep their order), and rename ``ledger.jsonl`` to :data:`BROUGHT_IN` (kept,
+    no longer read); the number of bytes brought in. The caller holds the workspace's
+    transaction lock."""
+    data = _local_bytes(state_dir)
+    own.parent.mkdir(parents=True, exist_ok=True)
+    with open(own, "xb") as fh:  # never over lines already there
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    kept = state_dir / BROUGHT_IN
+    n = 1
+    while kept.exists():
+        n += 1
+        kept = state_dir / f"{BROUGHT_IN}.{n}"
+    os.replace(state_dir / LOCAL_LEDGER, kept)
+    return len(data)
+
+
 __all__ = [
+    "BROUGHT_IN",
+    "LOCAL_LEDGER",
     "REVIEWER_ENV",
     "TEAM_DIR",
+    "before_joining",
+    "bring_in",
     "configure",
     "file_name",
     "is_team",

@@ -24,16 +24,36 @@ def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help="commit your decisions, bring in the team's, push (the workspace in git)",
     )
     p.add_argument("--dry-run", action="store_true", help="say what sync would do; do nothing")
+    earlier = p.add_mutually_exclusive_group()
+    earlier.add_argument(
+        "--bring-in",
+        dest="bring_in",
+        action="store_const",
+        const=True,
+        help="first sync: share the decisions you made before joining (in ledger.jsonl)",
+    )
+    earlier.add_argument(
+        "--keep-local",
+        dest="bring_in",
+        action="store_const",
+        const=False,
+        help="first sync: keep the decisions you made before joining to yourself",
+    )
     p.add_argument("--json", action="store_true", help="print what was done as JSON")
 
 
 def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     import json
 
-    from store.sync import SyncError, sync
+    from store.sync import ChooseEarlier, SyncError, sync
 
     try:
-        result = sync(ws, dry_run=args.dry_run)
+        result = sync(ws, dry_run=args.dry_run, bring_in=args.bring_in)
+    except ChooseEarlier as exc:
+        for line in exc.decisions:
+            print(printable(f"  {line}", keep_newlines=False))
+        print(f"{PROG}: sync stopped: {printable(str(exc), keep_newlines=False)}", file=sys.stderr)
+        return 1
     except SyncError as exc:
         print(f"{PROG}: sync stopped: {printable(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1

@@ -393,3 +393,58 @@ def test_nothing_to_push_is_not_reported_as_pushed(
     out = capsys.readouterr().out
     assert "nothing of yours to commit" in out
     assert "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
+
+
+# -- decisions made before joining (issue 44, point 16) ---------------------------------
+
+
+def test_the_first_sync_asks_about_decisions_made_before_joining(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, alice, _bob = team_repo
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    assert run(alice, "reject", f"{RID}/prob-001", "--note", "not ours") == 0
+    head, before = git(remote, "rev-parse", "main"), git(alice, "status", "--porcelain")
+    capsys.readouterr()
+    assert run(alice, "sync") == 1
+    out, err = capsys.readouterr()
+    assert f"approve {RID}/keep-001" in out and f"reject {RID}/prob-001 — not ours" in out
+    assert "2 decision(s)" in err and "--bring-in" in err and "--keep-local" in err
+    assert err.strip().count("\n") == 0
+    assert git(remote, "rev-parse", "main") == head  # nothing joined, committed or pushed
+    assert git(alice, "status", "--porcelain") == before
+    assert not (alice / ".hurikaeri/ledger").exists()
+    capsys.readouterr()
+    assert run(alice, "sync", "--dry-run") == 0
+    assert f"approve {RID}/keep-001" in capsys.readouterr().out
+
+
+def test_brought_in_decisions_reach_the_team_and_stay_undoable(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, bob = team_repo
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    mine = states(alice)
+    capsys.readouterr()
+    assert run(alice, "sync", "--bring-in") == 0
+    assert "bring in 1 decision(s) made before joining" in capsys.readouterr().out
+    assert states(alice) == mine  # each decision once, as before
+    assert not (alice / ".hurikaeri/ledger.jsonl").exists()
+    assert (alice / ".hurikaeri/ledger.jsonl.brought-in").is_file()
+    assert run(bob, "sync") == 0
+    assert states(bob)[f"{RID}/keep-001"] == ("approved", ["alice@example.com"])
+    assert run(alice, "undo") == 0  # the brought-in decision is alice's own still
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    assert states(bob).get(f"{RID}/keep-001", ("pending", []))[0] == "pending"
+
+
+def test_kept_local_decisions_stay_on_the_machine_and_are_not_asked_again(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _remote, alice, bob = team_repo
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    assert run(alice, "sync", "--keep-local") == 0
+    assert run(bob, "sync") == 0
+    assert f"{RID}/keep-001" not in states(bob)
+    assert states(alice)[f"{RID}/keep-001"][0] == "approved"
+    assert run(alice, "sync") == 0  # asked once: the reviewer's own file exists now
