@@ -1,6 +1,8 @@
 """``hurikaeri sync`` against real git repositories (issue 22): a bare remote and two
 clones, two reviewers deciding, promoting into the same CLAUDE.md and importing wrap-ups,
-syncing in both orders; a conflict that leaves everything as it was."""
+syncing in both orders; a conflict that leaves everything as it was. Only the commits sync
+made are pushed, checked against the remote as fetched (issue 40); decisions made before
+joining are asked about (issue 44)."""
 
 from __future__ import annotations
 
