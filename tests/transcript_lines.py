@@ -106,6 +106,75 @@ class TranscriptWriter:
             )
         return self
 
+    def snapshot(self) -> TranscriptWriter:
+        """A ``file-history-snapshot`` line, as Claude Code writes before each prompt."""
+        self.lines.append(
+            json.dumps(
+                {"type": "file-history-snapshot", "messageId": f"u{self.n}", "snapshot": {}},
+            )
+        )
+        self.n += 1
+        return self
+
+    def system(self, subtype: str, **extra: Any) -> TranscriptWriter:
+        """A ``system`` line (``stop_hook_summary``, ``compact_boundary``, ``turn_duration``)."""
+        self._add(_base("system", self.n, self.sid, subtype=subtype, **extra))
+        return self
+
+    def compact(self, summary: str) -> TranscriptWriter:
+        """What ``/compact`` leaves: a ``compact_boundary`` line, then the summary as a
+        ``user`` line marked ``isCompactSummary``."""
+        self.system("compact_boundary", content="Conversation compacted")
+        self._add(
+            _base(
+                "user",
+                self.n,
+                self.sid,
+                isCompactSummary=True,
+                message={"role": "user", "content": summary},
+            )
+        )
+        return self
+
+    def sidechain(
+        self, prompt: str, tools: list[tuple[str, dict[str, Any], str]]
+    ) -> TranscriptWriter:
+        """A sub-agent's lines in the session's own file (``isSidechain``, as Claude Code
+        wrote them before sub-agents got files of their own): its prompt, its calls and
+        their results."""
+        self._add(
+            _base(
+                "user",
+                self.n,
+                self.sid,
+                isSidechain=True,
+                message={"role": "user", "content": prompt},
+            )
+        )
+        for i, (name, tool_input, result) in enumerate(tools):
+            tid = f"toolu_side_{self.n}_{i}"
+            content = [{"type": "tool_use", "id": tid, "name": name, "input": tool_input}]
+            self._add(
+                _base(
+                    "assistant",
+                    self.n,
+                    self.sid,
+                    isSidechain=True,
+                    message={"id": f"msg_side_{self.n}", "role": "assistant", "content": content},
+                )
+            )
+            result_block = {"type": "tool_result", "tool_use_id": tid, "content": result}
+            self._add(
+                _base(
+                    "user",
+                    self.n,
+                    self.sid,
+                    isSidechain=True,
+                    message={"role": "user", "content": [result_block]},
+                )
+            )
+        return self
+
     def raw(self, line: str) -> TranscriptWriter:
         self.lines.append(line)
         self.n += 1

@@ -1,16 +1,21 @@
 """``hurikaeri evidence KPT_ID [--json]``: a KPT report's evidence checked against its
 session's transcript.
 
+First the numbering its turns are read in (the hurikaeri skill's, unless the report's own
+turn counts and citations fit another clearly better: :mod:`store.insight.turn_numbering`).
 For each item: its evidence state (found, partly found, not found, no transcript, nothing to
 check), the turns it cites, each file or command it names and the turns where it appears,
-and the notes; then the report's ``metrics`` beside the counts from the transcript, each
-difference marked ``≠``. ``KPT_ID/ITEM_ID`` checks one item. ``--json`` prints
+and the notes; then the report's ``metrics`` beside the counts from the transcript by the
+writer's definition, a difference marked ``≠``, a value that fits another definition marked
+``~`` and said below. ``KPT_ID/ITEM_ID`` checks one item. ``--json`` prints
 :meth:`store.insight.evidence.ReportEvidence.as_dict` plus ``missing`` (the items whose
 evidence was not found) and ``metrics_differ``.
 
-Exit status: 0 when no item's evidence is "not found", 1 when one is — the items the
-``evidence:missing`` filter lists and ``a`` asks about; partly found items, differing
-metrics and a missing transcript are printed, not failures — and 2 on usage errors.
+Exit status: 0 when the transcript was read and no item's evidence is "not found"; 1 when
+one is — the items the ``evidence:missing`` filter lists and ``a`` asks about — or when the
+session has no transcript, so that nothing could be checked (a script must not take that
+for a pass); partly found items and differing metrics are printed, not failures; 2 on usage
+errors.
 
 Wiring (tui/cli.py): :func:`add_evidence_parser` in ``build_parser`` and an ``"evidence"``
 entry in ``COMMANDS`` calling :func:`cmd_evidence` (imported inside the handler).
@@ -68,7 +73,7 @@ def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
         sys.stdout.write("\n")
     else:
         print(render_evidence(result, ws))
-    return 1 if result.missing else 0
+    return 1 if result.missing or not result.checked else 0
 
 
 def evidence_json(ws: Workspace, report: KptReport, item_id: str | None = None) -> dict[str, Any]:
@@ -86,6 +91,7 @@ def evidence_json(ws: Workspace, report: KptReport, item_id: str | None = None) 
         **(check.as_dict() if check is not None else {"state": None}),
         "transcript": transcript,
         "turns": result.turns,
+        "numbering_why": result.numbering_why or None,
     }
 
 
@@ -98,20 +104,25 @@ def _report_dict(result: ReportEvidence) -> dict[str, Any]:
 
 def render_evidence(result: ReportEvidence, ws: Workspace) -> str:
     """The check as plain text: a header, one block per item, the metrics table."""
+    from store.insight.turn_numbering import LABELS
     from store.read.textsafe import printable
 
     lines = [f"{result.report_id or '(no id)'}  session {result.session_id or '(none)'}"]
     if result.transcript_path is None:
         lines.append("transcript: none found in the transcripts location")
     else:
+        skipped = result.diagnostics
         problems = (
-            f", {result.diagnostics} lines not read (broken or unknown)"
-            if result.diagnostics
+            f", {skipped} line{'s' if skipped != 1 else ''} not read (broken or unknown)"
+            if skipped
             else ""
         )
         lines.append(
             f"transcript: {ws.display(result.transcript_path)} ({result.turns} turns{problems})"
         )
+        lines.append(f"turns: {LABELS[result.numbering]}")
+        if result.numbering != "trace":
+            lines.append(f"  because {result.numbering_why}")
     lines.append("")
     for key, (section, item, check) in result.items.items():
         mark, words = STATES[check.state]
@@ -119,10 +130,21 @@ def render_evidence(result: ReportEvidence, ws: Workspace) -> str:
         if len(desc) > 72:
             desc = desc[:71] + "…"
         lines.append(f"{mark} {words:<16} {key}  ({section})  {printable(desc)}")
-        lines.extend(_item_lines(check, notes=result.transcript_path is not None))
+        lines.extend(_item_lines(check))
     if result.metrics:
         lines.append("")
         lines.extend(_metric_lines(result.metrics))
+    lines.extend(["", _summary(result)])
+    return "\n".join(lines)
+
+
+def _summary(result: ReportEvidence) -> str:
+    if not result.checked:
+        sid = result.session_id or "(none)"
+        return (
+            f"nothing could be checked: no transcript of session {sid} was found "
+            f"({len(result.items)} item(s) unchecked)"
+        )
     missing = result.missing
     summary = (
         f"{len(missing)} item(s) with evidence not found: {', '.join(missing)}"
@@ -132,24 +154,32 @@ def render_evidence(result: ReportEvidence, ws: Workspace) -> str:
     differ = [m.name for m in result.metrics if m.differs]
     if differ:
         summary += f"; metrics differ: {', '.join(differ)}"
-    lines.extend(["", summary])
-    return "\n".join(lines)
+    return summary
 
 
-def _item_lines(check: EvidenceCheck, *, notes: bool = True) -> list[str]:
+def _turn_list(turns: list[int], limit: int) -> str:
+    shown = ", ".join(str(n) for n in turns[:limit])
+    return shown + (f" … ({len(turns)} turns)" if len(turns) > limit else "")
+
+
+def _item_lines(check: EvidenceCheck) -> list[str]:
     from store.read.textsafe import printable
 
     out: list[str] = []
     if check.cited:
-        shown = ", ".join(str(n) for n in check.cited[:20])
-        more = f" … ({len(check.cited)} turns)" if len(check.cited) > 20 else ""
-        out.append(f"    cites turn {shown}{more}")
+        line = f"    cites turn {_turn_list(check.cited, 20)}"
+        if check.missing_turns:
+            line += (
+                f"; past the end: {_turn_list(check.missing_turns, 8)}"
+                f" (the session has {check.turns})"
+            )
+        out.append(line)
     for name, turns in check.names.items():
-        where = "in turn " + ", ".join(map(str, turns[:10])) if turns else "never in the session"
-        if len(turns) > 10:
-            where += f" … ({len(turns)} turns)"
+        where = "in turn " + _turn_list(turns, 10) if turns else "never in the session"
+        if name in check.outside:
+            where += ", not in the cited turns"
         out.append(f"    {printable(name, keep_newlines=False)}: {where}")
-    for note in check.notes if notes else []:
+    for note in check.notes:
         out.append(f"    {printable(note, keep_newlines=False)}")
     return out
 
@@ -157,15 +187,44 @@ def _item_lines(check: EvidenceCheck, *, notes: bool = True) -> list[str]:
 def _metric_lines(rows: list[MetricRow]) -> list[str]:
     width = max(len(r.name) for r in rows)
     out = [f"{'metric':<{width}}  {'report':>10}  {'transcript':>10}"]
+    notes: list[str] = []
     for r in rows:
-        mark = "  ≠" if r.differs else ""
+        mark = "  ≠" if r.differs else "  ~" if r.other else ""
         out.append(f"{r.name:<{width}}  {_value(r.reported):>10}  {_value(r.counted):>10}{mark}")
-    return out
+        if r.other:
+            notes.append(
+                f"~ {r.name}: the report's {_value(r.reported)} is the count of {r.other}; "
+                f"counted as {r.definition}: {_value(r.counted)}"
+            )
+        if isinstance(r.reported, list) and isinstance(r.counted, list) and r.differs:
+            notes.append(f"≠ {r.name}: {_list_difference(r.reported, r.counted)}")
+    uncounted = [r.name for r in rows if r.counted is None and r.reported is not None]
+    if uncounted:
+        notes.append(
+            f"— {', '.join(uncounted)}: the writer's own definition (not the skill's), not counted"
+        )
+    return out + notes
+
+
+def _list_difference(reported: list[object], counted: list[object]) -> str:
+    from store.read.textsafe import printable
+
+    said = {str(x).casefold(): str(x) for x in reported}
+    seen = {str(x).casefold(): str(x) for x in counted}
+    parts = []
+    only_said = [v for k, v in said.items() if k not in seen]
+    only_seen = [v for k, v in seen.items() if k not in said]
+    if only_said:
+        parts.append("named by the report, not used: " + ", ".join(only_said))
+    if only_seen:
+        parts.append("used, not named by the report: " + ", ".join(only_seen))
+    return printable("; ".join(parts), keep_newlines=False)
 
 
 def _value(value: object) -> str:
+    """A cell: a list (``unique_tools``) by its length, so the table keeps its columns."""
     if value is None:
         return "—"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
+        return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
     return str(value)

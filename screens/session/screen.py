@@ -23,6 +23,7 @@ from screens.widgets.keys import HELP
 from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
 from store.insight.evidence import ReportEvidence
+from store.insight.turn_numbering import SHORT
 from store.read.kinds import Kind
 
 
@@ -193,7 +194,7 @@ class SessionScreen(ReviewKeys):
         key = self.current_key()
         check = self.pane.evidence.get(key) if key else None
         if check is not None:
-            view.cited = set(check.cited)  # drawn with the rows once read
+            view.cited = set(check.view_turns)  # drawn with the rows once read
         await holder.mount(view)
         return view
 
@@ -225,7 +226,10 @@ class SessionScreen(ReviewKeys):
         self.query_one("#report-view", Static).update(
             Content.assemble(
                 report_overview(s.report.doc, display),
-                Content.styled("\n\nMetrics against the transcript\n", "bold"),
+                Content.styled(
+                    f"\n\nMetrics against the transcript ({SHORT[self.evidence.numbering]})\n",
+                    "bold",
+                ),
                 metrics_comparison(self.evidence.metrics),
             )
         )
@@ -234,7 +238,7 @@ class SessionScreen(ReviewKeys):
     def item_highlighted(self, event: VirtualTable.Highlighted) -> None:
         check = self.pane.evidence.get(event.key)
         for view in self.query(TranscriptView):
-            view.set_cited(check.cited if check is not None else ())
+            view.set_cited(check.view_turns if check is not None else ())
 
     async def action_evidence(self) -> None:
         """Show the turns the item under the cursor cites, in the transcript."""
@@ -250,9 +254,10 @@ class SessionScreen(ReviewKeys):
             self.notify("This item cites no turn.", timeout=2)
             return
         view = await self.transcript_view()
-        view.set_cited(check.cited)
+        view.set_cited(check.view_turns)
         await self.action_tab("transcript")
-        view.jump_to_turn(min(check.cited))
+        if check.view_turns:
+            view.jump_to_turn(min(check.view_turns))
 
     def action_next_unreviewed(self) -> None:
         self.post_message(Open(NextToReview(self.session_key, self.current_key())))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from store.insight.evidence import EvidenceCheck, EvidenceState, MetricRow
+from store.insight.turn_numbering import SHORT
 
 from .literal import literal
 
@@ -42,26 +43,40 @@ def evidence_words(check: EvidenceCheck | None) -> Content:
 
 
 def evidence_detail(check: EvidenceCheck | None) -> Content:
-    """The detail pane's section: the state, the turns cited, each name and where it
-    appears, and the notes."""
+    """The detail pane's section: the state, the turns cited (and in which numbering), each
+    name and where it appears, and the notes."""
     if check is None:
         return Content("")
     lines: list[Content] = [evidence_words(check)]
     if check.cited:
         cited = ", ".join(str(n) for n in check.cited[:20])
         more = f" … ({len(check.cited)})" if len(check.cited) > 20 else ""
-        lines.append(Content.assemble(Content.styled("  cites turn ", "$text-muted"), cited + more))
+        parts = [Content.styled("  cites turn ", "$text-muted"), Content(cited + more)]
+        if check.state != "no_transcript":
+            parts.append(Content.styled(f"  ({SHORT[check.numbering]})", "$text-muted"))
+        lines.append(Content.assemble(*parts))
+        if check.missing_turns:
+            past = ", ".join(str(n) for n in check.missing_turns[:8])
+            text = f"  past the end: {past} (the session has {check.turns})"
+            lines.append(Content.styled(text, "$error"))
     for name, turns in check.names.items():
         where = (
             Content.styled("in turn " + ", ".join(map(str, turns[:10])), "$success")
             if turns
             else Content.styled("never in the session", "$error")
         )
+        if name in check.outside:
+            where = Content.assemble(where, Content.styled(", not in the cited turns", "$warning"))
         lines.append(Content.assemble("  ", literal(name, keep_newlines=False), ": ", where))
     for note in check.notes:
         lines.append(Content.assemble("  ", literal(note, "italic", keep_newlines=False)))
-    if check.cited and check.state not in ("no_transcript", "not_found"):
-        lines.append(Content.styled("  (the transcript tab shows the cited turns)", "$text-muted"))
+    if check.view_turns and check.state not in ("no_transcript", "not_found"):
+        shown = ", ".join(str(n) for n in check.view_turns[:8])
+        lines.append(
+            Content.styled(f"  (the transcript tab shows them as turn {shown})", "$text-muted")
+            if check.numbering != "message"
+            else Content.styled("  (the transcript tab shows the cited turns)", "$text-muted")
+        )
     return Content("\n").join(lines)
 
 
@@ -73,6 +88,7 @@ def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
     lines = [
         Content.styled(f"{'metric':<{width}}  {'report':>8}  {'transcript':>10}", "bold"),
     ]
+    notes: list[Content] = []
     for r in rows:
         reported = _value(r.reported)
         counted = _value(r.counted)
@@ -81,14 +97,22 @@ def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
             lines.append(
                 Content.assemble(literal(text, "$warning"), Content.styled(" ≠", "bold $warning"))
             )
+        elif r.other:
+            lines.append(Content.assemble(literal(text), Content.styled(" ~", "$text-muted")))
+            notes.append(
+                Content.styled(
+                    f"~ {r.name}: the report's {reported} is {r.other}; counted as {r.definition}",
+                    "$text-muted",
+                )
+            )
         else:
             lines.append(literal(text))
-    return Content("\n").join(lines)
+    return Content("\n").join(lines + notes)
 
 
 def _value(value: object) -> str:
     if value is None:
         return "—"
     if isinstance(value, list):
-        return ", ".join(str(v) for v in value) if len(value) <= 3 else f"{len(value)} tools"
+        return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
     return str(value)

@@ -15,7 +15,11 @@ wrong or invented. Here they are set beside the transcript (:mod:`store.read.tra
   turn beyond the session's end, nothing it names ever touched), ``no_transcript``, and
   ``unchecked`` (it cites no turn and names nothing, or it is an omission citing no turn —
   what an omission names was, by its own account, not done: nothing to check).
-- **Metrics** computed from the transcript beside the report's, each difference marked.
+- **Turns** in the numbering the report's writer used (:mod:`store.insight.turn_numbering`):
+  the hurikaeri skill's by default, another when the report's own turn counts and citations
+  fit it clearly better (:func:`choose_numbering`).
+- **Metrics** computed from the transcript by the writer's definition beside the report's;
+  a value that fits another definition is said to, not marked as a difference.
 """
 
 from __future__ import annotations
@@ -27,9 +31,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from store.insight.turn_numbering import LABELS, Numbering, NumberingName, by_trace, numberings
 from store.ledger import item_key
 from store.models.kpt import KptItem, KptMetrics, KptReport
-from store.read.transcript import CODE_CHANGE_TOOLS, Block, Transcript, Turn, read_transcript
+from store.read.transcript import (
+    CODE_CHANGE_TOOLS,
+    COMPACT_SUMMARY,
+    Block,
+    Transcript,
+    read_transcript,
+)
 from store.read.transcript_locator import TranscriptLocator
 from store.workspace import Workspace
 
@@ -271,6 +282,8 @@ def _haystack(block: Block) -> str:
 
 
 def _mentions(block: Block, name: Name) -> bool:
+    if block.kind == "meta" and block.name == COMPACT_SUMMARY:
+        return False  # the model's account of earlier turns, not something done in them
     needle = name.text.casefold()
     if name.kind == "file":
         target = block.target.casefold().replace("\\", "/")
@@ -283,13 +296,15 @@ def _mentions(block: Block, name: Name) -> bool:
     return needle in hay or (len(words) > 1 and all(w in hay for w in words[:2]))
 
 
-def turns_mentioning(transcript: Transcript, name: Name) -> list[int]:
+def turns_mentioning(numbering: Numbering, name: Name) -> list[int]:
     """The turns where a tool call touched (or any text mentions) ``name``."""
-    return [t.number for t in transcript.turns if any(_mentions(b, name) for b in t.blocks)]
+    return sorted(
+        n for n, blocks in numbering.blocks.items() if any(_mentions(b, name) for b in blocks)
+    )
 
 
-def _has_error(turn: Turn) -> bool:
-    return any(b.is_error for b in turn.blocks)
+def _has_error(blocks: list[Block]) -> bool:
+    return any(b.is_error for b in blocks)
 
 
 # -- the check -------------------------------------------------------------------------
@@ -300,14 +315,22 @@ class EvidenceCheck:
     """What the transcript says of one item's evidence."""
 
     state: EvidenceState
-    #: the turns the item cites, in order
+    #: the turns the item cites, in order (in :attr:`numbering`)
     cited: list[int] = field(default_factory=list)
     #: cited turns past the session's end
     missing_turns: list[int] = field(default_factory=list)
     #: each name → the turns where it appears (empty: never)
     names: dict[str, list[int]] = field(default_factory=dict)
-    #: one sentence per finding, to show
+    #: names that appear, but only outside the cited turns
+    outside: list[str] = field(default_factory=list)
+    #: findings the fields above do not already say, one sentence each
     notes: list[str] = field(default_factory=list)
+    #: the numbering the turns are in (:mod:`store.insight.turn_numbering`)
+    numbering: NumberingName = "trace"
+    #: the session's turns in that numbering (``None``: no transcript)
+    turns: int | None = None
+    #: the cited turns as the transcript tab numbers them (one message = one turn)
+    view_turns: list[int] = field(default_factory=list)
 
     @property
     def missing(self) -> bool:
@@ -316,10 +339,13 @@ class EvidenceCheck:
     def as_dict(self) -> dict[str, object]:
         return {
             "state": self.state,
+            "numbering": self.numbering,
             "cited_turns": self.cited,
             "missing_turns": self.missing_turns,
             "names": self.names,
+            "outside_cited_turns": self.outside,
             "notes": self.notes,
+            "message_turns": self.view_turns,
         }
 
 
@@ -329,40 +355,39 @@ def _fmt_turns(turns: Iterable[int], limit: int = 8) -> str:
     return text + (f" … ({len(shown)} turns)" if len(shown) > limit else "")
 
 
-def check_item(transcript: Transcript | None, section: str, item: KptItem) -> EvidenceCheck:
-    """The evidence state of one item against ``transcript`` (``None``: there is none)."""
+def check_item(
+    transcript: Transcript | None,
+    section: str,
+    item: KptItem,
+    numbering: Numbering | None = None,
+) -> EvidenceCheck:
+    """The evidence state of one item against ``transcript`` (``None``: there is none), its
+    turns read in ``numbering`` (the skill's when not given)."""
     _refs, cited = cited_turns(item)
     names = item_names(item)
     if transcript is None:
-        return EvidenceCheck(
-            "no_transcript", sorted(cited), notes=["no transcript of this session was found"]
-        )
-    count = len(transcript.turns)
-    check = EvidenceCheck("unchecked", sorted(cited))
+        return EvidenceCheck("no_transcript", sorted(cited))
+    nb = numbering or by_trace(transcript)
+    count = nb.count
+    check = EvidenceCheck("unchecked", sorted(cited), numbering=nb.name, turns=count)
     check.missing_turns = sorted(n for n in cited if n < 1 or n > count)
     present = [n for n in check.cited if 1 <= n <= count]
+    check.view_turns = nb.view_turns(present)
     for name in names:
-        check.names[name.text] = turns_mentioning(transcript, name)
+        check.names[name.text] = turns_mentioning(nb, name)
     if section in ("omission", "try") and not cited:
         # an omission names what the session did not do, a try-item what to do next time:
         # that what they name is absent from the session is no finding
         what = "an omission" if section == "omission" else "a try-item (for next time)"
         check.notes.append(f"{what}: what it names need not be in the session")
         return check
-    if check.missing_turns:
-        check.notes.append(
-            f"cites turn {_fmt_turns(check.missing_turns)}, but the session has {count} turns"
-        )
     in_cited = {k: [n for n in v if n in cited] for k, v in check.names.items()}
     never = [k for k, v in check.names.items() if not v]
     elsewhere = [k for k, v in check.names.items() if v and not in_cited[k]]
-    for k in never:
-        check.notes.append(f"{k}: not in any tool call or message of the session")
     if present:
-        for k in elsewhere:
-            check.notes.append(f"{k}: in turn {_fmt_turns(check.names[k])}, not in the cited turns")
+        check.outside = elsewhere
     is_error_item = section == "problem" and (getattr(item, "category", "") or "") == "error"
-    errors_cited = [n for n in present if _has_error(transcript.turns[n - 1])]
+    errors_cited = [n for n in present if _has_error(nb.turn_blocks(n))]
     if is_error_item and present and not errors_cited:
         check.notes.append("no tool call failed in the cited turns")
     # the state
@@ -378,9 +403,7 @@ def check_item(transcript: Transcript | None, section: str, item: KptItem) -> Ev
     elif present or names:
         check.state = "found"
         if present and not names:
-            check.notes.append(
-                f"turn {_fmt_turns(present)} exists; the item names no file or command to check"
-            )
+            check.notes.append("the item names no file or command to check in the cited turns")
     else:
         check.notes.append("cites no turn and names no file or command: nothing to check")
     return check
@@ -389,53 +412,174 @@ def check_item(transcript: Transcript | None, section: str, item: KptItem) -> Ev
 # -- metrics ---------------------------------------------------------------------------
 
 
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return {str(x).casefold() for x in a} == {str(x).casefold() for x in b}
+    return bool(a == b)
+
+
 @dataclass(frozen=True, slots=True)
 class MetricRow:
-    """One metric: the report's value, the transcript's, and whether they differ."""
+    """One metric: the report's value, the transcript's by the writer's definition, and
+    another definition the report's value fits when it differs."""
 
     name: str
     reported: object
     counted: object
+    #: how ``counted`` was counted
+    definition: str = ""
+    #: another definition under which the transcript gives the report's value
+    other: str | None = None
 
     @property
     def differs(self) -> bool:
-        if self.reported is None or self.counted is None:
+        if self.reported is None or self.counted is None or self.other is not None:
             return False
-        if isinstance(self.reported, list) and isinstance(self.counted, list):
-            return {str(x).casefold() for x in self.reported} != {
-                str(x).casefold() for x in self.counted
-            }
-        return bool(self.reported != self.counted)
+        return not _same(self.reported, self.counted)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "reported": self.reported,
+            "counted": self.counted,
+            "definition": self.definition,
+            "differs": self.differs,
+            "fits_other_definition": self.other,
+        }
 
 
-def transcript_metrics(t: Transcript) -> dict[str, object]:
-    """The report's metrics, counted from the transcript (the person's corrections and
-    backtracks cannot be counted: absent)."""
+_Counted = tuple[object, str, list[tuple[str, object]]]
+#: The definition of a metric only the report's writer knows.
+UNCOUNTED = "the writer's own definition: not counted"
+
+
+def _metric_values(t: Transcript, nb: Numbering) -> dict[str, _Counted]:
+    """Metric → (value by ``nb``'s writer's definition, that definition, other definitions
+    with their values)."""
+    tr = t.trace
     calls = [b for turn in t.turns for b in turn.tool_calls()]
     tools: list[str] = []
     for b in calls:
         if b.name not in tools:
             tools.append(b.name)
+    edits = sum(1 for b in calls if b.name in CODE_CHANGE_TOOLS)
+    errors = sum(1 for turn in t.turns for b in turn.blocks if b.is_error and not b.sidechain)
+    prompts = t.user_turns
+    turns_all: list[tuple[str, object]] = [
+        ("the skill's turns", tr.turn),
+        ("the skill's user + assistant turns", tr.user_turns + tr.assistant_turns),
+        ("messages", len(t.turns)),
+        ("prompts", prompts),
+    ]
+    users: list[tuple[str, object]] = [
+        ("the skill's user turns (prompts and tool results)", tr.user_turns),
+        ("prompts", prompts),
+    ]
+    replies: list[tuple[str, object]] = [
+        ("the skill's assistant turns", tr.assistant_turns),
+        ("model responses", t.assistant_turns),
+    ]
+    skill = nb.name == "trace"
+    all_calls = ("tool calls, sub-agents' too", tr.tool_use_count)
+    main_calls = ("tool calls of the main conversation", len(calls))
+    files = ("files written by Write/Edit", tr.code_changes_count)
+    edit_calls = ("Write/Edit/MultiEdit/NotebookEdit calls", edits)
+    str_errors = ("failed tool results (the skill's: text results)", tr.error_count)
+    all_errors = ("failed tool results of the main conversation", errors)
+    used = ("tools used, sub-agents' too", sorted(tr.tools))
+    main_used = ("tools used in the main conversation", tools)
+
+    def pick(own: tuple[str, object], alts: list[tuple[str, object]]) -> _Counted:
+        return own[1], own[0], [a for a in alts if a[0] != own[0]]
+
+    duration = {
+        "trace": turns_all[0],
+        "message": turns_all[2],
+        "prompt": turns_all[3],
+    }[nb.name]
     return {
-        "session_duration_turns": len(t.turns),
-        "user_turns": t.user_turns,
-        "assistant_turns": t.assistant_turns,
-        "tool_use_count": len(calls),
-        "unique_tools": tools,
-        "code_changes_count": sum(1 for b in calls if b.name in CODE_CHANGE_TOOLS),
-        "error_count": sum(
-            1 for turn in t.turns for b in turn.blocks if b.is_error and not b.sidechain
+        "session_duration_turns": pick(duration, turns_all),
+        "user_turns": pick(users[0] if skill else ("prompts", prompts), users),
+        "assistant_turns": pick(replies[0] if skill else replies[1], replies),
+        "tool_use_count": pick(all_calls if skill else main_calls, [all_calls, main_calls]),
+        "unique_tools": pick(used if skill else main_used, [used, main_used]),
+        "code_changes_count": pick(files if skill else edit_calls, [files, edit_calls]),
+        "error_count": pick(str_errors if skill else all_errors, [str_errors, all_errors]),
+        # defined by the skill; another writer's own definition cannot be counted
+        "correction_count": (
+            (tr.correction_count, "the skill's correction phrases", [])
+            if skill
+            else (None, UNCOUNTED, [])
+        ),
+        "backtrack_count": (
+            (tr.backtrack_count, "files written by Write/Edit twice or more", [])
+            if skill
+            else (None, UNCOUNTED, [])
         ),
     }
 
 
-def compare_metrics(reported: KptMetrics | None, t: Transcript) -> list[MetricRow]:
+def transcript_metrics(t: Transcript, numbering: Numbering | None = None) -> dict[str, object]:
+    """The report's metrics, counted from the transcript as the writer of a report in
+    ``numbering`` (the skill's when not given) defines them."""
+    nb = numbering or by_trace(t)
+    return {name: value for name, (value, _d, _o) in _metric_values(t, nb).items()}
+
+
+def compare_metrics(
+    reported: KptMetrics | None, t: Transcript, numbering: Numbering | None = None
+) -> list[MetricRow]:
     """Each countable metric, the report's value beside the transcript's."""
-    counted = transcript_metrics(t)
-    return [
-        MetricRow(name, getattr(reported, name, None) if reported else None, value)
-        for name, value in counted.items()
-    ]
+    nb = numbering or by_trace(t)
+    rows = []
+    for name, (value, definition, others) in _metric_values(t, nb).items():
+        got = getattr(reported, name, None) if reported else None
+        other = None
+        if got is not None and not _same(got, value):
+            other = next((d for d, v in others if _same(got, v)), None)
+        rows.append(MetricRow(name, got, value, definition, other))
+    return rows
+
+
+# -- which numbering the report's writer used ------------------------------------------
+
+#: Fits another numbering needs at least, and at least this many times the skill's.
+CLEARLY_BETTER = 2
+
+
+def _fit(report: KptReport, t: Transcript, nb: Numbering) -> int:
+    """How many of the report's turn counts and turn citations fit ``nb``."""
+    m = report.metrics
+    score = 0
+    if m is not None:
+        counts = {
+            "user_turns": {nb.user_turns},
+            "assistant_turns": {nb.assistant_turns},
+            "session_duration_turns": {nb.count}
+            | ({nb.user_turns + nb.assistant_turns} if nb.name == "trace" else set()),
+        }
+        score += sum(1 for k, ok in counts.items() if getattr(m, k, None) in ok)
+    for section, item in report.items():
+        if cited_turns(item)[1] and check_item(t, section, item, nb).state == "found":
+            score += 1
+    return score
+
+
+def choose_numbering(report: KptReport, t: Transcript) -> tuple[Numbering, str]:
+    """The numbering ``report`` is checked in, and why: the skill's, unless another fits its
+    turn counts and citations clearly better: at least :data:`CLEARLY_BETTER` of them, and
+    that many times as many as the skill's."""
+    options = numberings(t)
+    scores = [_fit(report, t, nb) for nb in options]
+    best = max(range(1, len(options)), key=lambda i: scores[i])
+    if scores[best] >= CLEARLY_BETTER and scores[best] >= CLEARLY_BETTER * scores[0]:
+        nb = options[best]
+        why = (
+            f"the report's turn counts and citations fit {nb.label} ({scores[best]} fit) "
+            f"clearly better than the hurikaeri skill's turns ({scores[0]} fit)"
+        )
+        return nb, why
+    return options[0], "the hurikaeri skill's numbering (the default)"
 
 
 # -- a whole report --------------------------------------------------------------------
@@ -450,14 +594,24 @@ class ReportEvidence:
     report_id: str | None
     session_id: str | None
     transcript_path: Path | None
+    #: the session's turns in :attr:`numbering` (``None``: no transcript)
     turns: int | None
     items: dict[str, tuple[str, KptItem, EvidenceCheck]] = field(default_factory=dict)
     metrics: list[MetricRow] = field(default_factory=list)
+    #: the transcript's lines that could not be read
     diagnostics: int = 0
+    numbering: NumberingName = "trace"
+    #: why that numbering was used
+    numbering_why: str = ""
 
     @property
     def missing(self) -> list[str]:
         return [k for k, (_s, _i, c) in self.items.items() if c.missing]
+
+    @property
+    def checked(self) -> bool:
+        """Whether there was a transcript to check anything against."""
+        return self.transcript_path is not None
 
     def check(self, item_id: str) -> EvidenceCheck | None:
         """The check of an item by its id (``try-001``) or key."""
@@ -466,48 +620,55 @@ class ReportEvidence:
                 return c
         return None
 
+    def numbering_dict(self) -> dict[str, object] | None:
+        if not self.checked:
+            return None
+        return {
+            "name": self.numbering,
+            "label": LABELS[self.numbering],
+            "why": self.numbering_why,
+        }
+
     def as_dict(self) -> dict[str, object]:
         return {
             "report": self.report_id,
             "session_id": self.session_id,
             "transcript": str(self.transcript_path) if self.transcript_path else None,
+            "checked": self.checked,
+            "numbering": self.numbering_dict(),
             "turns": self.turns,
             "transcript_problems": self.diagnostics,
             "items": {
                 key: {"section": section, "id": item.id, **c.as_dict()}
                 for key, (section, item, c) in self.items.items()
             },
-            "metrics": [
-                {
-                    "name": m.name,
-                    "reported": m.reported,
-                    "counted": m.counted,
-                    "differs": m.differs,
-                }
-                for m in self.metrics
-            ],
+            "metrics": [m.as_dict() for m in self.metrics],
         }
 
 
 def check_report(
     report: KptReport, transcript: Transcript | None, *, rkey: str | None = None
 ) -> ReportEvidence:
-    """Every item of ``report`` checked against ``transcript``, and its metrics; items are
-    keyed under ``rkey`` (the report's located id when it is shared) or the report's id."""
+    """Every item of ``report`` checked against ``transcript`` in the numbering its writer
+    used (:func:`choose_numbering`), and its metrics; items are keyed under ``rkey`` (the
+    report's located id when it is shared) or the report's id."""
+    nb, why = choose_numbering(report, transcript) if transcript is not None else (None, "")
     out = ReportEvidence(
         report.id,
         report.session_id,
         transcript.path if transcript else None,
-        len(transcript.turns) if transcript else None,
-        diagnostics=len(transcript.diagnostics) if transcript else 0,
+        nb.count if nb else None,
+        diagnostics=transcript.skipped if transcript else 0,
+        numbering=nb.name if nb else "trace",
+        numbering_why=why,
     )
     places: dict[str, int] = {}
     for section, item in report.items():
         places[section] = place = places.get(section, 0) + 1
         key = item_key(rkey or report.id, item.id) or f"#{section}:{place}"
-        out.items[key] = (section, item, check_item(transcript, section, item))
+        out.items[key] = (section, item, check_item(transcript, section, item, nb))
     if transcript is not None:
-        out.metrics = compare_metrics(report.metrics, transcript)
+        out.metrics = compare_metrics(report.metrics, transcript, nb)
     return out
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 CACHE_NAME = "evidence-cache-v1.json"
 CACHE_FORMAT = "hurikaeri-evidence"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 """Raised when :mod:`store.insight.evidence` checks differently: old states are dropped."""
 
 #: An item's evidence state (:data:`store.insight.evidence.EvidenceState`) as the

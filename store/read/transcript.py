@@ -13,9 +13,12 @@ one turn, every message of the agent (one model response, which Claude Code spre
 several lines sharing ``message.id``) is one turn. Tool results belong to the turn whose
 tool call they answer; sub-agent (sidechain) lines, summaries, system lines and
 notes Claude Code inserts itself (``isMeta``, the "Caveat:" line, a local command's output,
-``[Request interrupted by user]``) are not turns. So ``user_turns + assistant_turns`` is the
-number of turns, as in a KPT report's ``metrics`` (``session_duration_turns``), and turns
-are numbered from 1 in the file's order.
+``[Request interrupted by user]``, a compaction summary) are not turns. So ``user_turns +
+assistant_turns`` is the number of turns, and turns are numbered from 1 in the file's order.
+
+The hurikaeri skill numbers turns otherwise (:mod:`store.read.trace_counts`): each block
+also carries its turn in that numbering (:attr:`Block.step`), and :attr:`Transcript.trace`
+holds the skill's counts.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.trace_counts import TraceCounts
 
 #: A line longer than this is skipped (with a diagnostic), never loaded.
 MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -67,6 +71,10 @@ META_PREFIXES = (
     "[Request interrupted by user",
 )
 
+#: The name of a note holding a compaction summary (``isCompactSummary``): the model's
+#: account of what came before, not something done in the session.
+COMPACT_SUMMARY = "compact-summary"
+
 BlockKind = Literal["text", "thinking", "tool_use", "tool_result", "meta", "other"]
 Role = Literal["user", "assistant"]
 
@@ -92,6 +100,8 @@ class Block:
     sidechain: bool = False
     #: a tool call's result, once read
     result: Block | None = None
+    #: its turn as the hurikaeri skill numbers them (0: before the first ``user`` line)
+    step: int = 0
 
 
 @dataclass(slots=True, eq=False)
@@ -124,6 +134,10 @@ class Transcript:
     last_timestamp: str | None = None
     cwd: str | None = None
     lines: int = 0
+    #: lines not read: broken, not an object, too long, of an unknown type, no message
+    skipped: int = 0
+    #: the hurikaeri skill's counts (:mod:`store.read.trace_counts`)
+    trace: TraceCounts = field(default_factory=TraceCounts)
     size: int = 0
     #: the whole file has been read
     complete: bool = False
@@ -331,6 +345,7 @@ class TranscriptReader:
             self._offset += len(raw)
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 self._skip_rest(fh)
+                self.transcript.skipped += 1
                 self._diag(
                     "warning",
                     "transcript-line-too-long",
@@ -367,6 +382,7 @@ class TranscriptReader:
         except (ValueError, RecursionError):
             data = _BROKEN
         if data is _BROKEN:
+            self.transcript.skipped += 1
             if unfinished:
                 self._diag(
                     "warning",
@@ -378,6 +394,7 @@ class TranscriptReader:
                 self._diag("error", "transcript-invalid-json", "not a JSON line", number)
             return
         if not isinstance(data, dict):
+            self.transcript.skipped += 1
             self._diag(
                 "error",
                 "transcript-not-object",
@@ -394,6 +411,7 @@ class TranscriptReader:
 
     def _record(self, data: dict[str, Any], number: int, offset: int) -> None:
         t = self.transcript
+        t.trace.line(data)
         kind = data.get("type")
         stamp = _str(data.get("timestamp"))
         if stamp:
@@ -419,12 +437,14 @@ class TranscriptReader:
         if kind in ("user", "assistant"):
             message = data.get("message")
             if not isinstance(message, dict):
+                t.skipped += 1
                 self._diag(
                     "warning", "transcript-no-message", f"a {kind} line without a message", number
                 )
                 return
             content = message.get("content")
             if content is None:
+                t.skipped += 1
                 self._diag(
                     "warning",
                     "transcript-no-content",
@@ -442,6 +462,7 @@ class TranscriptReader:
         if isinstance(kind, str) and kind in QUIET_TYPES:
             return
         shown = kind if isinstance(kind, str) else repr(kind)[:40]
+        t.skipped += 1
         self._once(
             f"type:{shown}",
             "transcript-unknown-type",
@@ -458,6 +479,7 @@ class TranscriptReader:
 
     def _add(self, turn: Turn | None, block: Block) -> None:
         """Append ``block`` to ``turn`` (``None``: the preamble), noting what changed."""
+        block.step = self.transcript.trace.turn
         if not self.keep_turns:
             self._fresh.append((turn, block))
             return
@@ -527,6 +549,7 @@ class TranscriptReader:
         side: bool,
     ) -> None:
         meta = data.get("isMeta") is True
+        summary = data.get("isCompactSummary") is True
         turn: Turn | None = None
         for part in self._blocks(content, number):
             btype = part.get("type")
@@ -536,8 +559,11 @@ class TranscriptReader:
             if btype == "text":
                 text = _str(part.get("text")) or ""
                 capped, cut = _cap(text, self.text_cap)
-                if meta or _is_meta_text(text) or side:
-                    self._attach(Block("meta", capped, number, offset, cut, sidechain=side))
+                if meta or summary or _is_meta_text(text) or side:
+                    name = COMPACT_SUMMARY if summary else ""
+                    self._attach(
+                        Block("meta", capped, number, offset, cut, name=name, sidechain=side)
+                    )
                     continue
                 if turn is None:
                     turn = self._new_turn("user", number, stamp, None)

@@ -2,7 +2,11 @@
 turn count and working directory, cached under the workspace's state directory.
 
 Claude Code names a transcript ``<transcripts>/<project-slug>/<session-id>.jsonl``; the
-session id of a KPT report, a summary or a lesson is that file's name. Finding a file is a
+session id of a KPT report, a summary or a lesson is that file's name. The older layout the
+hurikaeri skill also looks in, ``<transcripts>/<project-slug>/sessions/<dir>/<name>.jsonl``,
+is found too: by the file's name, and by its directory's name when the directory holds one
+transcript. Sub-agents' own files (``<session-id>/subagents/agent-*.jsonl``) are not
+sessions. Finding a file is a
 directory listing (no file is opened); the details need the whole file read, so they are
 computed on demand and kept in ``.hurikaeri/transcripts-cache-v1.json``, keyed by the
 file's identity (size, mtime, inode): a transcript that grew is read again. The cache is
@@ -50,10 +54,45 @@ def transcript_dirs(ws: Workspace) -> list[Path]:
     return list(ws.locations.get("transcripts", []))
 
 
-def _scan(top: Path) -> list[Path]:
-    """``top/*.jsonl`` and ``top/<slug>/*.jsonl`` (dot-names, droppings and linked
-    directories skipped)."""
+def _jsonl_in(directory: str) -> list[Path]:
+    """The ``*.jsonl`` files directly in ``directory``, by name (dot-names and droppings
+    skipped)."""
     found: list[Path] = []
+    try:
+        with os.scandir(directory) as inner:
+            for sub in sorted(inner, key=lambda e: e.name):
+                if not ignored_name(sub.name) and sub.name.endswith(".jsonl") and sub.is_file():
+                    found.append(Path(sub.path))
+    except OSError:
+        pass
+    return found
+
+
+def _older_layout(slug_dir: str) -> list[tuple[str, Path]]:
+    """``<slug>/sessions/<dir>/*.jsonl``: each by its name, and by its directory's name
+    when it is the only one there."""
+    out: list[tuple[str, Path]] = []
+    sessions = os.path.join(slug_dir, "sessions")
+    try:
+        dirs = sorted(os.scandir(sessions), key=lambda e: e.name)
+    except OSError:
+        return out
+    for entry in dirs:
+        if ignored_name(entry.name) or not entry.is_dir(follow_symlinks=False):
+            continue
+        files = _jsonl_in(entry.path)
+        for path in files:
+            out.append((path.stem, path))
+        if len(files) == 1 and files[0].stem != entry.name:
+            out.append((entry.name, files[0]))
+    return out
+
+
+def _scan(top: Path) -> list[tuple[str, Path]]:
+    """``top/*.jsonl``, ``top/<slug>/*.jsonl`` and ``top/<slug>/sessions/<dir>/*.jsonl``,
+    each with the session id it is found by (dot-names, droppings and linked directories
+    skipped)."""
+    found: list[tuple[str, Path]] = []
     try:
         entries = sorted(os.scandir(top), key=lambda e: e.name)
     except OSError:
@@ -63,16 +102,10 @@ def _scan(top: Path) -> list[Path]:
             continue
         try:
             if entry.is_file() and entry.name.endswith(".jsonl"):
-                found.append(Path(entry.path))
+                found.append((entry.name[: -len(".jsonl")], Path(entry.path)))
             elif entry.is_dir(follow_symlinks=False):
-                with os.scandir(entry.path) as inner:
-                    for sub in sorted(inner, key=lambda e: e.name):
-                        if (
-                            not ignored_name(sub.name)
-                            and sub.name.endswith(".jsonl")
-                            and sub.is_file()
-                        ):
-                            found.append(Path(sub.path))
+                found.extend((path.stem, path) for path in _jsonl_in(entry.path))
+                found.extend(_older_layout(entry.path))
         except OSError:
             continue
     return found
@@ -95,8 +128,8 @@ class TranscriptLocator:
         if self._files is None or rescan:
             files: dict[str, list[Path]] = {}
             for top in transcript_dirs(self.ws):
-                for path in _scan(top):
-                    files.setdefault(path.stem, []).append(path)
+                for sid, path in _scan(top):
+                    files.setdefault(sid, []).append(path)
             for paths in files.values():
                 paths.sort(key=_size, reverse=True)
             self._files = files

@@ -114,7 +114,9 @@ CASES: list[tuple[str, list[str], int]] = [
     ("targets", ["targets", "--stale", "--root", "{root}"], 0),
     ("evidence", ["evidence"], 2),
     ("evidence", ["evidence", "kpt-29990101-001", "--root", "{root}"], 1),
-    ("evidence", ["evidence", "kpt-20261120-001", "--root", "{root}"], 0),
+    ("evidence", ["evidence", "kpt-20261028-001", "--root", "{root}"], 0),
+    # no transcript: nothing could be checked, which is no pass
+    ("evidence", ["evidence", "kpt-20261120-001", "--root", "{root}"], 1),
     ("serve", ["serve", "--port", "x"], 2),
     ("sync", ["sync", "--bogus"], 2),
     ("sync", ["sync", "--dry-run", "--root", "{root}"], 1),  # not in a git repository

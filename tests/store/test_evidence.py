@@ -13,6 +13,10 @@ from store.insight.evidence import (
     parse_turn_refs,
     transcript_metrics,
 )
+from store.insight.evidence import (
+    check_item as check,
+)
+from store.insight.turn_numbering import by_message
 from store.models.kpt import KeepItem, KptMetrics, KptReport, ProblemItem, TryItem
 from store.read.transcript import read_transcript
 from tests.transcript_lines import CORPUS, sample_session
@@ -81,7 +85,15 @@ def transcript(tmp_path: Path):  # type: ignore[no-untyped-def]
     return read_transcript(sample_session().write(tmp_path))
 
 
-def test_found_partial_not_found(transcript) -> None:  # type: ignore[no-untyped-def]
+def test_found_partial_not_found(tmp_path: Path) -> None:
+    """In one message = one turn (the sample's turns are listed in its docstring)."""
+    t = read_transcript(sample_session().write(tmp_path))
+    msg = by_message(t)
+
+    def check_item(t, section, item):  # type: ignore[no-untyped-def]
+        return check(t, section, item, msg)
+
+    transcript = t
     found = check_item(
         transcript,
         "problem",
@@ -93,8 +105,7 @@ def test_found_partial_not_found(transcript) -> None:  # type: ignore[no-untyped
     beyond = check_item(
         transcript, "keep", KeepItem(id="keep-001", evidence="Turn 40: tests first")
     )
-    assert beyond.state == "not_found" and beyond.missing_turns == [40]
-    assert "the session has 10 turns" in beyond.notes[0]
+    assert beyond.state == "not_found" and beyond.missing_turns == [40] and beyond.turns == 10
 
     never = check_item(
         transcript,
@@ -129,7 +140,7 @@ def test_found_partial_not_found(transcript) -> None:  # type: ignore[no-untyped
 
 
 def test_metrics_beside_the_report(transcript) -> None:  # type: ignore[no-untyped-def]
-    counted = transcript_metrics(transcript)
+    counted = transcript_metrics(transcript, by_message(transcript))
     assert counted == {
         "session_duration_turns": 10,
         "user_turns": 4,
@@ -138,12 +149,14 @@ def test_metrics_beside_the_report(transcript) -> None:  # type: ignore[no-untyp
         "unique_tools": ["Read", "Bash", "Edit"],
         "code_changes_count": 1,
         "error_count": 1,
+        "correction_count": None,  # another writer's definitions: not counted
+        "backtrack_count": None,
     }
     report = KptReport(
         id="kpt-20260208-001",
         session_id="s",
         keep=[KeepItem(id="keep-001", evidence="Turn 40")],
-        problem=[ProblemItem(id="prob-001", evidence="ターン4でnpm install")],
+        problem=[ProblemItem(id="prob-001", evidence="ターン2でnpm install")],
         metrics=KptMetrics(
             session_duration_turns=23, tool_use_count=4, unique_tools=["bash", "read", "edit"]
         ),
@@ -157,14 +170,16 @@ def test_metrics_beside_the_report(transcript) -> None:  # type: ignore[no-untyp
     assert not rows["unique_tools"].differs  # case and order do not matter
     assert not rows["error_count"].differs  # not reported: nothing to compare
     data = result.as_dict()
-    assert data["turns"] == 10
+    assert data["turns"] == 7  # the skill's numbering: nothing fits another clearly better
+    assert data["numbering"]["name"] == "trace"  # type: ignore[index]
     assert data["items"]["kpt-20260208-001/keep-001"]["state"] == "not_found"  # type: ignore[index]
 
 
 def test_turn_numbering_agrees_with_the_metrics_convention() -> None:
     """session_duration_turns = user_turns + assistant_turns on every corpus sample."""
     for path in sorted(CORPUS.glob("*.jsonl")):
-        m = transcript_metrics(read_transcript(path))
+        t = read_transcript(path)
+        m = transcript_metrics(t, by_message(t))
         assert m["session_duration_turns"] == m["user_turns"] + m["assistant_turns"]  # type: ignore[operator]
 
 
@@ -179,7 +194,7 @@ def test_check_session_finds_the_transcript(tmp_path: Path) -> None:
         id="kpt-20260208-001", session_id=SID, keep=[KeepItem(id="keep-001", evidence="T2")]
     )
     result = check_session(ws, report)
-    assert result.turns == 10 and result.check("keep-001").state == "found"  # type: ignore[union-attr]
+    assert result.turns == 7 and result.check("keep-001").state == "found"  # type: ignore[union-attr]
     orphan = check_session(
         ws, KptReport(id="kpt-20260208-002", session_id="gone", keep=[KeepItem(id="k")])
     )
@@ -193,8 +208,8 @@ def test_windows_paths_match_the_files_an_item_names(tmp_path: Path) -> None:
     w = TranscriptWriter().user("fix it")
     w.assistant("", [("Edit", {"file_path": "C:\\work\\app\\src\\auth.ts"}, "ok", False)])
     t = read_transcript(w.write(tmp_path))
-    check = check_item(t, "keep", KeepItem(id="k", description="edited src/auth.ts", evidence="T2"))
-    assert check.state == "found" and check.names == {"src/auth.ts": [2]}
+    check = check_item(t, "keep", KeepItem(id="k", description="edited src/auth.ts", evidence="T1"))
+    assert check.state == "found" and check.names == {"src/auth.ts": [1, 2]}  # call, result
 
 
 def test_an_omission_naming_what_was_never_done_is_not_missing(tmp_path: Path) -> None:

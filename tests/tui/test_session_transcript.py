@@ -21,18 +21,19 @@ PROB = "kpt-20261120-001/prob-001"  # "Turn 9: …", turn_range 8-9: past this s
 
 
 def _transcript(root: Path) -> Path:
-    """Six turns; turn 5 reads the facets the keep item names."""
+    """Six turns as the hurikaeri skill numbers them (a run of user lines, a prompt or tool
+    results, starts one): the ``ls`` of the facets the keep item names answers in turn 5,
+    eight messages in the transcript tab (the result in the sixth)."""
     w = TranscriptWriter(SID)
     w.user("facet の参照を全部確認して")
     w.assistant(
         "Reading the piece.", [("Read", {"file_path": "pieces/api-feature.yaml"}, "ok", False)]
     )
-    w.user("続けて")
     w.assistant("Checking the references.")
-    w.assistant(
-        "All 17 references resolve.",
-        [("Bash", {"command": "ls pieces/facets/"}, "coder.md\nreviewer.md", False)],
-    )
+    w.user("続けて")
+    w.assistant("", [("Grep", {"pattern": "facet", "path": "pieces/"}, "17 matches", False)])
+    w.assistant("", [("Bash", {"command": "ls pieces/facets/"}, "coder.md\nreviewer.md", False)])
+    w.assistant("All 17 references resolve.")
     w.user("ありがとう")
     return w.write(root, "-work-takt")
 
@@ -57,15 +58,16 @@ async def test_the_transcript_tab_and_the_jump_to_cited_turns(demo_root: Path) -
         await pilot.press("5")
         await until(pilot, lambda: bool(screen.query(TranscriptView)))
         view = screen.query_one(TranscriptView)
-        await until(pilot, lambda: view.done and view.turn_count == 6)
+        await until(pilot, lambda: view.done and view.turn_count == 8)
         await pilot.press("a")  # the item keys act only on the items tab
         assert app.index.ledger.state(KEEP).state == "pending"
         await pilot.press("1")
         screen.query_one("#items", VirtualTable).move_to_key(KEEP)
         await pilot.press("v")
         await until(pilot, lambda: screen.query_one("#tabs", TabbedContent).active == "transcript")
-        await until(pilot, lambda: view.current_turn() == 5)
-        assert 5 in view.cited
+        # the skill's turn 5 is shown where its lines are: messages 6 (the ls) and 7
+        await until(pilot, lambda: view.current_turn() == 6)
+        assert view.cited == {6, 7}
 
 
 async def test_approve_asks_once_when_the_evidence_was_not_found(demo_root: Path) -> None:

@@ -1,0 +1,116 @@
+"""The ways a report's writer may have numbered a session's turns, over one transcript.
+
+A KPT report cites turns (``turn 12``, ``turn_range: 5-8``) and gives turn counts in its
+``metrics``, in the numbering of whatever wrote it:
+
+- ``trace``: the hurikaeri skill's (:mod:`store.read.trace_counts`): a turn starts at each run
+  of ``user`` lines — a person's prompt *or* tool results — and the assistant's lines belong
+  to the turn they follow. The default: the skill computes its facts this way before the
+  model reflects.
+- ``message``: one message = one turn (a prompt, or one model response with its tool calls
+  and their results), as the transcript tab numbers them.
+- ``prompt``: one prompt = one turn, with everything the agent did until the next prompt.
+
+Each :class:`Numbering` gives, per turn, the blocks it holds and the transcript tab's
+(message) turns they are in, so a citation can be shown where it points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from store.read.transcript import Block, Transcript
+
+NumberingName = Literal["trace", "message", "prompt"]
+
+#: name → how it is said
+LABELS: dict[NumberingName, str] = {
+    "trace": "the hurikaeri skill's turns (each run of user lines, a prompt or tool results, "
+    "starts one)",
+    "message": "one message = one turn",
+    "prompt": "one prompt = one turn",
+}
+#: name → a few words, for narrow places
+SHORT: dict[NumberingName, str] = {
+    "trace": "skill's turns",
+    "message": "message turns",
+    "prompt": "prompt turns",
+}
+
+
+@dataclass(slots=True)
+class Numbering:
+    """One way of numbering a transcript's turns."""
+
+    name: NumberingName
+    #: the number of turns
+    count: int
+    #: turn → its blocks
+    blocks: dict[int, list[Block]] = field(default_factory=dict)
+    #: turn → the message turns (transcript tab) its blocks are in
+    views: dict[int, set[int]] = field(default_factory=dict)
+    #: the counts of user and assistant turns, and of turns in all, in this numbering
+    user_turns: int = 0
+    assistant_turns: int = 0
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.name]
+
+    def turn_blocks(self, number: int) -> list[Block]:
+        return self.blocks.get(number, [])
+
+    def view_turns(self, turns: set[int] | list[int]) -> list[int]:
+        """The message turns where ``turns`` of this numbering are shown."""
+        out: set[int] = set()
+        for n in turns:
+            out.update(self.views.get(n, ()))
+        return sorted(out)
+
+    def _put(self, number: int, block: Block, view: int | None) -> None:
+        self.blocks.setdefault(number, []).append(block)
+        if view is not None:
+            self.views.setdefault(number, set()).add(view)
+
+
+def by_trace(t: Transcript) -> Numbering:
+    trace = t.trace
+    out = Numbering("trace", trace.turn, user_turns=trace.user_turns)
+    out.assistant_turns = trace.assistant_turns
+    for block in t.preamble:
+        if block.step:
+            out._put(block.step, block, None)
+    for turn in t.turns:
+        for block in turn.blocks:
+            if block.step:
+                out._put(block.step, block, turn.number)
+    for blocks in out.blocks.values():
+        blocks.sort(key=lambda b: b.line)
+    return out
+
+
+def by_message(t: Transcript) -> Numbering:
+    out = Numbering("message", len(t.turns), user_turns=t.user_turns)
+    out.assistant_turns = t.assistant_turns
+    for turn in t.turns:
+        out.blocks[turn.number] = turn.blocks
+        out.views[turn.number] = {turn.number}
+    return out
+
+
+def by_prompt(t: Transcript) -> Numbering:
+    out = Numbering("prompt", 0, user_turns=t.user_turns, assistant_turns=t.assistant_turns)
+    for turn in t.turns:
+        if turn.role == "user":
+            out.count += 1
+        if out.count:
+            for block in turn.blocks:
+                out._put(out.count, block, turn.number)
+            out.views.setdefault(out.count, set()).add(turn.number)
+    return out
+
+
+def numberings(t: Transcript) -> list[Numbering]:
+    """Every numbering of ``t``, the skill's first."""
+    return [by_trace(t), by_message(t), by_prompt(t)]
