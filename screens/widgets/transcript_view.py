@@ -267,7 +267,7 @@ class TranscriptView(Vertical, can_focus=False):
         self.keys = PositionalKeys(len(self.rows))
         self.turn_count = len(self.rows.starts)
         self.done = done
-        self.problems = len(t.diagnostics)
+        self.problems = t.skipped  # lines, not warnings (one warning per unknown type)
         self._set_rows()
         self._status()
         if self._pending_turn is not None and self.jump_to_turn(self._pending_turn):
@@ -312,7 +312,11 @@ class TranscriptView(Vertical, can_focus=False):
             parts.append(Content.styled(" · reading…", "$warning"))
         if self.problems:
             parts.append(
-                Content.styled(f" · {self.problems} lines not read (broken or unknown)", "$warning")
+                Content.styled(
+                    f" · {self.problems} line{'s' if self.problems != 1 else ''} not read"
+                    " (broken or unknown)",
+                    "$warning",
+                )
             )
         if self.cited:
             shown = ", ".join(str(n) for n in sorted(self.cited)[:8])

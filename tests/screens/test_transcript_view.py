@@ -86,6 +86,19 @@ async def test_turns_search_and_jump(tmp_path: Path) -> None:
         assert view.jump_to_turn(11) is False
 
 
+async def test_lines_not_read_are_counted_per_line(tmp_path: Path) -> None:
+    """Three lines of a type not known: "3 lines not read", not one per warning (issue 39)."""
+    w = TranscriptWriter().user("hi")
+    for _ in range(3):
+        w.raw('{"type": "future-kind"}')
+    w.write(tmp_path)
+    app = Host(Workspace(tmp_path), SID)
+    async with app.run_test(size=(140, 20)) as pilot:
+        view = await _ready(app, pilot)
+        status = str(view.query_one("#transcript-status", Static).visual)
+        assert "3 lines not read" in status
+
+
 async def test_no_transcript(tmp_path: Path) -> None:
     app = Host(Workspace(tmp_path), "not-there")
     async with app.run_test(size=(100, 20)) as pilot:
