@@ -223,13 +223,12 @@ class SessionScreen(ReviewKeys):
         if s is None or s.report is None or self.evidence is None:
             return
         display = self.index.ws.display(s.report.path)
+        ev = self.evidence
+        numbering = f" ({SHORT[ev.numbering]})" if ev.checked else ""
         self.query_one("#report-view", Static).update(
             Content.assemble(
                 report_overview(s.report.doc, display),
-                Content.styled(
-                    f"\n\nMetrics against the transcript ({SHORT[self.evidence.numbering]})\n",
-                    "bold",
-                ),
+                Content.styled(f"\n\nMetrics against the transcript{numbering}\n", "bold"),
                 metrics_comparison(self.evidence.metrics),
             )
         )
