@@ -131,6 +131,21 @@ def test_evidence_marks_render(tmp_path: Path) -> None:
     assert "≠" in table.plain and "23" in table.plain
 
 
+def test_the_detail_pane_says_the_numbering_and_each_fact_once(tmp_path: Path) -> None:
+    """The pane names the numbering the cited turns are in, says a turn past the end and
+    a name never in the session once each (they were said again as notes), and a list
+    metric keeps the table's columns (issue 39 point 3, issue 44 point 14)."""
+    t = read_transcript(sample_session().write(tmp_path))
+    item = KeepItem(id="k", description="edited lib/jwt.py", evidence="Turn 2, turn 40")
+    text = evidence_detail(check_item(t, "keep", item)).plain
+    assert "(skill's turns)" in text and "past the end: 40 (the session has 7)" in text
+    assert text.count("lib/jwt.py") == 1 and text.count("40") == 2
+    tools = ["Read", "Bash", "Edit", "Glob", "Grep", "WebFetch"]
+    table = metrics_comparison(compare_metrics(KptMetrics(unique_tools=tools), t)).plain
+    row = next(line for line in table.splitlines() if line.startswith("unique_tools"))
+    assert row.split() == ["unique_tools", "6", "tools", "3", "tools", "≠"]
+
+
 async def test_small_batches_give_the_same_rows(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import screens.widgets.transcript_view as tv
 
