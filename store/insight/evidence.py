@@ -298,9 +298,7 @@ def _mentions(block: Block, name: Name) -> bool:
 
 def turns_mentioning(numbering: Numbering, name: Name) -> list[int]:
     """The turns where a tool call touched (or any text mentions) ``name``."""
-    return sorted(
-        n for n, blocks in numbering.blocks.items() if any(_mentions(b, name) for b in blocks)
-    )
+    return numbering.turns_where(name, lambda b: _mentions(b, name))
 
 
 def _has_error(blocks: list[Block]) -> bool:

@@ -17,6 +17,7 @@ Each :class:`Numbering` gives, per turn, the blocks it holds and the transcript 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -53,6 +54,13 @@ class Numbering:
     #: the counts of user and assistant turns, and of turns in all, in this numbering
     user_turns: int = 0
     assistant_turns: int = 0
+    #: id of a block → its turn
+    where: dict[int, int] = field(default_factory=dict)
+    #: what :meth:`turns_where` found, by key: the blocks (shared by the numberings of one
+    #: transcript, so a name is looked for once)
+    found: dict[Hashable, list[Block]] = field(default_factory=dict)
+    #: every block of the transcript, in no particular order
+    every: list[Block] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -68,7 +76,15 @@ class Numbering:
             out.update(self.views.get(n, ()))
         return sorted(out)
 
+    def turns_where(self, key: Hashable, test: Callable[[Block], bool]) -> list[int]:
+        """The turns holding a block that passes ``test`` (remembered under ``key``)."""
+        hits = self.found.get(key)
+        if hits is None:
+            hits = self.found[key] = [b for b in self.every if test(b)]
+        return sorted({self.where[id(b)] for b in hits if id(b) in self.where})
+
     def _put(self, number: int, block: Block, view: int | None) -> None:
+        self.where[id(block)] = number
         self.blocks.setdefault(number, []).append(block)
         if view is not None:
             self.views.setdefault(number, set()).add(view)
@@ -87,20 +103,24 @@ def by_trace(t: Transcript) -> Numbering:
                 out._put(block.step, block, turn.number)
     for blocks in out.blocks.values():
         blocks.sort(key=lambda b: b.line)
+    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
     return out
 
 
 def by_message(t: Transcript) -> Numbering:
     out = Numbering("message", len(t.turns), user_turns=t.user_turns)
+    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
     out.assistant_turns = t.assistant_turns
     for turn in t.turns:
         out.blocks[turn.number] = turn.blocks
         out.views[turn.number] = {turn.number}
+        out.where.update((id(b), turn.number) for b in turn.blocks)
     return out
 
 
 def by_prompt(t: Transcript) -> Numbering:
     out = Numbering("prompt", 0, user_turns=t.user_turns, assistant_turns=t.assistant_turns)
+    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
     for turn in t.turns:
         if turn.role == "user":
             out.count += 1
@@ -112,5 +132,10 @@ def by_prompt(t: Transcript) -> Numbering:
 
 
 def numberings(t: Transcript) -> list[Numbering]:
-    """Every numbering of ``t``, the skill's first."""
-    return [by_trace(t), by_message(t), by_prompt(t)]
+    """Every numbering of ``t``, the skill's first, sharing what was looked for."""
+    out = [by_trace(t), by_message(t), by_prompt(t)]
+    every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
+    found: dict[Hashable, list[Block]] = {}
+    for nb in out:
+        nb.every, nb.found = every, found
+    return out
