@@ -195,3 +195,14 @@ def test_the_older_layout_the_skill_looks_in(tmp_path: Path) -> None:
     assert found.transcript_path == older and found.check("keep-001").state == "found"  # type: ignore[union-attr]
     other = KptReport(id="kpt-20260208-002", session_id="abc-123", keep=[item])
     assert check_session(ws, other).transcript_path == by_dir
+
+
+def test_a_report_written_one_prompt_per_turn_is_checked_so(tmp_path: Path) -> None:
+    """Counts of prompts and a citation of the second prompt's work: one prompt = one turn."""
+    t = read_transcript(three_prompts().write(tmp_path))
+    metrics = KptMetrics(session_duration_turns=3, user_turns=3)
+    result = check_report(
+        report(KeepItem(id="keep-001", evidence="Turn 2: npm test"), metrics=metrics), t
+    )
+    assert result.numbering == "prompt" and result.turns == 3
+    assert result.check("keep-001").state == "found"  # type: ignore[union-attr]
