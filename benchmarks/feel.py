@@ -19,7 +19,9 @@ the same run, round by round, so a change in the machine's load touches both ali
 - **keys** (one app per round, warm cache, once idle): ``down`` in the sessions list,
   key → the end of the next frame; then ``/`` and the search queries of
   :mod:`benchmarks.search_bench` plus typo'd ones, typed one character at a time at most
-  every 150 ms: key → the end of the first frame that holds the results' status line
+  every 150 ms, and a mix of what people type beyond words (:data:`MIX`: backspaces,
+  Japanese and Korean committed by an input method several characters at once, ids, a
+  ``kind:`` filter): key → the end of the first frame that holds the results' status line
   (``… shown, …``). The pty answers Textual's query for synchronized output, so every
   frame ends with ``ESC[?2026l``. The same queries are typed into a bare Textual app with
   the search screen's layout that searches nothing (``benchmarks/bare_search.py``: each
@@ -81,8 +83,23 @@ QUERIES: dict[str, list[str]] = {
     "id-like": ["kpt-20251221-014", "ll-ai-202506", "ws-2026011"],
     "typo": ["confgi", "retrybukcet", "migraton scrpit"],
 }
+BACKSPACE = "\x7f"
+#: What a person types beyond whole words, each entry a list of writes to the terminal (one
+#: key each, or several characters at once: what an input method commits): typos put right
+#: with backspace, Japanese and Korean through an IME, an id, a ``kind:`` filter.
+MIX: dict[str, list[list[str]]] = {
+    "backspace": [
+        [*"confg", BACKSPACE, *"ig"],
+        [*"migrta", BACKSPACE, BACKSPACE, BACKSPACE, *"ration"],
+        [*"rate limt", BACKSPACE, *"it"],
+    ],
+    "ime-japanese": [["タイム", "ゾーン"], ["失敗", "する", "テスト"], ["実", "データ"]],
+    "ime-korean": [["타임", "존"], ["재시", "도"]],
+    "id": [[*"ll-ai-2025"], [*"kpt-2025122"]],
+    "filter": [[*"kind:lesson te"], [*"kind:try rate"]],
+}
 #: The screens opened in turn for the memory figure, by their keys (Escape closes each).
-SCREEN_KEYS = ["L", "S", "/", "I", "K", "D", "T", "M", "P"]
+SCREEN_KEYS = ["L", "S", "/", "I", "K", "D", "T", "M", "P", "H", "C"]
 
 
 def env_for(bytecode: bool, pycache: Path) -> dict[str, str]:
@@ -279,10 +296,11 @@ def type_search(term: Term) -> dict[str, list[float]]:
     every 150 ms), the box emptied after each: each key's time (ms) from writing it to the
     end of the first frame holding the results, by class of query."""
     typed: dict[str, list[float]] = {}
-    for category, queries in QUERIES.items():
+    typings = {cat: [list(q) for q in queries] for cat, queries in QUERIES.items()} | MIX
+    for category, queries in typings.items():
         times = typed.setdefault(category, [])
-        for query in queries:
-            for ch in query:
+        for writes in queries:
+            for ch in writes:
                 since = term.size
                 t0 = time.perf_counter()
                 term.write(ch.encode())
@@ -561,11 +579,12 @@ def report(
                 [],
                 "{:.1f} ms",
             )
-        for cat in [*QUERIES, "all"]:
+        for cat in [*QUERIES, *MIX, "words", "mix", "all"]:
 
             def pick(r: dict[str, Any], cat: str = cat) -> list[float]:
-                typed = r["search_ms"]
-                return [t for ts in typed.values() for t in ts] if cat == "all" else typed[cat]
+                typed: dict[str, list[float]] = r["search_ms"]
+                groups = {"words": list(QUERIES), "mix": list(MIX), "all": list(typed)}
+                return [t for c in groups.get(cat, [cat]) for t in typed.get(c, [])]
 
             for stat in (50, 95):
                 line(
