@@ -54,6 +54,9 @@ class Config:
     stale_days: int | None = None
     #: ``reviewer``: who this person is in a team's ledgers (else git's user.email)
     reviewer: str | None = None
+    #: ``[review] agent_decisions = "allow"``: decisions may run inside an agent's session
+    #: (honoured only from the config file at its default place: see store.review.agents)
+    agent_decisions: bool = False
 
 
 #: The target kinds a ``[budgets]`` entry may name, and the unit of each.
@@ -130,7 +133,7 @@ def load_config(explicit: Path | None = None) -> Config:
 def parse_config(data: dict[str, Any], path: Path) -> Config:
     cfg = Config(path=path)
     known = {"root", "paths", "write", "keys", "theme", "projects", "budgets", "targets"}
-    known.add("reviewer")
+    known |= {"reviewer", "review"}
     unknown = set(data) - known
     if unknown:
         raise ConfigError(f"{path}: unknown setting(s): {', '.join(sorted(unknown))}")
@@ -167,6 +170,13 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     if who is not None and (not isinstance(who, str) or not who.strip()):
         raise ConfigError(f"{path}: reviewer must be a non-empty string (e.g. your e-mail)")
     cfg.reviewer = who.strip() if isinstance(who, str) else None
+    review = data.get("review", {})
+    if not isinstance(review, dict) or set(review) - {"agent_decisions"}:
+        raise ConfigError(f"{path}: [review] takes only agent_decisions")
+    decisions = review.get("agent_decisions", "refuse")
+    if decisions not in ("allow", "refuse"):
+        raise ConfigError(f'{path}: [review] agent_decisions must be "allow" or "refuse"')
+    cfg.agent_decisions = decisions == "allow"
     _parse_targets(data, cfg, path)
     return cfg
 

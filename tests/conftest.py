@@ -9,11 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from store.review.agents import AGENT_VARIABLES
+
 # Snapshots and colours must not depend on the developer's terminal.
 os.environ.pop("NO_COLOR", None)
 os.environ["TEXTUAL_THEME"] = "textual-dark"
 os.environ.setdefault("TERM", "xterm-256color")
 os.environ.pop("HURIKAERI_CONFIG", None)
+# a person runs the tests: decisions are refused inside an agent's session (tests that
+# are about that set the variables themselves)
+for _name in AGENT_VARIABLES:
+    os.environ.pop(_name, None)
 os.environ["TZ"] = "UTC"  # dates shown in local time must not depend on the machine
 time.tzset()
 

@@ -778,6 +778,11 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
 }
 
 
+#: The commands that decide or write as a person does: refused inside an agent's session
+#: (:mod:`store.review.agents`), unless they only show what they would do (``--dry-run``).
+PERSON_ONLY = frozenset({"approve", "reject", "promote", "retarget", "undo", "redo"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -814,6 +819,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SubjectError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
         command = COMMANDS.get(args.command or "")
+        if args.command in PERSON_ONLY and not getattr(args, "dry_run", False):
+            from store.review.agents import check_person
+
+            check_person(args.command, config, os.environ)
         if command is not None:
             with visible_output():  # what they print comes from agents' files
                 return command(args, ws)

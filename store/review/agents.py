@@ -1,0 +1,69 @@
+"""Approval is a person's act: decisions refused inside an agent's session.
+
+An agent with a shell could run ``hurikaeri approve … --yes`` itself and approve its own
+proposal: the gate would be applied by the one it guards. The agents people run mark the
+commands they start with an environment variable (Claude Code ``CLAUDECODE=1``, Gemini
+CLI ``GEMINI_CLI=1``, Cursor ``CURSOR_AGENT=1``, Goose ``GOOSE_TERMINAL=1``, Codex
+``CODEX_SANDBOX`` / ``CODEX_THREAD_ID``, and the vendor-neutral ``AGENT`` and
+``AI_AGENT``). A decision made under one of them is refused, ``--yes`` or not. Only the
+person's own config file — at its default place, not one named by ``--config`` or the
+environment, which an agent could point anywhere — may allow it (``[review]
+agent_decisions = "allow"``, e.g. for CI).
+
+This is a guard against an agent acting on its own, not a sandbox: an agent that clears the
+variable on purpose is not stopped by it (see the trust boundary in the docs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from store.config import Config, default_config_path
+from store.review.errors import ReviewError
+
+#: The variables agents set in the environment of the commands they run, in the order
+#: they are looked at.
+AGENT_VARIABLES: tuple[str, ...] = (
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "GEMINI_CLI",
+    "CURSOR_AGENT",
+    "GOOSE_TERMINAL",
+    "CODEX_SANDBOX",
+    "CODEX_THREAD_ID",
+    "AI_AGENT",
+    "AGENT",
+)
+
+
+class AgentRefused(ReviewError):
+    """A person's decision asked for from inside an agent's session."""
+
+
+def agent_session(environ: Mapping[str, str]) -> str | None:
+    """``NAME=value`` of the first agent variable set in ``environ``, else ``None``."""
+    for name in AGENT_VARIABLES:
+        value = environ.get(name, "")
+        if value.strip():
+            return f"{name}={value.strip()[:40]}"
+    return None
+
+
+def agents_allowed(config: Config) -> bool:
+    """Whether the person's own config file (at its default place) lets agents decide."""
+    return config.agent_decisions and config.path == default_config_path()
+
+
+def check_person(action: str, config: Config, environ: Mapping[str, str]) -> str | None:
+    """Refuse ``action`` (one line, naming why) when it is asked for inside an agent's
+    session the config does not allow; returns the agent's marker when it is allowed
+    (the channel is then an allowed agent), ``None`` outside agents."""
+    marker = agent_session(environ)
+    if marker is None:
+        return None
+    if agents_allowed(config):
+        return marker
+    raise AgentRefused(
+        f"{action} refused: this runs inside an agent's session ({marker}), and decisions "
+        "are a person's; ask the person to run it in their own terminal"
+    )
