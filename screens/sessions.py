@@ -94,6 +94,8 @@ class SessionsScreen(Screen[None]):
         #: the sessions known once the workspace was read (to tell new ones)
         self._known: set[str] | None = None
         self._showing_kept = False
+        #: a session opened on a row kept from last time, opened once the sessions are read
+        self._pending_open: str | None = None
         #: reports checked so far while the evidence is being checked: (done, total)
         self._evidence_progress: tuple[int, int] | None = None
 
@@ -180,6 +182,8 @@ class SessionsScreen(Screen[None]):
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
         if loaded is not None and loaded.is_set() and self.filter == SessionFilter():
             self.keep_first_page()
+        if self._pending_open is not None:
+            self.open_pending(reading)
 
     def tell_new_sessions(self, reading: bool) -> None:
         """Sessions that arrived while the app runs (not the first reading) are told in a
@@ -267,13 +271,25 @@ class SessionsScreen(Screen[None]):
         self.open_session(event.key)
 
     def action_open(self) -> None:
-        s = self.current()
-        if s is not None:
-            self.open_session(s.key)
+        key = self.query_one("#sessions", VirtualTable).cursor_key
+        if key:
+            self.open_session(key)
 
     def open_session(self, key: str) -> None:
-        if key in self.index.sessions:  # not a row kept from last time, still being read
+        if key in self.index.sessions:
+            self._pending_open = None
             self.post_message(Open(SessionTarget(key)))
+        else:  # a row kept from last time: opened as soon as the sessions are read
+            self._pending_open = key
+            self.notify("Opening it once the workspace is read…", timeout=3, markup=False)
+
+    def open_pending(self, reading: bool) -> None:
+        key = self._pending_open
+        if key is not None and key in self.index.sessions:
+            self.open_session(key)
+        elif not reading:  # everything is read and it is not there (deleted meanwhile)
+            self._pending_open = None
+            self.notify("That session is no longer in the workspace.", severity="warning")
 
     def action_next_unreviewed(self) -> None:
         s = self.current()
