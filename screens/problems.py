@@ -8,6 +8,7 @@ full of broken files opens here and works.
 from __future__ import annotations
 
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 
 from textual import on, work
@@ -24,7 +25,7 @@ from screens.widgets.diagnostics import counts, diagnostic_line
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
-from store.read.diagnostics import DiagnosticSink
+from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
 
@@ -180,7 +181,11 @@ class ProblemsScreen(Screen[None]):
                 Option(Content.styled("No problems in this file.", "$success"), disabled=True)
             )
         for i, d in enumerate(report.diagnostics):
-            diags.add_option(Option(diagnostic_line(d, columns=True, mark=False), id=f"d{i}"))
+            diags.add_option(
+                Option(
+                    diagnostic_line(as_shown_for(d, report), columns=True, mark=False), id=f"d{i}"
+                )
+            )
         if report.diagnostics:
             diags.highlighted = 0
 
@@ -202,8 +207,18 @@ class ProblemsScreen(Screen[None]):
         report = self._shown.get(opt.id or "") if opt else None
         if report is None or not event.option.id:
             return
-        d = report.diagnostics[int(event.option.id[1:])]
+        d = as_shown_for(report.diagnostics[int(event.option.id[1:])], report)
         if d.line:
             area = self.query_one("#file-text", TextArea)
             area.move_cursor((d.line - 1, 0), center=True)
             area.focus()
+
+
+def as_shown_for(d: Diagnostic, report: IndexedFile) -> Diagnostic:
+    """A diagnostic of another file that this one's check made (a TAKT facet's, found by a
+    piece using it): named with its file and line, and no line of this file."""
+    if d.path == report.display:
+        return d
+    return replace(
+        d, path=report.display, line=None, message=f"{d.path} line {d.line}: {d.message}"
+    )

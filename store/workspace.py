@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store import team
-from store.check.takt_layout import piece_dirs
+from store.check.takt_layout import is_support_file, piece_dirs
 from store.config import (
     LOCATIONS,
     Config,
@@ -161,6 +161,8 @@ class Workspace:
                 if key.startswith("lessons_") and not top.is_dir():
                     continue
                 if _under(path, top, recursive):
+                    if key == "pieces" and is_support_file(path, top):
+                        return None  # TAKT's config, categories, fragments: not a piece
                     rel = path.relative_to(top)
                     if key == "knowledge_base":
                         kind = kind_from_path(Path("knowledge_base") / rel)
@@ -207,7 +209,8 @@ class Workspace:
         for top in self.locations["pieces"]:
             for d in piece_dirs(top):  # a TAKT directory: only its piece directories
                 for p in _walk(d, YAML_SUFFIXES):
-                    yield from emit(p, Kind.PIECE)
+                    if not is_support_file(p, d):  # nor TAKT's other YAML beside them
+                        yield from emit(p, Kind.PIECE)
 
     def nothing_here(self) -> str | None:
         """Why this workspace can hold nothing to review, with what to do instead; ``None``

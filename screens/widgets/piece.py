@@ -81,14 +81,13 @@ def head_view(view: PieceView) -> Content:
         if doc.description:
             out.append(literal(doc.description, keep_newlines=False))
         movements = doc.movements or []
-        fmt = takt_format(doc)  # a workflow (TAKT ≥ 0.34) in its own words
+        fmt = takt_format(doc)  # its format and the TAKT versions that read it, in its words
         facts = [
+            fmt.label,
             f"{len(movements)} {fmt.noun}{'s' if len(movements) != 1 else ''}",
             f"{fmt.key('max_movements')} "
             f"{doc.max_movements if doc.max_movements is not None else '—'}",
         ]
-        if fmt.name != "piece":
-            facts.append(fmt.label)
         if doc.loop_monitors:
             facts.append(f"{len(doc.loop_monitors)} loop monitor(s)")
         out.append(literal(" · ".join(facts), "$text-muted"))

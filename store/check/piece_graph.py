@@ -16,7 +16,14 @@ one sub-step with one of the texts; on a movement without ``parallel`` neither e
 
 A workflow file (TAKT ≥ 0.34, :mod:`store.check.takt_format`) is the same graph: its steps
 are the nodes, located under ``steps``, and a rule's ``when:`` expression (TAKT ≥ 0.36)
-is its condition.
+is its condition. A callable workflow's ``return:`` rule (TAKT ≥ 0.37) ends it like
+``COMPLETE``, returning its label to the caller; ``NEEDS_ADJUDICATION`` and the engine's own
+``finding-conflict-adjudication`` step end it too (the versions that route there). A
+workflow's parallel sub-step that fails ends with the engine's outcome ``error`` (TAKT ≥
+0.59: ``any("error")``). A dynamic ``parallel: {fixed, pool}`` runs the fixed sub-steps and
+those its selector picks from the pool (so ``all()`` by position is not checked), and a step
+fragment's caller names the sub-steps' rules in a rule tree (``rules: {self, parallel}``).
+A sub-step whose outcomes the file does not show (a fragment's) is not checked.
 
 :func:`outline` lays the graph out as lines of ``(text, role)`` segments for a terminal;
 the UI maps roles to styles.
@@ -31,12 +38,28 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from store.check.takt_format import takt_format
-from store.models.piece import SPECIAL_NEXT, Judge, Movement, Piece, Rule
+from store.models.piece import (
+    SPECIAL_NEXT,
+    WORKFLOW_SPECIAL_NEXT,
+    DynamicParallel,
+    Judge,
+    Movement,
+    ParamRef,
+    Piece,
+    Rule,
+    RuleTree,
+)
 from store.read.diagnostics import Diagnostic
 
 Loc = tuple[str | int, ...]
 ConditionKind = Literal["tag", "ai", "all", "any", "when"]
 EXITS: tuple[str, ...] = SPECIAL_NEXT
+RETURN = "RETURN"
+"""The target of a ``return:`` rule (a callable workflow ends, returning the rule's label)."""
+#: A workflow's ends: COMPLETE, ABORT, a ``return:``, and the markers of some versions.
+WORKFLOW_EXITS: tuple[str, ...] = (*SPECIAL_NEXT, RETURN, *WORKFLOW_SPECIAL_NEXT)
+#: The engine's outcome of a workflow's parallel sub-step that failed (TAKT ≥ 0.59).
+ERROR_OUTCOME = "error"
 
 _CALL = re.compile(r"^\s*(ai|all|any)\s*\((.*)\)\s*$", re.DOTALL)
 _ARG = re.compile(r'"((?:[^"\\]|\\.)*)"' + r"|'((?:[^'\\]|\\.)*)'")
@@ -92,6 +115,8 @@ class Edge:
     interactive_only: bool = False
     known: bool = True
     """Whether the target is a movement of the piece, ``COMPLETE`` or ``ABORT``."""
+    returns: str | None = None
+    """The label of a ``return:`` rule (then the target is :data:`RETURN`)."""
 
 
 @dataclass(slots=True)
@@ -100,6 +125,9 @@ class SubStep:
     index: int
     movement: Movement
     outcomes: list[str]
+    rules: list[Rule] = field(default_factory=list)
+    opaque: bool = False
+    """Its outcomes are not in the file (a fragment's sub-step without rules here)."""
 
 
 @dataclass(slots=True)
@@ -121,7 +149,15 @@ class Node:
 
     @property
     def is_parallel(self) -> bool:
-        return self.movement.parallel is not None
+        rules = self.movement.rules
+        return self.movement.parallel is not None or (
+            isinstance(rules, RuleTree) and rules.parallel is not None
+        )
+
+    @property
+    def dynamic(self) -> bool:
+        """A dynamic parallel (its sub-steps picked from a pool at run time)."""
+        return isinstance(self.movement.parallel, DynamicParallel)
 
 
 @dataclass(slots=True)
@@ -157,6 +193,9 @@ class PieceGraph:
     noun: str = "movement"
     """``movement``, or ``step`` for a workflow."""
     initial_key: str = "initial_movement"
+    ends: tuple[str, ...] = EXITS
+    """What ends the piece: COMPLETE and ABORT, a workflow's :data:`WORKFLOW_EXITS`."""
+    workflow: bool = False
 
     def unreachable(self) -> list[Node]:
         """Movements the initial movement never leads to (empty when it is unknown)."""
@@ -164,8 +203,14 @@ class PieceGraph:
             return []
         return [n for n in self.nodes.values() if not n.reachable]
 
+    endless: bool = False
+    """``max_steps: infinite`` (TAKT ≥ 0.38): the workflow runs until stopped, by design."""
+
     def no_exit(self) -> list[Node]:
-        """Reachable movements from which no rule path leads to COMPLETE or ABORT."""
+        """Reachable movements from which no rule path leads to COMPLETE or ABORT (none in
+        an endless workflow, which is meant to loop)."""
+        if self.endless:
+            return []
         return [n for n in self.nodes.values() if n.reachable and not n.exits]
 
     def edges(self) -> Iterable[Edge]:
@@ -175,27 +220,56 @@ class PieceGraph:
             yield from m.edges
 
 
-def _edge(source: str, rule: Rule, loc: Loc, names: set[str], judge: int | None) -> Edge | None:
-    if rule.next is None:
+def _edge(
+    source: str,
+    rule: Rule,
+    loc: Loc,
+    names: set[str],
+    judge: int | None,
+    ends: tuple[str, ...] = EXITS,
+) -> Edge | None:
+    target = rule.next
+    if target is None and rule.return_ is not None and RETURN in ends:
+        target = RETURN
+    if target is None:
         return None
     cond = parse_condition(rule.condition)
     if rule.condition is None and rule.when is not None:
         cond = Condition("when", rule.when.strip(), (rule.when.strip(),))
     return Edge(
         source,
-        rule.next,
+        target,
         cond,
         loc,
         judge,
         bool(rule.requires_user_input),
         bool(rule.interactive_only),
-        rule.next in names or rule.next in EXITS,
+        target in names or target in ends,
+        rule.return_ if target == RETURN else None,
     )
+
+
+def substeps_of(mv: Movement) -> list[tuple[str, int, Movement, list[Rule], bool]]:
+    """A step's sub-steps: ``(name, index, sub-step, rules, opaque)``. A rule tree's
+    ``parallel`` map gives the rules of the sub-steps it names (a parallel fragment's)."""
+    tree = mv.rules.parallel if isinstance(mv.rules, RuleTree) else None
+    out: list[tuple[str, int, Movement, list[Rule], bool]] = []
+    for j, (sub, _at) in enumerate(mv.substeps()):
+        name = sub.name or (sub.uses and f"({sub.uses})") or f"#{j + 1}"
+        rules = [r for r, _ in sub.own_rules()]
+        if not rules and tree is not None and sub.name in tree:
+            rules = list(tree[sub.name] or [])
+        out.append((name, j, sub, rules, not rules and sub.uses is not None))
+    if not out:  # a parallel fragment's sub-steps, named by the caller's rule tree
+        for j, (name, rules) in enumerate((tree or {}).items()):
+            out.append((name, j, Movement(name=name), list(rules or []), False))
+    return out
 
 
 def build_graph(piece: Piece) -> PieceGraph:
     fmt = takt_format(piece)
     key = fmt.key("movements")
+    ends = WORKFLOW_EXITS if fmt.is_workflow and not fmt.early else EXITS
     nodes: dict[str, Node] = {}
     for i, mv in enumerate(piece.movements or []):
         if mv.name is not None and mv.name not in nodes:
@@ -203,16 +277,13 @@ def build_graph(piece: Piece) -> PieceGraph:
     names = set(nodes)
     for node in nodes.values():
         mv = node.movement
-        for r, rule in enumerate(mv.rules or []):
-            e = _edge(node.name, rule, (*node.loc, "rules", r), names, None)
+        for rule, at in mv.own_rules():
+            e = _edge(node.name, rule, (*node.loc, *at), names, None, ends)
             if e is not None:
                 node.edges.append(e)
-        for j, sub in enumerate(mv.parallel or []):
-            outcomes: list[str] = []
-            for rule in sub.rules or []:
-                if rule.condition:
-                    outcomes.append(rule.condition)
-            node.substeps.append(SubStep(sub.name or f"#{j + 1}", j, sub, outcomes))
+        for name, j, sub, rules, opaque in substeps_of(mv):
+            outcomes = [r.condition for r in rules if r.condition]
+            node.substeps.append(SubStep(name, j, sub, outcomes, rules, opaque))
     monitors: list[Monitor] = []
     for k, mon in enumerate(piece.loop_monitors or []):
         m = Monitor(k, [c for c in mon.cycle or [] if isinstance(c, str)], mon.threshold, mon.judge)
@@ -220,7 +291,7 @@ def build_graph(piece: Piece) -> PieceGraph:
             for member in m.cycle:
                 if member not in nodes:
                     continue
-                e = _edge(member, rule, ("loop_monitors", k, "judge", "rules", r), names, k)
+                e = _edge(member, rule, ("loop_monitors", k, "judge", "rules", r), names, k, ends)
                 if e is not None:
                     m.edges.append(e)
                     break  # one edge per rule is kept for display; reachability adds the rest
@@ -235,6 +306,9 @@ def build_graph(piece: Piece) -> PieceGraph:
         initial is not None and initial in nodes,
         fmt.noun,
         fmt.key("initial_movement"),
+        ends,
+        fmt.is_workflow and not fmt.early,
+        piece.max_steps == "infinite",
     )
     _analyse(graph)
     return graph
@@ -271,12 +345,12 @@ def _analyse(graph: PieceGraph) -> None:
                     queue.append(nxt)
         for node in graph.nodes.values():
             node.reachable = node.name in seen
-    pred: dict[str, set[str]] = {name: set() for name in (*graph.nodes, *EXITS)}
+    pred: dict[str, set[str]] = {name: set() for name in (*graph.nodes, *graph.ends)}
     for src, targets in succ.items():
         for t in targets:
             pred.setdefault(t, set()).add(src)
     exits: dict[str, set[str]] = {name: set() for name in graph.nodes}
-    for end in EXITS:
+    for end in graph.ends:
         seen = {end}
         queue = deque([end])
         while queue:
@@ -319,10 +393,14 @@ def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
                     )
                 )
                 continue
+            implicit = {ERROR_OUTCOME} if graph.workflow else set()
             declared = [
-                set().union(*(outcome_texts(r) for r in s.movement.rules or []))
-                for s in node.substeps
+                set().union(implicit, *(outcome_texts(r) for r in s.rules)) for s in node.substeps
             ]
+            if any(s.opaque for s in node.substeps):
+                continue  # outcomes the file does not show
+            if cond.kind == "all" and len(cond.args) > 1 and node.dynamic:
+                continue  # the selected sub-steps are known only at run time
             if cond.kind == "all" and len(cond.args) > 1:
                 if len(cond.args) != len(node.substeps):
                     out.append(
@@ -398,6 +476,10 @@ def _target(e: Edge, source: Node | None, graph: PieceGraph) -> list[Segment]:
         return [("✔ COMPLETE", "complete")]
     if e.target == "ABORT":
         return [("✘ ABORT", "abort")]
+    if e.target == RETURN:
+        return [(f"↩ return {e.returns}", "complete")]
+    if e.target in WORKFLOW_SPECIAL_NEXT and e.known:
+        return [(e.target, "abort")]
     if not e.known:
         return [(e.target, "warn"), (f"  (no such {graph.noun})", "warn")]
     segs: list[Segment] = [(e.target, "target")]
@@ -456,18 +538,30 @@ def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph, indent:
     return out
 
 
+def ref_text(value: str | ParamRef) -> str:
+    """A facet reference as written: a name, or ``$NAME`` for a parameter."""
+    return f"${value.param}" if isinstance(value, ParamRef) else value
+
+
 def _facets(mv: Movement) -> str:
     parts = []
+    if mv.uses:
+        parts.append(f"fragment {mv.uses}")
     for label, value in (
-        ("persona", mv.persona),
+        ("persona", mv.persona or mv.agent),
         ("policy", mv.policy),
         ("knowledge", mv.knowledge),
     ):
         if value:
-            parts.append(f"{label} {', '.join(value) if isinstance(value, list) else value}")
-    if mv.instruction and "\n" not in mv.instruction and " " not in mv.instruction.strip():
-        parts.append(f"instruction {mv.instruction}")
-    elif mv.instruction or mv.instruction_template:
+            values = value if isinstance(value, list) else [value]
+            parts.append(f"{label} {', '.join(ref_text(v) for v in values)}")
+    instructions = mv.instruction if isinstance(mv.instruction, list) else [mv.instruction]
+    for ins in instructions:
+        if isinstance(ins, ParamRef) or (ins and "\n" not in ins and " " not in ins.strip()):
+            parts.append(f"instruction {ref_text(ins)}")
+        elif ins:
+            parts.append("inline instruction")
+    if mv.instruction is None and mv.instruction_template:
         parts.append("inline instruction")
     if mv.edit:
         parts.append("edits")
@@ -502,7 +596,7 @@ def outline(graph: PieceGraph) -> list[Section]:
             title.append((f"  parallel ×{len(node.substeps)}", "parallel"))
         if not node.reachable and graph.initial_known:
             title.append(("   ⚠ unreachable", "warn"))
-        elif not node.exits:
+        elif not node.exits and not graph.endless:
             title.append(("   ⚠ no path to COMPLETE or ABORT", "warn"))
         lines.append(title)
         facets = _facets(node.movement)

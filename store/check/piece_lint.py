@@ -19,7 +19,8 @@ give the agent (``{N}``, ``{Summary of changes}``, ``{filepath:line_number}``) a
 flagged: they are capitalised, contain spaces, sit in code, or use a prefix other than
 ``report``. ``{report:NAME}`` is checked against the piece's output contracts only in the
 piece's own texts (``unknown-report``): facet files are shared by pieces that produce
-different reports.
+different reports. A placeholder in an instruction facet file is reported on the facet
+file's own line (and ``lint`` says each diagnostic once), not on every piece using it.
 
 Facets (``unresolved-facet``, a warning): each reference is resolved in TAKT's order
 (:mod:`store.check.takt_facets`); one that resolves nowhere lists the places looked in.
@@ -30,12 +31,18 @@ Format (:mod:`store.check.takt_format`): a *workflow* file (TAKT ≥ 0.34: ``ste
 both formats' keys is one ``mixed-takt-format`` error. The keys each format requires
 (``movements`` and ``max_movements`` for a piece, seed 004; ``steps`` for a workflow,
 whose ``max_steps`` defaults to 10) are checked here, as is every rule's ``condition``
-(a workflow rule may give ``when`` instead).
+(a workflow rule may give ``when`` instead) and ``next`` (a callable workflow's rule may
+``return:`` a label instead). A workflow's ``next`` may also name ``NEEDS_ADJUDICATION``
+or ``finding-conflict-adjudication`` (:data:`store.models.piece.WORKFLOW_SPECIAL_NEXT`). A
+``{$param: NAME}`` facet reference is the caller's to bind and is not resolved; a step
+taken from a fragment (``uses:``) may leave its name to the fragment. The pre-0.12 files
+(``max_iterations``, ``agent:``, ``report:``) are linted in their own words.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -43,7 +50,7 @@ from pathlib import Path
 
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from store.check.piece_graph import aggregate_problems, build_graph
+from store.check.piece_graph import aggregate_problems, build_graph, ref_text
 from store.check.takt_facets import FACET_KINDS, Resolution, Source, resolve_reference
 from store.check.takt_format import (
     PIECE_PREFIXES,
@@ -53,8 +60,17 @@ from store.check.takt_format import (
     dotted,
     takt_format,
 )
-from store.models.piece import SPECIAL_NEXT, Movement, Piece, Rule
-from store.read.diagnostics import DiagnosticSink
+from store.models.piece import (
+    SPECIAL_NEXT,
+    WORKFLOW_SPECIAL_NEXT,
+    Movement,
+    ParamRef,
+    Piece,
+    Ref,
+    RefOrList,
+    Rule,
+)
+from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
@@ -80,6 +96,13 @@ def report_names(piece: Piece) -> set[str]:
     names: set[str] = set()
     for mv, _loc in _all_movements(piece):
         contracts = mv.output_contracts.report if mv.output_contracts else None
+        early = mv.report  # before TAKT 0.8: a file name, {name, format} or [{Label: file}]
+        if isinstance(early, str):
+            names.add(early)
+        elif isinstance(early, dict):
+            contracts = [*(contracts or []), early]
+        elif isinstance(early, list):
+            contracts = [*(contracts or []), *(e for e in early if isinstance(e, dict))]
         for entry in contracts or []:
             if "name" in entry and isinstance(entry["name"], str):
                 names.add(entry["name"])
@@ -93,13 +116,14 @@ def _all_movements(piece: Piece) -> Iterator[tuple[Movement, Loc]]:
     key = takt_format(piece).key("movements")
     for i, mv in enumerate(piece.movements or []):
         yield mv, (key, i)
-        for j, sub in enumerate(mv.parallel or []):
-            yield sub, (key, i, "parallel", j)
+        for sub, at in mv.substeps():
+            yield sub, (key, i, *at)
 
 
 class PieceLinter:
     def __init__(self, piece: Piece, path: Path, doc: YamlDoc, sink: DiagnosticSink) -> None:
         self.piece = piece
+        self.path = path
         self.dir = path.parent
         self.doc = doc
         self.sink = sink
@@ -117,6 +141,12 @@ class PieceLinter:
         noun = self.noun
         for i, mv in enumerate(movements):
             if mv.name is None:
+                if mv.uses is None:  # a fragment's step takes the fragment's name
+                    self.sink.error(
+                        "missing-field",
+                        f"required field 'name' is missing (expected a unique {noun} name)",
+                        self.line(("movements", i)),
+                    )
                 continue
             if mv.name in names:
                 self.sink.error(
@@ -134,9 +164,9 @@ class PieceLinter:
                 self.line(("initial_movement",)),
             )
         for i, mv in enumerate(movements):
-            self.check_rules(mv.rules, ("movements", i), names, top=True)
-            for j, sub in enumerate(mv.parallel or []):
-                self.check_rules(sub.rules, ("movements", i, "parallel", j), names, top=False)
+            self.check_rules(mv.own_rules(), ("movements", i), names, top=True)
+            for sub, at in mv.substeps():
+                self.check_rules(sub.own_rules(), ("movements", i, *at), names, top=False)
         for k, mon in enumerate(piece.loop_monitors or []):
             for c, name in enumerate(mon.cycle or []):
                 if name not in names:
@@ -146,9 +176,15 @@ class PieceLinter:
                         self.line(("loop_monitors", k, "cycle", c)),
                     )
             if mon.judge is not None:
-                self.check_rules(mon.judge.rules, ("loop_monitors", k, "judge"), names, top=True)
+                judge_rules: list[tuple[Rule, Loc]] = [
+                    (r, ("rules", n)) for n, r in enumerate(mon.judge.rules or [])
+                ]
+                self.check_rules(judge_rules, ("loop_monitors", k, "judge"), names, top=True)
                 self.check_refs_of(
                     mon.judge.persona, "persona", ("loop_monitors", k, "judge", "persona")
+                )
+                self.check_refs_of(
+                    mon.judge.agent, "persona", ("loop_monitors", k, "judge", "agent")
                 )
                 self.check_text_or_ref(
                     mon.judge.instruction,
@@ -241,19 +277,33 @@ class PieceLinter:
                     continue
                 seen_files.add(facet)
             for var, line in unknown_placeholders(text, variables, prefixes):
-                where = ""
-                at = self.text_line(loc, line)
-                if facet is not None:
-                    where = f"instruction file {_shown(facet, self.dir)} line {line}: "
-                    at = self.line(loc)
-                self.sink.warning(
-                    "unknown-template-variable",
-                    f"{where}{var} is not a TAKT template variable"
+                message = (
+                    f"{var} is not a TAKT template variable"
                     f"{_suggestion(var, variables, fmt)}; TAKT leaves it as written "
                     f"(a {fmt.name if fmt.name != 'mixed' else 'piece or workflow'}'s "
-                    f"variables: {listed})",
-                    at,
+                    f"variables: {listed})"
                 )
+                if facet is None:
+                    self.sink.warning(
+                        "unknown-template-variable", message, self.text_line(loc, line)
+                    )
+                    continue
+                # on the facet file itself: said once however many pieces use the facet
+                self.sink.items.append(
+                    Diagnostic(
+                        self.shown(facet),
+                        line,
+                        "warning",
+                        "unknown-template-variable",
+                        message,
+                    )
+                )
+
+    def shown(self, path: Path) -> str:
+        """``path`` as the piece's own path is shown (relative to the same place)."""
+        here = self.sink.path
+        base = here[: -len(self.path.name)] if here.endswith(self.path.name) else ""
+        return os.path.normpath(os.path.join(base, os.path.relpath(path, self.path.parent)))
 
     def text_line(self, loc: Loc, n: int) -> int | None:
         """The file line of line ``n`` of the text at ``loc`` (exact for block scalars)."""
@@ -276,10 +326,19 @@ class PieceLinter:
         return self.line(loc)
 
     def check_rules(
-        self, rules: list[Rule] | None, loc: Loc, names: dict[str, int], *, top: bool
+        self,
+        rules: list[tuple[Rule, Loc]],
+        loc: Loc,
+        names: dict[str, int],
+        *,
+        top: bool,
     ) -> None:
-        for r, rule in enumerate(rules or []):
-            here = (*loc, "rules", r)
+        fmt = self.format
+        specials: tuple[str, ...] = SPECIAL_NEXT
+        if fmt.is_workflow and not fmt.early:
+            specials = (*SPECIAL_NEXT, *WORKFLOW_SPECIAL_NEXT)
+        for rule, at in rules:
+            here = (*loc, *at)
             may_use_when = self.format.is_workflow and loc[0] != "loop_monitors"
             if rule.condition is None and (rule.when is None or not may_use_when):
                 when = ""
@@ -296,9 +355,12 @@ class PieceLinter:
                     self.line(here),
                 )
             if rule.next is None:
-                if top:
+                if top and rule.return_ is None:
                     self.sink.error(
-                        "missing-next", f"this rule has no 'next' {self.noun}", self.line(here)
+                        "missing-next",
+                        f"this rule has no 'next' {self.noun}"
+                        + (" nor 'return' label" if fmt.is_workflow and not fmt.early else ""),
+                        self.line(here),
                     )
                 continue
             if not top:
@@ -308,10 +370,12 @@ class PieceLinter:
                     self.line((*here, "next")),
                 )
                 continue
-            if rule.next not in names and rule.next not in SPECIAL_NEXT:
+            if rule.next not in names and rule.next not in specials:
                 self.sink.error(
                     "unknown-movement",
-                    f"rule goes to '{rule.next}', which is not a {self.noun}, COMPLETE or ABORT",
+                    f"rule goes to '{rule.next}', which is not a {self.noun}, "
+                    + ", ".join(specials[:-1])
+                    + f" or {specials[-1]}",
                     self.line((*here, "next")),
                 )
 
@@ -328,9 +392,16 @@ class PieceLinter:
 
     def check_movement_refs(self, mv: Movement, loc: Loc) -> None:
         self.check_refs_of(mv.persona, "persona", (*loc, "persona"))
+        self.check_refs_of(mv.agent, "persona", (*loc, "agent"))
         self.check_refs_of(mv.policy, "policy", (*loc, "policy"))
         self.check_refs_of(mv.knowledge, "knowledge", (*loc, "knowledge"))
-        self.check_text_or_ref(mv.instruction, "instruction", (*loc, "instruction"))
+        instructions = mv.instruction if isinstance(mv.instruction, list) else [mv.instruction]
+        for n, ins in enumerate(instructions):
+            at: Loc = (*loc, "instruction")
+            if isinstance(mv.instruction, list):
+                at = (*at, n)
+            if isinstance(ins, str):
+                self.check_text_or_ref(ins, "instruction", at)
         self.check_text_or_ref(
             mv.instruction_template, "instruction", (*loc, "instruction_template")
         )
@@ -354,12 +425,14 @@ class PieceLinter:
         else:
             self.check_ref(value, field, loc)
 
-    def check_refs_of(self, value: str | list[str] | None, field: str, loc: Loc) -> None:
+    def check_refs_of(self, value: RefOrList | None, field: str, loc: Loc) -> None:
+        """Each reference; a parameter (``$param``) is bound by the caller, not checked."""
         if value is None:
             return
-        values = [value] if isinstance(value, str) else value
+        values = value if isinstance(value, list) else [value]
         for i, v in enumerate(values):
-            self.check_ref(v, field, loc if isinstance(value, str) else (*loc, i))
+            if isinstance(v, str):
+                self.check_ref(v, field, loc if not isinstance(value, list) else (*loc, i))
 
     def check_ref(self, name: str, field: str, loc: Loc) -> None:
         res = resolve_reference(self.piece, self.dir, name, field)
@@ -445,14 +518,17 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
     base = piece_path.parent
     out: list[FacetRef] = []
 
-    def add(owner: str, field: str, value: str | list[str] | None, loc: Loc) -> None:
+    def add(owner: str, field: str, value: RefOrList | None, loc: Loc) -> None:
         if value is None:
             return
-        values = [value] if isinstance(value, str) else list(value)
+        values: list[Ref] = list(value) if isinstance(value, list) else [value]
         for i, v in enumerate(values):
+            here = loc if not isinstance(value, list) else (*loc, i)
+            if isinstance(v, ParamRef):  # bound by the caller (args / with) or its default
+                out.append(FacetRef(owner, field, ref_text(v), here, None, "parameter", None))
+                continue
             if not isinstance(v, str):
                 continue
-            here = loc if isinstance(value, str) else (*loc, i)
             if field in ("instruction", "format") and _is_inline(v):
                 out.append(FacetRef(owner, field, "(inline)", here, None, "inline", v))
                 continue
@@ -463,11 +539,12 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
 
     movements = piece.movements or []
     for m, loc in _all_movements(piece):
-        owner = m.name or "?"
+        owner = m.name or (f"({m.uses})" if m.uses else "?")
         if len(loc) > 2:  # a sub-step: name it with its parent
             parent = movements[int(loc[1])]
             owner = f"{parent.name or '?'} / {owner}"
         add(owner, "persona", m.persona, (*loc, "persona"))
+        add(owner, "persona", m.agent, (*loc, "agent"))
         if m.team_leader is not None:
             part: Loc = (*loc, "team_leader", "part_persona")
             add(owner, "persona", m.team_leader.part_persona, part)
@@ -486,6 +563,7 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
         owner = f"loop monitor {k + 1} judge"
         judge: Loc = ("loop_monitors", k, "judge")
         add(owner, "persona", mon.judge.persona, (*judge, "persona"))
+        add(owner, "persona", mon.judge.agent, (*judge, "agent"))
         add(owner, "instruction", mon.judge.instruction, (*judge, "instruction"))
         add(owner, "instruction", mon.judge.instruction_template, (*judge, "instruction_template"))
     return out
@@ -556,10 +634,3 @@ def _suggestion(
         return f" in a {fmt.name} (it is {{{renamed}}} there; TAKT 0.36 renamed the variables)"
     near = _close(name, variables)
     return f" (did you mean {{{near[0]}}}?)" if near else ""
-
-
-def _shown(path: Path, base: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(base.resolve().parent))
-    except ValueError:
-        return str(path)

@@ -7,7 +7,7 @@ to, and each facet reference resolved as TAKT does (:mod:`store.check.piece_lint
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from store.check.files import check_loaded
@@ -44,6 +44,12 @@ def load_piece_view(path: Path, display: str) -> PieceView:
     view.sections = outline(build_graph(doc))
     top_keys = [str(k) for k in loaded.data] if isinstance(loaded.data, dict) else []
     line_of = loaded.yaml.line_of if loaded.yaml is not None else (lambda _loc: None)
-    view.by_section = assign_diagnostics(view.sections, line_of, top_keys, diags)
+    own = [d for d in diags if d.path == display]
+    view.by_section = assign_diagnostics(view.sections, line_of, top_keys, own)
+    view.by_section.setdefault("head", []).extend(  # a facet file's, named with its line
+        replace(d, path=display, line=None, message=f"{d.path} line {d.line}: {d.message}")
+        for d in diags
+        if d.path != display
+    )
     view.facets = facet_references(doc, path)
     return view

@@ -15,8 +15,22 @@ From TAKT's CHANGELOG and sources (github.com/nrslib/takt, tags v0.34.0 and v0.3
   with a top-level ``schemas`` map, and ``{context:…}`` / ``{structured:…}`` /
   ``{effect:…}`` placeholders (``docs/workflows.md`` and ``escape.ts`` at v0.36.0).
 
+Before the piece format (``docs`` and built-ins of each tag): TAKT 0.1–0.3 wrote
+*workflows* with ``steps``, ``initial_step``, ``max_iterations``, ``agent:`` (the persona's
+file), ``instruction_template`` and ``report:``; 0.4 renamed ``steps`` → ``movements`` and
+``initial_step`` → ``initial_movement`` (a *piece*); 0.8 renamed ``agent`` → ``persona`` and
+``report`` → ``output_contracts``; 0.12 ``max_iterations`` → ``max_movements``.
+
+After 0.36 the workflow format kept growing (CHANGELOG and ``workflow-schemas.ts``): 0.37
+``{$param: NAME}`` facet parameters and ``return:`` rules of callable workflows, 0.38
+``max_steps: infinite``, 0.55 step fragments (``uses:`` / ``with:``, a rule tree
+``rules: {self, parallel}``), dynamic ``parallel: {fixed, pool}`` and ``{var:NAME}``, 0.57
+``{review_scope}``, 0.59 ``all_steps`` rules, ``completion_retry`` and the engine's
+``error`` outcome of a failed parallel sub-step, 0.60 ``instruction`` lists. A file's
+version claim is the newest of these it uses.
+
 Section maps, facets and their resolution, ``parallel`` sub-steps, rules with ``all()`` /
-``any()``, output contracts and loop monitors are the same in both.
+``any()``, output contracts and loop monitors are the same in all of them.
 """
 
 from __future__ import annotations
@@ -24,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from store.models.piece import WORKFLOW_KEYS, Movement, Piece
+from store.models.piece import WORKFLOW_KEYS, DynamicParallel, Movement, ParamRef, Piece, RuleTree
 
 Loc = tuple[str | int, ...]
 FormatName = Literal["piece", "workflow", "mixed"]
@@ -50,9 +64,21 @@ WORKFLOW_VARIABLES = (
     "report_dir",
     "user_inputs",
     "cycle_count",
+    "review_scope",
 )
+#: TAKT 0.1–0.3's (``steps``) and 0.4–0.11's (``movements``), before ``max_movements``.
+EARLY_WORKFLOW_VARIABLES = (
+    "task",
+    "previous_response",
+    "iteration",
+    "max_iterations",
+    "step_iteration",
+    "report_dir",
+    "user_inputs",
+)
+EARLY_PIECE_VARIABLES = (*PIECE_VARIABLES, "max_iterations")
 PIECE_PREFIXES = ("report",)
-WORKFLOW_PREFIXES = ("report", "context", "structured", "effect")
+WORKFLOW_PREFIXES = ("report", "context", "structured", "effect", "var")
 #: A variable of one format → its name in the other.
 RENAMED_VARIABLES = {
     "max_movements": "max_steps",
@@ -63,6 +89,10 @@ RENAMED_VARIABLES = {
 #: Keys only TAKT ≥ 0.36 reads (top level, then on a step).
 NEWER_TOP_KEYS = ("schemas", "subworkflow")
 NEWER_STEP_KEYS = ("kind", "call", "structured_output", "system_inputs", "effects")
+#: Keys of a step before TAKT 0.8 (``agent`` → ``persona``, ``report`` → ``output_contracts``).
+EARLY_STEP_KEYS = ("agent", "report")
+#: The early files' own names of the piece keys.
+EARLY_KEYS = {"movements": "steps", "initial_movement": "initial_step"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +101,14 @@ class TaktFormat:
 
     name: FormatName
     versions: str
-    """``"TAKT ≤ 0.33"``, ``"TAKT ≥ 0.34"``, ``"TAKT ≥ 0.36"`` or, mixed, ``"TAKT 0.34–0.35"``."""
+    """``"TAKT 0.12–0.33"``, ``"TAKT ≥ 0.34"``, ``"TAKT ≥ 0.55"``, ``"TAKT ≤ 0.3"``, or,
+    mixed, ``"TAKT 0.34–0.35"``."""
     piece_keys: tuple[Loc, ...] = ()
     """Where the file uses the piece format's keys."""
     workflow_keys: tuple[Loc, ...] = ()
     """Where the file uses the workflow format's keys."""
+    early: bool = False
+    """Written before TAKT 0.12: ``max_iterations`` (and before 0.8 ``agent`` / ``report``)."""
 
     @property
     def is_workflow(self) -> bool:
@@ -93,13 +126,15 @@ class TaktFormat:
 
     @property
     def variables(self) -> tuple[str, ...]:
+        if self.early:
+            return EARLY_WORKFLOW_VARIABLES if self.is_workflow else EARLY_PIECE_VARIABLES
         if self.name == "mixed":
             return tuple(dict.fromkeys(PIECE_VARIABLES + WORKFLOW_VARIABLES))
         return WORKFLOW_VARIABLES if self.name == "workflow" else PIECE_VARIABLES
 
     @property
     def prefixes(self) -> tuple[str, ...]:
-        return WORKFLOW_PREFIXES if self.name != "piece" else PIECE_PREFIXES
+        return WORKFLOW_PREFIXES if self.name != "piece" and not self.early else PIECE_PREFIXES
 
     @property
     def label(self) -> str:
@@ -108,6 +143,10 @@ class TaktFormat:
 
     def key(self, piece_key: str) -> str:
         """The file's own name for a piece key (``movements`` → ``steps`` in a workflow)."""
+        if self.early:
+            if piece_key == "max_movements":
+                return "max_iterations"
+            return EARLY_KEYS.get(piece_key, piece_key) if self.is_workflow else piece_key
         if piece_key in WORKFLOW_KEYS and (piece_key,) not in self.piece_keys:
             return WORKFLOW_KEYS[piece_key] if self.name != "piece" else piece_key
         return piece_key
@@ -126,32 +165,76 @@ def _steps(piece: Piece) -> list[tuple[Movement, Loc]]:
             continue
         for i, mv in enumerate(getattr(piece, key) or []):
             out.append((mv, (key, i)))
-            out.extend((sub, (key, i, "parallel", j)) for j, sub in enumerate(mv.parallel or []))
+            out.extend((sub, (key, i, *at)) for sub, at in mv.substeps())
     return out
+
+
+def _has_param(value: object) -> bool:
+    if isinstance(value, ParamRef):
+        return True
+    return isinstance(value, list) and any(isinstance(v, ParamRef) for v in value)
+
+
+def _step_version(mv: Movement) -> int:
+    """The newest TAKT minor version a step's keys need (0: none of the newer keys)."""
+    extra = mv.model_extra or {}
+    need = 0
+    if any(k in extra for k in NEWER_STEP_KEYS) or any(
+        r.when is not None for r, _ in mv.own_rules()
+    ):
+        need = 36
+    refs = (mv.persona, mv.policy, mv.knowledge, mv.instruction)
+    if any(_has_param(v) for v in refs) or any(r.return_ is not None for r, _ in mv.own_rules()):
+        need = max(need, 37)
+    if (
+        mv.uses is not None
+        or isinstance(mv.parallel, DynamicParallel)
+        or isinstance(mv.rules, RuleTree)
+        or "vars" in extra
+    ):
+        need = max(need, 55)
+    if "completion_retry" in extra:
+        need = max(need, 59)
+    if isinstance(mv.instruction, list):
+        need = max(need, 60)
+    return need
 
 
 def takt_format(piece: Piece) -> TaktFormat:
     """The format of ``piece``, from the keys its file sets."""
     written = piece.model_fields_set
+    extra_top = piece.model_extra or {}
+    steps = _steps(piece)
+    early = "max_iterations" in written or any(
+        k in mv.model_fields_set for mv, _ in steps for k in EARLY_STEP_KEYS
+    )
+    if early:
+        workflow = "steps" in written and "movements" not in written
+        if workflow:
+            return TaktFormat("workflow", "TAKT ≤ 0.3", early=True)
+        agent = any("agent" in mv.model_fields_set for mv, _ in steps)
+        return TaktFormat("piece", "TAKT 0.4–0.7" if agent else "TAKT 0.8–0.11", early=True)
     piece_keys: list[Loc] = [(k,) for k in WORKFLOW_KEYS if k in written]
     workflow_keys: list[Loc] = [(w,) for w in WORKFLOW_KEYS.values() if w in written]
-    newer = any(k in written or k in (piece.model_extra or {}) for k in NEWER_TOP_KEYS)
+    need = 36 if any(k in written or k in extra_top for k in NEWER_TOP_KEYS) else 0
+    subworkflow = extra_top.get("subworkflow")
+    if isinstance(subworkflow, dict) and subworkflow.keys() & {"params", "returns", "visibility"}:
+        need = max(need, 37)
+    if piece.max_steps == "infinite":
+        need = max(need, 38)
+    if "all_steps" in extra_top:
+        need = max(need, 59)
     workflow_file = bool(workflow_keys)
-    for mv, loc in _steps(piece):
+    for mv, loc in steps:
         if workflow_file and mv.instruction_template is not None:
             piece_keys.append((*loc, "instruction_template"))
-        extra = mv.model_extra or {}
-        if any(k in extra for k in NEWER_STEP_KEYS) or any(
-            r.when is not None for r in mv.rules or []
-        ):
-            newer = True
+        need = max(need, _step_version(mv))
     if piece_keys and workflow_keys:
         return TaktFormat("mixed", "TAKT 0.34–0.35", tuple(piece_keys), tuple(workflow_keys))
     if workflow_keys:
-        return TaktFormat(
-            "workflow", "TAKT ≥ 0.36" if newer else "TAKT ≥ 0.34", (), tuple(workflow_keys)
-        )
-    return TaktFormat("piece", "TAKT ≤ 0.33", tuple(piece_keys), ())
+        return TaktFormat("workflow", f"TAKT ≥ 0.{need or 34}", (), tuple(workflow_keys))
+    versions = "TAKT 0.12–0.33" if "max_movements" in written else "TAKT ≤ 0.33"
+    return TaktFormat("piece", versions, tuple(piece_keys), ())
 
 
 def dotted(loc: Loc) -> str:

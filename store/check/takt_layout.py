@@ -24,6 +24,13 @@ LANGUAGES = ("en", "ja")
 DEFAULT_LANGUAGE = "en"
 #: Directories TAKT keeps pieces in: ``pieces/`` (≤ 0.35), ``workflows/`` (≥ 0.34).
 FLOW_DIRS = ("pieces", "workflows")
+#: TAKT's YAML that is not a piece or workflow, by directory (TAKT 0.47–0.60: presets of
+#: provider options, step fragments, facet pools, companion reviewers; schemas, run data) …
+SUPPORT_DIRS = frozenset(
+    ("provider-options", "steps", "facet-pools", "companions", "schemas", "runs", "tasks", "logs")
+)
+#: … and by name (settings, the categories of the selection menu, the task queue).
+SUPPORT_NAMES = frozenset(("config", "runtime", "tasks", "exec", "mcp"))
 
 
 def user_takt_dir() -> Path:
@@ -55,14 +62,54 @@ def piece_dirs(top: Path) -> list[Path]:
     return [b / flow for b in bases for flow in FLOW_DIRS if (b / flow).is_dir()]
 
 
+def is_support_file(path: Path, top: Path) -> bool:
+    """A file under a piece location ``top`` that is TAKT's other YAML (``config.yaml``,
+    ``workflow-categories.yaml``, ``provider-options/*.yaml``, ``steps/*.yaml``…), laid out
+    as TAKT keeps it beside its workflows: not a piece."""
+    try:
+        rel = path.relative_to(top)
+    except ValueError:
+        return False
+    stem = rel.stem.lower()
+    if stem in SUPPORT_NAMES or stem.endswith("-categories"):
+        return True
+    return any(part in SUPPORT_DIRS for part in rel.parts[:-1])
+
+
+def holds_flows(top: Path) -> bool:
+    """A directory laid out as TAKT's: a piece directory, or one holding them."""
+    return top.name in FLOW_DIRS or is_takt_dir(top) or any((top / d).is_dir() for d in FLOW_DIRS)
+
+
+def in_takt_tree_support(path: Path, top: Path) -> bool:
+    """:func:`is_support_file` below a directory between ``top`` and ``path`` that is laid out
+    as TAKT's (``builtins/en/config.yaml`` when linting ``builtins``)."""
+    for base in path.parents:
+        if is_support_file(path, base) and holds_flows(base):
+            return True
+        if base == top or top not in base.parents:
+            return False
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class PieceHome:
     """The facet directories of the tree a piece lies in, and which layer they are."""
 
     layer: Source
     facet_roots: tuple[Path, ...]
-    """Directories holding ``<kind>/NAME.md``, searched in order."""
+    """Directories holding ``<kind>/NAME.md``, searched in order: ``facets/`` (TAKT ≥ 0.22),
+    then the TAKT directory itself (``personas/``, ``instructions/``… before 0.22)."""
     lang: str | None = None
+
+
+#: Facet directories TAKT keeps (``output-contracts`` was ``report_formats`` before 0.8).
+_KIND_DIRS = ("personas", "policies", "knowledge", "instructions", "output-contracts")
+
+
+def _legacy(*tops: Path) -> tuple[Path, ...]:
+    """The TAKT directories that keep facets directly in them (``personas/``…, TAKT < 0.22)."""
+    return tuple(t for t in tops if any((t / k).is_dir() for k in _KIND_DIRS))
 
 
 def piece_home(piece_dir: Path, user_dir: Path | None = None) -> PieceHome:
@@ -80,11 +127,13 @@ def piece_home(piece_dir: Path, user_dir: Path | None = None) -> PieceHome:
         if top.name in LANGUAGES and top.parent.name == ".takt":
             takt = top.parent
             layer: Source = "user" if _same(takt, user_dir) else "project"
-            return PieceHome(layer, (top / "facets", takt / "facets"), top.name)
+            roots = (top / "facets", takt / "facets", *_legacy(top, takt))
+            return PieceHome(layer, roots, top.name)
         if top.name == ".takt" or _same(top, user_dir):
-            return PieceHome("user" if _same(top, user_dir) else "project", (top / "facets",))
+            layer = "user" if _same(top, user_dir) else "project"
+            return PieceHome(layer, (top / "facets", *_legacy(top)))
         if top.name in LANGUAGES and top.parent.name == "builtins":
-            return PieceHome("built-in", (top / "facets",), top.name)
+            return PieceHome("built-in", (top / "facets", *_legacy(top)), top.name)
         if top.parent.name.startswith("@") and top.parent.parent.name == "repertoire":
             return PieceHome("package", (top / "facets",))
     roots = tuple(dict.fromkeys((here.parent / "facets", here / "facets")))

@@ -44,8 +44,9 @@ FORMAT = "hurikaeri-index"
 VERSION = 5
 #: The checks' revision: bumped whenever a check changes what it reports, so that cached
 #: diagnostics made by older checks are never shown (2: refused promotion/proposal targets;
-#: 3: TAKT facets resolved through project, user and built-in layers, workflow files).
-RULES = 3
+#: 3: TAKT facets resolved through project, user and built-in layers, workflow files;
+#: 4: TAKT 0.37–0.60 workflows and pre-0.12 pieces, TAKT's other YAML not a piece).
+RULES = 4
 NAME = f"index-cache-v{VERSION}.json"
 #: Entries decoded at once hold at most about this much JSON (then one at a time).
 BATCH_BYTES = 1 << 20

@@ -250,8 +250,15 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
         payload = ["D"]
         blob = _dumped(doc)
     kind_value = loaded.kind.value if loaded.kind else None
-    diag_rows = [[d.line, d.severity, d.code, d.message] for d in diags]
+    diag_rows = [_diag_row(d, loaded.display) for d in diags]
     return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
+
+
+def _diag_row(d: Diagnostic, shown: str) -> list[object]:
+    """``[line, severity, code, message]``, and the path when the diagnostic is another
+    file's (a TAKT facet's, made by the check of a piece using it)."""
+    row: list[object] = [d.line, d.severity, d.code, d.message]
+    return row if d.path == shown else [*row, d.path]
 
 
 _KINDS = {k.value: k for k in Kind}
@@ -276,7 +283,7 @@ def file_of_entry(
     diags = NO_DIAGNOSTICS
     if diag_rows:
         shown = (text or str(path))[display:] if isinstance(display, int) else display
-        diags = [Diagnostic(shown, line, sev, code, msg) for line, sev, code, msg in diag_rows]
+        diags = [Diagnostic(row[4] if len(row) > 4 else shown, *row[:4]) for row in diag_rows]
     f = IndexedFile(
         path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished,
         ident=(ino, ctime_ns),
@@ -312,7 +319,7 @@ def entry_of_file(f: IndexedFile) -> Parsed:
     elif (doc := f.doc_json()) is not None:
         payload = ["D"]
         blob = doc
-    diag_rows = [[d.line, d.severity, d.code, d.message] for d in f.diagnostics]
+    diag_rows = [_diag_row(d, f.display) for d in f.diagnostics]
     kind_value = f.kind.value if f.kind else None
     return [ident, kind_value, diag_rows, payload, f.unfinished_line], blob
 

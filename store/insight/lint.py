@@ -23,15 +23,24 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
 
     index = WorkspaceIndex(ws)
     index.load_all()
+    seen: set[Diagnostic] = set()
     for path in index.kinds:
         f = index.files.get(path)
         if f is None:
             continue
-        yield from f.diagnostics
+        yield from once(f.diagnostics, seen)
         if f.unfinished_line is not None:
             yield unfinished(f.display, f.unfinished_line)
     yield from report_id_collisions(ws, index)
     yield from session_id_collisions(ws, index)
+
+
+def once(diagnostics: Iterable[Diagnostic], seen: set[Diagnostic]) -> Iterator[Diagnostic]:
+    """Each diagnostic once: a TAKT facet's is made by every piece that uses the facet."""
+    for d in diagnostics:
+        if d not in seen:
+            seen.add(d)
+            yield d
 
 
 def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
@@ -76,16 +85,18 @@ def session_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diag
 
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
     """Lint the given files and directories; a file's kind comes from where it lies."""
-    from store.check.takt_layout import piece_dirs
+    from store.check.takt_layout import in_takt_tree_support, piece_dirs
     from store.read.kinds import ignored_name, kind_from_path
     from store.workspace import _walk
 
+    seen: set[Diagnostic] = set()
     for path in paths:
         if path.is_dir():
             files = [  # a TAKT directory: only its pieces (not config.yaml, tasks, logs)
                 f
                 for top in piece_dirs(path)
                 for f in _walk(top, (".yaml", ".yml", ".jsonl", ".json", ".md"))
+                if not in_takt_tree_support(f, top)
             ]
         elif path.exists():
             files = [path]
@@ -99,4 +110,4 @@ def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnost
             ):
                 continue
             shown = ws.display(f.resolve()) if ws else str(f)
-            yield from lint_file(f, None, shown)
+            yield from once(lint_file(f, None, shown), seen)

@@ -11,22 +11,47 @@ when those are absent, so the graph, the lint and the screens read ``movements``
 format a file is in is :func:`store.check.takt_format.takt_format`'s business; the required
 keys depend on it and are checked by the piece lint, not by markers here.
 
+Later workflow syntax is modelled where the graph and the lint need it: ``{$param: NAME}``
+references (:class:`ParamRef`), ``return:`` rules, ``max_steps: infinite``, dynamic
+``parallel: {fixed, pool}`` (:class:`DynamicParallel`), a fragment's ``uses`` / ``with`` and
+rule tree (:class:`RuleTree`), and the keys of TAKT before 0.12 (``max_iterations``,
+``agent``, ``report``). :meth:`Movement.substeps` and :meth:`Movement.own_rules` read any of
+these forms with the place of each item.
+
 Provider options, team-leader settings and other engine keys are kept as data.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 
 from store.models.base import Choice, Record, Required
 
 SPECIAL_NEXT = ("COMPLETE", "ABORT")
+#: Routing markers some TAKT versions add to COMPLETE and ABORT (a workflow's ``next``):
+#: ``NEEDS_ADJUDICATION`` a resumable stop (TAKT's main branch between 0.52 and 0.53, so forks
+#: of it), ``finding-conflict-adjudication`` a step the engine adds itself (Finding Contract,
+#: TAKT 0.47–0.58).
+WORKFLOW_SPECIAL_NEXT = ("NEEDS_ADJUDICATION", "finding-conflict-adjudication")
 PERMISSION_MODES = ("readonly", "edit", "full")
 SECTION_MAPS = ("personas", "policies", "instructions", "knowledge", "report_formats")
 
+
+class ParamRef(Record):
+    """``{$param: NAME}``: a callable workflow's or a step fragment's parameter (TAKT ≥ 0.37),
+    bound by the caller (``args`` / ``with``), else the declared default."""
+
+    param: str = Field(alias="$param")
+
+
 StrOrList = str | list[str]
+Loc = tuple[str | int, ...]
+#: A facet reference that may be a parameter, or a list of either (TAKT ≥ 0.37; an
+#: ``instruction`` list is TAKT ≥ 0.60).
+Ref = str | ParamRef
+RefOrList = Ref | list[Ref]
 
 
 #: Piece key → the workflow key TAKT 0.34 renamed it to.
@@ -44,6 +69,8 @@ class Rule(Record):
     when: str | None = None
     """A deterministic condition (TAKT ≥ 0.36 workflows), instead of ``condition``."""
     next: str | None = None
+    return_: str | None = Field(None, alias="return")
+    """A callable workflow's result label, instead of ``next`` (TAKT ≥ 0.37)."""
     requires_user_input: bool | None = None
     interactive_only: bool | None = None
     appendix: str | None = None
@@ -62,14 +89,31 @@ class TeamLeader(Record):
     refill_threshold: int | None = None
 
 
+class RuleTree(Record):
+    """A step's rules for a parallel step fragment (TAKT ≥ 0.55): its own, and each sub-step's
+    by name."""
+
+    self_: list[Rule] | None = Field(None, alias="self")
+    parallel: dict[str, list[Rule]] | None = None
+
+
 class Movement(Record):
-    name: Annotated[str | None, Required("a unique movement name")] = None
-    persona: str | None = None
+    name: str | None = None
+    """Required (checked by the lint), except on a step that takes it from a fragment."""
+    persona: Ref | None = None
     persona_name: str | None = None
-    policy: StrOrList | None = None
-    instruction: str | None = None
+    agent: str | None = None
+    """The persona's file before TAKT 0.8 renamed ``agent`` to ``persona``."""
+    policy: RefOrList | None = None
+    instruction: RefOrList | None = None
     instruction_template: str | None = None
-    knowledge: StrOrList | None = None
+    knowledge: RefOrList | None = None
+    report: Any = None
+    """The report(s) before TAKT 0.8's ``output_contracts``: a file name, ``{name, format}`` or
+    a list of ``{Label: file}``."""
+    uses: str | None = None
+    """A step fragment expanded into this step (TAKT ≥ 0.55)."""
+    with_: dict[str, Any] | None = Field(None, alias="with")
     edit: bool | None = None
     permission_mode: Annotated[str | None, Choice(*PERMISSION_MODES)] = None
     required_permission_mode: Annotated[str | None, Choice(*PERMISSION_MODES)] = None
@@ -82,12 +126,52 @@ class Movement(Record):
     output_contracts: OutputContracts | None = None
     quality_gates: list[str] | None = None
     team_leader: TeamLeader | None = None
-    parallel: list[Movement] | None = None
-    rules: list[Rule] | None = None
+    parallel: list[Movement] | DynamicParallel | None = None
+    rules: list[Rule] | RuleTree | None = None
+
+    def substeps(self) -> list[tuple[Movement, Loc]]:
+        """The parallel sub-steps with their place under the step: a list's, or a dynamic
+        parallel's ``fixed`` then ``pool`` candidates."""
+        par = self.parallel
+        if par is None:
+            return []
+        out: list[tuple[Movement, Loc]] = []
+        if isinstance(par, DynamicParallel):
+            out += [(s, ("parallel", "fixed", j)) for j, s in enumerate(par.fixed or [])]
+            out += [(s, ("parallel", "pool", j)) for j, s in enumerate(par.pool or [])]
+            return out
+        return [(s, ("parallel", j)) for j, s in enumerate(par)]
+
+    def own_rules(self) -> list[tuple[Rule, Loc]]:
+        """The step's rules with their place under it (a rule tree's ``self``)."""
+        out: list[tuple[Rule, Loc]] = []
+        if isinstance(self.rules, RuleTree):
+            out += [(r, ("rules", "self", i)) for i, r in enumerate(self.rules.self_ or [])]
+        else:
+            out += [(r, ("rules", i)) for i, r in enumerate(self.rules or [])]
+        return out
+
+    @property
+    def is_call(self) -> bool:
+        """A ``workflow_call`` step (TAKT ≥ 0.36): another workflow runs as this step."""
+        extra = self.model_extra or {}
+        return extra.get("kind") == "workflow_call" or "call" in extra
+
+
+class DynamicParallel(Record):
+    """``parallel: {fixed, pool, selection}`` (TAKT ≥ 0.55): the fixed sub-steps always run,
+    a selector picks among the pool's."""
+
+    fixed: list[Movement] | None = None
+    pool: list[Movement] | None = None
+
+
+Movement.model_rebuild()
 
 
 class Judge(Record):
     persona: str | None = None
+    agent: str | None = None
     instruction: str | None = None
     instruction_template: str | None = None
     rules: list[Rule] | None = None
@@ -102,7 +186,10 @@ class LoopMonitor(Record):
 class Piece(Record):
     name: Annotated[str | None, Required("the piece name")] = None
     description: str | None = None
-    max_movements: int | None = None
+    max_movements: int | Literal["infinite"] | None = None
+    """Filled from ``max_steps``, which may be ``infinite`` (TAKT ≥ 0.38)."""
+    max_iterations: int | None = None
+    """The limit's name before TAKT 0.12 (``max_movements``)."""
     initial_movement: str | None = None
     policies: dict[str, str] | None = None
     personas: dict[str, str] | None = None
@@ -113,7 +200,7 @@ class Piece(Record):
     movements: list[Movement] | None = None
     loop_monitors: list[LoopMonitor] | None = None
     # -- the workflow format (TAKT ≥ 0.34) ------------------------------------------
-    max_steps: int | None = None
+    max_steps: int | Literal["infinite"] | None = None
     initial_step: str | None = None
     workflow_config: dict[str, Any] | None = None
     steps: list[Movement] | None = None
@@ -125,4 +212,6 @@ class Piece(Record):
         for piece_key, workflow_key in WORKFLOW_KEYS.items():
             if getattr(self, piece_key) is None and getattr(self, workflow_key) is not None:
                 object.__setattr__(self, piece_key, getattr(self, workflow_key))
+        if self.max_movements is None and self.max_iterations is not None:  # TAKT < 0.12
+            object.__setattr__(self, "max_movements", self.max_iterations)
         return self

@@ -410,8 +410,8 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
         )
     ]
     for mv in doc.movements or []:
-        for m in [mv, *(mv.parallel or [])]:
-            rules = [" → ".join(x for x in (r.condition, r.next) if x) for r in m.rules or []]
+        for m in [mv, *(sub for sub, _at in mv.substeps())]:
+            rules = [" → ".join(x for x in (r.condition, r.next) if x) for r, _at in m.own_rules()]
             out.append(
                 SearchRecord(
                     "movement",
@@ -419,7 +419,7 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
                     str(path),
                     0,
                     _anchor("name", m.name),
-                    f"{m.name or '?'}" + (f" ({m.persona})" if m.persona else ""),
+                    f"{m.name or '?'}" + (f" ({text_of(m.persona)})" if m.persona else ""),
                     _fields(
                         ("persona", m.persona),
                         ("policy", m.policy),
