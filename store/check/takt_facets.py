@@ -24,9 +24,9 @@ both languages, laid out like TAKT's own ``builtins/<lang>/``) resolves in
 ``pieces/``) have their facet directories beside them: ``../facets/<kind>/`` and
 ``facets/<kind>/``, counted as their project's. TAKT's own built-in pieces
 (``builtins/<lang>/pieces/``) resolve in their sibling ``facets/``. Anywhere else, the
-built-in layer is the list of names TAKT v0.33 ships (:data:`BUILTIN_DATA`, generated from
-``tests/fixtures/takt-v0.33`` by ``tools/gen_takt_builtins.py``); such a facet resolves
-without a file to show.
+built-in layer is the list of names TAKT v0.33 and v0.60 ship (:data:`BUILTIN_DATA`,
+generated from ``tests/fixtures/takt-v0.33`` and the listing in ``tests/fixtures/takt-v0.60``
+by ``tools/gen_takt_builtins.py``); such a facet resolves without a file to show.
 """
 
 from __future__ import annotations
@@ -67,10 +67,12 @@ class BuiltinFacets:
     """language → facet kind → names."""
 
     def has(self, kind: str, name: str, lang: str | None) -> bool:
-        by_kind = self.names.get(lang or DEFAULT_LANGUAGE) or self.names.get(DEFAULT_LANGUAGE)
-        # a language the data lacks uses the default's names: TAKT v0.33 ships the same
-        # names in ja and en (its builtins/ja and builtins/en facet directories match)
-        return by_kind is not None and name in by_kind.get(kind, frozenset())
+        # the default language's names count for every language: TAKT ships the same names
+        # in ja and en (v0.33's and v0.60's builtins/ja and builtins/en facet directories)
+        for by_kind in (self.names.get(lang or DEFAULT_LANGUAGE), self.names.get(DEFAULT_LANGUAGE)):
+            if by_kind is not None and name in by_kind.get(kind, frozenset()):
+                return True
+        return False
 
 
 @cache

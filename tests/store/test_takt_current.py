@@ -233,3 +233,17 @@ def test_problems_show_a_facets_diagnostic_with_its_file(tmp_path: Path) -> None
     shown = [as_shown_for(d, report) for d in report.diagnostics]
     assert [(d.path, d.line) for d in shown] == [("pieces/one.yaml", None)] * 2
     assert shown[0].message.startswith("pieces/facets/instructions/fix.md line 6: {tag}")
+
+
+def test_a_users_workflow_names_takt_060s_built_in_facets(tmp_path: Path) -> None:
+    # names TAKT v0.60.0 ships and v0.33 did not (builtin-facets.txt, listed from the tag)
+    path = write(
+        tmp_path / "proj/.takt/workflows/mine.yaml",
+        "name: mine\nsteps:\n  - name: plan\n    persona: planner\n"
+        "    policy: [contract-change, design-planning]\n    knowledge: task-decomposition\n"
+        "    instruction: adjudicate-review-findings\n"
+        "    rules:\n      - condition: done\n        next: COMPLETE\n",
+    )
+    assert lint_file(path, None, "mine.yaml") == []
+    refs = facet_references(piece(path), path)
+    assert {r.name: r.source for r in refs}["contract-change"] == "built-in"
