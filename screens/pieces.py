@@ -5,11 +5,13 @@ The list holds the pieces under ``pieces/`` and the directories the config adds.
 shows its pieces too, for this session; the subtitle says how to keep it (``[paths]`` in
 the config).
 
-For the highlighted piece:
+For the highlighted piece the head says its format and the TAKT versions that read it
+(``piece (TAKT 0.12–0.33)``, ``workflow (TAKT ≥ 0.55)``, ``workflow (TAKT ≤ 0.3)``…, see
+:mod:`store.check.takt_format`), then:
 
 - **Graph** (``1``): the movements in order, the initial one marked ``▶``, each rule's
-  condition → next movement (``↑ back`` and ``↺ again`` for loops, ``✔ COMPLETE`` and
-  ``✘ ABORT``), a parallel movement's sub-steps with their outcomes and the ``all()`` /
+  condition → next movement (``↑ back`` and ``↺ again`` for loops, ``✔ COMPLETE``,
+  ``✘ ABORT``, ``↩ return LABEL``), a parallel movement's sub-steps with their outcomes and the ``all()`` /
   ``any()`` aggregation spelled out per sub-step, then the loop monitors: the cycle, the
   threshold and the judge's rules. Movements the initial one never reaches and movements
   with no path to COMPLETE or ABORT are flagged, and each lint diagnostic is shown under the

@@ -594,6 +594,10 @@ def outline(graph: PieceGraph) -> list[Section]:
         title: Line = [(mark, role), (node.name, role if not node.is_parallel else "parallel")]
         if node.is_parallel:
             title.append((f"  parallel ×{len(node.substeps)}", "parallel"))
+        par = node.movement.parallel
+        if isinstance(par, DynamicParallel):
+            fixed, pool = len(par.fixed or []), len(par.pool or [])
+            title.append((f" (dynamic: {fixed} fixed, a selection of {pool})", "parallel"))
         if not node.reachable and graph.initial_known:
             title.append(("   ⚠ unreachable", "warn"))
         elif not node.exits and not graph.endless:

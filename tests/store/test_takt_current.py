@@ -9,7 +9,7 @@ import pytest
 
 from screens.widgets.piece import head_view
 from store.check.files import lint_file
-from store.check.piece_graph import RETURN, build_graph
+from store.check.piece_graph import RETURN, build_graph, outline, plain
 from store.check.piece_lint import facet_references
 from store.check.piece_view import load_piece_view
 from store.check.takt_format import takt_format
@@ -76,8 +76,10 @@ def test_dynamic_parallel_fragments_and_rule_trees() -> None:
     reviewers = next(m for m in doc.movements or [] if m.name == "reviewers")
     assert isinstance(reviewers.parallel, DynamicParallel)
     places = [at for _s, at in reviewers.substeps()]
-    assert places[0] == ("parallel", "fixed", 0) and ("parallel", "pool", 0) in places
+    assert places[0] == ("parallel", "fixed", 0) and places[3] == ("parallel", "pool", 0)
     assert takt_format(doc).label == "workflow (TAKT ≥ 0.59)"  # all_steps rules
+    section = next(s for s in outline(build_graph(doc)) if s.key == "movement:reviewers")
+    assert plain(section.lines[:1]).endswith("parallel ×4 (dynamic: 3 fixed, a selection of 1)")
     tree = piece(TAKT60 / "workflows/experimental-review.yaml")
     node = build_graph(tree).nodes["review"]
     assert node.is_parallel and node.dynamic
