@@ -166,6 +166,12 @@ class PieceLinter:
         for i, mv in enumerate(movements):
             self.check_rules(mv.own_rules(), ("movements", i), names, top=True)
             for sub, at in mv.substeps():
+                if sub.name is None and sub.uses is None:
+                    self.sink.error(
+                        "missing-field",
+                        "required field 'name' is missing (expected a sub-step name)",
+                        self.line(("movements", i, *at)),
+                    )
                 self.check_rules(sub.own_rules(), ("movements", i, *at), names, top=False)
         for k, mon in enumerate(piece.loop_monitors or []):
             for c, name in enumerate(mon.cycle or []):

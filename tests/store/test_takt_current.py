@@ -249,3 +249,28 @@ def test_a_users_workflow_names_takt_060s_built_in_facets(tmp_path: Path) -> Non
     assert lint_file(path, None, "mine.yaml") == []
     refs = facet_references(piece(path), path)
     assert {r.name: r.source for r in refs}["contract-change"] == "built-in"
+
+
+NAMELESS = """\
+name: nameless
+steps:
+  - name: reviewers
+    parallel:
+      - uses: peer-review-frontend-reviewer
+        rules: [{condition: approved}]
+      - persona: coder
+        rules: [{condition: approved}]
+    rules:
+      - condition: all("approved")
+        next: COMPLETE
+  - persona: coder
+"""
+
+
+def test_only_a_fragments_step_may_leave_its_name_out(tmp_path: Path) -> None:
+    path = write(tmp_path / ".takt/workflows/nameless.yaml", NAMELESS)
+    diags = lint_file(path, None, "nameless.yaml")
+    assert sorted((d.line, d.code, d.message) for d in diags if d.severity == "error") == [
+        (7, "missing-field", "required field 'name' is missing (expected a sub-step name)"),
+        (12, "missing-field", "required field 'name' is missing (expected a unique step name)"),
+    ]
