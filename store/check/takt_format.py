@@ -212,8 +212,8 @@ def takt_format(piece: Piece) -> TaktFormat:
         workflow = "steps" in written and "movements" not in written
         if workflow:
             return TaktFormat("workflow", "TAKT ≤ 0.3", early=True)
-        agent = any("agent" in mv.model_fields_set for mv, _ in steps)
-        return TaktFormat("piece", "TAKT 0.4–0.7" if agent else "TAKT 0.8–0.11", early=True)
+        before_08 = any(k in mv.model_fields_set for mv, _ in steps for k in EARLY_STEP_KEYS)
+        return TaktFormat("piece", "TAKT 0.4–0.7" if before_08 else "TAKT 0.8–0.11", early=True)
     piece_keys: list[Loc] = [(k,) for k in WORKFLOW_KEYS if k in written]
     workflow_keys: list[Loc] = [(w,) for w in WORKFLOW_KEYS.values() if w in written]
     need = 36 if any(k in written or k in extra_top for k in NEWER_TOP_KEYS) else 0

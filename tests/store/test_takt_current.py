@@ -274,3 +274,8 @@ def test_only_a_fragments_step_may_leave_its_name_out(tmp_path: Path) -> None:
         (7, "missing-field", "required field 'name' is missing (expected a sub-step name)"),
         (12, "missing-field", "required field 'name' is missing (expected a unique step name)"),
     ]
+
+
+def test_a_piece_with_report_and_no_agent_is_still_before_08(tmp_path: Path) -> None:
+    text = "name: p\nmax_iterations: 5\nmovements:\n  - name: a\n    report: 00-plan.md\n"
+    assert takt_format(piece(write(tmp_path / "pieces/r.yaml", text))).versions == "TAKT 0.4–0.7"
