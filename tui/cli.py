@@ -200,6 +200,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write what the secret scan flags (when it is no real secret)",
     )
+    promote.add_argument(
+        "--text",
+        metavar="TEXT",
+        help="the wording to write ('-': read it from standard input); without it, the rule "
+        "made from the description (--dry-run shows it). For a memory target: the behavior",
+    )
+    promote.add_argument("--trigger", metavar="T", help="a memory entry's trigger")
+    promote.add_argument("--reason", metavar="R", help="a memory entry's reason")
     match = sub.add_parser(
         "match", parents=[common], help="which knowledge-base skills would load for a task, scored"
     )
@@ -579,7 +587,11 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
 
     ledger = Ledger(ws.state_dir)
     ref = find_item(ws, item_ref(args))
-    plan = plan_promotion(ws, ref, args.near, allow_secrets=args.allow_secret)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    entry = {k: v for k, v in (("trigger", args.trigger), ("reason", args.reason)) if v is not None}
+    plan = plan_promotion(
+        ws, ref, args.near, allow_secrets=args.allow_secret, text=text, entry=entry
+    )
     shown = str(plan.target) if plan.target else plan.raw_path
     if plan.status == "refused":
         raise ReviewError(plan.message)
@@ -594,10 +606,13 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
         return 0
     diff = plan.diff(ws.display(plan.target) if plan.target else shown)
     if args.json and args.dry_run:
-        dump_json(tx_json(None, dry_run=True, path=shown, diff=diff))
+        worded = {"entry": plan.entry} if plan.entry else {"text": plan.new_text}
+        dump_json(tx_json(None, dry_run=True, path=shown, diff=diff, **worded))
         return 0
     if not args.json:
         print(f"# {plan.type} → {shown}  section: {plan.section or '-'}")
+        for name, value in (plan.entry or {"text": plan.new_text}).items():
+            print(f"# {name}: {printable(value)}")
         sys.stdout.write(printable(diff))
     if args.dry_run:
         return 0
@@ -610,9 +625,12 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
     recovered_note(ws)
     result = promote_plans(ws, [plan], ledger=ledger)
     if args.json:
-        dump_json(tx_json(result, promoted=ref.key, path=shown, section=plan.section))
+        dump_json(
+            tx_json(result, promoted=ref.key, path=shown, section=plan.section, text=plan.new_text)
+        )
         return 0
     print(f"promoted {ref.key} → {shown}#{section_title(plan.section)}")
+    print(f"  as: {printable(plan.new_text)}")
     return 0
 
 

@@ -18,6 +18,7 @@ from store.models import KptReport, Lesson, Proposal, SessionSummary
 from store.models.kpt import SECTION_TITLES, KptItem
 from store.read.textsafe import printable
 from store.review.promote import promoted_label
+from store.write.markdown_edit import bullet_text
 
 from .literal import literal, outcome_content
 
@@ -94,6 +95,9 @@ def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> C
         out.append(
             Content.assemble(label("promoted"), literal(f"→ {promoted_label(p)}", "$accent"))
         )
+        worded = p.get("text")  # the person's wording, when it is not the description's
+        if isinstance(worded, str) and worded != bullet_text(item.description or ""):
+            out.append(Content.assemble(label("promoted as"), literal(worded)))
     out.append(Content(""))
     data = item.model_dump(by_alias=True, exclude_none=True)
     data.pop("id", None)

@@ -232,13 +232,16 @@ def scan_added(before: bytes | str | None, after: bytes | str, where: str = "") 
     ]
 
 
-def refusal(hits: list[SecretHit], what: str) -> str:
-    """One line for people: what was refused, each hit (a few) masked and where."""
+def refusal(
+    hits: list[SecretHit], what: str, how: str = "--allow-secret on the command line"
+) -> str:
+    """One line for people: what was refused, each hit (a few) masked and where, and
+    ``how`` to override it."""
     shown = "; ".join(h.describe() for h in hits[:MAX_SHOWN])
     more = f" and {len(hits) - MAX_SHOWN} more" if len(hits) > MAX_SHOWN else ""
     return (
         f"refused: {what} holds what looks like a secret ({shown}{more}); nothing was "
-        "written. Edit the text, or override explicitly if it is not one"
+        f"written. Edit the text, or override explicitly if it is not one ({how})"
     )
 
 

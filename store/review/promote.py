@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
+from rapidfuzz import fuzz
 
 from store.check.secrets import SecretHit, refusal, scan_added
 from store.ledger import Entry, Ledger, now_iso
@@ -23,15 +24,18 @@ from store.models.kpt import ProblemItem
 from store.read.textio import FileStamp
 from store.review.items import ItemRef, ReviewError
 from store.review.journal import FileWrite
+from store.review.rule_text import rule_text
 from store.review.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
-from store.write.markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text
+from store.write.markdown_edit import NEAR_DUPLICATE, MarkdownDoc, MarkdownTarget, bullet_text
 from store.write.policy import MARKDOWN_SUFFIXES, promotion_kind, target, target_problem
 from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from store.write.target_paths import PathRefused, resolve_target
 from store.write.textdiff import bytes_diff
 
+#: how a refused secret is overridden, named for both ways in (#44)
+OVERRIDE = "--allow-secret on the command line, o in the app's promote dialog"
 MEMORY_KEYS = {"learned_behaviors", "known_issues", "preferences", "project_id", "last_updated"}
 NearChoice = Literal["replace", "keep-both", "skip"]
 Status = Literal["write", "identical", "near-duplicate", "skip", "refused"]
@@ -56,6 +60,8 @@ class Plan:
     #: what looks like a secret in what the plan would add (it is then refused, unless
     #: planned with ``allow_secrets``)
     secrets: tuple[SecretHit, ...] = ()
+    #: a memory target's entry as written (trigger, behavior, reason)
+    entry: dict[str, str] | None = None
 
     @property
     def writes(self) -> bool:
@@ -71,6 +77,49 @@ class Plan:
         )
 
 
+def policy_refusal(ws: Workspace, path: Path, target_type: str) -> str | None:
+    """Why the write policy refuses promoting a ``target_type`` item into ``path`` (the
+    resolved target; ``None``: it allows it). Retargeting asks the same, so a target a
+    promotion would refuse is refused when it is set."""
+    ttype = target_type.strip().lower()
+    if ttype == "hook" and path.suffix.lower() not in MARKDOWN_SUFFIXES:
+        return (
+            f"refused: {path} is a hook setting or script. Hooks run code, so hurikaeri never turns "
+            "agent text into executable configuration; write the hook yourself, or point the target "
+            "at a Markdown note"
+        )
+    problem = target_problem(ws, path, promotion_kind(ttype))
+    return f"refused: {problem}" if problem else None
+
+
+def prefill(ref: ItemRef) -> str:
+    """The text a promotion of ``ref`` starts from: the rule its description carries
+    (:func:`store.review.rule_text.rule_text`), which the person may reword."""
+    return rule_text(ref.item.description or "")
+
+
+def memory_prefill(ref: ItemRef, text: str | None = None) -> dict[str, str]:
+    """A memory target's entry as it starts: ``trigger`` from the target's section (when it
+    names no memory key) or the problem the item addresses, ``behavior`` the rule text,
+    ``reason`` the addressed problems' root causes (or descriptions)."""
+    report = ref.report
+    problems = {p.id: p for p in [*report.section("problem"), *report.section("omission")] if p.id}
+    addressed = [problems[a] for a in (getattr(ref.item, "addresses", None) or []) if a in problems]
+    target = getattr(ref.item, "persistence_target", None)
+    section = section_title(target.section if target is not None else None)
+    trigger = section if section and section not in MEMORY_KEYS else ""
+    if not trigger and addressed:
+        trigger = bullet_text(addressed[0].description or "")
+    reasons = [
+        bullet_text(p.root_cause) for p in addressed if isinstance(p, ProblemItem) and p.root_cause
+    ] or [bullet_text(p.description or "") for p in addressed]
+    return {
+        "trigger": trigger or "always",
+        "behavior": prefill(ref) if text is None else bullet_text(text),
+        "reason": "; ".join(r for r in reasons if r) or f"from {ref.key}",
+    }
+
+
 def plan_promotion(
     ws: Workspace,
     ref: ItemRef,
@@ -78,21 +127,31 @@ def plan_promotion(
     base: dict[Path, bytes] | None = None,
     *,
     allow_secrets: bool = False,
+    text: str | None = None,
+    entry: dict[str, str] | None = None,
 ) -> Plan:
     """Plan one promotion. ``base`` holds file contents already changed by earlier plans of
-    the same batch (several items into one file). What it would add is scanned for secrets
-    first: a hit refuses it (``status`` ``refused``) unless ``allow_secrets``."""
+    the same batch (several items into one file). ``text``: what the person wrote (one
+    line; ``None``: :func:`prefill`); ``entry``: a memory target's fields as the person
+    edited them (missing ones from :func:`memory_prefill`). What it would add is scanned
+    for secrets first: a hit refuses it (``status`` ``refused``) unless ``allow_secrets``."""
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items are promoted")
     target = getattr(ref.item, "persistence_target", None)
     if target is None or not target.path:
         raise ReviewError(f"{ref.key} has no persistence_target path; set one first (retarget)")
     ttype = (target.type or "").strip().lower()
-    plan = Plan(
-        ref, ttype, target.path, target.section, new_text=bullet_text(ref.item.description or "")
-    )
+    new_text = prefill(ref) if text is None else bullet_text(text)
+    plan = Plan(ref, ttype, target.path, target.section, new_text=new_text)
+    if promotion_kind(ttype) == "memory":
+        fields = memory_prefill(ref, new_text)
+        fields.update({k: bullet_text(v) for k, v in (entry or {}).items() if k in fields})
+        plan.entry, plan.new_text = fields, fields["behavior"]
+        if not all(fields.values()):
+            empty = ", ".join(k for k, v in fields.items() if not v)
+            raise ReviewError(f"{ref.key}: a memory entry needs a {empty}")
     if not plan.new_text:
-        raise ReviewError(f"{ref.key} has no description to promote")
+        raise ReviewError(f"{ref.key}: nothing to write (the text is empty)")
     try:
         plan.target = resolve_target(ws, target.path)
     except PathRefused as exc:
@@ -100,17 +159,9 @@ def plan_promotion(
         return plan
     path = plan.target
     suffix = path.suffix.lower()
-    if ttype == "hook" and suffix not in MARKDOWN_SUFFIXES:
-        plan.status = "refused"
-        plan.message = (
-            f"refused: {path} is a hook setting or script. Hooks run code, so hurikaeri never turns "
-            "agent text into executable configuration; write the hook yourself, or point the target "
-            "at a Markdown note"
-        )
-        return plan
-    problem = target_problem(ws, path, promotion_kind(ttype))
+    problem = policy_refusal(ws, path, ttype)
     if problem:
-        plan.status, plan.message = "refused", f"refused: {problem}"
+        plan.status, plan.message = "refused", problem
         return plan
     if base and path in base:
         plan.before = base[path]
@@ -123,7 +174,7 @@ def plan_promotion(
             return plan
     try:
         if promotion_kind(ttype) == "memory":
-            _plan_memory(plan, ws)
+            _plan_memory(plan, near)
         elif suffix in MARKDOWN_SUFFIXES:
             _plan_markdown(plan, near)
         elif ttype == "skill" and suffix in (".yaml", ".yml"):
@@ -140,7 +191,7 @@ def plan_promotion(
     if plan.writes and not allow_secrets:
         hits = scan_added(plan.before, plan.after or b"", str(path))
         if hits:
-            plan.status, plan.message = "refused", refusal(hits, f"{ref.key}'s text")
+            plan.status, plan.message = "refused", refusal(hits, f"{ref.key}'s text", OVERRIDE)
             plan.secrets = tuple(hits)
     return plan
 
@@ -197,24 +248,8 @@ def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
     Skill.model_validate(plain_data(editor.data))  # what is written must still be a skill
 
 
-def _plan_memory(plan: Plan, ws: Workspace) -> None:
-    report = plan.ref.report
-    problems = {p.id: p for p in [*report.section("problem"), *report.section("omission")] if p.id}
-    addressed = [
-        problems[a] for a in (getattr(plan.ref.item, "addresses", None) or []) if a in problems
-    ]
-    section = (plan.section or "").strip().lstrip("#").strip()
-    trigger = section if section and section not in MEMORY_KEYS else ""
-    if not trigger and addressed:
-        trigger = bullet_text(addressed[0].description or "")
-    reasons = [
-        bullet_text(p.root_cause) for p in addressed if isinstance(p, ProblemItem) and p.root_cause
-    ] or [bullet_text(p.description or "") for p in addressed]
-    entry = {
-        "trigger": trigger or "always",
-        "behavior": plan.new_text,
-        "reason": "; ".join(r for r in reasons if r) or f"from {plan.ref.key}",
-    }
+def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
+    entry = dict(plan.entry or memory_prefill(plan.ref, plan.new_text))
     path = plan.target or Path("project_memory.yaml")
     if plan.before is None:
         project_id = path.parent.name
@@ -223,15 +258,32 @@ def _plan_memory(plan: Plan, ws: Workspace) -> None:
         return
     editor = YamlEditor(path, plan.before, plan.stamp)
     existing = editor.get(["learned_behaviors"]) or []
-    for b in existing:
-        if (
-            isinstance(b, dict)
-            and " ".join(str(b.get("behavior", "")).split()).casefold() == plan.new_text.casefold()
-        ):
-            plan.status = "identical"
+    want = plan.new_text.casefold()
+    best: tuple[float, int, str] | None = None
+    for i, b in enumerate(existing):
+        have = bullet_text(str(b.get("behavior", ""))) if isinstance(b, dict) else ""
+        if have.casefold() == want:
+            plan.status, plan.near_text = "identical", have
             plan.message = "the same learned behavior is already in the project memory"
             return
-    editor.append(["learned_behaviors"], entry)
+        score = fuzz.ratio(have.casefold(), want)
+        if have and score >= NEAR_DUPLICATE and (best is None or score > best[0]):
+            best = (score, i, have)
+    if best is not None and near != "keep-both":
+        plan.near_text = best[2]
+        if near is None:
+            plan.status = "near-duplicate"
+            plan.message = f"a similar learned behavior is already there ({best[0]:.0f}% alike)"
+            return
+        if near == "skip":
+            plan.status, plan.message = (
+                "skip",
+                "skipped: a similar learned behavior is already there",
+            )
+            return
+        editor.set(["learned_behaviors", best[1]], entry)
+    else:
+        editor.append(["learned_behaviors"], entry)
     editor.set(["last_updated"], now_iso())
     plan.after = editor.render()
     ProjectMemory.model_validate(plain_data(editor.data))
@@ -264,7 +316,15 @@ def promote_plans(
             e.op == "approve" and e.target == key for e in effects
         ):
             effects.append(Effect("approve", key, data=_at(p.ref)))
-        data = {**_at(p.ref), "path": ws.display(p.target), "section": p.section, "type": p.type}
+        data: dict[str, Any] = {
+            **_at(p.ref),
+            "path": ws.display(p.target),
+            "section": p.section,
+            "type": p.type,
+            "text": p.new_text,
+        }
+        if p.entry is not None:
+            data["entry"] = dict(p.entry)
         effects.append(Effect("promote", key, data=data))
         fw = files.get(p.target)
         if fw is None:
@@ -274,7 +334,8 @@ def promote_plans(
         else:  # a later plan of the batch into the same file: planned on top of the first
             fw.after = p.after
     subjects = list(dict.fromkeys(p.ref.key for p in writing))
-    plan = TxPlan("promote", subjects, list(files.values()), effects, who=who)
+    note = "; ".join(f"{p.ref.key} as: {p.new_text}" for p in writing)
+    plan = TxPlan("promote", subjects, list(files.values()), effects, note=note, who=who)
     return apply(ws, plan, ledger=led)
 
 

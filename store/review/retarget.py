@@ -10,6 +10,7 @@ from store.read.textio import FileStamp
 from store.review.item_edit import _index_of
 from store.review.items import ItemRef, ReviewError
 from store.review.journal import FileWrite
+from store.review.promote import policy_refusal
 from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import ConflictError
@@ -42,9 +43,12 @@ def _check(ws: Workspace, ref: ItemRef, type_: str, path: str) -> None:
     if type_ not in TARGET_TYPES:
         raise ReviewError(f"target type '{type_}' is not one of {', '.join(TARGET_TYPES)}")
     try:
-        resolve_target(ws, path)
+        resolved = resolve_target(ws, path)
     except PathRefused as exc:
         raise ReviewError(str(exc)) from exc
+    problem = policy_refusal(ws, resolved, type_)
+    if problem:  # what a promotion into it would refuse is refused now (#40)
+        raise ReviewError(problem)
 
 
 def _set_target(

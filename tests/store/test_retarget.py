@@ -90,3 +90,32 @@ def test_headings_for_the_section_picker(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("# T\n## A\n```\n## not\n```\n### B\n")
     assert target_headings(Workspace(tmp_path), "CLAUDE.md") == ["# T", "## A", "### B"]
     assert target_headings(Workspace(tmp_path), "../nope.md") == []
+
+
+@pytest.mark.parametrize(
+    ("type_", "path", "reason"),
+    [
+        ("claude_md", "settings.json", "settings.json"),
+        ("hook", "~/.claude/settings.json", "hook setting or script"),
+        ("claude_md", "hurikaeri/kpt-20260101-001.yaml", "an agent's KPT report"),
+        ("memory", "CLAUDE.md", "memory"),
+    ],
+)
+def test_retarget_refuses_what_a_promotion_would_refuse(
+    tmp_path: Path, type_: str, path: str, reason: str
+) -> None:
+    """The write policy is asked when the target is set, with the reason promote gives (#40)."""
+    from store.review.promote import plan_promotion
+
+    (tmp_path / "hurikaeri").mkdir()
+    p = tmp_path / "hurikaeri" / "kpt-20260101-001.yaml"
+    p.write_text(REPORT.replace("~/.claude/CLAUDE.md", path).replace("claude_md", type_), "utf-8")
+    ws = Workspace(tmp_path)
+    refused = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
+    assert refused.status == "refused"
+    assert reason in refused.message
+    p.write_text(REPORT, encoding="utf-8")
+    with pytest.raises(ReviewError) as exc:
+        retarget(ws, find_item(ws, "kpt-20260101-001/try-001"), type_, path, None)
+    assert str(exc.value) == refused.message
+    assert p.read_text(encoding="utf-8") == REPORT
