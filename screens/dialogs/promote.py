@@ -1,9 +1,12 @@
 """Promoting try-items: the exact path, type, section and diff first, a write only on "yes".
 
-A near-duplicate bullet is shown side by side with the new one, and the person chooses to
-replace it, keep both, or skip. An identical bullet means nothing is written; a refused
-target (outside the workspace, a hook script) says why. Planning and writing run in thread
-workers.
+The text to be written is a field the person edits (``e``), prefilled with the rule the
+item's description carries (:mod:`screens.dialogs.promote_fields`); the diff, the size line,
+the duplicate check and the secret scan follow it as it is typed (planned again a moment
+after the last key, in a thread). A near-duplicate bullet is shown side by side with the new
+one, and the person chooses to replace it, keep both, or skip. An identical bullet means
+nothing is written; a refused target (outside the workspace, a hook script) says why.
+Planning and writing run in thread workers.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Input, Static
 
 from screens.dialogs.budget_prompt import (
     Write,
@@ -25,6 +29,7 @@ from screens.dialogs.budget_prompt import (
     confirm_budgets,
     merge_writes,
 )
+from screens.dialogs.promote_fields import PromoteFields, Wording
 from screens.dialogs.secret_prompt import confirm_secret_override
 from screens.messages import FilesWritten
 from screens.widgets.diff_view import DiffView
@@ -45,8 +50,15 @@ class PromoteScreen(ModalScreen[bool]):
     }
     """
 
+    #: the dialog's keys work at once (y writes); e moves into the text field
+    AUTO_FOCUS = "#promote-diff"
+    #: how long typing pauses before the diff follows the field (seconds)
+    REPLAN_DELAY = 0.25
+
     BINDINGS = [
         Binding("y", "write", "Write", id="promote.write"),
+        Binding("ctrl+s", "write", "Write", id="promote.write_typed", show=False, priority=True),
+        Binding("e", "edit", "Edit text", id="promote.edit"),
         Binding("r", "near('replace')", "Replace", id="promote.replace", show=False),
         Binding("b", "near('keep-both')", "Keep both", id="promote.keep_both", show=False),
         Binding("s", "near('skip')", "Skip", id="promote.skip", show=False),
@@ -64,12 +76,19 @@ class PromoteScreen(ModalScreen[bool]):
         self.allow_secrets = False
         #: "CLAUDE.md: 883 → 895/2,500 tokens (within budget)" per target written
         self.budgets: list[str] = []
+        #: the wording the shown plans were made from; the plan being made (a counter)
+        self.planned: Wording | None = None
+        self.generation = 0
+        self.replan_timer: Timer | None = None
+        #: write as soon as the plans of what was typed arrive (asked before they came)
+        self.write_when_planned = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(
                 Content.styled("Planning…", "$text-muted"), id="promote-head", classes="dialog-text"
             )
+            yield PromoteFields(self.refs, id="promote-fields")
             with Horizontal(id="promote-near"):
                 yield Static(id="near-existing", classes="near")
                 yield Static(id="near-new", classes="near")
@@ -86,27 +105,68 @@ class PromoteScreen(ModalScreen[bool]):
         self.query_one("#promote-near").display = False
         for bid in ("write", "replace", "keep-both", "skip"):
             self.query_one(f"#{bid}", Button).display = False
-        self.make_plans()
+        self.replan()
+
+    def replan(self) -> None:
+        """Plan again from what the fields hold now (in a thread)."""
+        self.generation += 1
+        wording = self.query_one(PromoteFields).wording()
+        self.make_plans(wording, self.generation)
+
+    @on(Input.Changed)
+    def typed(self, event: Input.Changed) -> None:
+        """The diff follows the field a moment after the last key."""
+        event.stop()
+        if self.replan_timer is not None:
+            self.replan_timer.stop()
+        self.replan_timer = self.set_timer(self.REPLAN_DELAY, self.replan)
+
+    @on(Input.Submitted)
+    def field_done(self, event: Input.Submitted) -> None:
+        """Enter in a field: back to the dialog's keys (y writes)."""
+        event.stop()
+        self.leave_field()
+
+    def leave_field(self) -> None:
+        self.query_one("#promote-diff", DiffView).focus()
+
+    def action_edit(self) -> None:
+        # the text itself first (a memory entry's behavior), then whatever field there is
+        inputs = sorted(self.query(Input), key=lambda i: "-behavior-" not in (i.id or ""))
+        if inputs:
+            inputs[0].focus()
+            inputs[0].cursor_position = len(inputs[0].value)
 
     @work(thread=True, exclusive=True, group="promote-plan", exit_on_error=False)
-    def make_plans(self) -> None:
+    def make_plans(self, wording: Wording, generation: int) -> None:
         plans: list[Plan] = []
         changed: dict[Path, bytes] = {}
-        for ref in self.refs:
+        for ref, (text, entry) in zip(self.refs, wording, strict=True):
             try:
                 plan = plan_promotion(
-                    self.index.ws, ref, self.near, changed, allow_secrets=self.allow_secrets
+                    self.index.ws,
+                    ref,
+                    self.near,
+                    changed,
+                    allow_secrets=self.allow_secrets,
+                    text=text,
+                    entry=entry,
                 )
             except ReviewError as exc:
-                plan = Plan(ref, "", "", None, status="refused", message=str(exc))
+                plan = Plan(ref, "", "", None, status="refused", message=_why(ref, exc))
             if plan.writes and plan.target is not None and plan.after is not None:
                 changed[plan.target] = plan.after
             plans.append(plan)
-        self.budgets = budget_summaries(budget_checks(self.index.ws, _writes(plans)))
-        self.app.call_from_thread(self.show_plans, plans)
+        budgets = budget_summaries(budget_checks(self.index.ws, _writes(plans)))
+        self.app.call_from_thread(self.show_plans, plans, budgets, wording, generation)
 
-    def show_plans(self, plans: list[Plan]) -> None:
-        self.plans = plans
+    def show_plans(
+        self, plans: list[Plan], budgets: list[str], wording: Wording, generation: int
+    ) -> None:
+        if generation != self.generation:
+            return  # the fields changed since: a newer plan is on its way
+        self.plans, self.budgets, self.planned = plans, budgets, wording
+        self.refresh_bindings()
         ws = self.index.ws
         head: list[Content] = [Content.styled(f"Promote {len(plans)} try-item(s)", "bold")]
         diffs: list[str] = []
@@ -153,11 +213,23 @@ class PromoteScreen(ModalScreen[bool]):
         self.query_one("#write", Button).display = writing and not near
         for bid in ("replace", "keep-both", "skip"):
             self.query_one(f"#{bid}", Button).display = bool(near)
+        if self.write_when_planned:
+            self.write_when_planned = False
+            self.action_write()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``y`` is in the footer only when something would be written; ``e`` when there
+        is a field to edit."""
+        if action == "write":
+            return any(p.writes for p in self.plans) or self.planned is None
+        if action == "edit":
+            return bool(self.query(Input))
+        return True
 
     def action_near(self, choice: NearChoice) -> None:
         if any(p.status == "near-duplicate" for p in self.plans):
             self.near = choice
-            self.make_plans()
+            self.replan()
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
@@ -170,6 +242,14 @@ class PromoteScreen(ModalScreen[bool]):
             self.dismiss(False)
 
     def action_write(self) -> None:
+        if self.query_one(PromoteFields).wording() != self.planned:
+            # typed since the diff was made: write once the plans of what was typed come
+            # (a near-duplicate or a refusal then stops it, shown)
+            if self.replan_timer is not None:
+                self.replan_timer.stop()
+            self.write_when_planned = True
+            self.replan()
+            return
         if any(p.status == "near-duplicate" for p in self.plans) or not any(
             p.writes for p in self.plans
         ):
@@ -191,6 +271,9 @@ class PromoteScreen(ModalScreen[bool]):
         self.dismiss(True)
 
     def action_cancel(self) -> None:
+        if isinstance(self.focused, Input):  # Esc in a field leaves it; Esc again cancels
+            self.leave_field()
+            return
         self.dismiss(False)
 
     @work(exclusive=True, group="promote-override", exit_on_error=False)
@@ -199,7 +282,15 @@ class PromoteScreen(ModalScreen[bool]):
         hits = [h for p in self.plans for h in p.secrets]
         if hits and await confirm_secret_override(self, hits, "this try-item's text"):
             self.allow_secrets = True
-            self.make_plans()
+            self.replan()
+
+
+def _why(ref: ItemRef, exc: ReviewError) -> str:
+    """The store's refusal, in the app's words: a missing target names the key that sets it."""
+    target = getattr(ref.item, "persistence_target", None)
+    if ref.section == "try" and (target is None or not target.path):
+        return f"{ref.key} has no target yet: press Esc, then t on the item to set one"
+    return str(exc)
 
 
 def _writes(plans: list[Plan]) -> list[Write]:
