@@ -12,6 +12,8 @@ from store.models import KptReport
 from store.models.kpt import KeepItem, KptItem, ProblemItem, TryItem
 from store.read.metadata_block import Reply
 from store.review.inbox import slug
+from store.review.rule_text import rule_text
+from store.review.skill_draft import file_patterns, keywords, skill_name, task_types
 from store.write.markdown_edit import bullet_text
 
 DEFAULT_KIND = {
@@ -29,8 +31,17 @@ def draft_proposal(
     """A complete proposal document (without id) prefilled from the item."""
     report: KptReport | None = session.report.doc if session.report else None
     kind = kind or DEFAULT_KIND.get(section, "pattern")
-    text = bullet_text(item.description or "")
-    ident = slug(text)
+    # a try-item starts from the rule it carries, as a promotion does (#41)
+    text = (
+        rule_text(item.description or "")
+        if section == "try"
+        else bullet_text(item.description or "")
+    )
+    name = skill_name(text) if kind == "skill" else text[:60]
+    ident = slug(name)
+    if ident == "learning":  # a name without ASCII letters: its keywords, or the item
+        ascii_words = "_".join(k for k in keywords(text) if k.isascii())
+        ident = slug(ascii_words or f"{report.id if report else ''}_{item.id}")
     project = session.project or ""
     task = f"{report.id}/{item.id}" if report and report.id else (item.id or "")
     addressing = [
@@ -44,12 +55,19 @@ def draft_proposal(
         heading = (target.section if target and target.section else "## Learned").strip()
         if not heading.startswith("#"):
             heading = f"## {heading}"
+        said = (
+            " ".join([*(report.task_goals or []), report.session_summary or ""]) if report else ""
+        )
         payload = {
             "skill_id": ident,
-            "name": text[:60],
+            "name": name,
             "version": 1,
             "created_at": now_iso(),
-            "triggers": {"keywords": [], "file_patterns": [], "task_types": []},
+            "triggers": {
+                "keywords": keywords(text),
+                "file_patterns": file_patterns(f"{text} {bullet_text(item.description or '')}"),
+                "task_types": task_types(said),
+            },
             "content": f"{heading}\n\n- {text}\n",
             "stats": {"times_loaded": 0, "success_rate": 0.0, "avg_tokens_saved": 0},
             "related_skills": [],
@@ -90,7 +108,7 @@ def draft_proposal(
         "proposed_by": "person",
         "session_id": session.session_id,
         "kind": kind,
-        "title": text[:80],
+        "title": name if kind == "skill" else text[:80],
         "rationale": note or f"From the review of {task}",
         "evidence": [{"kpt_id": report.id if report else None, "item": item.id, "note": note}],
         "target": f"knowledge_base/global/{KIND_DIRS[kind]}/{ident}.yaml",
