@@ -156,3 +156,21 @@ def test_the_memory_entry_three_fields_prefilled_and_edited(tmp_path: Path) -> N
     (promoted,) = Ledger(ws.state_dir).state(KEY).promoted
     assert promoted["entry"] == entry
     assert report.read_bytes() == report_bytes
+
+
+def test_a_memory_behavior_near_an_existing_one_says_so(tmp_path: Path) -> None:
+    ws, _report, target = _ws(
+        tmp_path,
+        "project_memory.yaml",
+        "memory",
+        "memory/harbor-api/project_memory.yaml",
+        "learned_behaviors",
+    )
+    ref = find_item(ws, KEY)
+    plan = plan_promotion(ws, ref, text="エラーハンドリングを必ず追加する")  # fixture: …必ず追加
+    assert plan.status == "near-duplicate" and plan.near_text == "エラーハンドリングを必ず追加"
+    assert not plan.writes
+    plan = plan_promotion(ws, ref, "replace", text="エラーハンドリングを必ず追加する")
+    assert promote_plans(ws, [plan]) is not None
+    behaviors = YAML(typ="safe").load(target.read_text("utf-8"))["learned_behaviors"]
+    assert [b["behavior"] for b in behaviors] == ["エラーハンドリングを必ず追加する"]
