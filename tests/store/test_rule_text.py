@@ -115,6 +115,11 @@ EN = [
         "Grep package.json before any `pnpm add`",
     ),
     ("Record the worker's tmpfs size in the project notes", "The worker's tmpfs size"),
+    (
+        "Add to the project notes: /tmp on the worker is a 1 GB tmpfs, so DuckDB's "
+        "temp_directory goes under /data",
+        "/tmp on the worker is a 1 GB tmpfs, so DuckDB's temp_directory goes under /data",
+    ),
     # already rules: as written
     ("Run both `pnpm test` and `pnpm test:e2e` before reporting completion in harbor-api", None),
     (
