@@ -242,6 +242,8 @@ class PromoteScreen(ModalScreen[bool]):
             self.dismiss(False)
 
     def action_write(self) -> None:
+        if self.planned is None:
+            return  # nothing is written before its diff has been shown
         if self.query_one(PromoteFields).wording() != self.planned:
             # typed since the diff was made: write once the plans of what was typed come
             # (a near-duplicate or a refusal then stops it, shown)
