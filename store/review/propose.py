@@ -65,7 +65,7 @@ def draft_proposal(
             "created_at": now_iso(),
             "triggers": {
                 "keywords": keywords(text),
-                "file_patterns": file_patterns(f"{text} {bullet_text(item.description or '')}"),
+                "file_patterns": file_patterns(text),
                 "task_types": task_types(said),
             },
             "content": f"{heading}\n\n- {text}\n",

@@ -39,14 +39,14 @@ _STOP = frozenset(
 )
 #: what a report's goals and summary say → the task type skills use (seed 003's names)
 _TASK_TYPES = [
-    ("bug_fix", r"\bfix|\bbug|修正|不具合|バグ|버그|수정|고쳤|고치"),
+    ("bug_fix", r"\bfix|\bbug|修正|不具合|バグ|解決|버그|수정|고쳤|고치|해결"),
     ("feature_addition", r"\badd(?:ed|ing)?\b|\bnew feature|機能追加|追加した|추가했|기능"),
     ("code_implementation", r"\bimplement|実装|구현"),
     ("refactor", r"\brefactor|リファクタ|리팩터|置き換え|replace"),
     ("test", r"\btests?\b|テスト|테스트"),
     ("performance", r"\bperformance|\bOOM\b|\bslow|性能|高速化|성능|메모리 부족"),
     ("data_pipeline", r"\bpipeline|\bETL\b|\bdbt\b|\bAirflow|パイプライン|파이프라인"),
-    ("security_review", r"\bsecurity|\bauth|セキュリティ|認証|보안|인증"),
+    ("security_review", r"\bsecurity|\bauth|\bJWT\b|\bCORS\b|セキュリティ|認証|보안|인증"),
 ]
 #: a topic marker: Japanese は, Korean 은/는 after a word
 _TOPIC = re.compile(
@@ -92,10 +92,16 @@ def keywords(text: str, limit: int = 6) -> list[str]:
     return names[:limit]
 
 
+#: the files rules are written into: where a rule goes, not what it is about
+_RULE_FILES = frozenset({"claude.md", "skill.md", "agents.md", "memory.md", "readme.md"})
+
+
 def file_patterns(text: str) -> list[str]:
-    """A glob for every path or file name ``text`` names."""
+    """A glob for every path or file name ``text`` names (not the rule files themselves)."""
     out: list[str] = []
     for path in _FILE.findall(text):
+        if path.rsplit("/", 1)[-1].casefold() in _RULE_FILES:
+            continue
         out.append(path if "/" in path or "*" in path else f"**/{path}")
     for d in _DIR.findall(text):
         if not any(p.startswith(d) for p in out):

@@ -31,6 +31,8 @@ def test_a_quoted_rule_is_the_content_and_the_name_is_its_subject() -> None:
     assert "追記" not in payload["content"]
     assert payload["name"] == "リフレッシュトークン"
     assert payload["triggers"]["keywords"]
+    assert payload["triggers"]["file_patterns"] == []  # CLAUDE.md is where, not what
+    assert {"bug_fix", "security_review"} <= set(payload["triggers"]["task_types"])
     assert d["target"] != "knowledge_base/global/skills/learning.yaml"
 
 
