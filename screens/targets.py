@@ -55,8 +55,10 @@ SHORT = {
     "duplicate": "dup",
     "stale-path": "path",
     "stale-command": "cmd",
+    "elsewhere": "away",
     "untouched": "old",
     "secret": "SECRET",
+    "unreadable": "UNREAD",
 }
 
 
@@ -73,7 +75,9 @@ def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
     counts = row.counts
     found = " ".join(f"{SHORT[k]} {n}" for k, n in counts.items() if n)
     findings: str | Content = (
-        Content.styled(found, "$error" if counts["secret"] else "$warning") if found else "—"
+        Content.styled(found, "$error" if counts["secret"] or counts["unreadable"] else "$warning")
+        if found
+        else "—"
     )
     return (
         display,
@@ -199,7 +203,7 @@ class TargetsScreen(Screen[None]):
         options: list[Option] = []
         for i, f in enumerate(row.findings):
             where = f"{f.line:>5}" if f.line else "    —"
-            style = "$error" if f.severity == "error" else "$warning"
+            style = {"error": "$error", "info": "$text-muted"}.get(f.severity, "$warning")
             label = Content.assemble(
                 (where + "  ", "$text-muted"),
                 (f"{f.kind:<13} ", style),

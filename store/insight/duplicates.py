@@ -6,6 +6,14 @@ texts are *duplicates*. Near-duplicates are scored with rapidfuzz's ``ratio`` (t
 measure and threshold, 88, as a promotion's "a similar bullet is already there"), which
 works on characters and so on Japanese, Korean and English alike.
 
+Only *substantive* rules are compared: not a step title (``4. **Validate**``), a short
+label (``Reset button``, ``Severity: blocking or non-blocking``: under six words, no
+sentence and not an imperative like "use uv for everything"), a term being defined
+(`` `<goal>` — what to build``), a line of code only (a path, a command) or a template
+placeholder (``{{PROJECT_NAME}}``). Two near-duplicates
+must name the same code and quoted strings: ``use the `plan-review` skill`` and ``use the
+`plan-planning` skill`` differ in what they say, however alike their letters.
+
 Comparing every pair of 50,000 rules is a billion comparisons, so candidates are found
 first: each rule is indexed under its rarest few tokens (words; for CJK and Hangul, pairs of
 characters), and only rules sharing one are scored. Two texts 88 % alike share nearly all
@@ -37,6 +45,86 @@ MAX_BUCKET = 64
 _NOISE = re.compile(r"[*_`~#>\[\]()\"'“”‘’「」『』【】、。,.;:!?！？：；…・]+")
 _WORD = re.compile(r"[0-9a-z][0-9a-z_\-./]+")
 _WIDE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」")
+_TITLE = re.compile(r"^(?:\*\*|__)[^*_]+(?:\*\*|__)\s*[:：]?$")
+_DEFINED = re.compile(r"^`[^`]+`\s*(?:—|–|-|:|：)\s")
+_PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}|\[(?:TODO|TBD|[A-Z_ ]{3,})\]|^(?:TODO|TBD|\.\.\.|…)$")
+#: a sentence's end: punctuation, a Korean declarative (``…한다``), a Japanese rule's
+#: ending (``…すること``, ``…しない``)
+_SENTENCE = re.compile(r"(?:[.。!！?？]|다|こと|する|しない|ます|です)\s*$")
+#: kana and Han (written without spaces: two characters count as a word; Hangul is spaced)
+_WIDE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+#: Fewer words than this, no sentence and no imperative is a label.
+MIN_WORDS = 6
+#: Words a short English rule begins with ("use uv for everything"); a label does not.
+IMPERATIVES = frozenset(
+    [
+        "always",
+        "never",
+        "do",
+        "don't",
+        "dont",
+        "avoid",
+        "prefer",
+        "use",
+        "run",
+        "keep",
+        "make",
+        "write",
+        "read",
+        "check",
+        "ask",
+        "follow",
+        "preserve",
+        "add",
+        "remove",
+        "put",
+        "call",
+        "commit",
+        "push",
+        "ensure",
+        "include",
+        "exclude",
+        "verify",
+        "document",
+        "update",
+        "create",
+        "delete",
+        "skip",
+        "stop",
+        "wait",
+        "treat",
+        "report",
+        "test",
+        "install",
+        "prefer",
+        "mention",
+    ]
+)
+
+
+def substantive(text: str) -> bool:
+    """Whether a bullet says a rule (not a title, label, term, code line or placeholder)."""
+    t = text.strip()
+    if not t or _TITLE.match(t) or _DEFINED.match(t) or _PLACEHOLDER.search(t):
+        return False
+    if not re.search(r"\w", re.sub(r"`[^`]*`", " ", t)):
+        return False  # only code: a path, a command line, an example
+    wide = len(_WIDE_CHAR.findall(t))
+    words = len(_WIDE_CHAR.sub(" ", t).split()) + wide / 2
+    first = re.sub(r"[^\w']", " ", t).split()
+    return (
+        words >= MIN_WORDS
+        or bool(_SENTENCE.search(t))
+        or (bool(first) and first[0].casefold() in IMPERATIVES)
+    )
+
+
+def literals(text: str) -> list[str]:
+    """The code spans and quoted strings of a rule, normalised and sorted."""
+    return sorted(" ".join(m.strip('`"“”「」').casefold().split()) for m in _SPAN.findall(text))
 
 
 def normalise(text: str) -> str:
@@ -75,11 +163,16 @@ class DuplicateGroup:
 def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list[DuplicateGroup]:
     """Groups of two or more rules that are duplicates or near-duplicates, largest first."""
     by_norm: dict[str, list[int]] = {}
+    said: set[str] = set()  # texts that one of their wordings says as a rule
     for i, r in enumerate(rules):
         n = normalise(r.text)
         if n:
             by_norm.setdefault(n, []).append(i)
+            if n not in said and substantive(r.text):
+                said.add(n)
+    by_norm = {k: v for k, v in by_norm.items() if k in said}
     keys = list(by_norm)
+    lits = [literals(rules[by_norm[k][0]].text) for k in keys]
     # near-duplicates among the distinct texts
     toks = [tokens(k) if len(k) >= MIN_CHARS else set() for k in keys]
     df: dict[str, int] = defaultdict(int)
@@ -108,7 +201,7 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
                 if pair in seen or min(la, lb) * 2 * 100 < threshold * (la + lb):
                     continue  # scored already, or ratio can't reach the threshold
                 seen.add(pair)
-                if scorer(ka, keys[b], score_cutoff=threshold):
+                if scorer(ka, keys[b], score_cutoff=threshold) and lits[a] == lits[b]:
                     similar[a].add(b)
                     similar[b].add(a)
     # star groups, not chains: a rule joins the group of a rule it is itself like (A~B and
@@ -140,4 +233,12 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
     return groups
 
 
-__all__ = ["THRESHOLD", "DuplicateGroup", "find_duplicates", "normalise", "tokens"]
+__all__ = [
+    "THRESHOLD",
+    "DuplicateGroup",
+    "find_duplicates",
+    "literals",
+    "normalise",
+    "substantive",
+    "tokens",
+]

@@ -1,15 +1,28 @@
-"""Rules that point at what is gone: paths no longer in their project, commands not on the
+r"""Rules that point at what is gone: paths no longer in their project, commands not on the
 machine, and targets nobody has touched for a long time. Flags only: nothing is removed.
 
 - A *path* is a token with a ``/`` whose last part has an extension
-  (``src/middleware/auth.ts``), or one starting with ``./``, ``../``, ``~/`` or ``/``; URLs,
-  globs and placeholders (``<slug>``) are not paths. A relative path is looked up in the
-  project the target belongs to (global targets: absolute and ``~`` paths only;
-  ``~/.claude/…`` is the workspace root).
-- A *command* is the first word of a code span that reads like a command line
-  (`` `uv run pytest` ``: at least two words, no code punctuation), looked up on ``PATH``.
+  (``src/middleware/auth.ts``), or one starting with ``./``, ``../``, ``~/`` or ``/``; a
+  quoted or backslash-escaped path with spaces (``"~/Library/Application Support/x.json"``)
+  is read whole. URLs, globs and templates (``<slug>/x.md``, ``${DIR}/x.md``,
+  ``docs/*/index.md``, ``~/dir/{name}.md``) are not paths, nor is a path the rule tells the
+  agent to create or write (``/tmp/…``, "save to …", ``-o out.png``, ``> log.txt``). A
+  relative path is looked up in the project the target belongs to (global targets: absolute
+  and ``~`` paths only; ``~/.claude/…`` is the workspace root). In a global target a path of
+  another machine or system (``/mnt/c/…``, ``C:\…``, ``/opt/homebrew/…``, ``/Users/…`` or
+  ``~/Library/…`` off macOS, ``/home/…`` on macOS) is "not on this machine": information,
+  since a ``~/.claude`` synced between machines names them.
+- A *command* is the program of a code span that reads like a command line
+  (`` `uv run pytest` ``: at least two words, no code punctuation): the first word of each
+  command of a pipeline or list, after ``VAR=…`` and wrappers (``sudo``, ``env``, ``time``,
+  ``xargs``, ``nice``, ``timeout``…) — never a subcommand or value (`` `branch -D` ``,
+  `` `session add` `` when the file runs ``agent-deck session add``), a shell builtin or
+  keyword (``cd``, ``export``, ``if``), or prose in backticks (``limit left. Run /status``,
+  ``explore → develop``). It is looked up on ``PATH``.
 - A target is *untouched* when neither hurikaeri nor anyone else has written it for
   ``[targets] stale_days`` (default 180) days.
+
+One finding per path or command per line.
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +40,23 @@ from store.insight.targets import Rule
 DEFAULT_STALE_DAYS = 180
 
 _CODE = re.compile(r"`([^`\n]+)`")
-_PATHISH = re.compile(r"(?<![\w:/.-])((?:\.{1,2}/|~/|/)?[\w.@+-]+(?:/[\w.@+-]+)+/?)")
+#: a path token; not one that continues a template (``${X}/a``, ``<p>/a``, ``*/a``)
+_PATHISH = re.compile(r"(?<![\w:/.\-}>*)\]$%])((?:\.{1,2}/|~/|/)?[\w.@+-]+(?:/[\w.@+-]+)+/?)")
+#: a path with spaces, quoted or with its spaces escaped
+_QUOTED = re.compile(r"[`\"']((?:~|\.{1,2})?/[^`\"'\n]* [^`\"'\n]*)[`\"']")
+_ESCAPED = re.compile(r"((?:~|\.{1,2})?/(?:[\w.@+-]|\\ )+(?:/(?:[\w.@+-]|\\ )+)+)")
+_WINDOWS = re.compile(r"(?<![\w])([A-Za-z]:\\[^\s`\"'<>|*?]+)")
+#: words saying the rule makes the path (before it, or after it in CJK word order)
+_WRITES_BEFORE = re.compile(
+    r"(?i)(?:\b(?:save|saved|saving|write|writes|writing|written|output|outputs|create|creates|"
+    r"generate|generates|dump|redirect)\b[^.;。]{0,24}"
+    r"|(?:^|\s)(?:-o|--output|--out|>>?|tee)\s*[`'\"]?)$"
+)
+_WRITES_AFTER = re.compile(
+    r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|"
+    r"저장|생성|출력|작성|保存|输出|写入|创建|生成)"
+)
+_TEMP = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/")
 _EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _CMD_WORD = re.compile(r"^[a-z][a-z0-9_.+-]*$")
 _CODE_PUNCT = re.compile(r"[(){};=<>\[\]\"']")
@@ -50,9 +80,196 @@ _ROOT_DIRS = frozenset(
         "work",
     ]
 )
+#: Shell builtins and keywords (bash, zsh, cmd): never a program on ``PATH``.
+SHELL_WORDS = frozenset(
+    [
+        "alias",
+        "bg",
+        "bind",
+        "break",
+        "builtin",
+        "caller",
+        "case",
+        "cd",
+        "command",
+        "compgen",
+        "complete",
+        "continue",
+        "coproc",
+        "declare",
+        "dirs",
+        "disown",
+        "do",
+        "done",
+        "echo",
+        "elif",
+        "else",
+        "enable",
+        "esac",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "fc",
+        "fg",
+        "fi",
+        "for",
+        "function",
+        "getopts",
+        "hash",
+        "help",
+        "history",
+        "if",
+        "in",
+        "jobs",
+        "let",
+        "local",
+        "logout",
+        "mapfile",
+        "popd",
+        "printf",
+        "pushd",
+        "pwd",
+        "read",
+        "readarray",
+        "readonly",
+        "return",
+        "select",
+        "set",
+        "setopt",
+        "shift",
+        "shopt",
+        "source",
+        "suspend",
+        "test",
+        "then",
+        "time",
+        "times",
+        "trap",
+        "type",
+        "typeset",
+        "ulimit",
+        "umask",
+        "unalias",
+        "unset",
+        "unsetopt",
+        "until",
+        "wait",
+        "while",
+        "autoload",
+        "bindkey",
+        "compdef",
+        "zstyle",
+        "rehash",
+        "whence",
+        "noglob",
+        "cls",
+        "dir",
+        "del",
+        "ren",
+    ]
+)
+#: Words that run another program: the program is the first word after them (and their
+#: options; those here take a value).
+_WRAPPERS = frozenset(
+    [
+        "sudo",
+        "doas",
+        "env",
+        "time",
+        "nice",
+        "nohup",
+        "xargs",
+        "command",
+        "exec",
+        "timeout",
+        "stdbuf",
+        "ionice",
+        "chrt",
+        "taskset",
+        "caffeinate",
+        "unbuffer",
+        "watch",
+    ]
+)
+_VALUE_OPTS = frozenset(
+    ["-u", "-g", "-C", "-n", "-I", "-P", "-L", "-d", "-s", "-E", "-k", "-c", "-p"]
+)
+#: Programs of one system only: missing elsewhere, they are "not on this machine" (info).
+OS_PROGRAMS = {
+    **dict.fromkeys(
+        ["brew", "pbcopy", "pbpaste", "osascript", "launchctl", "mdfind", "xcrun"], "macOS"
+    ),
+    **dict.fromkeys(
+        ["winget", "choco", "scoop", "chcp", "robocopy", "xcopy", "msbuild", "wsl"], "Windows"
+    ),
+    **dict.fromkeys(["apt", "apt-get", "dnf", "yum", "pacman", "systemctl", "xdg-open"], "Linux"),
+}
+#: Verbs that are subcommands of a program (``git branch``, ``npm start``), not programs.
+SUBCOMMANDS = frozenset(
+    [
+        "add",
+        "apply",
+        "archive",
+        "branch",
+        "build",
+        "checkout",
+        "cherry-pick",
+        "clean",
+        "clone",
+        "commit",
+        "config",
+        "create",
+        "delete",
+        "deploy",
+        "describe",
+        "diff",
+        "edit",
+        "fetch",
+        "get",
+        "init",
+        "install",
+        "list",
+        "log",
+        "login",
+        "logout",
+        "merge",
+        "new",
+        "open",
+        "pull",
+        "push",
+        "rebase",
+        "remote",
+        "remove",
+        "reset",
+        "restart",
+        "restore",
+        "revert",
+        "rm",
+        "run",
+        "send",
+        "serve",
+        "set",
+        "show",
+        "start",
+        "stash",
+        "status",
+        "stop",
+        "switch",
+        "sync",
+        "tag",
+        "test",
+        "update",
+        "upgrade",
+        "view",
+        "watch",
+        "worktree",
+    ]
+)
 #: First words of code spans that are code, not commands.
 _NOT_COMMANDS = frozenset(
     [
+        "orelse",
         "import",
         "from",
         "def",
@@ -124,53 +341,190 @@ class StaleRef:
     """A rule naming a path that does not exist, or a command not on the machine."""
 
     rule: Rule
-    what: str  # "path" or "command"
+    what: str  # "path", "command" or "elsewhere" (a path of another machine or system)
     ref: str
     resolved: str
 
     @property
     def message(self) -> str:
+        if self.what == "elsewhere":
+            if "/" in self.ref or "\\" in self.ref:
+                return f"names {self.ref}, a path of {self.resolved}: not on this machine"
+            return f"runs `{self.ref}`, a program of {self.resolved}: not on this machine"
         if self.what == "path":
             return f"names {self.ref}, which does not exist ({self.resolved})"
         return f"runs `{self.ref}`, which is not on this machine's PATH"
 
 
+def _spaced_paths(text: str) -> tuple[list[tuple[int, str]], str]:
+    """Paths with spaces (quoted, or spaces escaped) with their offsets, and ``text`` with
+    them blanked out so that their pieces are not read as paths too."""
+    found: list[tuple[int, str]] = []
+    chars = list(text)
+    for m in _QUOTED.finditer(text):
+        body = m.group(1)
+        pieces = body.split()
+        if any(p[0] in "-~/<>|&$;" for p in pieces[1:]) or any(c in body for c in "$*{}<>"):
+            continue  # a command line, or a template
+        if body.startswith("//") or ": " in body:
+            continue  # a comment, or a message
+        if "/" not in body.split(" ", 1)[1] and not _EXT.search(body):
+            continue  # a slash command with arguments (``/babysit 5m``), not a path
+        found.append((m.start(1), body))
+        chars[m.start(1) : m.end(1)] = " " * (m.end(1) - m.start(1))
+    blanked = "".join(chars)
+    for m in _ESCAPED.finditer(blanked):
+        if "\\ " in m.group(1):
+            found.append((m.start(1), m.group(1).replace("\\ ", " ")))
+            chars[m.start(1) : m.end(1)] = " " * (m.end(1) - m.start(1))
+    return found, "".join(chars)
+
+
+def _is_path(text: str, start: int, token: str) -> bool:
+    end = start + len(token)
+    if text[max(0, start - 3) : start] == "://" or "://" in token:
+        return False
+    if any(c in token for c in "*?{}<>$") or text[end : end + 1] in ("[", "{", "<", "*", "$"):
+        return False  # a glob, or a template's beginning (``~/dir/{name}.md``)
+    first = token.lstrip("./~").split("/", 1)[0]
+    anchored = token.startswith(("./", "../", "~/", "/"))
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    if not anchored and ("." in first and not _EXT.search(last)):
+        return False  # a host name (github.com/x/y)
+    if not anchored and not _EXT.search(last):
+        return False  # and/or, CI/CD, read/write
+    if token.startswith("//"):
+        return False
+    # an absolute path without an extension outside the usual roots is a route (/auth/login)
+    return not (token.startswith("/") and not _EXT.search(last) and first not in _ROOT_DIRS)
+
+
+def _written(text: str, start: int, token: str) -> bool:
+    """Whether the rule tells the agent to make this path (a temporary or output path)."""
+    if token.startswith(_TEMP) or token.startswith("~/tmp/"):
+        return True
+    before = text[max(0, start - 48) : start].rstrip("`'\" ")
+    after = text[start + len(token) :].lstrip("`'\" ")
+    return bool(_WRITES_BEFORE.search(before) or _WRITES_AFTER.search(after))
+
+
 def path_refs(text: str) -> list[str]:
-    """The path-like tokens of a rule's text."""
-    out: list[str] = []
-    for m in _PATHISH.finditer(text):
+    """The path-like tokens of a rule's text, each once, without those the rule makes."""
+    return [ref for _, ref in _path_refs(text)]
+
+
+def _path_refs(text: str) -> list[tuple[int, str]]:
+    spaced, rest = _spaced_paths(text)
+    out: list[tuple[int, str]] = [(i, t) for i, t in spaced if not _written(text, i, t)]
+    for m in _PATHISH.finditer(rest):
         token = m.group(1).rstrip(".,;:)")
         start = m.start(1)
-        if text[max(0, start - 3) : start] == "://" or "://" in token:
-            continue
-        if any(c in token for c in "*?{}<>$"):
-            continue
-        first = token.lstrip("./~").split("/", 1)[0]
-        anchored = token.startswith(("./", "../", "~/", "/"))
-        last = token.rstrip("/").rsplit("/", 1)[-1]
-        if not anchored and ("." in first and not _EXT.search(last)):
-            continue  # a host name (github.com/x/y)
-        if not anchored and not _EXT.search(last):
-            continue  # and/or, CI/CD, read/write
-        if token.startswith("//"):
-            continue
-        if token.startswith("/") and not _EXT.search(last) and first not in _ROOT_DIRS:
-            continue  # a route (/auth/login), not a file
-        out.append(token)
-    return out
+        if _is_path(rest, start, token) and not _written(text, start, token):
+            out.append((start, token))
+    for m in _WINDOWS.finditer(rest):
+        out.append((m.start(1), m.group(1).rstrip(".,;:)")))
+    seen: set[str] = set()
+    unique = []
+    for i, t in sorted(out):
+        if t not in seen:
+            seen.add(t)
+            unique.append((i, t))
+    return unique
 
 
-def command_refs(text: str) -> list[str]:
-    """The commands a rule runs: first words of command-like code spans."""
+#: Where a path is of another machine or system than this one (only said of global targets).
+def elsewhere(ref: str, platform: str | None = None) -> str | None:
+    """The system a path belongs to when it is not this one (``None``: it could be here)."""
+    plat = platform or sys.platform
+    if re.match(r"[A-Za-z]:\\", ref) or (
+        ref.startswith("/mnt/") and ref[5:6].isalpha() and (ref[6:7] in ("/", ""))
+    ):
+        return "Windows" if not ref.startswith("/mnt/") else "Windows (WSL)"
+    if plat == "win32":
+        return None
+    mac = plat == "darwin"
+    if not mac and ref.startswith(
+        ("/Users/", "/Volumes/", "/Applications/", "/opt/homebrew/", "/System/", "~/Library/")
+    ):
+        return "macOS"
+    if mac and ref.startswith(("/home/", "/mnt/", "/snap/", "/proc/")):
+        return "Linux"
+    return None
+
+
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s=()\"'<>|;&]*$")
+_SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
+_PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
+
+
+def _program(words: list[str]) -> str | None:
+    """The program of one command's words: past ``VAR=…`` and wrappers with their options."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if _ASSIGN.match(w):
+            i += 1
+            continue
+        if w in _WRAPPERS:
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in _VALUE_OPTS else 1
+            if w == "timeout" and i < len(words):
+                i += 1  # its duration
+            continue
+        return w
+    return None
+
+
+def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """The programs a rule runs, each once: the program of each command of a command-like
+    code span. ``subcommands``: words the file runs as a program's subcommand."""
     out: list[str] = []
     for m in _CODE.finditer(text):
         span = m.group(1).strip().removeprefix("$ ").strip()
         words = span.split()
-        if len(words) < 2 or _CODE_PUNCT.search(span):
+        # leading ``VAR=value`` settings are not code punctuation
+        bare = " ".join(w for w in words if not _ASSIGN.match(w))
+        if len(words) < 2 or _CODE_PUNCT.search(bare):
             continue
-        word = words[0]
-        if _CMD_WORD.match(word) and word not in _NOT_COMMANDS:
-            out.append(word)
+        if any(_PROSE.search(w) for w in words if w.strip(".") and "/" not in w):
+            continue  # prose or a message in backticks, not a command line
+        for segment in _SEGMENT.split(span):
+            word = _program(segment.split())
+            if (
+                word is None
+                or not _CMD_WORD.match(word)
+                or word in _NOT_COMMANDS
+                or word in SHELL_WORDS
+                or word in SUBCOMMANDS
+                or word in subcommands
+            ):
+                continue
+            if word not in out:
+                out.append(word)
+    return out
+
+
+#: First words whose second word is a program they run, not a subcommand.
+_NOT_RUNNERS = SHELL_WORDS | _WRAPPERS | {"npx", "uvx", "bunx", "pipx", "pnpx", "which"}
+_FENCE_LINE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_RUN = re.compile(r"^\s*(?:\$\s+)?([A-Za-z][\w.+-]*)\s+([a-z][\w-]*)\b")
+
+
+def subcommands_in(text: str) -> set[str]:
+    """Words a file runs as the second word of a command line (in fenced code or code
+    spans): ``agent-deck session add`` makes ``session`` a subcommand there."""
+    out: set[str] = set()
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+            continue
+        candidates = [line] if fenced else _CODE.findall(line)
+        for c in candidates:
+            m = _RUN.match(c)
+            if m and m.group(1) != m.group(2) and m.group(1) not in _NOT_RUNNERS:
+                out.add(m.group(2))
     return out
 
 
@@ -187,7 +541,7 @@ class StaleChecker:
             return self.root / ref[len("~/.claude") :].lstrip("/")
         if ref.startswith("~/"):
             return Path(os.path.expanduser(ref))
-        if ref.startswith("/"):
+        if ref.startswith("/") or re.match(r"[A-Za-z]:\\", ref):
             return Path(ref)
         if project is None:
             return None
@@ -206,18 +560,29 @@ class StaleChecker:
             got = self._which[command] = shutil.which(command) is not None
         return got
 
-    def check(self, rules: list[Rule], project: Path | None) -> list[StaleRef]:
+    def check(self, rules: list[Rule], project: Path | None, text: str = "") -> list[StaleRef]:
         out: list[StaleRef] = []
+        subs = subcommands_in(text) if "`" in text else set()
         for r in rules:
-            text = r.text
-            if "/" in text:
-                for ref in path_refs(text):
+            body = r.text
+            if "/" in body or "\\" in body:
+                for _, ref in _path_refs(body):
                     p = self.resolve(ref, project)
-                    if p is not None and not self.exists(p):
+                    if p is None or self.exists(p):
+                        continue
+                    where = elsewhere(ref) if project is None else None
+                    if where is not None:
+                        out.append(StaleRef(r, "elsewhere", ref, where))
+                    elif not re.match(r"[A-Za-z]:\\", ref):
                         out.append(StaleRef(r, "path", ref, str(p)))
-            if "`" in text:
-                for cmd in command_refs(text):
-                    if not self.on_path(cmd):
+            if "`" in body:
+                for cmd in command_refs(body, subs):
+                    if self.on_path(cmd):
+                        continue
+                    system = OS_PROGRAMS.get(cmd)
+                    if system is not None and project is None:
+                        out.append(StaleRef(r, "elsewhere", cmd, system))
+                    else:
                         out.append(StaleRef(r, "command", cmd, cmd))
         return out
 
@@ -243,9 +608,14 @@ def untouched_days(
 
 __all__ = [
     "DEFAULT_STALE_DAYS",
+    "OS_PROGRAMS",
+    "SHELL_WORDS",
+    "SUBCOMMANDS",
     "StaleChecker",
     "StaleRef",
     "command_refs",
+    "elsewhere",
     "path_refs",
+    "subcommands_in",
     "untouched_days",
 ]

@@ -7,6 +7,10 @@ Findings, each with its file and line:
 - ``duplicate`` — a rule that says what another rule (in this or another target) says;
 - ``stale-path`` / ``stale-command`` — a rule naming a path that does not exist in its
   project, or running a command not on the machine;
+- ``elsewhere`` — (information) a global rule naming a path of another machine or system
+  (``/mnt/c/…``, ``/Users/…`` on Linux), as a ``~/.claude`` synced between machines does;
+- ``unreadable`` — (error) the target could not be read: too large, not text, or a link
+  to a file outside the folder it was found in (refused, not followed);
 - ``untouched`` — nobody wrote the target for ``stale_days`` days;
 - ``secret`` — what looks like a key, token or password (masked).
 
@@ -41,7 +45,16 @@ from store.insight.targets import (
 from store.ledger import Ledger
 from store.workspace import Workspace
 
-FINDING_KINDS = ("budget", "duplicate", "stale-path", "stale-command", "untouched", "secret")
+FINDING_KINDS = (
+    "budget",
+    "duplicate",
+    "stale-path",
+    "stale-command",
+    "elsewhere",
+    "untouched",
+    "secret",
+    "unreadable",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +63,7 @@ class Finding:
     path: Path
     line: int | None
     message: str
-    severity: str = "warning"  # "error" for secrets and a budget exceeded
+    severity: str = "warning"  # "error": secrets, over budget, unreadable; "info": elsewhere
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -188,8 +201,17 @@ def build_report(
             row.findings.append(
                 Finding("secret", tf.path, s.line, f"{s.label} {s.masked}", "error")
             )
-        for ref in checker.check(text.rules, tf.project):
-            row.findings.append(Finding(f"stale-{ref.what}", tf.path, ref.rule.line, ref.message))
+        if text.error is not None:
+            row.findings.append(
+                Finding("unreadable", tf.path, None, f"not read: {text.error}", "error")
+            )
+        for ref in checker.check(text.rules, tf.project, text.text):
+            kind, severity = (
+                ("elsewhere", "info")
+                if ref.what == "elsewhere"
+                else (f"stale-{ref.what}", "warning")
+            )
+            row.findings.append(Finding(kind, tf.path, ref.rule.line, ref.message, severity))
         _untouched(row, times.get(tf.path, {}), stale_days, now)
         rows.append(row)
     by_path = {r.path: r for r in rows}
