@@ -8,7 +8,8 @@ Each kind of target has a budget in its own unit, overridable in the config's
 - ``claude_md``, ``rules``, ``agents_md`` — 2,500 **tokens**: Anthropic's guidance is to keep
   a ``CLAUDE.md`` under 200 lines; 200 one-sentence rules of ~12 tokens each is about 2,500
   tokens, 1.25 % of a 200k context paid at the start of every session. Past it nothing is
-  cut, but every session pays for it and adherence drops;
+  cut, but every session pays for it and adherence drops; a file over it but within the
+  200 lines is a warning, not an error (the same advice costs more tokens in Korean);
 - ``skill_md`` — 5,000 tokens: after a compaction Claude Code re-injects an invoked skill's
   body cut to 5,000 tokens, keeping its beginning;
 - ``skill_yaml``, ``project_memory`` — 2,500 tokens, like a ``CLAUDE.md``.
@@ -39,6 +40,11 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "skill_yaml": 2500,
     "project_memory": 2500,
 }
+#: Anthropic's advice for the files loaded whole at the start of a session: under 200
+#: lines. A file within it but over its token budget (a Korean or Japanese CLAUDE.md costs
+#: more tokens a line than an English one) is warned about, not an error.
+ADVICE_LINES = 200
+ADVICE_KINDS = frozenset({"claude_md", "rules", "agents_md"})
 #: At this share of its budget a target is "near" it.
 NEAR = 0.9
 #: How many of the lines falling out are listed.
@@ -202,6 +208,8 @@ def check_budget(
 
 
 __all__ = [
+    "ADVICE_KINDS",
+    "ADVICE_LINES",
     "DEFAULT_BUDGETS",
     "Budget",
     "BudgetCheck",

@@ -3,7 +3,8 @@
 
 Findings, each with its file and line:
 
-- ``budget`` — the target is over its budget (near it: a warning);
+- ``budget`` — the target is over its budget (near it, or a CLAUDE.md, rule or AGENTS.md
+  over its tokens but within Anthropic's 200-line advice: a warning);
 - ``duplicate`` — a rule that says what another rule (in this or another target) says;
 - ``stale-path`` / ``stale-command`` — a rule naming a path that does not exist in its
   project, or running a command not on the machine;
@@ -31,7 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from store.check.secrets import SecretHit, scan_text
-from store.insight.budgets import NEAR, Budget, budget_for, past_budget
+from store.insight.budgets import (
+    ADVICE_KINDS,
+    ADVICE_LINES,
+    NEAR,
+    Budget,
+    budget_for,
+    past_budget,
+)
 from store.insight.duplicates import DuplicateGroup, find_duplicates, normalise
 from store.insight.rule_times import days_since, rule_times
 from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker, untouched_days
@@ -273,6 +281,19 @@ def _untouched(
 def _budget_finding(row: TargetRow) -> None:
     b = row.budget
     if b is None or not row.text.text:
+        return
+    lines = len(row.text.lines)
+    advice = b.unit == "tokens" and row.file.kind in ADVICE_KINDS and lines <= ADVICE_LINES
+    if row.used > b.limit and advice:
+        row.findings.append(
+            Finding(
+                "budget",
+                row.path,
+                None,
+                f"{b.describe(row.used)}: over its token budget, but within Anthropic's "
+                f"{ADVICE_LINES}-line advice ({lines} lines); every session pays for it",
+            )
+        )
         return
     if row.used > b.limit:
         cut = past_budget(b, row.text.lines)

@@ -247,18 +247,40 @@ def last_written(ws: Workspace, ledger: Ledger | None = None) -> dict[Path, str]
 
 # -- reading them ------------------------------------------------------------------------
 
-#: Characters that cost about a token each (CJK ideographs, kana, Hangul, full-width forms).
+#: Tokens one character costs, by script, for the scripts that do not write words with
+#: spaces between them. Measured (``benchmarks/token_ratios.py``) with Anthropic's own
+#: tokenizer, the ``tokenizer.json`` the ``anthropic`` Python SDK shipped up to 0.38, on
+#: real CLAUDE.md, rules and skills in Korean, Japanese and Chinese mixed with English and
+#: code (other characters counted at a quarter token, as here): Hangul 1.67, kana 1.05,
+#: Han 1.0 (Simplified Chinese) to 1.4 (Traditional Chinese, Japanese). Every other
+#: character: about four to a token.
+SCRIPT_COSTS: dict[str, tuple[re.Pattern[str], float]] = {
+    "hangul": (re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 1.65),
+    "kana": (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 1.05),
+    "han": (
+        re.compile(
+            r"[\u2e80-\u2fff\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uff65]"
+        ),
+        1.3,
+    ),
+}
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def estimate_tokens(text: str) -> int:
-    """An estimate of the tokens ``text`` costs an agent: a CJK or Hangul character about
-    one, anything else about four characters per token (runs of spaces count little)."""
+    """An estimate of the tokens ``text`` costs an agent: Hangul, kana and Han characters
+    at their measured cost each (:data:`SCRIPT_COSTS`), anything else about four characters
+    per token (runs of spaces count little)."""
     if not text:
         return 0
-    wide = len(_WIDE.findall(text))
-    other = len(text) - wide - (len(text) - len(" ".join(text.split())))
-    return wide + (max(other, 0) + 3) // 4
+    other = len(text) - (len(text) - len(" ".join(text.split())))
+    wide = 0.0
+    if _WIDE.search(text):
+        for rx, cost in SCRIPT_COSTS.values():
+            n = len(rx.findall(text))
+            wide += n * cost
+            other -= n
+    return round(wide) + (max(other, 0) + 3) // 4
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*?)\s*$")
@@ -354,6 +376,7 @@ def read_target(tf: TargetFile) -> TargetText:
 
 
 __all__ = [
+    "SCRIPT_COSTS",
     "Rule",
     "TargetFile",
     "TargetText",

@@ -5,7 +5,9 @@ the fixture ``claude-home-reduced`` is a reduction of public dotfiles (see its S
   builtin, or prose in backticks;
 - a path with spaces is read whole, one the rule makes is not stale, one of another machine
   or system is "not on this machine" (information), and a path is said once per line;
-- duplicates are substantive rules only (no titles, labels, terms, placeholders)."""
+- duplicates are substantive rules only (no titles, labels, terms, placeholders);
+- a Korean CLAUDE.md within Anthropic's 200-line advice is not an error, and CJK text
+  costs the tokens a real tokenizer counts."""
 
 from __future__ import annotations
 
@@ -88,3 +90,37 @@ def test_only_substantive_rules_are_duplicates(home: Workspace) -> None:
         [("review-spec", 8), ("review-test", 8)],
         [("review-spec", 9), ("review-test", 9)],
     ]
+
+
+def test_a_korean_claude_md_within_200_lines_is_not_an_error(home: Workspace) -> None:
+    line = "- 커밋 전에 반드시 테스트를 실행하고, 실패하면 원인을 먼저 기록한 뒤에 고친다"
+    (home.root / "CLAUDE.md").write_text(
+        "# 작업 규칙\n" + "\n".join(f"{line} ({i})" for i in range(194)) + "\n",
+        encoding="utf-8",
+    )
+    report = _report(home)
+    row = report.row(home.root / "CLAUDE.md")
+    assert row is not None and len(row.text.lines) == 195
+    (budget,) = [f for f in row.findings if f.kind == "budget"]
+    assert budget.severity == "warning"
+    assert "within Anthropic's 200-line advice" in budget.message
+    (home.root / "CLAUDE.md").write_text("\n".join([line] * 230) + "\n", encoding="utf-8")
+    row = _report(home).row(home.root / "CLAUDE.md")
+    assert row is not None
+    assert [f.severity for f in row.findings if f.kind == "budget"] == ["error"]
+
+
+#: Tokens per character measured with Anthropic's tokenizer (the ``tokenizer.json`` of the
+#: ``anthropic`` SDK ≤ 0.38) on real Korean, Japanese and Chinese CLAUDE.md, rules and
+#: skills by ``benchmarks/token_ratios.py``, other characters at a quarter token.
+MEASURED = {"가나다라": 1.67, "かなカナ": 1.05, "漢字中文": 1.4}
+
+
+def test_cjk_characters_cost_what_a_real_tokenizer_measured() -> None:
+    from store.insight.targets import estimate_tokens
+
+    for chars, cost in MEASURED.items():
+        text = chars * 250
+        assert abs(estimate_tokens(text) / len(text) - cost) / cost < 0.1, chars
+    # English is unchanged: about four characters to a token
+    assert estimate_tokens("word " * 400) == 500
