@@ -4,8 +4,9 @@ Prints one line per target — lines, characters, estimated tokens, budget, bull
 hurikaeri last wrote it, and its findings by kind — then each finding with ``path:line``;
 ``--stale`` lists only stale paths, missing commands and untouched targets; ``--json``
 prints ``{targets, findings, duplicates, stale_days}``. Exit status: 0 when nothing is
-over budget and no secret was found, 1 otherwise (the subject has problems), 2 on usage
-errors.
+over budget, no secret was found and every target could be read, 1 otherwise (a target
+not read — too large, not text, linked out of its folder — says why on its line), 2 on
+usage errors.
 
 Wiring (tui/cli.py): ``add_targets_parser(sub, common)`` in ``build_parser`` and a
 ``"targets"`` entry in ``COMMANDS`` calling :func:`cmd_targets` (imported lazily there).
@@ -38,7 +39,11 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
     from store.read.textsafe import printable
 
     report = build_report(ws)
-    problems = any(f.severity == "error" for f in report.findings if f.kind in ("budget", "secret"))
+    problems = any(
+        f.severity == "error"
+        for f in report.findings
+        if f.kind in ("budget", "secret", "unreadable")
+    )
     if args.json:
         data = report.as_json(ws)
         if args.stale:
@@ -64,6 +69,10 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
         budget = f"{row.used:,}/{row.budget.limit:,} {row.budget.unit}" if row.budget else "-"
         counts = " ".join(f"{k} {v}" for k, v in row.counts.items() if v) or "no findings"
         written = (row.last_written or "-")[:16]
+        if t.error is not None:
+            reason = printable(t.error, keep_newlines=False)
+            print(f"{ws.display(row.path)}  [{row.file.kind}]  not read ({reason}): {counts}")
+            continue
         print(
             f"{ws.display(row.path)}  [{row.file.kind}]  {len(t.lines)} lines, {t.chars:,} chars, "
             f"~{t.tokens:,} tokens, budget {budget}, {len(t.rules)} bullets, "

@@ -37,12 +37,15 @@ MARKDOWN = (".md", ".markdown")
 
 @dataclass(frozen=True, slots=True)
 class TargetFile:
-    """One file agents load: its kind (a budget kind, or ``markdown``), and the project
-    directory it belongs to (``None``: global, or not known)."""
+    """One file agents load: its kind (a budget kind, or ``markdown``), the project
+    directory it belongs to (``None``: global, or not known), and the folder it must stay
+    in (a ``rules/*.md`` linked to a file elsewhere is refused, not followed)."""
 
     path: Path
     kind: str
     project: Path | None = None
+    #: the real folder the file was found in: a file linked out of it is not read
+    within: Path | None = None
 
     @property
     def scope(self) -> str:
@@ -154,32 +157,33 @@ def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile
     by_slug = {project_slug(p): p for p in projects}
     by_name = {p.name: p for p in projects}
 
-    def add(path: Path, kind: str, project: Path | None = None) -> None:
+    def add(path: Path, kind: str, project: Path | None = None, inside: bool = False) -> None:
         path = Path(os.path.abspath(path))
         if path not in out and path.is_file():
-            out[path] = TargetFile(path, kind, project)
+            within = Path(os.path.realpath(path.parent)) if inside else None
+            out[path] = TargetFile(path, kind, project, within)
 
     root = ws.root
     add(root / "CLAUDE.md", "claude_md")
     add(root / "AGENTS.md", "agents_md")
     for p in _md_files(root / "rules"):
-        add(p, "rules")
+        add(p, "rules", inside=True)
     for p in _skills(root / "skills"):
-        add(p, "skill_md")
+        add(p, "skill_md", inside=True)
     try:
         slugs = sorted(os.listdir(root / "projects"))
     except OSError:
         slugs = []
     for slug in slugs:
-        add(root / "projects" / slug / "memory" / "MEMORY.md", "memory_md", by_slug.get(slug))
+        add(root / "projects" / slug / "memory" / "MEMORY.md", "memory_md", by_slug.get(slug), True)
     for proj in projects:
         for name in ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"):
             add(proj / name, "claude_md", proj)
         add(proj / "AGENTS.md", "agents_md", proj)
         for p in _md_files(proj / ".claude" / "rules"):
-            add(p, "rules", proj)
+            add(p, "rules", proj, True)
         for p in _skills(proj / ".claude" / "skills"):
-            add(p, "skill_md", proj)
+            add(p, "skill_md", proj, True)
     for kb in ws.locations["knowledge_base"]:
         for p in _yaml_files(kb):
             rel = p.relative_to(kb)
@@ -357,6 +361,11 @@ def _yaml_rules(t: TargetText) -> None:
 def read_target(tf: TargetFile) -> TargetText:
     """A target's text and rules; a file that cannot be read has ``error`` set."""
     t = TargetText(tf)
+    if tf.within is not None:
+        real = Path(os.path.realpath(tf.path))
+        if real.parent != tf.within and tf.within not in real.parents:
+            t.error = f"links to {real}, outside {tf.within}: refused, not read"
+            return t
     try:
         data, st = read_regular(tf.path, MAX_DOCUMENT_BYTES)
     except (NotReadable, OSError, ValueError) as exc:

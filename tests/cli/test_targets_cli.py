@@ -69,3 +69,27 @@ def test_promoting_a_secret_is_refused_and_the_file_unchanged(tmp_path: Path) ->
         not (root / ".hurikaeri" / "ledger.jsonl").exists()
         or "promote" not in (root / ".hurikaeri" / "ledger.jsonl").read_text()
     )
+
+
+def test_a_target_not_read_says_so_in_the_text_and_fails(tmp_path: Path) -> None:
+    """Issue 40, point 10: a 10 MB MEMORY.md was "0 lines, no findings" with exit 0, and a
+    rule linked to a file outside the root was read and shown."""
+    root = tmp_path / "claude"
+    memory = root / "projects" / "-home-me-app" / "memory"
+    memory.mkdir(parents=True)
+    with (memory / "MEMORY.md").open("w", encoding="utf-8") as fh:
+        fh.write("- a line of memory that goes on and on\n" * 260_000)
+    (root / "rules").mkdir()
+    secret = tmp_path / "outside.md"
+    secret.write_text("- not for the agent\n", encoding="utf-8")
+    os.symlink(secret, root / "rules" / "linked.md")
+    out = run("targets", "--root", str(root))
+    assert out.returncode == 1, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    (memo,) = [ln for ln in lines if ln.startswith("projects/-home-me-app/memory/MEMORY.md  ")]
+    assert "not read" in memo and "0 lines" not in memo
+    (linked,) = [ln for ln in lines if ln.startswith("rules/linked.md  ")]
+    assert "not read" in linked and str(secret) in linked
+    assert "not for the agent" not in out.stdout
+    data = json.loads(run("targets", "--root", str(root), "--json").stdout)
+    assert {f["kind"] for f in data["findings"]} == {"unreadable"}

@@ -7,10 +7,12 @@ the fixture ``claude-home-reduced`` is a reduction of public dotfiles (see its S
   or system is "not on this machine" (information), and a path is said once per line;
 - duplicates are substantive rules only (no titles, labels, terms, placeholders);
 - a Korean CLAUDE.md within Anthropic's 200-line advice is not an error, and CJK text
-  costs the tokens a real tokenizer counts."""
+  costs the tokens a real tokenizer counts;
+- a rule linked to a file outside its folder is refused, with a finding naming the file."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -108,6 +110,34 @@ def test_a_korean_claude_md_within_200_lines_is_not_an_error(home: Workspace) ->
     row = _report(home).row(home.root / "CLAUDE.md")
     assert row is not None
     assert [f.severity for f in row.findings if f.kind == "budget"] == ["error"]
+
+
+def test_a_rule_linked_out_of_the_root_is_refused_with_a_finding(
+    home: Workspace, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("- secret plans of another tree\n", encoding="utf-8")
+    os.symlink(outside, home.root / "rules" / "linked.md")
+    report = _report(home)
+    row = report.row(home.root / "rules" / "linked.md")
+    assert row is not None
+    assert row.text.text == "" and row.text.rules == []
+    (f,) = [f for f in row.findings if f.kind == "unreadable"]
+    assert f.severity == "error" and str(outside) in f.message
+    assert "refused" in f.message
+
+
+def test_a_linked_rules_folder_is_read_as_its_owner_linked_it(
+    home: Workspace, tmp_path: Path
+) -> None:
+    # dotfiles kept elsewhere and linked in whole (stow): the folder is the link's owner's
+    dotfiles = tmp_path / "dotfiles" / "rules"
+    dotfiles.mkdir(parents=True)
+    (dotfiles / "style.md").write_text("- keep diffs small\n", encoding="utf-8")
+    shutil.rmtree(home.root / "rules")
+    os.symlink(dotfiles, home.root / "rules")
+    row = _report(home).row(home.root / "rules" / "style.md")
+    assert row is not None and row.text.error is None and len(row.text.rules) == 1
 
 
 #: Tokens per character measured with Anthropic's tokenizer (the ``tokenizer.json`` of the
