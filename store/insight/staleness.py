@@ -56,6 +56,12 @@ _WRITES_AFTER = re.compile(
     r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|"
     r"저장|생성|출력|작성|保存|输出|写入|创建|生成)"
 )
+_ABSENT = re.compile(
+    r"(?i)^[^.;。]{0,16}?(?:doesn't exist|does not exist|is missing|not found|없으면|없는 경우|"
+    r"がなければ|が無ければ|がない場合|不存在)"
+)
+#: a container's mount point (``-v host:/data``): paths under it are the container's
+_MOUNTS = re.compile(r"(?:-v|--volume|--mount)[ =]\S*?:(/[\w.-]+)")
 _TEMP = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/")
 _EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _CMD_WORD = re.compile(r"^[a-z][a-z0-9_.+-]*$")
@@ -400,12 +406,16 @@ def _is_path(text: str, start: int, token: str) -> bool:
 
 
 def _written(text: str, start: int, token: str) -> bool:
-    """Whether the rule tells the agent to make this path (a temporary or output path)."""
+    """Whether the rule tells the agent to make this path (a temporary or output path), is
+    about the path being absent ("if `~/.claude/projects` doesn't exist"), or names it
+    inside a container (``docker run -v $(pwd):/data … /data/in.mmd``)."""
     if token.startswith(_TEMP) or token.startswith("~/tmp/"):
         return True
     before = text[max(0, start - 48) : start].rstrip("`'\" ")
     after = text[start + len(token) :].lstrip("`'\" ")
-    return bool(_WRITES_BEFORE.search(before) or _WRITES_AFTER.search(after))
+    if _WRITES_BEFORE.search(before) or _WRITES_AFTER.search(after) or _ABSENT.search(after):
+        return True
+    return any(token == m or token.startswith(m + "/") for m in _MOUNTS.findall(text))
 
 
 def path_refs(text: str) -> list[str]:
