@@ -9,8 +9,9 @@ works on characters and so on Japanese, Korean and English alike.
 Only *substantive* rules are compared: not a step title (``4. **Validate**``), a short
 label (``Reset button``, ``Severity: blocking or non-blocking``: under six words, no
 sentence and not an imperative like "use uv for everything"), a term being defined
-(`` `<goal>` — what to build``), a line of code only (a path, a command) or a template
-placeholder (``{{PROJECT_NAME}}``). Two near-duplicates
+(`` `<goal>` — what to build``), a line of code only (a path, a command), a lead-in
+ending with a colon, an example quoted whole, or a template placeholder
+(``{{PROJECT_NAME}}``). Two near-duplicates
 must name the same code and quoted strings: ``use the `plan-review` skill`` and ``use the
 `plan-planning` skill`` differ in what they say, however alike their letters.
 
@@ -53,6 +54,7 @@ _DEFINED = re.compile(r"^`[^`]+`\s*(?:—|–|-|:|：)\s")
 _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}|\[(?:TODO|TBD|[A-Z_ ]{3,})\]|^(?:TODO|TBD|\.\.\.|…)$")
 #: a sentence's end: punctuation, a Korean declarative (``…한다``), a Japanese rule's
 #: ending (``…すること``, ``…しない``)
+_QUOTED = re.compile(r"^(?:\"[^\"]+\"|“[^”]+”|「[^」]+」|'[^']+')$")
 _SENTENCE = re.compile(r"(?:[.。!！?？]|다|こと|する|しない|ます|です)\s*$")
 #: kana and Han (written without spaces: two characters count as a word; Hangul is spaced)
 _WIDE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
@@ -110,6 +112,8 @@ def substantive(text: str) -> bool:
     t = text.strip()
     if not t or _TITLE.match(t) or _DEFINED.match(t) or _PLACEHOLDER.search(t):
         return False
+    if t.endswith((":", "：")) or _QUOTED.match(t):
+        return False  # a lead-in to what follows, or an example quoted whole
     if not re.search(r"\w", re.sub(r"`[^`]*`", " ", t)):
         return False  # only code: a path, a command line, an example
     wide = len(_WIDE_CHAR.findall(t))
