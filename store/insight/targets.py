@@ -157,33 +157,35 @@ def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile
     by_slug = {project_slug(p): p for p in projects}
     by_name = {p.name: p for p in projects}
 
-    def add(path: Path, kind: str, project: Path | None = None, inside: bool = False) -> None:
+    def add(path: Path, kind: str, project: Path | None = None, inside: Path | None = None) -> None:
+        """``inside``: the folder the file must really be in (its link is not followed out)."""
         path = Path(os.path.abspath(path))
         if path not in out and path.is_file():
-            within = Path(os.path.realpath(path.parent)) if inside else None
+            within = Path(os.path.realpath(inside)) if inside is not None else None
             out[path] = TargetFile(path, kind, project, within)
 
     root = ws.root
     add(root / "CLAUDE.md", "claude_md")
     add(root / "AGENTS.md", "agents_md")
     for p in _md_files(root / "rules"):
-        add(p, "rules", inside=True)
+        add(p, "rules", inside=root / "rules")
     for p in _skills(root / "skills"):
-        add(p, "skill_md", inside=True)
+        add(p, "skill_md", inside=p.parent)  # a skill's folder may be linked in whole
     try:
         slugs = sorted(os.listdir(root / "projects"))
     except OSError:
         slugs = []
     for slug in slugs:
-        add(root / "projects" / slug / "memory" / "MEMORY.md", "memory_md", by_slug.get(slug), True)
+        memory = root / "projects" / slug / "memory"
+        add(memory / "MEMORY.md", "memory_md", by_slug.get(slug), memory)
     for proj in projects:
         for name in ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"):
             add(proj / name, "claude_md", proj)
         add(proj / "AGENTS.md", "agents_md", proj)
         for p in _md_files(proj / ".claude" / "rules"):
-            add(p, "rules", proj, True)
+            add(p, "rules", proj, proj / ".claude" / "rules")
         for p in _skills(proj / ".claude" / "skills"):
-            add(p, "skill_md", proj, True)
+            add(p, "skill_md", proj, p.parent)
     for kb in ws.locations["knowledge_base"]:
         for p in _yaml_files(kb):
             rel = p.relative_to(kb)

@@ -136,8 +136,12 @@ def test_a_linked_rules_folder_is_read_as_its_owner_linked_it(
     (dotfiles / "style.md").write_text("- keep diffs small\n", encoding="utf-8")
     shutil.rmtree(home.root / "rules")
     os.symlink(dotfiles, home.root / "rules")
-    row = _report(home).row(home.root / "rules" / "style.md")
-    assert row is not None and row.text.error is None and len(row.text.rules) == 1
+    (dotfiles / "team").mkdir()
+    os.symlink(dotfiles / "style.md", dotfiles / "team" / "style-link.md")  # inside rules/
+    report = _report(home)
+    for name in ("style.md", "team/style-link.md"):
+        row = report.row(home.root / "rules" / name)
+        assert row is not None and row.text.error is None and len(row.text.rules) == 1
 
 
 #: Tokens per character measured with Anthropic's tokenizer (the ``tokenizer.json`` of the
