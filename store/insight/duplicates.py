@@ -29,6 +29,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -107,6 +108,7 @@ IMPERATIVES = frozenset(
 )
 
 
+@lru_cache(maxsize=1 << 17)
 def substantive(text: str) -> bool:
     """Whether a bullet says a rule (not a title, label, term, code line or placeholder)."""
     t = text.strip()
@@ -126,11 +128,15 @@ def substantive(text: str) -> bool:
     )
 
 
-def literals(text: str) -> list[str]:
+@lru_cache(maxsize=1 << 17)
+def literals(text: str) -> tuple[str, ...]:
     """The code spans and quoted strings of a rule, normalised and sorted."""
-    return sorted(" ".join(m.strip('`"“”「」').casefold().split()) for m in _SPAN.findall(text))
+    return tuple(
+        sorted(" ".join(m.strip('`"“”「」').casefold().split()) for m in _SPAN.findall(text))
+    )
 
 
+@lru_cache(maxsize=1 << 17)
 def normalise(text: str) -> str:
     t = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_NOISE.sub(" ", t).split())
@@ -176,7 +182,6 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
                 said.add(n)
     by_norm = {k: v for k, v in by_norm.items() if k in said}
     keys = list(by_norm)
-    lits = [literals(rules[by_norm[k][0]].text) for k in keys]
     # near-duplicates among the distinct texts
     toks = [tokens(k) if len(k) >= MIN_CHARS else set() for k in keys]
     df: dict[str, int] = defaultdict(int)
@@ -205,7 +210,9 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
                 if pair in seen or min(la, lb) * 2 * 100 < threshold * (la + lb):
                     continue  # scored already, or ratio can't reach the threshold
                 seen.add(pair)
-                if scorer(ka, keys[b], score_cutoff=threshold) and lits[a] == lits[b]:
+                if scorer(ka, keys[b], score_cutoff=threshold) and literals(
+                    rules[by_norm[ka][0]].text
+                ) == literals(rules[by_norm[keys[b]][0]].text):
                     similar[a].add(b)
                     similar[b].add(a)
     # star groups, not chains: a rule joins the group of a rule it is itself like (A~B and
