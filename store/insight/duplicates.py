@@ -62,50 +62,13 @@ _WIDE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 #: Fewer words than this, no sentence and no imperative is a label.
 MIN_WORDS = 6
 #: Words a short English rule begins with ("use uv for everything"); a label does not.
-IMPERATIVES = frozenset(
-    [
-        "always",
-        "never",
-        "do",
-        "don't",
-        "dont",
-        "avoid",
-        "prefer",
-        "use",
-        "run",
-        "keep",
-        "make",
-        "write",
-        "read",
-        "check",
-        "ask",
-        "follow",
-        "preserve",
-        "add",
-        "remove",
-        "put",
-        "call",
-        "commit",
-        "push",
-        "ensure",
-        "include",
-        "exclude",
-        "verify",
-        "document",
-        "update",
-        "create",
-        "delete",
-        "skip",
-        "stop",
-        "wait",
-        "treat",
-        "report",
-        "test",
-        "install",
-        "prefer",
-        "mention",
-    ]
+_IMPERATIVES_TEXT = (
+    "always never do don't dont avoid prefer use run keep make write read check ask "
+    "follow preserve add remove put call commit push ensure include exclude verify "
+    "document update create delete skip stop wait treat report test install prefer "
+    "mention"
 )
+IMPERATIVES = frozenset(_IMPERATIVES_TEXT.split())
 
 
 @lru_cache(maxsize=1 << 17)

@@ -87,191 +87,41 @@ _ROOT_DIRS = frozenset(
     ]
 )
 #: Shell builtins and keywords (bash, zsh, cmd): never a program on ``PATH``.
-SHELL_WORDS = frozenset(
-    [
-        "alias",
-        "bg",
-        "bind",
-        "break",
-        "builtin",
-        "caller",
-        "case",
-        "cd",
-        "command",
-        "compgen",
-        "complete",
-        "continue",
-        "coproc",
-        "declare",
-        "dirs",
-        "disown",
-        "do",
-        "done",
-        "echo",
-        "elif",
-        "else",
-        "enable",
-        "esac",
-        "eval",
-        "exec",
-        "exit",
-        "export",
-        "fc",
-        "fg",
-        "fi",
-        "for",
-        "function",
-        "getopts",
-        "hash",
-        "help",
-        "history",
-        "if",
-        "in",
-        "jobs",
-        "let",
-        "local",
-        "logout",
-        "mapfile",
-        "popd",
-        "printf",
-        "pushd",
-        "pwd",
-        "read",
-        "readarray",
-        "readonly",
-        "return",
-        "select",
-        "set",
-        "setopt",
-        "shift",
-        "shopt",
-        "source",
-        "suspend",
-        "test",
-        "then",
-        "time",
-        "times",
-        "trap",
-        "type",
-        "typeset",
-        "ulimit",
-        "umask",
-        "unalias",
-        "unset",
-        "unsetopt",
-        "until",
-        "wait",
-        "while",
-        "autoload",
-        "bindkey",
-        "compdef",
-        "zstyle",
-        "rehash",
-        "whence",
-        "noglob",
-        "cls",
-        "dir",
-        "del",
-        "ren",
-    ]
+_SHELL_WORDS_TEXT = (
+    "alias bg bind break builtin caller case cd command compgen complete continue coproc "
+    "declare dirs disown do done echo elif else enable esac eval exec exit export fc fg "
+    "fi for function getopts hash help history if in jobs let local logout mapfile popd "
+    "printf pushd pwd read readarray readonly return select set setopt shift shopt source "
+    "suspend test then time times trap type typeset ulimit umask unalias unset unsetopt "
+    "until wait while autoload bindkey compdef zstyle rehash whence noglob cls dir del "
+    "ren"
 )
+SHELL_WORDS = frozenset(_SHELL_WORDS_TEXT.split())
 #: Words that run another program: the program is the first word after them (and their
 #: options; those here take a value).
-_WRAPPERS = frozenset(
-    [
-        "sudo",
-        "doas",
-        "env",
-        "time",
-        "nice",
-        "nohup",
-        "xargs",
-        "command",
-        "exec",
-        "timeout",
-        "stdbuf",
-        "ionice",
-        "chrt",
-        "taskset",
-        "caffeinate",
-        "unbuffer",
-        "watch",
-    ]
+_WRAPPERS_TEXT = (
+    "sudo doas env time nice nohup xargs command exec timeout stdbuf ionice chrt taskset "
+    "caffeinate unbuffer watch"
 )
-_VALUE_OPTS = frozenset(
-    ["-u", "-g", "-C", "-n", "-I", "-P", "-L", "-d", "-s", "-E", "-k", "-c", "-p"]
-)
+_WRAPPERS = frozenset(_WRAPPERS_TEXT.split())
+_VALUE_OPTS_TEXT = "-u -g -C -n -I -P -L -d -s -E -k -c -p"
+_VALUE_OPTS = frozenset(_VALUE_OPTS_TEXT.split())
 #: Programs of one system only: missing elsewhere, they are "not on this machine" (info).
-OS_PROGRAMS = {
-    **dict.fromkeys(
-        ["brew", "pbcopy", "pbpaste", "osascript", "launchctl", "mdfind", "xcrun"], "macOS"
-    ),
-    **dict.fromkeys(
-        ["winget", "choco", "scoop", "chcp", "robocopy", "xcopy", "msbuild", "wsl"], "Windows"
-    ),
-    **dict.fromkeys(["apt", "apt-get", "dnf", "yum", "pacman", "systemctl", "xdg-open"], "Linux"),
+_OS_TEXT = {
+    "macOS": "brew pbcopy pbpaste osascript launchctl mdfind xcrun",
+    "Windows": "winget choco scoop chcp robocopy xcopy msbuild wsl",
+    "Linux": "apt apt-get dnf yum pacman systemctl xdg-open",
 }
+OS_PROGRAMS = {name: system for system, names in _OS_TEXT.items() for name in names.split()}
 #: Verbs that are subcommands of a program (``git branch``, ``npm start``), not programs.
-SUBCOMMANDS = frozenset(
-    [
-        "add",
-        "apply",
-        "archive",
-        "branch",
-        "build",
-        "checkout",
-        "cherry-pick",
-        "clean",
-        "clone",
-        "commit",
-        "config",
-        "create",
-        "delete",
-        "deploy",
-        "describe",
-        "diff",
-        "edit",
-        "fetch",
-        "get",
-        "init",
-        "install",
-        "list",
-        "log",
-        "login",
-        "logout",
-        "merge",
-        "new",
-        "open",
-        "pull",
-        "push",
-        "rebase",
-        "remote",
-        "remove",
-        "reset",
-        "restart",
-        "restore",
-        "revert",
-        "rm",
-        "run",
-        "send",
-        "serve",
-        "set",
-        "show",
-        "start",
-        "stash",
-        "status",
-        "stop",
-        "switch",
-        "sync",
-        "tag",
-        "test",
-        "update",
-        "upgrade",
-        "view",
-        "watch",
-        "worktree",
-    ]
+_SUBCOMMANDS_TEXT = (
+    "add apply archive branch build checkout cherry-pick clean clone commit config create "
+    "delete deploy describe diff edit fetch get init install list log login logout merge "
+    "new open pull push rebase remote remove reset restart restore revert rm run send "
+    "serve set show start stash status stop switch sync tag test update upgrade view "
+    "watch worktree"
 )
+SUBCOMMANDS = frozenset(_SUBCOMMANDS_TEXT.split())
 #: First words of code spans that are code, not commands.
 _NOT_COMMANDS = frozenset(
     [
