@@ -65,8 +65,8 @@ SHORT = {
 def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
     t = row.text
     if row.budget is not None:
-        over = row.used > row.budget.limit
-        style = "$error" if over else "$warning" if row.used >= 0.9 * row.budget.limit else ""
+        said = {f.severity for f in row.findings if f.kind == "budget"}
+        style = "$error" if "error" in said else "$warning" if said else ""
         budget: str | Content = Content.styled(
             f"{row.used:,}/{row.budget.limit:,} {row.budget.unit[0]}", style
         )
@@ -74,11 +74,14 @@ def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
         budget = "—"
     counts = row.counts
     found = " ".join(f"{SHORT[k]} {n}" for k, n in counts.items() if n)
-    findings: str | Content = (
-        Content.styled(found, "$error" if counts["secret"] or counts["unreadable"] else "$warning")
-        if found
-        else "—"
+    worst = (
+        "$error"
+        if counts["secret"] or counts["unreadable"]
+        else "$warning"
+        if any(f.severity != "info" for f in row.findings)
+        else "$text-muted"  # information only: a synced home's other machines
     )
+    findings: str | Content = Content.styled(found, worst) if found else "—"
     return (
         display,
         row.file.kind,

@@ -108,3 +108,35 @@ async def test_merge_shows_the_diff_writes_one_transaction_and_undo_restores(
         await pilot.press("y")
         await until(pilot, lambda: skill.read_bytes() == originals[skill])
         assert {p: p.read_bytes() for p in originals} == originals
+
+
+def test_a_synced_home_is_not_coloured_as_a_problem(tmp_path: Path) -> None:
+    """Issue 39: paths of another machine are information, and a Korean CLAUDE.md over its
+    tokens but within 200 lines is a warning: the list colours them so, not as errors."""
+    from screens.targets import target_cells
+    from store.config import Config
+    from store.insight.target_report import TargetsCache, build_report
+    from store.workspace import Workspace
+
+    root = tmp_path / "claude"
+    (root / "rules").mkdir(parents=True)
+    (root / "rules" / "notes.md").write_text(
+        "- the shared notes are in `/mnt/c/Users/me/notes/claude.md`\n", encoding="utf-8"
+    )
+    line = "- 커밋 전에 반드시 테스트를 실행하고, 실패하면 원인을 먼저 기록한 뒤에 고친다"
+    (root / "CLAUDE.md").write_text("\n".join([line] * 150) + "\n", encoding="utf-8")
+    ws = Workspace(root, Config())
+    report = build_report(ws, cache=TargetsCache())
+
+    def styles(name: str) -> list[str]:
+        row = report.row(root / name)
+        assert row is not None
+        return [
+            str(span.style)
+            for cell in target_cells(row, name)
+            if not isinstance(cell, str)
+            for span in cell.spans
+        ]
+
+    assert "$text-muted" in styles("rules/notes.md")
+    assert "$error" not in styles("CLAUDE.md") and "$warning" in styles("CLAUDE.md")
