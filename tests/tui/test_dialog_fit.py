@@ -3,6 +3,7 @@ own keys (not the keys of the screen under it)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -135,8 +136,20 @@ async def test_every_dialog_fits_and_shows_its_own_keys(  # type: ignore[no-unty
             await until(pilot, lambda: bool(app.screen.plans))
         if kind is ConflictScreen:
             await pilot.press("d")
-        await pilot.pause(0.2)
         screen = app.screen
+
+        def laid_out() -> bool:
+            footers = list(screen.query(Footer))
+            if not all(screen.query(f"#{bid}") for bid in buttons):
+                return False  # still being composed
+            return all(
+                _on_screen(screen, screen.query_one(f"#{bid}", Button)) for bid in buttons
+            ) and bool(footers and keys <= {fk.key for fk in footers[0].query(FooterKey)})
+
+        # laid out and drawn (on a loaded machine this takes a while): then each part is
+        # checked on its own below, naming what does not fit
+        with contextlib.suppress(AssertionError):
+            await until(pilot, laid_out)
         for bid in buttons:
             button = screen.query_one(f"#{bid}", Button)
             assert _on_screen(screen, button), f"{name}: {bid} is not on screen at {size}"
@@ -156,7 +169,11 @@ async def test_the_proposed_document_editor_is_usable(demo_root: Path, size) -> 
         await until(pilot, lambda: isinstance(app.screen, ProposeScreen))
         payload = app.screen.query_one("#pr-payload")
         payload.focus()
-        await pilot.pause(0.2)
+        tall = 10 if size[1] >= 40 else 6
+        with contextlib.suppress(AssertionError):
+            await until(
+                pilot, lambda: payload.size.height >= tall and _on_screen(app.screen, payload)
+            )
         assert payload.size.height >= (10 if size[1] >= 40 else 6)
         assert _on_screen(app.screen, payload)
 
