@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import HelpPanel
 from textual.worker import Worker, WorkerState
 
 from screens.messages import (
@@ -68,6 +69,7 @@ SCREEN_KEYS = (
     ("T", "pieces", "TAKT pieces"),
     ("H", "history", "History"),
     ("C", "targets", "Targets"),
+    ("P", "problems", "Problems"),
 )
 
 
@@ -80,7 +82,9 @@ class HurikaeriApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
-        Binding("question_mark", "app.show_help_panel", "Keys", show=False, id="app.help"),
+        Binding("question_mark", "toggle_help_panel", "Keys", show=False, id="app.help"),
+        # before any screen's Esc (Back, Clear filters), and only while the panel is open
+        Binding("escape", "hide_help_panel", "Hide keys", show=False, priority=True),
         *(
             Binding(key, f"open_screen('{name}')", description, id=f"app.{name}", show=False)
             for key, name, description in SCREEN_KEYS
@@ -256,10 +260,15 @@ class HurikaeriApp(App[None]):
 
     def screen_shown(self, _screen: Screen[object]) -> None:
         """A screen came on show: tell it (and those shown below a modal one) what changed
-        while it was hidden."""
+        while it was hidden. The keys panel of a screen left behind is closed: it listed
+        that screen's keys, and would be there again on return."""
         stack = self.screen_stack
         self._stale = {s: c for s, c in self._stale.items() if s in stack}
-        for screen in on_show(stack):
+        shown = on_show(stack)
+        for screen in stack:
+            if screen not in shown:
+                screen.query(HelpPanel).remove()
+        for screen in shown:
             stale = self._stale.pop(screen, None)
             if stale is not None:
                 self.tell(screen, stale)
@@ -295,6 +304,18 @@ class HurikaeriApp(App[None]):
             self.index.save_cache()
 
     # -- actions -----------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "hide_help_panel":  # Esc goes on to the screen when no panel is open
+            return bool(self.screen.query(HelpPanel))
+        return True
+
+    def action_toggle_help_panel(self) -> None:
+        """``?``: the keys panel, or away with it."""
+        if self.screen.query(HelpPanel):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def action_undo(self, tx_id: str = "") -> None:
