@@ -19,7 +19,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, ProgressBar, Select
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
@@ -45,6 +46,8 @@ OUTCOMES = [("success", "success"), ("partial", "partial"), ("failure", "failure
 #: (label, value): the values are :class:`SessionFilter`'s
 REVIEW = [("to review", "unreviewed"), ("reviewed", "reviewed")]
 EVIDENCE = [("evidence missing", "missing"), ("evidence found", "found"), ("no transcript", "none")]
+#: How long the notice of sessions that arrived stays after the last of them (seconds).
+ARRIVALS_SHOWN = 8.0
 
 
 class SessionsScreen(Screen[None]):
@@ -61,6 +64,8 @@ class SessionsScreen(Screen[None]):
         /* the workspace being read: shown until everything is in */
         #load-progress { height: 1; width: 100%; padding: 0 1; }
         #load-progress Bar { width: 1fr; }
+        /* sessions that arrived while the app runs: one line, its count growing */
+        #arrivals { height: 1; padding: 0 1; color: $success; text-style: bold; }
     }
     """
 
@@ -98,6 +103,9 @@ class SessionsScreen(Screen[None]):
         self._pending_open: str | None = None
         #: reports checked so far while the evidence is being checked: (done, total)
         self._evidence_progress: tuple[int, int] | None = None
+        #: the sessions told in the arrivals notice while it shows, and its timer
+        self._arrived: set[str] = set()
+        self._arrivals_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,6 +122,9 @@ class SessionsScreen(Screen[None]):
         bar = ProgressBar(id="load-progress", show_eta=False)
         bar.display = False
         yield bar
+        arrivals = Static(id="arrivals")
+        arrivals.display = False
+        yield arrivals
         yield Footer()
 
     def on_mount(self) -> None:
@@ -186,19 +197,28 @@ class SessionsScreen(Screen[None]):
             self.open_pending(reading)
 
     def tell_new_sessions(self, reading: bool) -> None:
-        """Sessions that arrived while the app runs (not the first reading) are told in a
-        notice, wherever the list is scrolled."""
+        """Sessions that arrived while the app runs (not the first reading) are told in one
+        notice under the list, wherever it is scrolled: arrivals a few seconds apart add to
+        its count (twenty reports arriving one by one would stack twenty toasts)."""
         keys = set(self.index.sessions)
         known, self._known = self._known, (None if reading else keys)
         if known is None or reading:
             return
         new = keys - known
-        if new:
-            self.notify(
-                f"{len(new)} new session{'s' if len(new) != 1 else ''} arrived.",
-                title="New",
-                timeout=4,
-            )
+        self._arrived = (self._arrived | new) & keys
+        if not new:
+            return
+        n = len(self._arrived)
+        notice = self.query_one("#arrivals", Static)
+        notice.update(f"{n} new session{'s' if n != 1 else ''} arrived")
+        notice.display = True
+        if self._arrivals_timer is not None:
+            self._arrivals_timer.stop()
+        self._arrivals_timer = self.set_timer(ARRIVALS_SHOWN, self.arrivals_told)
+
+    def arrivals_told(self) -> None:
+        self._arrived.clear()
+        self.query_one("#arrivals", Static).display = False
 
     # -- the first page, kept for the next start -----------------------------------
 
@@ -308,6 +328,13 @@ class SessionsScreen(Screen[None]):
         self.query_one("#sessions", VirtualTable).focus()
 
     @on(Select.Changed)
+    def filter_chosen(self, event: Select.Changed) -> None:
+        """A value chosen in a filter: back to the list, where Enter opens a session (a
+        value set by the screen itself, e.g. the project list refreshed, moves nothing)."""
+        if event.select.has_focus_within:  # the dropdown, or the filter itself
+            self.query_one("#sessions", VirtualTable).focus()
+        self.filters_changed()
+
     @on(Input.Changed)
     def filters_changed(self) -> None:
         def sel(id_: str) -> str | None:

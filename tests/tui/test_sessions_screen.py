@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
+from screens import sessions
 from screens.session import SessionScreen
 from screens.sessions import SessionsScreen
 from screens.widgets.virtual_table import VirtualTable
@@ -106,7 +107,7 @@ async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path
         await until(pilot, lambda: table.row_count == 34)
         assert table.cursor_key == key
         assert "123 to review" in app.sub_title
-        assert any("1 new session arrived" in str(n.message) for n in app._notifications)
+        assert str(screen_arrivals(app).render()) == "1 new session arrived"
         (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").unlink()
         await until(pilot, lambda: table.row_count == 33)
         assert table.cursor_key == key
@@ -238,3 +239,60 @@ async def test_a_start_from_the_cache_draws_the_sessions_before_it_reads_on(
         await ready(pilot)
     assert events.index("sessions read") < events.index("sessions drawn")
     assert events.index("sessions drawn") < events.index("more read"), events
+
+
+async def test_after_choosing_a_filter_value_enter_opens_the_highlighted_session(
+    demo_root: Path,
+) -> None:
+    """Issue 44: focus went back to the filter bar, and Enter opened its dropdown again."""
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        table = screen.query_one("#sessions", VirtualTable)
+        await pilot.press("f", "enter")  # the outcome filter, its dropdown open
+        await until(pilot, lambda: screen.query_one("#f-outcome", Select).expanded)
+        await pilot.press("down", "down", "enter")  # a value chosen
+        await until(pilot, lambda: screen.query_one("#f-outcome", Select).value != Select.BLANK)
+        await until(pilot, lambda: table.has_focus)
+        key = table.cursor_key
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
+        assert isinstance(app.screen, SessionScreen) and app.screen.session_key == key
+
+
+def screen_arrivals(app: Any) -> Static:
+    notice = app.screen.query_one("#arrivals", Static)
+    assert notice.display
+    return notice
+
+
+def live_report(n: int) -> str:
+    return (
+        f"id: kpt-20261122-{n:03}\ncreated_at: 2026-11-22T09:{n:02}:00+09:00\n"
+        f"session_id: live-{n}\nsession_summary: arrived {n}\ntask_goals: [x]\n"
+        "outcome: success\nkeep: []\nproblem: []\ntry: []\nomission: []\n"
+    )
+
+
+async def test_arrivals_a_few_seconds_apart_are_one_notice_that_counts(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44: twenty reports arriving live stacked five toasts over the Summary column."""
+    monkeypatch.setattr(sessions, "ARRIVALS_SHOWN", 3600.0)  # shown however slow the run
+    app = make_app(demo_root)
+    told: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        monkeypatch.setattr(app, "notify", lambda message, **kw: told.append(str(message)))
+        table = app.screen.query_one("#sessions", VirtualTable)
+        for n in range(1, 6):  # five batches: four reports, then one
+            paths = set()
+            for m in range(4 if n < 5 else 1):
+                path = demo_root / "hurikaeri" / f"kpt-20261122-{n * 10 + m:03}.yaml"
+                path.write_text(live_report(n * 10 + m), encoding="utf-8")
+                paths.add(path)
+            await app.apply_changes(paths)
+            await until(pilot, lambda n=n: table.row_count == 33 + min(4 * n, 17))
+            assert str(screen_arrivals(app).render()) == f"{min(4 * n, 17)} new sessions arrived"
+        assert not told  # no toast at all
