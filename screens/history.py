@@ -24,13 +24,14 @@ from screens.messages import EVERY_KIND, ReviewChanged, WorkspaceChanged
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
+from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.review import transactions as tx
 from store.review.errors import ReviewError
 from store.review.transactions import TxView
 
 COLUMNS = [
-    Column("at", "When", 16),
+    Column("at", "When (local)", 16),
     Column("who", "Who", 10, drop=2),
     Column("action", "Action", 14),
     Column("subjects", "Subjects", None, min_width=16),
@@ -49,8 +50,10 @@ LIMIT = 2000
 
 
 def when(at: str) -> str:
-    """``2026-11-24T05:12:33+00:00`` → ``2026-11-24 05:12``."""
-    return at[:16].replace("T", " ")
+    """``2026-11-24T05:12:33+00:00`` → ``2026-11-24 14:12`` in a +09:00 zone: one column,
+    one zone (the ledger keeps the writer's zone). Text that is no time is shown as it is."""
+    t = parse_time(at)
+    return t.astimezone().strftime("%Y-%m-%d %H:%M") if t.year > 1 else at[:16]
 
 
 def subjects(view: TxView) -> str:

@@ -86,11 +86,32 @@ def tx_json(result: TxResult | None, **extra: Any) -> dict[str, Any]:
     return {**base, **extra}
 
 
-def _line(v: TxView) -> str:
+#: The widest the "who" column gets (wider identities are cut, with an ellipsis).
+WHO_WIDTH = 16
+
+
+def _who(who: str | None) -> str:
+    """A reviewer as the column shows it: an e-mail address by its name part (``--json``
+    has it whole), cut to :data:`WHO_WIDTH`."""
+    name = (who or "-").partition("@")[0] or who or "-"
+    return name if len(name) <= WHO_WIDTH else name[: WHO_WIDTH - 1] + "…"
+
+
+def _at(at: str) -> str:
+    """The time in the local zone (the ledger keeps each writer's own), to the second."""
+    from store.index.sessions import parse_time
+
+    t = parse_time(at)
+    return t.astimezone().isoformat(timespec="seconds") if t.year > 1 else at
+
+
+def _line(v: TxView, who_width: int) -> str:
     files = ", ".join(f.path for f in v.files)
-    who = v.who or "-"
+    who = _who(v.who)
     state = v.state + (" (legacy)" if v.legacy else "")
-    out = f"{v.at}  {v.id}  {state:<16} {who:<12} {v.title}" + (f"  [{files}]" if files else "")
+    out = f"{_at(v.at)}  {v.id}  {state:<16} {who:<{who_width}} {v.title}" + (
+        f"  [{files}]" if files else ""
+    )
     if v.reason and v.state in ("blocked", "aborted"):
         out += f"\n    {v.reason}"
     return printable(out)
@@ -109,8 +130,9 @@ def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
     if not views:
         print(f"{PROG}: no transactions yet", file=sys.stderr)
         return 0
+    width = max(len(_who(v.who)) for v in views)
     for v in views:
-        print(_line(v))
+        print(_line(v, width))
     return 0
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +190,33 @@ def test_a_command_that_writes_recovers_first(
     assert claude.read_bytes() == old
     history = as_json(capsys, "history", "--root", str(demo_root))
     assert {h["tx"]: h["state"] for h in history}[tx] == "aborted"
+
+
+@pytest.fixture
+def zone_minus_3(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The local zone is UTC-3 (no summer time): neither UTC nor the demo's +09:00."""
+    monkeypatch.setenv("TZ", "<-03>3")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_history_is_in_local_time_and_long_identities_fit(
+    demo_root: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    zone_minus_3: None,
+) -> None:
+    """Issue 44: the demo's +09:00 lines beside this machine's zone in one column, and an
+    e-mail identity pushing the titles out of line."""
+    monkeypatch.setenv("HURIKAERI_REVIEWER", "someone.with.a.long.name@example.com")
+    root = ["--root", str(demo_root)]
+    assert cli(capsys, "approve", "kpt-20261120-001/keep-001", *root)[0] == 0
+    code, out, _ = cli(capsys, "history", "--limit", "6", *root)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 6
+    assert all(line[:25].endswith("-03:00") for line in lines)
+    assert lines[0].split()[3] == "someone.with.a.…"  # the name part, cut to 16
+    titles = {line.index(" approve ") for line in lines if " approve " in line}
+    assert len(titles) == 1  # one column of titles
