@@ -45,6 +45,7 @@ from store.watch import OwnWrites, watch_workspace
 from store.workspace import Workspace
 from tui import log_notices
 from tui.commands import HurikaeriCommands
+from tui.config_check import check_config
 from tui.navigate import open_target
 from tui.refresh import Change, concerns, on_show
 from tui.search_provider import SearchProvider
@@ -93,6 +94,7 @@ class HurikaeriApp(App[None]):
 
     def __init__(self, workspace: Workspace, *, watch: bool = True) -> None:
         super().__init__()
+        check_config(workspace.config, self.available_themes, self.BINDINGS)
         start_helpers()  # before Textual captures standard error: see its docstring
         cjk_wrap.install()  # Japanese, Chinese and Korean text wraps by character
         self.workspace = workspace
