@@ -15,13 +15,15 @@ import os
 import select
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import HelpPanel
 from textual.worker import Worker, WorkerState
@@ -48,12 +50,16 @@ from tui.commands import HurikaeriCommands
 from tui.config_check import check_config
 from tui.navigate import open_target
 from tui.refresh import Change, concerns, on_show
+from tui.screenshot import take_screenshot
 from tui.search_provider import SearchProvider
 
 #: How often changes seen while running are written to the index cache (seconds).
 SAVE_EVERY = 120.0
 #: How long the reading waits at most for what it published to be drawn (seconds).
 DRAW_WAIT = 0.5
+#: How long a theme stays chosen before it is remembered (the palette previews each one the
+#: cursor passes over; seconds).
+THEME_SETTLES = 1.0
 #: How often the app looks whether its terminal is still there (seconds).
 TERMINAL_CHECK_EVERY = 1.0
 
@@ -104,6 +110,8 @@ class HurikaeriApp(App[None]):
         self.loaded = asyncio.Event()
         self._stop_watch = asyncio.Event()
         self._save_timer: Timer | None = None
+        self._theme_timer: Timer | None = None
+        self._theme_kept = ""
         #: what changed while a screen was hidden, told when it is shown again
         self._stale: dict[Screen[object], Change] = {}
 
@@ -117,6 +125,8 @@ class HurikaeriApp(App[None]):
             self.set_keymap(self.workspace.config.keys)
         if self.workspace.config.theme:
             self.theme = self.workspace.config.theme
+        self._theme_kept = self.theme
+        self.theme_changed_signal.subscribe(self, self.theme_chosen)
         self.sub_title = f"{self.workspace.root} · reading…"
         self.push_screen(SessionsScreen(self.index))
         why = self.workspace.nothing_here()  # an empty list would not say why
@@ -304,6 +314,44 @@ class HurikaeriApp(App[None]):
         self._stop_watch.set()
         if self.loaded.is_set():
             self.index.save_cache()
+
+    # -- the theme, remembered ---------------------------------------------------
+
+    def theme_chosen(self, _theme: Theme) -> None:
+        """A theme chosen (or previewed) in the palette: remembered in the config file once
+        it has stayed a moment."""
+        if self.workspace.config.save_to is None:
+            return
+        if self._theme_timer is not None:
+            self._theme_timer.stop()
+        self._theme_timer = self.set_timer(THEME_SETTLES, self.remember_theme)
+
+    @work(exclusive=True, group="theme", exit_on_error=False)
+    async def remember_theme(self) -> None:
+        from screens.writing import run_write
+        from store.config import save_theme
+
+        name, path = self.theme, self.workspace.config.save_to
+        if path is None or name == self._theme_kept:
+            return
+        done = await run_write(self, f"remember the theme {name}", lambda: save_theme(path, name))
+        if done.ok:
+            self._theme_kept = name
+
+    # -- the palette's screenshot -------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's, but "Screenshot" saves where it can and says where (Textual's saves
+        to ~/Downloads only, and says "Failed" when that folder does not exist)."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot" and not self.is_web:
+                help_text = "Save an SVG picture of the screen (in Downloads, else here)"
+                yield SystemCommand(command.title, help_text, lambda: take_screenshot(self))
+            else:
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        take_screenshot(self, filename, path)
 
     # -- actions -----------------------------------------------------------------
 
