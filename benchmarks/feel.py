@@ -30,6 +30,9 @@ the same run, round by round, so a change in the machine's load touches both ali
   until the process is idle), and the bare app's.
 - **cache**: the sizes of the caches under the workspace's state directory, beside the
   size of the workspace's own files.
+- **cold** (only when named in ``--only``): the first start with no caches, in the app in
+  the pty (spawn → the index cache written at the end of the reading; the app process's
+  peak RSS), beside the same reading in a plain process in the same round.
 
 Everything runs on a copy of ``WS`` made first (and removed at the end): the app writes its
 caches and ``approve`` appends to the ledger, and the measured workspace is never touched.
@@ -366,6 +369,60 @@ def app_memory(root: Path, env: dict[str, str]) -> dict[str, Any]:
         term.close()
 
 
+def drop_caches(root: Path) -> None:
+    """The workspace as a first start (or one after an upgrade) finds it: no caches."""
+    state = root / ".hurikaeri"
+    for p in [*state.glob("*cache*"), *state.glob("first-page*")]:
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+
+
+def index_written(root: Path) -> bool:
+    """The index cache is written at the end of the first reading: everything is read."""
+    return any((root / ".hurikaeri").glob("index-cache-*"))
+
+
+def app_cold(root: Path, env: dict[str, str]) -> dict[str, float]:
+    """The app's first start on the workspace without caches, in the pty: spawn → the end of
+    the reading (its index cache written), and the app process's peak RSS then (its worker
+    processes apart: they end with the parse)."""
+    drop_caches(root)
+    term = Term([str(BIN), "--root", str(root)], env)
+    try:
+        while not index_written(root):
+            if term.proc.poll() is not None:
+                raise RuntimeError("the app ended before it had read the workspace")
+            time.sleep(0.05)
+        wall = time.perf_counter() - term.t0
+        return {"wall_s": wall, "peak_rss_mb": status_kb(term.proc.pid, "VmHWM") / 1024}
+    finally:
+        term.close()
+
+
+def plain_cold(root: Path, env: dict[str, str]) -> dict[str, float]:
+    """The same first reading in a plain process (no terminal, no UI), the same code:
+    ``WorkspaceIndex(ws).load_all()``, spawn → exit."""
+    drop_caches(root)
+    code = (
+        "import resource, sys\n"
+        "from benchmarks.probe import workspace\n"
+        "from store.index.workspace_index import WorkspaceIndex\n"
+        "if __name__ == '__main__':\n"
+        "    WorkspaceIndex(workspace(sys.argv[1])).load_all()\n"
+        "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root)], env=env, cwd=REPO, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(f"the plain reading failed: {done.stderr[-500:]}")
+    return {"wall_s": wall, "peak_rss_mb": int(done.stdout.split()[-1]) / 1024}
+
+
 def bare_keys(env: dict[str, str]) -> dict[str, Any]:
     """The same queries typed into a bare Textual app with the search screen's layout that
     searches nothing (``benchmarks/bare_search.py``): Textual's own cost of such a frame."""
@@ -415,7 +472,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("root", type=Path)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--keys", type=int, default=40, help="'down' presses in the list")
-    p.add_argument("--only", default="start,small,keys,memory,cache")
+    p.add_argument(
+        "--only",
+        default="start,small,keys,memory,cache",
+        help="what to measure, of start,small,keys,memory,cache,cold (cold: the first start "
+        "with no caches, in the app and in a plain process; not measured unless named)",
+    )
     p.add_argument(
         "--before",
         type=Path,
@@ -508,6 +570,11 @@ def measure(a: argparse.Namespace, root: Path) -> int:
             for name, (env, _) in variants.items():
                 log(f"  keys: {name}")
                 add(f"{name}:keys", app_keys(root, env, a.keys))
+        if "cold" in only:
+            add("plain:cold", plain_cold(root, with_bc))
+            for name, (env, _) in variants.items():
+                log(f"  cold start: {name}")
+                add(f"{name}:cold", app_cold(root, env))
         if "memory" in only:
             add("bare:memory", bare_memory(with_bc))
             for name, (env, _) in variants.items():
@@ -562,6 +629,17 @@ def report(
             runs["bare:start.nobc"],
             "{:.2f} s",
         )
+    if "plain:cold" in runs:
+        for key, label, fmt in (
+            ("wall_s", "first start, no caches: spawn → everything read", "{:.1f} s"),
+            ("peak_rss_mb", "first start, no caches: peak RSS of the app process", "{:.0f} MB"),
+        ):
+            line(
+                f"{label} (baseline: the same reading in a plain process)",
+                lambda n, key=key: [r[key] for r in runs.get(f"{n}:cold", [])],
+                [r[key] for r in runs["plain:cold"]],
+                fmt,
+            )
     base = runs.get("bare:small.python -c pass", [])
     for key in sorted({k.split(":", 1)[1] for k in runs if ":small." in k and "pass" not in k}):
         line(f"`hurikaeri {key[6:]}` spawn → exit", plain(key), base, "{:.3f} s")
