@@ -32,10 +32,12 @@ item (``resolves``) settles it, and ``reopen`` sets it back to pending for every
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import secrets
+import stat
 import sys
 import threading
 from array import array
@@ -47,7 +49,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
-from store import team
+from store import machine_key, team
 from store.gc_pause import paused_gc
 from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
@@ -66,6 +68,32 @@ UNDECIDED: tuple[str, ...] = ("pending", "contested")
 LEDGER_NAME = "ledger.jsonl"
 #: The ops of transaction lines (never folded as decisions themselves).
 TX_OPS = ("begin", "commit", "abort")
+
+
+#: Where a change was made (DESIGN.md "Approval is a person's"): the app, a person's
+#: terminal, or a script (a command whose input is no terminal). Every transaction records
+#: it; an undo without an id takes back only what its own channel did last.
+CHANNELS = ("app", "terminal", "script")
+_channel: list[str] = []
+
+
+def set_channel(name: str) -> None:
+    """The channel of this process from now on (the command line sets ``app`` before it
+    opens the app)."""
+    if name not in CHANNELS:
+        raise ValueError(f"unknown channel {name!r}")
+    _channel[:] = [name]
+
+
+def current_channel() -> str:
+    """This process's channel: as set, else ``terminal`` when its input is a terminal,
+    else ``script``."""
+    if _channel:
+        return _channel[0]
+    try:
+        return "terminal" if sys.stdin is not None and sys.stdin.isatty() else "script"
+    except (OSError, ValueError):
+        return "script"
 
 
 def now_iso() -> str:
@@ -120,6 +148,9 @@ class Entry:
     effect_entries: Entry | tuple[Entry | None, ...] | None = field(
         default=None, init=False, compare=False, repr=False
     )
+    #: the line's signature (``store.machine_key``; ``None``: it has none): which lines
+    #: this machine wrote, the only ones recovery, undo and redo act on
+    sig: Any = field(default=None, init=False, compare=False, repr=False)
 
     def __init__(
         self,
@@ -152,6 +183,7 @@ class Entry:
         s(self, "src", "")
         s(self, "raw", None)
         s(self, "effect_entries", None)
+        s(self, "sig", None)
 
     @property
     def full_data(self) -> dict[str, Any]:
@@ -552,6 +584,16 @@ class Ledger:
         with self.lock, paused_gc():
             return self._refresh()
 
+    def _check_dirs(self) -> None:
+        """The ledger is kept in real directories inside the workspace, never through a
+        link (a teammate could push ``ledger/`` as one): refused, naming it."""
+        linked = team.linked_dir(self.state_dir)
+        if linked is not None:
+            raise PathRefused(
+                f"refused: {linked} is a link (to {os.path.realpath(linked)}); the ledger is "
+                "read and written only in a real directory inside the workspace"
+            )
+
     def _files(self) -> list[tuple[Path, str, int]]:
         """Every ledger file (path, whose, rank): ``ledger.jsonl``, read as the local
         reviewer's, then each reviewer's own file in team mode (links are not followed)."""
@@ -578,6 +620,7 @@ class Ledger:
         return out
 
     def _refresh(self) -> bool:
+        self._check_dirs()
         team_now = team.is_team(self.state_dir)
         reset = False
         if team_now and self.reports is not None:
@@ -631,7 +674,7 @@ class Ledger:
         """Add the lines appended to ``src`` since it was last read to ``new``, each after
         its place in the fold (``False``: it shrank, or is gone)."""
         try:
-            with open(src.path, "rb") as fh:
+            with _open_ledger(src.path) as fh:
                 size = os.fstat(fh.fileno()).st_size
                 if size < src.offset:
                     return False
@@ -943,12 +986,32 @@ class Ledger:
     # -- writing -----------------------------------------------------------------
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one line (fsynced) and read it back."""
+        """Append one line (fsynced), signed as this machine's (``store.machine_key``),
+        and read it back."""
         with self.lock:
+            self._check_dirs()
             path = self.path
             guard = self._guard_for(path)
-            append_bytes(path, encode_record(record), guard=guard, repair_torn=True)
+            body = {k: v for k, v in record.items() if k != "sig"}
+            # signed as it is read back (the JSON of the line, not the caller's objects)
+            sig = machine_key.sign(self.state_dir, json.loads(encode_record(body)))
+            line = encode_record({**body, "sig": sig} if sig else body)
+            append_bytes(path, line, guard=guard, repair_torn=True)
             self._refresh()
+
+    def authentic(self, e: Entry | None) -> bool:
+        """Whether the line of ``e`` was written by this machine in this workspace, as it
+        is: signed with this machine's key (``store.machine_key``) over what it holds."""
+        if e is None or e.sig is None:
+            return False
+        return machine_key.verify(self.state_dir, e.as_record(), e.sig)
+
+    def is_ours(self, rec: TxRecord) -> bool:
+        """Whether the transaction is the local reviewer's, begun and ended on this
+        machine: the only kind recovery, undo and redo may act on."""
+        if not self.is_own(rec.src) or not self.authentic(rec.begin):
+            return False
+        return rec.end is None or rec.end is rec.begin or self.authentic(rec.end)
 
     def complete_torn(self) -> None:
         """End a last line cut short by a crash (it stays, reported as broken, unless it
@@ -956,7 +1019,7 @@ class Ledger:
         with self.lock:
             path = self.path
             try:
-                with open(path, "rb") as fh:
+                with _open_ledger(path) as fh:
                     size = os.fstat(fh.fileno()).st_size
                     torn = size > 0 and os.pread(fh.fileno(), 1, size - 1) != b"\n"
             except FileNotFoundError:
@@ -970,6 +1033,7 @@ class Ledger:
         self, op: Op, target: str, note: str | None = None, undoes: str | None = None, **data: Any
     ) -> Entry:
         """One line of the older kind (a decision of its own, not a transaction)."""
+        data.setdefault("channel", current_channel())
         entry = Entry(new_id(), now_iso(), op, target, note or None, undoes, data)
         self.append(entry.as_record())
         return entry
@@ -1006,6 +1070,30 @@ class Ledger:
     def mark_undone(self, entries: list[Entry]) -> None:
         for e in reversed(entries):
             self.record("undo", e.target, undoes=e.id)
+
+
+def _open_ledger(path: Path) -> Any:
+    """A ledger file opened for reading: never a FIFO or device (it would block every
+    command and the app), never through a link: refused, naming it."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        what = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        raise PathRefused(f"refused: {path}: {what}; the ledger is not read") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PathRefused(
+                f"refused: {path} is not a regular file (a FIFO, device or directory); "
+                "the ledger is not read"
+            )
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _effect_entry(
@@ -1134,6 +1222,7 @@ def _keep_rest(
     it again from the entries of its effects when they hold all of it (a decision's
     ``subjects`` and ``effects``), else the line's text."""
     own = 3 + ("target" in rec) + ("note" in rec) + ("undoes" in rec) + ("tx" in rec)
+    own += "sig" in rec
     left = len(rec) - len(e.data) - own
     made = _prepare_effects(e, rec, strs) if e.op == "commit" or e.op == "begin" else None
     raw: bytes | _Shape | None = None
@@ -1228,7 +1317,7 @@ def _field(e: Entry, name: str) -> Any:
 _place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
 
 
-_KNOWN = frozenset({"id", "at", "op", "target", "note", "undoes"})
+_KNOWN = frozenset({"id", "at", "op", "target", "note", "undoes", "sig"})
 #: An effect's fields that are its entry's own (not ``data``).
 _EFFECT_OWN = frozenset({"op", "target", "note"})
 #: The fields of a transaction line read as single values (kept parsed whatever they hold).
@@ -1295,6 +1384,9 @@ def _entry(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) ->
     )
     if slim:
         object.__setattr__(e, "raw", _LEFT_OUT)
+    sig = rec.get("sig")
+    if sig is not None:
+        object.__setattr__(e, "sig", sig)
     return e
 
 
@@ -1465,6 +1557,7 @@ def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:
 
 
 __all__ = [
+    "CHANNELS",
     "DECISIONS",
     "UNDECIDED",
     "Decision",
@@ -1472,8 +1565,10 @@ __all__ = [
     "ItemState",
     "Ledger",
     "TxRecord",
+    "current_channel",
     "fold_entry",
     "item_key",
     "new_id",
     "report_of",
+    "set_channel",
 ]

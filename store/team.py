@@ -99,6 +99,20 @@ def team_dir(state_dir: Path) -> Path:
     return state_dir / TEAM_DIR
 
 
+def linked_dir(state_dir: Path) -> Path | None:
+    """The first of the ledger's directories that is a link (``None``: none is): the state
+    directory and the team's ``ledger/``. A link pushed in place of either would carry the
+    ledger's lines — and its writes — out of the workspace (the workspace root itself may
+    be reached through links: it is where the person chose to work)."""
+    for d in (state_dir, team_dir(state_dir)):
+        try:
+            if stat.S_ISLNK(os.lstat(d).st_mode):
+                return d
+        except OSError:
+            return None  # not there (nor anything below it)
+    return None
+
+
 def is_team(state_dir: Path) -> bool:
     """Whether the workspace is reviewed by a team (its state has a ``ledger/`` directory)."""
     return team_dir(state_dir).is_dir()
@@ -183,6 +197,7 @@ __all__ = [
     "file_name",
     "is_team",
     "ledger_file",
+    "linked_dir",
     "reviewer",
     "team_dir",
 ]

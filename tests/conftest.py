@@ -46,3 +46,15 @@ def _no_user_config(
     home = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     monkeypatch.delenv("HURIKAERI_CONFIG", raising=False)
+    # the machine's ledger key (store.machine_key) is the session's own, never the user's
+    monkeypatch.setenv("HURIKAERI_KEY_DIR", str(_key_dir(tmp_path_factory)))
+
+
+_KEY_DIR: list[Path] = []
+
+
+def _key_dir(factory: pytest.TempPathFactory) -> Path:
+    """One key directory for the test session: this machine, as every test sees it."""
+    if not _KEY_DIR:
+        _KEY_DIR.append(factory.mktemp("machine-key"))
+    return _KEY_DIR[0]

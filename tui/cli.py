@@ -296,8 +296,10 @@ def copy_demo() -> Path:
 
 
 def run_ui(workspace: Workspace) -> int:
+    from store.ledger import set_channel
     from tui.app import create_app
 
+    set_channel("app")  # what the app records, and what its undo takes back
     create_app(workspace).run()
     return 0
 

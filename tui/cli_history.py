@@ -109,10 +109,11 @@ def _line(v: TxView, who_width: int) -> str:
     files = ", ".join(f.path for f in v.files)
     who = _who(v.who)
     state = v.state + (" (legacy)" if v.legacy else "")
-    out = f"{_at(v.at)}  {v.id}  {state:<16} {who:<{who_width}} {v.title}" + (
+    via = f" via {v.channel}" if v.channel else ""
+    out = f"{_at(v.at)}  {v.id}  {state:<16} {who:<{who_width}} {v.title}{via}" + (
         f"  [{files}]" if files else ""
     )
-    if v.reason and v.state in ("blocked", "aborted"):
+    if v.reason and (v.state in ("blocked", "aborted") or not v.trusted):
         out += f"\n    {v.reason}"
     return printable(out)
 

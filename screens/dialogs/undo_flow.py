@@ -38,9 +38,9 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
             view: TxView | None = tx.get(ws, tx_id, ledger=led)
         else:
             view = tx.last_undone(ws, ledger=led) if redo else tx.last_done(ws, ledger=led)
-        if view is None:
-            return None, f"Nothing to {verb.lower()}."
         describe = tx.describe_redo if redo else tx.describe_undo
+        if view is None:  # nothing, or made elsewhere (the terminal): said which
+            return None, describe(ws, None, ledger=led)
         return view, describe(ws, view.id, ledger=led)
 
     await settled(node)  # what was asked before this key is written first

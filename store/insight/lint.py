@@ -33,6 +33,9 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
             yield unfinished(f.display, f.unfinished_line)
     yield from report_id_collisions(ws, index)
     yield from session_id_collisions(ws, index)
+    from store.review.transactions import not_ours
+
+    yield from not_ours(ws, ledger=index.ledger)  # forged or pulled lines: not acted on
 
 
 def once(diagnostics: Iterable[Diagnostic], seen: set[Diagnostic]) -> Iterator[Diagnostic]:

@@ -45,7 +45,7 @@ from store.write.atomic import (
 )
 from store.write.atomic import _open_locked as open_locked
 from store.write.jsonl_edit import pad_to, replace_span
-from store.write.policy import any_action, created_by_an_action, state
+from store.write.policy import action_writes, created_by_an_action, state
 
 How = Literal["replace", "append", "truncate", "record"]
 Where = Literal["before", "after", "changed"]
@@ -588,23 +588,24 @@ def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Stan
     )
 
 
-def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool) -> Guard:
-    """What an undo, redo or roll-back of a record may write: only where some action
-    writes, and deleting only a file an action of that kind creates (the ledger lies in
-    the workspace: a forged line must not lead anywhere else)."""
-    anywhere = any_action(ws)
+def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool, action: str) -> Guard:
+    """What an undo, redo or roll-back of a record of an ``action`` transaction may write:
+    only what that action may write now (:func:`store.write.policy.action_writes`), and
+    deleting only a file an action of that kind creates (the ledger lies in the
+    workspace: a line must not lead anywhere its action could not go)."""
+    allowed = action_writes(ws, action)
     creatable = created_by_an_action(ws)
     kind = rec.get("created_by")
 
     def guard(path: Path) -> None:
-        anywhere(path)
+        allowed(path)
         if deletes:
             creatable(path, kind=str(kind) if kind else None)
 
     return guard
 
 
-def remove_created_empty(ws: Workspace, rec: dict[str, Any]) -> bool:
+def remove_created_empty(ws: Workspace, rec: dict[str, Any], action: str) -> bool:
     """An append that created its file and was killed before writing to it left an empty
     file: removed (True), like the file it would have been."""
     if rec.get("how") != "append" or rec.get("before_size") is not None:
@@ -613,7 +614,7 @@ def remove_created_empty(ws: Workspace, rec: dict[str, Any]) -> bool:
     if read_file(path) != b"":
         return False
     try:
-        replay_guard(ws, rec, deletes=True)(resolve_target(path))
+        replay_guard(ws, rec, deletes=True, action=action)(resolve_target(path))
         os.unlink(path)
     except (WriteError, OSError):
         return False
@@ -624,18 +625,22 @@ class Unrestorable(WriteError):
     """A file a record cannot be turned around for (a copy missing, a path refused)."""
 
 
-def back_write(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> FileWrite:
+def back_write(ws: Workspace, rec: dict[str, Any], now: bytes | None, action: str) -> FileWrite:
     """The change that takes the file from the record's *after* back to its *before*
-    (``now``: the file's bytes, already found to be at *after*)."""
-    return _turn(ws, rec, now, back=True)
+    (``now``: the file's bytes, already found to be at *after*), as ``action`` may write."""
+    return _turn(ws, rec, now, back=True, action=action)
 
 
-def forward_write(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> FileWrite:
+def forward_write(ws: Workspace, rec: dict[str, Any], now: bytes | None, action: str) -> FileWrite:
     """The change that takes the file from the record's *before* to its *after* again."""
-    return _turn(ws, rec, now, back=False)
+    return _turn(ws, rec, now, back=False, action=action)
 
 
-def _turn(ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool) -> FileWrite:
+def _turn(
+    ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool, action: str
+) -> FileWrite:
+    """Every kept copy is checked against the hashes the record holds first: the copies
+    lie in the workspace too, and only what the record says was written is written."""
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
     src, dst = ("after", "before") if back else ("before", "after")
@@ -643,13 +648,21 @@ def _turn(ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool) 
         old = read_kept(ws, rec.get("backup")) or b""
         new = read_kept(ws, rec.get("written")) or b""
         anchor = read_kept(ws, rec.get("anchor")) or b""
+        if (sha256(old) if old else None, sha256(new) if new else None) != (
+            rec.get("before_sha256"),
+            rec.get("after_sha256"),
+        ):
+            raise Unrestorable(
+                f"refused: the copies of the record in {path} under {ws.state_dir / BACKUPS} "
+                "are not what was recorded; nothing was changed"
+            )
         cur, to = (new, old) if back else (old, new)
         offset = int(rec.get("offset") or 0)
         return FileWrite(
             path,
             cur,
             to,
-            replay_guard(ws, rec, deletes=False),
+            replay_guard(ws, rec, deletes=False, action=action),
             "record",
             offset=offset,
             anchor=anchor,
@@ -668,11 +681,16 @@ def _turn(ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool) 
             )
         expect: Expect = (rec.get(f"{src}_size"), rec.get(f"{src}_sha256"))
         gone = rec.get(f"{dst}_size") is None
+        if grows and sha256((now or b"") + tail) != rec.get(f"{dst}_sha256"):
+            raise Unrestorable(
+                f"refused: the copy of the lines {path} received under "
+                f"{ws.state_dir / BACKUPS} is not what was recorded; nothing was changed"
+            )
         return FileWrite(
             path,
             None if grows else tail,
             tail if grows else None,
-            replay_guard(ws, rec, deletes=gone),
+            replay_guard(ws, rec, deletes=gone, action=action),
             "append" if grows else "truncate",
             created_by=rec.get("created_by"),
             expect=expect,
@@ -698,7 +716,7 @@ def _turn(ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool) 
         path,
         now,
         data,
-        replay_guard(ws, rec, deletes=target is None),
+        replay_guard(ws, rec, deletes=target is None, action=action),
         "replace",
         created_by=rec.get("created_by"),
     )

@@ -36,7 +36,16 @@ from typing import Any, Literal
 
 from store import team
 from store.gc_pause import paused_gc
-from store.ledger import DECISIONS, Entry, Ledger, TxRecord, new_id, now_iso
+from store.ledger import (
+    DECISIONS,
+    Entry,
+    Ledger,
+    TxRecord,
+    current_channel,
+    new_id,
+    now_iso,
+)
+from store.read.diagnostics import Diagnostic
 from store.review.errors import ReviewError
 from store.review.journal import (
     FileWrite,
@@ -60,6 +69,12 @@ from store.write.jsonl_edit import finish_interrupted_rewrites
 from store.write.textdiff import bytes_diff
 
 TxState = Literal["done", "undone", "blocked", "aborted", "open"]
+#: What the history and lint say of a transaction in the reviewer's own ledger file whose
+#: lines this machine did not write (forged, or pulled): it is never acted on.
+NOT_OURS = (
+    "not ours — not acted on: its ledger lines were not written by hurikaeri on this "
+    "machine (forged, copied or pulled)"
+)
 #: The environment variable naming the reviewer (ahead of the config and git).
 REVIEWER_ENV = team.REVIEWER_ENV
 LOCK_NAME = "tx.lock"
@@ -113,6 +128,8 @@ class TxPlan:
     who: str | None = None
     undoes: str | None = None
     redoes: str | None = None
+    #: where it is made (``store.ledger.CHANNELS``; ``None``: this process's channel)
+    channel: str | None = None
 
 
 @dataclass(slots=True)
@@ -161,6 +178,10 @@ class TxView:
     effects: list[tuple[str, str]] = field(default_factory=list)
     #: the local reviewer's (in a team, only one's own are undone and redone)
     own: bool = True
+    #: its lines are this machine's (``store.machine_key``): the only ones acted on
+    trusted: bool = True
+    #: where it was made (app, terminal, script; ``None``: not recorded)
+    channel: str | None = None
 
     @property
     def title(self) -> str:
@@ -171,7 +192,12 @@ class TxView:
 
     @property
     def undoable(self) -> bool:
-        return self.own and self.state == "done" and self.action not in ("undo", "redo")
+        return (
+            self.own
+            and self.trusted
+            and self.state == "done"
+            and self.action not in ("undo", "redo")
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -189,6 +215,8 @@ class TxView:
             "legacy": self.legacy,
             "effects": [{"op": op, "target": t} for op, t in self.effects],
             "own": self.own,
+            "trusted": self.trusted,
+            "channel": self.channel,
         }
 
 
@@ -269,6 +297,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         "tx": tx,
         "action": plan.action,
         "who": plan.who or led.who,  # the ledger's reviewer (store.team.reviewer)
+        "channel": plan.channel or current_channel(),
         "subjects": list(plan.subjects),
     }
     if plan.note:
@@ -352,18 +381,19 @@ def _abort(
     someone else since)."""
     left: list[str] = []
     restored: list[str] = []
+    action = _policy_action(led, rec)
     for frec in reversed(rec.files):
         try:
             st = where(ws, frec)
             if st.where == "after":
-                p = prepare(ws, back_write(ws, frec, st.now))
+                p = prepare(ws, back_write(ws, frec, st.now, action))
                 try:
                     perform(ws, p)
                 finally:
                     p.close()
                 restored.append(str(frec.get("path")))
             elif st.where == "changed":
-                if remove_created_empty(ws, frec):
+                if remove_created_empty(ws, frec, action):
                     restored.append(str(frec.get("path")))
                 else:
                     left.append(str(frec.get("path")))
@@ -387,6 +417,16 @@ def _abort(
     return restored, left
 
 
+def _policy_action(led: Ledger, rec: TxRecord) -> str:
+    """The action whose write policy holds for ``rec``'s files: its own, or for an undo or
+    a redo, that of the transaction (or older batch) it turns around."""
+    turned = rec.undoes or rec.redoes if rec.action in ("undo", "redo") else None
+    if not turned:
+        return rec.action
+    found = next((u for u in _units(led) if u.id == turned), None)
+    return found.action if found is not None else rec.action
+
+
 @dataclass(slots=True)
 class Recovered:
     """A transaction a killed process left half done, rolled back by :func:`recover`."""
@@ -407,15 +447,21 @@ def recover(ws: Workspace, *, ledger: Ledger | None = None) -> list[Recovered]:
     lock, which every live transaction holds)."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
-    if not led.open_transactions():
+    if not _ours_open(led):
         return []
     with tx_lock(ws):
         led.refresh()
         return _recover_locked(ws, led)
 
 
+def _ours_open(led: Ledger) -> list[TxRecord]:
+    """The unfinished transactions recovery may roll back: this reviewer's, begun on this
+    machine (:meth:`Ledger.is_ours`). Any other is not ours: not acted on (lint says so)."""
+    return [t for t in led.open_transactions() if led.is_ours(t)]
+
+
 def _recover_locked(ws: Workspace, led: Ledger) -> list[Recovered]:
-    if not led.open_transactions():
+    if not _ours_open(led):
         return []
     # a ledger line cut short (a crash mid-write) is ended first: were it a commit, it
     # would otherwise be completed only after the files had been rolled back
@@ -424,14 +470,14 @@ def _recover_locked(ws: Workspace, led: Ledger) -> list[Recovered]:
     # file), so the record is whole before it is compared
     dirs = {
         record_path(ws, f).parent
-        for rec in led.open_transactions()
+        for rec in _ours_open(led)
         for f in rec.files
         if f.get("how") == "record"
     }
     if dirs:
         finish_interrupted_rewrites(sorted(dirs))
     out = []
-    for rec in led.open_transactions():
+    for rec in _ours_open(led):
         why = "the process was killed before it finished"
         restored, left = _abort(ws, led, rec, why, recovered=True)
         out.append(Recovered(rec.id, rec.action, rec.subjects, left, restored))
@@ -511,9 +557,27 @@ class _Unit:
     #: the transaction it is (``None``: older lines), and its end as it was then
     tx: TxRecord | None = None
     tx_end: Entry | None = None
+    #: where it was made (``store.ledger.CHANNELS``; ``None``: not recorded)
+    channel: str | None = None
+    #: whether its lines are this machine's (``None``: not asked yet)
+    _trusted: bool | None = None
 
     def __post_init__(self) -> None:
         self.applied = max(self.applied, self.seq)
+
+    def trusted(self, led: Ledger) -> bool:
+        """Whether it is the local reviewer's and every line of it was written on this
+        machine (:meth:`Ledger.is_ours`): what undo, redo and recovery may act on."""
+        if self._trusted is None:
+            t = self.tx
+            if t is not None:
+                end = self.tx_end
+                self._trusted = led.is_ours(TxRecord(t.id, t.begin, t.status, end, t.seq))
+            else:
+                self._trusted = bool(self.members) and all(
+                    led.is_own(m.src) and led.authentic(m) for m in self.members
+                )
+        return self._trusted
 
     @property
     def subjects(self) -> list[str]:
@@ -574,6 +638,7 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 src=rec.src,
                 tx=rec,
                 tx_end=rec.end,
+                channel=_channel_of(rec.begin),
             )
         )
     for g, group in groups.items():
@@ -605,6 +670,7 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 legacy=True,
                 members=group,
                 src=e.src,
+                channel=_channel_of(e),
             )
         )
     units.sort(key=lambda u: u.seq)
@@ -614,6 +680,11 @@ def _build_units(led: Ledger) -> list[_Unit]:
             target = by_id[u.redoes]
             target.applied = max(target.applied, u.seq)
     return units
+
+
+def _channel_of(e: Entry) -> str | None:
+    c = e.data.get("channel")
+    return str(c) if c else None
 
 
 def _legacy_files(group: list[Entry]) -> list[dict[str, Any]]:
@@ -652,6 +723,9 @@ def _is_undone(led: Ledger, u: _Unit) -> bool:
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | None]:
     if u.status == "aborted":
         return "aborted", u.reason, None
+    if led.is_own(u.src) and not u.trusted(led):
+        why = NOT_OURS
+        return ("open" if u.status == "open" else "done"), why, None
     if u.status == "open":
         return "open", "in progress, or left by a process that stopped (recovered on start)", None
     if u.action in ("undo", "redo"):
@@ -700,6 +774,8 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         u.legacy,
         [(e.op, e.target) for e in u.effects],
         led.is_own(u.src),
+        u.trusted(led) if led.is_own(u.src) else False,
+        u.channel,
     )
 
 
@@ -707,6 +783,52 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     return led
+
+
+# -- what is not ours ------------------------------------------------------------------
+
+
+def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]:
+    """What lint says of the transactions in the local reviewer's own ledger file whose
+    lines this machine did not write (forged by an agent, copied, pulled, or written before
+    lines were signed) and that name files: never rolled back, undone or redone. One
+    warning per unfinished one (recovery would have written), one for the finished ones."""
+    try:
+        led = _ledger(ws, ledger)
+    except (OSError, WriteError) as exc:  # a ledger that cannot be read at all says so
+        return [Diagnostic(ws.display(ws.state_dir), None, "error", "ledger-refused", str(exc))]
+    where_ = ws.display(led.path)
+    out: list[Diagnostic] = []
+    finished: list[_Unit] = []
+    for u in _units(led):
+        if not led.is_own(u.src) or u.status == "aborted":
+            continue
+        if (u.status == "open" or u.files) and not u.trusted(led):
+            if u.status == "open":
+                out.append(
+                    Diagnostic(
+                        where_,
+                        None,
+                        "warning",
+                        "ledger-not-ours",
+                        f"unfinished {u.title} [{u.id}] is {NOT_OURS}: no file was rolled back",
+                    )
+                )
+            else:
+                finished.append(u)
+    if finished:
+        ids = ", ".join(u.id for u in finished[:5]) + (" …" if len(finished) > 5 else "")
+        out.append(
+            Diagnostic(
+                where_,
+                None,
+                "warning",
+                "ledger-not-ours",
+                f"{len(finished)} transaction(s) that wrote files ({ids}) are {NOT_OURS}; "
+                "undo and redo never act on them",
+            )
+        )
+    return out
 
 
 # -- history, describe, diff -----------------------------------------------------------
@@ -829,13 +951,17 @@ def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
     led = _ledger(ws, ledger)
     units = _units(led)
     try:
-        u = _find(led, units, tx_id) if tx_id else _last(led, units)
+        u = _find(led, units, tx_id) if tx_id else _last_here(led, units)
+    except UndoRefused as exc:
+        return str(exc).replace("refused: ", "Cannot undo without an id: ", 1)
     except ReviewError as exc:
         return str(exc)
     if u is None:
         return "Nothing to undo."
     if not led.is_own(u.src):
         return str(_not_yours(led, u, "undo")).replace("refused: ", "Cannot undo ", 1)
+    if not u.trusted(led):
+        return f"Cannot undo {u.title} [{u.id}]: {NOT_OURS}."
     if u.action == "undo" and u.undoes:
         return describe_redo(ws, u.undoes, ledger=led)
     if u.action == "redo" and u.redoes:
@@ -854,7 +980,10 @@ def last_done(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
     """The transaction ``u`` undoes now (the one done most recently), or ``None``; its id
     makes the undo that follows a question exactly the one asked about."""
     led = _ledger(ws, ledger)
-    u = _last(led, _units(led))
+    try:
+        u = _last_here(led, _units(led))
+    except UndoRefused:  # made elsewhere: describe_undo says which, and asks for its id
+        return None
     return _view(ws, led, u) if u is not None else None
 
 
@@ -877,6 +1006,8 @@ def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
         return "Nothing to redo."
     if not led.is_own(u.src):
         return str(_not_yours(led, u, "redo")).replace("refused: ", "Cannot redo ", 1)
+    if not u.trusted(led):
+        return f"Cannot redo {u.title} [{u.id}]: {NOT_OURS}."
     if u.action == "undo" and u.undoes:
         return describe_redo(ws, u.undoes, ledger=led)
     if not _is_undone(led, u):
@@ -902,7 +1033,33 @@ def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:
         and led.is_own(u.src)
         and not _is_undone(led, u)
     ]
-    return max(done, key=lambda u: u.applied, default=None)
+    done.sort(key=lambda u: u.applied, reverse=True)
+    return next((u for u in done if u.trusted(led)), None)
+
+
+def _last_here(led: Ledger, units: list[_Unit]) -> _Unit | None:
+    """What an undo without an id takes back: the newest transaction done, when this
+    channel (the app, this terminal, a script) made it; :class:`UndoRefused` naming it
+    and asking for its id when another channel did."""
+    u = _last(led, units)
+    here = current_channel()
+    if u is None or u.channel == here:
+        return u
+    by = (
+        f"in the {u.channel}"
+        if u.channel == "app"
+        else f"by a {u.channel}"
+        if u.channel
+        else "before channels were recorded"
+    )
+    raise UndoRefused(
+        f"refused: the last change, {u.title} [{u.id}], was made {by}, not {_here(here)}; "
+        f"undo it by its id (hurikaeri undo {u.id}) if that is what you mean; nothing was changed"
+    )
+
+
+def _here(channel: str) -> str:
+    return {"app": "in the app", "terminal": "in this terminal"}.get(channel, "by this script")
 
 
 def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
@@ -919,7 +1076,7 @@ def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
             when[g] = max(when.get(g, -1), i)
     for uid, _seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
         hit = by_id.get(uid)
-        if hit is not None and led.is_own(hit.src) and _is_undone(led, hit):
+        if hit is not None and led.is_own(hit.src) and _is_undone(led, hit) and hit.trusted(led):
             return hit
     return None
 
@@ -971,12 +1128,12 @@ def _refusal(
     )
 
 
-def _check_guard(ws: Workspace, f: dict[str, Any], *, deletes: bool) -> None:
-    """The ledger lies in the workspace: a path it names is written only where some action
-    writes, and deleted only where an action of its kind creates files."""
+def _check_guard(ws: Workspace, f: dict[str, Any], *, deletes: bool, action: str) -> None:
+    """A path a transaction's record names is written only where its action writes now,
+    and deleted only where an action of its kind creates files."""
     path = record_path(ws, f)
     try:
-        replay_guard(ws, f, deletes=deletes)(Path(os.path.realpath(path)))
+        replay_guard(ws, f, deletes=deletes, action=action)(Path(os.path.realpath(path)))
     except PathRefused as exc:
         raise UndoRefused(f"{exc}; nothing was restored", path=str(f.get("path"))) from exc
 
@@ -1009,6 +1166,8 @@ def undo(
     recover(ws, ledger=led)
     units = _units(led)
     u = _find(led, units, tx_id)
+    if u.action in ("undo", "redo") and not u.trusted(led):
+        raise _not_ours(u, "undo")
     if u.action == "undo" and u.undoes:
         return _redo_unit(ws, led, units, _find(led, units, u.undoes), who)
     if u.action == "redo" and u.redoes:
@@ -1025,7 +1184,7 @@ def undo_last(
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
-    u = _last(led, units)
+    u = _last_here(led, units)
     return _undo_unit(ws, led, units, u, who) if u is not None else None
 
 
@@ -1047,8 +1206,16 @@ def redo(
     if u is None:
         return None
     if u.action == "undo" and u.undoes:
+        if not u.trusted(led):
+            raise _not_ours(u, "redo")
         u = _find(led, units, u.undoes)
     return _redo_unit(ws, led, units, u, who)
+
+
+def _not_ours(u: _Unit, verb: str) -> UndoRefused:
+    return UndoRefused(
+        f"refused: {u.title} [{u.id}] is {NOT_OURS}; no {verb} of it; nothing was changed"
+    )
 
 
 def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
@@ -1064,6 +1231,8 @@ def _undo_unit(
 ) -> TxResult:
     if not led.is_own(u.src):
         raise _not_yours(led, u, "undo")
+    if not u.trusted(led):
+        raise _not_ours(u, "undo")
     if u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
     if _is_undone(led, u):
@@ -1082,12 +1251,12 @@ def _turn_files(
     verb, expected = ("undo", "after") if back else ("redo", "before")
     writes: list[FileWrite] = []
     for f in reversed(u.files) if back else u.files:
-        _check_guard(ws, f, deletes=_deletes(f, back=back))
+        _check_guard(ws, f, deletes=_deletes(f, back=back), action=u.action)
         st = where(ws, f)
         if st.where != expected:
             raise _refusal(ws, led, units, u, f, st.why or "it changed since", verb)
         try:
-            writes.append((back_write if back else forward_write)(ws, f, st.now))
+            writes.append((back_write if back else forward_write)(ws, f, st.now, u.action))
         except Unrestorable as exc:
             raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
     return writes
@@ -1098,6 +1267,8 @@ def _redo_unit(
 ) -> TxResult:
     if not led.is_own(u.src):
         raise _not_yours(led, u, "redo")
+    if not u.trusted(led):
+        raise _not_ours(u, "redo")
     if u.action == "redo":
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
     if u.status != "committed" or not _is_undone(led, u):
@@ -1125,6 +1296,7 @@ def legacy_entries(result: TxResult, ledger: Ledger, undone_id: str) -> list[Ent
 
 
 __all__ = [
+    "NOT_OURS",
     "Effect",
     "FileView",
     "FileWrite",
@@ -1140,6 +1312,7 @@ __all__ = [
     "history",
     "last_done",
     "last_undone",
+    "not_ours",
     "recover",
     "redo",
     "reviewer",

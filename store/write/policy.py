@@ -386,6 +386,69 @@ def any_action(ws: Workspace) -> Guard:
     return guard
 
 
+#: What each action writes (DESIGN.md "What each action may write"): the locations it edits
+#: in place and the kinds of target it writes. Undo, redo and recovery of a transaction
+#: write only what its action may write now, as when it was first made: a record naming
+#: another action, or a path its action never writes, is refused.
+_IN_KPT = ("kpt",)
+_LESSONS = ("lessons_user", "lessons_ai")
+_PROPOSAL_TARGETS: tuple[TargetKind, ...] = ("skill", "pattern", "anti_pattern", "memory")
+ACTION_WRITES: dict[str, tuple[tuple[str, ...], tuple[TargetKind, ...]]] = {
+    "promote": ((), ("memory", "skill-or-markdown", "markdown")),
+    "approve": (("inbox",), _PROPOSAL_TARGETS),
+    "decide": (("inbox",), _PROPOSAL_TARGETS),
+    "reject": (("inbox",), ()),
+    "reopen": (("inbox",), ()),
+    "propose": (("inbox",), ()),
+    "person-report": (_IN_KPT, ()),
+    "retarget": (_IN_KPT, ()),
+    "edit": ((*_IN_KPT, *_LESSONS), ()),
+    "export-feedback": (("feedback", *_IN_KPT), ()),
+    "edit-lesson": (_LESSONS, ()),
+    "remove-lesson": (_LESSONS, ()),
+    "import-wrapup": (("summaries", *_LESSONS), ()),
+    "merge-duplicates": ((), ("markdown", "skill")),
+    "edit-file": (
+        (
+            "kpt",
+            "inbox",
+            "feedback",
+            "knowledge_base",
+            "memory",
+            *_LESSONS,
+            "summaries",
+            "discussions",
+            "pieces",
+        ),
+        (),
+    ),
+    # older decision lines that wrote files were promotions and approved proposals
+    "write": ((), ("memory", "skill-or-markdown", "markdown", *_PROPOSAL_TARGETS)),
+}
+
+
+def action_writes(ws: Workspace, action: str) -> Guard:
+    """What a transaction of ``action`` may write (see :data:`ACTION_WRITES`), for undo,
+    redo and recovery: checked again now, as the action itself would check it."""
+    homes, kinds = ACTION_WRITES.get(action, ((), ()))
+    guards = ([in_place(ws, *homes)] if homes else []) + [target(ws, k) for k in kinds]
+
+    def guard(path: Path) -> None:
+        if not guards:
+            raise PathRefused(f"refused: {path}: no {action or 'such'} action writes files")
+        first: PathRefused | None = None
+        for g in guards:
+            try:
+                g(path)
+                return
+            except PathRefused as exc:
+                first = first or exc
+        assert first is not None
+        raise PathRefused(f"{first} (what {action} may write)") from first
+
+    return guard
+
+
 def export_file(ws: Workspace) -> Guard:
     """A file the person names for an export (``show --markdown -o``): anywhere they say,
     but never over a document of the workspace or our state, and never a new file inside

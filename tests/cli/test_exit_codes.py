@@ -54,6 +54,8 @@ CASES: list[tuple[str, list[str], int]] = [
     ("undo", ["undo", "--bogus"], 2),
     ("undo", ["undo", "nosuchtx", "--root", "{root}"], 1),
     ("undo", ["undo", "--dry-run", "--root", "{root}"], 0),
+    # takes back the reject above (the demo's own lines were not written by this machine)
+    ("undo", ["undo", "--root", "{root}"], 0),
     ("redo", ["redo", "a", "b"], 2),
     ("redo", ["redo", "nosuchtx", "--root", "{root}"], 1),
     ("redo", ["redo", "--dry-run", "--root", "{root}"], 0),

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.ledger_forge import ours
 from tui.cli import main
 
 WRAPUP = {
@@ -131,9 +132,10 @@ def test_refusals_and_usage(demo_root: Path, capsys: pytest.CaptureFixture[str])
     root = ["--root", str(demo_root)]
     code, _, err = cli(capsys, "undo", "nosuchtx0000", *root)
     assert code == 1 and "no transaction 'nosuchtx0000'" in err
-    # the demo's ledger holds an older undo line (of demo00000016): redo applies it again
-    code, out, err = cli(capsys, "redo", *root)
-    assert code == 0 and "[demo00000016]" in out, err
+    # the demo's ledger holds an older undo line (of demo00000016), written before lines
+    # were signed: not this machine's, so redo never acts on it
+    code, _, err = cli(capsys, "redo", "demo00000016", *root)
+    assert code == 1 and "not ours — not acted on" in err, err
     code, _, err = cli(capsys, "redo", *root)
     assert code == 1 and "nothing to redo" in err
     code, _, err = cli(capsys, "undo", "--bogus", *root)
@@ -183,7 +185,7 @@ def test_a_command_that_writes_recovers_first(
         ],
     }
     with open(demo_root / ".hurikaeri" / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(begin) + "\n")
+        fh.write(json.dumps(ours(demo_root / ".hurikaeri", begin)) + "\n")  # this machine's
     claude.write_bytes(new)
     code, _, err = cli(capsys, *command, "--root", str(demo_root))
     assert code == 0 and f"rolled back an unfinished promote k/t [{tx}]" in err

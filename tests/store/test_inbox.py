@@ -178,6 +178,7 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
 
     from store.review.journal import sha256
     from store.review.undo import UndoRefused
+    from tests.ledger_forge import ours
 
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n")
@@ -191,9 +192,11 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
         "created": True,
         "after_sha256": sha256(victim.read_bytes()),
         "written": "../../victim-copy",
+        "channel": "script",
     }
     with (ws.state_dir / "ledger.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(forged) + "\n")
+        # signed as this machine's: even an own line leads nowhere its action cannot go
+        f.write(json.dumps(ours(ws.state_dir, forged)) + "\n")
     with pytest.raises(UndoRefused, match="outside the workspace"):
         undo_last(ws, Ledger(ws.state_dir))
     assert victim.read_text() == "keep me\n"

@@ -345,7 +345,7 @@ def test_a_team_transaction_read_back_is_undone(ws: Workspace) -> None:
     target = ws.root / "notes.md"
     target.write_text("before\n", "utf-8")
     plan = TxPlan(
-        "edit",
+        "promote",  # notes.md is a Markdown target: what a promotion writes
         [key],
         [FileWrite(target, b"before\n", b"after\n", guard=lambda _real: None)],
         [Effect("edit", key)],

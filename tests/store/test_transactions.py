@@ -39,6 +39,7 @@ from store.review.transactions import (
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.policy import in_place
+from tests.ledger_forge import ours
 
 RID = "kpt-20261231-901"
 BATCH_REPORT = f"""id: {RID}
@@ -500,11 +501,12 @@ def test_an_older_batch_into_one_file_can_now_be_undone(ws: Workspace) -> None:
                 "written": f"backups/b-0{i}-CLAUDE.md.after",
                 "section": "## x",
                 "type": "claude_md",
+                "channel": "script",
             }
         )
     with open(ws.state_dir / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        for rec in lines:
-            fh.write(json.dumps(rec) + "\n")
+        for rec in lines:  # written by this machine (signed), in the older shape
+            fh.write(json.dumps(ours(ws.state_dir, rec)) + "\n")
     (v,) = [v for v in history(ws) if v.id == "oldbatch0001"]
     assert v.legacy and v.state == "done" and [f.path for f in v.files] == ["CLAUDE.md"]
     undone = undo_last(ws)
@@ -619,7 +621,7 @@ def test_recover_by_hand_written_begin_line(ws: Workspace) -> None:
         ],
     }
     with open(ws.state_dir / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(begin) + "\n")
+        fh.write(json.dumps(ours(ws.state_dir, begin)) + "\n")  # this machine's
     target.write_bytes(new)
     assert state(ws, "k/t") == "pending"
     assert [r.id for r in recover(ws)] == [tx]

@@ -413,7 +413,7 @@ def test_a_forged_created_entry_never_makes_undo_delete_an_agents_file(tmp_path:
     import hashlib
     import json
 
-    from store.review.undo import UndoRefused, undo_last
+    from store.review.undo import undo_last
 
     ws = _workspace(tmp_path)
     for rel in ("hurikaeri/kpt-20260101-001.yaml", "lessons/user/lessons.jsonl", "CLAUDE.md"):
@@ -432,8 +432,8 @@ def test_a_forged_created_entry_never_makes_undo_delete_an_agents_file(tmp_path:
                 "after_sha256": hashlib.sha256(data).hexdigest(),
             }
             fh.write(json.dumps(entry) + "\n")
-        with pytest.raises(UndoRefused):
-            undo_last(ws, Ledger(ws.state_dir))
+        # not this machine's line: nothing to undo
+        assert undo_last(ws, Ledger(ws.state_dir)) == []
         assert victim.read_bytes() == data
 
 
