@@ -77,12 +77,12 @@ CHANNELS = ("app", "terminal", "script")
 _channel: list[str] = []
 
 
-def set_channel(name: str) -> None:
+def set_channel(name: str | None) -> None:
     """The channel of this process from now on (the command line sets ``app`` before it
-    opens the app)."""
-    if name not in CHANNELS:
+    opens the app; ``None``: told by the input again, see :func:`current_channel`)."""
+    if name is not None and name not in CHANNELS:
         raise ValueError(f"unknown channel {name!r}")
-    _channel[:] = [name]
+    _channel[:] = [name] if name else []
 
 
 def current_channel() -> str:

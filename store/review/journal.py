@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import stat
 import time
@@ -527,6 +528,9 @@ class Standing:
     where: Where
     why: str = ""
     now: bytes | None = None
+    #: a record's line as it is in the file now, when it is the record but for the
+    #: spaces padding it (a later, longer edit undone in its place leaves more of them)
+    found: bytes | None = None
 
 
 def where(ws: Workspace, rec: dict[str, Any]) -> Standing:
@@ -583,9 +587,70 @@ def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Stan
         return Standing("after", now=now)
     if before and not after:
         return Standing("before", now=now)
+    if not after and not before:  # the record, padded otherwise than when it was written
+        new_padded = padded_line(now, new, offset) if new else None
+        old_padded = padded_line(now, old, offset) if old else None
+        if new_padded is not None and old_padded is None:
+            return Standing("after", now=now, found=new_padded)
+        if old_padded is not None and new_padded is None:
+            return Standing("before", now=now, found=old_padded)
     return Standing(
         "changed", f"the record {rec.get('record') or ''} changed since".replace("  ", " "), now
     )
+
+
+def _unpadded(line: bytes) -> tuple[bytes, bytes]:
+    """A record's line without the spaces padding it, and its line ending."""
+    nl = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
+    return line[: len(line) - len(nl)].rstrip(b" "), nl
+
+
+def padded_line(data: bytes, record: bytes, offset: int) -> bytes | None:
+    """The one line of ``data`` that is ``record`` but for the spaces before its line
+    ending (at ``offset`` when it is there), as it is in ``data``; ``None``: none, or
+    several."""
+    core, nl = _unpadded(record)
+    if not core:
+        return None
+    found: dict[int, bytes] = {}
+    for at in _at_line_starts(data, core):
+        end = data.find(b"\n", at)
+        line = data[at : end + 1] if end >= 0 else data[at:]
+        if _unpadded(line) == (core, nl):
+            found[at] = line
+    if offset in found:
+        return found[offset]
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def record_now(data: bytes | None, rec: dict[str, Any]) -> bytes:
+    """The line a record is (or was) in the file now, for a diff of one record against
+    one record: the line at its place, else the one naming its id; ``b""``: none."""
+    if not data:
+        return b""
+    offset = int(rec.get("offset") or 0)
+    starts = [offset] if offset == 0 or data[offset - 1 : offset] == b"\n" else []
+    rid = rec.get("record")
+    if rid:
+        needle = json.dumps(str(rid), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        starts += [data.rfind(b"\n", 0, i) + 1 for i in _all(data, needle)]
+    for at in starts:
+        if at >= len(data):
+            continue
+        end = data.find(b"\n", at)
+        line = data[at : end + 1] if end >= 0 else data[at:]
+        if not rid or str(rid).encode("utf-8", "surrogatepass") in line:
+            return line
+    return b""
+
+
+def _all(data: bytes, needle: bytes) -> list[int]:
+    out = []
+    i = data.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = data.find(needle, i + 1)
+    return out
 
 
 def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool, action: str) -> Guard:
@@ -625,22 +690,23 @@ class Unrestorable(WriteError):
     """A file a record cannot be turned around for (a copy missing, a path refused)."""
 
 
-def back_write(ws: Workspace, rec: dict[str, Any], now: bytes | None, action: str) -> FileWrite:
+def back_write(ws: Workspace, rec: dict[str, Any], st: Standing, action: str) -> FileWrite:
     """The change that takes the file from the record's *after* back to its *before*
-    (``now``: the file's bytes, already found to be at *after*), as ``action`` may write."""
-    return _turn(ws, rec, now, back=True, action=action)
+    (``st``: where the file stands, found to be at *after*), as ``action`` may write."""
+    return _turn(ws, rec, st, back=True, action=action)
 
 
-def forward_write(ws: Workspace, rec: dict[str, Any], now: bytes | None, action: str) -> FileWrite:
+def forward_write(ws: Workspace, rec: dict[str, Any], st: Standing, action: str) -> FileWrite:
     """The change that takes the file from the record's *before* to its *after* again."""
-    return _turn(ws, rec, now, back=False, action=action)
+    return _turn(ws, rec, st, back=False, action=action)
 
 
 def _turn(
-    ws: Workspace, rec: dict[str, Any], now: bytes | None, *, back: bool, action: str
+    ws: Workspace, rec: dict[str, Any], st: Standing, *, back: bool, action: str
 ) -> FileWrite:
     """Every kept copy is checked against the hashes the record holds first: the copies
     lie in the workspace too, and only what the record says was written is written."""
+    now = st.now
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
     src, dst = ("after", "before") if back else ("before", "after")
@@ -657,6 +723,8 @@ def _turn(
                 "are not what was recorded; nothing was changed"
             )
         cur, to = (new, old) if back else (old, new)
+        if st.found is not None:  # the record as it is now, padded otherwise
+            cur = st.found
         offset = int(rec.get("offset") or 0)
         return FileWrite(
             path,

@@ -57,6 +57,7 @@ from store.review.journal import (
     kept_side,
     perform,
     prepare,
+    record_now,
     record_path,
     remove_created_empty,
     replay_guard,
@@ -386,7 +387,7 @@ def _abort(
         try:
             st = where(ws, frec)
             if st.where == "after":
-                p = prepare(ws, back_write(ws, frec, st.now, action))
+                p = prepare(ws, back_write(ws, frec, st, action))
                 try:
                     perform(ws, p)
                 finally:
@@ -1109,7 +1110,16 @@ def _refusal(
     st = where(ws, f)
     how = f.get("how") or "replace"
     diff = ""
-    if how in ("replace", "record"):
+    if how == "record":  # one record against one record, not the whole file
+        expected = kept_side(ws, f, "after" if verb == "undo" else "before")
+        rid = f.get("record") or "the record"
+        diff = bytes_diff(
+            expected,
+            record_now(st.now, f),
+            f"{path} ({rid}, as hurikaeri left it)",
+            f"{path} ({rid}, now)",
+        )
+    elif how == "replace":
         expected = kept_side(ws, f, "after" if verb == "undo" else "before")
         diff = bytes_diff(expected, st.now, f"{path} as hurikaeri left it", f"{path} now")
     elif st.now is not None:
@@ -1256,7 +1266,7 @@ def _turn_files(
         if st.where != expected:
             raise _refusal(ws, led, units, u, f, st.why or "it changed since", verb)
         try:
-            writes.append((back_write if back else forward_write)(ws, f, st.now, u.action))
+            writes.append((back_write if back else forward_write)(ws, f, st, u.action))
         except Unrestorable as exc:
             raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
     return writes
