@@ -518,6 +518,8 @@ class Ledger:
         #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._team = False
+        #: which lines were found signed by this machine (see :meth:`authentic`)
+        self._authentic: dict[tuple[Any, ...], bool] = {}
         #: held while lines are read in or appended (the app shares one ledger between
         #: threads); hold it to read several of the attributes consistently
         self.lock = threading.RLock()
@@ -739,7 +741,7 @@ class Ledger:
 
     def _reset(self) -> None:
         self._clear()
-        self._sources, self._shapes = {}, {}
+        self._sources, self._shapes, self._authentic = {}, {}, {}
 
     def _owner(self, ref: str) -> str | None:
         """Whose transaction, batch or line ``ref`` is (``None``: not read)."""
@@ -1004,7 +1006,11 @@ class Ledger:
         is: signed with this machine's key (``store.machine_key``) over what it holds."""
         if e is None or e.sig is None:
             return False
-        return machine_key.verify(self.state_dir, e.as_record(), e.sig)
+        key = (e.id, e.op, e.src, e.sig)
+        known = self._authentic.get(key)
+        if known is None:  # a line read stays as it is (a file rewritten is read anew)
+            known = self._authentic[key] = machine_key.verify(self.state_dir, e.as_record(), e.sig)
+        return known
 
     def is_ours(self, rec: TxRecord) -> bool:
         """Whether the transaction is the local reviewer's, begun and ended on this

@@ -112,16 +112,43 @@ def scope_of(state_dir: Path) -> str:
     return os.path.realpath(state_dir)
 
 
+#: (key directory, state directory): the key and the scope lines there are signed with
+_signers: dict[tuple[str, str], tuple[bytes, str]] = {}
+
+
+def _signer(state_dir: Path) -> tuple[bytes, str]:
+    """The key and scope for lines of ``state_dir`` (:class:`KeyUnavailable`: none)."""
+    d = key_dir()
+    at = (str(d), str(state_dir))
+    got = _signers.get(at)
+    if got is None:
+        key = machine_key()
+        if _inside(d, state_dir.parent):
+            raise KeyUnavailable(
+                f"the ledger key ({d}) lies inside the workspace, where agents write; "
+                f"set {KEY_DIR_ENV} to a directory outside it"
+            )
+        got = _signers[at] = (key, scope_of(state_dir))
+    return got
+
+
+def problem(state_dir: Path) -> str | None:
+    """Why no line of ``state_dir`` can be signed here (``None``: they can)."""
+    try:
+        _signer(state_dir)
+    except KeyUnavailable as exc:
+        return str(exc)
+    return None
+
+
 def sign(state_dir: Path, record: dict[str, Any]) -> str | None:
     """The ``sig`` of ``record`` written in the workspace of ``state_dir``; ``None`` when
     the key cannot be had or lies inside the workspace (then nothing of it is acted on)."""
     try:
-        key = machine_key()
+        key, scope = _signer(state_dir)
     except KeyUnavailable:
         return None
-    if _inside(key_dir(), state_dir.parent):
-        return None
-    return _mac(key, scope_of(state_dir), record)
+    return _mac(key, scope, record)
 
 
 def verify(state_dir: Path, record: dict[str, Any], sig: object) -> bool:
@@ -138,4 +165,12 @@ def _inside(path: Path, root: Path) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-__all__ = ["KEY_DIR_ENV", "KeyUnavailable", "canonical", "key_dir", "sign", "verify"]
+__all__ = [
+    "KEY_DIR_ENV",
+    "KeyUnavailable",
+    "canonical",
+    "key_dir",
+    "problem",
+    "sign",
+    "verify",
+]

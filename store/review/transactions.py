@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from store import team
+from store import machine_key, team
 from store.gc_pause import paused_gc
 from store.ledger import (
     DECISIONS,
@@ -1177,7 +1177,7 @@ def undo(
     units = _units(led)
     u = _find(led, units, tx_id)
     if u.action in ("undo", "redo") and not u.trusted(led):
-        raise _not_ours(u, "undo")
+        raise _not_ours(led, u, "undo")
     if u.action == "undo" and u.undoes:
         return _redo_unit(ws, led, units, _find(led, units, u.undoes), who)
     if u.action == "redo" and u.redoes:
@@ -1217,14 +1217,16 @@ def redo(
         return None
     if u.action == "undo" and u.undoes:
         if not u.trusted(led):
-            raise _not_ours(u, "redo")
+            raise _not_ours(led, u, "redo")
         u = _find(led, units, u.undoes)
     return _redo_unit(ws, led, units, u, who)
 
 
-def _not_ours(u: _Unit, verb: str) -> UndoRefused:
+def _not_ours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
+    why = machine_key.problem(led.state_dir)
     return UndoRefused(
         f"refused: {u.title} [{u.id}] is {NOT_OURS}; no {verb} of it; nothing was changed"
+        + (f" ({why})" if why else "")
     )
 
 
@@ -1242,7 +1244,7 @@ def _undo_unit(
     if not led.is_own(u.src):
         raise _not_yours(led, u, "undo")
     if not u.trusted(led):
-        raise _not_ours(u, "undo")
+        raise _not_ours(led, u, "undo")
     if u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
     if _is_undone(led, u):
@@ -1278,7 +1280,7 @@ def _redo_unit(
     if not led.is_own(u.src):
         raise _not_yours(led, u, "redo")
     if not u.trusted(led):
-        raise _not_ours(u, "redo")
+        raise _not_ours(led, u, "redo")
     if u.action == "redo":
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
     if u.status != "committed" or not _is_undone(led, u):

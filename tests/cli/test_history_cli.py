@@ -222,3 +222,39 @@ def test_history_is_in_local_time_and_long_identities_fit(
     assert lines[0].split()[3] == "someone.with.a.…"  # the name part, cut to 16
     titles = {line.index(" approve ") for line in lines if " approve " in line}
     assert len(titles) == 1  # one column of titles
+
+
+def test_a_scripts_undo_leaves_the_apps_lesson_edits(
+    demo_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40: a script's ``hurikaeri undo`` took back lesson edits saved meanwhile in
+    the open app. Without an id it now names the app's change and asks for the id."""
+    from store.ledger import set_channel
+    from store.review.lessons import edit_lesson_tx, find_lesson
+    from store.workspace import Workspace
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)  # a script
+    root = ["--root", str(demo_root)]
+    assert cli(capsys, "reject", "kpt-20261028-002/keep-001", *root)[0] == 0
+    ws = Workspace(demo_root)
+    path = ws.loc("lessons_ai")
+    set_channel("app")
+    try:
+        for i in range(3):  # saved in the open app meanwhile
+            ref = find_lesson(path, "ll-ai-20261028-001")
+            last = edit_lesson_tx(ws, ref, {"title": f"edited in the app {i}"})
+    finally:
+        set_channel(None)
+    assert last is not None
+    saved = path.read_bytes()
+    code, _, err = cli(capsys, "undo", *root)
+    assert code == 1 and path.read_bytes() == saved
+    (line,) = err.splitlines()
+    assert f"hurikaeri undo {last.id}" in line and "in the app" in line
+    code, out, _ = cli(capsys, "undo", "--dry-run", *root)
+    assert code == 1 and out.startswith("Cannot undo without an id") and last.id in out
+    code, _, err = cli(capsys, "undo", last.id, *root)  # named: as asked
+    assert code == 0, err
+    assert b"edited in the app 2" not in path.read_bytes()
+    history = as_json(capsys, "history", *root)
+    assert {h["channel"] for h in history if h["action"] == "edit-lesson"} == {"app"}

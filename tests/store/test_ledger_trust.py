@@ -324,3 +324,15 @@ def test_a_valid_signature_is_tied_to_the_line(ws: Workspace) -> None:
     rec["note"] = "changed"
     assert not machine_key.verify(ws.state_dir, rec, rec["sig"])
     assert sha(b"") != rec["sig"]
+
+
+def test_a_key_kept_inside_the_workspace_authenticates_nothing(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agents read the workspace: a key there could sign their lines. Nothing is signed,
+    so nothing is acted on, and the refusal says why."""
+    monkeypatch.setenv(machine_key.KEY_DIR_ENV, str(ws.root / "keys"))
+    done = Ledger(ws.state_dir).decide(["kpt-20261028-001/keep-001"], "reject")
+    assert done and Ledger(ws.state_dir).entries[-1].sig is None
+    with pytest.raises(UndoRefused, match="lies inside the workspace"):
+        undo(ws, done[0].id)

@@ -248,3 +248,26 @@ async def test_u_on_an_undo_row_applies_it_again(demo_root: Path) -> None:
         assert screen.views[table.row_key_at(0) or ""].action == "undo"
         await pilot.press("u")
         await until(pilot, lambda: app.index.ledger.state(PENDING).state == "approved")
+
+
+async def test_u_in_the_app_takes_back_nothing_a_script_did(demo_root: Path) -> None:
+    """Issue 40: an undo without an id takes back only its own channel's last change; the
+    app names what a script did last and asks for its id."""
+    from store.ledger import Ledger, set_channel
+    from store.review.items import decide_keys
+    from store.workspace import Workspace
+
+    set_channel("script")
+    try:
+        done = decide_keys(Workspace(demo_root), [PENDING], "reject")
+        set_channel("app")
+        app = make_app(demo_root)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _at(pilot, app, PENDING_SESSION, PENDING)
+            await pilot.press("u")
+            await until(pilot, lambda: _told(app, "Cannot undo without an id"))
+            assert _told(app, done.id)
+            assert app.index.ledger.state(PENDING).state == "rejected"
+    finally:
+        set_channel(None)
+    assert Ledger(demo_root / ".hurikaeri").state(PENDING).state == "rejected"
