@@ -108,12 +108,13 @@ def _at(at: str) -> str:
 def _line(v: TxView, who_width: int) -> str:
     files = ", ".join(f.path for f in v.files)
     who = _who(v.who)
-    state = v.state + (" (legacy)" if v.legacy else "")
+    state = v.state + (" (legacy)" if v.legacy else "") + ("" if v.trusted else " not ours")
     via = f" via {v.channel}" if v.channel else ""
     out = f"{_at(v.at)}  {v.id}  {state:<16} {who:<{who_width}} {v.title}{via}" + (
         f"  [{files}]" if files else ""
     )
-    if v.reason and (v.state in ("blocked", "aborted") or not v.trusted):
+    said = v.state in ("blocked", "aborted") or (not v.trusted and (v.files or v.state == "open"))
+    if v.reason and said:
         out += f"\n    {v.reason}"
     return printable(out)
 

@@ -73,8 +73,8 @@ TxState = Literal["done", "undone", "blocked", "aborted", "open"]
 #: What the history and lint say of a transaction in the reviewer's own ledger file whose
 #: lines this machine did not write (forged, or pulled): it is never acted on.
 NOT_OURS = (
-    "not ours — not acted on: its ledger lines were not written by hurikaeri on this "
-    "machine (forged, copied or pulled)"
+    "not ours — not acted on: its ledger lines are not signed by hurikaeri on this machine "
+    "(written before lines were signed, by another program, or elsewhere)"
 )
 #: The environment variable naming the reviewer (ahead of the config and git).
 REVIEWER_ENV = team.REVIEWER_ENV

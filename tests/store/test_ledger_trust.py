@@ -193,10 +193,17 @@ def test_undo_of_a_forged_transaction_touches_nothing(ws: Workspace, rel: str, h
 
 
 @pytest.mark.parametrize(
-    "name", ["x.py", "run.sh", "settings.json", "pyproject.toml", ".env", "Makefile", "a.js"]
+    "rel",
+    [
+        *(
+            f"knowledge_base/global/skills/{name}"
+            for name in ("x.py", "run.sh", "s.json", "pyproject.toml", ".env", "Makefile", "a.js")
+        ),
+        "knowledge_base/inbox/prop-29990101-001.yaml",  # a new proposal
+        "hurikaeri/kpt-29990101-001.yaml",  # a new report
+    ],
 )
-def test_redo_of_a_forged_transaction_creates_nothing(ws: Workspace, name: str) -> None:
-    rel = f"knowledge_base/global/skills/{name}"
+def test_redo_of_a_forged_transaction_creates_nothing(ws: Workspace, rel: str) -> None:
     begin = replace_tx(ws.state_dir, "f5f5f5f5f5f5", rel, None, b"rm -rf ~\n", action="approve")
     write_lines(ws.state_dir / "ledger.jsonl", begin, commit_of(begin), undo_of(begin))
     before = files(ws.root)

@@ -516,3 +516,19 @@ def test_current_stamp_never_opens_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(PathRefused):
         current_stamp(fifo)
+
+
+def test_every_action_that_writes_files_has_a_write_policy_for_undo() -> None:
+    """Undo, redo and recovery write only what a transaction's own action may write
+    (``policy.ACTION_WRITES``, issue 40): an action missing there could never be undone."""
+    import re
+
+    from store.write.policy import ACTION_WRITES
+
+    store = Path(__file__).resolve().parents[2] / "store"
+    named = set()
+    for path in store.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r'TxPlan\(\s*"([a-z-]+)"', text))
+    assert named - {"undo", "redo"} <= set(ACTION_WRITES), named - set(ACTION_WRITES)
+    assert {"edit-lesson", "promote", "import-wrapup", "approve"} <= named | set(ACTION_WRITES)
