@@ -18,6 +18,13 @@ Two generations of lines fold together:
 - *Older lines*, one per decision (``approve``, ``reject``, … with an optional ``batch``)
   and ``undo`` lines naming the entry they cancel: they keep folding exactly as they did.
 
+The ledger is a record, never a licence to write: it lies in the workspace, where agents
+and teammates write too. Every line appended here is signed (``sig``, see
+:mod:`store.machine_key`) and records its ``channel``; :meth:`Ledger.is_ours` tells the
+local reviewer's transactions whose lines this machine wrote — the only ones recovery, undo
+and redo act on. Every line folds for review state. A ledger file that is not a regular
+file (a FIFO) and a ledger directory that is a link are refused, naming them.
+
 A team (``store.team``): with a ``ledger/`` directory in the state directory, each reviewer
 appends only to ``ledger/<reviewer>.jsonl``, and ``ledger.jsonl`` (when there is one) is read
 as the local reviewer's older history. The lines of every file are folded in one order, the

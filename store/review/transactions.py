@@ -22,6 +22,13 @@ marks it aborted; the app's index and every CLI command that writes call it firs
 restore every file of the transaction byte for byte as one step, or refuse naming the file
 that changed since (:class:`UndoRefused`, with the diff). A refused transaction blocks
 nothing else: an older, independent one can be undone by its id.
+
+What the ledger says is a record, never a licence to write. Recovery, undo and redo touch a
+file only for a transaction that is the local reviewer's and whose lines this machine signed
+(:meth:`Ledger.is_ours`), whose file and kept copies match the hashes it recorded, and whose
+action may write there now (:func:`store.write.policy.action_writes`); anything else is
+:data:`NOT_OURS` (history shows it, :func:`not_ours` gives lint's warnings). An undo without
+an id takes back the newest change only when this channel (app, terminal, script) made it.
 """
 
 from __future__ import annotations
