@@ -1011,7 +1011,7 @@ class Ledger:
     def authentic(self, e: Entry | None) -> bool:
         """Whether the line of ``e`` was written by this machine in this workspace, as it
         is: signed with this machine's key (``store.machine_key``) over what it holds."""
-        if e is None or e.sig is None:
+        if e is None or type(e.sig) is not str:  # none, or a list, a number: forged
             return False
         key = (e.id, e.op, e.src, e.sig)
         known = self._authentic.get(key)

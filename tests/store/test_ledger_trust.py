@@ -343,3 +343,17 @@ def test_a_key_kept_inside_the_workspace_authenticates_nothing(
     assert done and Ledger(ws.state_dir).entries[-1].sig is None
     with pytest.raises(UndoRefused, match="lies inside the workspace"):
         undo(ws, done[0].id)
+
+
+@pytest.mark.parametrize("sig", [["a", "list"], {"an": "object"}, 7, True, ""])
+def test_a_signature_of_another_type_is_not_ours_and_breaks_nothing(
+    ws: Workspace, sig: object
+) -> None:
+    claude = ws.root / "CLAUDE.md"
+    now = claude.read_bytes()
+    begin = replace_tx(ws.state_dir, "f7f7f7f7f7f7", "CLAUDE.md", b"x\n", now, sig=None)
+    write_lines(ws.state_dir / "ledger.jsonl", {**begin, "sig": sig})
+    assert recover(ws) == []
+    (v,) = [v for v in history(ws) if v.id == "f7f7f7f7f7f7"]
+    assert not v.trusted
+    assert claude.read_bytes() == now
