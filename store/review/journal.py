@@ -370,6 +370,17 @@ def write_backups(ws: Workspace, tx: str, i: int, p: Prepared) -> None:
             ws.state_dir / rel, data, _kept_stamp(ws.state_dir / rel), guard=own, create=True
         )
         p.rec[key] = rel
+        if key == "anchor":  # the other copies' hashes are the record's before and after
+            p.rec["anchor_sha256"] = sha256(data)
+
+
+def kept_anchor(ws: Workspace, rec: dict[str, Any]) -> bytes | None:
+    """The line a record's removal or return is anchored after (``b""``: none), as kept;
+    ``None`` when the copy is not what the record's hash says (missing or swapped)."""
+    if not rec.get("anchor"):
+        return b""
+    data = read_kept(ws, rec.get("anchor"))
+    return data if data is not None and sha256(data) == rec.get("anchor_sha256") else None
 
 
 def _kept_stamp(path: Path) -> FileStamp | None:
@@ -570,10 +581,12 @@ def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Stan
         return Standing("changed", "the file is gone", None)
     old = read_kept(ws, rec.get("backup")) or b""
     new = read_kept(ws, rec.get("written")) or b""
-    anchor = read_kept(ws, rec.get("anchor")) or b""
-    if (sha256(old) if old else None) != rec.get("before_sha256") or (
-        sha256(new) if new else None
-    ) != rec.get("after_sha256"):
+    anchor = kept_anchor(ws, rec)
+    if (
+        (sha256(old) if old else None) != rec.get("before_sha256")
+        or (sha256(new) if new else None) != rec.get("after_sha256")
+        or anchor is None
+    ):
         return Standing("changed", "its copies under .hurikaeri/backups are missing", now)
     offset = int(rec.get("offset") or 0)
     old_at = locate(now, old, offset, anchor) if old else None
@@ -713,8 +726,8 @@ def _turn(
     if how == "record":
         old = read_kept(ws, rec.get("backup")) or b""
         new = read_kept(ws, rec.get("written")) or b""
-        anchor = read_kept(ws, rec.get("anchor")) or b""
-        if (sha256(old) if old else None, sha256(new) if new else None) != (
+        anchor = kept_anchor(ws, rec)
+        if anchor is None or (sha256(old) if old else None, sha256(new) if new else None) != (
             rec.get("before_sha256"),
             rec.get("after_sha256"),
         ):

@@ -357,3 +357,19 @@ def test_a_signature_of_another_type_is_not_ours_and_breaks_nothing(
     (v,) = [v for v in history(ws) if v.id == "f7f7f7f7f7f7"]
     assert not v.trusted
     assert claude.read_bytes() == now
+
+
+def test_an_own_lesson_edit_whose_anchor_copy_was_swapped_is_refused(ws: Workspace) -> None:
+    """A record is put back after the line kept as its anchor: that copy is checked too."""
+    from store.review.lessons import edit_lesson_tx, find_lesson
+
+    path = ws.loc("lessons_ai")
+    done = edit_lesson_tx(ws, find_lesson(path, "ll-ai-20261028-002"), {"title": "edited"})
+    assert done is not None
+    (rec,) = Ledger(ws.state_dir).txs[done.id].files
+    assert rec.get("anchor") and rec.get("anchor_sha256")
+    (ws.state_dir / rec["anchor"]).write_bytes(b'{"id": "elsewhere"}\n')
+    now = path.read_bytes()
+    with pytest.raises(UndoRefused, match="backups"):
+        undo(ws, done.id)
+    assert path.read_bytes() == now
