@@ -428,7 +428,7 @@ def _abort(
 def _policy_action(led: Ledger, rec: TxRecord) -> str:
     """The action whose write policy holds for ``rec``'s files: its own, or for an undo or
     a redo, that of the transaction (or older batch) it turns around."""
-    turned = rec.undoes or rec.redoes if rec.action in ("undo", "redo") else None
+    turned = (rec.undoes or rec.redoes) if rec.action in ("undo", "redo") else None
     if not turned:
         return rec.action
     found = next((u for u in _units(led) if u.id == turned), None)
@@ -731,9 +731,11 @@ def _is_undone(led: Ledger, u: _Unit) -> bool:
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | None]:
     if u.status == "aborted":
         return "aborted", u.reason, None
-    if led.is_own(u.src) and not u.trusted(led):
-        why = NOT_OURS
-        return ("open" if u.status == "open" else "done"), why, None
+    if led.is_own(u.src) and not u.trusted(led):  # shown as it folds, never acted on
+        folded: TxState = (
+            "open" if u.status == "open" else "undone" if _is_undone(led, u) else "done"
+        )
+        return folded, NOT_OURS, None
     if u.status == "open":
         return "open", "in progress, or left by a process that stopped (recovered on start)", None
     if u.action in ("undo", "redo"):
@@ -1053,17 +1055,16 @@ def _last_here(led: Ledger, units: list[_Unit]) -> _Unit | None:
     here = current_channel()
     if u is None or u.channel == here:
         return u
-    by = (
-        f"in the {u.channel}"
-        if u.channel == "app"
-        else f"by a {u.channel}"
-        if u.channel
-        else "before channels were recorded"
+    by = _WHERE.get(
+        u.channel or "", f"by {u.channel}" if u.channel else "before channels were recorded"
     )
     raise UndoRefused(
         f"refused: the last change, {u.title} [{u.id}], was made {by}, not {_here(here)}; "
         f"undo it by its id (hurikaeri undo {u.id}) if that is what you mean; nothing was changed"
     )
+
+
+_WHERE = {"app": "in the app", "terminal": "in a terminal", "script": "by a script"}
 
 
 def _here(channel: str) -> str:
