@@ -159,6 +159,23 @@ def verify(state_dir: Path, record: dict[str, Any], sig: object) -> bool:
     return expected is not None and hmac.compare_digest(expected, sig)
 
 
+def sign_scoped(scope: str, record: dict[str, Any]) -> str | None:
+    """The signature of ``record`` for ``scope`` (another kind of file ours alone writes,
+    named by what it is about); ``None`` when the key cannot be had."""
+    try:
+        return _mac(machine_key(), scope, record)
+    except KeyUnavailable:
+        return None
+
+
+def verify_scoped(scope: str, record: dict[str, Any], sig: object) -> bool:
+    """Whether ``sig`` is this machine's for ``record`` in ``scope``."""
+    if not isinstance(sig, str) or not sig:
+        return False
+    expected = sign_scoped(scope, record)
+    return expected is not None and hmac.compare_digest(expected, sig)
+
+
 def _inside(path: Path, root: Path) -> bool:
     """A key kept inside the workspace is a key agents can read: it authenticates nothing."""
     real, base = os.path.realpath(path), os.path.realpath(root)
@@ -172,5 +189,7 @@ __all__ = [
     "key_dir",
     "problem",
     "sign",
+    "sign_scoped",
     "verify",
+    "verify_scoped",
 ]

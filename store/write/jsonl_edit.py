@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from store import machine_key
 from store.read.textio import FileStamp
 from store.write.atomic import (
     TEMP_PREFIX,
@@ -187,6 +188,11 @@ def _redo_path(target: Path) -> Path:
     return target.with_name(REDO_PREFIX + target.name)
 
 
+def _redo_scope(target: Path) -> str:
+    """What a redo file's signature is bound to: the file it finishes a rewrite of."""
+    return "redo:" + os.path.realpath(target)
+
+
 def _write_in_place(target: Path, fd: int, offset: int, payload: bytes) -> None:
     """Write ``payload`` at ``offset``: saved to the redo file first, so that a write cut
     short by a crash is finished later; the redo file is removed once it is all on disk."""
@@ -198,6 +204,9 @@ def _write_in_place(target: Path, fd: int, offset: int, payload: bytes) -> None:
         "dev": st.st_dev,
         "ino": st.st_ino,
     }
+    sig = machine_key.sign_scoped(_redo_scope(target), header)
+    if sig:  # only a redo file this machine wrote is ever replayed (issue 40)
+        header["sig"] = sig
     redo = _redo_path(target)
     tmp_fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=target.parent)
     try:
@@ -254,9 +263,12 @@ def _replay(target: Path, fd: int) -> bool:
         header = json.loads(head)
         offset, length = int(header["offset"]), int(header["length"])
         sha, dev, ino = str(header["sha256"]), int(header["dev"]), int(header["ino"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         redo.unlink(missing_ok=True)
         return False
+    body = {k: v for k, v in header.items() if k != "sig"}
+    if not machine_key.verify_scoped(_redo_scope(target), body, header.get("sig")):
+        return False  # not written by this machine: never a licence to write; left alone
     st = os.fstat(fd)
     done = False
     if (

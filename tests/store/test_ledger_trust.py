@@ -373,3 +373,31 @@ def test_an_own_lesson_edit_whose_anchor_copy_was_swapped_is_refused(ws: Workspa
     with pytest.raises(UndoRefused, match="backups"):
         undo(ws, done.id)
     assert path.read_bytes() == now
+
+
+def test_a_forged_redo_file_beside_a_file_writes_nothing(ws: Workspace) -> None:
+    """An in-place rewrite a killed process left half done is finished from its redo file
+    (``.hurikaeri-redo-<name>``, beside the file) when the workspace is opened: a redo
+    file an agent wrote there, with the right offset, hash, device and inode, is not ours."""
+    import hashlib
+
+    from store.index.workspace_index import WorkspaceIndex
+    from store.write.jsonl_edit import REDO_PREFIX, finish_interrupted_rewrites
+
+    for rel in ("CLAUDE.md", "lessons/user/lessons.jsonl"):
+        target = ws.root / rel
+        now = target.read_bytes()
+        st = target.stat()
+        payload = b"# pwned\n"
+        header = {
+            "offset": 0,
+            "length": len(payload),
+            "sha256": hashlib.sha256(payload).hexdigest(),
+            "dev": st.st_dev,
+            "ino": st.st_ino,
+        }
+        redo = target.with_name(REDO_PREFIX + target.name)
+        redo.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+        assert finish_interrupted_rewrites([target.parent]) == []
+        WorkspaceIndex(ws).load_all()
+        assert target.read_bytes() == now
