@@ -22,8 +22,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 #: The environment variable naming the directory of the secret (the key's location only).
 KEY_DIR_ENV = "HURIKAERI_KEY_DIR"
 KEY_NAME = "ledger.key"
@@ -37,7 +35,11 @@ class KeyUnavailable(OSError):
 
 def key_dir() -> Path:
     env = os.environ.get(KEY_DIR_ENV, "").strip()
-    return Path(env) if env else Path(platformdirs.user_state_dir("hurikaeri", appauthor=False))
+    if env:
+        return Path(env)
+    import platformdirs  # only when first signing: commands that start fast stay so
+
+    return Path(platformdirs.user_state_dir("hurikaeri", appauthor=False))
 
 
 def _read_key(path: Path) -> bytes | None:
