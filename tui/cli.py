@@ -292,7 +292,36 @@ def demo_source() -> Path:
 def copy_demo() -> Path:
     target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
     shutil.copytree(demo_source(), target, dirs_exist_ok=True, symlinks=True)
+    _sign_demo_ledger(target / ".hurikaeri" / "ledger.jsonl")
     return target
+
+
+def _sign_demo_ledger(path: Path) -> None:
+    """The demo's decision log, as shipped, is hurikaeri's own: signed for this copy with
+    this machine's key, so that its history can be undone in the demo like the person's
+    own (a ledger line is acted on only when signed here: see the trust boundary). Only
+    the copy ``demo`` has just made is signed; nothing else ever is."""
+    from store import machine_key
+    from store.read.jsonl import encode_record
+
+    try:
+        lines = path.read_bytes().splitlines(keepends=True)
+    except OSError:
+        return
+    out = []
+    for raw in lines:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            out.append(raw)
+            continue
+        if isinstance(record, dict):
+            sig = machine_key.sign(path.parent, record)
+            if sig is not None:
+                record["sig"] = sig
+                raw = encode_record(record)
+        out.append(raw)
+    path.write_bytes(b"".join(out))
 
 
 def run_ui(workspace: Workspace) -> int:

@@ -65,3 +65,35 @@ def test_demo_copy_is_removed_when_the_app_fails(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(cli, "run_ui", failing_ui)
     assert cli.main(["demo"]) == 1
     assert not seen[0].exists()
+
+
+def test_the_demo_copys_history_is_ours_and_can_be_undone(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The demo ships a decision log written before ledger lines were signed: its copy is
+    signed for this machine (hurikaeri made the copy itself), so `demo` shows no line as
+    "not ours" and its older promotion can be undone; the shipped demo is unchanged."""
+    from tests.conftest import DEMO
+
+    shipped = (DEMO / ".hurikaeri" / "ledger.jsonl").read_bytes()
+    seen: list[Path] = []
+
+    def fake_ui(ws: object) -> int:
+        seen.append(ws.root)  # type: ignore[attr-defined]
+        return 0
+
+    monkeypatch.setattr(cli, "run_ui", fake_ui)
+    assert cli.main(["demo", "--keep"]) == 0
+    (root,) = seen
+    try:
+        capsys.readouterr()
+        assert cli.main(["lint", "--root", str(root)]) == 0
+        assert "ledger-not-ours" not in capsys.readouterr().out
+        assert cli.main(["history", "--root", str(root)]) == 0
+        assert "not ours" not in capsys.readouterr().out
+        # its promotion (made before channels were recorded) is undone by its id
+        assert cli.main(["undo", "9bfee027583a", "--dry-run", "--root", str(root)]) == 0
+        assert capsys.readouterr().out.startswith("Undo:")
+    finally:
+        shutil.rmtree(root)
+    assert (DEMO / ".hurikaeri" / "ledger.jsonl").read_bytes() == shipped
