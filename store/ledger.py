@@ -77,7 +77,7 @@ LEDGER_NAME = "ledger.jsonl"
 TX_OPS = ("begin", "commit", "abort")
 
 
-#: Where a change was made (DESIGN.md "Approval is a person's"): the app, a person's
+#: Where a change was made (docs/trust-boundary.md "Approval is a person's"): the app, a person's
 #: terminal, or a script (a command whose input is no terminal). Every transaction records
 #: it; an undo without an id takes back only what its own channel did last.
 CHANNELS = ("app", "terminal", "script")

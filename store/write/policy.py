@@ -386,7 +386,7 @@ def any_action(ws: Workspace) -> Guard:
     return guard
 
 
-#: What each action writes (DESIGN.md "What each action may write"): the locations it edits
+#: What each action writes (docs/trust-boundary.md "Written only where allowed"): the locations it edits
 #: in place and the kinds of target it writes. Undo, redo and recovery of a transaction
 #: write only what its action may write now, as when it was first made: a record naming
 #: another action, or a path its action never writes, is refused.
