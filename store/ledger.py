@@ -78,9 +78,10 @@ TX_OPS = ("begin", "commit", "abort")
 
 
 #: Where a change was made (docs/trust-boundary.md "Approval is a person's"): the app, a person's
-#: terminal, or a script (a command whose input is no terminal). Every transaction records
-#: it; an undo without an id takes back only what its own channel did last.
-CHANNELS = ("app", "terminal", "script")
+#: terminal, or a script (a command whose input is no terminal); ``agent`` is a decision made
+#: inside an agent's session that the person's config allows (store.review.agents). Every
+#: transaction records it; an undo without an id takes back only what its own channel did last.
+CHANNELS = ("app", "terminal", "script", "agent")
 _channel: list[str] = []
 
 

@@ -10,6 +10,11 @@ person's own config file — at its default place, not one named by ``--config``
 environment, which an agent could point anywhere — may allow it (``[review]
 agent_decisions = "allow"``, e.g. for CI).
 
+The check runs in :func:`store.review.transactions.apply`, the one path every decision
+is recorded through (the command line also checks first, before planning anything): the
+app started inside an agent's session refuses too. An allowed decision is recorded with
+the channel ``agent``.
+
 This is a guard against an agent acting on its own, not a sandbox: an agent that clears the
 variable on purpose is not stopped by it (see the trust boundary in the docs).
 """
@@ -33,6 +38,28 @@ AGENT_VARIABLES: tuple[str, ...] = (
     "CODEX_THREAD_ID",
     "AI_AGENT",
     "AGENT",
+)
+
+
+#: The transactions only a person makes (``TxPlan.action``): decisions, promotions and
+#: their undoing. Importing a wrap-up, exporting feedback and editing are not decisions.
+PERSON_ACTIONS = frozenset(
+    {
+        "approve",
+        "approve-section",
+        "reject",
+        "reopen",
+        "decide",
+        "archive",
+        "restore",
+        "promote",
+        "retarget",
+        "merge-duplicates",
+        "undo",
+        "redo",
+        "keep",
+        "revert",
+    }
 )
 
 

@@ -53,6 +53,7 @@ from store.ledger import (
     now_iso,
 )
 from store.read.diagnostics import Diagnostic
+from store.review.agents import PERSON_ACTIONS, check_person
 from store.review.errors import ReviewError
 from store.review.journal import (
     FileWrite,
@@ -296,6 +297,9 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
     (:class:`~store.write.atomic.ConflictError`), and after putting back whatever was
     written when a write fails."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
+    channel = plan.channel or current_channel()
+    if plan.action in PERSON_ACTIONS and check_person(plan.action, ws.config, os.environ):
+        channel = "agent"  # inside an agent's session, as the person's config allows
     tx = new_id()
     head: dict[str, Any] = {
         "id": tx,
@@ -305,7 +309,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         "tx": tx,
         "action": plan.action,
         "who": plan.who or led.who,  # the ledger's reviewer (store.team.reviewer)
-        "channel": plan.channel or current_channel(),
+        "channel": channel,
         "subjects": list(plan.subjects),
     }
     if plan.note:
@@ -1064,7 +1068,12 @@ def _last_here(led: Ledger, units: list[_Unit]) -> _Unit | None:
     )
 
 
-_WHERE = {"app": "in the app", "terminal": "in a terminal", "script": "by a script"}
+_WHERE = {
+    "app": "in the app",
+    "terminal": "in a terminal",
+    "script": "by a script",
+    "agent": "by an agent (as the config allows)",
+}
 
 
 def _here(channel: str) -> str:
