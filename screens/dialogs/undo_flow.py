@@ -1,7 +1,8 @@
 """Undo and redo as a person meets them: say what will happen, ask when files change, do it.
 
 Used by ``u`` on every screen (the newest transaction done) and by the History screen (any
-transaction by id). The question names the transaction it was asked about, and the undo
+transaction by id). A change of files, every redo and a decision made before the app's run
+(yesterday's, say) are confirmed first; a decision just made is undone at once. The question names the transaction it was asked about, and the undo
 that follows is exactly that one (by id), even if another write landed meanwhile. A refusal
 (a file changed since) reaches the app's one write-failure handler, which shows the diff.
 """
@@ -9,6 +10,7 @@ that follows is exactly that one (by id), even if another write landed meanwhile
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from textual.content import Content
 from textual.dom import DOMNode
@@ -52,7 +54,9 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
     if view is None or (not blocked and not said):
         node.app.notify(line, markup=False, timeout=3)
         return False
-    if not blocked and view.files and not await _ask(node, line + "?", said or verb):
+    # a change of files, any redo, and a decision made before this run are confirmed first
+    ask = view.files or redo or not _made_since(view.at, index.opened)
+    if not blocked and ask and not await _ask(node, line + "?", said or verb):
         return False
     target = view.id
     outcome = await run_write(
@@ -66,6 +70,17 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
     done = line.replace(f"{said}:", f"{said}ne:", 1) if said else f"{verb}ne: {view.title}"
     node.app.notify(done, markup=False, timeout=3)
     return True
+
+
+def _made_since(at: str, since: float) -> bool:
+    """Whether a transaction made at ``at`` (ISO time) came after ``since`` (epoch s)."""
+    try:
+        when = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return False
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp() >= since
 
 
 async def undo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:

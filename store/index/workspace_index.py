@@ -189,6 +189,9 @@ class WorkspaceIndex:
     def __init__(self, ws: Workspace, *, use_cache: bool = True) -> None:
         self.ws = ws
         self.use_cache = use_cache
+        #: when it was made (seconds since the epoch): the start of the app's run, which an
+        #: undo of a decision made before it asks about first
+        self.opened = time.time()
         self.files: dict[Path, IndexedFile] = {}
         self.kinds: dict[Path, Kind | None] = {}
         self.sessions: dict[str, Session] = {}

@@ -1081,7 +1081,17 @@ def _here(channel: str) -> str:
 
 
 def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
-    """The transaction undone most recently (by a transaction or an older undo line)."""
+    """The transaction undone most recently (by a transaction or an older undo line), as
+    long as no new action of ours came after that undo: as in every editor, a new action
+    ends what can be redone (a transaction is still redone by its id)."""
+    newest = max(
+        (
+            u.seq
+            for u in units
+            if u.status == "committed" and u.action not in ("undo", "redo") and led.is_own(u.src)
+        ),
+        default=-1,
+    )
     when: dict[str, int] = {}
     by_id = {u.id: u for u in units}
     for u in units:
@@ -1092,7 +1102,9 @@ def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
         if e.op == "undo" and e.undoes in group_of:
             g = group_of[e.undoes]
             when[g] = max(when.get(g, -1), i)
-    for uid, _seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
+    for uid, seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
+        if seq < newest:
+            return None  # undone before the newest action: no longer redone by default
         hit = by_id.get(uid)
         if hit is not None and led.is_own(hit.src) and _is_undone(led, hit) and hit.trusted(led):
             return hit
