@@ -28,6 +28,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+PROG = "hurikaeri"
+
 if TYPE_CHECKING:
     from store.insight.evidence import EvidenceCheck, MetricRow, ReportEvidence
     from store.models.kpt import KptReport
@@ -73,7 +75,12 @@ def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
         sys.stdout.write("\n")
     else:
         print(render_evidence(result, ws))
-    return 1 if result.missing or not result.checked else 0
+    if result.missing or not result.checked:  # exit 1: said in one line on stderr too
+        from store.read.textsafe import printable
+
+        print(f"{PROG}: {printable(_summary(result))}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def evidence_json(ws: Workspace, report: KptReport, item_id: str | None = None) -> dict[str, Any]:

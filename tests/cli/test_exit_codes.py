@@ -197,7 +197,7 @@ def test_promote_and_retarget_take_either_form(
                 "--type",
                 "memory",
                 "--path",
-                "m.yaml",
+                "memory/demo/project_memory.yaml",
                 "--json",
                 *root,
             ]
