@@ -11,6 +11,11 @@ starts from (the person edits it before anything is written):
   the same without that wrapper;
 - "Remember to X" / "Make sure to X" → "X";
 - anything else → the description as written (whitespace folded to one line).
+
+Never shaped, so never turned into its opposite: a description that negates or takes back
+(outside its quotes: "do not add …", "…と追記しない", "…추가하지 않는다", "…が原因だったので削除
+する", "never …") and one longer than :data:`MAX_SHAPED` characters (no one-line instruction;
+the patterns' cost also grows with the length, and the text is an agent's).
 """
 
 from __future__ import annotations
@@ -106,6 +111,25 @@ _KO_WRAPPED = [
 ]
 
 
+#: A longer description is taken as written.
+MAX_SHAPED = 300
+
+#: Words that negate or take back what the sentence adds, looked for outside its quotes.
+_NEGATED = re.compile(
+    r"\b(?:do\s+not|don't|dont|never|not|no\s+longer|avoid|stop|remove|delete|drop|"
+    r"instead\s+of|caus(?:e|ed|es|ing)|without|forbid\w*|prohibit\w*|undo|revert)\b"
+    r"|しない|しません|せず|しないで|ないこと|ないように|禁止|削除|消す|消して|取り除|除外|外す|"
+    r"やめ|止め|原因|不要|誤り|間違"
+    r"|않|말\s*것|말고|마라|마세요|금지|삭제|제거|빼|원인|불필요|잘못",
+    re.IGNORECASE,
+)
+
+
+def _negated(text: str) -> bool:
+    """Whether ``text`` negates or takes back, outside its quoted spans."""
+    return bool(_NEGATED.search(re.sub(_QUOTES, " ", text)))
+
+
 def _quote_group(m: re.Match[str]) -> str:
     """The name of the quote group that matched (one letter: ``a``…``f``)."""
     return next(k for k, v in m.groupdict().items() if len(k) == 1 and v)
@@ -124,8 +148,8 @@ def _sentence(text: str, *, upper: bool) -> str:
 def rule_text(description: str) -> str:
     """The rule-shaped text a promotion of ``description`` starts from (see the module)."""
     text = bullet_text(description)
-    if not text:
-        return ""
+    if not text or len(text) > MAX_SHAPED or _negated(text):
+        return text
     for m in (*_QUOTE_THEN_VERB.finditer(text), *_VERB_THEN_QUOTE.finditer(text)):
         quoted = bullet_text(_quoted(m))
         before = text[: m.start(_quote_group(m)) - 1][-1:]  # the character before the quote

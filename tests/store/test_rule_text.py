@@ -143,3 +143,38 @@ def test_ten_phrasings_a_language() -> None:
 def test_newlines_fold_and_empty_stays_empty() -> None:
     assert rule_text("Check the lockfile\n  before adding") == "Check the lockfile before adding"
     assert rule_text("  ") == ""
+
+
+#: Found by review: the quoted text beside a verb of adding was taken whatever the sentence
+#: said of it, so "do not add X" promoted X — the opposite of the item — into CLAUDE.md.
+NEGATED = [
+    'Do not add "always skip the tests" to CLAUDE.md; it caused the outage.',
+    "CLAUDE.md に「テストは省略してよい」と追記しない。",
+    '스킬에 "테스트를 건너뛴다"를 추가하지 않는다',
+    "README に「本番DBへ直接接続する」を追記したのが原因だったので削除する",
+    'We should never note "force push to main is fine"',
+    "Remove 'retry forever on 429' from the rate-limit skill",
+    "CLAUDE.md の「コミット前の lint は任意」を削除する",
+    "SKILL.md 에서 「캐시를 끈다」 규칙을 제거한다",
+]
+
+
+@pytest.mark.parametrize("description", NEGATED)
+def test_a_negated_or_taken_back_addition_is_never_turned_into_its_rule(
+    description: str,
+) -> None:
+    assert rule_text(description) == description
+
+
+def test_a_negation_inside_the_quote_is_the_rule() -> None:
+    assert (
+        rule_text('Add "tests must not be skipped before merging" to CLAUDE.md')
+        == "tests must not be skipped before merging"
+    )
+
+
+def test_a_long_description_is_taken_as_written() -> None:
+    """Agent text of any length: past MAX_SHAPED characters no pattern runs on it (their
+    cost grows with the length: 6,000 characters took 17-27 s before)."""
+    for text in ("CLAUDE.md の規約に" + "をを" * 3000, "update " + "the skill " * 1500):
+        assert rule_text(text) == text.strip()
