@@ -72,6 +72,7 @@ from store.review.journal import (
     where,
     write_backups,
 )
+from store.review.reviewed import follow
 from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.jsonl_edit import finish_interrupted_rewrites
@@ -321,6 +322,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
     head["effects"] = _marked(led, plan.effects)
     if not plan.files:
         led.append({**head, "op": "commit"})
+        follow(ws, led, plan)  # the reviewed state moves with our writes (#45)
         return _result(ws, led, tx)
     seen: set[str] = set()
     for fw in plan.files:  # each file once: a second change must be planned on the first
@@ -364,6 +366,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
             if fixes:
                 end["files"] = fixes
             led.append(end)
+            follow(ws, led, plan)
         finally:
             for p in prepared:
                 p.close()

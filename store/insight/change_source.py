@@ -1,0 +1,188 @@
+"""Who made a change to review (issue #45): the session and turn whose tool call wrote it.
+
+A Claude Code transcript names every file an ``Edit``, ``Write``, ``MultiEdit`` or
+``NotebookEdit`` call touched (a relative path is resolved against the ``cwd`` of its line).
+A call on the changed file is matched **by content** when what it wrote is in the file now
+(and more often than in the reviewed copy), else **by time** when it came after the reviewed
+state was taken; the newest such call wins, a content match over a time match. Nothing
+fitting: the source is unknown.
+
+Only transcripts written to since the oldest reviewed state and holding a changed file's
+name somewhere in their bytes are read, so a workspace of a thousand sessions reads few.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
+from store.read.transcript_locator import TranscriptLocator
+
+if TYPE_CHECKING:
+    from store.review.changes import Change
+    from store.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The tool call a change is attributed to."""
+
+    session: str
+    turn: int
+    tool: str
+    at: str | None
+    #: ``content`` (what it wrote is in the file) or ``time`` (only when it came)
+    how: str
+    transcript: Path
+    #: the transcript line of the call (to open it there)
+    line: int
+
+    def describe(self) -> str:
+        by = "" if self.how == "content" else ", by time"
+        return f"session {self.session[:8]}…, turn {self.turn}, {self.tool}{by}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "turn": self.turn,
+            "tool": self.tool,
+            "at": self.at,
+            "how": self.how,
+            "transcript": str(self.transcript),
+            "line": self.line,
+        }
+
+
+def _when(stamp: str | None) -> datetime | None:
+    if not stamp:
+        return None
+    try:
+        found = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return found if found.tzinfo is not None else None
+
+
+def _written(name: str, tool_input: Any) -> list[str]:
+    """The texts a file-changing call wrote."""
+    if not isinstance(tool_input, dict):
+        return []
+    if name == "Write":
+        keys = ["content"]
+    elif name == "NotebookEdit":
+        keys = ["new_source"]
+    else:
+        keys = ["new_string"]
+    texts = [tool_input.get(k) for k in keys]
+    edits = tool_input.get("edits")
+    if name == "MultiEdit" and isinstance(edits, list):
+        texts += [e.get("new_string") for e in edits if isinstance(e, dict)]
+    return [t for t in texts if isinstance(t, str) and t.strip()]
+
+
+def _resolved(target: str, cwd: str | None) -> str:
+    path = os.path.expanduser(target)
+    if not os.path.isabs(path) and cwd:
+        path = os.path.join(cwd, path)
+    return os.path.normpath(path)
+
+
+def _names(change: Change) -> set[str]:
+    """The ways a call may name the file: its path as it is, and with links followed."""
+    return {os.path.normpath(str(change.path)), os.path.realpath(change.path)}
+
+
+def attribute(ws: Workspace, changes: list[Change]) -> None:
+    """Set each change's ``source`` (left ``None``: unknown)."""
+    todo = [c for c in changes if c.current is not None or c.reviewed is not None]
+    if not todo:
+        return
+    since = [_when(c.reviewed_at) for c in todo]
+    oldest = min((s for s in since if s is not None), default=None)
+    needles = {c.path.name.encode() for c in todo}
+    best: dict[int, tuple[int, datetime | None, Source]] = {}
+    for sid, paths in TranscriptLocator(ws).files().items():
+        for tpath in paths:
+            if not _may_hold(tpath, oldest, needles):
+                continue
+            _scan(sid, tpath, todo, best)
+    for i, ch in enumerate(todo):
+        found = best.get(i)
+        if found is not None:
+            ch.source = found[2]
+
+
+def _may_hold(path: Path, oldest: datetime | None, needles: set[bytes]) -> bool:
+    try:
+        if oldest is not None and path.stat().st_mtime < oldest.timestamp():
+            return False  # written to before the reviewed state: no later call in it
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return any(n in data for n in needles)
+
+
+def _scan(
+    sid: str,
+    tpath: Path,
+    todo: list[Change],
+    best: dict[int, tuple[int, datetime | None, Source]],
+) -> None:
+    names = [_names(c) for c in todo]
+    transcript = read_transcript(tpath, sid)
+    for turn in transcript.turns:
+        for block in turn.tool_calls():
+            if block.name not in CODE_CHANGE_TOOLS or not block.target:
+                continue
+            record = load_record(tpath, block.offset) or {}
+            cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else transcript.cwd
+            target = _resolved(block.target, cwd)
+            hits = [i for i, n in enumerate(names) if target in n]
+            if not hits:
+                continue
+            tool_input = _input(record, block.tool_id)
+            when = _when(turn.timestamp)
+            for i in hits:
+                rank = _rank(todo[i], block.name, tool_input, when)
+                if rank == 0:
+                    continue
+                how = "content" if rank == 2 else "time"
+                src = Source(sid, turn.number, block.name, turn.timestamp, how, tpath, block.line)
+                old = best.get(i)
+                if old is None or (rank, _key(when)) >= (old[0], _key(old[1])):
+                    best[i] = (rank, when, src)
+
+
+def _key(when: datetime | None) -> float:
+    return when.timestamp() if when is not None else 0.0
+
+
+def _input(record: dict[str, Any], tool_id: str) -> Any:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("id") == tool_id:
+                return part.get("input")
+    return None
+
+
+def _rank(change: Change, tool: str, tool_input: Any, when: datetime | None) -> int:
+    """2: what the call wrote is in the file (more than in the reviewed copy); 1: it came
+    after the reviewed state was taken; 0: neither."""
+    now = (change.current or b"").decode("utf-8", "replace")
+    before = (change.reviewed or b"").decode("utf-8", "replace")
+    texts = _written(tool, tool_input)
+    if texts and change.current is not None:
+        if tool == "Write" and texts[0].strip() == now.strip():
+            return 2
+        if all(t in now for t in texts) and any(now.count(t) > before.count(t) for t in texts):
+            return 2
+    since = _when(change.reviewed_at)
+    if when is not None and since is not None and when >= since:
+        return 1
+    return 0

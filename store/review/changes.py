@@ -1,0 +1,305 @@
+"""Changes since the last review (issue #45): what agents, people and pulls wrote into the
+files agents load, outside hurikaeri.
+
+Every target (:func:`store.insight.targets.list_targets`, plus every auto-memory topic file
+under ``projects/<slug>/memory/`` and the config file) is compared with its reviewed state
+(:mod:`store.review.reviewed`): a changed file, a new one, a deleted one is a :class:`Change`
+with its diff, the secrets its added lines hold and its budget. The first start records the
+reviewed state of every target and lists nothing.
+
+The actions are transactions: :func:`keep` (the file as shown becomes its reviewed state; no
+file is written), :func:`revert` (the reviewed content restored, whole or one hunk; refused
+naming the file when it changed again since it was shown), each undone and redone like any
+other.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from store.check.secrets import SecretHit, scan_added
+from store.insight.budgets import BudgetCheck, check_budget
+from store.insight.targets import list_targets
+from store.ledger import Ledger, now_iso
+from store.read.kinds import ignored_name
+from store.review.errors import ReviewError
+from store.review.journal import FileWrite
+from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
+from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.workspace import Workspace
+from store.write.policy import any_action
+from store.write.textdiff import bytes_diff
+
+Status = Literal["modified", "new", "deleted"]
+#: lines of context around a hunk (as ``diff -u``)
+CONTEXT = 3
+
+
+@dataclass(slots=True)
+class Change:
+    """One file that differs from its reviewed state."""
+
+    path: Path
+    key: str
+    status: Status
+    reviewed: bytes | None
+    current: bytes | None
+    reviewed_at: str | None = None
+    secrets: list[SecretHit] = field(default_factory=list)
+    budget: BudgetCheck | None = None
+    #: who made it (:class:`store.insight.change_source.Source`), when attributed
+    source: Any = None
+
+    @property
+    def current_sha(self) -> str | None:
+        return None if self.current is None else sha256(self.current)
+
+    @property
+    def reviewed_sha(self) -> str | None:
+        return None if self.reviewed is None else sha256(self.reviewed)
+
+    def diff(self) -> str:
+        a = "/dev/null" if self.reviewed is None else f"a/{self.key} (reviewed)"
+        b = "/dev/null" if self.current is None else f"b/{self.key} (now)"
+        return bytes_diff(self.reviewed, self.current, a, b)
+
+    def counts(self) -> tuple[int, int]:
+        """Lines added and removed."""
+        added = removed = 0
+        for line in self.diff().splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
+    @property
+    def hunks(self) -> int:
+        return len(_hunks(self.reviewed, self.current))
+
+    @property
+    def marks(self) -> list[str]:
+        out = []
+        if self.secrets:
+            out.append("secret")
+        if self.budget is not None and self.budget.crosses:
+            out.append("over budget")
+        return out
+
+    def summary(self) -> str:
+        """``CLAUDE.md  modified +2 −1  session 3f2c…, turn 37, Edit``."""
+        added, removed = self.counts()
+        marks = "".join(f"  [{m}]" for m in self.marks)
+        src = self.source.describe() if self.source is not None else "unknown"
+        return f"{self.key}  {self.status} +{added} −{removed}  {src}{marks}"
+
+    def as_json(self) -> dict[str, Any]:
+        added, removed = self.counts()
+        return {
+            "path": self.key,
+            "status": self.status,
+            "added": added,
+            "removed": removed,
+            "hunks": self.hunks,
+            "reviewed_sha256": self.reviewed_sha,
+            "current_sha256": self.current_sha,
+            "reviewed_at": self.reviewed_at,
+            "marks": self.marks,
+            "secrets": [h.as_json() for h in self.secrets],
+            "budget": self.budget.as_json() if self.budget is not None else None,
+            "source": self.source.as_json() if self.source is not None else None,
+            "diff": self.diff(),
+        }
+
+
+# -- what is tracked ---------------------------------------------------------------------
+
+
+def memory_topics(ws: Workspace) -> list[Path]:
+    """Claude Code's auto-memory files: every Markdown file in ``projects/<slug>/memory/``."""
+    out: list[Path] = []
+    top = ws.root / "projects"
+    try:
+        slugs = sorted(os.listdir(top))
+    except OSError:
+        return out
+    for slug in slugs:
+        mem = top / slug / "memory"
+        try:
+            names = sorted(os.listdir(mem))
+        except OSError:
+            continue
+        for name in names:
+            if not ignored_name(name) and name.lower().endswith(".md") and (mem / name).is_file():
+                out.append(mem / name)
+    return out
+
+
+def tracked(ws: Workspace, ledger: Ledger | None = None) -> dict[str, Path]:
+    """Every file that has a reviewed state: index key → path."""
+    paths = [t.path for t in list_targets(ws, ledger)] + memory_topics(ws)
+    if ws.config.path is not None and ws.config.path.is_file():
+        paths.append(ws.config.path)
+    return {key_of(ws, p): p for p in paths}
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def record_all(ws: Workspace, ledger: Ledger | None = None) -> int:
+    """Take the reviewed state of every target (the first start); returns how many."""
+    rv = Reviewed.load(ws)
+    n = 0
+    for key, path in tracked(ws, ledger).items():
+        data = _read(path)
+        if data is not None:
+            rv.set(key, data)
+            n += 1
+    rv.save(ledger)
+    return n
+
+
+def first_start_line(n: int) -> str:
+    return f"reviewed state recorded for {n} file{'' if n == 1 else 's'}; changes from now on are listed"
+
+
+# -- listing -----------------------------------------------------------------------------
+
+
+def list_changes(
+    ws: Workspace, *, ledger: Ledger | None = None, attribute: bool = True
+) -> tuple[list[Change], int | None]:
+    """The changes to review, by path, and on the first start how many files had their
+    reviewed state recorded (else ``None``)."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    led.refresh()
+    rv = Reviewed.load(ws)
+    if not rv.exists:
+        return [], record_all(ws, led)
+    files = tracked(ws, led)
+    for key in rv.entries:
+        files.setdefault(key, path_of(ws, key))
+    out: list[Change] = []
+    for key in sorted(files):
+        path = files[key]
+        current = _read(path)
+        digest = rv.sha(key)
+        if digest is None:
+            if current is not None:
+                out.append(_change(ws, path, key, "new", None, current, None))
+            continue
+        if current is not None and sha256(current) == digest:
+            continue
+        reviewed = rv.blob(digest)
+        status: Status = "deleted" if current is None else "modified"
+        out.append(_change(ws, path, key, status, reviewed, current, rv.at(key)))
+    if attribute and out:
+        from store.insight.change_source import attribute as attribute_all
+
+        attribute_all(ws, out)
+    return out, None
+
+
+def _change(
+    ws: Workspace,
+    path: Path,
+    key: str,
+    status: Status,
+    reviewed: bytes | None,
+    current: bytes | None,
+    at: str | None,
+) -> Change:
+    ch = Change(path, key, status, reviewed, current, at)
+    if current is not None:
+        ch.secrets = scan_added(reviewed, current, key)
+        ch.budget = check_budget(ws, path, reviewed, current)
+    return ch
+
+
+def find(changes: list[Change], ws: Workspace, name: str) -> Change:
+    """The change of the file ``name`` (as listed, or a path)."""
+    key = key_of(ws, Path(os.path.expanduser(name)))
+    for ch in changes:
+        if name in (ch.key, str(ch.path)) or ch.key == key:
+            return ch
+    raise ReviewError(f"{name}: no change to review in this file ('hurikaeri changes' lists them)")
+
+
+# -- actions -----------------------------------------------------------------------------
+
+
+def keep(
+    ws: Workspace, changes: list[Change], *, ledger: Ledger | None = None, who: str | None = None
+) -> TxResult:
+    """The files as shown become their reviewed state: one transaction for them all."""
+    if not changes:
+        raise ReviewError("nothing to keep: no change to review")
+    rv = Reviewed.load(ws)
+    effects = []
+    for ch in changes:
+        to = rv.put_blob(ch.current) if ch.current is not None else None
+        data = {"path": ch.key, "from": rv.sha(ch.key), "from_at": rv.at(ch.key), "to": to}
+        data["to_at"] = now_iso()
+        effects.append(Effect(KEEP, ch.key, data=data))
+    plan = TxPlan(KEEP, [ch.key for ch in changes], [], effects, who=who)
+    return apply(ws, plan, ledger=ledger)
+
+
+def revert(
+    ws: Workspace,
+    change: Change,
+    hunk: int | None = None,
+    *,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult:
+    """Put the reviewed content back (``hunk``: only the 1-based hunk of the diff), as one
+    transaction; refused naming the file when it is no longer as shown
+    (:class:`~store.write.atomic.ConflictError`)."""
+    if change.status == "modified" and change.reviewed is None:
+        raise ReviewError(f"{change.key}: the reviewed copy is missing; keep it or edit it")
+    after = change.reviewed
+    subject = change.key
+    if hunk is not None:
+        groups = _hunks(change.reviewed, change.current)
+        if not 1 <= hunk <= len(groups):
+            raise ReviewError(f"{change.key}: no hunk {hunk} (the diff has {len(groups)})")
+        after = _revert_hunk(change.reviewed, change.current, groups[hunk - 1])
+        subject = f"{change.key} hunk {hunk}"
+    fw = FileWrite(change.path, change.current, after, any_action(ws))
+    return apply(ws, TxPlan(REVERT, [subject], [fw], who=who), ledger=ledger)
+
+
+def _lines(data: bytes | None) -> list[str]:
+    """Lines as :func:`~store.write.textdiff.bytes_diff` splits them (so hunks are numbered
+    as shown), undecodable bytes kept as they are."""
+    return (data or b"").decode("utf-8", "surrogateescape").splitlines(keepends=True)
+
+
+def _hunks(
+    reviewed: bytes | None, current: bytes | None
+) -> list[list[tuple[str, int, int, int, int]]]:
+    sm = difflib.SequenceMatcher(None, _lines(reviewed), _lines(current))
+    return list(sm.get_grouped_opcodes(CONTEXT))
+
+
+def _revert_hunk(
+    reviewed: bytes | None, current: bytes | None, group: list[tuple[str, int, int, int, int]]
+) -> bytes:
+    """``current`` with the changes of one hunk taken back."""
+    a, b = _lines(reviewed), _lines(current)
+    chosen = {op for op in group if op[0] != "equal"}
+    sm = difflib.SequenceMatcher(None, a, b)
+    out: list[str] = []
+    for op in sm.get_opcodes():
+        tag, i1, i2, j1, j2 = op
+        out += a[i1:i2] if tag != "equal" and op in chosen else b[j1:j2]
+    return "".join(out).encode("utf-8", "surrogateescape")

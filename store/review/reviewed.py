@@ -1,0 +1,205 @@
+"""The reviewed state of the files agents load (issue #45): what the person last saw of each.
+
+Every target (and the config file) has one: a copy of its bytes under
+``.hurikaeri/reviewed/blobs/<sha256>`` (content-addressed, so a copy shared by many files or
+many versions is kept once) and a line of ``.hurikaeri/reviewed/index.json`` mapping its path
+(relative to the root when inside it) to that hash and the time it was taken. The index is
+written whole and atomically; a copy no path and no undoable ``keep`` names is removed.
+
+hurikaeri's own writes move the reviewed state with them (:func:`follow`, called by
+:func:`store.review.transactions.apply` as a transaction commits): a file that was as
+reviewed stays reviewed as written. ``keep`` moves it by its effect (and undo / redo of a
+keep move it back and forth); a ``revert-change`` never moves it (undoing a revert brings the
+change back to review).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store.ledger import now_iso
+from store.read.state_file import read_state, write_state
+from store.write.atomic import replace_file
+
+if TYPE_CHECKING:
+    from store.ledger import Ledger
+    from store.review.transactions import TxPlan
+    from store.workspace import Workspace
+
+DIR_NAME = "reviewed"
+INDEX_NAME = "index.json"
+FORMAT = "hurikaeri-reviewed"
+VERSION = 1
+#: the action of a keep, and of a revert (see the module's docstring)
+KEEP = "keep"
+REVERT = "revert-change"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def key_of(ws: Workspace, path: Path) -> str:
+    """How the index names ``path``: relative to the root when inside it, else absolute."""
+    full = Path(os.path.abspath(path))
+    try:
+        return str(full.relative_to(ws.root))
+    except ValueError:
+        return str(full)
+
+
+def path_of(ws: Workspace, key: str) -> Path:
+    p = Path(key)
+    return p if p.is_absolute() else ws.root / p
+
+
+@dataclass(slots=True)
+class Reviewed:
+    """The index as read (``exists``: the workspace's first start has been taken)."""
+
+    top: Path
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    exists: bool = False
+
+    @classmethod
+    def load(cls, ws: Workspace) -> Reviewed:
+        top = ws.state_dir / DIR_NAME
+        index = top / INDEX_NAME
+        return cls(top, read_state(index, FORMAT, VERSION), index.is_file())
+
+    def sha(self, key: str) -> str | None:
+        rec = self.entries.get(key)
+        value = rec.get("sha256") if rec else None
+        return value if isinstance(value, str) else None
+
+    def at(self, key: str) -> str | None:
+        rec = self.entries.get(key)
+        value = rec.get("at") if rec else None
+        return value if isinstance(value, str) else None
+
+    def blob_path(self, digest: str) -> Path:
+        return self.top / "blobs" / digest[:2] / digest
+
+    def blob(self, digest: str | None) -> bytes | None:
+        """The reviewed copy with this hash (``None``: no copy, or it is damaged)."""
+        if not digest or len(digest) != 64 or not digest.isalnum():
+            return None
+        try:
+            data = self.blob_path(digest).read_bytes()
+        except OSError:
+            return None
+        return data if sha256(data) == digest else None
+
+    def put_blob(self, data: bytes) -> str:
+        digest = sha256(data)
+        path = self.blob_path(digest)
+        if self.blob(digest) is None:
+            replace_file(path, [data])
+        return digest
+
+    def set(self, key: str, data: bytes | None) -> None:
+        """``key`` reviewed as ``data`` (``None``: as absent, so the entry goes)."""
+        self.point(key, None if data is None else self.put_blob(data))
+
+    def point(self, key: str, digest: str | None, at: str | None = None) -> None:
+        if digest is None:
+            self.entries.pop(key, None)
+        else:
+            self.entries[key] = {"sha256": digest, "at": at or now_iso()}
+
+    def save(self, ledger: Ledger | None = None) -> bool:
+        """Write the index (atomically) and remove the copies nothing needs any more."""
+        self.top.mkdir(parents=True, exist_ok=True)
+        self.entries = dict(sorted(self.entries.items()))  # the same state, the same bytes
+        ok = write_state(self.top / INDEX_NAME, FORMAT, VERSION, self.entries)
+        self.exists = self.exists or ok
+        if ok:
+            self.prune(ledger)
+        return ok
+
+    def prune(self, ledger: Ledger | None = None) -> int:
+        """Remove the copies no path points at and no keep of the history needs (to be
+        undone or redone); returns how many."""
+        needed = {self.sha(k) for k in self.entries}
+        if ledger is not None:
+            with ledger.lock:
+                records = [r for r in ledger.txs.values() if r.action == KEEP]
+            for rec in records:
+                for eff in rec.effects:
+                    needed.update((eff.get("from"), eff.get("to")))
+        removed = 0
+        for sub in (self.top / "blobs").glob("*/*"):
+            if sub.name not in needed and not sub.name.startswith("."):
+                with contextlib.suppress(OSError):
+                    sub.unlink()
+                    removed += 1
+        return removed
+
+
+def target_like(ws: Workspace, path: Path) -> bool:
+    """A file a write of ours may make a target: Markdown, or a skill or project memory
+    YAML (anything else hurikaeri writes — reports, lessons, the inbox — is not loaded)."""
+    name = path.name.lower()
+    if name.endswith((".md", ".markdown")):
+        return True
+    return name.startswith("project_memory.") or (
+        name.endswith((".yaml", ".yml")) and "skills" in path.parts and "inbox" not in path.parts
+    )
+
+
+def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
+    """Move the reviewed state with a transaction that has just committed (see the
+    module's docstring). Never fails the transaction: the state is only a copy."""
+    try:
+        _follow(ws, ledger, plan)
+    except (OSError, ValueError):
+        return
+
+
+def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
+    rv = Reviewed.load(ws)
+    if not rv.exists:
+        return
+    origin, effects, back = plan.action, [e.as_record() for e in plan.effects], False
+    if plan.undoes or plan.redoes:
+        rec = ledger.txs.get(plan.undoes or plan.redoes or "")
+        if rec is None:
+            return
+        origin, effects, back = rec.action, rec.effects, bool(plan.undoes)
+    if origin == REVERT:
+        return
+    if origin == KEEP:
+        for eff in effects:
+            if eff.get("op") == KEEP and isinstance(eff.get("path"), str):
+                side = "from" if back else "to"
+                digest, at = eff.get(side), eff.get(f"{side}_at")
+                rv.point(
+                    eff["path"],
+                    digest if isinstance(digest, str) else None,
+                    at if isinstance(at, str) else None,
+                )
+        rv.save(ledger)
+        return
+    moved = False
+    for fw in plan.files:
+        key = key_of(ws, fw.path)
+        if key not in rv.entries and not target_like(ws, Path(fw.path)):
+            continue
+        if fw.how == "replace":
+            before = None if fw.before is None else sha256(fw.before)
+            if key in rv.entries and before != rv.sha(key):
+                continue  # it held changes not reviewed yet: they stay to review
+            rv.set(key, fw.after)
+        else:
+            try:
+                rv.set(key, Path(fw.path).read_bytes())
+            except FileNotFoundError:
+                rv.set(key, None)
+        moved = True
+    if moved:
+        rv.save(ledger)

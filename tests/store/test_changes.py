@@ -1,0 +1,212 @@
+"""Changes since the last review (issue #45): an agent's Edit of CLAUDE.md, written in a
+transcript as Claude Code writes it, listed with its diff and attributed to its session and
+turn; kept, reverted whole or one hunk, each undone and redone byte for byte; a new
+auto-memory topic file listed; a change made during a revert refused; hurikaeri's own
+writes moving the reviewed state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from store.config import Config
+from store.ledger import Ledger
+from store.review import transactions
+from store.review.changes import find, first_start_line, keep, list_changes, revert
+from store.review.items import find_item
+from store.review.promote import plan_promotion, promote_plans
+from store.review.reviewed import INDEX_NAME
+from store.workspace import Workspace
+from store.write.atomic import WriteError
+from tests.transcript_lines import SID, TranscriptWriter
+
+SLUG = "-home-me-app"
+RULES = "".join(f"- rule {n}\n" for n in range(2, 9))
+REVIEWED = f"# Rules\n\n- one\n- two\n{RULES}- ten\n"
+# the agent's Edit changes two places far apart: two hunks
+EDITED = REVIEWED.replace("- two\n", "- two, always\n").replace("- ten\n", "- nine\n- ten\n")
+GH_TOKEN = "ghp_" + "zjgHWbmPZe9gwWQaq5mcdkU1gJQV3hDKJnQu"
+
+
+def _ws(tmp_path: Path) -> Workspace:
+    root = tmp_path / "claude"
+    (root / "projects" / SLUG / "memory").mkdir(parents=True)
+    (root / "CLAUDE.md").write_text(REVIEWED)
+    (root / "projects" / SLUG / "memory" / "MEMORY.md").write_text("# Memory\n- [debugging]\n")
+    return Workspace(root, Config())
+
+
+def _session(ws: Workspace, tools: list[tuple[str, dict[str, object]]]) -> Path:
+    """A session whose 4th turn makes the tool calls, its lines run in the root (``cwd``)."""
+    w = TranscriptWriter()
+    w.user("read the rules").assistant(
+        "Reading.", [("Read", {"file_path": "CLAUDE.md"}, "…", False)]
+    )
+    w.user("remember that").assistant("Editing.", [(n, i, "ok", False) for n, i in tools])
+    w.lines = [line.replace("/home/me/app", str(ws.root)) for line in w.lines]
+    return w.write(ws.root, SLUG)
+
+
+def _agent_edit(ws: Workspace, old: str, new: str, text: str) -> None:
+    """An agent's Edit of CLAUDE.md (a path relative to its cwd), and the file it left."""
+    _session(ws, [("Edit", {"file_path": "CLAUDE.md", "old_string": old, "new_string": new})])
+    (ws.root / "CLAUDE.md").write_text(text)
+
+
+def _started(ws: Workspace) -> None:
+    changes, recorded = list_changes(ws)
+    assert (changes, recorded) == ([], 2)
+    assert (
+        first_start_line(2) == "reviewed state recorded for 2 files; changes from now on are listed"
+    )
+
+
+def test_an_agents_edit_of_claude_md_is_listed_and_attributed(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    assert list_changes(ws) == ([], None)
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    changes, recorded = list_changes(ws)
+    assert recorded is None
+    [ch] = changes
+    assert (ch.key, ch.status, ch.counts(), ch.hunks) == ("CLAUDE.md", "modified", (2, 1), 2)
+    assert "-- two\n+- two, always\n" in ch.diff()
+    assert ch.source is not None
+    assert (ch.source.session, ch.source.turn, ch.source.tool, ch.source.how) == (
+        SID,
+        4,
+        "Edit",
+        "content",
+    )
+    assert ch.marks == []
+
+
+def test_keep_makes_it_reviewed_and_undo_redo_move_it_back_and_forth(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    index = ws.state_dir / "reviewed" / INDEX_NAME
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    before = index.read_bytes()
+    result = keep(ws, list_changes(ws)[0])
+    after = index.read_bytes()
+    assert list_changes(ws)[0] == []
+    assert (ws.root / "CLAUDE.md").read_text() == EDITED
+    transactions.undo(ws, result.id)
+    assert index.read_bytes() == before
+    assert [c.key for c in list_changes(ws)[0]] == ["CLAUDE.md"]
+    transactions.redo(ws, result.id)
+    assert index.read_bytes() == after
+    assert list_changes(ws)[0] == []
+
+
+def test_revert_restores_the_reviewed_content_and_undo_brings_the_change_back(
+    tmp_path: Path,
+) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude = ws.root / "CLAUDE.md"
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    result = revert(ws, find(list_changes(ws)[0], ws, "CLAUDE.md"))
+    assert claude.read_text() == REVIEWED
+    assert list_changes(ws)[0] == []
+    transactions.undo(ws, result.id)
+    assert claude.read_bytes() == EDITED.encode()
+    assert [c.key for c in list_changes(ws)[0]] == ["CLAUDE.md"]  # to review again
+    transactions.redo(ws, result.id)
+    assert claude.read_bytes() == REVIEWED.encode()
+
+
+def test_one_hunk_is_reverted_alone(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude = ws.root / "CLAUDE.md"
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    [ch] = list_changes(ws)[0]
+    result = revert(ws, ch, 2)
+    half = REVIEWED.replace("- two\n", "- two, always\n")
+    assert claude.read_text() == half
+    [left] = list_changes(ws)[0]
+    assert (left.counts(), left.hunks) == ((1, 1), 1)
+    transactions.undo(ws, result.id)
+    assert claude.read_bytes() == EDITED.encode()
+    transactions.redo(ws, result.id)
+    assert claude.read_bytes() == half.encode()
+    with pytest.raises(Exception, match="no hunk 3"):
+        revert(ws, list_changes(ws)[0][0], 3)
+
+
+def test_a_change_made_during_the_revert_is_refused_naming_the_file(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude = ws.root / "CLAUDE.md"
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    [ch] = list_changes(ws)[0]
+    claude.write_text(EDITED + "- one more, meanwhile\n")
+    with pytest.raises(WriteError, match=r"CLAUDE\.md"):
+        revert(ws, ch)
+    assert claude.read_text() == EDITED + "- one more, meanwhile\n"
+
+
+def test_a_new_auto_memory_topic_file_is_listed_with_its_writer(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    topic = ws.root / "projects" / SLUG / "memory" / "debugging.md"
+    text = "# Debugging\n- run the failing test alone first\n"
+    _session(ws, [("Write", {"file_path": str(topic), "content": text})])
+    topic.write_text(text)
+    [ch] = list_changes(ws)[0]
+    assert (ch.key, ch.status, ch.reviewed) == (f"projects/{SLUG}/memory/debugging.md", "new", None)
+    assert ch.source is not None and (ch.source.turn, ch.source.tool) == (4, "Write")
+    result = revert(ws, ch)  # a new file reverted is removed
+    assert not topic.exists()
+    transactions.undo(ws, result.id)
+    assert topic.read_text() == text
+
+
+def test_a_deleted_target_is_listed(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    (ws.root / "projects" / SLUG / "memory" / "MEMORY.md").unlink()
+    [ch] = list_changes(ws)[0]
+    assert (ch.status, ch.current, ch.source) == ("deleted", None, None)
+    revert(ws, ch)
+    assert (ws.root / "projects" / SLUG / "memory" / "MEMORY.md").read_text().startswith("# Mem")
+
+
+def test_an_added_secret_is_marked(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    text = REVIEWED + f"- deploy with {GH_TOKEN}\n"
+    _agent_edit(ws, "- ten\n", f"- ten\n- deploy with {GH_TOKEN}\n", text)
+    [ch] = list_changes(ws)[0]
+    assert ch.marks == ["secret"]
+    assert GH_TOKEN not in json.dumps(ch.as_json()["secrets"])
+
+
+def test_a_change_with_no_matching_call_is_unknown(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    (ws.root / "CLAUDE.md").write_text(EDITED)  # a hand edit: no transcript names it
+    [ch] = list_changes(ws)[0]
+    assert ch.source is None and ch.summary().endswith("unknown")
+
+
+def test_hurikaeris_own_promotion_moves_the_reviewed_state(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    (ws.root / "CLAUDE.md").write_text("# Rules\n\n## Ops\n- existing\n")
+    (ws.root / "hurikaeri").mkdir()
+    (ws.root / "hurikaeri" / "kpt-20260101-001.yaml").write_text(
+        "id: kpt-20260101-001\nproblem: []\nomission: []\n"
+        "try:\n  - id: try-001\n    description: run the linter first\n"
+        "    addresses: []\n    scope: global\n"
+        "    persistence_target: {type: claude_md, path: 'CLAUDE.md', section: '## Ops'}\n"
+    )
+    _started(ws)
+    led = Ledger(ws.state_dir)
+    result = promote_plans(ws, [plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))])
+    assert result is not None and "run the linter first" in (ws.root / "CLAUDE.md").read_text()
+    assert list_changes(ws, ledger=led)[0] == []
+    transactions.undo(ws, result.id)
+    assert list_changes(ws)[0] == []
