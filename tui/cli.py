@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli_sync import add_sync_parser  # argparse only: cheap to import
 
     add_sync_parser(sub, common)
+    from tui.cli_changes import add_changes_parsers  # argparse only: cheap to import
+
+    add_changes_parsers(sub, common)
     serve = sub.add_parser(
         "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
     )
@@ -796,6 +799,14 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     return run_sync(args, ws)
 
 
+def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
+    """Changes since the last review, keep and revert (see tui.cli_changes)."""
+    from tui import cli_changes
+
+    run = {"changes": cli_changes.cmd_changes, "keep": cli_changes.cmd_keep}
+    return run.get(args.command, cli_changes.cmd_revert)(args, ws)
+
+
 def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
     return cmd_decide(args, ws, "approve")
 
@@ -824,12 +835,17 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "targets": cmd_targets,
     "evidence": cmd_evidence,
     "sync": cmd_sync,
+    "changes": cmd_changes,
+    "keep": cmd_changes,
+    "revert": cmd_changes,
 }
 
 
 #: The commands that decide or write as a person does: refused inside an agent's session
 #: (:mod:`store.review.agents`), unless they only show what they would do (``--dry-run``).
-PERSON_ONLY = frozenset({"approve", "reject", "promote", "retarget", "undo", "redo"})
+PERSON_ONLY = frozenset(
+    {"approve", "reject", "promote", "retarget", "undo", "redo", "keep", "revert"}
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,64 @@
+"""``hurikaeri changes [--json]``, ``keep PATH|--all``, ``revert PATH [--hunk N]`` (issue
+#45): the first run records the reviewed state and says so; a change is listed with who made
+it; keep and revert are a person's (refused inside an agent's session, nothing written)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui.cli import main
+
+TEXT = "# Rules\n- one\n"
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "claude"
+    root.mkdir()
+    (root / "CLAUDE.md").write_text(TEXT)
+    return root
+
+
+def test_changes_keep_and_revert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _root(tmp_path)
+    assert main(["changes", "--root", str(root)]) == 0
+    assert capsys.readouterr().out == (
+        "reviewed state recorded for 1 file; changes from now on are listed\n"
+    )
+    (root / "CLAUDE.md").write_text(TEXT + "- two\n")
+    assert main(["changes", "--json", "--root", str(root)]) == 0
+    [ch] = json.loads(capsys.readouterr().out)["changes"]
+    assert (ch["path"], ch["status"], ch["added"], ch["source"]) == (
+        "CLAUDE.md",
+        "modified",
+        1,
+        None,
+    )
+    assert main(["revert", "CLAUDE.md", "--hunk", "1", "--root", str(root)]) == 0
+    assert (root / "CLAUDE.md").read_text() == TEXT
+    assert main(["undo", "--root", str(root)]) == 0
+    assert main(["keep", "--all", "--root", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["changes", "--root", str(root)]) == 0
+    assert capsys.readouterr().out == "no changes since your last review\n"
+    assert main(["revert", "CLAUDE.md", "--root", str(root)]) == 1
+    assert "CLAUDE.md: no change to review" in capsys.readouterr().err
+
+
+def test_keep_and_revert_are_refused_inside_an_agents_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _root(tmp_path)
+    assert main(["changes", "--root", str(root)]) == 0
+    (root / "CLAUDE.md").write_text(TEXT + "- two\n")
+    monkeypatch.setenv("CLAUDECODE", "1")
+    index = (root / ".hurikaeri" / "reviewed" / "index.json").read_bytes()
+    for args in (["keep", "--all"], ["revert", "CLAUDE.md"]):
+        assert main([*args, "--root", str(root)]) == 1
+        assert "refused: this runs inside an agent's session" in capsys.readouterr().err
+    assert (root / "CLAUDE.md").read_text() == TEXT + "- two\n"
+    assert (root / ".hurikaeri" / "reviewed" / "index.json").read_bytes() == index
+    assert main(["changes", "--root", str(root)]) == 0  # agents may look
+    assert "CLAUDE.md  modified +1 −0  unknown" in capsys.readouterr().out

@@ -1,0 +1,103 @@
+"""``hurikaeri changes [--json] [--diff]``, ``keep PATH|--all``, ``revert PATH [--hunk N]``.
+
+``changes`` lists every file agents load that changed outside hurikaeri since it was last
+reviewed (``store.review.changes``): one line each with its lines added and removed, who
+made it (session and turn, or unknown) and its marks (a secret added, over budget);
+``--diff`` adds each diff, ``--json`` prints them all. The first run records the reviewed
+state and says so. ``keep`` makes the files as they are now reviewed; ``revert`` puts the
+reviewed content back (``--hunk N``: only the N-th hunk of its diff). Both are transactions
+(``hurikaeri undo`` takes them back) and a person's decisions (refused inside an agent's
+session).
+
+Wiring (tui/cli.py): ``add_changes_parsers(sub, common)`` in ``build_parser`` and entries in
+``COMMANDS`` calling the ``cmd_*`` functions here (imported lazily there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from store.read.textsafe import printable
+
+if TYPE_CHECKING:
+    from store.workspace import Workspace
+
+
+def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "changes",
+        parents=[common],
+        help="files agents load that changed since your last review, and who changed them",
+    )
+    p.add_argument("--json", action="store_true", help="print the changes as JSON")
+    p.add_argument("--diff", action="store_true", help="print each change's diff")
+    k = sub.add_parser("keep", parents=[common], help="accept a change: it becomes reviewed")
+    k.add_argument("path", nargs="?", help="the file, as 'changes' lists it")
+    k.add_argument("--all", action="store_true", help="keep every change listed")
+    r = sub.add_parser("revert", parents=[common], help="put a file's reviewed content back")
+    r.add_argument("path", help="the file, as 'changes' lists it")
+    r.add_argument("--hunk", type=int, metavar="N", help="revert only the N-th hunk of its diff")
+
+
+def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.changes import first_start_line, list_changes
+
+    changes, recorded = list_changes(ws)
+    if args.json:
+        out = {
+            "recorded": recorded,
+            "changes": [c.as_json() for c in changes],
+        }
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if recorded is not None:
+        print(first_start_line(recorded))
+        return 0
+    if not changes:
+        print("no changes since your last review")
+    for c in changes:
+        print(printable(c.summary(), keep_newlines=False))
+        if args.diff:
+            print(printable(c.diff()))
+    return 0
+
+
+def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.changes import find, keep, list_changes
+    from store.review.errors import ReviewError
+
+    if bool(args.all) == bool(args.path):
+        raise ReviewError("keep: name one file, or --all")
+    changes, recorded = list_changes(ws, attribute=False)
+    if recorded is not None:
+        print(f"nothing to keep yet: {printable(_first(recorded))}")
+        return 0
+    chosen = changes if args.all else [find(changes, ws, args.path)]
+    result = keep(ws, chosen)
+    names = ", ".join(c.key for c in chosen)
+    print(f"kept {printable(names, keep_newlines=False)} as reviewed  [{result.id}]")
+    return 0
+
+
+def cmd_revert(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.changes import find, list_changes, revert
+
+    changes, recorded = list_changes(ws, attribute=False)
+    if recorded is not None:
+        print(f"nothing to revert yet: {printable(_first(recorded))}")
+        return 0
+    change = find(changes, ws, args.path)
+    result = revert(ws, change, args.hunk)
+    what = change.key + (f" hunk {args.hunk}" if args.hunk else "")
+    print(f"reverted {printable(what, keep_newlines=False)} to the reviewed state  [{result.id}]")
+    return 0
+
+
+def _first(n: int) -> str:
+    from store.review.changes import first_start_line
+
+    return first_start_line(n)
