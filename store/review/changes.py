@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store.check.secrets import SecretHit, scan_added
+from store.config import default_config_path
 from store.insight.budgets import BudgetCheck, check_budget
 from store.insight.targets import list_targets
 from store.ledger import Ledger, now_iso
@@ -142,8 +143,11 @@ def memory_topics(ws: Workspace) -> list[Path]:
 def tracked(ws: Workspace, ledger: Ledger | None = None) -> dict[str, Path]:
     """Every file that has a reviewed state: index key → path."""
     paths = [t.path for t in list_targets(ws, ledger)] + memory_topics(ws)
-    if ws.config.path is not None and ws.config.path.is_file():
-        paths.append(ws.config.path)
+    # the config read, and the one at its default place (the only one that may let agents
+    # decide: a change to it is a change to review)
+    for config in (ws.config.path, default_config_path()):
+        if config is not None and config.is_file():
+            paths.append(config)
     return {key_of(ws, p): p for p in paths}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from store.config import Config
+from store.config import Config, default_config_path
 from store.ledger import Ledger
 from store.review import transactions
 from store.review.changes import find, first_start_line, keep, list_changes, revert
@@ -210,3 +210,14 @@ def test_hurikaeris_own_promotion_moves_the_reviewed_state(tmp_path: Path) -> No
     assert list_changes(ws, ledger=led)[0] == []
     transactions.undo(ws, result.id)
     assert list_changes(ws)[0] == []
+
+
+def test_a_config_file_an_agent_writes_is_a_change_to_review(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    config = default_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[review]\nagent_decisions = "allow"\n')
+    [ch] = list_changes(ws)[0]
+    assert (ch.path, ch.status) == (config, "new")
+    assert '+agent_decisions = "allow"' in ch.diff()
