@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -53,6 +54,9 @@ from tui.refresh import Change, concerns, on_show
 from tui.screenshot import take_screenshot
 from tui.search_provider import SearchProvider
 
+if TYPE_CHECKING:  # imported when first polled: starting stays fast
+    from store.review.change_watch import ChangeWatch
+
 #: How often changes seen while running are written to the index cache (seconds).
 SAVE_EVERY = 120.0
 #: How long the reading waits at most for what it published to be drawn (seconds).
@@ -62,6 +66,8 @@ DRAW_WAIT = 0.5
 THEME_SETTLES = 1.0
 #: How often the app looks whether its terminal is still there (seconds).
 TERMINAL_CHECK_EVERY = 1.0
+#: How often the files agents load are looked at for changes to review (seconds, #45).
+CHANGES_EVERY = 1.0
 
 #: The app-wide keys that open a screen (each once on top): key, screen name (the router's,
 #: see :data:`tui.navigate.SCREENS`), description. The binding id is ``app.<name>``.
@@ -77,6 +83,7 @@ SCREEN_KEYS = (
     ("H", "history", "History"),
     ("C", "targets", "Targets"),
     ("P", "problems", "Problems"),
+    ("W", "changes", "Changes"),
 )
 
 
@@ -114,6 +121,9 @@ class HurikaeriApp(App[None]):
         self._theme_kept = ""
         #: what changed while a screen was hidden, told when it is shown again
         self._stale: dict[Screen[object], Change] = {}
+        #: files agents load changed since the last review (the header's count, #45)
+        self.changed_count = 0
+        self._change_watch: ChangeWatch | None = None
 
     def on_mount(self) -> None:
         self._notices = log_notices.attach(self)
@@ -191,6 +201,7 @@ class HurikaeriApp(App[None]):
             self.broadcast(Change(initial=True))
             if self.watch_files:
                 self.watch_workspace_files()
+                self.set_interval(CHANGES_EVERY, self.poll_changes)
             if self._save_timer is None:  # once, however often the workspace is reloaded
                 self._save_timer = self.set_interval(SAVE_EVERY, self.save_index_cache)
         elif event.state == WorkerState.ERROR:
@@ -209,6 +220,28 @@ class HurikaeriApp(App[None]):
             self.workspace, stop_event=self._stop_watch, own_writes=self.own_writes
         ):
             await self.apply_changes({c.path for c in batch})
+
+    @work(thread=True, exclusive=True, group="changes-poll", exit_on_error=False)
+    def poll_changes(self) -> None:
+        """Count the changes to review when a file they depend on moved (#45); the first
+        time, record the reviewed state (silently: the Changes view says so)."""
+        from store.review.change_watch import ChangeWatch
+        from store.review.changes import list_changes
+
+        watch = self._change_watch
+        if watch is None:
+            watch = self._change_watch = ChangeWatch(self.workspace, self.index.ledger)
+        if watch.poll():
+            found, _ = list_changes(self.workspace, ledger=self.index.ledger, attribute=False)
+            self.call_from_thread(self.changes_counted, len(found))
+
+    def changes_counted(self, count: int) -> None:
+        self.changed_count = count
+        self.update_counts()
+        for screen in self.screen_stack:
+            moved = getattr(screen, "changes_moved", None)
+            if moved is not None:
+                moved()
 
     async def apply_changes(self, paths: set[Path], *, review: bool = False) -> None:
         """Re-read ``paths`` and tell the screens (``review``: a decision came with them)."""
@@ -296,10 +329,13 @@ class HurikaeriApp(App[None]):
         (sessions' review progress, the inbox's pending proposals, the Problems view)."""
         ix = self.index
         problems = len(ix.problem_files())
+        n = self.changed_count
+        changed = f"{n} changed file{'s' if n != 1 else ''} · " if n else ""
         # the counts first: a narrow terminal cuts the end of the line, the root's path
         self.sub_title = (
             f"{ix.unreviewed_count()} to review · {ix.inbox_pending()} in inbox · "
-            f"{problems} problem file{'s' if problems != 1 else ''} · {self.workspace.root}"
+            f"{problems} problem file{'s' if problems != 1 else ''} · {changed}"
+            f"{self.workspace.root}"
         )
 
     def _exit_if_hung_up(self, tty: select.poll) -> None:

@@ -49,6 +49,11 @@ COMMANDS: list[tuple[str, str, str]] = [
         "the files agents load: budgets, duplicates, stale rules, secrets",
         "app.open_screen('targets')",
     ),
+    (
+        "Changes",
+        "files agents load changed since your last review: who, diff, keep or revert",
+        "app.open_screen('changes')",
+    ),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
 

@@ -47,6 +47,7 @@ SCREENS: dict[str, tuple[str, str]] = {
     "pieces": ("screens.pieces", "PiecesScreen"),
     "history": ("screens.history", "HistoryScreen"),
     "targets": ("screens.targets", "TargetsScreen"),
+    "changes": ("screens.changes", "ChangesScreen"),
 }
 
 SESSION_KINDS = ("report", "keep", "problem", "try", "omission", "summary", "lesson")
