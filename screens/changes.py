@@ -203,10 +203,10 @@ class ChangesScreen(Screen[None]):
         src = ch.source if ch is not None else None
         if src is None:
             self.notify("No session is known to have made this change.", severity="warning")
-        elif src.session not in self.index.sessions:
+        elif f"sid:{src.session}" not in self.index.sessions:
             self.notify(
                 f"{src.transcript}:{src.line} (turn {src.turn}) — no report lists this session",
                 markup=False,
             )
         else:
-            self.post_message(Open(SessionTarget(src.session, tab="transcript")))
+            self.post_message(Open(SessionTarget(f"sid:{src.session}", turn=src.turn)))

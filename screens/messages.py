@@ -78,6 +78,8 @@ class SessionTarget:
     key: str
     item: str | None = None
     tab: str | None = None
+    #: on the transcript tab, the cursor on this turn (issue #45: the turn that wrote a file)
+    turn: int | None = None
 
 
 @dataclass(frozen=True)

@@ -101,7 +101,15 @@ async def open_session(app: App[Any], index: WorkspaceIndex, target: SessionTarg
 
     session = SessionScreen(index, target.key, item_key=target.item)
     await app.push_screen(session)
-    if target.tab is not None:
+    if target.turn is not None:
+        turn = target.turn
+
+        async def to_turn() -> None:
+            await session.action_tab("transcript")
+            (await session.transcript_view()).jump_to_turn(turn)
+
+        session.call_after_refresh(to_turn)
+    elif target.tab is not None:
         # after the screen has focused its item list (which would pull the first tab back)
         session.call_after_refresh(session.action_tab, target.tab)
 

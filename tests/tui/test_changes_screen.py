@@ -1,12 +1,16 @@
 """The Changes screen (issue #45): ``W`` opens it; a change made while the app is open shows
-in the list and in the header's count without any key; ``a`` keeps it, ``r`` reverts it."""
+in the list and in the header's count without any key; ``a`` keeps it, ``r`` reverts it;
+``enter`` opens the session's transcript at the turn whose Edit made it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from screens.changes import ChangesScreen
+from screens.session import SessionScreen
+from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
+from tests.transcript_lines import TranscriptWriter
 from tests.tui.helpers import make_app, ready, until
 
 TEXT = "# Rules\n- one\n"
@@ -39,3 +43,38 @@ async def test_a_change_shows_live_and_is_kept_then_reverted(tmp_path: Path) -> 
         await pilot.press("r")
         await until(pilot, lambda: claude.read_text() == TEXT + "- two\n", timeout=20)
         await until(pilot, lambda: not screen.changes, timeout=20)
+
+
+async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
+    demo_root: Path,
+) -> None:
+    sid = "7d4a9e2c-1b86-4f3d-a5e0-c8b2f6d9e413"  # the demo's kpt-20261120-001
+    claude = demo_root / "CLAUDE.md"
+    claude.write_text(TEXT)
+    app = make_app(demo_root, watch=True)
+    index = demo_root / ".hurikaeri" / "reviewed" / "index.json"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, index.exists, timeout=20)
+        w = TranscriptWriter(sid)
+        w.user("read the rules").assistant(
+            "Reading.", [("Read", {"file_path": "CLAUDE.md"}, "…", False)]
+        )
+        edit = {"file_path": "CLAUDE.md", "old_string": "- one\n", "new_string": "- one\n- two\n"}
+        w.user("remember that").assistant("Editing.", [("Edit", edit, "ok", False)])
+        w.lines = [line.replace("/home/me/app", str(demo_root)) for line in w.lines]
+        w.write(demo_root, "-work-takt")
+        claude.write_text(TEXT + "- two\n")
+        await pilot.press("W")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ChangesScreen)
+        await until(pilot, lambda: "CLAUDE.md" in screen.changes, timeout=20)
+        source = screen.changes["CLAUDE.md"].source
+        assert source is not None and (source.session, source.turn) == (sid, 4)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=20)
+        session = app.screen
+        await until(pilot, lambda: bool(session.query(TranscriptView)), timeout=20)
+        view = session.query_one(TranscriptView)
+        await until(pilot, lambda: view.current_turn() == 4, timeout=20)
