@@ -13,6 +13,7 @@ import pytest
 
 from store.config import Config, default_config_path
 from store.ledger import Ledger
+from store.read.transcript import read_transcript
 from store.review import transactions
 from store.review.changes import find, first_start_line, keep, list_changes, revert
 from store.review.items import find_item
@@ -20,7 +21,7 @@ from store.review.promote import plan_promotion, promote_plans
 from store.review.reviewed import INDEX_NAME
 from store.workspace import Workspace
 from store.write.atomic import WriteError
-from tests.transcript_lines import SID, TranscriptWriter
+from tests.transcript_lines import CORPUS, SID, TranscriptWriter
 
 SLUG = "-home-me-app"
 RULES = "".join(f"- rule {n}\n" for n in range(2, 9))
@@ -221,3 +222,28 @@ def test_a_config_file_an_agent_writes_is_a_change_to_review(tmp_path: Path) -> 
     [ch] = list_changes(ws)[0]
     assert (ch.path, ch.status) == (config, "new")
     assert '+agent_decisions = "allow"' in ch.diff()
+
+
+def test_a_real_transcripts_edit_line_is_matched(tmp_path: Path) -> None:
+    """claude-code-log's sample transcript (three lines broken on purpose), its one Edit's
+    path pointed at a rules file: read as Claude Code wrote it, matched by content."""
+    ws = _ws(tmp_path)
+    rules = ws.root / "rules" / "decorator_example.md"
+    rules.parent.mkdir()
+    rules.write_text("# Decorators\n")
+    list_changes(ws)  # the first start
+    text = (CORPUS / "representative_messages.jsonl").read_text(encoding="utf-8")
+    target = ws.root / "projects" / SLUG / "test_session.jsonl"
+    target.write_text(text.replace("/tmp/decorator_example.py", str(rules)), encoding="utf-8")
+    edit = next(
+        json.loads(line)
+        for line in text.splitlines()
+        if '"name": "Edit"' in line or '"name":"Edit"' in line
+    )
+    [call] = [p for p in edit["message"]["content"] if p.get("type") == "tool_use"]
+    rules.write_text("# Decorators\n" + call["input"]["new_string"] + "\n")
+    [ch] = list_changes(ws)[0]
+    assert ch.source is not None
+    assert (ch.source.session, ch.source.tool, ch.source.how) == ("test_session", "Edit", "content")
+    turns = read_transcript(target, "test_session").turns
+    assert any(b.tool_id == call["id"] for b in turns[ch.source.turn - 1].tool_calls())
