@@ -151,11 +151,17 @@ def tracked(ws: Workspace, ledger: Ledger | None = None) -> dict[str, Path]:
     return {key_of(ws, p): p for p in paths}
 
 
+class _Unreadable(Exception):
+    """A file that is there but cannot be read now (permissions): neither changed nor gone."""
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as exc:
+        raise _Unreadable(str(exc)) from exc
 
 
 def record_all(ws: Workspace, ledger: Ledger | None = None) -> int:
@@ -163,7 +169,10 @@ def record_all(ws: Workspace, ledger: Ledger | None = None) -> int:
     rv = Reviewed.load(ws)
     n = 0
     for key, path in tracked(ws, ledger).items():
-        data = _read(path)
+        try:
+            data = _read(path)
+        except _Unreadable:
+            continue
         if data is not None:
             rv.set(key, data)
             n += 1
@@ -194,7 +203,10 @@ def list_changes(
     out: list[Change] = []
     for key in sorted(files):
         path = files[key]
-        current = _read(path)
+        try:
+            current = _read(path)
+        except _Unreadable:
+            continue  # listed once it can be read again
         digest = rv.sha(key)
         if digest is None:
             if current is not None:

@@ -247,3 +247,23 @@ def test_a_real_transcripts_edit_line_is_matched(tmp_path: Path) -> None:
     assert (ch.source.session, ch.source.tool, ch.source.how) == ("test_session", "Edit", "content")
     turns = read_transcript(target, "test_session").turns
     assert any(b.tool_id == call["id"] for b in turns[ch.source.turn - 1].tool_calls())
+
+
+def test_an_unreadable_target_is_neither_changed_nor_deleted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude = ws.root / "CLAUDE.md"
+    claude.write_text(EDITED)
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == claude:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "read_bytes", read_bytes)
+        assert list_changes(ws)[0] == []
+    assert [c.status for c in list_changes(ws)[0]] == ["modified"]
