@@ -14,6 +14,7 @@ name somewhere in their bytes are read, so a workspace of a thousand sessions re
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -105,34 +106,50 @@ def attribute(ws: Workspace, changes: list[Change]) -> None:
     oldest = min((s for s in since if s is not None), default=None)
     needles = {c.path.name.encode() for c in todo}
     best: dict[int, tuple[int, datetime | None, Source]] = {}
+    names = [_names(c) for c in todo]
     for sid, paths in TranscriptLocator(ws).files().items():
         for tpath in paths:
             if not _may_hold(tpath, oldest, needles):
                 continue
-            _scan(sid, tpath, todo, best)
+            _scan(sid, tpath, todo, names, best)
     for i, ch in enumerate(todo):
         found = best.get(i)
         if found is not None:
             ch.source = found[2]
 
 
+#: how a file-changing call's name shows in a transcript line (with or without spaces)
+_TOOL_NAMES = tuple(f'"{t}"'.encode() for t in sorted(CODE_CHANGE_TOOLS))
+
+
 def _may_hold(path: Path, oldest: datetime | None, needles: set[bytes]) -> bool:
+    """Whether a line of the transcript may hold a file-changing call on a changed file:
+    it was written to since the oldest reviewed state, and one line names both."""
     try:
         if oldest is not None and path.stat().st_mtime < oldest.timestamp():
             return False  # written to before the reviewed state: no later call in it
         data = path.read_bytes()
     except OSError:
         return False
-    return any(n in data for n in needles)
+    pattern = re.compile(b"|".join(re.escape(n) for n in sorted(needles)))
+    pos = 0
+    while (found := pattern.search(data, pos)) is not None:
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        end = data.find(b"\n", found.end())
+        end = len(data) if end < 0 else end
+        if any(t in data[start:end] for t in _TOOL_NAMES):
+            return True
+        pos = end + 1
+    return False
 
 
 def _scan(
     sid: str,
     tpath: Path,
     todo: list[Change],
+    names: list[set[str]],
     best: dict[int, tuple[int, datetime | None, Source]],
 ) -> None:
-    names = [_names(c) for c in todo]
     transcript = read_transcript(tpath, sid)
     for turn in transcript.turns:
         for block in turn.tool_calls():
