@@ -267,3 +267,16 @@ def test_an_unreadable_target_is_neither_changed_nor_deleted(
         m.setattr(Path, "read_bytes", read_bytes)
         assert list_changes(ws)[0] == []
     assert [c.status for c in list_changes(ws)[0]] == ["modified"]
+
+
+def test_a_change_that_pushes_memory_md_past_its_budget_is_marked(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    memory = ws.root / "projects" / SLUG / "memory" / "MEMORY.md"
+    lines = "".join(f"- [topic {n}](topic-{n}.md)\n" for n in range(199))
+    memory.write_text(lines)  # 199 of the 200 lines Claude Code loads
+    _started(ws)
+    memory.write_text(lines + "- [late](late.md)\n- [later](later.md)\n")
+    [ch] = list_changes(ws)[0]
+    assert ch.marks == ["over budget"]
+    assert ch.budget is not None and (ch.budget.before, ch.budget.after) == (199, 201)
+    assert [text for _, text in ch.budget.falls_out] == ["- [later](later.md)"]
