@@ -124,6 +124,7 @@ class HurikaeriApp(App[None]):
         #: files agents load changed since the last review (the header's count, #45)
         self.changed_count = 0
         self._change_watch: ChangeWatch | None = None
+        self._polling = threading.Lock()
 
     def on_mount(self) -> None:
         self._notices = log_notices.attach(self)
@@ -221,19 +222,25 @@ class HurikaeriApp(App[None]):
         ):
             await self.apply_changes({c.path for c in batch})
 
-    @work(thread=True, exclusive=True, group="changes-poll", exit_on_error=False)
+    @work(thread=True, group="changes-poll", exit_on_error=False)
     def poll_changes(self) -> None:
         """Count the changes to review when a file they depend on moved (#45); the first
-        time, record the reviewed state (silently: the Changes view says so)."""
+        time, record the reviewed state (silently: the Changes view says so). A poll
+        still running (a first start on a large workspace) is not joined by another."""
         from store.review.change_watch import ChangeWatch
         from store.review.changes import list_changes
 
-        watch = self._change_watch
-        if watch is None:
-            watch = self._change_watch = ChangeWatch(self.workspace, self.index.ledger)
-        if watch.poll():
-            found, _ = list_changes(self.workspace, ledger=self.index.ledger, attribute=False)
-            self.call_from_thread(self.changes_counted, len(found))
+        if not self._polling.acquire(blocking=False):
+            return
+        try:
+            watch = self._change_watch
+            if watch is None:
+                watch = self._change_watch = ChangeWatch(self.workspace, self.index.ledger)
+            if watch.poll():
+                found, _ = list_changes(self.workspace, ledger=self.index.ledger, attribute=False)
+                self.call_from_thread(self.changes_counted, len(found))
+        finally:
+            self._polling.release()
 
     def changes_counted(self, count: int) -> None:
         self.changed_count = count
