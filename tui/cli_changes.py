@@ -68,13 +68,16 @@ def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.changes import find, keep, list_changes
-    from store.review.errors import ReviewError
+    from tui.cli import UsageError
 
     if bool(args.all) == bool(args.path):
-        raise ReviewError("keep: name one file, or --all")
+        raise UsageError("keep: name one file, or --all")
     changes, recorded = list_changes(ws, attribute=False)
     if recorded is not None:
         print(f"nothing to keep yet: {printable(_first(recorded))}")
+        return 0
+    if args.all and not changes:
+        print("nothing to keep: no change to review")
         return 0
     chosen = changes if args.all else [find(changes, ws, args.path)]
     result = keep(ws, chosen)

@@ -119,6 +119,17 @@ CASES: list[tuple[str, list[str], int]] = [
     ("evidence", ["evidence", "kpt-20261028-001", "--root", "{root}"], 0),
     # no transcript: nothing could be checked, which is no pass
     ("evidence", ["evidence", "kpt-20261120-001", "--root", "{root}"], 1),
+    ("changes", ["changes", "--bogus"], 2),
+    ("changes", ["changes", "--root", MISSING], 1),
+    ("changes", ["changes", "--root", "{root}"], 0),  # the first start: recorded
+    ("keep", ["keep", "--root", "{root}"], 2),  # neither a file nor --all
+    ("keep", ["keep", "a.md", "--all", "--root", "{root}"], 2),  # both
+    ("keep", ["keep", "no-such.md", "--root", "{root}"], 1),
+    ("keep", ["keep", "--all", "--root", "{root}"], 0),  # nothing changed: nothing to keep
+    ("revert", ["revert"], 2),
+    ("revert", ["revert", "CLAUDE.md", "--hunk", "x"], 2),
+    ("revert", ["revert", "CLAUDE.md", "--root", "{root}"], 1),  # no change to revert
+    ("revert", ["revert", "CLAUDE.md", "--root", "{tmp}"], 0),  # a first start: nothing yet
     ("serve", ["serve", "--port", "x"], 2),
     ("sync", ["sync", "--bogus"], 2),
     ("sync", ["sync", "--dry-run", "--root", "{root}"], 1),  # not in a git repository
