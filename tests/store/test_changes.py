@@ -280,3 +280,18 @@ def test_a_change_that_pushes_memory_md_past_its_budget_is_marked(tmp_path: Path
     assert ch.marks == ["over budget"]
     assert ch.budget is not None and (ch.budget.before, ch.budget.after) == (199, 201)
     assert [text for _, text in ch.budget.falls_out] == ["- [later](later.md)"]
+
+
+def test_one_hunk_reverted_keeps_a_bom_and_crlf_lines_byte_for_byte(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    claude = ws.root / "CLAUDE.md"
+    crlf = b"\xef\xbb\xbf" + REVIEWED.replace("\n", "\r\n").encode()
+    claude.write_bytes(crlf)
+    _started(ws)
+    edited = b"\xef\xbb\xbf" + EDITED.replace("\n", "\r\n").encode()
+    claude.write_bytes(edited)
+    [ch] = list_changes(ws)[0]
+    result = revert(ws, ch, 1)
+    assert claude.read_bytes() == crlf.replace(b"- ten\r\n", b"- nine\r\n- ten\r\n")
+    transactions.undo(ws, result.id)
+    assert claude.read_bytes() == edited
