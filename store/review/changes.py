@@ -32,7 +32,7 @@ from store.review.journal import FileWrite
 from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
 from store.review.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.policy import any_action
+from store.write.policy import action_writes
 from store.write.textdiff import bytes_diff
 
 Status = Literal["modified", "new", "deleted"]
@@ -291,7 +291,7 @@ def revert(
             raise ReviewError(f"{change.key}: no hunk {hunk} (the diff has {len(groups)})")
         after = _revert_hunk(change.reviewed, change.current, groups[hunk - 1])
         subject = f"{change.key} hunk {hunk}"
-    fw = FileWrite(change.path, change.current, after, any_action(ws))
+    fw = FileWrite(change.path, change.current, after, action_writes(ws, REVERT))
     return apply(ws, TxPlan(REVERT, [subject], [fw], who=who), ledger=ledger)
 
 
