@@ -9,7 +9,7 @@ written whole and atomically; a copy no path and no undoable ``keep`` names is r
 hurikaeri's own writes move the reviewed state with them (:func:`follow`, called by
 :func:`store.review.transactions.apply` as a transaction commits): a file that was as
 reviewed stays reviewed as written. ``keep`` moves it by its effect (and undo / redo of a
-keep move it back and forth); a ``revert-change`` never moves it (undoing a revert brings the
+keep move it back and forth); a ``revert`` never moves it (undoing a revert brings the
 change back to review).
 """
 
@@ -37,7 +37,7 @@ FORMAT = "hurikaeri-reviewed"
 VERSION = 1
 #: the action of a keep, and of a revert (see the module's docstring)
 KEEP = "keep"
-REVERT = "revert-change"
+REVERT = "revert"
 
 
 def sha256(data: bytes) -> str:

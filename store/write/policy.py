@@ -409,7 +409,7 @@ ACTION_WRITES: dict[str, tuple[tuple[str, ...], tuple[TargetKind, ...]]] = {
     "import-wrapup": (("summaries", *_LESSONS), ()),
     "merge-duplicates": ((), ("markdown", "skill")),
     # a change to review put back: the files agents load (store.review.changes)
-    "revert-change": (("knowledge_base", "memory"), ("markdown", "skill")),
+    "revert": (("knowledge_base", "memory"), ("markdown", "skill")),
     "edit-file": (
         (
             "kpt",

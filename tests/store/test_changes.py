@@ -15,6 +15,7 @@ from store.config import Config, default_config_path
 from store.ledger import Ledger
 from store.read.transcript import read_transcript
 from store.review import transactions
+from store.review.agents import AgentRefused
 from store.review.changes import find, first_start_line, keep, list_changes, revert
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
@@ -295,3 +296,22 @@ def test_one_hunk_reverted_keeps_a_bom_and_crlf_lines_byte_for_byte(tmp_path: Pa
     assert claude.read_bytes() == crlf.replace(b"- ten\r\n", b"- nine\r\n- ten\r\n")
     transactions.undo(ws, result.id)
     assert claude.read_bytes() == edited
+
+
+def test_keep_and_revert_are_refused_inside_an_agents_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    index = ws.state_dir / "reviewed" / INDEX_NAME
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    [ch] = list_changes(ws)[0]
+    before = index.read_bytes()
+    monkeypatch.setenv("CLAUDECODE", "1")
+    with pytest.raises(AgentRefused, match="keep refused"):
+        keep(ws, [ch])
+    with pytest.raises(AgentRefused, match="revert refused"):
+        revert(ws, ch)
+    assert index.read_bytes() == before
+    assert (ws.root / "CLAUDE.md").read_text() == EDITED
+    assert [c.key for c in list_changes(ws)[0]] == ["CLAUDE.md"]  # agents may look
