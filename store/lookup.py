@@ -5,15 +5,20 @@ Search gives every thing a person looks for an id (:mod:`store.search.records`):
 skills, patterns and anti-patterns (their ``skill_id`` / ``pattern_id``), project memory
 entries (``PROJECT/behavior-N``, ``PROJECT/issue-N``, ``PROJECT/preferences``), pieces
 (their name) and their movements (``PIECE/MOVEMENT``), discussions (their path as shown,
-``discussions/…/x.md``), and records without an id (``lessons.jsonl:LINE``).
+``discussions/…/x.md``), and records without an id (their place, the file as the workspace
+shows it and the line: ``lessons/user/lessons.jsonl:3``).
 :func:`find_thing` turns such an id back into the same record search built, plus the part
 of the file it came from, as it is written there. KPT reports and items are found by
 :mod:`store.review.items`.
 
 The id's shape says where to look first (a lesson only among the lessons); ids without a
 prefix are looked for in files named after them first, then in every file of the kinds
-that have such ids. A JSONL file is parsed only when the id's text is in it, and only the
-matching record is validated.
+that have such ids, lessons and summaries last (people's own lessons files carry ids of
+their own, ``LSN-005``, or none). A JSONL file is parsed only when the id's text is in it,
+and only the matching record is validated. A place names a record with or without an id;
+a shorter one (``lessons.jsonl:3``, the form of earlier versions) names it while only one
+file it can mean has that line. An id that two records carry, or a place two files fit, is
+:class:`AmbiguousId`: never the first of them.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from store.read.kinds import Kind
-from store.search.model import SearchRecord
+from store.search.model import SearchRecord, place_id
 from store.workspace import Workspace
 
 #: What :func:`find_thing` can find, as search names the kinds (for messages).
@@ -43,7 +48,9 @@ KINDS_FOUND = (
     "discussion",
 )
 
-_NO_ID_RECORD = re.compile(r"(?P<name>[^/\\]+\.jsonl):(?P<line>[1-9]\d*)")
+_PLACE = re.compile(r"(?P<path>.+\.jsonl):(?P<line>[1-9]\d*)")
+#: The kinds of JSONL files, whose records carry the id.
+_JSONL = (Kind.LESSONS, Kind.SUMMARIES)
 _PREFIXES: tuple[tuple[str, tuple[Kind, ...]], ...] = (
     ("ll-", (Kind.LESSONS,)),
     ("ws-", (Kind.SUMMARIES,)),
@@ -61,7 +68,38 @@ _UNPREFIXED: tuple[Kind | None, ...] = (
     Kind.PROPOSAL,
     Kind.FEEDBACK,
     Kind.DISCUSSION,
+    *_JSONL,
 )
+
+
+class AmbiguousId(LookupError):
+    """An id that more than one record carries, or a place that more than one file fits:
+    ``places`` are the ids that name each of them alone."""
+
+    def __init__(self, ident: str, places: list[str]) -> None:
+        super().__init__(ident, places)
+        self.ident = ident
+        self.places = places
+
+    def __str__(self) -> str:
+        what = (
+            f"'{quoted_id(self.ident)}' fits {len(self.places)} records"
+            if _PLACE.fullmatch(self.ident)
+            else f"{len(self.places)} records have the id '{quoted_id(self.ident)}'"
+        )
+        return f"{what}: {', '.join(self.places)}; name one by its place"
+
+
+def quoted_id(ident: str, width: int = 80) -> str:
+    """An id as a message repeats it: one line, at most ``width`` characters (cut in the
+    middle: both ends of a long id tell it)."""
+    from store.read.textsafe import printable
+
+    text = printable(ident, keep_newlines=False)
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[len(text) - (width - 1 - half) :]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,37 +140,59 @@ def id_kinds(ident: str) -> tuple[Kind | None, ...] | None:
     for prefix, kinds in _PREFIXES:
         if ident.startswith(prefix):
             return kinds
-    if _NO_ID_RECORD.fullmatch(ident):
-        return (Kind.LESSONS, Kind.SUMMARIES)
+    if _PLACE.fullmatch(ident):
+        return _JSONL
     return None
 
 
 def find_thing(ws: Workspace, ident: str) -> Thing | None:
-    """The thing search lists under ``ident`` (``None`` when there is none)."""
+    """The thing search lists under ``ident`` (``None`` when there is none);
+    :class:`AmbiguousId` when more than one record has it."""
     ident = ident.strip()
     if not ident:
         return None
+    place = _PLACE.fullmatch(ident)
+    if place:
+        return _at_place(ws, place["path"], int(place["line"]), ident)
+    found: list[Thing] = []
     for path, kind in _candidates(ws, ident):
-        if kind in (Kind.LESSONS, Kind.SUMMARIES):
-            got = _in_jsonl(ws, path, kind, ident)
-        else:
-            got = _in_document(ws, path, kind, ident)
-        if got is not None:
+        if kind in _JSONL:
+            assert kind is not None
+            found += _in_jsonl(ws, path, kind, ident)
+        elif not found and (got := _in_document(ws, path, kind, ident)) is not None:
             return got
-    return None
+    if len(found) > 1:
+        raise AmbiguousId(ident, [place_id(ws.display(Path(t.record.path)), t.line) for t in found])
+    return found[0] if found else None
+
+
+def _at_place(ws: Workspace, where: str, line: int, ident: str) -> Thing | None:
+    """The record at ``line`` of the one summaries or lessons file ``where`` names: its
+    path as shown, or the end of it (whole names: ``user/lessons.jsonl``)."""
+    want = Path(where).parts
+    files = [f for f in ws.discover() if f.kind in _JSONL]
+    fit = [
+        f
+        for f in files
+        if f.path.parts[-len(want) :] == want or Path(ws.display(f.path)).parts == want
+    ]
+    found = [t for f in fit if f.kind is not None for t in _in_jsonl(ws, f.path, f.kind, line=line)]
+    if len(found) > 1:
+        raise AmbiguousId(ident, [place_id(ws.display(Path(t.record.path)), t.line) for t in found])
+    return found[0] if found else None
 
 
 def _candidates(ws: Workspace, ident: str) -> Iterator[tuple[Path, Kind | None]]:
     kinds = id_kinds(ident)
     direct = [ws.root / ident, Path(ident)]
     for p in direct:  # a discussion (or any document) named by its path
-        found = ws.found(p) if p.suffix else None
+        try:
+            found = ws.found(p) if p.suffix else None
+        except OSError:  # no such file can be (a name too long for the file system)
+            found = None
         if found is not None and found.kind is not None:
             yield found.path, found.kind
     files = [f for f in ws.discover() if f.kind in (kinds or _UNPREFIXED)]
-    no_id = _NO_ID_RECORD.fullmatch(ident)
-    if no_id:
-        files = [f for f in files if f.path.name == no_id["name"]]
     stem = ident.split("/", 1)[0]
     named = [f for f in files if f.path.stem == stem]
     order = (kinds or _UNPREFIXED).index
@@ -141,7 +201,8 @@ def _candidates(ws: Workspace, ident: str) -> Iterator[tuple[Path, Kind | None]]
         yield f.path, f.kind
 
 
-def _in_jsonl(ws: Workspace, path: Path, kind: Kind, ident: str) -> Thing | None:
+def _in_jsonl(ws: Workspace, path: Path, kind: Kind, ident: str = "", line: int = 0) -> list[Thing]:
+    """The records of ``path`` that carry the id ``ident``, or the one at ``line``."""
     from store.models import Lesson, SessionSummary
     from store.read.diagnostics import DiagnosticSink
     from store.read.jsonl import scan_jsonl
@@ -149,30 +210,27 @@ def _in_jsonl(ws: Workspace, path: Path, kind: Kind, ident: str) -> Thing | None
     from store.read.validate import validate_tolerant
     from store.search.records import lesson_record, summary_record
 
-    sink = DiagnosticSink(ws.display(path))
+    display = ws.display(path)
+    sink = DiagnosticSink(display)
     raw = read_text(path, sink, MAX_JSONL_BYTES)
-    no_id = _NO_ID_RECORD.fullmatch(ident)
-    if raw.text is None or (not no_id and ident.encode("utf-8") not in raw.data):
-        return None
+    if raw.text is None or (not line and ident.encode("utf-8") not in raw.data):
+        return []
+    out = []
     for rec in scan_jsonl(raw.data, sink).records:
-        rid = rec.data.get("id")
-        if no_id:
-            if rec.line != int(no_id["line"]) or (isinstance(rid, str) and rid):
-                continue
-        elif rid != ident:
+        if (rec.line != line) if line else (rec.data.get("id") != ident):
             continue
         if kind is Kind.LESSONS:
             lesson = validate_tolerant(Lesson, rec.data, sink, what="record")
             if lesson is None:
                 continue
-            record = lesson_record(str(path), rec.line, lesson)
+            record = lesson_record(str(path), rec.line, lesson, display)
         else:
             summary = validate_tolerant(SessionSummary, rec.data, sink, what="record")
             if summary is None:
                 continue
-            record = summary_record(str(path), rec.line, summary)
-        return Thing(record, rec.line, rec.data)
-    return None
+            record = summary_record(str(path), rec.line, summary, display)
+        out.append(Thing(record, rec.line, rec.data))
+    return out
 
 
 def _in_document(ws: Workspace, path: Path, kind: Kind | None, ident: str) -> Thing | None:

@@ -741,18 +741,13 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
     )
     print("items: " + ", ".join(f"{k} {v}" for k, v in counts.items.items()))
     print(f"inbox pending {counts.inbox_pending}, files with errors {counts.files_with_errors}")
-    print(
-        "outcomes per week: "
-        + ", ".join(
-            f"{w} " + "/".join(f"{k[0]}{v}" for k, v in sorted(c.items()))
-            for w, c in figures["outcomes_per_week"].items()
-        )
-    )
-    print(
-        "problem categories: "
-        + ", ".join(f"{k} {v}" for k, v in figures["problem_categories"].items())
-    )
-    print("try-items: " + ", ".join(f"{k} {v}" for k, v in figures["try_items"].items()))
+    for label, figure in (
+        ("outcomes per week", figures["outcomes_per_week"]),
+        ("problem categories", figures["problem_categories"]),
+        ("try-items", figures["try_items"]),
+    ):
+        if figure:  # a label with nothing after it says nothing (no KPT report yet)
+            print(f"{label}: " + ", ".join(_figure(k, v) for k, v in figure.items()))
     for c in figures["recurring_problems"][:10]:
         after = {
             None: "",
@@ -769,6 +764,13 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         )
         print(f"  {m.name:<40} {value:>10}  {printable(m.basis)}")
     return 0
+
+
+def _figure(key: str, value: Any) -> str:
+    """``2026-W45 f1/s3`` for a week's outcomes (each by its initial), ``bug 4`` for a count."""
+    if isinstance(value, dict):
+        return f"{key} " + "/".join(f"{k[0]}{v}" for k, v in sorted(value.items()))
+    return f"{key} {value}"
 
 
 def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:

@@ -26,17 +26,20 @@ def show_other(args: argparse.Namespace, ws: Workspace) -> bool:
 
     ``False`` when it names nothing else but a KPT report has that id (the caller shows
     the report); :class:`ReviewError` when nothing has it."""
-    from store.lookup import KINDS_FOUND, find_thing, id_kinds
+    from store.lookup import KINDS_FOUND, AmbiguousId, find_thing, id_kinds, quoted_id
 
     ident = args.id.strip()
-    thing = find_thing(ws, ident)
+    try:
+        thing = find_thing(ws, ident)
+    except AmbiguousId as e:
+        raise ReviewError(str(e)) from None
     if thing is None:
         if id_kinds(ident) is None and _is_report(ws, ident):
             return False
         kinds = ", ".join(k.replace("_", "-") for k in KINDS_FOUND)
         raise ReviewError(
-            f"nothing has the id '{ident}' (looked for a KPT report or item, {kinds}; "
-            "'hurikaeri search' prints the ids)"
+            f"nothing has the id '{quoted_id(ident)}' (looked for a KPT report or item, "
+            f"{kinds}; 'hurikaeri search' prints the ids)"
         )
     if args.json:
         json.dump(thing.as_json(), sys.stdout, ensure_ascii=False, indent=2, default=str)

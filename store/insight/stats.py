@@ -22,6 +22,7 @@ from rapidfuzz import fuzz, process
 from store.index.sessions import Session, parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import ItemState, item_key
+from store.read.kinds import Kind
 
 SIMILAR = 65.0
 
@@ -168,6 +169,16 @@ class WorkspaceCounts:
         return asdict(self)
 
 
+def lesson_count(index: WorkspaceIndex) -> int:
+    """Every lesson of the lessons files, as the lessons list and search have them: those
+    of no session, with an id of another format or none, too."""
+    return sum(
+        f.records.kinds.count("L")
+        for f in index.files.values()
+        if f.kind is Kind.LESSONS and f.records is not None
+    )
+
+
 def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
     states: dict[str, int] = dict.fromkeys(
         ("pending", "approved", "rejected", "contested", "promoted"), 0
@@ -181,7 +192,7 @@ def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
         sessions=len(index.sessions),
         kpt_reports=sum(1 for s in index.sessions.values() if s.report),
         items=states,
-        lessons=sum(len(s.lessons) for s in index.sessions.values()),
+        lessons=lesson_count(index),
         inbox_pending=index.inbox_pending(),
         files_with_errors=len(index.error_files()),
     )

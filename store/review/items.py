@@ -179,10 +179,35 @@ def split_ref(ref: str) -> tuple[str, str | None]:
     return report_id, item_id or None
 
 
+def not_an_item(ws: Workspace, ref: str) -> str:
+    """What ``ref`` (no ``/``) is, said to a command that takes KPT items: a report, another
+    thing search lists (a lesson, a summary…), or nothing."""
+    from store.lookup import AmbiguousId, find_thing, quoted_id
+
+    ask = "name an item as KPT_ID/ITEM_ID ('hurikaeri show KPT_ID' lists a report's items)"
+    try:
+        find_report_at(ws, ref)
+    except AmbiguousReport:
+        return f"'{quoted_id(ref)}' names a report; {ask}"
+    except ReviewError:
+        pass
+    else:
+        return f"'{quoted_id(ref)}' names a report; {ask}"
+    try:
+        thing = find_thing(ws, ref)
+    except AmbiguousId as e:
+        return f"'{quoted_id(ref)}' names {len(e.places)} records ({', '.join(e.places)}), not a KPT item: {ask}"
+    if thing is not None:
+        where = f"{ws.display(Path(thing.record.path))}:{thing.line}"
+        kind = thing.record.kind.replace("_", "-")
+        return f"'{quoted_id(ref)}' is a {kind} ({where}), not a KPT item: {ask}"
+    return f"nothing has the id '{quoted_id(ref)}' ('hurikaeri search' prints the ids); {ask}"
+
+
 def find_item(ws: Workspace, ref: str) -> ItemRef:
     report_id, item_id = split_ref(ref)
     if item_id is None and not ref.strip().endswith("/"):
-        raise ReviewError(f"'{ref}' names a report; name an item as KPT_ID/ITEM_ID")
+        raise ReviewError(not_an_item(ws, ref.strip()))
     at = find_report_at(ws, report_id)
     path, report = at.path, at.report
     if item_id is None:  # 'KPT_ID/': what an item without an id would be called

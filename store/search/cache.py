@@ -59,8 +59,9 @@ from store.write.atomic import replace_file
 
 VERSION = 3
 #: What the tokens and records mean (tokenisation, record extraction): a cache made under
-#: another scheme is rebuilt even though its layout is the same.
-SCHEME = 3
+#: another scheme is rebuilt even though its layout is the same (4: a record without an
+#: id is named by its place, the path shown and the line).
+SCHEME = 4
 BIN_NAME = f"search-cache-v{VERSION}.bin"
 SIDE_NAME = f"search-cache-v{VERSION}.json"
 MAGIC = b"HURIKAERI-SEARCH"
@@ -1307,7 +1308,9 @@ def _parse_chunk(items: list[_Job]) -> list[Parsed]:
             out.append((path, 0, stamp, recs))
         else:
             k, start, end, line, st = part
-            recs = load_record_part(Path(path), kind, start, end, line, last=end >= st[0])
+            recs = load_record_part(
+                Path(path), kind, start, end, line, last=end >= st[0], display=display
+            )
             out.append((path, k, st, recs))
     return out
 

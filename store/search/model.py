@@ -12,6 +12,13 @@ Stamp = tuple[int, int]
 """(size, mtime_ns) of a file: its identity for the cache."""
 
 
+def place_id(display: str, line: int) -> str:
+    """The id of a summary or lesson record without one: its place, the file as the
+    workspace shows it and the line (``lessons/user/lessons.jsonl:3``). Two files of one
+    name (``lessons/ai/lessons.jsonl``, ``lessons/user/lessons.jsonl``) give two ids."""
+    return f"{display}:{line}"
+
+
 class SearchRecord(NamedTuple):
     kind: str
     id: str

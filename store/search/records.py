@@ -35,7 +35,7 @@ from store.models import (
 )
 from store.models.metablock import MetaBlock
 from store.read.kinds import Kind
-from store.search.model import SearchRecord
+from store.search.model import SearchRecord, place_id
 
 
 def text_of(value: Any) -> str:
@@ -49,11 +49,26 @@ def text_of(value: Any) -> str:
     if isinstance(value, BaseModel):
         value = value.model_dump(exclude_none=True, by_alias=True)
     if isinstance(value, dict):
-        return "\n".join(
-            f"{k}: {text_of(v)}" for k, v in value.items() if v not in (None, "", [], {})
-        )
+        lines: list[str] = []
+        for k, v in value.items():
+            text = text_of(v)
+            if not text:
+                continue
+            if "\n" in text or isinstance(v, (dict, BaseModel)):  # nested: indented under k
+                lines += [f"{k}:", *(f"  {line}" for line in text.splitlines())]
+            else:
+                lines.append(f"{k}: {text}")
+        return "\n".join(lines)
     if isinstance(value, (list, tuple)):
-        return "\n".join(t for t in (text_of(v) for v in value) if t)
+        out: list[str] = []
+        for v in value:
+            text = text_of(v)
+            if text and isinstance(v, (dict, BaseModel)) and "\n" in text:
+                first, *rest = text.splitlines()  # a mapping of a list: one "- " item
+                out += [f"- {first}", *(f"  {line}" for line in rest)]
+            elif text:
+                out.append(text)
+        return "\n".join(out)
     return str(value)
 
 
@@ -156,7 +171,7 @@ def kpt_records(path: str, doc: KptReport, stem: str) -> list[SearchRecord]:
     return out
 
 
-def summary_record(path: str, line: int, rec: SessionSummary) -> SearchRecord:
+def summary_record(path: str, line: int, rec: SessionSummary, display: str = "") -> SearchRecord:
     qa = [f"Q: {p.q or ''}\nA: {p.a or ''}" for p in rec.qa_pairs or []]
     concl = [
         " — ".join(x for x in (c.topic, c.decision, c.rationale) if x)
@@ -165,7 +180,7 @@ def summary_record(path: str, line: int, rec: SessionSummary) -> SearchRecord:
     title = rec.session_name or first_line((rec.info_summary or [""])[0]) or rec.id or "summary"
     return SearchRecord(
         "summary",
-        rec.id or f"{Path(path).name}:{line}",
+        rec.id or place_id(display or path, line),
         path,
         line,
         "",
@@ -188,10 +203,10 @@ def summary_record(path: str, line: int, rec: SessionSummary) -> SearchRecord:
     )
 
 
-def lesson_record(path: str, line: int, rec: Lesson) -> SearchRecord:
+def lesson_record(path: str, line: int, rec: Lesson, display: str = "") -> SearchRecord:
     return SearchRecord(
         "lesson",
-        rec.id or f"{Path(path).name}:{line}",
+        rec.id or place_id(display or path, line),
         path,
         line,
         "",
@@ -477,9 +492,9 @@ def records_for(
         out = []
         for line, rec in records:
             if isinstance(rec, Lesson):
-                out.append(lesson_record(p, line, rec))
+                out.append(lesson_record(p, line, rec, display))
             elif isinstance(rec, SessionSummary):
-                out.append(summary_record(p, line, rec))
+                out.append(summary_record(p, line, rec, display))
         return out
     if kind is Kind.DISCUSSION:
         return _discussion(path, display or path.name)
@@ -531,11 +546,12 @@ def load_records(
 
 
 def load_record_part(
-    path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool
+    path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool, display: str
 ) -> list[SearchRecord]:
     """The records of one part of a big JSONL file (:func:`store.read.jsonl.cut_points`;
     ``last``: its last part)."""
     from store.read.loader import load_jsonl_part
 
     parts = load_jsonl_part(path, kind, start, end, first_line, last=last)
-    return records_for(path, kind, None, [(e.record.line, e.model) for e in parts if e.model])
+    entries = [(e.record.line, e.model) for e in parts if e.model]
+    return records_for(path, kind, None, entries, display)

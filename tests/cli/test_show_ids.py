@@ -113,9 +113,10 @@ def test_a_record_without_an_id(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         encoding="utf-8",
     )
     ids = search_ids(capsys, tmp_path, "lesson")
-    assert "lessons.jsonl:2" in ids
-    code, text, _ = cli(capsys, "show", "lessons.jsonl:2", "--root", str(tmp_path))
-    assert code == 0 and "title: no id ␛[31m" in text and "\x1b" not in text
+    assert "lessons/user/lessons.jsonl:2" in ids  # its place: the file as shown, the line
+    for ident in ("lessons/user/lessons.jsonl:2", "lessons.jsonl:2"):  # the file alone: one fits
+        code, text, _ = cli(capsys, "show", ident, "--root", str(tmp_path))
+        assert code == 0 and "title: no id ␛[31m" in text and "\x1b" not in text
 
 
 def test_an_unknown_id_exits_1_with_one_line(
