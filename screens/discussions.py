@@ -63,7 +63,7 @@ COLUMNS = [
     Column("open", "Open", 4, drop=5),
     Column("decisions", "Dec.", 4, drop=6),
     Column("next", "Next", 4, drop=7),
-    Column("name", "Discussion", None, min_width=16),
+    Column("name", "Discussion", None, min_width=16, path=True),
 ]
 #: Option id prefix → what ``p`` makes of it.
 PICKABLE: dict[str, PickKind] = {

@@ -23,7 +23,6 @@ from textual.widgets import Footer, Header, Static
 
 from screens.dialogs.budget_prompt import (
     budget_checks,
-    budget_summaries,
     confirm_budgets,
     merge_writes,
 )
@@ -33,6 +32,7 @@ from screens.widgets.diff_view import DiffView
 from screens.widgets.document import field, heading, label, lines, value_text
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
+from screens.widgets.table_rows import cut_path
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
@@ -212,7 +212,8 @@ class InboxScreen(Screen[None]):
         detail.update(lines(out))
 
     def show_budget(self, pid: str, sizes: list[str]) -> None:
-        """The target's size before → after approving, against its budget."""
+        """The target's size before → after approving, against its budget (the pane's
+        title: cut with an ellipsis when the pane is narrower still)."""
         if self.query_one("#inbox-list", VirtualTable).cursor_key == pid:
             scroll = self.query_one("#inbox-detail-scroll")
             scroll.border_title = literal(" · ".join(sizes), keep_newlines=False) if sizes else ""
@@ -222,7 +223,9 @@ class InboxScreen(Screen[None]):
         plan = plan_decision(self.index.ws, ref, "approve")
         self.app.call_from_thread(self.show_preview, ref.id, plan)
         writes = merge_writes([(plan.target, plan.before, plan.after)])
-        sizes = budget_summaries(budget_checks(self.index.ws, writes))
+        # the one target's name is the diff pane's title: the budget's figures alone here,
+        # so that a narrow pane still shows them whole
+        sizes = [c.figures for c in budget_checks(self.index.ws, writes) if c.budget is not None]
         self.app.call_from_thread(self.show_budget, ref.id, sizes)
 
     def show_preview(self, pid: str, plan: InboxPlan) -> None:
@@ -237,7 +240,11 @@ class InboxScreen(Screen[None]):
             head = f"# STALE: {plan.stale}\n"
         text = plan.diff(label) or "(approving would not change the target)"
         diff.load_text(head + text)
-        diff.border_title = Content.assemble("approve → ", literal(label, keep_newlines=False))
+        room = diff.outer_size.width - 6 - len("approve → ")  # the corners and spaces
+        shown = literal(label, keep_newlines=False)
+        diff.border_title = Content.assemble(
+            "approve → ", cut_path(shown, room) if room > 8 else shown
+        )
 
     # -- decisions ---------------------------------------------------------------
 

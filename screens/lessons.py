@@ -40,7 +40,7 @@ COLUMNS = [
     Column("date", "Date", 10),
     Column("type", "Type", 18, drop=2),
     Column("category", "Category", 14, drop=3),
-    Column("title", "Title", None, min_width=20),
+    Column("title", "Title", None, min_width=34),
 ]
 GROUPS = ("none", "tag", "category")
 _NONE = LessonList(())

@@ -70,8 +70,8 @@ from store.read.textio import read_text
 DEFAULT_TAKT_PIECES = Path("~/.takt/pieces")
 
 COLUMNS = [
-    Column("name", "Piece", None, min_width=12),
-    Column("movements", "Mv", 3),
+    Column("name", "Piece", None, min_width=12, path=True),
+    Column("movements", "Mv", 3, drop=1),
     Column("lint", "Lint", 5),
 ]
 
@@ -198,11 +198,15 @@ class PiecesScreen(Screen[None]):
                             literal(
                                 name, "bold" if doc is not None else "$error", keep_newlines=False
                             ),
-                            Content("  "),
-                            literal(
-                                _shown_dir(f.display) if several_dirs else "",
-                                "$text-muted",
-                                keep_newlines=False,
+                            *(  # the directory when there are several: cut in the middle
+                                (
+                                    Content("  "),
+                                    literal(
+                                        _shown_dir(f.display), "$text-muted", keep_newlines=False
+                                    ),
+                                )
+                                if several_dirs
+                                else ()
                             ),
                         ),
                         count,

@@ -79,14 +79,14 @@ the key and its results are one frame, not the key's echo and, a frame period la
 results. A slower search lets the echo through when it runs out."""
 COLUMNS = [
     Column("kind", "Kind", 12, drop=1),
-    Column("title", "Title", None, min_width=24),
+    Column("title", "Title", None, min_width=36),
     Column("count", "×", 4, align="right", drop=2),
     Column("state", "State", 9, drop=3),
-    Column("project", "Project", 14, drop=4),
+    Column("project", "Project", 13, drop=4),
     Column("date", "Date", 10),
 ]
-"""At 120 columns every one is shown; at 80 the project and the state give way (the
-highest ``drop`` first), never the title or the date."""
+"""At 120 columns every one is shown (the preview narrower); at 80 the others give way (the
+highest ``drop`` first) before the title is cut below 36 cells, the date never."""
 STATE_STYLES = {
     "pending": "$text-muted",
     "approved": "$success",
@@ -155,7 +155,7 @@ class SearchScreen(Screen[None]):
         #search-status.-error { color: $error; text-style: bold; }
         #search-panes { height: 1fr; }
         #search-results { width: 7fr; }
-        #search-preview-scroll { width: 3fr; border-left: vkey $panel; padding: 0 1; }
+        #search-preview-scroll { width: 3fr; max-width: 27; border-left: vkey $panel; padding: 0 1; }
     }
     """
 

@@ -39,7 +39,7 @@ from store.review.dedupe import apply_merge, plan_merge
 from store.review.errors import ReviewError
 
 COLUMNS = (
-    Column("path", "Target", min_width=20),
+    Column("path", "Target", min_width=32, path=True),
     Column("kind", "Kind", 14, drop=2),
     Column("lines", "Lines", 6, align="right", drop=4),
     Column("chars", "Chars", 7, align="right", drop=8),

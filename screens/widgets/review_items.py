@@ -30,7 +30,7 @@ ITEM_COLUMNS = [
     Column("state", "State", 12),
     Column("section", "Section", 8, drop=1),
     Column("id", "Id", 9),
-    Column("description", "Description", None, min_width=16),
+    Column("description", "Description", None, min_width=40),
 ]
 
 

@@ -34,6 +34,9 @@ class Column:
     """When the table is too narrow for every column: the order in which columns give way
     (the highest first; ``0``: never — the title, a date). A dropped column is not drawn
     at all, rather than cut."""
+    path: bool = False
+    """The cells are paths: a long one is cut in the middle, keeping its file name
+    (:func:`cut_path`), not at the end (where five paths would read the same)."""
 
 
 Cell: TypeAlias = str | Content
@@ -97,10 +100,31 @@ def as_content(cell: Cell) -> Content:
 HEAD_SLACK = 8
 
 
-def fit(content: Content, width: int, align: str) -> Content:
-    """``content`` truncated (with an ellipsis) or padded to exactly ``width`` cells."""
+def cut_path(content: Content, width: int) -> Content:
+    """A path too wide for ``width`` cells cut in the middle: its start, ``…/`` and its
+    last part whole (``knowledge_base/glo…/debugging.yaml``); with no room for a start,
+    ``…/`` and the last part (which :func:`fit` cuts at its end when it is too wide too)."""
+    plain = content.plain
+    if content.cell_length <= width:
+        return content
+    cut = max(plain.rfind("/"), plain.rfind("\\"))
+    if cut <= 0:
+        return content
+    name = content[cut + 1 :]
+    room = width - name.cell_length - 2  # "…/"
+    head = content[:cut] if room >= 1 else Content("")
+    while head.plain and head.cell_length > room:  # by cells: a wide character takes two
+        head = head[: max(0, len(head.plain) - max(1, (head.cell_length - room + 1) // 2))]
+    return Content.assemble(head, "…/", name)
+
+
+def fit(content: Content, width: int, align: str, *, path: bool = False) -> Content:
+    """``content`` truncated (with an ellipsis) or padded to exactly ``width`` cells; a
+    ``path`` is cut in the middle (:func:`cut_path`)."""
     if width <= 0:
         return Content("")
+    if path and len(content.plain) > width:
+        content = cut_path(content, width)
     head_size = width + 1 + HEAD_SLACK
     if len(content.plain) > head_size:
         # a long text (a title with its snippet) is measured and cut on its head alone
@@ -148,8 +172,12 @@ def column_widths(columns: Sequence[Column], available: int) -> tuple[int, ...]:
     if flexible:
         rest = available - sum(widths) - SEPARATOR * max(0, len(kept) - 1)
         share, extra = divmod(max(0, rest), len(flexible))
+        # nothing left to drop and still too narrow: the flexible columns take what is
+        # there (a title wider than the table would be cut at the table's edge, unseen)
+        squeezed = needed() > available
         for n, i in enumerate(flexible):
-            widths[i] = max(columns[i].min_width, share + (1 if n < extra else 0))
+            low = 1 if squeezed else columns[i].min_width
+            widths[i] = max(low, share + (1 if n < extra else 0))
     return tuple(max(0, width) for width in widths)
 
 

@@ -127,7 +127,10 @@ class TranscriptView(Vertical, can_focus=False):
     DEFAULT_CSS = """
     TranscriptView {
         height: 1fr;
-        #transcript-status { height: 1; padding: 0 1; color: $text-muted; }
+        #transcript-status {
+            height: 1; padding: 0 1; color: $text-muted;
+            text-wrap: nowrap; text-overflow: ellipsis;
+        }
         #transcript-find, #transcript-goto { display: none; height: 3; }
         #transcript-find.-shown, #transcript-goto.-shown { display: block; }
         #transcript-rows { height: 2fr; border: round $primary 50%; }
@@ -302,12 +305,10 @@ class TranscriptView(Vertical, can_focus=False):
         return (mark, turn, _who(row), row_text(row))
 
     def _status(self) -> None:
+        """One line: the turns, what is wrong, what is cited (the turns past the end first),
+        the search, and the file last (the line ends in an ellipsis where it is cut)."""
         where = self.ws.display(self.path) if self.path else ""
-        parts: list[Content | str] = [
-            Content.styled(f"{self.turn_count} turns", "bold"),
-            " · ",
-            literal(where, keep_newlines=False),
-        ]
+        parts: list[Content | str] = [Content.styled(f"{self.turn_count} turns", "bold")]
         if not self.done:
             parts.append(Content.styled(" · reading…", "$warning"))
         if self.problems:
@@ -319,12 +320,17 @@ class TranscriptView(Vertical, can_focus=False):
                 )
             )
         if self.cited:
-            shown = ", ".join(str(n) for n in sorted(self.cited)[:8])
-            parts.append(Content.styled(f" · cited: {shown}", "$accent"))
+            past = sorted(n for n in self.cited if self.done and n > self.turn_count)
+            inside = sorted(self.cited.difference(past))
+            if past:
+                parts.append(Content.styled(f" · cited {turn_runs(past)} past the end", "$error"))
+            if inside:
+                parts.append(Content.styled(f" · cited: {turn_runs(inside)}", "$accent"))
         if self.searching:
             parts.append(Content.styled(" · searching…", "$text-muted"))
         elif self._query:
             parts.append(Content.styled(f" · {len(self.matches)} matches", "$text-muted"))
+        parts += [" · ", literal(where, keep_newlines=False)]
         self.query_one("#transcript-status", Static).update(Content.assemble(*parts))
 
     # -- the highlighted row ---------------------------------------------------------------
@@ -521,3 +527,15 @@ class TranscriptView(Vertical, can_focus=False):
     def _close(self, box: Input) -> None:
         box.remove_class("-shown")
         self.table.focus()
+
+
+def turn_runs(turns: list[int], most: int = 8) -> str:
+    """Sorted turn numbers as runs (``3, 5, 23–29``), the first ``most`` runs and ``…``."""
+    runs: list[list[int]] = []
+    for n in turns:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    shown = [f"{a}–{b}" if b > a else str(a) for a, b in runs[:most]]
+    return ", ".join(shown) + (", …" if len(runs) > most else "")

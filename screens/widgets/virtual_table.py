@@ -174,8 +174,8 @@ class VirtualTable(ScrollView, can_focus=True):
         #: row's style: kept when the rows are replaced (the next key's search results, a
         #: refreshed list), whose cells (a kind, a state, a date, a title) were mostly
         #: drawn before
-        self._cells_drawn: LRUCache[tuple[object, int, str, Style], tuple[Segment, ...]] = LRUCache(
-            4096
+        self._cells_drawn: LRUCache[tuple[object, int, str, Style, bool], tuple[Segment, ...]] = (
+            LRUCache(4096)
         )
         #: whole lines likewise (a row of the same cells drawn again as it was)
         self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
@@ -520,7 +520,9 @@ class VirtualTable(ScrollView, can_focus=True):
                 cell, key = cells[position], shown[position]
             else:
                 cell = key = ""
-            segments += self._cell_segments(cell, key, cell_width, column.align, style)
+            segments += self._cell_segments(
+                cell, key, cell_width, column.align, style, path=column.path
+            )
             length += cell_width
         if length < width:  # padded here: one strip made, not a second one to pad it
             segments.append(Segment(" " * (width - length), base))
@@ -534,18 +536,18 @@ class VirtualTable(ScrollView, can_focus=True):
         return strip
 
     def _cell_segments(
-        self, cell: Cell, shown: object, width: int, align: str, style: Style
+        self, cell: Cell, shown: object, width: int, align: str, style: Style, *, path: bool
     ) -> tuple[Segment, ...]:
         """One cell fitted to ``width`` and drawn on ``style``, drawn once for what it
         shows (``shown``: its text and spans, as a ``Content`` compares by its text alone)."""
-        key = (shown, width, align, style)
+        key = (shown, width, align, style, path)
         try:
             drawn = self._cells_drawn.get(key)
             keep = True
         except TypeError:  # a span's style that cannot be hashed: drawn every time
             drawn, keep = None, False
         if drawn is None:
-            drawn = tuple(self._segments(fit(as_content(cell), width, align), style))
+            drawn = tuple(self._segments(fit(as_content(cell), width, align, path=path), style))
             if keep:
                 self._cells_drawn[key] = drawn
         return drawn

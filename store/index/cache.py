@@ -40,8 +40,9 @@ from store.workspace import Workspace
 from store.write.atomic import replace_file
 
 FORMAT = "hurikaeri-index"
-#: Bump when the entries' layout or what indexing computes changes.
-VERSION = 5
+#: Bump when the entries' layout or what indexing computes changes (6: a title cut to
+#: its length ends in an ellipsis).
+VERSION = 6
 #: The checks' revision: bumped whenever a check changes what it reports, so that cached
 #: diagnostics made by older checks are never shown (2: refused promotion/proposal targets;
 #: 3: TAKT facets resolved through project, user and built-in layers, workflow files;

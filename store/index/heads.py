@@ -98,13 +98,20 @@ def _count(value: object) -> int | None:
 
 
 def first_line(text: str | None) -> str:
-    """The first non-empty line of ``text``, cut to :data:`TITLE_CHARS`."""
+    """The first non-empty line of ``text``, cut to :data:`TITLE_CHARS` (ending in ``…``
+    when cut: a title that stops mid-word says there is more)."""
     if not text:
         return ""
     for line in text.splitlines():
         if line.strip():
-            return line.strip()[:TITLE_CHARS]
+            return cut_title(line.strip())
     return ""
+
+
+def cut_title(text: str) -> str:
+    """``text`` as a head keeps it: at most :data:`TITLE_CHARS` characters, the last an
+    ellipsis when more were there."""
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
 @dataclass(slots=True)
@@ -353,7 +360,7 @@ class LessonHead:
             _i(doc.project),
             _i(doc.type),
             _i(doc.category),
-            doc.title[:TITLE_CHARS] if doc.title else doc.title,
+            cut_title(doc.title) if doc.title else doc.title,
             tuple(_i(t) or "" for t in doc.tags) if doc.tags is not None else None,
         )
 

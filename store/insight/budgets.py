@@ -133,14 +133,23 @@ class BudgetCheck:
         """``CLAUDE.md: 2,410 → 2,530/2,500 tokens (over budget)``."""
         if self.budget is None:
             return f"{self.path.name}: no budget for this kind of file"
-        state = (
-            "over budget"
-            if self.over_after
-            else "near budget"
-            if self.after >= NEAR * self.budget.limit
-            else "within budget"
-        )
-        return f"{self.path.name}: {self.before:,} → {self.budget.describe(self.after)} ({state})"
+        return f"{self.path.name}: {self.before:,} → {self.budget.describe(self.after)} ({self._state})"
+
+    @property
+    def figures(self) -> str:
+        """The summary short, without the file's name (a narrow pane's title):
+        ``2,410 → 2,530/2,500 t, over budget``."""
+        if self.budget is None:
+            return "no budget"
+        b = self.budget
+        return f"{self.before:,} → {self.after:,}/{b.limit:,} {b.unit[0]}, {self._state}"
+
+    @property
+    def _state(self) -> str:
+        assert self.budget is not None
+        if self.over_after:
+            return "over budget"
+        return "near budget" if self.after >= NEAR * self.budget.limit else "within budget"
 
     def prompt(self) -> str:
         """What the dialog asks when the write crosses the budget (several lines)."""
