@@ -141,7 +141,9 @@ def find_report_at(ws: Workspace, ref: str) -> FoundReport:
     report_id, place = got if got is not None else (ref, None)
     found = [(p, r, ws.display(p)) for p, r in find_reports(ws, report_id)]
     if not found:
-        raise ReviewError(f"no KPT report with id '{report_id}' under {ws.loc('kpt')}")
+        from store.lookup import quoted_id
+
+        raise ReviewError(f"no KPT report with id '{quoted_id(report_id)}' under {ws.loc('kpt')}")
     shared = len(found) > 1
     if place is not None:
         if not any(loc_tag(loc) == place for _p, _r, loc in found):  # not named after it

@@ -154,12 +154,14 @@ def test_approve_still_says_a_report_is_a_report(
 
 
 @pytest.mark.parametrize("suffix", ["", ".md", ".yaml", ".jsonl:1", "/keep-001"])
+@pytest.mark.parametrize("prefix", ["", "kpt-"])
+@pytest.mark.parametrize("command", ["show", "approve"])
 def test_a_300_character_id_is_one_clear_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, prefix: str, suffix: str
 ) -> None:
     root = workspace(tmp_path, "lsn-lessons.jsonl", "no-id-lessons.jsonl")
-    ident = "x" * 300 + suffix
-    code, out, err = cli(capsys, "show", ident, "--root", str(root))
+    ident = prefix + "x" * 300 + suffix
+    code, out, err = cli(capsys, command, ident, "--root", str(root))
     assert (code, out) == (1, "") and err.count("\n") == 1
     assert "OSError" not in err and "File name too long" not in err
     assert len(err) < 400, err
