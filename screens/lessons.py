@@ -27,6 +27,7 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
 from screens.writing import run_write, start_write
+from store.index.heads import first_line
 from store.index.lesson_list import LessonList, Shown
 from store.index.order import LessonFilter, LessonRow
 from store.index.sessions import parse_day
@@ -253,7 +254,7 @@ class LessonsScreen(Screen[None]):
         les = r.full()
         st = self.index.ledger.state(lesson_key(les.id or ""))
         data = les.model_dump(exclude_none=True)
-        out = [literal(les.title or "(untitled)", "bold")]
+        out = [literal(les.title or first_line(les.shown_title()) or "(untitled)", "bold")]
         if st.archived:
             out.append(Content.styled("archived (z restores)", "$warning"))
         out += [field(k, v) for k, v in data.items() if k != "title"]

@@ -360,7 +360,7 @@ class LessonHead:
             _i(doc.project),
             _i(doc.type),
             _i(doc.category),
-            cut_title(doc.title) if doc.title else doc.title,
+            cut_title(doc.title) if doc.title else first_line(doc.shown_title()) or None,
             tuple(_i(t) or "" for t in doc.tags) if doc.tags is not None else None,
         )
 

@@ -111,6 +111,22 @@ class Lesson(WrapupLesson):
     session_name: str | None = None
     project: str | None = None
 
+    def shown_title(self) -> str | None:
+        """What lists show as its title: the title, else the summary, else the text of a
+        field other formats keep a lesson in (``lesson``, ``text``…: a lessons file of
+        another tool has no ``title``)."""
+        if self.title or self.summary:
+            return self.title or self.summary
+        extra = self.model_extra or {}
+        return next(
+            (v for k in TEXT_FIELDS if isinstance(v := extra.get(k), str) and v.strip()), None
+        )
+
+
+#: Fields that lessons files of other tools keep a lesson's text in, in the order they are
+#: looked at for a title (public files: ``lesson``, ``text``, ``insight``, ``reusable_lesson``).
+TEXT_FIELDS = ("lesson", "text", "insight", "reusable_lesson", "content", "description", "message")
+
 
 class WrapupInput(Record):
     """The JSON that the ``/wrapup`` skill hands to ``save-wrapup.py``."""

@@ -210,7 +210,7 @@ def lesson_record(path: str, line: int, rec: Lesson, display: str = "") -> Searc
         path,
         line,
         "",
-        first_line(rec.title) or first_line(rec.summary) or rec.id or "lesson",
+        first_line(rec.title) or first_line(rec.shown_title()) or rec.id or "lesson",
         _fields(
             ("title", rec.title),
             ("summary", rec.summary),

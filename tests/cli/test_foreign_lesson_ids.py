@@ -165,3 +165,25 @@ def test_a_300_character_id_is_one_clear_line(
     assert (code, out) == (1, "") and err.count("\n") == 1
     assert "OSError" not in err and "File name too long" not in err
     assert len(err) < 400, err
+
+
+def test_lessons_of_other_tools_are_titled_by_their_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from store.index.lesson_list import LessonList
+    from store.index.workspace_index import WorkspaceIndex
+    from store.workspace import Workspace
+
+    root = workspace(tmp_path, "hex-id-lessons.jsonl", "no-id-lessons.jsonl")
+    titles = {h["id"]: h["title"] for h in hits(capsys, root)}
+    assert (
+        titles["18293a4b5c6d7e8f"]
+        == "Check divisibility with the modulo operator before branching."
+    )
+    assert titles["lessons/user/lessons.jsonl:3"].startswith("Find the callout for interior walls")
+    index = WorkspaceIndex(Workspace(root))
+    index.load_all()
+    lessons = LessonList(index.files.values())
+    listed = {lessons.row(r).lesson.title for r in range(len(lessons))}
+    assert None not in listed and len(listed) == 7  # the lessons list's titles, none "(untitled)"
+    assert "Slice with a negative step to reverse a string." in listed
