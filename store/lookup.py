@@ -185,14 +185,16 @@ def _at_place(ws: Workspace, where: str, line: int, ident: str) -> Thing | None:
 def _candidates(ws: Workspace, ident: str) -> Iterator[tuple[Path, Kind | None]]:
     kinds = id_kinds(ident)
     direct = [ws.root / ident, Path(ident)]
+    given: set[Path] = set()
     for p in direct:  # a discussion (or any document) named by its path
         try:
             found = ws.found(p) if p.suffix else None
         except OSError:  # no such file can be (a name too long for the file system)
             found = None
-        if found is not None and found.kind is not None:
+        if found is not None and found.kind is not None and found.path not in given:
+            given.add(found.path)
             yield found.path, found.kind
-    files = [f for f in ws.discover() if f.kind in (kinds or _UNPREFIXED)]
+    files = [f for f in ws.discover() if f.kind in (kinds or _UNPREFIXED) and f.path not in given]
     stem = ident.split("/", 1)[0]
     named = [f for f in files if f.path.stem == stem]
     order = (kinds or _UNPREFIXED).index
