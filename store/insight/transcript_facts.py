@@ -1,0 +1,302 @@
+"""What each session did, in a few facts, read from its transcript once and then only as it
+grows: the commands it ran, the files it read and edited, the tools and skills it used, the
+person's corrections — what :mod:`store.insight.usage` judges rules and skills by.
+
+Transcripts run to tens of MB and a workspace holds thousands, so the facts are kept in
+``.hurikaeri/usage-facts-v1.json``, keyed by the file's path with its identity (device,
+inode), the bytes read so far and a hash of the last bytes read. A transcript that grew is
+read from where the last read stopped (only the appended bytes); one that shrank, was
+replaced or rewritten (the hash no longer matches) is read anew. Lines are read one at a
+time and only lines that can hold a fact are parsed; an unfinished last line is left for the
+next read. The cache is our own file: damaged or of another version, it is rebuilt.
+
+Sub-agent (sidechain) lines count as the session's own doing (a sub-agent that edits a file
+edited it); a compaction summary is the model's account of earlier turns, not something done,
+so its text is never taken for a command or a correction of the person's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from store.read.state_file import read_state, write_state
+from store.read.trace_counts import TraceCounts
+from store.read.transcript import CODE_CHANGE_TOOLS, MAX_LINE_BYTES
+
+CACHE_NAME = "usage-facts-v1.json"
+CACHE_FORMAT = "hurikaeri-usage-facts"
+CACHE_VERSION = 1
+#: bytes before the read position hashed to notice a rewritten file
+TAIL = 4096
+#: distinct commands kept per session (with where each first ran)
+MAX_COMMANDS = 2000
+#: characters of a command kept
+COMMAND_CAP = 300
+#: distinct paths kept per session, read and edited each
+MAX_PATHS = 2000
+
+READ_TOOLS = frozenset({"Read", "NotebookRead", "Grep", "Glob", "LS"})
+_COMMAND_NAME = re.compile(r"<command-name>\s*/?([\w:.-]+)\s*</command-name>")
+_SKILL_MD = re.compile(r"(?:^|/)skills/([^/]+)/SKILL\.md$")
+_STAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
+
+
+@dataclass(slots=True)
+class SessionFacts:
+    """What one transcript shows a session did (in the file's order where it matters)."""
+
+    session_id: str
+    project: str
+    first: str | None = None
+    last: str | None = None
+    #: command (capped) → the place (the count of tool calls before it) where it first ran
+    commands: dict[str, int] = field(default_factory=dict)
+    tools: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    #: skill name → how it was first invoked (``tool``, ``command``, ``read``)
+    skills: dict[str, str] = field(default_factory=dict)
+    corrections: int = 0
+    calls: int = 0
+
+    def ran_before(self, needle: str, place: int) -> bool:
+        """Whether a command holding ``needle`` ran before the tool call at ``place``."""
+        return any(needle in c and at < place for c, at in self.commands.items())
+
+    def first_run(self, pattern: re.Pattern[str]) -> int | None:
+        """Where a command matching ``pattern`` first ran (``None``: never)."""
+        found = [at for c, at in self.commands.items() if pattern.search(c)]
+        return min(found) if found else None
+
+
+def _add_unique(items: list[str], value: str, cap: int = MAX_PATHS) -> None:
+    if value and len(items) < cap and value not in items:
+        items.append(value)
+
+
+class _Reader:
+    """Folds parsed lines into one :class:`SessionFacts`."""
+
+    def __init__(self, facts: SessionFacts) -> None:
+        self.facts = facts
+        self.trace = TraceCounts()  # the hurikaeri skill's correction count, restated
+        self._tools = set(facts.tools)
+        self._read = set(facts.read)
+        self._edited = set(facts.edited)
+
+    def raw(self, raw: bytes) -> None:
+        m = _STAMP.search(raw, 0, 400) or _STAMP.search(raw)
+        if m:
+            stamp = m.group(1).decode("ascii", "replace")
+            f = self.facts
+            if f.first is None or stamp < f.first:
+                f.first = stamp
+            if f.last is None or stamp > f.last:
+                f.last = stamp
+        if b'"tool_use"' not in raw and b'"user"' not in raw:
+            return  # assistant text, progress, snapshots: nothing to count
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return
+        if isinstance(data, dict):
+            self.line(data)
+
+    def line(self, data: dict[str, Any]) -> None:
+        summary = data.get("isCompactSummary") is True
+        if not summary:
+            self.trace.line(data)
+        kind = data.get("type")
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if kind == "assistant" and isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "tool_use":
+                    self._call(part)
+        elif kind == "user" and not summary:
+            texts = [content] if isinstance(content, str) else []
+            if isinstance(content, list):
+                texts = [
+                    p["text"]
+                    for p in content
+                    if isinstance(p, dict)
+                    and p.get("type") == "text"
+                    and isinstance(p.get("text"), str)
+                ]
+            for text in texts:
+                for name in _COMMAND_NAME.findall(text[:2000]):
+                    self.facts.skills.setdefault(name, "command")
+
+    def _call(self, part: dict[str, Any]) -> None:
+        f = self.facts
+        name = part.get("name")
+        name = name if isinstance(name, str) else ""
+        place = f.calls
+        f.calls += 1
+        if name and name not in self._tools:
+            self._tools.add(name)
+            f.tools.append(name)
+        args = part.get("input")
+        if not isinstance(args, dict):
+            return
+        if name == "Bash":
+            command = args.get("command")
+            if isinstance(command, str) and command.strip():
+                key = " ".join(command.split())[:COMMAND_CAP]
+                if key not in f.commands and len(f.commands) < MAX_COMMANDS:
+                    f.commands[key] = place
+        elif name == "Skill":
+            skill = args.get("skill") or args.get("command")
+            if isinstance(skill, str) and skill.strip():
+                f.skills.setdefault(skill.strip().lstrip("/"), "tool")
+        path = args.get("file_path") or args.get("notebook_path") or args.get("path")
+        if not isinstance(path, str) or not path:
+            return
+        if name in CODE_CHANGE_TOOLS:
+            if path not in self._edited and len(f.edited) < MAX_PATHS:
+                self._edited.add(path)
+                f.edited.append(path)
+        elif name in READ_TOOLS:
+            if path not in self._read and len(f.read) < MAX_PATHS:
+                self._read.add(path)
+                f.read.append(path)
+            m = _SKILL_MD.search(path)
+            if m and name == "Read":
+                f.skills.setdefault(m.group(1), "read")
+
+    def finish(self) -> None:
+        self.facts.corrections += self.trace.correction_count
+
+
+@dataclass(slots=True)
+class _Entry:
+    ident: list[int]
+    offset: int
+    tail: str
+    facts: SessionFacts
+
+
+def _tail_hash(fh: Any, offset: int) -> str:
+    start = max(0, offset - TAIL)
+    fh.seek(start)
+    return hashlib.sha256(fh.read(offset - start)).hexdigest()[:32]
+
+
+def _read_from(
+    path: Path, entry: _Entry | None, session_id: str, project: str
+) -> tuple[_Entry | None, int]:
+    """``entry`` brought up to date with ``path`` (read from where it stopped when the file
+    only grew, else from the start) and the bytes read; ``None`` when the file cannot be
+    read."""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return None, 0
+    with fh:
+        st = os.fstat(fh.fileno())
+        ident = [st.st_dev, st.st_ino]
+        if entry is not None and (
+            entry.ident != ident
+            or st.st_size < entry.offset
+            or _tail_hash(fh, entry.offset) != entry.tail
+        ):
+            entry = None  # replaced, truncated or rewritten: read anew
+        if entry is not None and st.st_size == entry.offset:
+            return entry, 0
+        if entry is None:
+            entry = _Entry(ident, 0, "", SessionFacts(session_id, project))
+        reader = _Reader(entry.facts)
+        fh.seek(entry.offset)
+        offset = start = entry.offset
+        while True:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw or not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:  # too long to read: skipped, like the viewer
+                    offset += len(raw)
+                    while raw and not raw.endswith(b"\n"):
+                        raw = fh.readline(1 << 20)
+                        offset += len(raw)
+                    continue
+                break  # the end, or an unfinished last line: read it next time
+            offset += len(raw)
+            reader.raw(raw)
+        reader.finish()
+        entry.offset = offset
+        entry.tail = _tail_hash(fh, offset)
+        return entry, offset - start
+
+
+class FactsCache:
+    """Session facts of every transcript, kept up to date incrementally (one worker at a
+    time)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / CACHE_NAME
+        self._entries: dict[str, _Entry] | None = None
+        self._dirty = False
+        #: bytes read by the last :meth:`update` (for figures and progress)
+        self.bytes_read = 0
+
+    def _load(self) -> dict[str, _Entry]:
+        if self._entries is None:
+            out: dict[str, _Entry] = {}
+            for key, raw in read_state(self.path, CACHE_FORMAT, CACHE_VERSION).items():
+                try:
+                    facts = SessionFacts(**raw["facts"])
+                    out[key] = _Entry(
+                        list(raw["ident"]), int(raw["offset"]), str(raw["tail"]), facts
+                    )
+                except (KeyError, TypeError, ValueError):
+                    continue
+            self._entries = out
+        return self._entries
+
+    def update(
+        self,
+        files: Iterable[tuple[str, Path]],
+        progress: Callable[[int, int], bool] | None = None,
+    ) -> list[SessionFacts]:
+        """The facts of each ``(session id, path)``, reading only what changed since the
+        cache was written. ``progress(done, total)`` is called after each file; returning
+        ``False`` stops (the facts read so far are returned and kept)."""
+        entries = self._load()
+        todo = list(files)
+        out: list[SessionFacts] = []
+        self.bytes_read = 0
+        for done, (sid, path) in enumerate(todo, 1):
+            key = str(path)
+            new, read = _read_from(path, entries.get(key), sid, path.parent.name)
+            if new is None:
+                self._dirty |= entries.pop(key, None) is not None
+            else:
+                if read or entries.get(key) is not new:
+                    self._dirty = True
+                    self.bytes_read += read
+                entries[key] = new
+                out.append(new.facts)
+            if progress is not None and progress(done, len(todo)) is False:
+                break
+        return out
+
+    def save(self) -> bool:
+        """Write the cache when something was read (files gone are dropped)."""
+        if not self._dirty or self._entries is None:
+            return True
+        live = {
+            k: {"ident": e.ident, "offset": e.offset, "tail": e.tail, "facts": asdict(e.facts)}
+            for k, e in self._entries.items()
+            if os.path.exists(k)
+        }
+        ok = write_state(self.path, CACHE_FORMAT, CACHE_VERSION, live)
+        self._dirty = not ok
+        return ok
+
+
+__all__ = ["FactsCache", "SessionFacts"]

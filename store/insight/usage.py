@@ -1,0 +1,466 @@
+"""Is this rule working? The usage and effect of every rule (bullet) and skill in Targets,
+from the transcripts of the sessions that followed it (issue #46).
+
+For each rule, the sessions of its scope (its project's for a project target, all for a
+global one) that started after it was written — when a promotion of ours put it there
+(:mod:`store.insight.rule_times`), else when its file was last modified:
+
+- **relevant**: the sessions where it could apply — a command it names whose program ran, a
+  path it names read or edited, a tool it names used. A rule naming none of these is not
+  checkable (``relevant`` is ``None``), never guessed.
+- **followed** (:mod:`store.insight.rule_checks`): a command rule with its step ("run
+  ``pnpm lint`` before committing") — of the sessions where the step ran, those where the
+  command ran before its first run; a path prohibition ("never edit ``src/gen/``") or a tool
+  or command prohibition ("do not use WebFetch") — of the relevant sessions, those where it
+  was not done anyway (the others are listed as broken). Anything else: not checkable.
+- **effect** of a promoted rule: the KPT problems of the kind its item addressed (the
+  recurring-problem clusters of :mod:`store.insight.stats`) and the person's corrections in
+  transcripts (the hurikaeri skill's definition, :mod:`store.read.trace_counts`), each per
+  session, in the time since the promotion and in as long a time before it.
+- **unused**: a rule with something to check never relevant in the last
+  :data:`UNUSED_SESSIONS` sessions of its scope; a skill never invoked (the ``Skill`` tool,
+  its ``/name`` command, its SKILL.md read) in 30 or 90 days. Flags only.
+
+A skill is a ``SKILL.md`` target (its bullets are the skill, not rules of their own).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from store.insight.duplicates import normalise
+from store.insight.rule_checks import GUARD_STEPS, RuleChecks, parse_rule, path_matches, program_of
+from store.insight.rule_times import RuleTimes, rule_times
+from store.insight.targets import TargetFile, list_targets, project_slug, read_target
+from store.insight.transcript_facts import FactsCache, SessionFacts
+from store.ledger import Ledger
+from store.located import plain_key
+from store.read.transcript_locator import TranscriptLocator
+from store.workspace import Workspace
+
+#: a rule never relevant in this many of its scope's latest sessions is flagged unused
+UNUSED_SESSIONS = 20
+#: a skill not invoked for this many days is flagged
+SKILL_DAYS = (30, 90)
+#: sessions named per rule as where it was broken
+BROKEN_SHOWN = 5
+
+
+def parse_time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+@dataclass(slots=True)
+class _Session:
+    facts: SessionFacts
+    start: datetime
+    programs: frozenset[str]
+
+
+@dataclass(slots=True)
+class Effect:
+    """Before and after a promotion, over equal spans of time."""
+
+    promoted_at: str
+    item: str
+    days: float
+    problems_before: int | None = None
+    problems_after: int | None = None
+    kpt_sessions_before: int = 0
+    kpt_sessions_after: int = 0
+    corrections_before: int = 0
+    corrections_after: int = 0
+    sessions_before: int = 0
+    sessions_after: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "promoted_at": self.promoted_at,
+            "item": self.item,
+            "days": round(self.days, 1),
+            "problems": {
+                "before": self.problems_before,
+                "after": self.problems_after,
+                "kpt_sessions_before": self.kpt_sessions_before,
+                "kpt_sessions_after": self.kpt_sessions_after,
+            },
+            "corrections": {
+                "before": self.corrections_before,
+                "after": self.corrections_after,
+                "sessions_before": self.sessions_before,
+                "sessions_after": self.sessions_after,
+            },
+        }
+
+
+@dataclass(slots=True)
+class Usage:
+    """One rule's or skill's usage since it was written."""
+
+    kind: str  # "rule" or "skill"
+    path: Path
+    line: int
+    text: str
+    scope: str
+    written: str | None
+    #: where ``written`` comes from: ``promoted`` (the ledger) or ``file modified``
+    written_from: str
+    sessions: int = 0
+    #: ``None``: the rule names nothing a session could be matched by
+    relevant: int | None = None
+    check: str = "not checkable"
+    followed: int | None = None
+    #: the sessions ``followed`` is out of
+    checked: int | None = None
+    broken: list[str] = field(default_factory=list)
+    last_used: str | None = None
+    effect: Effect | None = None
+    flags: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line, as a promoted item's detail shows it."""
+        parts = [f"{self.sessions} sessions since written"]
+        if self.relevant is None:
+            parts.append("relevance not checkable")
+        else:
+            parts.append(f"relevant in {self.relevant} of {self.sessions}")
+        if self.followed is not None and self.checked is not None:
+            parts.append(f"followed {self.followed} of {self.checked}")
+        elif self.kind == "rule":
+            parts.append("following not checkable")
+        e = self.effect
+        if e is not None and e.problems_after is not None:
+            parts.append(
+                f"the problem came back {e.problems_after} times, "
+                f"{e.problems_before} times in the {e.days:.0f} days before"
+            )
+        if self.flags:
+            parts.append(", ".join(self.flags))
+        return " · ".join(parts)
+
+    def as_json(self, ws: Workspace) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "path": ws.display(self.path),
+            "line": self.line,
+            "text": self.text,
+            "scope": self.scope,
+            "written": self.written,
+            "written_from": self.written_from,
+            "sessions": self.sessions,
+            "relevant": self.relevant,
+            "check": self.check,
+            "followed": self.followed,
+            "checked": self.checked,
+            "broken_in": self.broken,
+            "last_used": self.last_used,
+            "effect": self.effect.as_json() if self.effect else None,
+            "flags": self.flags,
+        }
+
+
+@dataclass(slots=True)
+class UsageReport:
+    items: list[Usage]
+    sessions: int
+    bytes_read: int
+    complete: bool = True
+
+    def as_json(self, ws: Workspace) -> dict[str, Any]:
+        return {
+            "sessions": self.sessions,
+            "complete": self.complete,
+            "items": [u.as_json(ws) for u in self.items],
+        }
+
+
+# -- sessions ----------------------------------------------------------------------------
+
+
+def session_facts(
+    ws: Workspace,
+    progress: Callable[[int, int], bool] | None = None,
+) -> tuple[list[SessionFacts], int, bool]:
+    """Every transcript's facts (read incrementally, the cache saved), the bytes read, and
+    whether all were read (``progress`` returning ``False`` stops)."""
+    files = [
+        (sid, path)
+        for sid, paths in sorted(TranscriptLocator(ws).files(rescan=True).items())
+        for path in paths
+    ]
+    stopped = False
+
+    def step(done: int, total: int) -> bool:
+        nonlocal stopped
+        if progress is not None and progress(done, total) is False:
+            stopped = True
+            return False
+        return True
+
+    cache = FactsCache(ws.state_dir)
+    facts = cache.update(files, step)
+    cache.save()
+    return facts, cache.bytes_read, not stopped
+
+
+def _sessions(facts: list[SessionFacts]) -> list[_Session]:
+    out = []
+    for f in facts:
+        start = parse_time(f.first)
+        if start is None:
+            continue
+        programs = frozenset(p for c in f.commands for p in program_of(c))
+        out.append(_Session(f, start, programs))
+    out.sort(key=lambda s: s.start)
+    return out
+
+
+def _slug(tf: TargetFile) -> str | None:
+    """The transcripts folder of a target's project (``None``: a global target)."""
+    if tf.project is not None:
+        return project_slug(tf.project)
+    if tf.kind == "memory_md":
+        return tf.path.parent.parent.name
+    return None
+
+
+# -- rules -------------------------------------------------------------------------------
+
+
+def _relevant(c: RuleChecks, s: _Session) -> bool:
+    f = s.facts
+    if any(p in s.programs for p in c.programs):
+        return True
+    if any(t in f.tools for t in c.tools):
+        return True
+    return any(path_matches(r, p) for r in c.paths for p in (*f.read, *f.edited))
+
+
+def _broke(c: RuleChecks, s: _Session) -> bool:
+    f = s.facts
+    if c.check == "path prohibition":
+        return any(path_matches(r, p) for r in c.paths for p in f.edited)
+    # a tool or command prohibition
+    if any(t in f.tools for t in c.tools):
+        return True
+    return any(cmd in ran for cmd in c.commands for ran in f.commands)
+
+
+def _followed(c: RuleChecks, s: _Session) -> bool | None:
+    """A command rule: ``None`` when its step never ran in the session."""
+    assert c.guard is not None
+    step = s.facts.first_run(GUARD_STEPS[c.guard])
+    if step is None:
+        return None
+    return any(s.facts.ran_before(cmd, step) for cmd in c.commands)
+
+
+def _rule_usage(u: Usage, c: RuleChecks, scope: list[_Session]) -> None:
+    u.check = c.check
+    u.sessions = len(scope)
+    if not c.names_anything:
+        return
+    hits = [s for s in scope if _relevant(c, s)]
+    u.relevant = len(hits)
+    if hits:
+        u.last_used = hits[-1].facts.last or hits[-1].facts.first
+    if c.check == "command":
+        results = [r for r in (_followed(c, s) for s in hits) if r is not None]
+        u.followed, u.checked = sum(results), len(results)
+    elif c.check != "not checkable":
+        broken = [s for s in hits if _broke(c, s)]
+        u.followed, u.checked = len(hits) - len(broken), len(hits)
+        u.broken = [s.facts.session_id for s in broken[-BROKEN_SHOWN:]]
+    latest = scope[-UNUSED_SESSIONS:]
+    if len(latest) >= UNUSED_SESSIONS and not any(_relevant(c, s) for s in latest):
+        u.flags.append(f"unused in the last {UNUSED_SESSIONS} sessions")
+
+
+# -- skills ------------------------------------------------------------------------------
+
+
+def _skill_name(path: Path, text: str) -> str:
+    for line in text.splitlines()[1:30]:
+        if line.strip() == "---":
+            break
+        if line.startswith("name:"):
+            name = line[5:].strip().strip("'\"")
+            if name:
+                return name
+    return path.parent.name
+
+
+def _invoked(names: set[str], s: _Session) -> bool:
+    return any(k in names or k.rsplit(":", 1)[-1] in names for k in s.facts.skills)
+
+
+def _skill_usage(u: Usage, names: set[str], scope: list[_Session], now: datetime) -> None:
+    u.check = "invoked"
+    u.sessions = len(scope)
+    hits = [s for s in scope if _invoked(names, s)]
+    u.relevant = len(hits)
+    last = hits[-1].start if hits else None
+    u.last_used = hits[-1].facts.first if hits else None
+    written = parse_time(u.written)
+    for days in SKILL_DAYS:
+        since = now - timedelta(days=days)
+        if (written is None or written <= since) and (last is None or last < since):
+            u.flags.append(f"not invoked in {days} days")
+
+
+# -- effect ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Promotion:
+    key: str
+    at: datetime
+    at_text: str
+
+
+def _promotions(
+    ledger: Ledger, ws: Workspace, times: RuleTimes
+) -> dict[tuple[Path, str], _Promotion]:
+    """(target file, normalised rule text) → the item whose promotion put it there (not
+    undone), at the time the rule was written (:func:`rule_times`; else the item's
+    decision)."""
+    out: dict[tuple[Path, str], _Promotion] = {}
+    with ledger.lock:
+        promoted = [(k, st.at, p) for k, st in ledger.states.items() for p in st.promoted]
+    for item, decided, data in promoted:
+        raw, text = data.get("path"), data.get("text")
+        if not isinstance(raw, str) or not isinstance(text, str):
+            continue
+        p = Path(raw)
+        path = Path(os.path.abspath(p if p.is_absolute() else ws.root / p))
+        for line in text.splitlines() or [text]:
+            key = (path, normalise(line.strip().lstrip("-*+ ").strip()))
+            at_text = times.get(path, {}).get(key[1]) or data.get("at") or decided
+            at = parse_time(at_text) if isinstance(at_text, str) else None
+            if key[1] and at is not None and (key not in out or at < out[key].at):
+                out[key] = _Promotion(plain_key(item), at, str(at_text))
+    return out
+
+
+def _effect(
+    promo: _Promotion,
+    scope: list[_Session],
+    problems: Callable[[str], tuple[list[datetime], list[datetime]] | None],
+    now: datetime,
+) -> Effect:
+    span = now - promo.at
+    start = promo.at - span
+    e = Effect(promo.at_text, promo.key, span.total_seconds() / 86400)
+    for s in scope:
+        if start <= s.start < promo.at:
+            e.sessions_before += 1
+            e.corrections_before += s.facts.corrections
+        elif s.start >= promo.at:
+            e.sessions_after += 1
+            e.corrections_after += s.facts.corrections
+    found = problems(promo.key)
+    if found is not None:
+        occurrences, kpt_sessions = found
+        e.problems_before = sum(1 for t in occurrences if start <= t < promo.at)
+        e.problems_after = sum(1 for t in occurrences if t >= promo.at)
+        e.kpt_sessions_before = sum(1 for t in kpt_sessions if start <= t < promo.at)
+        e.kpt_sessions_after = sum(1 for t in kpt_sessions if t >= promo.at)
+    return e
+
+
+def _problem_lookup(ws: Workspace) -> Callable[[str], tuple[list[datetime], list[datetime]] | None]:
+    """Item key → (when each problem of the cluster it addressed was reported, when each
+    KPT report was written); ``None``: its item addressed no problem."""
+    from store.index.workspace_index import WorkspaceIndex
+    from store.insight.stats import recurring_problems
+
+    index = WorkspaceIndex(ws)
+    index.load_all()
+    clusters = recurring_problems(index, min_count=1)
+    reported = [s.sort_time for s in index.sessions.values() if s.report and s.report.head.id]
+    by_item: dict[str, list[datetime]] = {}
+    for c in clusters:
+        for key in c.promoted_items:
+            by_item.setdefault(plain_key(key), []).extend(o.when for o in c.occurrences)
+
+    def _aware(t: datetime) -> datetime:
+        return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+    def lookup(key: str) -> tuple[list[datetime], list[datetime]] | None:
+        found = by_item.get(key)
+        if found is None:
+            return None
+        return [_aware(t) for t in found], [_aware(t) for t in reported]
+
+    return lookup
+
+
+# -- the whole -----------------------------------------------------------------------------
+
+
+def usage_report(
+    ws: Workspace,
+    *,
+    ledger: Ledger | None = None,
+    now: datetime | None = None,
+    progress: Callable[[int, int], bool] | None = None,
+    only: Path | None = None,
+) -> UsageReport:
+    """Every rule's and skill's usage (``only``: the targets at or under that path).
+    Reads transcripts (incrementally): run it in a worker."""
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
+    now = now or datetime.now(UTC)
+    facts, read, complete = session_facts(ws, progress)
+    sessions = _sessions(facts)
+    times = rule_times(ws, led)
+    promotions = _promotions(led, ws, times)
+    problems: Callable[[str], tuple[list[datetime], list[datetime]] | None] | None = None
+    items: list[Usage] = []
+    for tf in list_targets(ws, led):
+        if only is not None and not (tf.path == only or only in tf.path.parents):
+            continue
+        t = read_target(tf)
+        if t.error is not None:
+            continue
+        slug = _slug(tf)
+        mine = [s for s in sessions if slug is None or s.facts.project == slug]
+        modified = datetime.fromtimestamp(t.mtime or 0, UTC)
+        if tf.kind == "skill_md":
+            u = Usage("skill", tf.path, 1, _skill_name(tf.path, t.text), tf.scope,
+                      modified.isoformat(timespec="seconds"), "file modified")  # fmt: skip
+            since = [s for s in mine if s.start >= modified]
+            _skill_usage(u, {u.text}, since, now)
+            items.append(u)
+            continue
+        kept = times.get(Path(os.path.abspath(tf.path)), {})
+        for rule in t.rules:
+            key = normalise(rule.text)
+            at = kept.get(key)
+            written = parse_time(at) if at else modified
+            written = written or modified
+            u = Usage("rule", tf.path, rule.line, rule.text, tf.scope,
+                      written.isoformat(timespec="seconds"),
+                      "promoted" if at else "file modified")  # fmt: skip
+            since = [s for s in mine if s.start >= written]
+            _rule_usage(u, parse_rule(rule.text), since)
+            promo = promotions.get((Path(os.path.abspath(tf.path)), key))
+            if promo is not None:
+                if problems is None:
+                    problems = _problem_lookup(ws)
+                u.effect = _effect(promo, mine, problems, now)
+            items.append(u)
+    return UsageReport(items, len(sessions), read, complete)
+
+
+__all__ = ["Effect", "Usage", "UsageReport", "session_facts", "usage_report"]
