@@ -233,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.cli_evidence import add_evidence_parser  # argparse only: cheap to import
 
     add_evidence_parser(sub, common)
+    from tui.cli_usage import add_usage_parser  # argparse only: cheap to import
+
+    add_usage_parser(sub, common)
     from tui.cli_sync import add_sync_parser  # argparse only: cheap to import
 
     add_sync_parser(sub, common)
@@ -794,6 +797,13 @@ def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
     return evidence(args, ws)
 
 
+def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
+    """Each rule's and skill's usage and effect (see tui.cli_usage)."""
+    from tui.cli_usage import cmd_usage as usage
+
+    return usage(args, ws)
+
+
 def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
     """Share the review through the workspace's git repository (see tui.cli_sync)."""
     from tui.cli_sync import cmd_sync as run_sync
@@ -836,6 +846,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
     "stats": cmd_stats,
     "targets": cmd_targets,
     "evidence": cmd_evidence,
+    "usage": cmd_usage,
     "sync": cmd_sync,
     "changes": cmd_changes,
     "keep": cmd_changes,

@@ -1,0 +1,86 @@
+"""``hurikaeri usage [--json] [PATH]``: is each rule and skill in Targets used, followed,
+and did the problem it was for stop? (issue #46, :mod:`store.insight.usage`)
+
+One line per rule and skill: where it is, how many sessions of its scope followed it, in how
+many it was relevant, followed k of n where that is checkable, the effect of a promotion
+(problems and corrections before and after), and its flags (unused). ``PATH`` keeps the
+targets at or under it. Transcripts are read incrementally (the facts cached under
+``.hurikaeri/``): the first run reads them all, with a progress line on stderr; later runs
+read only what was appended. ``--json`` prints ``{sessions, complete, items}``.
+
+Exit status: 0; 1 when PATH is no target; 2 on usage errors.
+
+Wiring (tui/cli.py): :func:`add_usage_parser` in ``build_parser`` and a ``"usage"`` entry in
+``COMMANDS`` calling :func:`cmd_usage` (imported inside the handler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from store.insight.usage import Usage
+    from store.workspace import Workspace
+
+
+def add_usage_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "usage",
+        parents=[common],
+        help="how often each rule and skill was relevant, followed, and its effect",
+    )
+    p.add_argument("path", nargs="?", type=Path, metavar="PATH", help="only targets at/under it")
+    p.add_argument("--json", action="store_true", help="print the usage as JSON")
+
+
+def _line(u: Usage, ws: Workspace) -> str:
+    from store.read.textsafe import printable
+
+    where = f"{ws.display(u.path)}:{u.line}"
+    text = printable(u.text, keep_newlines=False)
+    if len(text) > 70:
+        text = text[:69] + "…"
+    return f"{where}  [{u.kind}, {u.scope}] {text}\n    {u.summary()}"
+
+
+def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.insight.usage import usage_report
+
+    only = None
+    if args.path is not None:
+        only = Path(os.path.abspath(args.path))
+    shown = [0]
+
+    def progress(done: int, total: int) -> bool:
+        if sys.stderr.isatty() and (done == total or done - shown[0] >= 50):
+            shown[0] = done
+            print(f"\rreading transcripts {done}/{total}", end="", file=sys.stderr, flush=True)
+        return True
+
+    report = usage_report(ws, progress=progress, only=only)
+    if shown[0]:
+        print(file=sys.stderr)
+    if only is not None and not report.items:
+        print(f"{args.path}: no rule or skill of Targets there", file=sys.stderr)
+        return 1
+    if args.json:
+        json.dump(report.as_json(ws), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for u in report.items:
+        print(_line(u, ws))
+    flagged = sum(1 for u in report.items if u.flags)
+    print(
+        f"{len(report.items)} rules and skills over {report.sessions} sessions; "
+        f"{flagged} flagged unused",
+        file=sys.stderr,
+    )
+    return 0
+
+
+__all__ = ["add_usage_parser", "cmd_usage"]
