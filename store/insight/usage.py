@@ -134,9 +134,13 @@ class Usage:
         if self.relevant is None:
             parts.append("relevance not checkable")
         else:
-            parts.append(f"relevant in {self.relevant} of {self.sessions}")
-        if self.followed is not None and self.checked is not None:
+            verb = "invoked" if self.kind == "skill" else "relevant"
+            parts.append(f"{verb} in {self.relevant} of {self.sessions}")
+        if self.checked:
             parts.append(f"followed {self.followed} of {self.checked}")
+        elif self.checked == 0:
+            step = "its step never ran" if self.check == "command" else "never relevant"
+            parts.append(f"followed: nothing to check ({step})")
         elif self.kind == "rule":
             parts.append("following not checkable")
         e = self.effect

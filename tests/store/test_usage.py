@@ -96,6 +96,7 @@ def test_a_tool_prohibition_and_an_unused_rule(tmp_path) -> None:  # type: ignor
     assert fetched.flags == []  # relevant in one of the last 20 sessions
     never = _rule(ws, push)
     assert never.relevant == 0 and never.flags == ["unused in the last 20 sessions"]
+    assert "followed: nothing to check (never relevant)" in never.summary()
     assert _rule(ws, "be kind").flags == []  # nothing to check: never flagged
 
 
