@@ -200,3 +200,28 @@ def test_the_effect_of_a_promotion_before_and_after(tmp_path) -> None:  # type: 
     assert (e.sessions_before, e.sessions_after) == (1, 1)
     assert "the problem came back 1 times, 2 times in the 30 days before" in u.summary()
     assert _rule(ws, "keep diffs small", now=now).effect is None
+
+
+def test_real_transcripts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two sessions as Claude Code wrote them (tests/fixtures/spotter-transcripts): the
+    corrections are the skill's trace script's (2 and 0), the plugin's ``/name`` command
+    invokes its skill, and WebFetch (a sub-agent's in one) breaks a prohibition."""
+    import shutil
+    from pathlib import Path
+
+    from store.insight.transcript_facts import FactsCache
+
+    ws = workspace(tmp_path, "- Do not use WebFetch\n", written=datetime(2026, 1, 1, tzinfo=UTC))
+    add_skill(ws, "create-beads", datetime(2026, 1, 1, tzinfo=UTC))
+    src = Path(__file__).parents[1] / "fixtures" / "spotter-transcripts"
+    slug = ws.root / "projects" / "-home-marco-projects-spotter"
+    slug.mkdir(parents=True)
+    for name in ("subagent.jsonl", "tool_heavy.jsonl"):
+        shutil.copyfile(src / name, slug / name)
+    facts = FactsCache(ws.state_dir).update(sorted((p.stem, p) for p in slug.iterdir()))
+    assert {f.session_id: f.corrections for f in facts} == {"subagent": 2, "tool_heavy": 0}
+    report = usage_report(ws, now=datetime(2026, 2, 20, tzinfo=UTC))
+    by = {u.text: u for u in report.items}
+    assert (by["create-beads"].relevant, by["create-beads"].sessions) == (1, 2)
+    web = by["Do not use WebFetch"]
+    assert (web.relevant, web.followed, sorted(web.broken)) == (2, 0, ["subagent", "tool_heavy"])
