@@ -15,8 +15,9 @@ global one) that started after it was written — when a promotion of ours put i
   was not done anyway (the others are listed as broken). Anything else: not checkable.
 - **effect** of a promoted rule: the KPT problems of the kind its item addressed (the
   recurring-problem clusters of :mod:`store.insight.stats`) and the person's corrections in
-  transcripts (the hurikaeri skill's definition, :mod:`store.read.trace_counts`), each per
-  session, in the time since the promotion and in as long a time before it.
+  transcripts (the hurikaeri skill's definition, :mod:`store.read.trace_counts`), each with
+  the sessions they are out of, since the promotion and in as long a time before it (at
+  least :data:`EFFECT_DAYS` days).
 - **unused**: a rule with something to check never relevant in the last
   :data:`UNUSED_SESSIONS` sessions of its scope; a skill never invoked (the ``Skill`` tool,
   its ``/name`` command, its SKILL.md read) in 30 or 90 days. Flags only.
@@ -47,6 +48,8 @@ from store.workspace import Workspace
 UNUSED_SESSIONS = 20
 #: a skill not invoked for this many days is flagged
 SKILL_DAYS = (30, 90)
+#: the least days before a promotion its effect is compared with (else as long as since)
+EFFECT_DAYS = 30
 #: sessions named per rule as where it was broken
 BROKEN_SHOWN = 5
 
@@ -74,6 +77,7 @@ class Effect:
 
     promoted_at: str
     item: str
+    #: the days before the promotion compared with (as many as since, at least 30)
     days: float
     problems_before: int | None = None
     problems_after: int | None = None
@@ -146,8 +150,9 @@ class Usage:
         e = self.effect
         if e is not None and e.problems_after is not None:
             parts.append(
-                f"the problem came back {e.problems_after} times, "
-                f"{e.problems_before} times in the {e.days:.0f} days before"
+                f"the problem came back {e.problems_after} times in {e.kpt_sessions_after} "
+                f"reports, {e.problems_before} times in {e.kpt_sessions_before} reports "
+                f"of the {e.days:.0f} days before"
             )
         if self.flags:
             parts.append(", ".join(self.flags))
@@ -180,6 +185,23 @@ class UsageReport:
     sessions: int
     bytes_read: int
     complete: bool = True
+
+    def for_item(self, key: str) -> Usage | None:
+        """The rule a promotion of item ``key`` (``KPT_ID/try-NNN``) put into a target."""
+        key = plain_key(key)
+        return next((u for u in self.items if u.effect and u.effect.item == key), None)
+
+    def what_to_cut(self, path: Path) -> list[Usage]:
+        """The rules of the target ``path``, least relevant first: never relevant (flagged
+        first), then relevant in the fewest of their sessions; the rules that name nothing
+        to check last (nothing says they are unused), each in file order on a tie."""
+
+        def order(u: Usage) -> tuple[int, float, int]:
+            if u.relevant is None:
+                return (2, 0.0, u.line)
+            return (0 if u.flags else 1, u.relevant / max(u.sessions, 1), u.line)
+
+        return sorted((u for u in self.items if u.kind == "rule" and u.path == path), key=order)
 
     def as_json(self, ws: Workspace) -> dict[str, Any]:
         return {
@@ -363,7 +385,7 @@ def _effect(
     problems: Callable[[str], tuple[list[datetime], list[datetime]] | None],
     now: datetime,
 ) -> Effect:
-    span = now - promo.at
+    span = max(now - promo.at, timedelta(days=EFFECT_DAYS))
     start = promo.at - span
     e = Effect(promo.at_text, promo.key, span.total_seconds() / 86400)
     for s in scope:

@@ -98,6 +98,9 @@ def test_a_tool_prohibition_and_an_unused_rule(tmp_path) -> None:  # type: ignor
     assert never.relevant == 0 and never.flags == ["unused in the last 20 sessions"]
     assert "followed: nothing to check (never relevant)" in never.summary()
     assert _rule(ws, "be kind").flags == []  # nothing to check: never flagged
+    report = usage_report(ws, now=DAY)
+    cut = [u.text for u in report.what_to_cut(ws.root / "CLAUDE.md")]
+    assert cut == [push, web, "be kind"]  # never relevant, then 1 of 20, then unknown
 
 
 def _skill_session(ws: Workspace, sid: str, days_ago: int, how: str) -> None:
@@ -198,8 +201,15 @@ def test_the_effect_of_a_promotion_before_and_after(tmp_path) -> None:  # type: 
     # the compaction summary quotes a correction: not the person's own line
     assert (e.corrections_before, e.corrections_after) == (2, 0)
     assert (e.sessions_before, e.sessions_after) == (1, 1)
-    assert "the problem came back 1 times, 2 times in the 30 days before" in u.summary()
+    assert (
+        "the problem came back 1 times in 2 reports, 2 times in 3 reports of the 30 days before"
+        in u.summary()
+    )
     assert _rule(ws, "keep diffs small", now=now).effect is None
+    report = usage_report(ws, now=now + timedelta(days=30))
+    found = report.for_item("kpt-20260101-001/try-001")
+    assert found is not None and found.text == LINT
+    assert report.for_item("kpt-20260101-003/try-001") is None
 
 
 def test_real_transcripts(tmp_path) -> None:  # type: ignore[no-untyped-def]
