@@ -127,6 +127,9 @@ class SessionScreen(ReviewKeys):
             self.check_evidence(s.key)
         else:
             self.show_metrics()
+        promoted = [k for k in self.pane.items if self.index.ledger.state(k).promoted]
+        if promoted:
+            self.measure_usage(s.key, promoted)
 
     def on_workspace_changed(self, event: WorkspaceChanged) -> None:
         s = self.session
@@ -216,6 +219,20 @@ class SessionScreen(ReviewKeys):
         self.evidence = result
         self.pane.show_evidence({k: c for k, (_s, _i, c) in result.items.items()})
         self.show_metrics()
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
+    def measure_usage(self, session_key: str, keys: list[str]) -> None:
+        """How the rules its promoted items became fared since (reads the transcripts
+        incrementally, off the event loop: the first time can take a while)."""
+        from store.insight.usage import usage_report
+
+        report = usage_report(self.index.ws)
+        found = {k: u.summary() for k in keys if (u := report.for_item(k)) is not None}
+        self.app.call_from_thread(self.got_usage, session_key, found)
+
+    def got_usage(self, session_key: str, found: dict[str, str]) -> None:
+        if session_key == self.session_key:
+            self.pane.show_usage(found)
 
     def show_metrics(self) -> None:
         """The report's metrics beside the counts from the transcript, on the Report tab."""

@@ -21,7 +21,7 @@ from store.ledger import item_key
 from store.models.kpt import SECTION_TITLES, KptItem
 from store.review.items import missing_id
 
-from .document import item_detail, state_content
+from .document import item_detail, label, state_content
 from .evidence_marks import evidence_detail, evidence_mark
 from .literal import literal
 from .virtual_table import Column, Row, VirtualTable
@@ -58,6 +58,8 @@ class ReviewItems(Horizontal):
         #: each row's evidence check, once the session screen has made them (see
         #: :meth:`show_evidence`); rows without one show no mark
         self.evidence: dict[str, EvidenceCheck] = {}
+        #: a promoted item's rule in use since (see :meth:`show_usage`), by row key
+        self.usage: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield VirtualTable(ITEM_COLUMNS, id="items")
@@ -115,7 +117,14 @@ class ReviewItems(Horizontal):
             )
         if key in self.evidence:
             shown = Content.assemble(shown, "\n\n", evidence_detail(self.evidence[key]))
+        if key in self.usage:
+            shown = Content.assemble(shown, "\n\n", label("in use"), literal(self.usage[key]))
         detail.update(shown)
+
+    def show_usage(self, usage: dict[str, str]) -> None:
+        """Show each promoted item's rule's usage since (store.insight.usage), by item key."""
+        self.usage = dict(usage)
+        self.show_detail(self.query_one("#items", VirtualTable).cursor_key)
 
     def show_evidence(self, checks: dict[str, EvidenceCheck]) -> None:
         """Show each row's evidence state (keys as the rows': ``KPT_ID/ITEM_ID``)."""
