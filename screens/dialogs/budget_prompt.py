@@ -74,12 +74,34 @@ def falling_out(checks: Iterable[BudgetCheck]) -> str:
     return "\n".join(out)
 
 
+def what_to_cut(ws: Workspace, checks: Iterable[BudgetCheck], shown: int = 8) -> str:
+    """Per target crossing its budget, its rules least relevant first (store.insight.usage),
+    from the session facts last cached — nothing is read, so it is quick and empty until
+    usage was measured once (blocking: call it in a thread)."""
+    from store.insight.usage import usage_report
+
+    out: list[str] = []
+    for c in checks:
+        if not c.crosses:
+            continue
+        report = usage_report(ws, only=c.path, read=False)
+        rules = report.what_to_cut(c.path)[:shown]
+        if not report.sessions or not rules:
+            continue
+        out.append(f"{c.path.name}: least relevant first ({report.sessions} sessions known):")
+        for u in rules:
+            seen = "not checkable" if u.relevant is None else f"{u.relevant}/{u.sessions}"
+            out.append(f"{u.line:>6}  [{seen}] {u.text}")
+    return "\n".join(out)
+
+
 class BudgetPrompt(ModalScreen[bool]):
     """Dismissed with True when the person writes anyway."""
 
     DEFAULT_CSS = """
     BudgetPrompt {
         #budget-lines { height: auto; max-height: 14; }
+        #budget-cut { height: auto; max-height: 10; }
     }
     """
 
@@ -88,9 +110,11 @@ class BudgetPrompt(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Cancel", id="budget.cancel"),
     ]
 
-    def __init__(self, checks: list[BudgetCheck]) -> None:
+    def __init__(self, checks: list[BudgetCheck], cut: str = "") -> None:
         super().__init__()
         self.checks = checks
+        #: the target's rules least relevant first (:func:`what_to_cut`)
+        self.cut = cut
 
     def compose(self) -> ComposeResult:
         crossing = [c for c in self.checks if c.crosses]
@@ -114,6 +138,11 @@ class BudgetPrompt(ModalScreen[bool]):
                 area = TextArea(visible(lines), read_only=True, id="budget-lines", soft_wrap=False)
                 area.can_focus = False
                 yield area
+            if self.cut:
+                yield Static(Content.styled("What to cut", "bold"), classes="dialog-text")
+                area = TextArea(visible(self.cut), read_only=True, id="budget-cut", soft_wrap=False)
+                area.can_focus = False
+                yield area
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write anyway (y)", variant="warning", id="yes")
                 yield Button("Cancel (n)", id="no")
@@ -135,7 +164,8 @@ async def confirm_budgets(node: DOMNode, ws: Workspace, writes: list[Write]) -> 
     checks = await asyncio.to_thread(budget_checks, ws, writes)
     if not any(c.crosses for c in checks):
         return True
-    answer = await node.app.push_screen_wait(BudgetPrompt(checks))
+    cut = await asyncio.to_thread(what_to_cut, ws, checks)
+    answer = await node.app.push_screen_wait(BudgetPrompt(checks, cut))
     return bool(answer)
 
 
@@ -146,4 +176,5 @@ __all__ = [
     "confirm_budgets",
     "falling_out",
     "merge_writes",
+    "what_to_cut",
 ]

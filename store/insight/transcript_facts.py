@@ -285,6 +285,10 @@ class FactsCache:
                 break
         return out
 
+    def cached(self) -> list[SessionFacts]:
+        """The facts as last read, of the transcripts still there (nothing is read)."""
+        return [e.facts for k, e in self._load().items() if os.path.exists(k)]
+
     def save(self) -> bool:
         """Write the cache when something was read (files gone are dropped)."""
         if not self._dirty or self._entries is None:

@@ -217,9 +217,14 @@ class UsageReport:
 def session_facts(
     ws: Workspace,
     progress: Callable[[int, int], bool] | None = None,
+    *,
+    read: bool = True,
 ) -> tuple[list[SessionFacts], int, bool]:
     """Every transcript's facts (read incrementally, the cache saved), the bytes read, and
-    whether all were read (``progress`` returning ``False`` stops)."""
+    whether all were read (``progress`` returning ``False`` stops). ``read=False``: the
+    facts as last cached, nothing read (quick, maybe out of date or empty)."""
+    if not read:
+        return FactsCache(ws.state_dir).cached(), 0, False
     files = [
         (sid, path)
         for sid, paths in sorted(TranscriptLocator(ws).files(rescan=True).items())
@@ -442,12 +447,14 @@ def usage_report(
     now: datetime | None = None,
     progress: Callable[[int, int], bool] | None = None,
     only: Path | None = None,
+    read: bool = True,
 ) -> UsageReport:
     """Every rule's and skill's usage (``only``: the targets at or under that path).
-    Reads transcripts (incrementally): run it in a worker."""
+    Reads transcripts (incrementally): run it in a worker. ``read=False`` reads none and
+    judges by the facts last cached."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     now = now or datetime.now(UTC)
-    facts, read, complete = session_facts(ws, progress)
+    facts, done, complete = session_facts(ws, progress, read=read)
     sessions = _sessions(facts)
     times = rule_times(ws, led)
     promotions = _promotions(led, ws, times)
@@ -486,7 +493,7 @@ def usage_report(
                     problems = _problem_lookup(ws)
                 u.effect = _effect(promo, mine, problems, now)
             items.append(u)
-    return UsageReport(items, len(sessions), read, complete)
+    return UsageReport(items, len(sessions), done, complete)
 
 
 __all__ = ["Effect", "Usage", "UsageReport", "session_facts", "usage_report"]
