@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, WorkspaceChanged
 from screens.session.review_keys import ReviewKeys
@@ -226,7 +227,10 @@ class SessionScreen(ReviewKeys):
         incrementally, off the event loop: the first time can take a while)."""
         from store.insight.usage import usage_report
 
-        report = usage_report(self.index.ws)
+        worker = get_current_worker()
+        report = usage_report(self.index.ws, progress=lambda _d, _t: not worker.is_cancelled)
+        if not report.complete:
+            return
         found = {k: u.summary() for k in keys if (u := report.for_item(k)) is not None}
         self.app.call_from_thread(self.got_usage, session_key, found)
 

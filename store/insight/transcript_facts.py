@@ -17,6 +17,7 @@ so its text is never taken for a command or a correction of the person's.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -212,6 +213,8 @@ def _read_from(
             return entry, 0
         if entry is None:
             entry = _Entry(ident, 0, "", SessionFacts(session_id, project))
+        else:  # the cached entry changes only once the new bytes are read whole
+            entry = _Entry(ident, entry.offset, entry.tail, copy.deepcopy(entry.facts))
         reader = _Reader(entry.facts)
         fh.seek(entry.offset)
         offset = start = entry.offset
@@ -282,7 +285,7 @@ class FactsCache:
                 entries[key] = new
                 out.append(new.facts)
             if progress is not None and progress(done, len(todo)) is False:
-                break
+                break  # what was read is kept (and saved by save())
         return out
 
     def cached(self) -> list[SessionFacts]:

@@ -240,8 +240,10 @@ def session_facts(
         return True
 
     cache = FactsCache(ws.state_dir)
-    facts = cache.update(files, step)
-    cache.save()
+    try:
+        facts = cache.update(files, step)
+    finally:  # interrupted too: the transcripts read so far need not be read again
+        cache.save()
     return facts, cache.bytes_read, not stopped
 
 

@@ -88,3 +88,23 @@ def test_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:
     cache_file.write_bytes(cache_file.read_bytes()[:-10])
     facts, read = _facts(state, path)
     assert read == path.stat().st_size and "npm test" in facts.commands
+
+
+def test_a_stopped_first_read_keeps_what_was_read(tmp_path: Path) -> None:
+    """The first computation can be stopped (a progress callback says no): the transcripts
+    read so far are not read again."""
+    from store.config import Config
+    from store.insight.usage import session_facts
+    from store.workspace import Workspace
+
+    root = tmp_path / "claude"
+    (root / "hurikaeri").mkdir(parents=True)
+    first = sample_session("a-first").write(root)
+    second = sample_session("b-second").write(root)
+    ws = Workspace(root, Config())
+    facts, read, complete = session_facts(ws, lambda done, total: done < 1)
+    assert [f.session_id for f in facts] == ["a-first"] and not complete
+    assert read == first.stat().st_size
+    facts, read, complete = session_facts(ws)
+    assert sorted(f.session_id for f in facts) == ["a-first", "b-second"] and complete
+    assert read == second.stat().st_size
