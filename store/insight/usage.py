@@ -128,6 +128,8 @@ class Usage:
     #: the sessions ``followed`` is out of
     checked: int | None = None
     broken: list[str] = field(default_factory=list)
+    #: what the rule names that sessions are matched by (commands, paths, tools)
+    names: list[str] = field(default_factory=list)
     last_used: str | None = None
     effect: Effect | None = None
     flags: list[str] = field(default_factory=list)
@@ -173,6 +175,7 @@ class Usage:
             "followed": self.followed,
             "checked": self.checked,
             "broken_in": self.broken,
+            "names": self.names,
             "last_used": self.last_used,
             "effect": self.effect.as_json() if self.effect else None,
             "flags": self.flags,
@@ -302,6 +305,7 @@ def _followed(c: RuleChecks, s: _Session) -> bool | None:
 def _rule_usage(u: Usage, c: RuleChecks, scope: list[_Session]) -> None:
     u.check = c.check
     u.sessions = len(scope)
+    u.names = [*c.commands, *c.paths, *c.tools]
     if not c.names_anything:
         return
     hits = [s for s in scope if _relevant(c, s)]

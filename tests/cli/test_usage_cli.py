@@ -38,6 +38,7 @@ def test_usage_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     by_text = {i["text"]: i for i in data["items"]}
     lint = by_text[RULE]
     assert (lint["relevant"], lint["followed"], lint["checked"]) == (1, 1, 1)
+    assert lint["names"] == ["pnpm lint"] and lint["written_from"] == "file modified"
     # the second session committed without pnpm: the rule did not apply there
     dist = by_text["Never edit `dist/`"]
     assert (dist["check"], dist["followed"], dist["checked"], dist["broken_in"]) == (
