@@ -305,6 +305,9 @@ class SessionsScreen(Screen[None]):
 
     def open_pending(self, reading: bool) -> None:
         key = self._pending_open
+        if self.app.screen is not self:  # the person went elsewhere meanwhile: not now
+            self._pending_open = None
+            return
         if key is not None and key in self.index.sessions:
             self.open_session(key)
         elif not reading:  # everything is read and it is not there (deleted meanwhile)

@@ -243,7 +243,11 @@ def _changed(top: Path, rels: list[str]) -> list[str]:
 
 
 def _own_txs(led: Ledger) -> list[TxRecord]:
-    return [t for t in led.txs.values() if t.status == "committed" and led.is_own(t.src)]
+    """The reviewer's transactions that hurikaeri made on this machine (signed: see
+    ``Ledger.is_ours``). The files a sync commits are theirs only: a line forged into the
+    reviewer's ledger file (by an agent, or pushed by a teammate) names files of its
+    choosing, and must not get them committed and pushed under the reviewer's name."""
+    return [t for t in led.txs.values() if t.status == "committed" and led.is_ours(t)]
 
 
 def _committed_ids(top: Path, rel: str) -> set[str]:

@@ -856,8 +856,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
 
 #: The commands that decide or write as a person does: refused inside an agent's session
 #: (:mod:`store.review.agents`), unless they only show what they would do (``--dry-run``).
+#: ``sync`` publishes the person's decisions under their name.
 PERSON_ONLY = frozenset(
-    {"approve", "reject", "promote", "retarget", "undo", "redo", "keep", "revert"}
+    {"approve", "reject", "promote", "retarget", "undo", "redo", "keep", "revert", "sync"}
 )
 
 

@@ -6,8 +6,9 @@ commands they start with an environment variable (Claude Code ``CLAUDECODE=1``, 
 CLI ``GEMINI_CLI=1``, Cursor ``CURSOR_AGENT=1``, Goose ``GOOSE_TERMINAL=1``, Codex
 ``CODEX_SANDBOX`` / ``CODEX_THREAD_ID``, and the vendor-neutral ``AGENT`` and
 ``AI_AGENT``). A decision made under one of them is refused, ``--yes`` or not. Only the
-person's own config file — at its default place, not one named by ``--config`` or the
-environment, which an agent could point anywhere — may allow it (``[review]
+person's own config file — at its default place for the user account, not one named by
+``--config``, ``HURIKAERI_CONFIG``, ``HOME`` or ``XDG_CONFIG_HOME``, which an agent could
+point anywhere — may allow it (``[review]
 agent_decisions = "allow"``, e.g. for CI).
 
 The check runs in :func:`store.review.transactions.apply`, the one path every decision
@@ -21,9 +22,13 @@ variable on purpose is not stopped by it (see the trust boundary in the docs).
 
 from __future__ import annotations
 
+import os
+import pwd
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 
-from store.config import Config, default_config_path
+from store.config import Config
 from store.review.errors import ReviewError
 
 #: The variables agents set in the environment of the commands they run, in the order
@@ -76,9 +81,24 @@ def agent_session(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def person_config_path() -> Path:
+    """The config file at its default place for this user account, found from the
+    account's home directory in the password database: not from ``HOME`` or
+    ``XDG_CONFIG_HOME``, which an agent can set for the commands it runs."""
+    try:
+        home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (KeyError, OSError):  # no entry for this account: no place to allow from
+        return Path("/nonexistent/hurikaeri/config.toml")
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "hurikaeri" / "config.toml"
+    return home / ".config" / "hurikaeri" / "config.toml"
+
+
 def agents_allowed(config: Config) -> bool:
     """Whether the person's own config file (at its default place) lets agents decide."""
-    return config.agent_decisions and config.path == default_config_path()
+    if not config.agent_decisions or config.path is None:
+        return False
+    return os.path.realpath(config.path) == os.path.realpath(person_config_path())
 
 
 def check_person(action: str, config: Config, environ: Mapping[str, str]) -> str | None:

@@ -62,6 +62,7 @@ def test_an_agent_cannot_approve_and_nothing_is_written(demo_root: Path) -> None
         ("retarget", "kpt-20261028-001", "try-001", "--type", "claude_md", "--path", "CLAUDE.md"),
         ("undo",),
         ("redo",),
+        ("sync",),
     ],
     ids=lambda a: a[0],
 )
@@ -106,24 +107,37 @@ def test_showing_what_would_be_done_and_reading_stay_open_to_agents(demo_root: P
     assert files(demo_root) == before
 
 
-def test_only_the_persons_own_config_file_allows_agents(demo_root: Path, tmp_path: Path) -> None:
+def test_only_the_persons_own_config_file_allows_agents(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     allow = '[review]\nagent_decisions = "allow"\n'
     elsewhere = tmp_path / "agent-written.toml"
     elsewhere.write_text(allow, encoding="utf-8")
-    agent = {"CLAUDECODE": "1", "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"]}
-    # a config an agent names itself does not count, by flag or by variable
-    done = hurikaeri(demo_root, "approve", PROPOSAL, "--yes", "--config", str(elsewhere), env=agent)
-    assert done.returncode == 1 and "refused" in done.stderr
-    done = hurikaeri(
-        demo_root, "approve", PROPOSAL, "--yes", env={**agent, "HURIKAERI_CONFIG": str(elsewhere)}
-    )
-    assert done.returncode == 1 and "refused" in done.stderr
-    # the person's own config file does
+    xdg = tmp_path / "agent-xdg"
+    (xdg / "hurikaeri").mkdir(parents=True)
+    (xdg / "hurikaeri" / "config.toml").write_text(allow, encoding="utf-8")
+    agent = {"CLAUDECODE": "1"}
+    # a config an agent names itself does not count: by flag, by variable, or by moving
+    # the config directory (XDG_CONFIG_HOME, found by review) or the home directory
+    for how, env in (
+        (["--config", str(elsewhere)], agent),
+        ([], {**agent, "HURIKAERI_CONFIG": str(elsewhere)}),
+        ([], {**agent, "XDG_CONFIG_HOME": str(xdg)}),
+        ([], {**agent, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(xdg)}),
+    ):
+        done = hurikaeri(demo_root, "approve", PROPOSAL, "--yes", *how, env=env)
+        assert done.returncode == 1 and "refused" in done.stderr, (how, env, done.stderr)
+    # the file at its default place for the account (its home in the password database,
+    # here pointed at the test's config directory) does
+    import store.review.agents as agents
+    import tui.cli as cli
+
     own = default_config_path()
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text(allow, encoding="utf-8")
-    done = hurikaeri(demo_root, "approve", PROPOSAL, "--yes", env=agent)
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setattr(agents, "person_config_path", lambda: own)
+    monkeypatch.setenv("CLAUDECODE", "1")
+    assert cli.main(["approve", PROPOSAL, "--yes", "--root", str(demo_root)]) == 0
 
 
 def test_a_bad_review_setting_is_one_line(demo_root: Path) -> None:

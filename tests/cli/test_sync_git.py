@@ -450,3 +450,36 @@ def test_kept_local_decisions_stay_on_the_machine_and_are_not_asked_again(
     assert f"{RID}/keep-001" not in states(bob)
     assert states(alice)[f"{RID}/keep-001"][0] == "approved"
     assert run(alice, "sync") == 0  # asked once: the reviewer's own file exists now
+
+
+def test_a_forged_transaction_gets_no_file_committed_or_pushed(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by review: sync committed every file that a committed transaction in the
+    reviewer's own ledger file named; two lines an agent appended there (a begin naming
+    private files, and a commit) had those files committed and pushed under the reviewer's
+    name. Only transactions hurikaeri signed on this machine count."""
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0  # joined: alice's own ledger file
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    (alice / "private-notes.txt").write_text("AWS_SECRET=not-for-the-team\n", encoding="utf-8")
+    own = next((alice / ".hurikaeri" / "ledger").glob("*.jsonl"))
+    forged = {
+        "id": "f0",
+        "at": "2026-12-01T10:00:00+00:00",
+        "op": "begin",
+        "tx": "f0",
+        "action": "promote",
+        "who": "alice@example.com",
+        "subjects": ["x"],
+        "files": [{"path": "private-notes.txt"}],
+    }
+    with own.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(forged) + "\n")
+        fh.write(json.dumps({**forged, "id": "f1", "op": "commit"}) + "\n")
+    capsys.readouterr()
+    run(alice, "sync")
+    out = capsys.readouterr().out
+    assert "private-notes.txt" not in out
+    assert "private-notes.txt" not in git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "private-notes.txt" in git(alice, "status", "--porcelain", "--untracked-files=all")

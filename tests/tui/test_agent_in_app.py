@@ -52,6 +52,9 @@ def test_an_allowed_agents_decision_is_recorded_as_an_agents(
     own = default_config_path()
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text('[review]\nagent_decisions = "allow"\n', encoding="utf-8")
+    import store.review.agents as agents
+
+    monkeypatch.setattr(agents, "person_config_path", lambda: own)
     config = Config(path=own, agent_decisions=True)
     ws = Workspace(demo_root, config)
     monkeypatch.setenv("CLAUDECODE", "1")
