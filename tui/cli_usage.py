@@ -66,7 +66,7 @@ def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
     if shown[0]:
         print(file=sys.stderr)
     if only is not None and not report.items:
-        print(f"{args.path}: no rule or skill of Targets there", file=sys.stderr)
+        print(f"hurikaeri: {args.path}: no rule or skill of Targets there", file=sys.stderr)
         return 1
     if args.json:
         json.dump(report.as_json(ws), sys.stdout, ensure_ascii=False, indent=2)

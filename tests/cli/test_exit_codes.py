@@ -119,6 +119,9 @@ CASES: list[tuple[str, list[str], int]] = [
     ("evidence", ["evidence", "kpt-20261028-001", "--root", "{root}"], 0),
     # no transcript: nothing could be checked, which is no pass
     ("evidence", ["evidence", "kpt-20261120-001", "--root", "{root}"], 1),
+    ("usage", ["usage", "--bogus"], 2),
+    ("usage", ["usage", "no/such/target.md", "--root", "{root}"], 1),
+    ("usage", ["usage", "--root", "{root}"], 0),
     ("changes", ["changes", "--bogus"], 2),
     ("changes", ["changes", "--root", MISSING], 1),
     ("changes", ["changes", "--root", "{root}"], 0),  # the first start: recorded
