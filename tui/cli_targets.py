@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from typing import Any
 
 
@@ -67,16 +68,17 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
     for row in report.rows:
         t = row.text
         budget = f"{row.used:,}/{row.budget.limit:,} {row.budget.unit}" if row.budget else "-"
-        counts = " ".join(f"{k} {v}" for k, v in row.counts.items() if v) or "no findings"
-        written = (row.last_written or "-")[:16]
+        counts = ", ".join(f"{k} {v}" for k, v in row.counts.items() if v)
+        counts = f"findings: {counts}" if counts else "no findings"
+        written = _written(row.last_written)
         if t.error is not None:
             reason = printable(t.error, keep_newlines=False)
-            print(f"{ws.display(row.path)}  [{row.file.kind}]  not read ({reason}): {counts}")
+            print(f"{ws.display(row.path)}  [{row.file.kind}]  not read ({reason}) · {counts}")
             continue
         print(
             f"{ws.display(row.path)}  [{row.file.kind}]  {len(t.lines)} lines, {t.chars:,} chars, "
             f"~{t.tokens:,} tokens, budget {budget}, {len(t.rules)} bullets, "
-            f"written {written}: {counts}"
+            f"{written} · {counts}"
         )
     for f in report.findings:
         where = f"{ws.display(f.path)}:{f.line}" if f.line else ws.display(f.path)
@@ -85,3 +87,17 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
 
 
 __all__ = ["add_targets_parser", "cmd_targets"]
+
+
+def _written(at: str | None) -> str:
+    """When hurikaeri last wrote the file, in local time (no seconds: a time followed by a
+    colon read as part of it, "22:19: duplicate 1")."""
+    if not at:
+        return "not written by hurikaeri"
+    try:
+        when = datetime.fromisoformat(at).astimezone()
+    except ValueError:
+        from store.read.textsafe import printable
+
+        return f"written by hurikaeri {printable(at[:16], keep_newlines=False)}"
+    return f"written by hurikaeri {when:%Y-%m-%d %H:%M}"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -93,3 +96,21 @@ def test_a_target_not_read_says_so_in_the_text_and_fails(tmp_path: Path) -> None
     assert "not for the agent" not in out.stdout
     data = json.loads(run("targets", "--root", str(root), "--json").stdout)
     assert {f["kind"] for f in data["findings"]} == {"unreadable"}
+
+
+def test_a_targets_line_says_when_and_what_apart(
+    demo_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44, point 14: `written 2026-11-28T22:19: duplicate 1` read the findings as part
+    of the time. The line says who wrote it and when, in local time, then the findings."""
+    from tui.cli import main
+
+    assert main(["promote", "kpt-20261028-001/try-001", "--yes", "--root", str(demo_root)]) == 0
+    capsys.readouterr()
+    main(["targets", "--root", str(demo_root)])
+    lines = capsys.readouterr().out.splitlines()
+    (claude,) = [line for line in lines if line.startswith("CLAUDE.md  ")]
+    assert re.search(r"written by hurikaeri \d{4}-\d\d-\d\d \d\d:\d\d · findings: \w", claude)
+    assert not re.search(r"\d\d:\d\d: ", claude)
+    others = [line for line in lines if "[skill_yaml]" in line]
+    assert others and all("not written by hurikaeri · " in line for line in others)
