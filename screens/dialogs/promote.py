@@ -81,7 +81,6 @@ class PromoteScreen(ModalScreen[bool]):
         self.generation = 0
         self.replan_timer: Timer | None = None
         #: write as soon as the plans of what was typed arrive (asked before they came)
-        self.write_when_planned = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
@@ -213,9 +212,6 @@ class PromoteScreen(ModalScreen[bool]):
         self.query_one("#write", Button).display = writing and not near
         for bid in ("replace", "keep-both", "skip"):
             self.query_one(f"#{bid}", Button).display = bool(near)
-        if self.write_when_planned:
-            self.write_when_planned = False
-            self.action_write()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``y`` is in the footer only when something would be written; ``e`` when there
@@ -245,12 +241,16 @@ class PromoteScreen(ModalScreen[bool]):
         if self.planned is None:
             return  # nothing is written before its diff has been shown
         if self.query_one(PromoteFields).wording() != self.planned:
-            # typed since the diff was made: write once the plans of what was typed come
-            # (a near-duplicate or a refusal then stops it, shown)
+            # typed since the diff was made: nothing is written before the diff of what was
+            # typed has been shown; it is made now, and the next y (or ctrl+s) writes it
             if self.replan_timer is not None:
                 self.replan_timer.stop()
-            self.write_when_planned = True
             self.replan()
+            self.notify(
+                "The diff now shows what you typed: press y (or ctrl+s) to write it.",
+                timeout=4,
+                markup=False,
+            )
             return
         if any(p.status == "near-duplicate" for p in self.plans) or not any(
             p.writes for p in self.plans

@@ -59,13 +59,20 @@ async def test_an_edited_wording_is_diffed_written_and_shown(demo_root: Path) ->
         assert f"promoted as: {RULE} 失効も DB で" in detail
 
 
-async def test_writing_right_after_typing_writes_what_was_typed(demo_root: Path) -> None:
+async def test_writing_right_after_typing_shows_the_diff_first(demo_root: Path) -> None:
+    """ctrl+s before the diff has followed the typing writes nothing yet (found by review:
+    it wrote a diff the person never saw): the diff of what was typed is shown, and the
+    next ctrl+s writes exactly that."""
     claude = demo_root / "CLAUDE.md"
+    before = claude.read_bytes()
     app = make_app(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         modal = await _open(pilot, app, KEY)
         modal.REPLAN_DELAY = 60.0  # the diff has not followed yet when ctrl+s comes
         await pilot.press("e", "ctrl+u", *"Refresh tokens are opaque", "ctrl+s")
+        await until(pilot, lambda: "+- Refresh tokens are opaque" in _diff(modal))
+        assert isinstance(app.screen, PromoteScreen) and claude.read_bytes() == before
+        await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, PromoteScreen))
         text = claude.read_text("utf-8")
         assert "- Refresh tokens are opaque\n" in text and RULE not in text
