@@ -22,6 +22,7 @@ import os
 import re
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 #: The environment variable naming the reviewer (ahead of the config and git).
@@ -173,10 +174,22 @@ def bring_in(state_dir: Path, own: Path) -> int:
     transaction lock."""
     data = _local_bytes(state_dir)
     own.parent.mkdir(parents=True, exist_ok=True)
-    with open(own, "xb") as fh:  # never over lines already there
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    # whole or not at all: written aside, then linked into place, which fails when the file
+    # is there (never over lines already there), so a crash leaves no half file behind
+    fd, tmp = tempfile.mkstemp(prefix=".bring-in-", dir=own.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.link(tmp, own)
+    finally:
+        os.unlink(tmp)
+    dir_fd = os.open(own.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
     kept = state_dir / BROUGHT_IN
     n = 1
     while kept.exists():

@@ -258,3 +258,29 @@ def test_redo_of_another_reviewers_undo_is_described_as_refused(ws: Workspace) -
     bob = as_(ws, "bob@example.com")
     said = describe_redo(ws, done.id, ledger=bob)
     assert said.startswith("Cannot redo") and "alice@example.com's" in said
+
+
+def test_bringing_in_that_fails_leaves_no_own_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by review: the reviewer's own file was written in place; a failure (or a
+    crash) part way left it there, the question never asked again and the lines in both
+    files. It is written aside and linked into place only when whole."""
+    import os as _os
+
+    from store import team as team_mod
+
+    state = tmp_path / ".hurikaeri"
+    state.mkdir()
+    (state / "ledger.jsonl").write_text('{"id": "a", "op": "approve"}\n', encoding="utf-8")
+    own = state / "ledger" / "me.jsonl"
+
+    def no_fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_os, "fsync", no_fsync)
+    with pytest.raises(OSError):
+        team_mod.bring_in(state, own)
+    assert not own.exists()
+    assert (state / "ledger.jsonl").exists()
+    assert [p.name for p in own.parent.iterdir()] == []
