@@ -23,8 +23,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from store.check import secret_prefilter
-from store.check.secret_prefilter import Prefilter
 from store.review.errors import ReviewError
 
 #: Kingfisher's rule confidence floor: ``medium`` keeps the rules its authors trust
@@ -89,16 +87,12 @@ def mask(secret: str) -> str:
 
 
 class _Detector:
-    """One compiled Kingfisher scanner per process (compiling the rules takes a moment;
-    the library caches the compiled database on disk, so later starts take ~0.2 s), and
-    the prefilter that tells most texts clean without it (:mod:`store.check.secret_prefilter`,
-    kept on disk for the installed scanner: the first load of the rules makes it)."""
+    """One compiled Kingfisher scanner per process: compiling the rules takes a moment (the
+    library keeps the compiled database on disk, so later processes take ~0.2–0.3 s)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._scanner: Any = None
-        self._prefilter: Prefilter | None = None
-        self._prefilter_read = False
 
     def scanner(self) -> Any:
         with self._lock:
@@ -110,33 +104,8 @@ class _Detector:
                         "the secret scanner (kingfisher-secret-scanner) is not installed; "
                         "nothing agents wrote is written into a target without it"
                     ) from exc
-                rules = Rules(confidence=CONFIDENCE)
-                self._scanner = Scanner(rules, redact=False)
-                if self._read_prefilter() is None:
-                    self._make_prefilter(rules)
+                self._scanner = Scanner(Rules(confidence=CONFIDENCE), redact=False)
             return self._scanner
-
-    def prefilter(self) -> Prefilter | None:
-        """The prefilter kept for the installed scanner, if one is (read once)."""
-        with self._lock:
-            return self._read_prefilter()
-
-    def _read_prefilter(self) -> Prefilter | None:
-        if not self._prefilter_read:
-            self._prefilter = secret_prefilter.read_cached(CONFIDENCE)
-            self._prefilter_read = True
-        return self._prefilter
-
-    def _make_prefilter(self, rules: Any) -> None:
-        """Work the prefilter out from the loaded rules and keep it for later processes
-        (this one scans with the rules loaded anyway)."""
-        try:
-            patterns = [rules.detail(m["id"])["pattern"] for m in rules.metadata()]
-        except (KeyError, TypeError, ValueError):
-            return
-        made = secret_prefilter.build(patterns)
-        if made is not None:
-            secret_prefilter.keep(made, CONFIDENCE)
 
 
 _DETECTOR = _Detector()
@@ -147,13 +116,12 @@ _WARMING: threading.Thread | None = None
 
 
 def warm_up() -> threading.Thread:
-    """Read the prefilter, or when none is kept (a first run, a new scanner release) load
-    the scanner's rules, on a daemon thread, now, so that the first scan finds them
-    ready (a text the prefilter cannot tell clean loads the rules then): loading takes ~0.2 s in the library's native code, which lets go of the GIL, so
-    a command that is about to write agent text (``import-wrapup``) reads and plans
-    meanwhile. Started once per process. The first :func:`scan_text` waits for it (the
-    detector's lock); a library that cannot be loaded is reported there, not here. The
-    process never waits for this thread at exit."""
+    """Load the scanner's rules on a daemon thread, now, so that the first scan finds them
+    ready: loading takes ~0.2–0.3 s in the library's native code, which lets go of the GIL,
+    so the app draws its first screens and ``import-wrapup`` reads and plans meanwhile.
+    Started once per process. The first :func:`scan_text` waits for it (the detector's
+    lock); a library that cannot be loaded is reported there, not here. The process never
+    waits for this thread at exit."""
 
     global _WARMING
     with _WARM_LOCK:
@@ -161,8 +129,7 @@ def warm_up() -> threading.Thread:
 
             def load() -> None:
                 with contextlib.suppress(ScannerUnavailable):  # said by the scan needing it
-                    if _DETECTOR.prefilter() is None:  # (with one, most texts need no rules)
-                        _DETECTOR.scanner()
+                    _DETECTOR.scanner()
 
             _WARMING = threading.Thread(target=load, name="secret-rules", daemon=True)
             _WARMING.start()
@@ -172,12 +139,9 @@ def warm_up() -> threading.Thread:
 def scan_text(text: str, where: str = "") -> list[SecretHit]:
     """Every secret in ``text`` (visible findings only: the library also reports the
     halves of a pair, such as an AWS secret key next to its key id, which it folds into
-    the visible one), sorted by position."""
+    the visible one), sorted by position. Every text is scanned with the rules loaded."""
     if not text:
         return []
-    prefilter = _DETECTOR.prefilter()
-    if prefilter is not None and not prefilter.may_hold(text):
-        return []  # nothing any rule could match: the rules need not be loaded
     data = text.encode("utf-8", "surrogatepass")
     found = _DETECTOR.scanner().scan(data)
     hits: list[SecretHit] = []

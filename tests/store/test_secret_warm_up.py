@@ -1,5 +1,5 @@
 """The secret scanner's rules load on a thread ahead of the first scan (``warm_up``, which
-``import-wrapup`` starts at launch): once per process, the scan waits for it, and a library
+``import-wrapup`` and the app start at launch): once per process, the scan waits for it, and a library
 that cannot be loaded is reported by the scan that needs it, not by the thread."""
 
 from __future__ import annotations
@@ -47,9 +47,6 @@ def test_warm_up_loads_once_and_the_scan_waits_for_it(
 ) -> None:
     det = _SlowDetector()
     monkeypatch.setattr(secrets, "_DETECTOR", det)
-    # a first run: no prefilter kept yet, so the thread loads the rules (with one kept, it
-    # only reads that and is done at once)
-    monkeypatch.setattr(secrets.secret_prefilter, "read_cached", lambda confidence: None)
     first = warm_up()
     assert warm_up() is first and first.daemon and first.is_alive()
     hits = scan_text(f"push with {GH_TOKEN}")  # blocks on the detector's lock meanwhile
@@ -64,8 +61,6 @@ def test_an_unavailable_scanner_is_said_by_the_scan_not_the_thread(
     raised: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda a: raised.append(a.exc_value))
     monkeypatch.setattr(secrets, "_DETECTOR", _SlowDetector(fail=True))
-    # not installed: no prefilter either (it is kept for an installed scanner's rules)
-    monkeypatch.setattr(secrets.secret_prefilter, "scanner_identity", lambda: None)
     warm_up().join(5)
     assert raised == []
     with pytest.raises(ScannerUnavailable, match="not installed"):

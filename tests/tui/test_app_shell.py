@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, TextArea
 
+import tui.app
 from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from store.config import Config
@@ -76,3 +79,18 @@ async def test_a_workspace_of_broken_files_opens(tmp_path: Path) -> None:
         await pilot.press("enter", "enter")  # to the diagnostic, then to its line
         await pilot.pause()
         assert screen.query_one("#file-text", TextArea).cursor_location[0] == 0
+
+
+async def test_the_app_loads_the_secret_rules_at_start(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret scanner's rules load in the background as the app starts (#42: no
+    prefilter; a promotion's text is scanned as it is typed, with the rules ready)."""
+    started: list[threading.Thread] = []
+    monkeypatch.setattr(
+        tui.app, "warm_up", lambda: started.append(threading.Thread(target=lambda: None))
+    )
+    app = create_app(demo_root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert len(started) == 1
