@@ -1,9 +1,10 @@
 """Search: "where did we learn that?", answered as you type.
 
-The query box never waits for the index: every change is handed to one long-lived search
-thread, which always takes the newest query (the ones typed in between are skipped) and
-posts its answer back; an answer for an older query than the box now holds is dropped.
-Drawing waits for the answer (at most ``HOLD``), so a key and its results are one frame.
+The query box never waits for the index: every change starts an exclusive thread worker
+(Textual's ``@work(thread=True, exclusive=True)``), which cancels the one before; one search
+runs at a time, and a worker cancelled before its turn searches nothing (the queries typed
+in between are skipped). The answer is posted back; one for an older query than the box
+now holds is dropped.
 While a query is typed, work that only its count needs may wait (a CJK term's records are
 read only as far as the best hits need, a word just begun that most records hold is checked
 on the rows shown only): the count says "about" until the typing pauses, when it is counted
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import AbstractContextManager
 from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar, Self
@@ -47,7 +47,6 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
-from screens.widgets.changed_only import draw_changed_only
 from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
 from screens.widgets.literal import literal, short_project
 from screens.widgets.table_rows import LazyRows
@@ -70,13 +69,11 @@ COLLECT_PAUSE = 1.0
 """Seconds of quiet after the last key before the garbage left by typing is collected:
 while a person types, the cycle collector waits (see :class:`HeldCollection`)."""
 NEXT_PAUSE = 0.03
-"""Seconds without a new key, after a typed query's results are handed over (its frame
-drawn meanwhile), before the search thread makes what the next key narrows from: the
-matches of the last query, made by the next key otherwise."""
-HOLD = 0.06
-"""At most this long a changed query holds the screen's drawing until its results are in:
-the key and its results are one frame, not the key's echo and, a frame period later, the
-results. A slower search lets the echo through when it runs out."""
+"""Seconds without a new key, after a typed query's results are shown (its frame drawn
+meanwhile), before a worker makes what the next key narrows from: the matches of the last
+query, made by the next key otherwise."""
+WAIT_STEP = 0.01
+"""How often a worker waiting for the search before it looks whether it was cancelled."""
 COLUMNS = [
     Column("kind", "Kind", 12, drop=1),
     Column("title", "Title", None, min_width=36),
@@ -170,26 +167,23 @@ class SearchScreen(Screen[None]):
 
     def __init__(self, index: WorkspaceIndex, query: str = "") -> None:
         super().__init__()
-        draw_changed_only(self)  # a key's frame does not draw the preview again
         self.index = index
         self.search: WorkspaceSearch = search_for(index)
         self.initial = query
         self.hits: dict[str, Hit] = {}
         self.result: SearchResult | None = None
-        #: the query for the search thread, and whether to count its matches exactly
-        self._pending: tuple[str, bool] | None = None
         #: the number of the query that counts the shown results' matches, once typing paused
         self._counting = 0
         #: the results' row the cursor was on when the query first changed since results
         #: were last shown: moves made before the new query's results come are kept (from
         #: its first row), not undone by the new list starting at the top
         self._row_at_change: int | None = None
-        self._wake = threading.Event()
+        #: one search at a time (the index's narrowing state is the last query's)
+        self._searching = threading.Lock()
         self._seq = 0
         self._ready = False
         self._preview_timer: Timer | None = None
-        self._held: AbstractContextManager[None] | None = None
-        self._hold_timer: Timer | None = None
+        self._next_timer: Timer | None = None
         #: no cycle collection in a keystroke's frame: it waits for a pause in the typing
         self._collection = HeldCollection()
         self._collect_timer: Timer | None = None
@@ -213,24 +207,19 @@ class SearchScreen(Screen[None]):
         box.focus()
         # called as the value changes (typed, cut, or set), before the box is drawn again
         self.watch(box, "value", self._query_typed, init=False)
-        self._pending = (self.initial, True)
-        self.search_loop()
         self.prepare()
 
     def on_unmount(self) -> None:
-        self._release()
         self._collect()
 
     def on_screen_suspend(self) -> None:
-        self._release()
         self._collect()
 
     # -- one frame per key ----------------------------------------------------------
 
     def _query_typed(self, value: str) -> None:
-        """Hand the new query to the search thread at once (not a message later: Textual's
-        ``Input.Changed`` takes a few hops to come back here), and hold drawing until its
-        results are shown (at most ``HOLD``). While typing, what only the count needs waits
+        """Search for the new query at once (not a message later: Textual's ``Input.Changed``
+        takes a few hops to come back here). While typing, what only the count needs waits
         (the count says "about"); it is counted when the typing pauses."""
         if self._row_at_change is None:
             self._row_at_change = self.query_one("#search-results", VirtualTable).cursor_row
@@ -241,21 +230,6 @@ class SearchScreen(Screen[None]):
         if self._collect_timer is not None:
             self._collect_timer.stop()
         self._collect_timer = self.set_timer(COLLECT_PAUSE, self._collect, name="search-collect")
-        if not self._ready or self._held is not None or not self.is_current:
-            return
-        held = self.app.batch_update()
-        held.__enter__()
-        self._held = held
-        self._hold_timer = self.app.set_timer(HOLD, self._release, name="search-hold")
-
-    def _release(self) -> None:
-        held, self._held = self._held, None
-        if self._hold_timer is not None:
-            self._hold_timer.stop()
-            self._hold_timer = None
-        if held is not None:
-            held.__exit__(None, None, None)
-            self.check_idle()  # the screen draws what changed now, not at its next event
 
     def _collect(self) -> None:
         """The typing paused (or the screen went): collection on again, and done now."""
@@ -299,34 +273,60 @@ class SearchScreen(Screen[None]):
     # -- searching ---------------------------------------------------------------
 
     def submit(self, text: str, count: bool = True) -> int:
-        """Hand ``text`` to the search thread (it takes only the newest); its number."""
+        """Search for ``text`` in a worker (cancelling the one before); its number."""
         self._seq += 1
-        self._pending = (text, count)
-        self._wake.set()
+        if self._next_timer is not None:
+            self._next_timer.stop()
+            self._next_timer = None
+        if self._ready:  # (until then, the index's preparation searches when it is done)
+            self.search_for(self._seq, text, count)
         return self._seq
 
     def rerun(self) -> None:
         self.submit(self.query_one("#search-input", Input).value)
 
-    @work(thread=True, exclusive=True, group="search-loop")
-    def search_loop(self) -> None:
+    def _my_turn(self) -> bool:
+        """Wait for the search (a thread): ``False`` when this worker was cancelled first."""
         worker = get_current_worker()
-        while not worker.is_cancelled:
-            if not self._wake.wait(0.2):
-                continue
-            self._wake.clear()
-            if not self._ready or self._pending is None:
-                continue
-            seq, (text, count) = self._seq, self._pending
+        while not self._searching.acquire(timeout=WAIT_STEP):
+            if worker.is_cancelled:
+                return False
+        if worker.is_cancelled:
+            self._searching.release()
+            return False
+        return True
+
+    @work(thread=True, exclusive=True, group="search")
+    def search_for(self, seq: int, text: str, count: bool) -> None:
+        """One query's search, its results posted back (a thread)."""
+        if not self._my_turn():
+            return  # a newer query came first
+        try:
             query = self._with_evidence(text)
             if query is None:
-                continue  # the evidence is being checked: searched again when it is in
+                return  # the evidence is being checked: searched again when it is in
             result = self.search.search(query, LIMIT, count=count)
-            if worker.is_cancelled:
-                return
-            self.app.call_from_thread(self.show_results, seq, result)
-            if not count and not self._wake.wait(NEXT_PAUSE) and not worker.is_cancelled:
-                self.search.prepare_next()  # between two keys: the next one narrows at once
+        finally:
+            self._searching.release()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.show_results, seq, result, typed=not count)
+
+    def _next_later(self) -> None:
+        """A typed query's results are in: unless a key follows at once, make what the
+        next key narrows from."""
+        if self._next_timer is not None:
+            self._next_timer.stop()
+        self._next_timer = self.set_timer(NEXT_PAUSE, self.narrow_next, name="search-next")
+
+    @work(thread=True, exclusive=True, group="search")
+    def narrow_next(self) -> None:
+        """Between two keys, what the next one narrows from (a thread; a key cancels it)."""
+        if not self._my_turn():
+            return
+        try:
+            self.search.prepare_next()
+        finally:
+            self._searching.release()
 
     def _with_evidence(self, text: str) -> str | Query | None:
         """``text`` as the search takes it: with an ``evidence:`` filter, the records it
@@ -370,28 +370,16 @@ class SearchScreen(Screen[None]):
         self._evidence = states.record_values()
         self.rerun()
 
-    def show_results(self, seq: int, result: SearchResult) -> None:
+    def show_results(self, seq: int, result: SearchResult, typed: bool = False) -> None:
         if seq != self._seq:
             return  # an answer to a query the box no longer holds
-        try:
-            if seq == self._counting and self._same_hits(result):
-                self.result = result  # the count of the results shown: the rows stay
-                self._show_count(result)
-            else:
-                self._show_results(result)
-        finally:
-            self._hand_over_refreshes()
-            self._release()
-
-    def _hand_over_refreshes(self) -> None:
-        """Hand the screen the list's and the count's repaints now, before drawing is let
-        go: a widget tells its screen that it needs drawing only once its own queue is
-        idle, and the screen draws at its next tick — often before that, when the key's
-        echo is already waiting (the key's frame would show the box alone, and its results
-        a frame period later). Textual's own idle check, called early; it does nothing
-        for a widget with nothing to draw."""
-        for widget in (self.query_one("#search-status"), self.query_one("#search-results")):
-            widget._check_refresh()
+        if seq == self._counting and self._same_hits(result):
+            self.result = result  # the count of the results shown: the rows stay
+            self._show_count(result)
+        else:
+            self._show_results(result)
+        if typed:
+            self._next_later()
 
     def _show_results(self, result: SearchResult) -> None:
         status = self.query_one("#search-status", Static)

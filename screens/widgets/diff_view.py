@@ -228,8 +228,7 @@ class DiffView(ScrollView, can_focus=True):
         self._rows = rows
         size = Size(width, len(rows))
         if size != self.virtual_size:
-            self.virtual_size = size
-            self._scroll_update(size)
+            self.virtual_size = size  # (its layout puts the scroll bars in step)
 
     def on_mount(self) -> None:
         self._rewrap()

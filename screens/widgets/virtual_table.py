@@ -26,9 +26,7 @@ from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.color import Color
 from textual.content import Content
-from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -55,10 +53,6 @@ def _shown(cell: Cell) -> object:
     """What a cell shows, as a key: its text, and a ``Content``'s spans (a ``Content``
     compares by its text alone)."""
     return cell if isinstance(cell, str) else (cell.plain, tuple(cell.spans))
-
-
-#: Lines kept as handed to the compositor (``VirtualTable._as_shown``): about three screens.
-SHOWN_KEPT = 128
 
 
 class _Frame(NamedTuple):
@@ -180,8 +174,6 @@ class VirtualTable(ScrollView, can_focus=True):
         #: whole lines likewise (a row of the same cells drawn again as it was)
         self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
         self._frame: _Frame | None = None
-        #: lines as handed to the compositor (see ``_as_shown``), by the id of the line
-        self._shown_lines: LRUCache[int, tuple[Strip, object, Strip]] = LRUCache(SHOWN_KEPT)
 
     # -- data ---------------------------------------------------------------------------
 
@@ -367,7 +359,23 @@ class VirtualTable(ScrollView, can_focus=True):
         size = Size(width, len(self._rows) + 1)
         if size != self.virtual_size:
             self.virtual_size = size
-            self._scroll_update(size)
+            self._fit_scrollbars(size)
+
+    def _fit_scrollbars(self, size: Size) -> None:
+        """The scroll bars and the scroll position in step with ``size`` now: Textual does
+        it in the layout a new virtual size asks for, which a table whose size the CSS
+        fixes may skip (the search screen's)."""
+        width, height = self.container_size
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = size.height
+            bar.window_size = height - self.scrollbar_size_horizontal
+        if self.show_horizontal_scrollbar:
+            bar = self.horizontal_scrollbar
+            bar.window_virtual_size = size.width
+            bar.window_size = width - self.scrollbar_size_vertical
+        self.scroll_x = self.validate_scroll_x(self.scroll_x)
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def _on_resize(self, event: events.Resize) -> None:
         self._update_virtual_size()
@@ -394,63 +402,9 @@ class VirtualTable(ScrollView, can_focus=True):
         try:
             if total_width(frame.widths) != self.virtual_size.width:
                 self.call_after_refresh(self._update_virtual_size)
-            if not self._plain_box():
-                return super().render_lines(crop)
-            return self._lines_as_drawn(crop)
+            return super().render_lines(crop)
         finally:
             self._frame = None
-
-    def _plain_box(self) -> bool:
-        """Nothing around or over the rows: no border, padding or outline, no tint, hatch
-        or opacity (the table has a tint when focused). Then a line on screen is the row's
-        line as drawn here, with the app's line filters."""
-        styles = self.styles
-        return (
-            not any(styles.gutter)
-            and not any(edge for edge, _ in styles.outline)
-            and not styles.tint.a
-            and styles.text_opacity == 1.0
-            and (not styles.has_rule("hatch") or styles.hatch == "none")
-            and self.opacity == 1.0
-        )
-
-    def _lines_as_drawn(self, crop: Region) -> list[Strip]:
-        """The lines of ``crop``, without Textual's styles cache: it makes each line a new
-        strip to put its box around (none here), so the app's line filters (the colours
-        turned to true colour) ran again on every line of every frame. Here a line shown
-        again (a row drawn once, ``_rows_drawn``) is handed over as it was shown.
-
-        The lines are what the styles cache makes of them: padded to the widget's width
-        (under the scroll bar, on the widget's background), filtered, cut to ``crop``."""
-        self._styles_cache.clear()  # the cache's lines may be stale if it is used again
-        width = self.size.width
-        base, background = self.background_colors
-        how = (width, base, background, tuple(self.get_line_filters()))
-        lines = [self._as_shown(self.render_line(y), how) for y in crop.line_range]
-        x1, x2 = crop.column_span
-        if (x1, x2) != (0, width):
-            lines = [strip.crop(x1, x2) for strip in lines]
-        return lines
-
-    def _as_shown(
-        self, strip: Strip, how: tuple[int, Color, Color, tuple[LineFilter, ...]]
-    ) -> Strip:
-        """``strip`` padded (or cut) to the widget's width on its background, as the styles
-        cache pads a line, and filtered: made once for a line shown again. Kept here, for a
-        few screens of lines, not with the line (a filtered form kept with each row drawn
-        held thousands of strips: +45 MB at 10k)."""
-        kept = self._shown_lines.get(id(strip))
-        if kept is not None and kept[0] is strip and kept[1] == how:
-            return kept[2]
-        width, base, background, filters = how
-        shown = strip
-        if shown.cell_length != width:
-            shown = shown.adjust_cell_length(width, Style(background=base + background).rich_style)
-        for line_filter in filters:
-            shown = Strip(line_filter.apply(list(shown), background), shown.cell_length)
-        # the line itself is kept with it: its id cannot name another line meanwhile
-        self._shown_lines[id(strip)] = (strip, how, shown)
-        return shown
 
     def _frame_state(self) -> _Frame:
         if self._frame is not None:
@@ -569,5 +523,5 @@ class VirtualTable(ScrollView, can_focus=True):
         """``content`` on one line, drawn on ``style``."""
         return [
             Segment(text, (style + text_style).rich_style)
-            for text, text_style in content.render(style, end="", parse_style=self._get_style)
+            for text, text_style in content.render(style, end="")
         ]

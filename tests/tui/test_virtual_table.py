@@ -5,12 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 from textual.content import Content
-from textual.geometry import Region
-from textual.pilot import Pilot
-from textual.strip import Strip
-from textual.widget import Widget
 
-from screens.widgets.virtual_table import SHOWN_KEPT, Column, Row, VirtualTable
+from screens.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = [
     Column("id", "ID", width=6, align="right"),
@@ -323,90 +319,3 @@ async def test_rows_inserted_above_never_push_the_cursor_off_screen() -> None:
         assert table.cursor_key == "k7"
         top = round(table.scroll_y)
         assert top <= table.cursor_row < top + table.size.height - 1  # still on screen
-
-
-def as_drawn_by_textual(table: VirtualTable, crop: Region) -> list[Strip]:
-    """``crop``'s lines the way Textual draws a widget: through its styles cache (the box
-    around the lines, then the app's line filters on each line)."""
-    table._styles_cache.clear()
-    return Widget.render_lines(table, crop)
-
-
-async def test_lines_are_those_textual_would_draw() -> None:
-    """Without a box, tint or opacity, the table hands the compositor its own lines (the
-    line filters kept with each); they are Textual's, segment for segment: plain, with
-    zebra stripes, scrolled, cut to some columns, focused (its background tinted) and
-    blurred. With a tint over it or padding around it, Textual draws it."""
-    app = Host(make_rows(300))
-    async with app.run_test(size=(90, 24)) as pilot:
-        table = app.query_one(VirtualTable)
-        await pilot.pause()
-        width, height = table.size
-        crops = [Region(0, 0, width, height), Region(7, 2, 30, 9), Region(0, 5, width, 1)]
-
-        async def same_as_textual(plain: bool) -> None:
-            await pilot.pause()
-            assert table._plain_box() is plain
-            for crop in crops:
-                ours = table.render_lines(crop)
-                theirs = as_drawn_by_textual(table, crop)
-                assert [list(line) for line in ours] == [list(line) for line in theirs]
-                assert [line.cell_length for line in ours] == [crop.width] * crop.height
-
-        await same_as_textual(plain=True)  # focused
-        app.set_focus(None)
-        await same_as_textual(plain=True)
-        table.zebra_stripes = True
-        await same_as_textual(plain=True)
-        table.cursor_row = 150
-        table.scroll_to_cursor()
-        await same_as_textual(plain=True)
-        table.styles.tint = "red 20%"
-        await same_as_textual(plain=False)
-        table.styles.tint = "red 0%"
-        table.styles.padding = (0, 1)
-        width, height = table.size
-        crops = [Region(0, 0, width, height), Region(0, 3, width - 5, 4)]
-        await same_as_textual(plain=False)
-        table.styles.padding = 0
-        table.set_rows(make_rows(3, "s"))  # fewer rows than lines: blank lines below
-        await same_as_textual(plain=True)
-
-
-async def unfocused(pilot: Pilot[None]) -> tuple[VirtualTable, Region]:
-    """The host's table, blurred (no focus tint: its plain box), and its whole area."""
-    table = pilot.app.query_one(VirtualTable)
-    pilot.app.set_focus(None)
-    await pilot.pause()
-    return table, Region(0, 0, *table.size)
-
-
-async def test_a_row_drawn_again_is_not_filtered_again() -> None:
-    """The rows put in again as they were (a search answer that did not change): each line
-    is the very strip handed over before, its line filters not run again (Textual's
-    styles cache made every line a new strip and filtered it, every frame)."""
-    app = Host(make_rows(40))
-    async with app.run_test(size=(90, 24)) as pilot:
-        table, crop = await unfocused(pilot)
-        before = table.render_lines(crop)
-        table.set_rows(make_rows(40))
-        await pilot.pause()
-        after = table.render_lines(crop)
-        assert all(a is b for a, b in zip(before[1:], after[1:], strict=True))
-
-
-async def test_lines_shown_are_kept_for_a_few_screens_only() -> None:
-    """The lines handed over (padded, filtered) are kept for a few screens of lines, apart
-    from the rows drawn: paging through 2,000 rows keeps no filtered form with any row
-    (kept with each row, they held +45 MB at 10k)."""
-    app = Host(make_rows(2_000))
-    async with app.run_test(size=(90, 24)) as pilot:
-        table, crop = await unfocused(pilot)
-        for _ in range(60):
-            table.render_lines(crop)
-            table.action_page_down()
-            await pilot.pause()
-        assert len(table._rows_drawn) > SHOWN_KEPT
-        assert len(table._shown_lines) <= SHOWN_KEPT
-        drawn = [table._rows_drawn.get(key) for key in list(table._rows_drawn.keys())]
-        assert all(strip is not None and not len(strip._filter_cache) for strip in drawn)
