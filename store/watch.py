@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import platform
 import stat
 import threading
 import time
@@ -43,14 +44,6 @@ from typing import Literal, TypeAlias
 
 from watchfiles import Change as RawChange
 from watchfiles import awatch
-
-try:  # how awatch itself decides between notifications and polling (env, WSL)
-    from watchfiles.main import _default_force_polling
-except ImportError:  # pragma: no cover - a later watchfiles may move it
-
-    def _default_force_polling(force_polling: bool | None) -> bool:
-        return bool(force_polling)
-
 
 from store.ledger import LEDGER_NAME
 from store.read.kinds import ignored_name
@@ -551,6 +544,19 @@ def _sorted(changes: dict[Path, ChangeKind]) -> list[Change]:
     return [Change(path, changes[path]) for path in sorted(changes)]
 
 
+def polls(force_polling: bool | None) -> bool:
+    """Whether watchfiles is to poll, as its documentation of ``force_polling`` says: the
+    argument if given, else ``WATCHFILES_FORCE_POLLING`` (unless ``false``, ``disable`` or
+    ``disabled``), else on WSL. Passed to it explicitly, so it is what it does."""
+    if force_polling is not None:
+        return force_polling
+    env = os.getenv("WATCHFILES_FORCE_POLLING")
+    if env:
+        return env.lower() not in {"false", "disable", "disabled"}
+    uname = platform.uname()
+    return "microsoft-standard" in uname.release.lower() and uname.system.lower() == "linux"
+
+
 async def watch_workspace(
     ws: Workspace,
     *,
@@ -571,7 +577,7 @@ async def watch_workspace(
     queue: asyncio.Queue[_Item] = asyncio.Queue()
     relay = asyncio.create_task(_relay_stop(stop_event, queue)) if stop_event is not None else None
     state = _State(own_writes)
-    polling = _default_force_polling(force_polling)
+    polling = polls(force_polling)
     rechecks = _Rechecks()
     watchers: _Watchers | None = None
     pending: dict[Path, ChangeKind] = {}

@@ -37,7 +37,7 @@ import re
 import secrets
 import shlex
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
@@ -61,7 +61,7 @@ SERVE_TEMPLATES = Path(assets.__file__).resolve().parent / "serve"
 Handler = Callable[["web.Request"], Awaitable["web.StreamResponse"]]
 
 
-def server_token(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+def server_token(environ: MutableMapping[str, str] = os.environ) -> str:
     """The token from ``HURIKAERI_SERVE_TOKEN`` (taken out of the environment), else a new one."""
     from tui.cli import UsageError
 

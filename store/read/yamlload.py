@@ -23,8 +23,9 @@ from ruamel.yaml.tag import Tag
 
 from store.read.diagnostics import DiagnosticSink
 
-try:  # the C extension: required for speed, checked at start-up by the CLI
-    import _ruamel_yaml  # noqa: F401
+try:  # the C extension (ruamel.yaml.clib, behind ruamel's cyaml): required for speed,
+    # checked at start-up by the CLI
+    from ruamel.yaml import cyaml  # noqa: F401
 
     C_LOADER_AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the installation
@@ -46,9 +47,13 @@ class _Resolver(VersionedResolver):
     the C parser the answer is always the loader's (ruamel finds it by catching an
     exception per scalar, a tenth of the whole parse)."""
 
+    def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
+        super().__init__(version, loader, loadumper)
+        self._asked_version = self.get_loader_version(version)
+
     @property
     def processing_version(self) -> Any:
-        return self._loader_version or (1, 2)
+        return self._asked_version or (1, 2)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         """The base class's resolution, returning one shared tag object per tag (whose text
