@@ -35,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import ClassVar, Self
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -72,6 +72,11 @@ NEXT_PAUSE = 0.03
 """Seconds without a new key, after a typed query's results are shown (its frame drawn
 meanwhile), before a worker makes what the next key narrows from: the matches of the last
 query, made by the next key otherwise."""
+HOLD = 0.06
+"""At most this long the query box's echo of a key waits for the key's results, so that
+the key and its results are drawn in one frame (a slower search lets the echo through)."""
+EDITING_KEYS = frozenset({"backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+d"})
+"""Keys that change the query besides printable ones (Textual's Input bindings)."""
 WAIT_STEP = 0.01
 """How often a worker waiting for the search before it looks whether it was cancelled."""
 COLUMNS = [
@@ -127,7 +132,47 @@ class _FixedSize:
 
 
 class QueryInput(_FixedSize, Input):
-    """The query box (one line, its width fixed by the screen)."""
+    """The query box (one line, its width fixed by the screen).
+
+    Its repaint for a key that edits the query waits for that key's results (the screen
+    lets go, or ``HOLD`` runs out): Textual draws a screen at most once a frame period, so
+    the key's echo drawn alone first would put its results a frame period later. Only this
+    box waits; the rest of the screen draws as usual."""
+
+    _held = False
+    _missed = False
+    _hold_timer: Timer | None = None
+
+    def on_key(self, event: events.Key) -> None:
+        # (before Input's own handling of the key, which repaints the box)
+        if event.is_printable or event.key in EDITING_KEYS:
+            self._held = True
+            if self._hold_timer is not None:
+                self._hold_timer.stop()
+            self._hold_timer = self.set_timer(HOLD, self.let_go, name="search-hold")
+
+    def let_go(self) -> None:
+        """Repaint the box now if it was asked meanwhile."""
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+            self._hold_timer = None
+        if self._held:
+            self._held = False
+            if self._missed:
+                self._missed = False
+                self.refresh()
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        if self._held and not recompose:
+            self._missed = True
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class ResultsTable(_FixedSize, VirtualTable):
@@ -378,6 +423,7 @@ class SearchScreen(Screen[None]):
             self._show_count(result)
         else:
             self._show_results(result)
+        self.query_one("#search-input", QueryInput).let_go()  # (after the results' repaints)
         if typed:
             self._next_later()
 
