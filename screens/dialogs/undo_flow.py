@@ -10,6 +10,7 @@ that follows is exactly that one (by id), even if another write landed meanwhile
 from __future__ import annotations
 
 import asyncio
+import math
 from datetime import UTC, datetime
 
 from textual.content import Content
@@ -80,7 +81,7 @@ def _made_since(at: str, since: float) -> bool:
         return False
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.timestamp() >= since
+    return when.timestamp() >= math.floor(since)  # transaction times are whole seconds
 
 
 async def undo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:

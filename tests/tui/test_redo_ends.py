@@ -61,6 +61,7 @@ async def test_u_after_start_asks_before_undoing_a_decision_of_before(
     finally:
         set_channel(None)
     app = make_app(demo_root)
+    app.index.opened += 2  # this run starts seconds after that decision (times are whole s)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.push_screen(SessionScreen(app.index, PENDING_SESSION, item_key=A))
