@@ -105,12 +105,16 @@ def _at(at: str) -> str:
     return t.astimezone().isoformat(timespec="seconds") if t.year > 1 else at
 
 
-def _line(v: TxView, who_width: int) -> str:
+def _state(v: TxView) -> str:
+    return v.state + (" (legacy)" if v.legacy else "") + ("" if v.trusted else " not ours")
+
+
+def _line(v: TxView, who_width: int, state_width: int) -> str:
     files = ", ".join(f.path for f in v.files)
     who = _who(v.who)
-    state = v.state + (" (legacy)" if v.legacy else "") + ("" if v.trusted else " not ours")
+    state = _state(v)
     via = f" via {v.channel}" if v.channel else ""
-    out = f"{_at(v.at)}  {v.id}  {state:<16} {who:<{who_width}} {v.title}{via}" + (
+    out = f"{_at(v.at)}  {v.id}  {state:<{state_width}} {who:<{who_width}} {v.title}{via}" + (
         f"  [{files}]" if files else ""
     )
     said = v.state in ("blocked", "aborted") or (not v.trusted and (v.files or v.state == "open"))
@@ -133,8 +137,9 @@ def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"{PROG}: no transactions yet", file=sys.stderr)
         return 0
     width = max(len(_who(v.who)) for v in views)
+    states = max(len(_state(v)) for v in views)
     for v in views:
-        print(_line(v, width))
+        print(_line(v, width, states))
     return 0
 
 
