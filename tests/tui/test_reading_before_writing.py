@@ -43,11 +43,11 @@ async def test_promote_diff_takes_focus_and_scrolls(demo_root: Path, size) -> No
         added = [r for r in diff.rows if r.kind == "added"]
         assert added and all(r.gutter == "+" for r in added)
         assert "+- 新パッケージ追加前にpackage.jsonの既存依存を確認する" in diff.text
-        if diff.max_scroll_y:
+        if diff.max_scroll_y:  # a scroll is drawn with the next frame: waited for
             await pilot.press("end")
-            assert diff.scroll_y == diff.max_scroll_y
+            await until(pilot, lambda: diff.scroll_y == diff.max_scroll_y)
             await pilot.press("home")
-            assert diff.scroll_y == 0
+            await until(pilot, lambda: diff.scroll_y == 0)
         # the section as the heading is written, not "#パッケージ管理"
         head = str(modal.query_one("#promote-head").render())
         assert "## パッケージ管理" in head and "#パッケージ管理" not in head
@@ -69,9 +69,9 @@ async def test_promote_diff_scrolls_at_80x24(demo_root: Path) -> None:
         await pilot.pause()
         assert diff.max_scroll_y > 0
         await pilot.press("pagedown")
-        assert diff.scroll_y > 0
+        await until(pilot, lambda: diff.scroll_y > 0)
         await pilot.press("j", "k", "end")
-        assert diff.scroll_y == diff.max_scroll_y
+        await until(pilot, lambda: diff.scroll_y == diff.max_scroll_y)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
