@@ -27,7 +27,19 @@ FLOW_DIRS = ("pieces", "workflows")
 #: TAKT's YAML that is not a piece or workflow, by directory (TAKT 0.47–0.60: presets of
 #: provider options, step fragments, facet pools, companion reviewers; schemas, run data) …
 SUPPORT_DIRS = frozenset(
-    ("provider-options", "steps", "facet-pools", "companions", "schemas", "runs", "tasks", "logs")
+    (
+        "provider-options",
+        "steps",
+        "facet-pools",
+        "companions",
+        "schemas",
+        "runs",
+        "tasks",
+        "logs",
+        # TAKT's builtins (0.37 on): exec presets and a Codex skill's agent settings
+        "exec",
+        "agents",
+    )
 )
 #: … and by name (settings, the categories of the selection menu, the task queue).
 SUPPORT_NAMES = frozenset(("config", "runtime", "tasks", "exec", "mcp"))

@@ -114,6 +114,26 @@ def test_takts_other_yaml_is_not_a_workflow(tmp_path: Path) -> None:
     assert list(lint_workspace(ws)) == []
 
 
+def test_takts_builtins_folder_whole_is_not_read_as_workflows(tmp_path: Path) -> None:
+    """Found by review: TAKT's whole ``builtins/`` laid under ``pieces/`` (0.37–0.60) read
+    its exec presets and a Codex skill's agent settings as broken workflows (11 errors at
+    0.60). Reduced from github:nrslib/takt v0.60.0 ``builtins/exec/presets/backend.yaml``
+    and ``builtins/skill-codex/agents/openai.yaml`` (MIT): the keys kept, the values ours."""
+    root = tmp_path / "root"
+    builtins = root / "pieces" / "builtins"
+    shutil.copytree(TAKT60, builtins / "en")
+    (builtins / "exec" / "presets").mkdir(parents=True)
+    (builtins / "exec" / "presets" / "backend.yaml").write_text(
+        "description: backend preset\nworkflow: default\nprovider: claude\n", encoding="utf-8"
+    )
+    (builtins / "skill-codex" / "agents").mkdir(parents=True)
+    (builtins / "skill-codex" / "agents" / "openai.yaml").write_text(
+        "interface:\n  display_name: takt\n  short_description: run TAKT\n", encoding="utf-8"
+    )
+    ws = Workspace(root, Config())
+    assert [d for d in lint_workspace(ws) if d.severity == "error"] == []
+
+
 SPECIAL = """\
 name: adjudicated
 steps:
