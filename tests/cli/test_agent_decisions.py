@@ -151,3 +151,21 @@ def test_a_bad_review_setting_is_one_line(demo_root: Path) -> None:
 
 def test_the_tests_run_as_a_person() -> None:
     assert not [v for v in AGENT_VARIABLES if os.environ.get(v)]
+
+
+def test_an_agent_cannot_wave_a_secret_through(demo_root: Path, tmp_path: Path) -> None:
+    """Found by review: a refused secret names its override, to whoever runs the command;
+    import-wrapup stays open to agents, but judging a hit to be no secret is a person's."""
+    wrapup = tmp_path / "w.json"
+    wrapup.write_text(
+        '{"project": "c:/x", "date": "2026-11-20T10:00:00", "session_id": "s-secret", '
+        '"summary": {"info": ["i"]}, "user_lessons": [{"type": "user_preference", '
+        '"category": "c", "title": "key AKIAIOSFODNN7EXAMPLF in use"}], "ai_lessons": []}',
+        encoding="utf-8",
+    )
+    before = files(demo_root)
+    done = hurikaeri(
+        demo_root, "import-wrapup", str(wrapup), "--allow-secret", env={"CLAUDECODE": "1"}
+    )
+    assert done.returncode == 1 and "--allow-secret refused" in done.stderr, done.stderr
+    assert files(demo_root) == before
