@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, ProgressBar, Select, Static
@@ -25,7 +24,8 @@ from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
 from screens.widgets.keys import HELP
-from screens.widgets.literal import literal, outcome_content, short_project
+from screens.widgets.literal import literal, short_project
+from screens.widgets.session_rows import session_row
 from screens.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
 from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
@@ -229,7 +229,7 @@ class SessionsScreen(Screen[None]):
         if not kept:
             return False
         table = self.query_one("#sessions", VirtualTable)
-        table.set_rows([self.row_of(f) for f in kept])
+        table.set_rows([session_row(f) for f in kept])
         table.border_title = "reading the workspace… (the list as it was last time)"
         return True
 
@@ -242,7 +242,7 @@ class SessionsScreen(Screen[None]):
     # -- rows ----------------------------------------------------------------------
 
     def fields(self, s: Session) -> dict[str, str]:
-        """A row as plain text (what :func:`row_of` shows, and the kept first page)."""
+        """A row as plain text (what :func:`session_row` shows, and the kept first page)."""
         done, total = self.index.review_progress(s)
         c = s.counts()
         t = s.sort_time
@@ -257,28 +257,7 @@ class SessionsScreen(Screen[None]):
         }
 
     def row(self, s: Session) -> Row:
-        return self.row_of(self.fields(s))
-
-    @staticmethod
-    def row_of(f: dict[str, str]) -> Row:
-        done, _, total = f["review"].partition("/")
-        if not total:
-            review = Content.styled("—", "$text-muted")
-        elif done == total:
-            review = Content.styled(f["review"], "$success")
-        else:
-            review = Content.styled(f["review"], "bold $warning")
-        return (
-            f["key"],
-            (
-                f["date"],
-                literal(f["project"], keep_newlines=False),
-                outcome_content(f["outcome"]),
-                f["kpto"],
-                review,
-                literal(f["title"], keep_newlines=False),
-            ),
-        )
+        return session_row(self.fields(s))
 
     # -- actions -----------------------------------------------------------------
 
