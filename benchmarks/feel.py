@@ -12,6 +12,8 @@ the same run, round by round, so a change in the machine's load touches both ali
   bytecode (a private ``PYTHONPYCACHEPREFIX``, written by one unmeasured run first, as a
   normal install has it) and without (``PYTHONDONTWRITEBYTECODE=1``: every module compiled
   from source at every start, as this environment sets it).
+- **listed**, with start: spawn → the list's border naming every session ("10000
+  sessions"), warm caches.
 - **small commands**: spawn → exit of ``--help``, ``--version``, ``show KPT_ID``, ``meta
   FILE``, ``approve KPT_ID/keep-001`` and ``import-wrapup`` of the seed's wrap-up input
   (imported once while priming: then already there) (with bytecode), beside ``python -c
@@ -369,6 +371,46 @@ def app_memory(root: Path, env: dict[str, str]) -> dict[str, Any]:
         term.close()
 
 
+LISTED = re.compile(rb"\b\d+ sessions")
+
+
+def every_session_listed(argv: list[str], env: dict[str, str]) -> float:
+    """Seconds from spawning the app to the list's border naming its sessions ("10000
+    sessions"): every session read and listed (the page kept from last start says
+    "reading the workspace…" until then)."""
+    term = Term(argv, env)
+    try:
+        at = term.wait(lambda b: m.end() if (m := LISTED.search(b)) else None, 600)
+        if at is None:
+            raise RuntimeError(f"{shlex.join(argv)}: the sessions were never all listed")
+        return term.time_at(at) - term.t0
+    finally:
+        term.close()
+
+
+def prime_app(argv: list[str], env: dict[str, str], root: Path) -> None:
+    """The warm start every later round measures: the workspace read to the end once by the
+    same code (``hurikaeri stats``, which writes the index cache when it parsed anything),
+    then the app run until every session is listed and it is idle (the page kept for the
+    next start written). An app ended at its first row, in the middle of a first reading,
+    would leave no cache, and every round would read again."""
+    subprocess.run(
+        [argv[0], "stats", "--root", str(root)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    term = Term(argv, env)
+    try:
+        if term.wait(lambda b: m.end() if (m := LISTED.search(b)) else None, 600) is None:
+            raise RuntimeError("the app never listed every session")
+        term.idle(1.0, 600)
+    finally:
+        term.close()
+
+
 def drop_caches(root: Path) -> None:
     """The workspace as a first start (or one after an upgrade) finds it: no caches."""
     state = root / ".hurikaeri"
@@ -531,7 +573,7 @@ def measure(a: argparse.Namespace, root: Path) -> int:
     if "keys" in only:
         bare_keys(with_bc)
     for env, _ in variants.values():
-        first_row(app, env)
+        prime_app(app, env, root)
         if "small" in only:
             for cmd in small.values():
                 run_s(cmd, env)
@@ -559,6 +601,7 @@ def measure(a: argparse.Namespace, root: Path) -> int:
             for name, (env, env_nobc) in variants.items():
                 add(f"{name}:start", first_row(app, env))
                 add(f"{name}:start.nobc", first_row(app, env_nobc))
+                add(f"{name}:listed", every_session_listed(app, env))
         if "small" in only:
             add("bare:small.python -c pass", run_s([sys.executable, "-c", "pass"], with_bc))
             for name, (env, _) in variants.items():
@@ -629,6 +672,8 @@ def report(
             runs["bare:start.nobc"],
             "{:.2f} s",
         )
+    if any(k.endswith(":listed") for k in runs):
+        line("warm start → every session listed", plain("listed"), [], "{:.2f} s")
     if "plain:cold" in runs:
         for key, label, fmt in (
             ("wall_s", "first start, no caches: spawn → everything read", "{:.1f} s"),
