@@ -34,6 +34,7 @@ from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.target_report import Finding, TargetRow, TargetsReport, build_report
 from store.insight.targets import Rule
+from store.insight.usage import Usage, UsageReport, usage_report
 from store.read.kinds import Kind
 from store.review.dedupe import apply_merge, plan_merge
 from store.review.errors import ReviewError
@@ -46,8 +47,9 @@ COLUMNS = (
     Column("tokens", "Tokens", 7, align="right", drop=9),
     Column("budget", "Budget", 16, align="right"),
     Column("bullets", "Bullets", 7, align="right", drop=3),
-    Column("written", "Written", 10, drop=5),
+    Column("written", "Written", 10, drop=7),
     Column("findings", "Findings", 24),
+    Column("used", "Used", 9, align="right", drop=5),
 )
 #: Short labels of finding kinds in the list.
 SHORT = {
@@ -62,7 +64,24 @@ SHORT = {
 }
 
 
-def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
+def used_cell(items: list[Usage], sessions: int) -> str | Content:
+    """How many of a target's rules (or its skill) were relevant in the sessions since they
+    were written, of those that name something a session can be matched by, and ⚑ with the
+    number flagged unused; ``—`` before any transcript was read."""
+    if not sessions or not items:
+        return "—"
+    known = [u for u in items if u.relevant is not None]
+    used = sum(1 for u in known if u.relevant)
+    flagged = sum(1 for u in items if u.flags)
+    cell = f"{used}/{len(known)}" if known else "·"
+    if flagged:
+        return Content.assemble(cell, Content.styled(f" ⚑{flagged}", "$warning"))
+    return cell
+
+
+def target_cells(
+    row: TargetRow, display: str, used: str | Content = "—"
+) -> tuple[str | Content, ...]:
     t = row.text
     if row.budget is not None:
         said = {f.severity for f in row.findings if f.kind == "budget"}
@@ -92,6 +111,7 @@ def target_cells(row: TargetRow, display: str) -> tuple[str | Content, ...]:
         f"{len(t.rules):,}",
         (row.last_written or "—")[:10],
         findings,
+        used,
     )
 
 
@@ -114,6 +134,7 @@ class TargetsScreen(Screen[None]):
         HELP,
         Binding("r", "reload", "Reload", id="targets.reload"),
         Binding("m", "merge", "Merge duplicate", id="targets.merge"),
+        Binding("U", "measure_usage", "Measure usage", id="targets.usage"),
         Binding("u", "app.undo", "Undo", id="targets.undo"),
         Binding("escape", "app.pop_screen", "Back", id="targets.back"),
     ]
@@ -153,14 +174,36 @@ class TargetsScreen(Screen[None]):
         self.load()
 
     @work(thread=True, exclusive=True, group="targets-load", exit_on_error=False)
-    def load(self) -> None:
-        report = build_report(self.index.ws, ledger=self.index.ledger)
-        self.app.call_from_thread(self.show_report, report)
+    def load(self, read: bool = False) -> None:
+        """The report, and each rule's usage from the transcript facts cached so far
+        (``read``: the transcripts read first, only what was appended since)."""
+        ws, led = self.index.ws, self.index.ledger
+        report = build_report(ws, ledger=led)
+        usage = usage_report(ws, ledger=led, read=read)
+        self.app.call_from_thread(self.show_report, report, usage)
 
-    def show_report(self, report: TargetsReport) -> None:
+    def action_measure_usage(self) -> None:
+        self.notify("Reading the transcripts for each rule's usage…", timeout=3, markup=False)
+        self.load(read=True)
+
+    def show_report(self, report: TargetsReport, usage: UsageReport | None = None) -> None:
         self.report = report
         ws = self.index.ws
-        rows: list[Row] = [(str(r.path), target_cells(r, ws.display(r.path))) for r in report.rows]
+        by_path: dict[str, list[Usage]] = {}
+        for u in usage.items if usage is not None else []:
+            by_path.setdefault(str(u.path), []).append(u)
+        sessions = usage.sessions if usage is not None else 0
+        rows: list[Row] = []
+        for r in report.rows:
+            items = by_path.get(str(r.path), [])
+            r.findings.extend(  # shown with the target's findings, for information
+                Finding("unused", u.path, u.line or None, "; ".join(u.flags), "info")
+                for u in items
+                if u.flags and sessions
+            )
+            rows.append(
+                (str(r.path), target_cells(r, ws.display(r.path), used_cell(items, sessions)))
+            )
         table = self.query_one("#targets-list", VirtualTable)
         table.set_rows(rows)
         n = len(report.findings)

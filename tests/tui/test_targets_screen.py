@@ -42,7 +42,8 @@ async def test_targets_screen_lists_targets_and_shows_findings_inline(tmp_path: 
         assert table.row_count == 2
         cells = [str(c) for c in table._rows[0][1]]
         assert cells[0] == "CLAUDE.md" and cells[1] == "claude_md"
-        assert "SECRET 1" in cells[-1] and "dup 1" in cells[-1]
+        assert "SECRET 1" in cells[-2] and "dup 1" in cells[-2]
+        assert cells[-1] == "—"  # the rules' usage: no transcript read
         findings = screen.query_one("#target-findings", OptionList)
         labels = [str(findings.get_option_at_index(i).prompt) for i in range(findings.option_count)]
         assert any("duplicate" in label and "SKILL.md:7" in label for label in labels)
