@@ -25,6 +25,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from screens.messages import FilesWritten, WorkspaceChanged
 from screens.widgets.keys import HELP
@@ -178,9 +179,25 @@ class TargetsScreen(Screen[None]):
         """The report, and each rule's usage from the transcript facts cached so far
         (``read``: the transcripts read first, only what was appended since)."""
         ws, led = self.index.ws, self.index.ledger
+        worker = get_current_worker()
         report = build_report(ws, ledger=led)
-        usage = usage_report(ws, ledger=led, read=read)
-        self.app.call_from_thread(self.show_report, report, usage)
+
+        def progress(done: int, total: int) -> bool:
+            """Said in the list's title; a closed screen or a new load stops the reading
+            (what was read so far is kept for the next time)."""
+            if worker.is_cancelled:
+                return False
+            if done == total or done % 25 == 0:
+                self.app.call_from_thread(self.reading, done, total)
+            return True
+
+        usage = usage_report(ws, ledger=led, read=read, progress=progress if read else None)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self.show_report, report, usage)
+
+    def reading(self, done: int, total: int) -> None:
+        table = self.query_one("#targets-list", VirtualTable)
+        table.border_subtitle = f"reading transcripts {done}/{total} (Esc stops)"
 
     def action_measure_usage(self) -> None:
         self.notify("Reading the transcripts for each rule's usage…", timeout=3, markup=False)
@@ -206,6 +223,7 @@ class TargetsScreen(Screen[None]):
             )
         table = self.query_one("#targets-list", VirtualTable)
         table.set_rows(rows)
+        table.border_subtitle = ""
         n = len(report.findings)
         table.border_title = (
             f"Targets ({len(rows)}) · {n} findings · {len(report.duplicates)} duplicate groups"
