@@ -898,14 +898,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SubjectError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
         command = COMMANDS.get(args.command or "")
-        if args.command in PERSON_ONLY and not getattr(args, "dry_run", False):
+        person = args.command in PERSON_ONLY and not getattr(args, "dry_run", False)
+        waived = getattr(args, "allow_secret", False)  # judging a hit no secret is a person's
+        if person or waived:
             from store.review.agents import check_person
 
-            check_person(args.command, config, os.environ)
-        if getattr(args, "allow_secret", False):  # judging a hit no secret is a person's
-            from store.review.agents import check_person
-
-            check_person(f"{args.command} --allow-secret", config, os.environ)
+            what = args.command if person else f"{args.command} --allow-secret"
+            check_person(what, config, os.environ)
         if command is not None:
             with visible_output():  # what they print comes from agents' files
                 return command(args, ws)

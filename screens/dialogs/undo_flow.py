@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from datetime import UTC, datetime
 
 from textual.content import Content
 from textual.dom import DOMNode
@@ -19,6 +18,7 @@ from textual.dom import DOMNode
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
 from screens.writing import run_write, settled
+from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.review import transactions as tx
 from store.review.transactions import TxView
@@ -74,14 +74,9 @@ async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo
 
 
 def _made_since(at: str, since: float) -> bool:
-    """Whether a transaction made at ``at`` (ISO time) came after ``since`` (epoch s)."""
-    try:
-        when = datetime.fromisoformat(at)
-    except (TypeError, ValueError):
-        return False
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.timestamp() >= math.floor(since)  # transaction times are whole seconds
+    """Whether a transaction made at ``at`` (ISO time; not a time: long ago) came after
+    ``since`` (epoch s)."""
+    return parse_time(at).timestamp() >= math.floor(since)  # times are whole seconds
 
 
 async def undo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:

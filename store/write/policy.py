@@ -363,29 +363,6 @@ def path_text_problem(text: str) -> str | None:
     return None
 
 
-def any_action(ws: Workspace) -> Guard:
-    """A file some action may write (for undo and redo, which replay what the ledger says
-    was written: a forged entry cannot lead them anywhere an action could not go)."""
-    guards = [
-        in_place(ws, "kpt", "inbox", "feedback", "lessons_user", "lessons_ai", "summaries"),
-        in_place(ws, "knowledge_base", "memory"),
-        *(target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")),
-    ]
-
-    def guard(path: Path) -> None:
-        first: PathRefused | None = None
-        for g in guards:
-            try:
-                g(path)
-                return
-            except PathRefused as exc:
-                first = first or exc
-        assert first is not None
-        raise first
-
-    return guard
-
-
 #: What each action writes (docs/trust-boundary.md "Written only where allowed"): the locations it edits
 #: in place and the kinds of target it writes. Undo, redo and recovery of a transaction
 #: write only what its action may write now, as when it was first made: a record naming
