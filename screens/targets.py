@@ -67,13 +67,14 @@ SHORT = {
 
 def used_cell(items: list[Usage], sessions: int) -> str | Content:
     """How many of a target's rules (or its skill) were relevant in the sessions since they
-    were written, of those that name something a session can be matched by, and ⚑ with the
-    number flagged unused; ``—`` before any transcript was read."""
-    if not sessions or not items:
-        return "—"
-    known = [u for u in items if u.relevant is not None]
-    used = sum(1 for u in known if u.relevant)
+    were written, of those that name something a session can be matched by and had a session
+    since, and ⚑ with the number flagged unused; ``—`` when nothing can be said yet."""
+    # a rule no session came after says nothing yet (a copied file is "written" today)
+    known = [u for u in items if u.relevant is not None and u.sessions]
     flagged = sum(1 for u in items if u.flags)
+    if not sessions or not (known or flagged):
+        return "—"
+    used = sum(1 for u in known if u.relevant)
     cell = f"{used}/{len(known)}" if known else "·"
     if flagged:
         return Content.assemble(cell, Content.styled(f" ⚑{flagged}", "$warning"))

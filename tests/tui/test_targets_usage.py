@@ -42,3 +42,26 @@ async def test_targets_show_each_files_rule_usage_and_unused_flags(tmp_path: Pat
         (row,) = [r for r in screen.report.rows if r.path.name == "CLAUDE.md"]
         unused = [f for f in row.findings if f.kind == "unused"]
         assert [f.line for f in unused] == [4] and "unused in the last 20" in unused[0].message
+
+
+async def test_rules_no_session_came_after_claim_nothing(tmp_path: Path) -> None:
+    """Rules written after every session (a copied workspace's files are "written" the day
+    they were copied) were shown as 0/2 used: relevant in none of no sessions. They say
+    nothing yet."""
+    ws = workspace(tmp_path, f"- {LINT}\n- {LEGACY}\n", written=DAY + timedelta(days=1))
+    w = TranscriptWriter("s-early").user("fix it")
+    w.assistant("", [bash("pnpm lint")])
+    write_session(ws, w, DAY - timedelta(hours=1))
+    app = make_app(ws.root)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, TargetsScreen))
+        screen = app.screen
+        table = screen.query_one("#targets-list", VirtualTable)
+        await until(pilot, lambda: screen.report is not None and table.row_count >= 1)
+        first = screen.report
+        await pilot.press("U")
+        await until(pilot, lambda: screen.report is not first, timeout=30)  # read, shown
+        assert table.render_line(1).text.rstrip().endswith("—")
+        assert "0/2" not in table.render_line(1).text
