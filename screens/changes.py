@@ -4,14 +4,17 @@ Each row is one file that differs from its reviewed state — changed, new (a me
 file an agent created) or deleted — with its lines added and removed, who made it (the
 session and turn of the agent's tool call, or unknown) and its marks (a secret added, the
 budget crossed). The detail shows the diff against the reviewed state. ``a`` keeps the file
-as it is (it becomes reviewed; ``k`` moves the cursor, as in every list), ``r`` reverts the whole change, ``[``/``]`` pick a hunk and
-``h`` reverts that hunk alone; each is one transaction (``u`` undoes it). ``enter`` opens
+as it is (it becomes reviewed; ``k`` moves the cursor, as in every list), ``E`` edits it in
+``$EDITOR`` then keeps the edit (asked first when it adds what looks like a secret or crosses
+the budget), ``r`` reverts the whole change, ``[``/``]`` pick a hunk and ``h`` reverts that
+hunk alone; each is one transaction (``u`` undoes it). ``enter`` opens
 the session that made it. The list follows the disk within a second while it is open (the
 app polls, see :mod:`store.review.change_watch`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from textual import on, work
@@ -22,15 +25,26 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from screens.dialogs.budget_prompt import confirm_budgets
+from screens.dialogs.edit_flow import edit_copy
+from screens.dialogs.secret_prompt import confirm_secret_override
 from screens.messages import FilesWritten, Open, SessionTarget
 from screens.widgets.diff_view import DiffView
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
+from store.check.secrets import scan_added
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
-from store.review.changes import Change, first_start_line, keep, list_changes, revert
+from store.review.changes import (
+    Change,
+    first_start_line,
+    keep,
+    keep_edited,
+    list_changes,
+    revert,
+)
 from store.review.transactions import TxResult
 
 COLUMNS = [
@@ -69,7 +83,7 @@ def detail(ch: Change, hunk: int) -> Content:
         parts += ["\n", Content.styled("secret: ", "$error"), literal(hit.describe())]
     if ch.budget is not None and ch.budget.crosses:
         parts += ["\n", Content.styled("budget: ", "$error"), literal(ch.budget.summary)]
-    keys = "a keep · r revert"
+    keys = "a keep · E edit, keep · r revert"
     if ch.hunks > 1:
         keys += f" · [ ] hunk {hunk} of {ch.hunks} · h revert this hunk"
     parts += ["\n", Content.styled(keys, "$text-muted")]
@@ -91,6 +105,7 @@ class ChangesScreen(Screen[None]):
     BINDINGS = [
         HELP,
         Binding("a", "keep", "Keep", id="changes.keep"),
+        Binding("E", "edit_keep", "Edit, keep", id="changes.edit_keep"),
         Binding("r", "revert", "Revert", id="changes.revert"),
         Binding("h", "revert_hunk", "Revert hunk", id="changes.revert_hunk"),
         Binding("right_square_bracket", "hunk(1)", "Next hunk", id="changes.next_hunk"),
@@ -182,6 +197,27 @@ class ChangesScreen(Screen[None]):
         if ch is not None:
             ws, led = self.index.ws, self.index.ledger
             await self._write(f"Kept {ch.key}", lambda: keep(ws, [ch], ledger=led))
+
+    @work(exclusive=True, group="changes-write", exit_on_error=False)
+    async def action_edit_keep(self) -> None:
+        ch = self.current()
+        if ch is None:
+            return
+        ws, led = self.index.ws, self.index.ledger
+        shown = ch.current if ch.current is not None else ch.reviewed or b""
+        after = await edit_copy(self, ws, ch.path, shown)
+        if after is None:
+            return
+        hits = await asyncio.to_thread(scan_added, ch.reviewed, after, ch.key)
+        if hits and not await confirm_secret_override(self, hits, f"the edited {ch.key}"):
+            return
+        if not await confirm_budgets(self, ws, [(ch.path, ch.reviewed, after)]):
+            return
+        allow = bool(hits)
+        await self._write(
+            f"Edited and kept {ch.key}",
+            lambda: keep_edited(ws, ch, after, allow_secrets=allow, ledger=led),
+        )
 
     @work(exclusive=True, group="changes-write", exit_on_error=False)
     async def action_revert(self) -> None:

@@ -1,10 +1,13 @@
-"""``hurikaeri changes [--json] [--diff]``, ``keep PATH|--all``, ``revert PATH [--hunk N]``.
+"""``hurikaeri changes [--json] [--diff]``, ``keep PATH|--all``, ``keep PATH --edit|--from
+FILE``, ``revert PATH [--hunk N]``.
 
 ``changes`` lists every file agents load that changed outside hurikaeri since it was last
 reviewed (``store.review.changes``): one line each with its lines added and removed, who
 made it (session and turn, or unknown) and its marks (a secret added, over budget);
 ``--diff`` adds each diff, ``--json`` prints them all. The first run records the reviewed
-state and says so. ``keep`` makes the files as they are now reviewed; ``revert`` puts the
+state and says so. ``keep`` makes the files as they are now reviewed (``--edit``: the file
+edited in ``$EDITOR`` first, ``--from FILE``: FILE's content, ``-`` standard input, written
+over it and kept; a secret it adds is refused unless ``--allow-secret``); ``revert`` puts the
 reviewed content back (``--hunk N``: only the N-th hunk of its diff). Both are transactions
 (``hurikaeri undo`` takes them back) and a person's decisions (refused inside an agent's
 session).
@@ -18,11 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
 
 if TYPE_CHECKING:
+    from store.review.changes import Change
     from store.workspace import Workspace
 
 
@@ -37,6 +42,19 @@ def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     k = sub.add_parser("keep", parents=[common], help="accept a change: it becomes reviewed")
     k.add_argument("path", nargs="?", help="the file, as 'changes' lists it")
     k.add_argument("--all", action="store_true", help="keep every change listed")
+    how = k.add_mutually_exclusive_group()
+    how.add_argument("--edit", action="store_true", help="edit the file in $EDITOR, keep the edit")
+    how.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="write FILE's content (- stdin) and keep it",
+    )
+    k.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help="keep an edit that adds what looks like a secret",
+    )
     r = sub.add_parser("revert", parents=[common], help="put a file's reviewed content back")
     r.add_argument("path", help="the file, as 'changes' lists it")
     r.add_argument("--hunk", type=int, metavar="N", help="revert only the N-th hunk of its diff")
@@ -70,8 +88,9 @@ def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.changes import find, keep, list_changes
     from tui.cli import UsageError
 
-    if bool(args.all) == bool(args.path):
-        raise UsageError("keep: name one file, or --all")
+    edited = args.edit or args.from_file is not None
+    if bool(args.all) == bool(args.path) or (edited and args.all):
+        raise UsageError("keep: name one file, or --all (--edit and --from take one file)")
     changes, recorded = list_changes(ws, attribute=False)
     if recorded is not None:
         print(f"nothing to keep yet: {printable(_first(recorded))}")
@@ -80,6 +99,8 @@ def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
         print("nothing to keep: no change to review")
         return 0
     chosen = changes if args.all else [find(changes, ws, args.path)]
+    if edited:
+        return _keep_edited(args, ws, chosen[0])
     result = keep(ws, chosen)
     names = ", ".join(c.key for c in chosen)
     print(f"kept {printable(names, keep_newlines=False)} as reviewed  [{result.id}]")
@@ -98,6 +119,53 @@ def cmd_revert(args: argparse.Namespace, ws: Workspace) -> int:
     what = change.key + (f" hunk {args.hunk}" if args.hunk else "")
     print(f"reverted {printable(what, keep_newlines=False)} to the reviewed state  [{result.id}]")
     return 0
+
+
+def _keep_edited(args: argparse.Namespace, ws: Workspace, change: Change) -> int:
+    """``keep PATH --edit|--from FILE``: the new content written over the file and kept."""
+    from store.insight.budgets import check_budget
+    from store.review.changes import keep_edited
+    from tui.cli import SubjectError
+
+    if args.edit:
+        after = _edited(ws, change)
+        if after is None:
+            print(f"{printable(change.key, keep_newlines=False)} not edited: nothing kept")
+            return 1
+    elif args.from_file == "-":
+        after = sys.stdin.buffer.read()
+    else:
+        try:
+            after = Path(args.from_file).read_bytes()
+        except OSError as exc:
+            raise SubjectError(f"--from {args.from_file}: {exc.strerror or exc}") from None
+    result = keep_edited(ws, change, after, allow_secrets=args.allow_secret)
+    name = printable(change.key, keep_newlines=False)
+    print(f"wrote and kept {name} as reviewed  [{result.id}]")
+    budget = check_budget(ws, change.path, change.reviewed, after)
+    if budget.crosses:
+        print(f"over budget: {printable(budget.summary, keep_newlines=False)}", file=sys.stderr)
+    return 0
+
+
+def _edited(ws: Workspace, change: Change) -> bytes | None:
+    """The file as shown, edited in ``$EDITOR`` (``None``: left as it was)."""
+    from store.review.external_edit import ExternalEdit
+    from store.write.policy import action_writes
+    from tui.cli import SubjectError
+
+    shown = change.current if change.current is not None else change.reviewed or b""
+    try:
+        edit = ExternalEdit.start(
+            change.path, None, ws.state_dir / "edits", action_writes(ws, "keep"), original=shown
+        )
+        try:
+            edit.run_editor()
+            return edit.result if edit.changed else None
+        finally:
+            edit.discard()
+    except OSError as exc:
+        raise SubjectError(f"{change.key}: cannot edit: {exc}") from None
 
 
 def _first(n: int) -> str:

@@ -2,7 +2,8 @@
 
 The UI is suspended while the editor runs on a private copy; a result with errors offers to
 reopen the editor or discard the edit; a file changed on disk meanwhile offers the conflict
-choice. Used by the session, inbox and knowledge-base screens.
+choice. Used by the session, inbox and knowledge-base screens. :func:`edit_copy` edits bytes
+as shown (the changes view's edit then keep, whose write checks the file itself).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit, save_external_edit
 from store.review.item_edit import disk_diff
+from store.workspace import Workspace
 from store.write.atomic import ConflictError
-from store.write.policy import in_place_for
+from store.write.policy import action_writes, in_place_for
 
 
 async def edit_in_editor(
@@ -48,13 +50,7 @@ async def edit_in_editor(
     display = ws.display(path)
     try:
         while True:
-            try:
-                with app.suspend():
-                    edit.run_editor()
-            except SuspendNotSupported:
-                edit.run_editor()
-            except OSError as exc:
-                screen.notify(str(exc), severity="error", markup=False)
+            if not _run_editor(screen, edit):
                 return False
             if not edit.changed:
                 screen.notify("No changes.", timeout=2)
@@ -103,5 +99,40 @@ async def edit_in_editor(
         app.post_message(FilesWritten(frozenset({path}), review=subject is not None))
         screen.notify(f"Saved {display}", timeout=2, markup=False)
         return True
+    finally:
+        edit.discard()
+
+
+def _run_editor(screen: Screen[Any], edit: ExternalEdit) -> bool:
+    """Run the editor with the UI suspended; False (said) when it cannot run."""
+    try:
+        try:
+            with screen.app.suspend():
+                edit.run_editor()
+        except SuspendNotSupported:
+            edit.run_editor()
+    except OSError as exc:
+        screen.notify(str(exc), severity="error", markup=False)
+        return False
+    return True
+
+
+async def edit_copy(screen: Screen[Any], ws: Workspace, path: Path, data: bytes) -> bytes | None:
+    """``data`` (``path`` as shown) edited in ``$EDITOR`` on a private copy: the result, or
+    ``None`` when the editor could not run or nothing was changed (said)."""
+    try:
+        edit = ExternalEdit.start(
+            path, None, ws.state_dir / "edits", action_writes(ws, "keep"), original=data
+        )
+    except OSError as exc:
+        screen.notify(f"Cannot edit {path}: {exc}", severity="error", markup=False)
+        return None
+    try:
+        if not _run_editor(screen, edit):
+            return None
+        if not edit.changed:
+            screen.notify("No changes.", timeout=2)
+            return None
+        return edit.result
     finally:
         edit.discard()

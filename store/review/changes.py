@@ -8,9 +8,9 @@ with its diff, the secrets its added lines hold and its budget. The first start 
 reviewed state of every target and lists nothing.
 
 The actions are transactions: :func:`keep` (the file as shown becomes its reviewed state; no
-file is written), :func:`revert` (the reviewed content restored, whole or one hunk; refused
-naming the file when it changed again since it was shown), each undone and redone like any
-other.
+file is written), :func:`keep_edited` (the person's edit of it written and made reviewed),
+:func:`revert` (the reviewed content restored, whole or one hunk); a write is refused naming
+the file when it changed again since it was shown. Each is undone and redone like any other.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from store.check.secrets import SecretHit, scan_added
+from store.check.secrets import SecretHit, check_write, scan_added
 from store.config import default_config_path
 from store.insight.budgets import BudgetCheck, check_budget
 from store.insight.targets import list_targets
@@ -260,14 +260,46 @@ def keep(
     if not changes:
         raise ReviewError("nothing to keep: no change to review")
     rv = Reviewed.load(ws)
-    effects = []
-    for ch in changes:
-        to = rv.put_blob(ch.current) if ch.current is not None else None
-        data = {"path": ch.key, "from": rv.sha(ch.key), "from_at": rv.at(ch.key), "to": to}
-        data["to_at"] = now_iso()
-        effects.append(Effect(KEEP, ch.key, data=data))
+    effects = [_kept(rv, ch.key, ch.current) for ch in changes]
     plan = TxPlan(KEEP, [ch.key for ch in changes], [], effects, who=who)
     return apply(ws, plan, ledger=ledger)
+
+
+def keep_edited(
+    ws: Workspace,
+    change: Change,
+    after: bytes,
+    *,
+    allow_secrets: bool = False,
+    ledger: Ledger | None = None,
+    who: str | None = None,
+) -> TxResult:
+    """Write ``after`` (the person's edit of the file as shown) over the file and make it
+    its reviewed state, as one ``keep`` transaction (undo puts back both). Refused when the
+    lines it adds to the reviewed content look like a secret
+    (:class:`~store.check.secrets.SecretFound`, unless ``allow_secrets``), and naming the
+    file when it changed again since it was shown (:class:`~store.write.atomic.ConflictError`)."""
+    check_write(change.reviewed, after, change.key, f"the edited {change.key}", allow=allow_secrets)
+    rv = Reviewed.load(ws)
+    fw = FileWrite(change.path, change.current, after, action_writes(ws, KEEP))
+    plan = TxPlan(KEEP, [f"{change.key} (edited)"], [fw], [_kept(rv, change.key, after)], who=who)
+    return apply(ws, plan, ledger=ledger)
+
+
+def _kept(rv: Reviewed, key: str, data: bytes | None) -> Effect:
+    """The keep of ``key`` as ``data``: the reviewed state before and after, for undo."""
+    to = rv.put_blob(data) if data is not None else None
+    return Effect(
+        KEEP,
+        key,
+        data={
+            "path": key,
+            "from": rv.sha(key),
+            "from_at": rv.at(key),
+            "to": to,
+            "to_at": now_iso(),
+        },
+    )
 
 
 def revert(

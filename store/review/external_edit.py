@@ -44,14 +44,25 @@ class ExternalEdit:
     guard: Guard
 
     @classmethod
-    def start(cls, path: Path, kind: Kind | None, state_dir: Path, guard: Guard) -> ExternalEdit:
-        original = path.read_bytes()
-        st = path.stat()
+    def start(
+        cls,
+        path: Path,
+        kind: Kind | None,
+        state_dir: Path,
+        guard: Guard,
+        original: bytes | None = None,
+    ) -> ExternalEdit:
+        """A private copy of ``path`` to edit (``original``: of these bytes instead, as they
+        were shown; the caller's write then checks the file against them)."""
+        base = None
+        if original is None:
+            original = path.read_bytes()
+            base = FileStamp.of_bytes(original, path.stat())
         state_dir.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix="edit-", suffix=path.suffix, dir=state_dir)
         with os.fdopen(fd, "wb") as fh:
             fh.write(original)
-        return cls(path, kind, FileStamp.of_bytes(original, st), original, Path(name), guard)
+        return cls(path, kind, base, original, Path(name), guard)
 
     def run_editor(self) -> int:
         """Run the editor in the foreground (the caller suspends the UI around it)."""

@@ -387,6 +387,8 @@ ACTION_WRITES: dict[str, tuple[tuple[str, ...], tuple[TargetKind, ...]]] = {
     "merge-duplicates": ((), ("markdown", "skill")),
     # a change to review put back: the files agents load (store.review.changes)
     "revert": (("knowledge_base", "memory"), ("markdown", "skill")),
+    # a change to review edited, then kept (store.review.changes.keep_edited)
+    "keep": (("knowledge_base", "memory"), ("markdown", "skill")),
     "edit-file": (
         (
             "kpt",

@@ -11,12 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from store.check.secrets import SecretFound
 from store.config import Config, default_config_path
 from store.ledger import Ledger
 from store.read.transcript import read_transcript
 from store.review import transactions
 from store.review.agents import AgentRefused
-from store.review.changes import find, first_start_line, keep, list_changes, revert
+from store.review.changes import (
+    find,
+    first_start_line,
+    keep,
+    keep_edited,
+    list_changes,
+    revert,
+)
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
 from store.review.reviewed import INDEX_NAME
@@ -118,6 +126,55 @@ def test_revert_restores_the_reviewed_content_and_undo_brings_the_change_back(
     assert [c.key for c in list_changes(ws)[0]] == ["CLAUDE.md"]  # to review again
     transactions.redo(ws, result.id)
     assert claude.read_bytes() == REVIEWED.encode()
+
+
+def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_restores_both(
+    tmp_path: Path,
+) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude, index = ws.root / "CLAUDE.md", ws.state_dir / "reviewed" / INDEX_NAME
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    mine = EDITED.replace("- nine\n", "").encode()  # the person keeps one of the two hunks
+    before = index.read_bytes()
+    result = keep_edited(ws, list_changes(ws)[0][0], mine)
+    after = index.read_bytes()
+    assert claude.read_bytes() == mine
+    assert list_changes(ws)[0] == []  # the edit is the reviewed state
+    transactions.undo(ws, result.id)
+    assert (claude.read_bytes(), index.read_bytes()) == (EDITED.encode(), before)
+    [ch] = list_changes(ws)[0]
+    assert ch.current == EDITED.encode() and ch.reviewed == REVIEWED.encode()
+    transactions.redo(ws, result.id)
+    assert (claude.read_bytes(), index.read_bytes()) == (mine, after)
+    assert list_changes(ws)[0] == []
+
+
+def test_edit_then_keep_is_refused_when_the_file_changed_meanwhile(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude, index = ws.root / "CLAUDE.md", ws.state_dir / "reviewed" / INDEX_NAME
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    [ch] = list_changes(ws)[0]
+    before = index.read_bytes()
+    claude.write_text(EDITED + "- one more, meanwhile\n")
+    with pytest.raises(WriteError, match=r"CLAUDE\.md"):
+        keep_edited(ws, ch, REVIEWED.encode())
+    assert claude.read_text() == EDITED + "- one more, meanwhile\n"
+    assert index.read_bytes() == before
+
+
+def test_edit_then_keep_refuses_an_added_secret_unless_allowed(tmp_path: Path) -> None:
+    ws = _ws(tmp_path)
+    _started(ws)
+    _agent_edit(ws, "- two\n", "- two, always\n", EDITED)
+    [ch] = list_changes(ws)[0]
+    mine = (EDITED + f"- deploy with {GH_TOKEN}\n").encode()
+    with pytest.raises(SecretFound, match=r"the edited CLAUDE\.md holds what looks like a secret"):
+        keep_edited(ws, ch, mine)
+    assert (ws.root / "CLAUDE.md").read_text() == EDITED
+    keep_edited(ws, ch, mine, allow_secrets=True)
+    assert (ws.root / "CLAUDE.md").read_bytes() == mine and list_changes(ws)[0] == []
 
 
 def test_one_hunk_is_reverted_alone(tmp_path: Path) -> None:

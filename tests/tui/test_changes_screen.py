@@ -1,12 +1,19 @@
 """The Changes screen (issue #45): ``W`` opens it; a change made while the app is open shows
 in the list and in the header's count without any key; ``a`` keeps it, ``r`` reverts it;
-``enter`` opens the session's transcript at the turn whose Edit made it."""
+``enter`` opens the session's transcript at the turn whose Edit made it; ``E`` edits it in
+$EDITOR and keeps the edit (undone and redone byte for byte, refused when the file changed
+during the edit)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from screens.changes import ChangesScreen
+from screens.dialogs.confirm import ConfirmScreen
 from screens.session import SessionScreen
 from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
@@ -78,3 +85,79 @@ async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
         await until(pilot, lambda: bool(session.query(TranscriptView)), timeout=20)
         view = session.query_one(TranscriptView)
         await until(pilot, lambda: view.current_turn() == 4, timeout=20)
+
+
+async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_both(
+    tmp_path: Path, fake_editor: Callable[[str, str], None]
+) -> None:
+    root = tmp_path / "claude"
+    root.mkdir()
+    claude = root / "CLAUDE.md"
+    claude.write_text(TEXT)
+    app = make_app(root, watch=True)
+    index = root / ".hurikaeri" / "reviewed" / "index.json"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, index.exists, timeout=20)
+        claude.write_text(TEXT + "- two\n- a typo hre\n")  # an agent writes from outside
+        await pilot.press("W")
+        await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert isinstance(screen, ChangesScreen)
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        agents, before = claude.read_bytes(), index.read_bytes()
+        fake_editor("- a typo hre\n", "- a typo here\n")
+        await pilot.press("E")
+        mine = (TEXT + "- two\n- a typo here\n").encode()
+        await until(pilot, lambda: claude.read_bytes() == mine, timeout=20)
+        await until(pilot, lambda: not screen.changes and app.changed_count == 0, timeout=20)
+        after = index.read_bytes()
+        assert after != before
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: claude.read_bytes() == agents, timeout=20)
+        assert index.read_bytes() == before
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        app.action_redo()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: claude.read_bytes() == mine, timeout=20)
+        assert index.read_bytes() == after
+        await until(pilot, lambda: not screen.changes, timeout=20)
+
+
+async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "claude"
+    root.mkdir()
+    claude = root / "CLAUDE.md"
+    claude.write_text(TEXT)
+    script = tmp_path / "editor.py"  # edits its copy while an agent writes the file again
+    script.write_text(
+        "import sys, pathlib\n"
+        f"pathlib.Path({str(claude)!r}).write_text('meanwhile\\n')\n"
+        "pathlib.Path(sys.argv[1]).write_text('mine\\n')\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make_app(root, watch=True)
+    index = root / ".hurikaeri" / "reviewed" / "index.json"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, index.exists, timeout=20)
+        claude.write_text(TEXT + "- two\n")
+        await pilot.press("W")
+        await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
+        screen = app.screen
+        assert isinstance(screen, ChangesScreen)
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        before = index.read_bytes()
+        told: list[str] = []
+        monkeypatch.setattr(app, "notify", lambda message, **kw: told.append(str(message)))
+        await pilot.press("E")
+        refused = f"Not done: Edited and kept CLAUDE.md — {claude}: "
+        await until(pilot, lambda: any(m.startswith(refused) for m in told), timeout=20)
+        assert claude.read_text() == "meanwhile\n" and index.read_bytes() == before
+        await until(pilot, lambda: screen.changes["CLAUDE.md"].current == b"meanwhile\n", 20)
