@@ -2,7 +2,7 @@
 
 Each row is one file that differs from its reviewed state — changed, new (a memory topic
 file an agent created) or deleted — with its lines added and removed, who made it (the
-session and turn of the agent's tool call, or unknown) and its marks (a secret added, the
+session and turn of the agent's tool call, the git commit that brought it, or unknown) and its marks (a secret added, the
 budget crossed). The detail shows the diff against the reviewed state. ``a`` keeps the file
 as it is (it becomes reviewed; ``k`` moves the cursor, as in every list), ``E`` edits it in
 ``$EDITOR`` then keeps the edit (asked first when it adds what looks like a secret or crosses
@@ -36,6 +36,7 @@ from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
 from store.check.secrets import scan_added
 from store.index.workspace_index import WorkspaceIndex
+from store.insight.change_git import Commit
 from store.read.kinds import Kind
 from store.review.changes import (
     Change,
@@ -239,6 +240,8 @@ class ChangesScreen(Screen[None]):
         src = ch.source if ch is not None else None
         if src is None:
             self.notify("No session is known to have made this change.", severity="warning")
+        elif isinstance(src, Commit):
+            self.notify(f"Brought by git: {src.describe()} ({src.at})", markup=False)
         elif f"sid:{src.session}" not in self.index.sessions:
             self.notify(
                 f"{src.transcript}:{src.line} (turn {src.turn}) — no report lists this session",

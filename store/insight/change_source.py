@@ -4,8 +4,9 @@ A Claude Code transcript names every file an ``Edit``, ``Write``, ``MultiEdit`` 
 ``NotebookEdit`` call touched (a relative path is resolved against the ``cwd`` of its line).
 A call on the changed file is matched **by content** when what it wrote is in the file now
 (and more often than in the reviewed copy), else **by time** when it came after the reviewed
-state was taken; the newest such call wins, a content match over a time match. Nothing
-fitting: the source is unknown.
+state was taken; the newest such call wins. A content match comes first, then the git commit
+that brought the file's content (:mod:`store.insight.change_git`), then a time match.
+Nothing fitting: the source is unknown.
 
 Only transcripts written to since the oldest reviewed state and holding a changed file's
 name somewhere in their bytes are read, so a workspace of a thousand sessions reads few.
@@ -20,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.insight.change_git import commits
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
 from store.read.transcript_locator import TranscriptLocator
 
@@ -112,10 +114,14 @@ def attribute(ws: Workspace, changes: list[Change]) -> None:
             if not _may_hold(tpath, oldest, needles):
                 continue
             _scan(sid, tpath, todo, names, best)
-    for i, ch in enumerate(todo):
-        found = best.get(i)
-        if found is not None:
-            ch.source = found[2]
+    # a call that wrote it by content, else the commit git brought it with, else a call by time
+    rest = [i for i in range(len(todo)) if i not in best or best[i][0] < 2]
+    brought = commits([todo[i] for i in rest]) if rest else {}
+    for k, i in enumerate(rest):
+        todo[i].source = brought.get(k)
+    for i, found in best.items():
+        if todo[i].source is None:
+            todo[i].source = found[2]
 
 
 #: how a file-changing call's name shows in a transcript line (with or without spaces)

@@ -52,7 +52,8 @@ class Change:
     reviewed_at: str | None = None
     secrets: list[SecretHit] = field(default_factory=list)
     budget: BudgetCheck | None = None
-    #: who made it (:class:`store.insight.change_source.Source`), when attributed
+    #: who made it (:class:`store.insight.change_source.Source`, or the
+    #: :class:`store.insight.change_git.Commit` that brought it), when attributed
     source: Any = None
 
     @property
