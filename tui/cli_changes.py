@@ -85,7 +85,7 @@ def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.review.changes import find, keep, list_changes
+    from store.review.changes import find, first_start_line, keep, list_changes
     from tui.cli import UsageError
 
     edited = args.edit or args.from_file is not None
@@ -93,7 +93,7 @@ def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
         raise UsageError("keep: name one file, or --all (--edit and --from take one file)")
     changes, recorded = list_changes(ws, attribute=False)
     if recorded is not None:
-        print(f"nothing to keep yet: {printable(_first(recorded))}")
+        print(f"nothing to keep yet: {printable(first_start_line(recorded))}")
         return 0
     if args.all and not changes:
         print("nothing to keep: no change to review")
@@ -108,11 +108,11 @@ def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.review.changes import find, list_changes, revert
+    from store.review.changes import find, first_start_line, list_changes, revert
 
     changes, recorded = list_changes(ws, attribute=False)
     if recorded is not None:
-        print(f"nothing to revert yet: {printable(_first(recorded))}")
+        print(f"nothing to revert yet: {printable(first_start_line(recorded))}")
         return 0
     change = find(changes, ws, args.path)
     result = revert(ws, change, args.hunk)
@@ -166,9 +166,3 @@ def _edited(ws: Workspace, change: Change) -> bytes | None:
             edit.discard()
     except OSError as exc:
         raise SubjectError(f"{change.key}: cannot edit: {exc}") from None
-
-
-def _first(n: int) -> str:
-    from store.review.changes import first_start_line
-
-    return first_start_line(n)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from screens.changes import ChangesScreen
 from screens.dialogs.confirm import ConfirmScreen
@@ -23,13 +24,32 @@ from tests.tui.helpers import make_app, ready, until
 TEXT = "# Rules\n- one\n"
 
 
-async def test_a_change_shows_live_and_is_kept_then_reverted(tmp_path: Path) -> None:
+def _root(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A root holding CLAUDE.md: the root, the file, the reviewed state's index."""
     root = tmp_path / "claude"
     root.mkdir()
-    claude = root / "CLAUDE.md"
-    claude.write_text(TEXT)
+    (root / "CLAUDE.md").write_text(TEXT)
+    return root, root / "CLAUDE.md", root / ".hurikaeri" / "reviewed" / "index.json"
+
+
+async def _changed(pilot: Pilot[None], claude: Path, text: str) -> ChangesScreen:
+    """Once the reviewed state is taken, ``claude`` written from outside, then ``W``."""
+    app = pilot.app
+    index = claude.parent / ".hurikaeri" / "reviewed" / "index.json"
+    await ready(pilot)
+    await until(pilot, index.exists, timeout=20)
+    claude.write_text(text)
+    await pilot.press("W")
+    await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
+    screen = app.screen
+    assert isinstance(screen, ChangesScreen)
+    await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+    return screen
+
+
+async def test_a_change_shows_live_and_is_kept_then_reverted(tmp_path: Path) -> None:
+    root, claude, index = _root(tmp_path)
     app = make_app(root, watch=True)
-    index = root / ".hurikaeri" / "reviewed" / "index.json"
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
         await until(pilot, index.exists, timeout=20)  # the first start, taken silently
@@ -90,21 +110,10 @@ async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
 async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_both(
     tmp_path: Path, fake_editor: Callable[[str, str], None]
 ) -> None:
-    root = tmp_path / "claude"
-    root.mkdir()
-    claude = root / "CLAUDE.md"
-    claude.write_text(TEXT)
+    root, claude, index = _root(tmp_path)
     app = make_app(root, watch=True)
-    index = root / ".hurikaeri" / "reviewed" / "index.json"
     async with app.run_test(size=(140, 40)) as pilot:
-        await ready(pilot)
-        await until(pilot, index.exists, timeout=20)
-        claude.write_text(TEXT + "- two\n- a typo hre\n")  # an agent writes from outside
-        await pilot.press("W")
-        await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
-        screen = app.screen
-        assert isinstance(screen, ChangesScreen)
-        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        screen = await _changed(pilot, claude, TEXT + "- two\n- a typo hre\n")
         agents, before = claude.read_bytes(), index.read_bytes()
         fake_editor("- a typo hre\n", "- a typo here\n")
         await pilot.press("E")
@@ -130,10 +139,7 @@ async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_bot
 async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "claude"
-    root.mkdir()
-    claude = root / "CLAUDE.md"
-    claude.write_text(TEXT)
+    root, claude, index = _root(tmp_path)
     script = tmp_path / "editor.py"  # edits its copy while an agent writes the file again
     script.write_text(
         "import sys, pathlib\n"
@@ -143,16 +149,8 @@ async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     monkeypatch.delenv("VISUAL", raising=False)
     app = make_app(root, watch=True)
-    index = root / ".hurikaeri" / "reviewed" / "index.json"
     async with app.run_test(size=(140, 40)) as pilot:
-        await ready(pilot)
-        await until(pilot, index.exists, timeout=20)
-        claude.write_text(TEXT + "- two\n")
-        await pilot.press("W")
-        await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
-        screen = app.screen
-        assert isinstance(screen, ChangesScreen)
-        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        screen = await _changed(pilot, claude, TEXT + "- two\n")
         before = index.read_bytes()
         told: list[str] = []
         monkeypatch.setattr(app, "notify", lambda message, **kw: told.append(str(message)))
