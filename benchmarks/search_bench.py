@@ -118,10 +118,10 @@ def timed(cmd: list[str], runs: int, stdin: Path | None = None) -> float:
 
 def search_commands(root: Path) -> list[tuple[str, list[str]]]:
     """How ``hurikaeri search`` is started: the installed command, once it knows the
-    subcommand, and the standalone entry of the same code (``tui.cli_search``), which
+    subcommand, and the standalone entry of the same code (``tui.cli.search``), which
     imports nothing of the rest of the command line."""
     tail = ["--root", str(root), "--limit", "20", "--"]
-    out = [("python -m tui.cli_search", [sys.executable, "-m", "tui.cli_search", *tail])]
+    out = [("python -m tui.cli.search", [sys.executable, "-m", "tui.cli.search", *tail])]
     exe = Path(sys.executable).with_name("hurikaeri")
     if exe.exists():
         probe = subprocess.run(

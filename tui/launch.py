@@ -1,6 +1,6 @@
 """The ``hurikaeri`` console entry point, kept tiny so that ``hurikaeri search`` starts fast.
 
-``search`` goes straight to :mod:`tui.cli_search`, which imports neither the models nor the
+``search`` goes straight to :mod:`tui.cli.search`, which imports neither the models nor the
 UI toolkit on a warm cache; every other command loads the full command line.
 """
 
@@ -13,7 +13,7 @@ from typing import NoReturn
 def entry() -> NoReturn:
     argv = sys.argv[1:]
     if argv[:1] == ["search"]:
-        from tui.cli_search import main as search_main
+        from tui.cli.search import main as search_main
 
         sys.exit(search_main(argv[1:]))
     if argv[:1] == ["import-wrapup"] and not any(a.startswith("--allow-s") for a in argv):
@@ -23,6 +23,6 @@ def entry() -> NoReturn:
         from store.check.secrets import warm_up
 
         warm_up()
-    from tui.cli import main
+    from tui.cli.main import main
 
     sys.exit(main(argv))

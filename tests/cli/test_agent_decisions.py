@@ -70,7 +70,7 @@ def test_an_agent_cannot_approve_and_nothing_is_written(demo_root: Path) -> None
 def test_every_decision_is_refused_under_every_agent(
     demo_root: Path, args: tuple[str, ...], variable: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import tui.cli as cli
+    import tui.cli.main as cli
 
     before = files(demo_root)
     env = {variable: "1"}
@@ -130,7 +130,7 @@ def test_only_the_persons_own_config_file_allows_agents(
     # the file at its default place for the account (its home in the password database,
     # here pointed at the test's config directory) does
     import store.review.agents as agents
-    import tui.cli as cli
+    import tui.cli.main as cli
 
     own = default_config_path()
     own.parent.mkdir(parents=True, exist_ok=True)

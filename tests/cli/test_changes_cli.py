@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 
 TEXT = "# Rules\n- one\n"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, SEEDS, TAKT
-from tui.cli import main
+from tui.cli.main import main
 
 
 def run(
@@ -101,7 +101,7 @@ def test_config_moves_a_location(tmp_path: Path, demo_root: Path) -> None:
 def test_internal_errors_are_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    import tui.cli as cli
+    import tui.cli.main as cli
 
     def boom(*_a: object, **_k: object) -> int:
         raise RuntimeError("kaboom")

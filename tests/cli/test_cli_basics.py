@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import tui.cli as cli
+import tui.cli.main as cli
+import tui.cli.ui as cli_ui
 from store import __version__
 from tests.conftest import REPO
 
@@ -45,7 +46,7 @@ def test_demo_removes_its_copy_unless_kept(
         seen.append(root)
         return 0
 
-    monkeypatch.setattr(cli, "run_ui", fake_ui)
+    monkeypatch.setattr(cli_ui, "run_ui", fake_ui)
     assert cli.main(["demo", *(["--keep"] if keep else [])]) == 0
     (root,) = seen
     err = capsys.readouterr().err
@@ -62,7 +63,7 @@ def test_demo_copy_is_removed_when_the_app_fails(monkeypatch: pytest.MonkeyPatch
         seen.append(ws.root)  # type: ignore[attr-defined]
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run_ui", failing_ui)
+    monkeypatch.setattr(cli_ui, "run_ui", failing_ui)
     assert cli.main(["demo"]) == 1
     assert not seen[0].exists()
 
@@ -82,7 +83,7 @@ def test_the_demo_copys_history_is_ours_and_can_be_undone(
         seen.append(ws.root)  # type: ignore[attr-defined]
         return 0
 
-    monkeypatch.setattr(cli, "run_ui", fake_ui)
+    monkeypatch.setattr(cli_ui, "run_ui", fake_ui)
     assert cli.main(["demo", "--keep"]) == 0
     (root,) = seen
     try:

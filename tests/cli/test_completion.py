@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tui.cli import build_parser, main
+from tui.cli.main import main
+from tui.cli.parser import build_parser
 
 
 def script(capsys: pytest.CaptureFixture[str], shell: str) -> str:
@@ -33,6 +34,22 @@ def test_each_shell_gets_a_script_naming_every_command(
     for name in commands():
         assert name in text, (shell, name)
     assert "claude_md" in text  # retarget --type's choices
+
+
+def test_paths_complete_as_files_and_directories(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each argument that takes a path completes as one: marked where the parser adds it."""
+    text = script(capsys, "bash")
+    for line in (
+        "_shtab_hurikaeri___root_COMPGEN=_shtab_compgen_dirs",
+        "_shtab_hurikaeri_lint___config_COMPGEN=_shtab_compgen_files",
+        "_shtab_hurikaeri_show__o_COMPGEN=_shtab_compgen_files",
+        "_shtab_hurikaeri_match___file_COMPGEN=_shtab_compgen_files",
+    ):
+        assert line in text, line
+    assert "_shtab_hurikaeri_lint_pos_0_COMPGEN=_shtab_compgen_files" in text
+    assert "_shtab_hurikaeri_import_wrapup_pos_0_COMPGEN=_shtab_compgen_files" in text
+    zsh = script(capsys, "zsh")
+    assert '"(*)::PATH:_files"' in zsh  # lint's paths
 
 
 def test_completion_needs_no_workspace_and_no_config(tmp_path: Path) -> None:

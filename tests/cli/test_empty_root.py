@@ -12,7 +12,7 @@ import pytest
 from store.config import Config
 from tests.tui.helpers import ready
 from tui.app import create_app
-from tui.cli import main
+from tui.cli.main import main
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 
 FOUND = "kpt-20261028-001"  # every claim in its transcript, metrics equal
 METRICS = "kpt-20261029-001"  # evidence found, tool uses / changes / errors differ

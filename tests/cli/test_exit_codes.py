@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DEMO, SEEDS
-from tui.cli import TARGET_TYPES, build_parser, main
+from tui.cli.main import main
+from tui.cli.parser import build_parser
+from tui.cli.review import TARGET_TYPES
 
 MISSING = "/no/such/dir"
 DISCUSSION = "discussions/auth-token-strategy/2026-11-03-codex-round2.md"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tui.cli import main
+from tui.cli.main import main
 
 FOREIGN = FIXTURES / "foreign-lessons"
 

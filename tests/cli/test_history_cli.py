@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.ledger_forge import ours
-from tui.cli import main
+from tui.cli.main import main
 
 WRAPUP = {
     "project": "c:/work/cli-tx",

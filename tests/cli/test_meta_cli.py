@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DEMO, SEEDS
-from tui.cli_meta import add_meta_parser, cmd_meta
+from tui.cli.meta import add_meta_parser, cmd_meta
 
 
 def parser() -> argparse.ArgumentParser:
@@ -148,6 +148,6 @@ def test_bad_kind_is_rejected_by_the_parser() -> None:
 
 def test_the_parser_offers_the_reply_kinds_of_the_store() -> None:
     from store.read.metadata_block import REPLY_KINDS
-    from tui.cli_meta import REPLY_KINDS as OFFERED
+    from tui.cli.meta import REPLY_KINDS as OFFERED
 
     assert tuple(OFFERED) == tuple(REPLY_KINDS)

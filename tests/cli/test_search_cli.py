@@ -13,7 +13,7 @@ import pytest
 from store.search.cache import BIN_NAME
 from store.workspace import Workspace
 from tests.conftest import REPO
-from tui.cli_search import add_search_parser, cmd_search
+from tui.cli.search import add_search_parser, cmd_search
 
 
 def run(root: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -78,7 +78,7 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     cmd = [
         sys.executable,
         "-m",
-        "tui.cli_search",
+        "tui.cli.search",
         "--root",
         str(demo_root),
         "--json",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tui.cli import main
+from tui.cli.main import main
 
 KPT_KINDS = ("report", "keep", "problem", "try", "omission")
 OTHER_KINDS = (

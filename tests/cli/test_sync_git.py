@@ -17,7 +17,7 @@ from store import team
 from store.config import Config
 from store.ledger import Ledger
 from store.workspace import Workspace
-from tui.cli import main
+from tui.cli.main import main
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,

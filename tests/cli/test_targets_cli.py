@@ -103,7 +103,7 @@ def test_a_targets_line_says_when_and_what_apart(
 ) -> None:
     """Issue 44, point 14: `written 2026-11-28T22:19: duplicate 1` read the findings as part
     of the time. The line says who wrote it and when, in local time, then the findings."""
-    from tui.cli import main
+    from tui.cli.main import main
 
     assert main(["promote", "kpt-20261028-001/try-001", "--yes", "--root", str(demo_root)]) == 0
     capsys.readouterr()

@@ -10,7 +10,7 @@ import pytest
 
 from tests.store.usage_fixture import bash, tool, workspace, write_session
 from tests.transcript_lines import TranscriptWriter
-from tui.cli import main
+from tui.cli.main import main
 
 RULE = "Run `pnpm lint` before committing"
 

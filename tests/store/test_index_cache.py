@@ -220,7 +220,7 @@ def test_a_read_only_workspace_still_loads(
 
 def test_lint_stats_and_search_share_the_cache(demo_root: Path) -> None:
     """The command line reads the same cache as the app (then parses nothing)."""
-    from tui.cli import main
+    from tui.cli.main import main
 
     ws = Workspace(demo_root)
     assert main(["lint", "--root", str(demo_root)]) == 0

@@ -49,7 +49,7 @@ def test_approving_an_item_reads_no_inbox(tmp_path: Path) -> None:
     report = sorted((root / "hurikaeri").glob("kpt-*.yaml"))[0].stem
     code = (
         "import json, sys\n"
-        "from tui.cli import main\n"
+        "from tui.cli.main import main\n"
         f"assert main(['approve', '{report}/keep-001', '--root', {str(root)!r}]) == 0\n"
         "assert 'store.review.inbox' not in sys.modules\n"
     )

@@ -272,11 +272,6 @@ NOT_YET = {
     # opportunities: CJK text wrapping by character sets their chunk patterns
     "screens/widgets/cjk_wrap.py: from rich import _wrap",
     "screens/widgets/cjk_wrap.py: from textual import _wrap",
-    # argparse has no public way to list a parser's actions; the completion script marks
-    # file and directory arguments by walking them (the way out: set ``.complete`` where
-    # each argument is added, in tui/cli, which is being split into a package)
-    "tui/cli_completion.py: ._actions: no class of ours has it",
-    "tui/cli_completion.py: argparse._SubParsersAction (imported from another package)",
 }
 
 

@@ -54,7 +54,7 @@ def test_a_plain_import_imports_no_pydantic(tmp_path: Path) -> None:
     """What a hook runs after every session: the whole command, in a fresh interpreter."""
     code = (
         "import sys\n"
-        "from tui.cli import main\n"
+        "from tui.cli.main import main\n"
         "code = main(['import-wrapup', '--root', sys.argv[1], sys.argv[2]])\n"
         "assert code == 0, code\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))\n"

@@ -105,7 +105,7 @@ def test_search_cli_over_a_one_megabyte_word_returns(tmp_path: Path, unit: str) 
         (word[:50], "ll-ai-20260101-001"),
         (word[:100_000], "ll-ai-20260101-001"),
     ]:
-        cmd = [sys.executable, "-m", "tui.cli_search", "--root", str(root), "--json", "--", query]
+        cmd = [sys.executable, "-m", "tui.cli.search", "--root", str(root), "--json", "--", query]
         done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr[-2000:]
         assert [h["id"] for h in json.loads(done.stdout)][:1] == [expected]

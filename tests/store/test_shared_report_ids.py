@@ -175,7 +175,7 @@ def test_lint_names_the_located_ids(root: Path) -> None:
 
 
 def run_cli(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    from tui.cli import main
+    from tui.cli.main import main
 
     cfg = root / "config.toml"
     cfg.write_text('[paths]\nkpt = ["team/*/hurikaeri"]\n', encoding="utf-8")

@@ -14,7 +14,7 @@ from store.config import Config
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.lint import lint_workspace
 from store.workspace import Workspace
-from tui.cli import main
+from tui.cli.main import main
 
 FIRST, SECOND = "kpt-20261201-001", "kpt-20261201-002"
 

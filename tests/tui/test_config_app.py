@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from store.ledger import set_channel
 from tui.app import HurikaeriApp
-from tui.cli import main
+from tui.cli.main import main
 
 
 def start(
@@ -22,7 +23,10 @@ def start(
     monkeypatch.setattr(HurikaeriApp, "run", lambda self, *a, **k: None)
     config = tmp_path / "config.toml"
     config.write_text(toml, encoding="utf-8")
-    code = main(["--config", str(config), "--root", str(demo_root)])
+    try:
+        code = main(["--config", str(config), "--root", str(demo_root)])
+    finally:
+        set_channel(None)  # the app's channel, set by run_ui, left for no later test
     return code, capsys.readouterr().err
 
 

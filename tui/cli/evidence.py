@@ -16,9 +16,6 @@ one is — the items the ``evidence:missing`` filter lists and ``a`` asks about 
 session has no transcript, so that nothing could be checked (a script must not take that
 for a pass); partly found items and differing metrics are printed, not failures; 2 on usage
 errors.
-
-Wiring (tui/cli.py): :func:`add_evidence_parser` in ``build_parser`` and an ``"evidence"``
-entry in ``COMMANDS`` calling :func:`cmd_evidence` (imported inside the handler).
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-PROG = "hurikaeri"
+from tui.cli.errors import PROG
 
 if TYPE_CHECKING:
     from store.insight.evidence import EvidenceCheck, MetricRow, ReportEvidence

@@ -9,9 +9,6 @@ targets at or under it. Transcripts are read incrementally (the facts cached und
 read only what was appended. ``--json`` prints ``{sessions, complete, items}``.
 
 Exit status: 0; 1 when PATH is no target; 2 on usage errors.
-
-Wiring (tui/cli.py): :func:`add_usage_parser` in ``build_parser`` and a ``"usage"`` entry in
-``COMMANDS`` calling :func:`cmd_usage` (imported inside the handler).
 """
 
 from __future__ import annotations

@@ -11,9 +11,6 @@ over it and kept; a secret it adds is refused unless ``--allow-secret``); ``reve
 reviewed content back (``--hunk N``: only the N-th hunk of its diff). Both are transactions
 (``hurikaeri undo`` takes them back) and a person's decisions (refused inside an agent's
 session).
-
-Wiring (tui/cli.py): ``add_changes_parsers(sub, common)`` in ``build_parser`` and entries in
-``COMMANDS`` calling the ``cmd_*`` functions here (imported lazily there).
 """
 
 from __future__ import annotations
@@ -25,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
+from tui.cli.errors import UsageError
 
 if TYPE_CHECKING:
     from store.review.changes import Change
@@ -86,7 +84,6 @@ def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_keep(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.changes import find, first_start_line, keep, list_changes
-    from tui.cli import UsageError
 
     edited = args.edit or args.from_file is not None
     if bool(args.all) == bool(args.path) or (edited and args.all):

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
+from tui.cli.errors import PROG
 
 if TYPE_CHECKING:  # imported by cmd_meta: the parser is built without the models
     from store.read.diagnostics import DiagnosticSink
     from store.read.metadata_block import ReplyKind
     from store.workspace import Workspace
 
-PROG = "hurikaeri"
 #: ``store.read.metadata_block.REPLY_KINDS``, spelled out so that building the command
 #: line does not import the models (a test holds the two equal).
 REPLY_KINDS = ("review", "discussion")

@@ -44,11 +44,11 @@ from urllib.parse import quote, urlsplit
 
 import assets
 from store.workspace import Workspace
+from tui.cli.errors import PROG, UsageError
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-PROG = "hurikaeri"
 TOKEN_ENV = "HURIKAERI_SERVE_TOKEN"
 MIN_TOKEN_LENGTH = 16
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -63,8 +63,6 @@ Handler = Callable[["web.Request"], Awaitable["web.StreamResponse"]]
 
 def server_token(environ: MutableMapping[str, str] = os.environ) -> str:
     """The token from ``HURIKAERI_SERVE_TOKEN`` (taken out of the environment), else a new one."""
-    from tui.cli import UsageError
-
     given = environ.pop(TOKEN_ENV, "")
     if not given:
         return secrets.token_urlsafe(32)
@@ -243,10 +241,20 @@ def make_server(command: str, *, host: str, port: int, title: str, token: str) -
     )
 
 
+def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    serve = sub.add_parser(
+        "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default: 127.0.0.1, this machine only)",
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+
+
 def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
     """The same app in a browser: textual-serve runs ``hurikaeri --root ROOT`` per session."""
-    from tui.cli import UsageError
-
     try:
         import textual_serve.server  # noqa: F401
     except ImportError:

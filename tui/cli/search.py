@@ -8,10 +8,8 @@ Prints the best hits first: kind, id, title and ``path:line``; ``--json`` prints
 imports the models, so a warm search is quick to start. Exit status: 0 with hits, 1 with
 none, 2 for a malformed query (the message names what is wrong).
 
-Wiring (tui/cli.py): ``add_search_parser(sub, common)`` in ``build_parser`` and
-``if args.command == "search": return cmd_search(args, ws)`` in ``main``. ``main`` here is
-a standalone entry with the same arguments (``python -m tui.cli_search``), for a start
-that does not import the rest of the command line.
+``main`` here is a standalone entry with the same arguments (``python -m tui.cli.search``),
+for a start that does not import the rest of the command line.
 """
 
 from __future__ import annotations
@@ -25,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-PROG = "hurikaeri"
+from tui.cli.errors import PROG
+
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
 DEFAULT_LIMIT = 20

@@ -16,13 +16,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
+from tui.cli.errors import PROG
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
     from store.ledger import Ledger
     from store.review.transactions import TxResult, TxView, UndoRefused
     from store.workspace import Workspace
 
-PROG = "hurikaeri"
 #: How many transactions ``history`` lists unless told (``--limit 0``: all).
 DEFAULT_LIMIT = 50
 

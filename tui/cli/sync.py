@@ -13,8 +13,7 @@ from typing import Any
 
 from store.read.textsafe import printable
 from store.workspace import Workspace
-
-PROG = "hurikaeri"
+from tui.cli.errors import PROG
 
 
 def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:

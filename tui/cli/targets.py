@@ -7,9 +7,6 @@ prints ``{targets, findings, duplicates, stale_days}``. Exit status: 0 when noth
 over budget, no secret was found and every target could be read, 1 otherwise (a target
 not read — too large, not text, linked out of its folder — says why on its line), 2 on
 usage errors.
-
-Wiring (tui/cli.py): ``add_targets_parser(sub, common)`` in ``build_parser`` and a
-``"targets"`` entry in ``COMMANDS`` calling :func:`cmd_targets` (imported lazily there).
 """
 
 from __future__ import annotations

@@ -1,0 +1,138 @@
+"""The ``hurikaeri`` command line: the UI by default, subcommands for scripts and hooks.
+
+Exit status, one rule for every command: 2 when the command line itself is wrong (an
+unknown command or option, a missing argument, a value an option does not take: argparse
+and :class:`UsageError`); 1 when what it names has problems (an unknown id, a path that is
+not there, lint errors, a refused or declined write: :class:`SubjectError`,
+``ReviewError``, a write error); 0 otherwise. Errors are one line on standard error, never
+a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from store.config import ConfigError, load_config
+from store.read.textsafe import printable
+from store.review.errors import ReviewError
+from store.workspace import Workspace
+from tui.cli import (
+    changes,
+    evidence,
+    exchange,
+    history,
+    meta,
+    reports,
+    review,
+    search,
+    serve,
+    show,
+    sync,
+    targets,
+    ui,
+    usage,
+)
+from tui.cli.errors import PROG, SubjectError, UsageError
+from tui.cli.parser import build_parser
+from tui.visible_output import visible_output
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
+    "lint": reports.cmd_lint,
+    "match": reports.cmd_match,
+    "stats": reports.cmd_stats,
+    "show": show.cmd_show,
+    "import-wrapup": exchange.cmd_import_wrapup,
+    "export-feedback": exchange.cmd_export_feedback,
+    "approve": review.cmd_approve,
+    "reject": review.cmd_reject,
+    "promote": review.cmd_promote,
+    "retarget": review.cmd_retarget,
+    "undo": history.cmd_undo,
+    "redo": history.cmd_redo,
+    "history": history.cmd_history,
+    "search": search.cmd_search,
+    "meta": meta.cmd_meta,
+    "serve": serve.cmd_serve,
+    "targets": targets.cmd_targets,
+    "evidence": evidence.cmd_evidence,
+    "usage": usage.cmd_usage,
+    "sync": sync.cmd_sync,
+    "changes": changes.cmd_changes,
+    "keep": changes.cmd_keep,
+    "revert": changes.cmd_revert,
+}
+
+
+#: The commands that decide or write as a person does: refused inside an agent's session
+#: (:mod:`store.review.agents`), unless they only show what they would do (``--dry-run``).
+#: ``sync`` publishes the person's decisions under their name.
+PERSON_ONLY = frozenset(
+    {"approve", "reject", "promote", "retarget", "undo", "redo", "keep", "revert", "sync"}
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "import-wrapup":  # reads no YAML: the loader is looked for only
+            from importlib.util import find_spec
+
+            c_loader = find_spec("_ruamel_yaml") is not None
+        else:
+            from store.read.yamlload import C_LOADER_AVAILABLE as c_loader
+        if not c_loader:
+            print(
+                f"{PROG}: error: ruamel.yaml's C loader (ruamel.yaml.clib) is not installed; "
+                "install it with 'pip install ruamel.yaml.clib' (or reinstall hurikaeri)",
+                file=sys.stderr,
+            )
+            return 2
+        if args.command == "completion":  # needs no config and no workspace
+            from tui.cli.completion import cmd_completion
+
+            return cmd_completion(args.shell)
+        config = load_config(args.config)
+        if args.command == "demo":
+            return ui.run_demo(config, args.keep)
+        if args.root is not None and not args.root.is_dir():
+            raise SubjectError(f"--root {args.root}: not a directory")
+        ws = Workspace.resolve(args.root, config)
+        command = COMMANDS.get(args.command or "")
+        person = args.command in PERSON_ONLY and not getattr(args, "dry_run", False)
+        waived = getattr(args, "allow_secret", False)  # judging a hit no secret is a person's
+        if person or waived:
+            from store.review.agents import check_person
+
+            what = args.command if person else f"{args.command} --allow-secret"
+            check_person(what, config, os.environ)
+        if command is not None:
+            with visible_output():  # what they print comes from agents' files
+                return command(args, ws)
+        return ui.run_ui(ws)
+    except UsageError as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
+        return 2
+    except (SubjectError, ConfigError) as exc:
+        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+        if isinstance(exc, ReviewError) or _is_write_error(exc):
+            print(f"{PROG}: {printable(str(exc))}", file=sys.stderr)
+        else:
+            print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
+        return 1
+
+
+def _is_write_error(exc: Exception) -> bool:
+    """A refused or failed write (``store.write.atomic.WriteError``): only a command that
+    imported that module can raise one, so it is not imported here to ask."""
+    atomic = sys.modules.get("store.write.atomic")
+    return atomic is not None and isinstance(exc, atomic.WriteError)

@@ -1,0 +1,123 @@
+"""The command line's parser: every subcommand's arguments, each group's from its module.
+
+Building it imports argparse and our command modules only (each imports what it needs
+when it runs), so ``--help``, ``--version`` and the small commands hooks call after every
+session do not load the models, the insight code or the UI.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from tui.cli.changes import add_changes_parsers
+from tui.cli.errors import PROG, UsageError
+from tui.cli.evidence import add_evidence_parser
+from tui.cli.exchange import add_exchange_parsers
+from tui.cli.history import add_history_parsers
+from tui.cli.meta import add_meta_parser
+from tui.cli.reports import add_report_parsers
+from tui.cli.review import add_review_parsers
+from tui.cli.search import add_search_parser
+from tui.cli.serve import add_serve_parser
+from tui.cli.show import add_show_parser
+from tui.cli.sync import add_sync_parser
+from tui.cli.targets import add_targets_parser
+from tui.cli.ui import add_demo_parser
+from tui.cli.usage import add_usage_parser
+
+#: The shells ``completion`` writes a script for (:mod:`tui.cli.completion`).
+SHELLS = ("bash", "zsh", "fish")
+
+
+class _Version(argparse.Action):
+    """``--version``: the version (:data:`store.__version__`)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kw: Any) -> NoReturn:
+        from store import __version__
+
+        print(f"{PROG} {__version__}")
+        parser.exit(0)
+
+
+class _Parser(argparse.ArgumentParser):
+    #: How the shell completes an argument, by its ``dest``: set on each argument added
+    #: as its ``complete`` attribute, which shtab reads (see :mod:`tui.cli.completion`).
+    completions: Mapping[str, Any] = {}
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if action.dest in self.completions:
+            setattr(action, "complete", self.completions[action.dest])  # noqa: B010
+        return action
+
+
+def _common(parser_class: type[_Parser], default: Any) -> _Parser:
+    """``--root`` and ``--config``, accepted before and after the subcommand.
+
+    The subcommands' copies default to ``SUPPRESS``: an option given before the subcommand
+    is kept instead of being overwritten by the subparser's own default (argparse's
+    behaviour with a shared parent)."""
+    p = parser_class(add_help=False)
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=default,
+        help="workspace root (default: ~/.claude or the config's)",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=default,
+        help="config file (default: $HURIKAERI_CONFIG or the user config dir)",
+    )
+    return p
+
+
+def build_parser(completions: Mapping[str, Any] | None = None) -> argparse.ArgumentParser:
+    """The parser; ``completions``: how the shell completes arguments, by ``dest`` (for a
+    completion script, :func:`tui.cli.completion.completion_script`)."""
+    cls: type[_Parser] = _Parser
+    if completions:
+        cls = type("Parser", (_Parser,), {"completions": completions})
+    common = _common(cls, argparse.SUPPRESS)
+    parser = cls(
+        prog=PROG,
+        description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
+        parents=[_common(cls, None)],
+    )
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", parser_class=cls)
+    for add in (
+        add_demo_parser,
+        add_report_parsers,  # lint, match, stats
+        add_show_parser,
+        add_exchange_parsers,  # import-wrapup, export-feedback
+        add_review_parsers,  # approve, reject, promote, retarget
+        add_history_parsers,  # history, undo, redo
+        add_meta_parser,
+        add_search_parser,
+        add_targets_parser,
+        add_evidence_parser,
+        add_usage_parser,
+        add_sync_parser,
+        add_changes_parsers,  # changes, keep, revert
+        add_serve_parser,
+    ):
+        add(sub, common)
+    completion = sub.add_parser(
+        "completion",
+        help="print the shell completion script (bash, zsh or fish)",
+        description="Print a completion script for SHELL on standard output; "
+        "the README's command-line section says where to put it.",
+    )
+    completion.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    return parser

@@ -1,0 +1,257 @@
+"""The review decisions: ``approve`` and ``reject`` (KPT items or inbox proposals),
+``promote`` (a try-item into its persistence target) and ``retarget``. Each writes as a
+person does: refused inside an agent's session (``PERSON_ONLY`` in :mod:`tui.cli.main`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from store.read.textsafe import printable
+from store.review.errors import ReviewError
+from tui.cli.errors import PROG, UsageError
+from tui.cli.history import dump_json, recovered_note, tx_json
+
+if TYPE_CHECKING:
+    from store.ledger import Op
+    from store.workspace import Workspace
+
+#: A try-item's persistence target types (``store.models.kpt.TARGET_TYPES``, which loads
+#: pydantic: repeated here for the parser; a test keeps the two equal).
+TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
+
+
+def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    for name, verb in (("approve", "approve"), ("reject", "reject")):
+        p = sub.add_parser(
+            name,
+            parents=[common],
+            help=f"{verb} KPT items (KPT_ID/ITEM_ID) or inbox proposals (PROPOSAL_ID)",
+        )
+        p.add_argument("ids", nargs="+", metavar="ID")
+        p.add_argument("--note", help="a note kept with the decision")
+        p.add_argument("--json", action="store_true", help="print what was written as JSON")
+        if name == "approve":
+            p.add_argument(
+                "--yes",
+                action="store_true",
+                help="write proposals' targets without asking (stale ones included)",
+            )
+            p.add_argument(
+                "--dry-run",
+                action="store_true",
+                help="print what approving would write; write nothing",
+            )
+            p.add_argument(
+                "--allow-secret",
+                action="store_true",
+                help="write what the secret scan flags (when it is no real secret)",
+            )
+    promote = sub.add_parser(
+        "promote", parents=[common], help="write a try-item into its persistence target"
+    )
+    _item_args(promote)
+    promote.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    promote.add_argument("--yes", action="store_true", help="write without asking")
+    promote.add_argument("--json", action="store_true", help="print what was written as JSON")
+    promote.add_argument(
+        "--near",
+        choices=["replace", "keep-both", "skip"],
+        help="what to do when a similar bullet is already there",
+    )
+    promote.add_argument(
+        "--allow-secret",
+        action="store_true",
+        help="write what the secret scan flags (when it is no real secret)",
+    )
+    promote.add_argument(
+        "--text",
+        metavar="TEXT",
+        help="the wording to write ('-': read it from standard input); without it, the rule "
+        "made from the description (--dry-run shows it). For a memory target: the behavior",
+    )
+    promote.add_argument("--trigger", metavar="T", help="a memory entry's trigger")
+    promote.add_argument("--reason", metavar="R", help="a memory entry's reason")
+    retarget_p = sub.add_parser(
+        "retarget", parents=[common], help="set a try-item's persistence target"
+    )
+    _item_args(retarget_p)
+    retarget_p.add_argument(
+        "--type",
+        required=True,
+        dest="type_",
+        metavar="T",
+        choices=TARGET_TYPES,
+        help="claude_md, skill, hook or memory",
+    )
+    retarget_p.add_argument("--path", required=True, metavar="P")
+    retarget_p.add_argument("--section", metavar="S")
+    retarget_p.add_argument("--json", action="store_true", help="print what was written as JSON")
+
+
+def _item_args(p: argparse.ArgumentParser) -> None:
+    """A try-item as ``KPT_ID/TRY_ID`` (as every other command names items) or ``KPT_ID TRY_ID``."""
+    p.add_argument("kpt_id", metavar="KPT_ID[/TRY_ID]")
+    p.add_argument("try_id", nargs="?", metavar="TRY_ID")
+
+
+def item_ref(args: argparse.Namespace) -> str:
+    """The ``KPT_ID/TRY_ID`` that :func:`_item_args` read, in either form."""
+    if args.try_id is None:
+        if "/" not in args.kpt_id.strip().strip("/"):
+            raise UsageError(f"'{args.kpt_id}' names no item: give KPT_ID/TRY_ID or KPT_ID TRY_ID")
+        return str(args.kpt_id)
+    if "/" in args.kpt_id:
+        raise UsageError(f"'{args.kpt_id} {args.try_id}': give KPT_ID/TRY_ID or KPT_ID TRY_ID")
+    return f"{args.kpt_id}/{args.try_id}"
+
+
+def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
+    from store.ledger import Ledger, report_of
+    from store.review.items import decide_keys, find_item
+
+    # the lines about what is decided on alone (and every transaction): not the whole fold
+    ledger = Ledger(ws.state_dir, reports=[report_of(i.strip()) for i in args.ids])
+    recovered_note(ws, ledger)
+    as_json = getattr(args, "json", False)
+    proposals: list[str] = []
+    if any("/" not in i for i in args.ids):  # KPT_ID/ITEM_ID is no proposal: no inbox read
+        from store.review.inbox import is_proposal_id
+
+        proposals = [i for i in args.ids if is_proposal_id(ws, i)]
+    if proposals:
+        from store.review.inbox import decide_proposals, find_proposal, plan_decision
+
+        if len(proposals) != len(args.ids):
+            raise UsageError("decide on KPT items and proposals in separate commands")
+        plans = [
+            plan_decision(
+                ws,
+                find_proposal(ws, pid),
+                "approve" if op == "approve" else "reject",
+                args.note,
+                allow_secrets=getattr(args, "allow_secret", False),
+            )
+            for pid in proposals
+        ]
+        for plan in plans:
+            if plan.refused:
+                raise ReviewError(f"{plan.ref.id}: {plan.refused}; nothing was written")
+        writes = [p for p in plans if p.target is not None and p.after is not None]
+        for plan in writes if not as_json else []:
+            assert plan.target is not None
+            label = ws.display(plan.target)
+            print(f"# {plan.ref.id} → {label}" + (f"  (stale: {plan.stale})" if plan.stale else ""))
+            sys.stdout.write(printable(plan.diff(label)))
+        if getattr(args, "dry_run", False):
+            if as_json:
+                diffs = {p.ref.id: p.diff(ws.display(p.target)) for p in writes if p.target}
+                dump_json(tx_json(None, dry_run=True, diffs=diffs))
+            return 0
+        if writes and not getattr(args, "yes", False):
+            stale = [p for p in writes if p.stale]
+            if not sys.stdin.isatty():
+                raise ReviewError(
+                    "not approved: confirm with --yes (no terminal to ask on)"
+                    + (f"; {stale[0].ref.id} is stale: {stale[0].stale}" if stale else "")
+                )
+            shown = ", ".join(ws.display(p.target) for p in writes if p.target is not None)
+            answer = input(f"Write {shown}{' (stale)' if stale else ''}? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                raise ReviewError("not approved: declined")
+        result = decide_proposals(ws, plans, allow_stale=True, ledger=ledger)
+        if as_json:
+            dump_json(tx_json(result, decided=[p.ref.id for p in plans]))
+            return 0
+        for plan in plans:
+            where = f" → {plan.target}" if plan.target and op == "approve" else ""
+            print(f"{op}d {plan.ref.id}{where}" if op.endswith("e") else f"{op}ed {plan.ref.id}")
+        return 0
+    items = [find_item(ws, r) for r in args.ids]  # every item found before anything is recorded
+    result = decide_keys(ws, [it.key for it in items], op, args.note, ledger=ledger)
+    if as_json:
+        dump_json(tx_json(result, decided=[it.key for it in items]))
+        return 0
+    for it in items:
+        print(f"{op}d {it.key}" if op.endswith("e") else f"{op}ed {it.key}")
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.ledger import Ledger
+    from store.review.items import find_item
+    from store.review.promote import plan_promotion, promote_plans, section_title
+
+    ledger = Ledger(ws.state_dir)
+    ref = find_item(ws, item_ref(args))
+    text = sys.stdin.read() if args.text == "-" else args.text
+    entry = {k: v for k, v in (("trigger", args.trigger), ("reason", args.reason)) if v is not None}
+    plan = plan_promotion(
+        ws, ref, args.near, allow_secrets=args.allow_secret, text=text, entry=entry
+    )
+    shown = str(plan.target) if plan.target else plan.raw_path
+    if plan.status == "refused":
+        raise ReviewError(plan.message)
+    if plan.status == "identical":
+        print(f"{PROG}: nothing to write: {plan.message}", file=sys.stderr)
+        return 0
+    if plan.status == "near-duplicate":
+        print(f"existing: {printable(plan.near_text or '')}\nnew:      {printable(plan.new_text)}")
+        raise ReviewError(f"{plan.message}; choose with --near replace|keep-both|skip")
+    if plan.status == "skip":
+        print(f"{PROG}: {plan.message}", file=sys.stderr)
+        return 0
+    diff = plan.diff(ws.display(plan.target) if plan.target else shown)
+    if args.json and args.dry_run:
+        worded = {"entry": plan.entry} if plan.entry else {"text": plan.new_text}
+        dump_json(tx_json(None, dry_run=True, path=shown, diff=diff, **worded))
+        return 0
+    if not args.json:
+        print(f"# {plan.type} → {shown}  section: {plan.section or '-'}")
+        for name, value in (plan.entry or {"text": plan.new_text}).items():
+            print(f"# {name}: {printable(value)}")
+        sys.stdout.write(printable(diff))
+    if args.dry_run:
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise ReviewError("not promoted: confirm with --yes (no terminal to ask on)")
+        answer = input(f"Write this to {shown}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise ReviewError("not promoted: declined")
+    recovered_note(ws)
+    result = promote_plans(ws, [plan], ledger=ledger)
+    if args.json:
+        dump_json(
+            tx_json(result, promoted=ref.key, path=shown, section=plan.section, text=plan.new_text)
+        )
+        return 0
+    print(f"promoted {ref.key} → {shown}#{section_title(plan.section)}")
+    print(f"  as: {printable(plan.new_text)}")
+    return 0
+
+
+def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.review.items import find_item
+    from store.review.retarget import retarget_item
+
+    ref = find_item(ws, item_ref(args))
+    recovered_note(ws)
+    before, after, result = retarget_item(ws, ref, args.type_, args.path, args.section)
+    if args.json:
+        target = {"type": args.type_, "path": args.path, "section": args.section}
+        dump_json(tx_json(result, item=ref.key, target=target))
+    elif before == after:
+        print(f"{PROG}: {ref.key} already has that target", file=sys.stderr)
+    else:
+        print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
+    return cmd_decide(args, ws, "approve")
+
+
+def cmd_reject(args: argparse.Namespace, ws: Workspace) -> int:
+    return cmd_decide(args, ws, "reject")

@@ -1,0 +1,86 @@
+"""The UI: ``hurikaeri`` alone opens it on the workspace, ``hurikaeri demo`` on a fresh
+temporary copy of the demo workspace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from store.workspace import Workspace
+
+
+def add_demo_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    demo = sub.add_parser(
+        "demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace"
+    )
+    demo.add_argument(
+        "--keep", action="store_true", help="keep the copy after the app closes (removed otherwise)"
+    )
+
+
+def demo_source() -> Path:
+    import assets
+
+    return Path(assets.__file__).parent / "demo"
+
+
+def copy_demo() -> Path:
+    target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
+    shutil.copytree(demo_source(), target, dirs_exist_ok=True, symlinks=True)
+    _sign_demo_ledger(target / ".hurikaeri" / "ledger.jsonl")
+    return target
+
+
+def _sign_demo_ledger(path: Path) -> None:
+    """The demo's decision log, as shipped, is hurikaeri's own: signed for this copy with
+    this machine's key, so that its history can be undone in the demo like the person's
+    own (a ledger line is acted on only when signed here: see the trust boundary). Only
+    the copy ``demo`` has just made is signed; nothing else ever is."""
+    from store import machine_key
+    from store.read.jsonl import encode_record
+
+    try:
+        lines = path.read_bytes().splitlines(keepends=True)
+    except OSError:
+        return
+    out = []
+    for raw in lines:
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            out.append(raw)
+            continue
+        if isinstance(record, dict):
+            sig = machine_key.sign(path.parent, record)
+            if sig is not None:
+                record["sig"] = sig
+                raw = encode_record(record)
+        out.append(raw)
+    path.write_bytes(b"".join(out))
+
+
+def run_ui(workspace: Workspace) -> int:
+    from store.ledger import set_channel
+    from tui.app import create_app
+
+    set_channel("app")  # what the app records, and what its undo takes back
+    create_app(workspace).run()
+    return 0
+
+
+def run_demo(config: Any, keep: bool) -> int:
+    """The UI on a fresh copy of the demo workspace, removed afterwards unless ``keep``."""
+    root = copy_demo()  # the app's header shows where it is while it runs
+    try:
+        return run_ui(Workspace(root, config))
+    finally:
+        if keep:
+            print(f"The demo workspace is kept at {root}", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+            print(f"Removed the demo copy {root} (--keep keeps it)", file=sys.stderr)
