@@ -15,9 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from store.config import ConfigError, load_config
-from store.read.textsafe import printable
-from store.review.errors import ReviewError
+from store.config import load_config
 from store.workspace import Workspace
 from tui.cli import (
     changes,
@@ -35,7 +33,7 @@ from tui.cli import (
     ui,
     usage,
 )
-from tui.cli.errors import PROG, SubjectError, UsageError
+from tui.cli.errors import PROG, SubjectError, failed
 from tui.cli.parser import build_parser
 from tui.visible_output import visible_output
 
@@ -112,27 +110,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             with visible_output():  # what they print comes from agents' files
                 return command(args, ws)
         return ui.run_ui(ws)
-    except UsageError as exc:
-        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
-        return 2
-    except (SubjectError, ConfigError) as exc:
-        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
-        if isinstance(exc, ReviewError) or _is_write_error(exc):
-            print(f"{PROG}: {printable(str(exc))}", file=sys.stderr)
-        else:
-            print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
-        return 1
-
-
-def _is_write_error(exc: Exception) -> bool:
-    """A refused or failed write (``store.write.atomic.WriteError``): only a command that
-    imported that module can raise one, so it is not imported here to ask."""
-    atomic = sys.modules.get("store.write.atomic")
-    return atomic is not None and isinstance(exc, atomic.WriteError)
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - never a traceback
+        return failed(exc)

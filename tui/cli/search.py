@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui.cli.errors import PROG
+from tui.cli.errors import PROG, SubjectError, failed
 
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
@@ -135,8 +135,7 @@ def _progress(done: int, total: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``hurikaeri search`` on its own (the same arguments, exit codes and messages)."""
-    from store.config import ConfigError, load_config
-    from store.read.textsafe import printable
+    from store.config import load_config
     from store.workspace import Workspace
     from tui.visible_output import visible_output
 
@@ -152,22 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.root is not None and not args.root.is_dir():
-            print(f"{PROG}: error: --root {args.root}: not a directory", file=sys.stderr)
-            return 1
+            raise SubjectError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, load_config(args.config))
         with visible_output():  # hits carry agents' text
             return cmd_search(args, ws)
-    except ConfigError as exc:
-        print(f"{PROG}: error: {printable(str(exc))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
-        print(f"{PROG}: error: {type(exc).__name__}: {printable(str(exc))}", file=sys.stderr)
-        return 1
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - never a traceback
+        return failed(exc)
 
 
 if __name__ == "__main__":
