@@ -1,7 +1,6 @@
 """The markers a format model puts on its fields: what the specification requires or
 enumerates, checked after validation (:mod:`store.read.markers`). Plain dataclasses, apart
-from the models, so that a command that checks a document without pydantic
-(:mod:`store.models.shape`) reads the same markers."""
+from the models."""
 
 from __future__ import annotations
 

@@ -2,10 +2,6 @@
 validation: missing required fields are errors, values outside an enumeration (or in the
 wrong case), dates that are not ISO 8601 and ids of another shape are warnings, and so are
 unknown fields of model-written formats. Values are always kept as written.
-
-Works on a validated model and on a plain document checked against its model's shape
-(:class:`store.models.shape.PlainDoc`) alike, and imports no pydantic: a hook's
-``import-wrapup`` checks a plain input without it.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from functools import cache
 from typing import Any
 
 from store.models.markers import Choice, DateText, IdPattern, Required
-from store.models.shape import PlainDoc
 from store.read.diagnostics import DiagnosticSink
 
 LineOf = Callable[[Sequence[str | int]], int | None]
@@ -33,19 +28,6 @@ def dotted(loc: Sequence[str | int]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(document)"
-
-
-def _fields(model: Any) -> Sequence[tuple[str, str, Sequence[Any]]]:
-    """Each field's name, key in the document and markers: a plain document's from its
-    shape (:class:`store.models.shape.PlainDoc`), a model's from its class."""
-    if isinstance(model, PlainDoc):
-        return model.shape.fields
-    return _markers(model.__class__)
-
-
-def _is_doc(value: Any) -> bool:
-    """A model, or a plain document standing for one."""
-    return isinstance(value, PlainDoc) or hasattr(value, "model_fields_set")
 
 
 @cache
@@ -72,7 +54,7 @@ def check_markers(
     pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]] = frozenset(),
 ) -> None:
     """Report departures from the markers of ``model``'s fields (and its sub-models')."""
-    for name, key, meta in _fields(model):
+    for name, key, meta in _markers(model.__class__):
         value = getattr(model, name)
         here = (*loc, key)
         for m in meta:
@@ -132,13 +114,13 @@ def _recurse(
     loc: tuple[str | int, ...],
     pruned: set[tuple[str | int, ...]] | frozenset[tuple[str | int, ...]],
 ) -> None:
-    if _is_doc(value):
+    if hasattr(value, "model_fields_set"):
         check_markers(value, sink, line_of, loc, pruned)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            if _is_doc(v):
+            if hasattr(v, "model_fields_set"):
                 check_markers(v, sink, line_of, (*loc, i), pruned)
     elif isinstance(value, dict):
         for k, v in value.items():
-            if _is_doc(v):
+            if hasattr(v, "model_fields_set"):
                 check_markers(v, sink, line_of, (*loc, k), pruned)

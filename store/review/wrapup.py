@@ -40,27 +40,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from store.check.secrets import check_write
 from store.ledger import Ledger
-from store.models.lesson_terms import AI_LESSON_TYPES, USER_LESSON_TYPES
-from store.models.shape import PlainDoc, plain, shapes_from
-from store.models.wrapup_shapes import WRITTEN
+from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import encode_record
-from store.read.markers import check_markers, dotted, no_line
+from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
+from store.read.validate import validate_tolerant
 from store.review.errors import ReviewError
 from store.review.journal import FileWrite
 from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.policy import in_place
-
-if TYPE_CHECKING:
-    from store.models.lessons import WrapupInput
 
 _ID_SEQ = re.compile(r"^(?P<prefix>.+)-(?P<date>\d{8})-(?P<seq>\d+)$")
 
@@ -361,14 +357,9 @@ def next_id(prefix: str, day: str, taken: set[str]) -> str:
     return f"{prefix}-{day}-{max(seqs, default=0) + 1:03d}"
 
 
-#: the shapes of the wrap-up input's models: a plain input is read without pydantic
-_SHAPES = shapes_from(WRITTEN)
-
-
-def parse_input(text: str, source: str) -> tuple[WrapupInput | PlainDoc | None, list[Diagnostic]]:
-    """The wrap-up input read as :class:`~store.models.lessons.WrapupInput` (a plain one,
-    as the model would read it, without importing it: :mod:`store.models.shape`), and what
-    is wrong with it."""
+def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagnostic]]:
+    """The wrap-up input read as :class:`~store.models.lessons.WrapupInput`, and what is
+    wrong with it."""
     sink = DiagnosticSink(source)
     try:
         data = json.loads(text, parse_constant=_no_constant)
@@ -380,14 +371,7 @@ def parse_input(text: str, source: str) -> tuple[WrapupInput | PlainDoc | None, 
         return None, sink.items
     if not _check_values(data, sink):
         return None, sink.items
-    model: WrapupInput | PlainDoc | None = plain(_SHAPES, "WrapupInput", data)
-    if model is not None:
-        check_markers(model, sink, no_line, ())
-    else:  # anything but plain: the model reads it (pydantic, imported now)
-        from store.models.lessons import WrapupInput
-        from store.read.validate import validate_tolerant
-
-        model = validate_tolerant(WrapupInput, data, sink, what="wrap-up input")
+    model = validate_tolerant(WrapupInput, data, sink, what="wrap-up input")
     if model is not None:
         for key, allowed in (("user_lessons", USER_LESSON_TYPES), ("ai_lessons", AI_LESSON_TYPES)):
             for i, les in enumerate(getattr(model, key) or []):
@@ -487,7 +471,7 @@ def _check_project(project: str, sink: DiagnosticSink) -> None:
         )
 
 
-def plan_import(ws: Workspace, model: WrapupInput | PlainDoc) -> WrapupImport:
+def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
     day = _day(model.date or "")
     if not model.project or day is None:  # parse_input reported it
         raise ReviewError("invalid wrap-up input, nothing written: project or date is missing")

@@ -222,3 +222,15 @@ def test_a_newer_field_never_takes_the_place_of_a_records_own(tmp_path: Path) ->
     (lesson,) = _lines(plan.ai_path)
     assert lesson["id"] == "ll-ai-20260223-001" and lesson["session_id"] == "abc-123"
     assert lesson["mood"] == "ok"
+
+
+@pytest.mark.parametrize("name", ["wrapup-input.json", "wrapup-input-v1.4.json"])
+def test_the_input_has_one_reader_its_model(name: str) -> None:
+    """One model per format (DESIGN principle 6): an input of the seed's is read by
+    :class:`WrapupInput` itself, not by a second reader standing in for it (#42)."""
+    from store.models.lessons import WrapupInput
+    from store.review.wrapup import parse_input
+
+    model, diags = parse_input((SEEDS / name).read_text(encoding="utf-8"), name)
+    assert isinstance(model, WrapupInput)
+    assert [d for d in diags if d.severity == "error"] == []
