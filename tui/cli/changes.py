@@ -122,7 +122,7 @@ def _keep_edited(args: argparse.Namespace, ws: Workspace, change: Change) -> int
     """``keep PATH --edit|--from FILE``: the new content written over the file and kept."""
     from store.insight.budgets import check_budget
     from store.review.changes import keep_edited
-    from tui.cli import SubjectError
+    from tui.cli.errors import SubjectError
 
     if args.edit:
         after = _edited(ws, change)
@@ -149,7 +149,7 @@ def _edited(ws: Workspace, change: Change) -> bytes | None:
     """The file as shown, edited in ``$EDITOR`` (``None``: left as it was)."""
     from store.review.external_edit import ExternalEdit
     from store.write.policy import action_writes
-    from tui.cli import SubjectError
+    from tui.cli.errors import SubjectError
 
     shown = change.current if change.current is not None else change.reviewed or b""
     try:
