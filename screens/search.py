@@ -54,7 +54,7 @@ from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.gc_pause import HeldCollection
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import EvidenceStates, evidence_for
-from store.read.kinds import SECTIONS
+from store.models.kpt_terms import SECTIONS
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
 from store.search.query import Query, evidence_query, with_evidence
 from store.search.text import highlight_spans

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from store.index.docs import Lessons
-from store.read.kinds import SECTIONS
+from store.models.kpt_terms import SECTIONS
 
 if TYPE_CHECKING:
     from store.index.docs import LessonRun, RecordRef, ReportRef

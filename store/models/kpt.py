@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar
 from pydantic import Field
 
 from store.models.base import Choice, DateText, IdPattern, Record, Required
-from store.read.kinds import SECTIONS as SECTIONS
+from store.models.kpt_terms import SECTIONS as SECTIONS
 
 KEEP_CATEGORIES = ("approach", "tool_use", "communication", "architecture")
 PROBLEM_CATEGORIES = ("error", "inefficiency", "misunderstanding", "oversight", "wrong_approach")

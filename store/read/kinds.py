@@ -24,9 +24,6 @@ class Kind(StrEnum):
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
-#: A KPT report's sections, in order (here, not only in ``store.models.kpt``, so that
-#: modules which must not load pydantic, such as the search index, have them too).
-SECTIONS = ("keep", "problem", "try", "omission")
 _IGNORED_NAMES = re.compile(r"(^\.|~$|\.sw[a-p]$|^4913$|^#.*#$|\.tmp$|\.bak$|\.orig$)")
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from store.read.kinds import SECTIONS
+from store.models.kpt_terms import SECTIONS
 from store.search.text import collapse, normalize, split_terms
 
 #: Every kind of record the search index holds, in the order lists show them.
