@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store.read.state_file import read_state, write_state
 from store.search.query import EVIDENCE
+from store.write.state_file import read_state, write_state
 
 if TYPE_CHECKING:
     from store.index.sessions import Session

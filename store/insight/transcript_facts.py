@@ -27,9 +27,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.read.state_file import read_state, write_state
 from store.read.trace_counts import TraceCounts
 from store.read.transcript import CODE_CHANGE_TOOLS, MAX_LINE_BYTES
+from store.write.state_file import read_state, write_state
 
 CACHE_NAME = "usage-facts-v1.json"
 CACHE_FORMAT = "hurikaeri-usage-facts"

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from store.read.kinds import ignored_name
-from store.read.state_file import read_state, write_state
 from store.read.transcript import read_transcript
 from store.workspace import Workspace
+from store.write.state_file import read_state, write_state
 
 CACHE_NAME = "transcripts-cache-v1.json"
 CACHE_FORMAT = "hurikaeri-transcripts"

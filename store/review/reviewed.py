@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.ledger import now_iso
-from store.read.state_file import read_state, write_state
 from store.write.atomic import replace_file
+from store.write.state_file import read_state, write_state
 
 if TYPE_CHECKING:
     from store.ledger import Ledger
