@@ -34,8 +34,8 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from store.index.transcript_locator import TranscriptLocator
 from store.read.transcript import Transcript, TranscriptReader, full_text, scan_for
-from store.read.transcript_locator import TranscriptLocator
 from store.workspace import Workspace
 
 from .literal import literal

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.insight.change_git import commits
+from store.index.transcript_locator import TranscriptLocator
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
-from store.read.transcript_locator import TranscriptLocator
 
 if TYPE_CHECKING:
     from store.review.changes import Change

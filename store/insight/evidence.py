@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from store.index.transcript_locator import TranscriptLocator
 from store.insight.turn_numbering import LABELS, Numbering, NumberingName, by_trace, numberings
 from store.ledger import item_key
 from store.models.kpt import KptItem, KptMetrics, KptReport
@@ -41,7 +42,6 @@ from store.read.transcript import (
     Transcript,
     read_transcript,
 )
-from store.read.transcript_locator import TranscriptLocator
 from store.workspace import Workspace
 
 EvidenceState = Literal["found", "partial", "not_found", "no_transcript", "unchecked"]

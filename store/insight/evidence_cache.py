@@ -209,7 +209,7 @@ class WorkspaceEvidence:
         """Bring every report's state up to date: a ``stat`` of each report and transcript,
         a full check (reading the transcript) of those that changed since they were
         checked. ``None`` when ``cancelled()`` said so before the end."""
-        from store.read.transcript_locator import TranscriptLocator
+        from store.index.transcript_locator import TranscriptLocator
 
         with self._lock:
             with self.wi.lock:

@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from store.index.transcript_locator import TranscriptLocator
 from store.insight.duplicates import normalise
 from store.insight.rule_checks import GUARD_STEPS, RuleChecks, parse_rule, path_matches, program_of
 from store.insight.rule_times import RuleTimes, rule_times
@@ -41,7 +42,6 @@ from store.insight.targets import TargetFile, list_targets, project_slug, read_t
 from store.insight.transcript_facts import FactsCache, SessionFacts
 from store.ledger import Ledger
 from store.located import plain_key
-from store.read.transcript_locator import TranscriptLocator
 from store.workspace import Workspace
 
 #: a rule never relevant in this many of its scope's latest sessions is flagged unused

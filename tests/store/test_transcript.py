@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.config import Config
+from store.index.transcript_locator import CACHE_NAME, TranscriptLocator
 from store.read.transcript import (
     PREVIEW_CAP,
     TEXT_CAP,
@@ -19,7 +20,6 @@ from store.read.transcript import (
     read_transcript,
     scan_for,
 )
-from store.read.transcript_locator import CACHE_NAME, TranscriptLocator
 from store.workspace import Workspace
 from tests.transcript_lines import CORPUS, SID, TranscriptWriter, sample_session
 
