@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store import team
-from store.check.takt_layout import is_support_file, piece_dirs
 from store.config import (
     LOCATIONS,
     Config,
@@ -18,6 +17,7 @@ from store.config import (
     default_config_path,
 )
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.read.takt_layout import is_support_file, piece_dirs
 
 DEFAULT_ROOT = Path("~/.claude")
 

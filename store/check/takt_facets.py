@@ -38,8 +38,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from store.check.takt_layout import DEFAULT_LANGUAGE, Source, piece_home, user_takt_dir
 from store.models.piece import Piece
+from store.read.takt_layout import DEFAULT_LANGUAGE, Source, piece_home, user_takt_dir
 
 __all__ = ["FACET_KINDS", "SOURCES", "Resolution", "Source", "builtin_facets", "resolve_reference"]
 

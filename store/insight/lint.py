@@ -88,8 +88,8 @@ def session_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diag
 
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
     """Lint the given files and directories; a file's kind comes from where it lies."""
-    from store.check.takt_layout import in_takt_tree_support, piece_dirs
     from store.read.kinds import ignored_name, kind_from_path
+    from store.read.takt_layout import in_takt_tree_support, piece_dirs
     from store.workspace import _walk
 
     seen: set[Diagnostic] = set()

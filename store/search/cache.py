@@ -46,10 +46,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from store.check.takt_layout import piece_dirs
 from store.index.heads import first_line
 from store.index.parallel import chunk_by_size, map_chunks
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.read.takt_layout import piece_dirs
 from store.search.engine import DeltaRecord, SearchIndex, _delta
 from store.search.model import SearchRecord, Stamp
 from store.search.segment import Segment

@@ -18,11 +18,11 @@ import pytest
 from store.check.files import lint_file
 from store.check.piece_lint import facet_references
 from store.check.takt_facets import BUILTIN_DATA, builtin_facets, resolve_reference
-from store.check.takt_layout import piece_dirs, piece_home
 from store.config import Config
 from store.insight.lint import lint_paths, lint_workspace
 from store.models import Piece
 from store.read.loader import load_file
+from store.read.takt_layout import piece_dirs, piece_home
 from store.workspace import Workspace
 from tests.conftest import REPO, TAKT
 
