@@ -376,7 +376,7 @@ class HurikaeriApp(App[None]):
     @work(exclusive=True, group="theme", exit_on_error=False)
     async def remember_theme(self) -> None:
         from screens.writing import run_write
-        from store.config import save_theme
+        from store.write.theme import save_theme
 
         name, path = self.theme, self.workspace.config.save_to
         if path is None or name == self._theme_kept:

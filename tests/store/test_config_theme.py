@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from store.config import ConfigError, load_config, save_theme
+from store.config import ConfigError, load_config
+from store.write.theme import save_theme
 
 
 @pytest.mark.parametrize(
