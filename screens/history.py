@@ -24,10 +24,10 @@ from screens.messages import EVERY_KIND, ReviewChanged, WorkspaceChanged
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
+from store.errors import ReviewError
 from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.review import transactions as tx
-from store.review.errors import ReviewError
 from store.review.transactions import TxView
 
 COLUMNS = [

@@ -32,13 +32,13 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
+from store.errors import ReviewError
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.target_report import Finding, TargetRow, TargetsReport, build_report
 from store.insight.targets import Rule
 from store.insight.usage import Usage, UsageReport, usage_report
 from store.read.kinds import Kind
 from store.review.dedupe import apply_merge, plan_merge
-from store.review.errors import ReviewError
 
 COLUMNS = (
     Column("path", "Target", min_width=32, path=True),

@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store import team
+from store.errors import ReviewError
 from store.ledger import Ledger, TxRecord
-from store.review.errors import ReviewError
 from store.review.journal import record_path
 from store.review.transactions import recover, tx_lock
 from store.workspace import Workspace

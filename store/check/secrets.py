@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from store.review.errors import ReviewError
+from store.errors import ReviewError
 
 #: Kingfisher's rule confidence floor: ``medium`` keeps the rules its authors trust
 #: (``low`` adds noisy generic ones that flag ordinary prose).

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from store.config import Config
-from store.review.errors import ReviewError
+from store.errors import ReviewError
 
 #: The variables agents set in the environment of the commands they run, in the order
 #: they are looked at.

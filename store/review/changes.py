@@ -23,11 +23,11 @@ from typing import Any, Literal
 
 from store.check.secrets import SecretHit, check_write, scan_added
 from store.config import default_config_path
+from store.errors import ReviewError
 from store.insight.budgets import BudgetCheck, check_budget
 from store.insight.targets import list_targets
 from store.ledger import Ledger, now_iso
 from store.read.kinds import ignored_name
-from store.review.errors import ReviewError
 from store.review.journal import FileWrite
 from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
 from store.review.transactions import Effect, TxPlan, TxResult, apply

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from store.errors import ReviewError
 from store.insight.targets import Rule
 from store.ledger import Ledger
 from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
-from store.review.errors import ReviewError
 from store.review.journal import FileWrite
 from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.errors import AmbiguousReport
+from store.errors import ReviewError as ReviewError
 from store.ledger import DECISIONS, ItemState, Ledger, Op, item_key
 from store.located import loc_record, loc_tag, report_key, split_located
 from store.models import KptReport
 from store.models.kpt import SECTIONS, KptItem
 from store.read.kinds import Kind
 from store.read.loader import load_file
-from store.review.errors import AmbiguousReport
-from store.review.errors import ReviewError as ReviewError
 from store.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store import machine_key, team
+from store.errors import ReviewError
 from store.gc_pause import paused_gc
 from store.ledger import (
     DECISIONS,
@@ -54,7 +55,6 @@ from store.ledger import (
 )
 from store.read.diagnostics import Diagnostic
 from store.review.agents import PERSON_ACTIONS, check_person
-from store.review.errors import ReviewError
 from store.review.journal import (
     FileWrite,
     Prepared,

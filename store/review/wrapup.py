@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from store.check.secrets import check_write
+from store.errors import ReviewError
 from store.ledger import Ledger
 from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
 from store.read.diagnostics import Diagnostic, DiagnosticSink
@@ -51,7 +52,6 @@ from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
 from store.read.validate import validate_tolerant
-from store.review.errors import ReviewError
 from store.review.journal import FileWrite
 from store.review.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace

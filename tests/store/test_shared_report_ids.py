@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.config import Config
+from store.errors import AmbiguousReport
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.located import loc_tag, plain_key, report_key, split_located
-from store.review.errors import AmbiguousReport
 from store.review.items import decide, decide_keys, find_item
 from store.review.transactions import last_done, undo
 from store.workspace import Workspace

@@ -53,8 +53,8 @@ def add_evidence_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
+    from store.errors import ReviewError
     from store.insight.evidence import check_session
-    from store.review.errors import ReviewError
     from store.review.items import find_report, split_ref
 
     report_id, item_id = split_ref(args.id)
