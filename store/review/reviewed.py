@@ -6,8 +6,8 @@ many versions is kept once) and a line of ``.hurikaeri/reviewed/index.json`` map
 (relative to the root when inside it) to that hash and the time it was taken. The index is
 written whole and atomically; a copy no path and no undoable ``keep`` names is removed.
 
-hurikaeri's own writes move the reviewed state with them (:func:`follow`, called by
-:func:`store.review.transactions.apply` as a transaction commits): a file that was as
+hurikaeri's own writes move the reviewed state with them
+(:func:`store.review.transactions.follow`, as a transaction commits): a file that was as
 reviewed stays reviewed as written. ``keep`` moves it by its effect (and undo / redo of a
 keep move it back and forth); a ``revert`` never moves it (undoing a revert brings the
 change back to review).
@@ -28,7 +28,6 @@ from store.write.state_file import read_state, write_state
 
 if TYPE_CHECKING:
     from store.ledger import Ledger
-    from store.review.transactions import TxPlan
     from store.workspace import Workspace
 
 DIR_NAME = "reviewed"
@@ -150,56 +149,3 @@ def target_like(ws: Workspace, path: Path) -> bool:
     return name.startswith("project_memory.") or (
         name.endswith((".yaml", ".yml")) and "skills" in path.parts and "inbox" not in path.parts
     )
-
-
-def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
-    """Move the reviewed state with a transaction that has just committed (see the
-    module's docstring). Never fails the transaction: the state is only a copy."""
-    try:
-        _follow(ws, ledger, plan)
-    except (OSError, ValueError):
-        return
-
-
-def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
-    rv = Reviewed.load(ws)
-    if not rv.exists:
-        return
-    origin, effects, back = plan.action, [e.as_record() for e in plan.effects], False
-    if plan.undoes or plan.redoes:
-        rec = ledger.txs.get(plan.undoes or plan.redoes or "")
-        if rec is None:
-            return
-        origin, effects, back = rec.action, rec.effects, bool(plan.undoes)
-    if origin == REVERT:
-        return
-    if origin == KEEP:
-        for eff in effects:
-            if eff.get("op") == KEEP and isinstance(eff.get("path"), str):
-                side = "from" if back else "to"
-                digest, at = eff.get(side), eff.get(f"{side}_at")
-                rv.point(
-                    eff["path"],
-                    digest if isinstance(digest, str) else None,
-                    at if isinstance(at, str) else None,
-                )
-        rv.save(ledger)
-        return
-    moved = False
-    for fw in plan.files:
-        key = key_of(ws, fw.path)
-        if key not in rv.entries and not target_like(ws, Path(fw.path)):
-            continue
-        if fw.how == "replace":
-            before = None if fw.before is None else sha256(fw.before)
-            if key in rv.entries and before != rv.sha(key):
-                continue  # it held changes not reviewed yet: they stay to review
-            rv.set(key, fw.after)
-        else:
-            try:
-                rv.set(key, Path(fw.path).read_bytes())
-            except FileNotFoundError:
-                rv.set(key, None)
-        moved = True
-    if moved:
-        rv.save(ledger)

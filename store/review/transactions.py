@@ -72,7 +72,7 @@ from store.review.journal import (
     where,
     write_backups,
 )
-from store.review.reviewed import follow
+from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, sha256, target_like
 from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.jsonl_edit import finish_interrupted_rewrites
@@ -800,6 +800,62 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     return led
+
+
+# -- the reviewed state follows ---------------------------------------------------------
+
+
+def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
+    """Move the reviewed state with a transaction that has just committed (see
+    :mod:`store.review.reviewed`). Never fails the transaction: the state is only a copy."""
+    try:
+        _follow(ws, ledger, plan)
+    except (OSError, ValueError):
+        return
+
+
+def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
+    rv = Reviewed.load(ws)
+    if not rv.exists:
+        return
+    origin, effects, back = plan.action, [e.as_record() for e in plan.effects], False
+    if plan.undoes or plan.redoes:
+        rec = ledger.txs.get(plan.undoes or plan.redoes or "")
+        if rec is None:
+            return
+        origin, effects, back = rec.action, rec.effects, bool(plan.undoes)
+    if origin == REVERT:
+        return
+    if origin == KEEP:
+        for eff in effects:
+            if eff.get("op") == KEEP and isinstance(eff.get("path"), str):
+                side = "from" if back else "to"
+                digest, at = eff.get(side), eff.get(f"{side}_at")
+                rv.point(
+                    eff["path"],
+                    digest if isinstance(digest, str) else None,
+                    at if isinstance(at, str) else None,
+                )
+        rv.save(ledger)
+        return
+    moved = False
+    for fw in plan.files:
+        key = key_of(ws, fw.path)
+        if key not in rv.entries and not target_like(ws, Path(fw.path)):
+            continue
+        if fw.how == "replace":
+            before = None if fw.before is None else sha256(fw.before)
+            if key in rv.entries and before != rv.sha(key):
+                continue  # it held changes not reviewed yet: they stay to review
+            rv.set(key, fw.after)
+        else:
+            try:
+                rv.set(key, Path(fw.path).read_bytes())
+            except FileNotFoundError:
+                rv.set(key, None)
+        moved = True
+    if moved:
+        rv.save(ledger)
 
 
 # -- what is not ours ------------------------------------------------------------------
