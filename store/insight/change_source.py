@@ -19,15 +19,27 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from store.insight.change_git import commits
 from store.index.transcript_locator import TranscriptLocator
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
 
 if TYPE_CHECKING:
-    from store.review.changes import Change
+    from collections.abc import Sequence
+
     from store.workspace import Workspace
+
+
+class Change(Protocol):
+    """What :func:`attribute` reads and sets of a change to review
+    (:class:`store.review.changes.Change`, which calls it: named here, not imported)."""
+
+    path: Path
+    reviewed: bytes | None
+    current: bytes | None
+    reviewed_at: str | None
+    source: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +111,7 @@ def _names(change: Change) -> set[str]:
     return {os.path.normpath(str(change.path)), os.path.realpath(change.path)}
 
 
-def attribute(ws: Workspace, changes: list[Change]) -> None:
+def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     """Set each change's ``source`` (left ``None``: unknown)."""
     todo = [c for c in changes if c.current is not None or c.reviewed is not None]
     if not todo:
