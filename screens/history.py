@@ -27,8 +27,8 @@ from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.errors import ReviewError
 from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
-from store.review import transactions as tx
-from store.review.transactions import TxView
+from store.tx import transactions as tx
+from store.tx.transactions import TxView
 
 COLUMNS = [
     Column("at", "When (local)", 16),

@@ -46,7 +46,7 @@ from store.review.inbox import (
     list_proposals,
     plan_decision,
 )
-from store.review.transactions import TxResult
+from store.tx.transactions import TxResult
 
 COLUMNS = [
     Column("created", "Created", 11),

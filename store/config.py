@@ -55,7 +55,7 @@ class Config:
     #: ``reviewer``: who this person is in a team's ledgers (else git's user.email)
     reviewer: str | None = None
     #: ``[review] agent_decisions = "allow"``: decisions may run inside an agent's session
-    #: (honoured only from the config file at its default place: see store.review.agents)
+    #: (honoured only from the config file at its default place: see store.tx.agents)
     agent_decisions: bool = False
     #: the file a theme chosen in the app is remembered in (the file read, or the default
     #: one when there was none; ``None``: nowhere, e.g. a config built in code)

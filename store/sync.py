@@ -45,8 +45,8 @@ from pathlib import Path
 from store import team
 from store.errors import ReviewError
 from store.ledger import Ledger, TxRecord
-from store.review.journal import record_path
-from store.review.transactions import recover, tx_lock
+from store.tx.journal import record_path
+from store.tx.transactions import recover, tx_lock
 from store.workspace import Workspace
 
 #: The trailer that marks a commit as made by ``hurikaeri sync``.

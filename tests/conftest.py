@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from store.review.agents import AGENT_VARIABLES
+from store.tx.agents import AGENT_VARIABLES
 
 # Snapshots and colours must not depend on the developer's terminal.
 os.environ.pop("NO_COLOR", None)

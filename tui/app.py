@@ -432,7 +432,7 @@ class HurikaeriApp(App[None]):
         """The one place a failed write ends: say in one line what did not happen (a refused
         undo or redo shows what changed since); every file is as it was, and the screens
         re-read the review state in case."""
-        from store.review.transactions import UndoRefused
+        from store.tx.transactions import UndoRefused
 
         error = event.error
         if isinstance(error, UndoRefused) and error.diff:

@@ -20,8 +20,8 @@ from screens.widgets.literal import literal
 from screens.writing import run_write, settled
 from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
-from store.review import transactions as tx
-from store.review.transactions import TxView
+from store.tx import transactions as tx
+from store.tx.transactions import TxView
 
 
 async def _ask(node: DOMNode, line: str, yes: str) -> bool:

@@ -43,7 +43,7 @@ from store.write.atomic import sweep_temp_files
 from store.write.jsonl_edit import finish_interrupted_rewrites
 
 if TYPE_CHECKING:
-    from store.review.transactions import Recovered
+    from store.tx.transactions import Recovered
 
 __all__ = ["IndexedFile", "WorkspaceIndex", "index_file"]
 
@@ -226,9 +226,9 @@ class WorkspaceIndex:
 
     def recover(self) -> list[Recovered]:
         """Roll back the transactions a killed process left half done
-        (:func:`store.review.transactions.recover`); what was rolled back. A state
+        (:func:`store.tx.transactions.recover`); what was rolled back. A state
         directory we cannot write (read-only) leaves them for a later start."""
-        from store.review.transactions import recover
+        from store.tx.transactions import recover
         from store.write.atomic import WriteError
 
         try:

@@ -33,7 +33,7 @@ def lint_workspace(ws: Workspace) -> Iterator[Diagnostic]:
             yield unfinished(f.display, f.unfinished_line)
     yield from report_id_collisions(ws, index)
     yield from session_id_collisions(ws, index)
-    from store.review.transactions import not_ours
+    from store.tx.transactions import not_ours
 
     yield from not_ours(ws, ledger=index.ledger)  # forged or pulled lines: not acted on
 

@@ -26,7 +26,7 @@ from store.check.secrets import added_lines
 from store.insight.duplicates import normalise
 from store.insight.targets import TARGET_ACTIONS, markdown_rules
 from store.ledger import Ledger
-from store.review.journal import read_kept
+from store.tx.journal import read_kept
 from store.workspace import Workspace
 
 RuleTimes = dict[Path, dict[str, str]]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from store.ledger import Ledger
 from store.review.changes import tracked
-from store.review.reviewed import DIR_NAME, INDEX_NAME
+from store.tx.reviewed import DIR_NAME, INDEX_NAME
 from store.workspace import Workspace
 
 Stamp = tuple[int, int, int]

@@ -3,7 +3,7 @@ files agents load, outside hurikaeri.
 
 Every target (:func:`store.insight.targets.list_targets`, plus every auto-memory topic file
 under ``projects/<slug>/memory/`` and the config file) is compared with its reviewed state
-(:mod:`store.review.reviewed`): a changed file, a new one, a deleted one is a :class:`Change`
+(:mod:`store.tx.reviewed`): a changed file, a new one, a deleted one is a :class:`Change`
 with its diff, the secrets its added lines hold and its budget. The first start records the
 reviewed state of every target and lists nothing.
 
@@ -28,9 +28,9 @@ from store.insight.budgets import BudgetCheck, check_budget
 from store.insight.targets import list_targets
 from store.ledger import Ledger, now_iso
 from store.read.kinds import ignored_name
-from store.review.journal import FileWrite
-from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.policy import action_writes
 from store.write.textdiff import bytes_diff

@@ -19,8 +19,8 @@ from store.errors import ReviewError
 from store.insight.targets import Rule
 from store.ledger import Ledger
 from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
-from store.review.journal import FileWrite
-from store.review.transactions import TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.policy import MARKDOWN_SUFFIXES, target
 from store.write.textdiff import bytes_diff

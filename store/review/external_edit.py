@@ -23,8 +23,8 @@ from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
 from store.read.loader import load_file
 from store.read.textio import FileStamp
-from store.review.journal import FileWrite
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import Guard, atomic_write
 

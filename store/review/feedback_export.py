@@ -26,8 +26,8 @@ from store.models.kpt import ProblemItem, TryItem
 from store.read.diagnostics import DiagnosticSink
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError, find_report
-from store.review.journal import FileWrite
-from store.review.transactions import TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.policy import in_place
 from store.write.roundtrip import YamlEditor, new_yaml_document

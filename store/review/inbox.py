@@ -26,8 +26,8 @@ from store.read.loader import MODELS, load_file
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
-from store.review.journal import FileWrite
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
 from store.write.policy import in_place, proposal_kind, target, target_problem

@@ -11,8 +11,8 @@ from store.models.kpt import KeepItem, KptItem, OmissionItem, ProblemItem, TryIt
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
-from store.review.journal import FileWrite
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import ConflictError, Guard
 from store.write.policy import in_place

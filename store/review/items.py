@@ -18,7 +18,7 @@ from store.read.loader import load_file
 from store.workspace import Workspace
 
 if TYPE_CHECKING:
-    from store.review.transactions import TxResult
+    from store.tx.transactions import TxResult
 
 
 @dataclass(slots=True)
@@ -251,7 +251,7 @@ def decide_keys(
     item of a section. Nothing but the review state changes. Each decision records where
     its report lies (``locs``: by report key, else looked up; ``store.located``); a plain
     key of an id two reports share is refused (:class:`AmbiguousReport`)."""
-    from store.review.transactions import Effect, TxPlan, apply
+    from store.tx.transactions import Effect, TxPlan, apply
 
     if op not in DECISIONS:
         raise ReviewError(f"'{op}' is not a decision ({', '.join(DECISIONS)})")

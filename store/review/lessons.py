@@ -4,7 +4,7 @@ Archiving is review metadata: it goes to the ledger (``archive`` / ``restore`` o
 ``lesson:<id>``), and the agents' JSONL stays untouched; archived lessons are kept out of lists
 by default. Removing a record from the file happens only when the person asks for it, as a
 transaction that ``undo`` can reverse. Every write here is a transaction
-(:mod:`store.review.transactions`): :func:`edit_lesson_tx`, :func:`archive_lesson`,
+(:mod:`store.tx.transactions`): :func:`edit_lesson_tx`, :func:`archive_lesson`,
 :func:`remove_lesson`.
 """
 
@@ -22,8 +22,8 @@ from store.read.jsonl import JsonlRecord, encode_record, line_ending, scan_jsonl
 from store.read.textio import MAX_JSONL_BYTES, NotReadable, looks_binary, read_regular
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
-from store.review.journal import FileWrite
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import Guard
 from store.write.jsonl_edit import prefix_digest, replace_span
@@ -160,7 +160,7 @@ def lesson_line(ref: LessonRef, changes: dict[str, Any]) -> bytes:
 
 def _record_write(ws: Workspace, ref: LessonRef, new: bytes) -> FileWrite:
     """The record's bytes replaced by ``new`` (empty: removed), found again by its bytes
-    and the line before it (see :mod:`store.review.journal`)."""
+    and the line before it (see :mod:`store.tx.journal`)."""
     start, end = ref.record.start, ref.record.end
     first = start == 0 or (start == 3 and ref.data[:3] == b"\xef\xbb\xbf")
     anchor = b"" if first else ref.data[ref.data.rfind(b"\n", 0, start - 1) + 1 : start]

@@ -32,8 +32,8 @@ from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.metadata_block import Reply, severity_of
 from store.read.validate import validate_tolerant
 from store.read.yamlload import load_yaml
-from store.review.journal import FileWrite
-from store.review.transactions import TxPlan, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import TxPlan, apply
 from store.workspace import Workspace
 from store.write.policy import in_place
 from store.write.roundtrip import new_yaml_document

@@ -23,9 +23,9 @@ from store.models.knowledge import ProjectMemory, Skill
 from store.models.kpt import ProblemItem
 from store.read.textio import FileStamp
 from store.review.items import ItemRef, ReviewError
-from store.review.journal import FileWrite
 from store.review.rule_text import rule_text
-from store.review.transactions import Effect, TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
 from store.write.markdown_edit import NEAR_DUPLICATE, MarkdownDoc, MarkdownTarget, bullet_text

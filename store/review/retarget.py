@@ -9,9 +9,9 @@ from store.models.kpt import TARGET_TYPES
 from store.read.textio import FileStamp
 from store.review.item_edit import _index_of
 from store.review.items import ItemRef, ReviewError
-from store.review.journal import FileWrite
 from store.review.promote import policy_refusal
-from store.review.transactions import TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import ConflictError
 from store.write.policy import in_place

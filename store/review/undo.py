@@ -1,14 +1,14 @@
 """Undoing the last change, in the shape older callers expect.
 
-Undo and redo are transactions (:mod:`store.review.transactions`); this keeps
+Undo and redo are transactions (:mod:`store.tx.transactions`); this keeps
 :func:`undo_last` returning the entries it cancelled, for callers not moved over yet.
 """
 
 from __future__ import annotations
 
 from store.ledger import Entry, Ledger
-from store.review import transactions
-from store.review.transactions import UndoRefused
+from store.tx import transactions
+from store.tx.transactions import UndoRefused
 from store.workspace import Workspace
 
 

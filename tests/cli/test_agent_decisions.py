@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from store.config import default_config_path
-from store.review.agents import AGENT_VARIABLES
+from store.tx.agents import AGENT_VARIABLES
 
 PROPOSAL = "prop-20261116-001"
 ITEM = "kpt-20261028-001/keep-001"

@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from store.ledger import Ledger
-from store.review import transactions
 from store.review.feedback_export import export_feedback
 from store.review.inbox import decide_proposals, find_proposal, plan_decision, propose
 from store.review.item_edit import edit_item
 from store.review.items import ReviewError, decide_keys, find_item
-from store.review.journal import where
 from store.review.lessons import archive_lesson, edit_lesson_tx, find_lesson, remove_lesson
 from store.review.person_report import next_report_id, render_report, write_person_report
 from store.review.promote import plan_promotion, promote_plans
 from store.review.retarget import retarget_item
 from store.review.wrapup import import_wrapup
+from store.tx import transactions
+from store.tx.journal import where
 from store.workspace import Workspace
 from store.write.atomic import WriteError
 

@@ -27,7 +27,9 @@ from store.review.changes import (
 )
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
-from store.review.reviewed import INDEX_NAME
+from store.tx import transactions
+from store.tx.agents import AgentRefused
+from store.tx.reviewed import INDEX_NAME
 from store.workspace import Workspace
 from store.write.atomic import WriteError
 from tests.transcript_lines import CORPUS, SID, TranscriptWriter

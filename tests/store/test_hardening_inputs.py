@@ -526,7 +526,7 @@ def test_removing_the_first_lesson_keeps_the_bom(tmp_path: Path) -> None:
     # shrinks: store.write.jsonl_edit); the BOM stays, and undo puts the record back
     blank = b" " * (len(lines[0]) - 2) + b"\r\n"
     assert path.read_bytes() == b"\xef\xbb\xbf" + blank + lines[1]
-    from store.review.transactions import undo_last
+    from store.tx.transactions import undo_last
 
     undo_last(ws)
     assert path.read_bytes() == b"\xef\xbb\xbf" + b"".join(lines)

@@ -176,8 +176,8 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
     outside the backups, restores and deletes nothing."""
     import json
 
-    from store.review.journal import sha256
     from store.review.undo import UndoRefused
+    from store.tx.journal import sha256
     from tests.ledger_forge import ours
 
     victim = tmp_path / "victim.txt"

@@ -12,8 +12,8 @@ import pytest
 
 from store.ledger import Entry, Ledger, TxRecord
 from store.review.items import decide_keys
-from store.review.journal import FileWrite
-from store.review.transactions import Effect, TxPlan, apply, history, undo
+from store.tx.journal import FileWrite
+from store.tx.transactions import Effect, TxPlan, apply, history, undo
 from store.workspace import Workspace
 from tests.store.team_fixture import team_workspace
 

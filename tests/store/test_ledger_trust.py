@@ -15,7 +15,7 @@ import pytest
 
 from store import machine_key
 from store.ledger import Ledger
-from store.review.transactions import (
+from store.tx.transactions import (
     UndoRefused,
     history,
     not_ours,

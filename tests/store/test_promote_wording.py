@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from store.ledger import Ledger
 from store.review.items import find_item
 from store.review.promote import memory_prefill, plan_promotion, promote_plans
-from store.review.transactions import history, redo, undo
+from store.tx.transactions import history, redo, undo
 from store.workspace import Workspace
 from tests.conftest import FIXTURES
 

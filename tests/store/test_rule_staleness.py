@@ -13,9 +13,9 @@ from store.config import Config
 from store.insight.rule_times import rule_times
 from store.insight.target_report import TargetsCache, build_report
 from store.ledger import Ledger
-from store.review import transactions
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
+from store.tx import transactions
 from store.workspace import Workspace
 
 

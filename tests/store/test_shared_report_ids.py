@@ -18,7 +18,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.located import loc_tag, plain_key, report_key, split_located
 from store.review.items import decide, decide_keys, find_item
-from store.review.transactions import last_done, undo
+from store.tx.transactions import last_done, undo
 from store.workspace import Workspace
 
 RID = "kpt-20260208-001"
@@ -136,7 +136,7 @@ def test_a_line_that_names_no_place_is_about_every_report_of_the_id(root: Path) 
 
 
 def test_undo_of_a_located_decision_says_and_restores_its_report_only(root: Path) -> None:
-    from store.review.transactions import describe_undo
+    from store.tx.transactions import describe_undo
 
     ws = team_ws(root)
     led = Ledger(ws.state_dir)

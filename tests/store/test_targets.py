@@ -21,13 +21,13 @@ from store.insight.staleness import command_refs, path_refs
 from store.insight.target_report import TargetsCache, build_report
 from store.insight.targets import Rule, list_targets, markdown_rules, project_slug, read_target
 from store.ledger import Ledger
-from store.review import transactions
 from store.review.dedupe import apply_merge, plan_merge
 from store.review.inbox import decide_proposals, find_proposal, plan_decision
 from store.review.items import ReviewError, find_item
 from store.review.person_report import check_person_report, write_person_report
 from store.review.promote import plan_promotion, promote_plans
 from store.review.wrapup import import_wrapup
+from store.tx import transactions
 from store.workspace import Workspace
 
 # made at run time so that no scanner flags this file itself

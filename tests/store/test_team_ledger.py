@@ -14,8 +14,8 @@ from store import team
 from store.config import Config, ConfigError, parse_config
 from store.ledger import Ledger
 from store.review.items import decide_keys
-from store.review.transactions import UndoRefused, describe_undo, history, undo, undo_last
 from store.search.query import parse_query
+from store.tx.transactions import UndoRefused, describe_undo, history, undo, undo_last
 from store.workspace import Workspace
 from tests.store.team_fixture import team_workspace
 
@@ -250,7 +250,7 @@ def test_lint_reports_two_authors_reports_with_one_id(tmp_path: Path) -> None:
 
 
 def test_redo_of_another_reviewers_undo_is_described_as_refused(ws: Workspace) -> None:
-    from store.review.transactions import describe_redo, undo
+    from store.tx.transactions import describe_redo, undo
 
     alice = as_(ws, "alice@example.com")
     done = decide_keys(ws, [KEY], "approve", ledger=alice)

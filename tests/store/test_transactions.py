@@ -14,7 +14,6 @@ import pytest
 
 from store.ledger import Ledger
 from store.read.kinds import Kind
-from store.review import journal, transactions
 from store.review.external_edit import ExternalEdit, save_external_edit
 from store.review.feedback_export import export_feedback
 from store.review.inbox import decide_proposals, find_proposal, plan_decision, propose
@@ -24,7 +23,9 @@ from store.review.lessons import archive_lesson, edit_lesson_tx, find_lesson, re
 from store.review.person_report import render_report, write_person_report
 from store.review.promote import plan_promotion, promote_plans
 from store.review.retarget import retarget_item
-from store.review.transactions import (
+from store.review.wrapup import import_wrapup
+from store.tx import journal, transactions
+from store.tx.transactions import (
     TxResult,
     UndoRefused,
     describe_redo,
@@ -36,7 +37,6 @@ from store.review.transactions import (
     undo,
     undo_last,
 )
-from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.policy import in_place
 from tests.ledger_forge import ours

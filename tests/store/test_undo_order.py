@@ -13,7 +13,7 @@ import pytest
 from store.ledger import Ledger, set_channel
 from store.review.items import decide_keys
 from store.review.lessons import edit_lesson_tx, find_lesson
-from store.review.transactions import (
+from store.tx.transactions import (
     UndoRefused,
     describe_undo,
     history,

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import store.models
-from store.review import transactions, wrapup
+from store.review import wrapup
 from store.review.wrapup import import_wrapup
+from store.tx import transactions
 from store.workspace import Workspace
 from tests.conftest import SEEDS
 

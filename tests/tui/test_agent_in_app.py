@@ -13,7 +13,7 @@ import pytest
 from screens.session import SessionScreen
 from store.config import Config, default_config_path
 from store.review.items import decide_keys
-from store.review.transactions import history
+from store.tx.transactions import history
 from store.workspace import Workspace
 from tests.tui.helpers import make_app, ready, until
 
@@ -52,7 +52,7 @@ def test_an_allowed_agents_decision_is_recorded_as_an_agents(
     own = default_config_path()
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text('[review]\nagent_decisions = "allow"\n', encoding="utf-8")
-    import store.review.agents as agents
+    import store.tx.agents as agents
 
     monkeypatch.setattr(agents, "person_config_path", lambda: own)
     config = Config(path=own, agent_decisions=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-import store.review.transactions as transactions
+import store.tx.transactions as transactions
 from screens.dialogs.confirm import ConfirmScreen
 from screens.dialogs.note_prompt import NotePrompt
 from screens.dialogs.promote import PromoteScreen

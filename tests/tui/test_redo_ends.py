@@ -12,7 +12,7 @@ from screens.dialogs.confirm import ConfirmScreen
 from screens.session import SessionScreen
 from store.ledger import Ledger
 from store.review.items import decide_keys
-from store.review.transactions import describe_redo, redo, undo_last
+from store.tx.transactions import describe_redo, redo, undo_last
 from store.workspace import Workspace
 from tests.tui.helpers import make_app, ready, until
 

@@ -1,6 +1,6 @@
 """``hurikaeri history``, ``undo`` and ``redo``: the transactions of the ledger.
 
-Every write is one transaction (``store.review.transactions``). ``history`` lists them
+Every write is one transaction (``store.tx.transactions``). ``history`` lists them
 newest first with their state (done, undone, blocked when a file changed since, aborted);
 ``undo`` takes one back (the newest done, or one by id), ``redo`` applies one again (the
 one undone last, or one by id). Both are transactions themselves: the ledger only grows.
@@ -20,7 +20,7 @@ from tui.cli.errors import PROG
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
     from store.ledger import Ledger
-    from store.review.transactions import TxResult, TxView, UndoRefused
+    from store.tx.transactions import TxResult, TxView, UndoRefused
     from store.workspace import Workspace
 
 #: How many transactions ``history`` lists unless told (``--limit 0``: all).
@@ -61,7 +61,7 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 def recovered_note(ws: Workspace, ledger: Ledger | None = None) -> None:
     """Roll back what a killed process left half done (every command that writes calls
     this first) and say so on standard error. ``ledger``: the command's own, read once."""
-    from store.review.transactions import recover
+    from store.tx.transactions import recover
 
     for r in recover(ws, ledger=ledger):
         left = f"; left as found: {', '.join(r.left)}" if r.left else ""
@@ -124,7 +124,7 @@ def _line(v: TxView, who_width: int, state_width: int) -> str:
 
 
 def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.review.transactions import history, tx_diff
+    from store.tx.transactions import history, tx_diff
 
     if args.diff:
         sys.stdout.write(printable(tx_diff(ws, args.diff)))
@@ -151,7 +151,7 @@ def _refused(exc: UndoRefused, as_json: bool) -> None:
 
 
 def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.review.transactions import UndoRefused, describe_undo, get, undo, undo_last
+    from store.tx.transactions import UndoRefused, describe_undo, get, undo, undo_last
 
     recovered_note(ws)
     line = describe_undo(ws, args.tx_id)
@@ -176,7 +176,7 @@ def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
 
 
 def cmd_redo(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.review.transactions import UndoRefused, describe_redo, redo
+    from store.tx.transactions import UndoRefused, describe_redo, redo
 
     recovered_note(ws)
     line = describe_redo(ws, args.tx_id)

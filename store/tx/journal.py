@@ -1,7 +1,7 @@
 """The files of a transaction: planned changes, backups, writing, and where a file stands.
 
 An action plans each file it changes as a :class:`FileWrite`; the transaction
-(:mod:`store.review.transactions`) prepares them all (guard and conflict checks, appends
+(:mod:`store.tx.transactions`) prepares them all (guard and conflict checks, appends
 locked and measured), keeps backups under ``.hurikaeri/backups/<tx>/``, records the files
 in its ``begin`` line and only then writes them. A *file record* (the dict in the ledger)
 holds everything needed to tell, later, whether the file is still as the transaction left

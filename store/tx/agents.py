@@ -11,7 +11,7 @@ person's own config file — at its default place for the user account, not one 
 point anywhere — may allow it (``[review]
 agent_decisions = "allow"``, e.g. for CI).
 
-The check runs in :func:`store.review.transactions.apply`, the one path every decision
+The check runs in :func:`store.tx.transactions.apply`, the one path every decision
 is recorded through (the command line also checks first, before planning anything): the
 app started inside an agent's session refuses too. An allowed decision is recorded with
 the channel ``agent``.

@@ -7,7 +7,7 @@ many versions is kept once) and a line of ``.hurikaeri/reviewed/index.json`` map
 written whole and atomically; a copy no path and no undoable ``keep`` names is removed.
 
 hurikaeri's own writes move the reviewed state with them
-(:func:`store.review.transactions.follow`, as a transaction commits): a file that was as
+(:func:`store.tx.transactions.follow`, as a transaction commits): a file that was as
 reviewed stays reviewed as written. ``keep`` moves it by its effect (and undo / redo of a
 keep move it back and forth); a ``revert`` never moves it (undoing a revert brings the
 change back to review).

@@ -2,7 +2,7 @@
 
 Every action that changes a file or the review state is one transaction: :func:`apply`
 takes a :class:`TxPlan` (the action, its subjects, the review-state changes it makes and
-the files it writes, see :mod:`store.review.journal`) and
+the files it writes, see :mod:`store.tx.journal`) and
 
 1. under the workspace's transaction lock (``.hurikaeri/tx.lock``, so that two of our
    processes never interleave, and :func:`recover` knows that a transaction left open is
@@ -54,8 +54,8 @@ from store.ledger import (
     now_iso,
 )
 from store.read.diagnostics import Diagnostic
-from store.review.agents import PERSON_ACTIONS, check_person
-from store.review.journal import (
+from store.tx.agents import PERSON_ACTIONS, check_person
+from store.tx.journal import (
     FileWrite,
     Prepared,
     Unrestorable,
@@ -72,7 +72,7 @@ from store.review.journal import (
     where,
     write_backups,
 )
-from store.review.reviewed import KEEP, REVERT, Reviewed, key_of, sha256, target_like
+from store.tx.reviewed import KEEP, REVERT, Reviewed, key_of, sha256, target_like
 from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.jsonl_edit import finish_interrupted_rewrites
@@ -807,7 +807,7 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
 
 def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
     """Move the reviewed state with a transaction that has just committed (see
-    :mod:`store.review.reviewed`). Never fails the transaction: the state is only a copy."""
+    :mod:`store.tx.reviewed`). Never fails the transaction: the state is only a copy."""
     try:
         _follow(ws, ledger, plan)
     except (OSError, ValueError):
