@@ -46,7 +46,7 @@ from store.review.changes import (
     list_changes,
     revert,
 )
-from store.review.transactions import TxResult
+from store.tx.transactions import TxResult
 
 COLUMNS = [
     Column("path", "File", None, min_width=20),

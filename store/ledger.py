@@ -8,7 +8,7 @@ skipped, and a torn last line (a crash mid-write) is ignored until something com
 
 Two generations of lines fold together:
 
-- *Transactions* (``store.review.transactions``): a ``begin`` line names the action, who
+- *Transactions* (``store.tx.transactions``): a ``begin`` line names the action, who
   did it, its subjects, the review-state changes it makes (``effects``) and every file it
   is about to write (path, SHA-256 before and after, backups); a ``commit`` line follows
   once the files are written, or an ``abort`` when they were put back. Only committed
@@ -79,7 +79,7 @@ TX_OPS = ("begin", "commit", "abort")
 
 #: Where a change was made (docs/trust-boundary.md "Approval is a person's"): the app, a person's
 #: terminal, or a script (a command whose input is no terminal); ``agent`` is a decision made
-#: inside an agent's session that the person's config allows (store.review.agents). Every
+#: inside an agent's session that the person's config allows (store.tx.agents). Every
 #: transaction records it; an undo without an id takes back only what its own channel did last.
 CHANNELS = ("app", "terminal", "script", "agent")
 _channel: list[str] = []
@@ -989,7 +989,7 @@ class Ledger:
     def open_transactions(self) -> list[TxRecord]:
         """The local reviewer's transactions begun and neither committed nor aborted (in
         progress elsewhere, or left by a process that was killed:
-        :func:`store.review.transactions.recover`). Another reviewer's are theirs to end."""
+        :func:`store.tx.transactions.recover`). Another reviewer's are theirs to end."""
         with self.lock:
             return [t for t in self.txs.values() if t.status == "open" and self.is_own(t.src)]
 
@@ -1069,14 +1069,14 @@ class Ledger:
         newest entry.
 
         Decisions that wrote files, and transactions, are undone by
-        :func:`store.review.transactions.undo`, which restores the files first.
+        :func:`store.tx.transactions.undo`, which restores the files first.
         """
         self.refresh()
         entries = self.undoable_batch()
         if any("after_sha256" in e.data or e.tx is not None for e in entries):
             raise ValueError(
                 "a transaction or a decision that wrote files is undone with "
-                "store.review.transactions.undo"
+                "store.tx.transactions.undo"
             )
         self.mark_undone(entries)
         return entries[-1] if entries else None

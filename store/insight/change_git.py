@@ -19,19 +19,28 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from store.review.changes import Change
+from typing import Any, Protocol
 
 #: how many of a repository's newest commits touching the changed files are looked at
 DEPTH = 50
 #: seconds one git command may take
 TIMEOUT = 5.0
 _FORMAT = "%x00%H%x1f%h%x1f%an%x1f%aI%x1f%ct%x1f%s"
+
+
+class Change(Protocol):
+    """What :func:`attribute` reads and sets of a change to review
+    (:class:`store.review.changes.Change`, which calls it: named here, not imported)."""
+
+    path: Path
+    reviewed: bytes | None
+    current: bytes | None
+    reviewed_at: str | None
+    source: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +146,7 @@ def _when(stamp: str | None) -> float | None:
         return None
 
 
-def commits(changes: list[Change]) -> dict[int, Commit]:
+def commits(changes: Sequence[Change]) -> dict[int, Commit]:
     """The commit that brought each change (by its index in ``changes``), where one did."""
     seen: dict[Path, tuple[Path, str] | None] = {}
     by_repo: dict[tuple[Path, str], list[tuple[int, str]]] = {}

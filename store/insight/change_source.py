@@ -19,27 +19,16 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from store.insight.change_git import commits
 from store.index.transcript_locator import TranscriptLocator
+from store.insight.change_git import Change, commits
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from store.workspace import Workspace
-
-
-class Change(Protocol):
-    """What :func:`attribute` reads and sets of a change to review
-    (:class:`store.review.changes.Change`, which calls it: named here, not imported)."""
-
-    path: Path
-    reviewed: bytes | None
-    current: bytes | None
-    reviewed_at: str | None
-    source: Any
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,8 +52,8 @@ from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
 from store.read.validate import validate_tolerant
-from store.review.journal import FileWrite
-from store.review.transactions import TxPlan, TxResult, apply
+from store.tx.journal import FileWrite
+from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.policy import in_place

@@ -129,7 +129,7 @@ def test_only_the_persons_own_config_file_allows_agents(
         assert done.returncode == 1 and "refused" in done.stderr, (how, env, done.stderr)
     # the file at its default place for the account (its home in the password database,
     # here pointed at the test's config directory) does
-    import store.review.agents as agents
+    import store.tx.agents as agents
     import tui.cli.main as cli
 
     own = default_config_path()

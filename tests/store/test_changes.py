@@ -15,8 +15,6 @@ from store.check.secrets import SecretFound
 from store.config import Config, default_config_path
 from store.ledger import Ledger
 from store.read.transcript import read_transcript
-from store.review import transactions
-from store.review.agents import AgentRefused
 from store.review.changes import (
     find,
     first_start_line,

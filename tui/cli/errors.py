@@ -43,7 +43,7 @@ def failed(exc: Exception | KeyboardInterrupt) -> int:
     """What a command raised, told in one line on standard error (never a traceback), and
     its exit status (see the module's docstring)."""
     from store.config import ConfigError
-    from store.review.errors import ReviewError
+    from store.errors import ReviewError
 
     if isinstance(exc, KeyboardInterrupt):
         return 130

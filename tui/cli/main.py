@@ -65,7 +65,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
 
 
 #: The commands that decide or write as a person does: refused inside an agent's session
-#: (:mod:`store.review.agents`), unless they only show what they would do (``--dry-run``).
+#: (:mod:`store.tx.agents`), unless they only show what they would do (``--dry-run``).
 #: ``sync`` publishes the person's decisions under their name.
 PERSON_ONLY = frozenset(
     {"approve", "reject", "promote", "retarget", "undo", "redo", "keep", "revert", "sync"}
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         person = args.command in PERSON_ONLY and not getattr(args, "dry_run", False)
         waived = getattr(args, "allow_secret", False)  # judging a hit no secret is a person's
         if person or waived:
-            from store.review.agents import check_person
+            from store.tx.agents import check_person
 
             what = args.command if person else f"{args.command} --allow-secret"
             check_person(what, config, os.environ)

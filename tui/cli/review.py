@@ -8,8 +8,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from store.errors import ReviewError
 from store.read.textsafe import printable
-from store.review.errors import ReviewError
 from tui.cli.errors import PROG, UsageError
 from tui.cli.history import dump_json, recovered_note, tx_json
 

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.errors import ReviewError
 from store.read.textsafe import printable
-from store.review.errors import ReviewError
 from tui.cli.errors import SubjectError
 from tui.cli.evidence import evidence_json
 
@@ -167,7 +167,7 @@ def show_other(args: argparse.Namespace, ws: Workspace) -> bool:
 
 
 def _is_report(ws: Workspace, ident: str) -> bool:
-    from store.review.errors import AmbiguousReport
+    from store.errors import AmbiguousReport
     from store.review.items import find_report, split_ref
 
     try:
