@@ -496,15 +496,8 @@ class Ledger:
         *,
         read: bool = True,
         who: str | None = None,
-        reports: Iterable[str] | None = None,
     ) -> None:
         self.state_dir = state_dir
-        #: the report ids whose items' lines are read (``None``: every line): a small
-        #: command reads every transaction but the decisions on the reports it shows or
-        #: decides on alone (``()``: none, for a command that decides nothing, as a hook's
-        #: ``import-wrapup``), not the fold of every decision ever made. Asked about any
-        #: other, it reads the ledger again with that one too (:meth:`_widen`).
-        self.reports: frozenset[str] | None = None if reports is None else frozenset(reports)
         #: the single ledger of a workspace without a team (and a team member's older one)
         self.legacy_path = state_dir / LEDGER_NAME
         self._who = who
@@ -633,14 +626,6 @@ class Ledger:
         self._check_dirs()
         team_now = team.is_team(self.state_dir)
         reset = False
-        if team_now and self.reports is not None:
-            # several files are folded in the order of their lines' times: a line not read
-            # would not move the ones after it in its file (within one file the order is
-            # the file's, whatever is left out), so a team's ledger is read whole
-            self.reports = None
-            if self._sources:
-                self._reset()
-                reset = True
         if team_now != self._team:  # joined a team (or left): whose lines are whose changed
             self._team = team_now
             if self._sources:
@@ -694,7 +679,7 @@ class Ledger:
             return not src.offset
         if not data:
             return True
-        plain = _plain_pairs(data if self.reports is None else _lines_of(data, self.reports))
+        plain = _plain_pairs(data)
         lines: Iterable[str | None]
         if plain is not None:  # every line one object: what scan_jsonl would find
             records, lines = plain
@@ -709,13 +694,6 @@ class Ledger:
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
             lines = repeat(None)
-        if self.reports is not None:  # the other lines are neither kept nor folded
-            kept = [
-                (r, line)
-                for r, line in zip(records, lines, strict=False)
-                if type(r) is dict and _about(r, self.reports)
-            ]
-            records, lines = [r for r, _ in kept], [line for _, line in kept]
         times: dict[str, float | None] = {}  # a batch's lines share their time
         setattr_ = object.__setattr__
         shapes = self._shapes
@@ -889,16 +867,11 @@ class Ledger:
     @property
     def located_states(self) -> dict[str, ItemState]:
         """The states kept per report of the shared ids (by located key)."""
-        if self.reports is not None:
-            self._widen(None)
         return self._located
 
     def locate(self, report_ids: Iterable[str]) -> None:
         """Keep the states of these report ids' items per report (``store.located``): the
         ids two reports share, as the index finds them."""
-        if self.reports is not None:
-            report_ids = list(report_ids)
-            self._widen(*report_ids)
         with self.lock:
             new = set(report_ids) - self.located_ids
             if not new:
@@ -912,18 +885,6 @@ class Ledger:
                 if target.partition("/")[0] in new:
                     self._fold_located(e, target)
 
-    def _widen(self, *report_ids: str | None) -> None:
-        """Read the ledger again with the lines of these reports too (``None``: every
-        line), unless they are read already: a ledger read for some reports answers about
-        any other as the whole fold does."""
-        with self.lock:
-            if self.reports is None or all(r in self.reports for r in report_ids):
-                return
-            more = {r for r in report_ids if r is not None}
-            self.reports = None if len(more) < len(report_ids) else self.reports | more
-            self._reset()
-            self._refresh()
-
     def _refold(self) -> None:
         self.states = {}
         self._located, self._placeless, self._places = {}, {}, {}
@@ -933,8 +894,6 @@ class Ledger:
     def state(self, key: str) -> ItemState:
         """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
         of that key, a located one (``store.located``) the lines made on that report."""
-        if self.reports is not None:
-            self._widen(report_of(key))
         if "@" in key and (got := split_located(key)) is not None:
             plain = got[0]
             if plain.partition("/")[0] not in self.located_ids:
@@ -944,8 +903,6 @@ class Ledger:
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
-        if self.reports is not None:
-            self._widen(report_of(key))
         got = split_located(key)
         plain, place = got if got is not None else (key, None)
         st = ItemState()
@@ -961,8 +918,6 @@ class Ledger:
 
     def last_undoable(self) -> Entry | None:
         """The newest folded entry of the local reviewer's that has not been undone."""
-        if self.reports is not None:
-            self._widen(None)
         for e in reversed(self.folded):
             if not self.is_undone(e) and self.is_own(e.src):
                 return e
@@ -1423,114 +1378,6 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 #: The longest line :func:`_plain_pairs` takes in (in characters; longer: ``scan_jsonl``,
 #: which tells records over ``MAX_RECORD_BYTES`` apart).
 _PLAIN_LINE_MAX = MAX_RECORD_BYTES // 4
-
-
-#: A line holding these bytes has an ``action`` key (in a string a quote is escaped, so
-#: ``"action":`` is a key, never a value such as a subject named ``action``): the lines a
-#: transaction's end is told from, a decision written as one commit has its action.
-_ACTION_KEY = b'"action":'
-
-
-def _lines_of(data: bytes, reports: frozenset[str]) -> bytes:
-    """The whole lines of ``data`` that may be read by a ledger of ``reports`` (see
-    :func:`_about`; the others are not parsed): what begins, ends or aborts a transaction
-    that writes files, and with any report an ``undo``, a redo, or a line naming one of
-    them — as written, or anything with an escape (``\\u``). A line that is not one
-    object on its line (a pretty-printed record, maybe still being written) is kept, for
-    :func:`_plain_pairs` to decline; ``data`` itself when its last line is unfinished.
-
-    When every line is ``{…}`` (as the ledger's own appends make it, counted in C), the
-    lines are found by looking for what they hold (``bytes.find``), not by looking at each
-    line in turn: a hook's ``import-wrapup`` reads a ledger of tens of thousands of
-    decisions for the few lines of its transactions."""
-    if not data.endswith(b"\n"):
-        return data
-    needles = _needles(reports)
-    if b"" in needles:  # a report of no id: every line names it
-        return data
-    every_line_braced = (  # each line ends in "}", the next begins with "{"
-        data.startswith(b"{")
-        and data.endswith(b"}\n")
-        and data.count(b"}\n{") == data.count(b"\n") - 1
-    )
-    if not every_line_braced:
-        return _lines_each(data, needles)
-    spans: dict[int, int] = {}  # where each line kept starts: where it ends
-    for needle in needles:
-        _spans_holding(data, needle, spans)
-    ends: dict[int, int] = {}
-    _spans_holding(data, b'"tx"', ends)
-    for start, end in ends.items():  # a transaction's end (a decision has its action)
-        if start not in spans and data.find(_ACTION_KEY, start, end) < 0:
-            spans[start] = end
-    return b"".join(data[start : spans[start]] for start in sorted(spans))
-
-
-def _needles(reports: frozenset[str]) -> list[bytes]:
-    """What a line :func:`_lines_of` keeps holds (one of them at least)."""
-    needles = [b'"begin"', b'"abort"', b"\\u"]
-    if reports:
-        needles += [b"undo", b"redo"]
-        for rid in reports:  # as the ledger writes it (non-ASCII kept), or all escaped
-            needles += {
-                rid.encode("utf-8", "surrogatepass"),
-                json.dumps(rid, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass"),
-                json.dumps(rid)[1:-1].encode(),
-            }
-    # a line holds no raw newline: such a needle is in none (nor across two)
-    return [n for n in needles if b"\n" not in n]
-
-
-def _spans_holding(data: bytes, needle: bytes, spans: dict[int, int]) -> None:
-    """Add the lines of ``data`` (each ending in a newline) holding ``needle`` to
-    ``spans`` (start: end, the newline included)."""
-    at = data.find(needle)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.index(b"\n", at) + 1
-        spans[start] = end
-        at = data.find(needle, end)
-
-
-def _lines_each(data: bytes, needles: list[bytes]) -> bytes:
-    """:func:`_lines_of`, line by line (any line may be other than ``{…}``)."""
-    keep = [
-        line
-        for line in data.split(b"\n")
-        if any(n in line for n in needles)
-        or (b'"tx"' in line and _ACTION_KEY not in line)  # a transaction's end
-        or not (line.lstrip().startswith(b"{") and line.rstrip().endswith(b"}"))
-    ]
-    return b"\n".join(keep) + b"\n" if keep else b""
-
-
-def _about(rec: dict[str, Any], reports: frozenset[str]) -> bool:
-    """Whether a line is read by a ledger of ``reports``: the ``begin``, ``commit`` and
-    ``abort`` of every transaction that writes files (what recovery needs); with any
-    report, also every ``undo`` and every transaction that undoes or redoes, and the lines
-    and self-contained commits (a decision is one) about an item of one of them."""
-    op = rec.get("op")
-    if op == "begin" or op == "abort":
-        return True
-    if op == "commit":
-        if "action" not in rec:  # the end of a transaction begun on its own line
-            return True
-        if not reports:
-            return False
-        if "undoes" in rec or "redoes" in rec:
-            return True
-        effects = rec.get("effects")
-        if type(effects) is list and any(
-            type(eff) is dict and type(t := eff.get("target")) is str and report_of(t) in reports
-            for eff in effects
-        ):
-            return True
-    elif not reports:
-        return False
-    elif op == "undo":
-        return True
-    target = rec.get("target")
-    return type(target) is str and report_of(target) in reports
 
 
 def _plain_pairs(data: bytes) -> tuple[list[dict[str, Any]], list[str]] | None:

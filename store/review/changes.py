@@ -193,8 +193,7 @@ def list_changes(
 ) -> tuple[list[Change], int | None]:
     """The changes to review, by path, and on the first start how many files had their
     reviewed state recorded (else ``None``)."""
-    # the transactions are wanted (what we wrote, keeps), not the decisions on reports
-    led = ledger if ledger is not None else Ledger(ws.state_dir, reports=())
+    led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     rv = Reviewed.load(ws)
     if not rv.exists:
