@@ -71,8 +71,7 @@ def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.wrapup import import_wrapup
 
     text, source = read_input(args.file)
-    # read once, its transactions alone: recovery, then the import's own (it decides nothing)
-    ledger = Ledger(ws.state_dir, reports=())
+    ledger = Ledger(ws.state_dir)  # read once: recovery, then the import's own
     recovered_note(ws, ledger)
     plan = import_wrapup(ws, text, source, ledger=ledger, allow_secrets=args.allow_secret)
     ids = {

@@ -108,11 +108,10 @@ def item_ref(args: argparse.Namespace) -> str:
 
 
 def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
-    from store.ledger import Ledger, report_of
+    from store.ledger import Ledger
     from store.review.items import decide_keys, find_item
 
-    # the lines about what is decided on alone (and every transaction): not the whole fold
-    ledger = Ledger(ws.state_dir, reports=[report_of(i.strip()) for i in args.ids])
+    ledger = Ledger(ws.state_dir)
     recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
     proposals: list[str] = []

@@ -48,7 +48,7 @@ def add_show_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.ledger import Ledger, report_of
+    from store.ledger import Ledger
     from store.review.items import (
         ambiguous,
         find_item,
@@ -91,7 +91,7 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     if not args.id.strip().startswith("kpt-") and show_other(args, ws):  # a lesson, skill, …
         return 0
     report_id, item_id = split_ref(args.id)
-    ledger = Ledger(ws.state_dir, reports=[report_of(report_id)])  # its lines alone
+    ledger = Ledger(ws.state_dir)
     if item_id is None:
         at = find_report_at(ws, report_id)
         path, report = at.path, at.report
