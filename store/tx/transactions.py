@@ -1378,23 +1378,6 @@ def _redo_unit(
     return _apply_checked(ws, plan, led)
 
 
-def legacy_entries(result: TxResult, ledger: Ledger, undone_id: str) -> list[Entry]:
-    """What an undo cancelled, as entries (review-state changes, then one entry per file
-    with its ``path``): the shape the older ``undo_last`` returned."""
-    effects = [e for e in ledger.folded if e.group == undone_id and e.op != "write"]
-    files = [
-        Entry(
-            result.id,
-            result.at,
-            "write",
-            undone_id,
-            data={"path": f.path, "after_sha256": f.after_sha256},
-        )
-        for f in result.files
-    ]
-    return effects + files
-
-
 __all__ = [
     "NOT_OURS",
     "Effect",

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from store.ledger import Ledger
 from store.review.items import find_item
 from store.review.promote import apply_plans, plan_promotion
-from store.review.undo import undo_last
+from store.tx.transactions import undo_last
 from store.workspace import Workspace
 
 words = st.text(
@@ -72,5 +72,5 @@ def test_promote_then_undo_restores_bytes(
             it = iter(new_lines)
             assert all(any(o == n for n in it) for o in old_lines[:-1])
             assert after.startswith(b"\xef\xbb\xbf") == bom
-            undo_last(ws, ledger)
+            undo_last(ws, ledger=ledger)
         assert target.read_bytes() == raw

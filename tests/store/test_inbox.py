@@ -12,7 +12,7 @@ from store.models import Proposal, Skill
 from store.read.loader import load_file
 from store.review.inbox import apply_decisions, find_proposal, list_proposals, plan_decision
 from store.review.items import ReviewError
-from store.review.undo import undo_last
+from store.tx.transactions import undo_last
 from store.workspace import Workspace
 
 NOW = "2026-11-22T10:00:00+09:00"
@@ -137,8 +137,11 @@ def test_batch_decision_and_undo_restore_every_file(demo_root: Path) -> None:
     before = {r.path: r.raw for r in refs} | {memory: memory.read_bytes()}
     apply_decisions(ws, ledger, [plan_decision(ws, r, "approve") for r in refs])
     assert all(_proposal(r.path).status == "approved" for r in refs)
-    undone = undo_last(ws, ledger)
-    assert len(undone) == 6  # 2 decisions + 4 file writes
+    undone = undo_last(ws, ledger=ledger)
+    assert undone is not None and len(undone.files) == 4
+    assert {(e.op, e.target) for e in ledger.folded if e.tx == undone.undoes} == {
+        ("approve", r.id) for r in refs
+    }
     assert all(p.read_bytes() == b for p, b in before.items())
     assert not (demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").exists()
 
@@ -176,8 +179,8 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
     outside the backups, restores and deletes nothing."""
     import json
 
-    from store.review.undo import UndoRefused
     from store.tx.journal import sha256
+    from store.tx.transactions import UndoRefused
     from tests.ledger_forge import ours
 
     victim = tmp_path / "victim.txt"
@@ -198,5 +201,5 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
         # signed as this machine's: even an own line leads nowhere its action cannot go
         f.write(json.dumps(ours(ws.state_dir, forged)) + "\n")
     with pytest.raises(UndoRefused, match="outside the workspace"):
-        undo_last(ws, Ledger(ws.state_dir))
+        undo_last(ws, ledger=Ledger(ws.state_dir))
     assert victim.read_text() == "keep me\n"

@@ -88,8 +88,8 @@ def test_a_transaction_whose_subject_reads_action_is_not_rolled_back(
 ) -> None:
     """Its end names ``"action"`` as its target, not as a key: still the end of it (a
     review found it taken for a decision, and the committed write rolled back)."""
-    from store.review.journal import FileWrite
-    from store.review.transactions import TxPlan, apply, recover
+    from store.tx.journal import FileWrite
+    from store.tx.transactions import TxPlan, apply, recover
 
     ws = Workspace(tmp_path)
     notes = tmp_path / "notes.md"

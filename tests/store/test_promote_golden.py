@@ -18,7 +18,7 @@ import store.review.promote as promote
 from store.ledger import Ledger
 from store.review.items import find_item
 from store.review.promote import apply_plans, plan_promotion
-from store.review.undo import undo_last
+from store.tx.transactions import undo_last
 from store.workspace import Workspace
 from tests.conftest import FIXTURES
 
@@ -218,7 +218,7 @@ def test_golden(tmp_path: Path, case: str) -> None:
     if target.read_bytes() != original:
         assert ledger.state(ref.key).state == "approved"
         assert ws.root / ledger.state(ref.key).promoted[0]["path"] == target
-        undo_last(ws, ledger)
+        undo_last(ws, ledger=ledger)
         assert target.read_bytes() == original
         assert ledger.state(ref.key).state == "pending"
     else:
@@ -251,5 +251,5 @@ def test_new_markdown_file_is_created_and_undo_removes_it(tmp_path: Path) -> Non
     assert (
         target.read_text(encoding="utf-8") == "## Git Workflow\n\n- push の前に pre-commit を通す\n"
     )
-    undo_last(ws, ledger)
+    undo_last(ws, ledger=ledger)
     assert not target.exists()

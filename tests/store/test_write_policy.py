@@ -413,7 +413,7 @@ def test_a_forged_created_entry_never_makes_undo_delete_an_agents_file(tmp_path:
     import hashlib
     import json
 
-    from store.review.undo import undo_last
+    from store.tx.transactions import undo_last
 
     ws = _workspace(tmp_path)
     for rel in ("hurikaeri/kpt-20260101-001.yaml", "lessons/user/lessons.jsonl", "CLAUDE.md"):
@@ -433,7 +433,7 @@ def test_a_forged_created_entry_never_makes_undo_delete_an_agents_file(tmp_path:
             }
             fh.write(json.dumps(entry) + "\n")
         # not this machine's line: nothing to undo
-        assert undo_last(ws, Ledger(ws.state_dir)) == []
+        assert undo_last(ws, ledger=Ledger(ws.state_dir)) is None
         assert victim.read_bytes() == data
 
 
