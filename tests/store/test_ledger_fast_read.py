@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from store.config import Config
 from store.index import cache as index_cache
-from store.ledger import Ledger, _plain_pairs
+from store.ledger import Ledger
+from store.ledger.files import plain_pairs
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
 from store.review.items import find_report
@@ -54,7 +55,7 @@ _LINE = st.one_of(
 @example(['{"a": 1}', "\ufeff{}"], True)
 def test_plain_lines_find_what_scan_finds_or_decline(lines: list[str], newline: bool) -> None:
     data = "\n".join(lines).encode("utf-8", "surrogatepass") + (b"\n" if newline else b"")
-    got = _plain_pairs(data)
+    got = plain_pairs(data)
     if got is None:
         return  # scan_jsonl reads it
     records, texts = got

@@ -1,0 +1,584 @@
+"""The ledger of one workspace: its files read and folded in order, lines appended."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from array import array
+from collections.abc import Callable, Iterable
+from itertools import islice, repeat
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+from store import machine_key, team
+from store.gc_pause import paused_gc
+from store.ledger.channel import current_channel, new_id, now_iso
+from store.ledger.entry import LEDGER_NAME, TX_OPS, Entry, Op, TxRecord
+from store.ledger.files import OrderKey, Placed, Source, open_ledger, plain_pairs, seconds_of
+from store.ledger.parse import Strs, effects_of, entry_of, keep_rest
+from store.ledger.state import ItemState, fold_entry
+from store.located import place_of, plain_key, split_located
+from store.read.diagnostics import DiagnosticSink
+from store.read.jsonl import encode_record, scan_jsonl
+from store.write.atomic import PathRefused, append_bytes
+
+#: the place in the fold of a line read
+_place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
+
+
+class Ledger:
+    """The ledger of one workspace (every reviewer's file, in team mode); ``refresh()``
+    reads what other processes appended, or what a ``git pull`` brought."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        read: bool = True,
+        who: str | None = None,
+    ) -> None:
+        self.state_dir = state_dir
+        #: the single ledger of a workspace without a team (and a team member's older one)
+        self.legacy_path = state_dir / LEDGER_NAME
+        self._who = who
+        #: every line read, in fold order (transaction lines included)
+        self.entries: list[Entry] = []
+        #: what the state is folded from, in order: older decision lines and the effects of
+        #: committed transactions (placed where their commit is)
+        self.folded: list[Entry] = []
+        #: ids of what is undone now: older lines (by id), batches and transactions
+        self.undone: set[str] = set()
+        self.txs: dict[str, TxRecord] = {}
+        #: the place of each older decision line among the ledger's lines
+        self.line_of: dict[str, int] = {}
+        self.states: dict[str, ItemState] = {}
+        self.diagnostics: list[Any] = []
+        self._sources: dict[Path, Source] = {}
+        #: the shapes of transaction lines read (see ``_shape``), each kept once
+        self._shapes: dict[Any, Any] = {}
+        #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
+        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
+        self._team = False
+        #: which lines were found signed by this machine (see :meth:`authentic`)
+        self._authentic: dict[tuple[Any, ...], bool] = {}
+        #: held while lines are read in or appended (the app shares one ledger between
+        #: threads); hold it to read several of the attributes consistently
+        self.lock = threading.RLock()
+        #: grows with every entry read (and on a reset): what was worked out from the
+        #: states may be kept while it stays the same
+        self.revision = 0
+        #: report ids two reports share (``store.located``; the index says which): their
+        #: items' lines are kept together, to fold each report's own under its located key
+        self.located_ids: set[str] = set()
+        #: their items' states: under each located key (its report's lines and those that
+        #: name no place), under the plain key (only the lines that name no place), and
+        #: the located keys of each plain one
+        self._located: dict[str, ItemState] = {}
+        self._placeless: dict[str, ItemState] = {}
+        self._places: dict[str, list[str]] = {}
+        if read:
+            self.refresh()
+
+    # -- whose ---------------------------------------------------------------------
+
+    @property
+    def who(self) -> str:
+        """The local reviewer (:func:`store.team.reviewer`)."""
+        if self._who is None:
+            self._who = team.reviewer(None, self.state_dir)
+        return self._who
+
+    @property
+    def path(self) -> Path:
+        """The file this process appends to: the reviewer's own in team mode, else
+        ``ledger.jsonl``."""
+        if team.is_team(self.state_dir):
+            return team.ledger_file(self.state_dir, self.who)
+        return self.legacy_path
+
+    def is_own(self, src: str) -> bool:
+        """Whether lines of the reviewer ``src`` (an entry's or a transaction's ``src``) are
+        the local reviewer's: every line without a team, their own file's with one."""
+        return src == "" or src == team.file_name(self.who)
+
+    def is_ledger_file(self, path: Path) -> bool:
+        """Whether ``path`` is one of the ledger's files (``ledger.jsonl`` or a reviewer's)."""
+        return path == self.legacy_path or (
+            path.parent == team.team_dir(self.state_dir) and path.suffix == ".jsonl"
+        )
+
+    def paths(self) -> list[Path]:
+        """The ledger files read, in the order of their names."""
+        with self.lock:
+            return [p for p, _k, _r in self._files()]
+
+    def _guard_for(self, path: Path) -> Any:
+        def guard(real: Path) -> None:
+            """The ledger is the file itself in the state directory, never a link out."""
+            if real != Path(os.path.realpath(path.parent)) / path.name:
+                raise PathRefused(f"refused: {path} leads to {real}; the ledger is not a link")
+
+        return guard
+
+    # -- reading -----------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Read lines appended since the last read; True when anything changed."""
+        with self.lock, paused_gc():
+            return self._refresh()
+
+    def _check_dirs(self) -> None:
+        """The ledger is kept in real directories inside the workspace, never through a
+        link (a teammate could push ``ledger/`` as one): refused, naming it."""
+        linked = team.linked_dir(self.state_dir)
+        if linked is not None:
+            raise PathRefused(
+                f"refused: {linked} is a link (to {os.path.realpath(linked)}); the ledger is "
+                "read and written only in a real directory inside the workspace"
+            )
+
+    def _files(self) -> list[tuple[Path, str, int]]:
+        """Every ledger file (path, whose, rank): ``ledger.jsonl``, read as the local
+        reviewer's, then each reviewer's own file in team mode (links are not followed)."""
+        out: list[tuple[Path, str, int]] = []
+        legacy_key = team.file_name(self.who) if self._team else ""
+        if self.legacy_path.exists() or self.legacy_path in self._sources:
+            out.append((self.legacy_path, legacy_key, 0))
+        if self._team:
+            tdir = team.team_dir(self.state_dir)
+            try:
+                names = sorted(
+                    e.name
+                    for e in os.scandir(tdir)
+                    if e.name.endswith(".jsonl")
+                    and not e.name.startswith(".")
+                    and e.is_file(follow_symlinks=False)
+                )
+            except OSError:
+                names = []
+            found = [tdir / n for n in names]
+            out += [(p, p.name[: -len(".jsonl")], 1) for p in found]
+            # a file read before and gone now: read once more, to notice it is gone
+            out += [(p, s.key, 1) for p, s in self._sources.items() if s.rank and p not in found]
+        return out
+
+    def _refresh(self) -> bool:
+        self._check_dirs()
+        team_now = team.is_team(self.state_dir)
+        reset = False
+        if team_now != self._team:  # joined a team (or left): whose lines are whose changed
+            self._team = team_now
+            if self._sources:
+                self._reset()
+                reset = True
+        new: list[Placed] = []
+        strs: Strs = {}  # each recurring text once
+        for path, whose, rank in self._files():
+            src = self._sources.get(path)
+            if src is None:
+                src = self._sources[path] = Source(path, whose, rank)
+            if not self._read(src, new, strs):  # replaced, truncated or removed
+                self._reset()  # read everything again
+                return self._refresh() or True
+        del strs
+        if not new:
+            return reset
+        new.sort(key=_place)
+        if self.entries and _place(new[0]) < self._last():
+            # lines of another reviewer's past: everything folded again, in order
+            new = sorted(
+                [*((*place, e) for place, e in zip(self._order, self.entries, strict=True)), *new],
+                key=_place,
+            )
+            self._clear()
+        refold = False
+        start = len(self.folded)
+        new.reverse()
+        pop = new.pop
+        while new:  # each let go of as it is taken in (memory for the fold to reuse)
+            refold = self._apply(pop()) or refold
+        if refold:  # something was undone or redone: everything is folded again
+            self._refold()
+        else:  # what was undone stays so: the new entries fold onto the states
+            fold = self._fold_one
+            for e in islice(self.folded, start, None):
+                fold(e)
+        return True
+
+    def _read(self, src: Source, new: list[Placed], strs: Strs) -> bool:
+        """Add the lines appended to ``src`` since it was last read to ``new``, each after
+        its place in the fold (``False``: it shrank, or is gone)."""
+        try:
+            with open_ledger(src.path) as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size < src.offset:
+                    return False
+                fh.seek(src.offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return not src.offset
+        if not data:
+            return True
+        plain = plain_pairs(data)
+        lines: Iterable[str | None]
+        if plain is not None:  # every line one object: what scan_jsonl would find
+            records, lines = plain
+            src.line += data.count(b"\n")
+            src.offset += len(data)
+        else:  # anything else (broken, torn, pretty-printed lines): read as any JSONL
+            sink = DiagnosticSink(str(src.path))
+            scan = scan_jsonl(data, sink, base_offset=src.offset, base_line=src.line)
+            self.diagnostics.extend(sink.items)
+            consumed = scan.complete_until - src.offset
+            src.line += data[:consumed].count(b"\n")
+            src.offset = scan.complete_until
+            records = [r.data for r in scan.records]
+            lines = repeat(None)
+        times: dict[str, float | None] = {}  # a batch's lines share their time
+        setattr_ = object.__setattr__
+        shapes = self._shapes
+        add = new.append
+        for rec, line in zip(records, lines, strict=False):
+            e = entry_of(rec, line is not None, strs)
+            if e is None:
+                continue
+            setattr_(e, "src", src.key)
+            if e.raw is not None:  # a transaction line's lists: kept apart
+                keep_rest(e, rec, line, shapes, strs)  # type: ignore[arg-type]
+            try:
+                t = times[e.at]
+            except KeyError:
+                t = times[e.at] = seconds_of(e.at)
+            if t is None:  # no time: where the line before it was
+                src.last = src.last if src.last > -math.inf else 0.0
+            elif t > src.last:
+                src.last = t
+            add((src.last, src.key, src.rank, src.count, e))
+            src.count += 1
+        return True
+
+    def _clear(self) -> None:
+        """Forget what was worked out (the lines are folded again, in their order)."""
+        self.revision += 1
+        self.entries, self.folded, self.undone, self.states = [], [], set(), {}
+        self.txs, self.line_of = {}, {}
+        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
+        self._located, self._placeless, self._places = {}, {}, {}
+
+    def _reset(self) -> None:
+        self._clear()
+        self._sources, self._shapes, self._authentic = {}, {}, {}
+
+    def _owner(self, ref: str) -> str | None:
+        """Whose transaction, batch or line ``ref`` is (``None``: not read)."""
+        rec = self.txs.get(ref)
+        if rec is not None:
+            return rec.src
+        i = self.line_of.get(ref)
+        if i is not None:
+            return self.entries[i].src
+        for e in self.folded:
+            if e.group == ref:
+                return e.src
+        return None
+
+    @property
+    def _order(self) -> list[OrderKey]:
+        """Each entry's place in the fold (kept in arrays: a large ledger has many)."""
+        return list(
+            zip(
+                self._times,
+                [e.src for e in self.entries],
+                self._ranks,
+                self._counts,
+                strict=True,
+            )
+        )
+
+    def _last(self) -> OrderKey:
+        """The place of the last entry in the fold."""
+        return (self._times[-1], self.entries[-1].src, self._ranks[-1], self._counts[-1])
+
+    def _may_touch(self, e: Entry, ref: str) -> bool:
+        """A reviewer's line undoes or redoes only that reviewer's own."""
+        owner = self._owner(ref)
+        return owner is None or owner == e.src
+
+    def _apply(self, placed: Placed) -> bool:
+        """Take one line in (what it adds to ``folded`` is folded after, see ``_refresh``);
+        True when the whole state must be folded again."""
+        t, _src, rank, count, e = placed
+        self.revision += 1
+        self.entries.append(e)
+        self._times.append(t)
+        self._ranks.append(rank)
+        self._counts.append(count)
+        if e.op in TX_OPS:
+            return self._apply_tx(e)
+        if e.op == "undo":
+            if e.undoes and self._may_touch(e, e.undoes):
+                self.undone.add(e.undoes)
+            return True
+        self.line_of.setdefault(e.id, len(self.entries) - 1)
+        self.folded.append(e)
+        return False
+
+    def _apply_tx(self, e: Entry) -> bool:
+        tx = str(e.tx or "")
+        if not tx:
+            return False
+        rec = self.txs.get(tx)
+        if e.op == "begin":
+            if rec is None:
+                self.txs[tx] = TxRecord(tx, e, seq=len(self.entries) - 1)
+            return False
+        if rec is None:
+            if e.op != "commit" or "action" not in e.data:
+                return False  # the end of a transaction whose begin is lost
+            rec = self.txs[tx] = TxRecord(tx, e, seq=len(self.entries) - 1)  # self-contained
+        if rec.status != "open" or rec.src != e.src:  # only its own reviewer ends it
+            return False
+        rec.end = e
+        if e.op == "abort":
+            rec.status = "aborted"
+            return False
+        rec.status = "committed"
+        if rec.undoes:
+            if self._may_touch(rec.begin, rec.undoes):
+                self.undone.add(rec.undoes)
+            return True
+        if rec.redoes:
+            if self._may_touch(rec.begin, rec.redoes):
+                self._redo(rec.redoes)
+            return True
+        made = effects_of(rec)
+        if type(made) is Entry:
+            self.folded.append(made)
+            return False
+        self.folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
+        return False
+
+    def _redo(self, group: str) -> None:
+        """Whatever cancelled ``group`` (a transaction, a batch or one older line) no longer
+        counts: its older ``undo`` lines included."""
+        self.undone.discard(group)
+        for e in self.folded:
+            if e.group == group:
+                self.undone.discard(e.id)
+
+    def is_undone(self, e: Entry) -> bool:
+        return e.id in self.undone or e.group in self.undone
+
+    def _fold_one(self, e: Entry) -> None:
+        if self.undone and self.is_undone(e):
+            return
+        target = plain_key(e.target) if "@" in e.target else e.target
+        st = self.states.get(target)
+        if st is None:
+            st = self.states[target] = ItemState()
+        fold_entry(st, e)
+        if self.located_ids and target.partition("/")[0] in self.located_ids:
+            self._fold_located(e, target)
+
+    def _fold_located(self, e: Entry, plain: str) -> None:
+        """Fold ``e`` (about ``plain``, whose report id is shared) into the state of the
+        report it names, or of every report of the id when it names none."""
+        place = place_of(e.target, e.data)
+        keys = self._places.setdefault(plain, [])
+        if place is None:
+            st = self._placeless.get(plain)
+            if st is None:
+                st = self._placeless[plain] = ItemState()
+            fold_entry(st, e)
+            for k in keys:
+                fold_entry(self._located[k], e)
+            return
+        rid, _, item = plain.partition("/")
+        key = f"{rid}@{place}/{item}"
+        st = self._located.get(key)
+        if st is None:  # the lines naming no place so far, then its own
+            if key == e.target:
+                key = e.target  # kept as the line's own text (one object, not two)
+            base = self._placeless.get(plain)
+            st = self._located[key] = base.copy() if base is not None else ItemState()
+            keys.append(key)
+        fold_entry(st, e)
+
+    @property
+    def located_states(self) -> dict[str, ItemState]:
+        """The states kept per report of the shared ids (by located key)."""
+        return self._located
+
+    def locate(self, report_ids: Iterable[str]) -> None:
+        """Keep the states of these report ids' items per report (``store.located``): the
+        ids two reports share, as the index finds them."""
+        with self.lock:
+            new = set(report_ids) - self.located_ids
+            if not new:
+                return
+            self.located_ids |= new
+            self.revision += 1
+            for e in self.folded:  # theirs alone, in order (nothing was kept for them yet)
+                if self.undone and self.is_undone(e):
+                    continue
+                target = plain_key(e.target) if "@" in e.target else e.target
+                if target.partition("/")[0] in new:
+                    self._fold_located(e, target)
+
+    def _refold(self) -> None:
+        self.states = {}
+        self._located, self._placeless, self._places = {}, {}, {}
+        for e in self.folded:
+            self._fold_one(e)
+
+    def state(self, key: str) -> ItemState:
+        """The state of the item under ``key``: a plain ``KPT_ID/ITEM_ID`` folds every line
+        of that key, a located one (``store.located``) the lines made on that report."""
+        if "@" in key and (got := split_located(key)) is not None:
+            plain = got[0]
+            if plain.partition("/")[0] not in self.located_ids:
+                self.locate([plain.partition("/")[0]])
+            return self._located.get(key) or self._placeless.get(plain) or ItemState()
+        return self.states.get(key) or ItemState()
+
+    def state_without(self, key: str, group: str) -> ItemState:
+        """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
+        got = split_located(key)
+        plain, place = got if got is not None else (key, None)
+        st = ItemState()
+        for e in self.folded:
+            if (
+                plain_key(e.target) == plain
+                and (place is None or place_of(e.target, e.data) in (None, place))
+                and e.group != group
+                and not self.is_undone(e)
+            ):
+                fold_entry(st, e)
+        return st
+
+    def last_undoable(self) -> Entry | None:
+        """The newest folded entry of the local reviewer's that has not been undone."""
+        for e in reversed(self.folded):
+            if not self.is_undone(e) and self.is_own(e.src):
+                return e
+        return None
+
+    def news(self, known: set[str], limit: int = 8) -> list[str]:
+        """What other reviewers did that was not read before (``known``: the transaction
+        ids read then), one line each, ``alice@example.com: approve kpt-…/try-001``; a
+        last line counts the rest."""
+        with self.lock:
+            fresh = [
+                t
+                for t in self.txs.values()
+                if t.id not in known and t.status == "committed" and not self.is_own(t.src)
+            ]
+        lines = []
+        for t in fresh[:limit]:
+            subjects = ", ".join(t.subjects[:3]) + (" …" if len(t.subjects) > 3 else "")
+            lines.append(f"{t.who or t.src}: {t.action} {subjects}".rstrip())
+        if len(fresh) > limit:
+            lines.append(f"… and {len(fresh) - limit} more (see the history)")
+        return lines
+
+    def open_transactions(self) -> list[TxRecord]:
+        """The local reviewer's transactions begun and neither committed nor aborted (in
+        progress elsewhere, or left by a process that was killed:
+        :func:`store.tx.transactions.recover`). Another reviewer's are theirs to end."""
+        with self.lock:
+            return [t for t in self.txs.values() if t.status == "open" and self.is_own(t.src)]
+
+    # -- writing -----------------------------------------------------------------
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Append one line (fsynced), signed as this machine's (``store.machine_key``),
+        and read it back."""
+        with self.lock:
+            self._check_dirs()
+            path = self.path
+            guard = self._guard_for(path)
+            body = {k: v for k, v in record.items() if k != "sig"}
+            # signed as it is read back (the JSON of the line, not the caller's objects)
+            sig = machine_key.sign(self.state_dir, json.loads(encode_record(body)))
+            line = encode_record({**body, "sig": sig} if sig else body)
+            append_bytes(path, line, guard=guard, repair_torn=True)
+            self._refresh()
+
+    def authentic(self, e: Entry | None) -> bool:
+        """Whether the line of ``e`` was written by this machine in this workspace, as it
+        is: signed with this machine's key (``store.machine_key``) over what it holds."""
+        if e is None or type(e.sig) is not str:  # none, or a list, a number: forged
+            return False
+        key = (e.id, e.op, e.src, e.sig)
+        known = self._authentic.get(key)
+        if known is None:  # a line read stays as it is (a file rewritten is read anew)
+            known = self._authentic[key] = machine_key.verify(self.state_dir, e.as_record(), e.sig)
+        return known
+
+    def is_ours(self, rec: TxRecord) -> bool:
+        """Whether the transaction is the local reviewer's, begun and ended on this
+        machine: the only kind recovery, undo and redo may act on."""
+        if not self.is_own(rec.src) or not self.authentic(rec.begin):
+            return False
+        return rec.end is None or rec.end is rec.begin or self.authentic(rec.end)
+
+    def complete_torn(self) -> None:
+        """End a last line cut short by a crash (it stays, reported as broken, unless it
+        was whole but for its newline) and read what that completes."""
+        with self.lock:
+            path = self.path
+            try:
+                with open_ledger(path) as fh:
+                    size = os.fstat(fh.fileno()).st_size
+                    torn = size > 0 and os.pread(fh.fileno(), 1, size - 1) != b"\n"
+            except FileNotFoundError:
+                return
+            if torn:
+                guard = self._guard_for(path)
+                append_bytes(path, b"", guard=guard, repair_torn=True, create=False)
+                self._refresh()
+
+    def record(
+        self, op: Op, target: str, note: str | None = None, undoes: str | None = None, **data: Any
+    ) -> Entry:
+        """One line of the older kind (a decision of its own, not a transaction)."""
+        data.setdefault("channel", current_channel())
+        entry = Entry(new_id(), now_iso(), op, target, note or None, undoes, data)
+        self.append(entry.as_record())
+        return entry
+
+    def decide(self, targets: Iterable[str], op: Op, note: str | None = None) -> list[Entry]:
+        """Several decisions as one batch: a single undo cancels them all."""
+        batch = new_id()
+        return [self.record(op, t, note, batch=batch) for t in targets]
+
+    def undoable_batch(self) -> list[Entry]:
+        """The last decision, with every entry of its batch (or transaction), oldest first."""
+        last = self.last_undoable()
+        if last is None:
+            return []
+        return [e for e in self.folded if e.group == last.group and not self.is_undone(e)]
+
+    def undo(self) -> Entry | None:
+        """Cancel the last decision (its whole batch) with older ``undo`` lines; returns its
+        newest entry.
+
+        Decisions that wrote files, and transactions, are undone by
+        :func:`store.tx.transactions.undo`, which restores the files first.
+        """
+        self.refresh()
+        entries = self.undoable_batch()
+        if any("after_sha256" in e.data or e.tx is not None for e in entries):
+            raise ValueError(
+                "a transaction or a decision that wrote files is undone with "
+                "store.tx.transactions.undo"
+            )
+        self.mark_undone(entries)
+        return entries[-1] if entries else None
+
+    def mark_undone(self, entries: list[Entry]) -> None:
+        for e in reversed(entries):
+            self.record("undo", e.target, undoes=e.id)
