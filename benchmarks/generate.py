@@ -751,13 +751,18 @@ def kpt_report(g: Gen, s: dict[str, object], ledger: list[str]) -> tuple[str, st
     if r.random() < 0.3:  # a morning's review: some items decided
         for iid in r.sample(keys, r.randint(1, len(keys))):
             op = "approve" if r.random() < 0.8 else "reject"
+            tx, target = f"{r.getrandbits(48):012x}", f"{rid}/{iid}"
             ledger.append(
                 json.dumps(
                     {
-                        "id": f"{r.getrandbits(48):012x}",
+                        "id": tx,
                         "at": f"{t.isoformat()}+09:00",
-                        "op": op,
-                        "target": f"{rid}/{iid}",
+                        "op": "commit",
+                        "target": target,
+                        "tx": tx,
+                        "action": op,
+                        "subjects": [target],
+                        "effects": [{"op": op, "target": target}],
                     },
                     ensure_ascii=False,
                 )

@@ -1,22 +1,21 @@
 """The decision ledger: review metadata kept apart from the agents' files (docs/architecture.md).
 
 Everything a person does is appended, as JSON lines, to ``.hurikaeri/ledger.jsonl`` under
-the workspace root. Nothing is ever rewritten: the current state of an item is a fold over
-the lines, and undo and redo append. The UI and the CLI share the file; each append is one
-``write``, so they can both write at once. A line that cannot be read is reported and
-skipped, and a torn last line (a crash mid-write) is ignored until something completes it.
+the workspace root. Nothing is ever rewritten (but once, see below): the current state of
+an item is a fold over the lines, and undo and redo append. The UI and the CLI share the
+file; each append is one ``write``, so they can both write at once. A line that cannot be
+read is reported and skipped, and a torn last line (a crash mid-write) is ignored until
+something completes it.
 
-Two generations of lines fold together:
-
-- *Transactions* (``store.tx.transactions``): a ``begin`` line names the action, who
-  did it, its subjects, the review-state changes it makes (``effects``) and every file it
-  is about to write (path, SHA-256 before and after, backups); a ``commit`` line follows
-  once the files are written, or an ``abort`` when they were put back. Only committed
-  transactions count. A transaction that writes no file is one self-contained ``commit``
-  line. Undo and redo are transactions naming the one they cancel (``undoes``) or apply
-  again (``redoes``).
-- *Older lines*, one per decision (``approve``, ``reject``, … with an optional ``batch``)
-  and ``undo`` lines naming the entry they cancel: they keep folding exactly as they did.
+Every line belongs to a *transaction* (``store.tx.transactions``): a ``begin`` line
+names the action, who did it, its subjects, the review-state changes it makes
+(``effects``) and every file it is about to write (path, SHA-256 before and after,
+backups); a ``commit`` line follows once the files are written, or an ``abort`` when they
+were put back. Only committed transactions count. A transaction that writes no file is one
+self-contained ``commit`` line. Undo and redo are transactions naming the one they cancel
+(``undoes``) or apply again (``redoes``). Lines written before transactions (one per
+decision, and ``undo`` lines) are rewritten as transactions the first time the ledger is
+read (:mod:`store.ledger.migrate`).
 
 The ledger is a record, never a licence to write: it lies in the workspace, where agents
 and teammates write too. Every line appended here is signed (``sig``, see

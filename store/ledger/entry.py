@@ -46,8 +46,7 @@ class Entry:
     data: dict[str, Any] = field(default_factory=dict)
     #: the ``tx`` of the line (or of the effect's transaction); ``None``: it has none
     tx: Any = field(default=None, compare=False)
-    #: what one undo cancels together: the transaction, the older lines' batch, or the
-    #: line alone
+    #: what one undo cancels together: its transaction (the line alone without one)
     group: str = field(default="", init=False, compare=False, repr=False)
     #: the reviewer whose ledger file holds it (the file's name; set as it is read)
     src: str = field(default="", init=False, compare=False, repr=False)
@@ -92,7 +91,7 @@ class Entry:
         s(self, "undoes", undoes)
         s(self, "data", data)
         s(self, "tx", tx)
-        s(self, "group", str(tx or data.get("batch") or id))
+        s(self, "group", str(tx or id))
         s(self, "src", "")
         s(self, "raw", None)
         s(self, "effect_entries", None)

@@ -28,6 +28,8 @@ class Source:
     rank: int
     offset: int = 0
     line: int = 1
+    #: the file read (device, inode): another one in its place is read anew
+    file: tuple[int, int] = (0, 0)
     #: lines taken in so far, and the latest time among them
     count: int = 0
     last: float = -math.inf

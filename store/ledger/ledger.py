@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -15,15 +16,15 @@ from typing import Any
 
 from store import machine_key, team
 from store.gc_pause import paused_gc
-from store.ledger.channel import current_channel, new_id, now_iso
-from store.ledger.entry import LEDGER_NAME, TX_OPS, Entry, Op, TxRecord
+from store.ledger.entry import LEDGER_NAME, TX_OPS, Entry, TxRecord
 from store.ledger.files import OrderKey, Placed, Source, open_ledger, plain_pairs, seconds_of
+from store.ledger.migrate import converted, is_older, migrate_file
 from store.ledger.parse import Strs, effects_of, entry_of, keep_rest
 from store.ledger.state import ItemState, fold_entry
 from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import encode_record, scan_jsonl
-from store.write.atomic import PathRefused, append_bytes
+from store.write.atomic import PathRefused, WriteError, append_bytes
 
 #: the place in the fold of a line read
 _place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
@@ -41,22 +42,23 @@ class Ledger:
         who: str | None = None,
     ) -> None:
         self.state_dir = state_dir
-        #: the single ledger of a workspace without a team (and a team member's older one)
-        self.legacy_path = state_dir / LEDGER_NAME
+        #: ``ledger.jsonl``: the single ledger of a workspace without a team (and a team
+        #: member's older one)
+        self.local_path = state_dir / LEDGER_NAME
         self._who = who
-        #: every line read, in fold order (transaction lines included)
+        #: every line read, in fold order
         self.entries: list[Entry] = []
-        #: what the state is folded from, in order: older decision lines and the effects of
-        #: committed transactions (placed where their commit is)
+        #: what the state is folded from, in order: the effects of committed transactions
+        #: (placed where their commit is)
         self.folded: list[Entry] = []
-        #: ids of what is undone now: older lines (by id), batches and transactions
+        #: the transactions undone now
         self.undone: set[str] = set()
         self.txs: dict[str, TxRecord] = {}
-        #: the place of each older decision line among the ledger's lines
-        self.line_of: dict[str, int] = {}
         self.states: dict[str, ItemState] = {}
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, Source] = {}
+        #: the files migrated (or found not to be migratable) by this ledger: once each
+        self._migrated: set[Path] = set()
         #: the shapes of transaction lines read (see ``_shape``), each kept once
         self._shapes: dict[Any, Any] = {}
         #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
@@ -97,7 +99,7 @@ class Ledger:
         ``ledger.jsonl``."""
         if team.is_team(self.state_dir):
             return team.ledger_file(self.state_dir, self.who)
-        return self.legacy_path
+        return self.local_path
 
     def is_own(self, src: str) -> bool:
         """Whether lines of the reviewer ``src`` (an entry's or a transaction's ``src``) are
@@ -106,7 +108,7 @@ class Ledger:
 
     def is_ledger_file(self, path: Path) -> bool:
         """Whether ``path`` is one of the ledger's files (``ledger.jsonl`` or a reviewer's)."""
-        return path == self.legacy_path or (
+        return path == self.local_path or (
             path.parent == team.team_dir(self.state_dir) and path.suffix == ".jsonl"
         )
 
@@ -144,9 +146,9 @@ class Ledger:
         """Every ledger file (path, whose, rank): ``ledger.jsonl``, read as the local
         reviewer's, then each reviewer's own file in team mode (links are not followed)."""
         out: list[tuple[Path, str, int]] = []
-        legacy_key = team.file_name(self.who) if self._team else ""
-        if self.legacy_path.exists() or self.legacy_path in self._sources:
-            out.append((self.legacy_path, legacy_key, 0))
+        local_key = team.file_name(self.who) if self._team else ""
+        if self.local_path.exists() or self.local_path in self._sources:
+            out.append((self.local_path, local_key, 0))
         if self._team:
             tdir = team.team_dir(self.state_dir)
             try:
@@ -210,12 +212,15 @@ class Ledger:
 
     def _read(self, src: Source, new: list[Placed], strs: Strs) -> bool:
         """Add the lines appended to ``src`` since it was last read to ``new``, each after
-        its place in the fold (``False``: it shrank, or is gone)."""
+        its place in the fold (``False``: it shrank, is gone, or another file took its
+        place: a migration's, a checkout's)."""
         try:
             with open_ledger(src.path) as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size < src.offset:
+                st = os.fstat(fh.fileno())
+                size, file = st.st_size, (st.st_dev, st.st_ino)
+                if size < src.offset or (src.offset and file != src.file):
                     return False
+                src.file = file
                 fh.seek(src.offset)
                 data = fh.read()
         except FileNotFoundError:
@@ -237,7 +242,17 @@ class Ledger:
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
             lines = repeat(None)
-        times: dict[str, float | None] = {}  # a batch's lines share their time
+        if any(is_older(r) for r in records):  # lines written before transactions
+            if src.path not in self._migrated and self.is_own(src.key) and not src.count:
+                self._migrated.add(src.path)  # once: the file is then read again
+                with contextlib.suppress(OSError, WriteError):
+                    if migrate_file(src.path, self.state_dir, self._guard_for(src.path)):
+                        return False
+            # not ours to rewrite (another reviewer's), or it could not be: read as if
+            made = converted(records, self.state_dir if self.is_own(src.key) else None)
+            records = [r for r in made if r is not None]
+            lines = repeat(None)
+        times: dict[str, float | None] = {}  # lines written together share their time
         setattr_ = object.__setattr__
         shapes = self._shapes
         add = new.append
@@ -264,7 +279,7 @@ class Ledger:
         """Forget what was worked out (the lines are folded again, in their order)."""
         self.revision += 1
         self.entries, self.folded, self.undone, self.states = [], [], set(), {}
-        self.txs, self.line_of = {}, {}
+        self.txs = {}
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._located, self._placeless, self._places = {}, {}, {}
 
@@ -273,17 +288,9 @@ class Ledger:
         self._sources, self._shapes, self._authentic = {}, {}, {}
 
     def _owner(self, ref: str) -> str | None:
-        """Whose transaction, batch or line ``ref`` is (``None``: not read)."""
+        """Whose transaction ``ref`` is (``None``: not read)."""
         rec = self.txs.get(ref)
-        if rec is not None:
-            return rec.src
-        i = self.line_of.get(ref)
-        if i is not None:
-            return self.entries[i].src
-        for e in self.folded:
-            if e.group == ref:
-                return e.src
-        return None
+        return rec.src if rec is not None else None
 
     @property
     def _order(self) -> list[OrderKey]:
@@ -316,15 +323,7 @@ class Ledger:
         self._times.append(t)
         self._ranks.append(rank)
         self._counts.append(count)
-        if e.op in TX_OPS:
-            return self._apply_tx(e)
-        if e.op == "undo":
-            if e.undoes and self._may_touch(e, e.undoes):
-                self.undone.add(e.undoes)
-            return True
-        self.line_of.setdefault(e.id, len(self.entries) - 1)
-        self.folded.append(e)
-        return False
+        return self._apply_tx(e) if e.op in TX_OPS else False
 
     def _apply_tx(self, e: Entry) -> bool:
         tx = str(e.tx or "")
@@ -361,13 +360,9 @@ class Ledger:
         self.folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
         return False
 
-    def _redo(self, group: str) -> None:
-        """Whatever cancelled ``group`` (a transaction, a batch or one older line) no longer
-        counts: its older ``undo`` lines included."""
-        self.undone.discard(group)
-        for e in self.folded:
-            if e.group == group:
-                self.undone.discard(e.id)
+    def _redo(self, tx: str) -> None:
+        """What cancelled the transaction ``tx`` no longer counts."""
+        self.undone.discard(tx)
 
     def is_undone(self, e: Entry) -> bool:
         return e.id in self.undone or e.group in self.undone
@@ -459,13 +454,6 @@ class Ledger:
                 fold_entry(st, e)
         return st
 
-    def last_undoable(self) -> Entry | None:
-        """The newest folded entry of the local reviewer's that has not been undone."""
-        for e in reversed(self.folded):
-            if not self.is_undone(e) and self.is_own(e.src):
-                return e
-        return None
-
     def news(self, known: set[str], limit: int = 8) -> list[str]:
         """What other reviewers did that was not read before (``known``: the transaction
         ids read then), one line each, ``alice@example.com: approve kpt-…/try-001``; a
@@ -540,45 +528,3 @@ class Ledger:
                 guard = self._guard_for(path)
                 append_bytes(path, b"", guard=guard, repair_torn=True, create=False)
                 self._refresh()
-
-    def record(
-        self, op: Op, target: str, note: str | None = None, undoes: str | None = None, **data: Any
-    ) -> Entry:
-        """One line of the older kind (a decision of its own, not a transaction)."""
-        data.setdefault("channel", current_channel())
-        entry = Entry(new_id(), now_iso(), op, target, note or None, undoes, data)
-        self.append(entry.as_record())
-        return entry
-
-    def decide(self, targets: Iterable[str], op: Op, note: str | None = None) -> list[Entry]:
-        """Several decisions as one batch: a single undo cancels them all."""
-        batch = new_id()
-        return [self.record(op, t, note, batch=batch) for t in targets]
-
-    def undoable_batch(self) -> list[Entry]:
-        """The last decision, with every entry of its batch (or transaction), oldest first."""
-        last = self.last_undoable()
-        if last is None:
-            return []
-        return [e for e in self.folded if e.group == last.group and not self.is_undone(e)]
-
-    def undo(self) -> Entry | None:
-        """Cancel the last decision (its whole batch) with older ``undo`` lines; returns its
-        newest entry.
-
-        Decisions that wrote files, and transactions, are undone by
-        :func:`store.tx.transactions.undo`, which restores the files first.
-        """
-        self.refresh()
-        entries = self.undoable_batch()
-        if any("after_sha256" in e.data or e.tx is not None for e in entries):
-            raise ValueError(
-                "a transaction or a decision that wrote files is undone with "
-                "store.tx.transactions.undo"
-            )
-        self.mark_undone(entries)
-        return entries[-1] if entries else None
-
-    def mark_undone(self, entries: list[Entry]) -> None:
-        for e in reversed(entries):
-            self.record("undo", e.target, undoes=e.id)

@@ -12,7 +12,7 @@ from store.ledger.entry import KNOWN_FIELDS, TX_OPS, Entry, Made, Shape, TxRecor
 #: An effect's fields that are its entry's own (not ``data``).
 _EFFECT_OWN = frozenset({"op", "target", "note"})
 #: The fields of a transaction line read as single values (kept parsed whatever they hold).
-_SINGLE = frozenset({"tx", "batch", "action", "who", "redoes", "reason"})
+_SINGLE = frozenset({"tx", "action", "who", "redoes", "reason"})
 #: Fields of an effect whose text recurs from effect to effect: one object each.
 _EFFECT_SHARED = frozenset({"loc", "who"})
 #: Field names and the few texts that recur everywhere (ops, reviewers, actions) are
@@ -59,9 +59,6 @@ def entry_of(rec: dict[str, Any], slim: bool = False, strs: Strs | None = None) 
         data = _shared(data, strs)
     else:
         data = {_intern(k): v for k, v in rec.items() if k not in KNOWN_FIELDS and k != "tx"}
-        v = data.get("batch")
-        if type(v) is str:
-            data["batch"] = strs.setdefault(v, v)
     tx = rec.get("tx")
     e = Entry(
         eid,

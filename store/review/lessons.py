@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store.ledger import Entry, Ledger
+from store.ledger import Ledger
 from store.models import Lesson
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import JsonlRecord, encode_record, line_ending, scan_jsonl
@@ -116,13 +116,6 @@ def relocate_record(
     if len(found) != 1 or data[found[0].start : found[0].end] != old:
         return None
     return found[0].start, found[0].end
-
-
-def archive(
-    ledger: Ledger, lesson_id: str, archived: bool = True, note: str | None = None
-) -> Entry:
-    """An older-style ledger line (kept for callers not moved to :func:`archive_lesson`)."""
-    return ledger.record("archive" if archived else "restore", lesson_key(lesson_id), note)
 
 
 def archive_lesson(

@@ -166,10 +166,6 @@ def entry_path(ws: Workspace, e: Entry) -> Path:
     return record_path(ws, e.data)
 
 
-def is_file_write(e: Entry) -> bool:
-    return "path" in e.data and "after_sha256" in e.data
-
-
 def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
     """SHA-256 of the first ``n`` bytes of the open file, for each ``n`` (one pass)."""
     h = hashlib.sha256()

@@ -61,7 +61,6 @@ from store.tx.journal import (
     Unrestorable,
     back_write,
     forward_write,
-    is_file_write,
     kept_side,
     perform,
     prepare,
@@ -167,8 +166,7 @@ class FileView:
 
 @dataclass(slots=True)
 class TxView:
-    """One transaction as the history shows it (older decision lines are shown as one
-    transaction per batch or line, ``legacy``)."""
+    """One transaction as the history shows it."""
 
     id: str
     at: str
@@ -183,7 +181,6 @@ class TxView:
     undoes: str | None = None
     redoes: str | None = None
     note: str | None = None
-    legacy: bool = False
     #: the review-state changes (op and target) it made
     effects: list[tuple[str, str]] = field(default_factory=list)
     #: the local reviewer's (in a team, only one's own are undone and redone)
@@ -222,7 +219,6 @@ class TxView:
             "undoes": self.undoes,
             "redoes": self.redoes,
             "note": self.note,
-            "legacy": self.legacy,
             "effects": [{"op": op, "target": t} for op, t in self.effects],
             "own": self.own,
             "trusted": self.trusted,
@@ -434,7 +430,7 @@ def _abort(
 
 def _policy_action(led: Ledger, rec: TxRecord) -> str:
     """The action whose write policy holds for ``rec``'s files: its own, or for an undo or
-    a redo, that of the transaction (or older batch) it turns around."""
+    a redo, that of the transaction it turns around."""
     turned = (rec.undoes or rec.redoes) if rec.action in ("undo", "redo") else None
     if not turned:
         return rec.action
@@ -543,7 +539,7 @@ def _file_view(f: dict[str, Any]) -> FileView:
     )
 
 
-# -- units: transactions and older lines alike -----------------------------------------
+# -- units: the transactions as history, undo and redo see them --------------------------
 
 
 @dataclass(slots=True)
@@ -562,14 +558,11 @@ class _Unit:
     redoes: str | None = None
     note: str | None = None
     reason: str = ""
-    legacy: bool = False
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
-    #: an older batch's lines, every one (file writes included)
-    members: list[Entry] = field(default_factory=list)
     #: whose ledger file holds it (see ``Entry.src``)
     src: str = ""
-    #: the transaction it is (``None``: older lines), and its end as it was then
+    #: the transaction it is, and its end as it was then
     tx: TxRecord | None = None
     tx_end: Entry | None = None
     #: where it was made (``store.ledger.CHANNELS``; ``None``: not recorded)
@@ -585,13 +578,10 @@ class _Unit:
         machine (:meth:`Ledger.is_ours`): what undo, redo and recovery may act on."""
         if self._trusted is None:
             t = self.tx
-            if t is not None:
-                end = self.tx_end
-                self._trusted = led.is_ours(TxRecord(t.id, t.begin, t.status, end, t.seq))
-            else:
-                self._trusted = bool(self.members) and all(
-                    led.is_own(m.src) and led.authentic(m) for m in self.members
-                )
+            end = self.tx_end
+            self._trusted = t is not None and led.is_ours(
+                TxRecord(t.id, t.begin, t.status, end, t.seq)
+            )
         return self._trusted
 
     @property
@@ -616,7 +606,7 @@ class _Unit:
 
 
 def _units(led: Ledger) -> list[_Unit]:
-    """Every transaction and every older decision batch, oldest first."""
+    """Every transaction, oldest first."""
     with led.lock, paused_gc():
         return _build_units(led)
 
@@ -656,38 +646,6 @@ def _build_units(led: Ledger) -> list[_Unit]:
                 channel=_channel_of(rec.begin),
             )
         )
-    for g, group in groups.items():
-        e = group[0]
-        if e.tx is not None:
-            continue
-        if len(group) == 1 and not is_file_write(e):  # one decision line: the usual case
-            action, subjects, files, effects = e.op, [e.target], [], group
-        else:
-            ops = [m.op for m in group]
-            action = (
-                "promote" if "promote" in ops else next((o for o in ops if o != "write"), "write")
-            )
-            subjects = list(dict.fromkeys(m.target for m in group))
-            files = _legacy_files(group)
-            effects = [m for m in group if m.op != "write"]
-        units.append(
-            _Unit(
-                g,
-                e.at,
-                None,
-                action,
-                subjects,
-                files,
-                effects,
-                "committed",
-                led.line_of.get(e.id, 0),
-                note=e.note,
-                legacy=True,
-                members=group,
-                src=e.src,
-                channel=_channel_of(e),
-            )
-        )
     units.sort(key=lambda u: u.seq)
     by_id = {u.id: u for u in units}
     for u in units:  # a redo applies a transaction again: it is as new as the redo
@@ -702,37 +660,8 @@ def _channel_of(e: Entry) -> str | None:
     return str(c) if c else None
 
 
-def _legacy_files(group: list[Entry]) -> list[dict[str, Any]]:
-    """The files an older batch wrote, one record per file: the first entry's *before*
-    and the last one's *after* (several items promoted into one file left one entry each,
-    the first with an intermediate hash)."""
-    out: dict[str, dict[str, Any]] = {}
-    for e in group:
-        if not is_file_write(e):
-            continue
-        path = str(e.data.get("path"))
-        created = bool(e.data.get("created"))
-        rec = out.get(path)
-        if rec is None:
-            rec = out[path] = {
-                "path": path,
-                "how": "replace",
-                "before_sha256": None if created else e.data.get("before_sha256"),
-                "backup": None if created else e.data.get("backup"),
-            }
-            if created and e.data.get("created_by"):
-                rec["created_by"] = e.data.get("created_by")
-        rec["after_sha256"] = e.data.get("after_sha256")
-        rec["written"] = e.data.get("written")
-    return list(out.values())
-
-
 def _is_undone(led: Ledger, u: _Unit) -> bool:
-    if u.id in led.undone:
-        return True
-    if not u.legacy:
-        return False
-    return bool(u.members) and all(led.is_undone(e) for e in u.members)
+    return u.id in led.undone
 
 
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | None]:
@@ -762,9 +691,6 @@ def _find(led: Ledger, units: list[_Unit], tx_id: str) -> _Unit:
     for u in units:
         if u.id == tx_id:
             return u
-    for e in led.folded:  # an older line's own id names its batch
-        if e.id == tx_id:
-            return next(u for u in units if u.id == e.group)
     hits = [u for u in units if tx_id and u.id.startswith(tx_id)]
     if len(hits) == 1:
         return hits[0]
@@ -788,7 +714,6 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         u.undoes,
         u.redoes,
         u.note,
-        u.legacy,
         [(e.op, e.target) for e in u.effects],
         led.is_own(u.src),
         u.trusted(led) if led.is_own(u.src) else False,
@@ -912,7 +837,7 @@ def history(
 ) -> list[TxView]:
     """Transactions newest first, each with its state: ``done``, ``undone``, ``blocked``
     (a file changed since: ``reason`` and ``blocked_path`` say which), ``aborted`` (rolled
-    back) or ``open`` (in progress). Older decision lines appear as one entry per batch."""
+    back) or ``open`` (in progress)."""
     led = _ledger(ws, ledger)
     units = list(reversed(_units(led)))
     if limit is not None:
@@ -921,7 +846,7 @@ def history(
 
 
 def get(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxView:
-    """One transaction by id (an older line's id names its batch; a unique prefix will do)."""
+    """One transaction by id (a unique prefix will do)."""
     led = _ledger(ws, ledger)
     return _view(ws, led, _find(led, _units(led), tx_id))
 
@@ -1140,7 +1065,7 @@ def _here(channel: str) -> str:
 
 
 def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
-    """The transaction undone most recently (by a transaction or an older undo line), as
+    """The transaction undone most recently, as
     long as no new action of ours came after that undo: as in every editor, a new action
     ends what can be redone (a transaction is still redone by its id)."""
     newest = max(
@@ -1156,11 +1081,6 @@ def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
     for u in units:
         if u.action == "undo" and u.status == "committed" and u.undoes:
             when[u.undoes] = u.seq
-    group_of = {e.id: e.group for e in led.folded}
-    for i, e in enumerate(led.entries):
-        if e.op == "undo" and e.undoes in group_of:
-            g = group_of[e.undoes]
-            when[g] = max(when.get(g, -1), i)
     for uid, seq in sorted(when.items(), key=lambda kv: kv[1], reverse=True):
         if seq < newest:
             return None  # undone before the newest action: no longer redone by default

@@ -99,6 +99,7 @@ DECIDER = r"""
 import sys, time
 from pathlib import Path
 from store.ledger import Ledger
+from tests.ledger_lines import decide
 state, who = Path(sys.argv[1]), sys.argv[2]
 start, seconds = float(sys.argv[3]), float(sys.argv[4])
 ledger = Ledger(state, read=False)
@@ -106,7 +107,7 @@ time.sleep(max(0.0, start - time.time()))
 end = time.monotonic() + seconds
 n = 0
 while time.monotonic() < end:
-    ledger.record("approve", f"kpt-20991231-001/{who}-{n:06d}")
+    decide(ledger, f"kpt-20991231-001/{who}-{n:06d}", "approve")
     n += 1
 print(n)
 """

@@ -22,6 +22,7 @@ from store.write.atomic import ConflictError, current_stamp
 from tests.conftest import REPO, SEEDS
 from tests.guards import anywhere
 from tests.hardening.concurrent_harness import burning, run_once
+from tests.ledger_lines import decide
 
 AGENT = r"""
 import json, os, sys, time
@@ -71,7 +72,7 @@ def test_concurrent_writers(demo_root: Path) -> None:
         edit_lesson(ref, {"title": f"edited {i}"}, guard=anywhere)
         edits += 1
         # a person's decision
-        ledger.record("approve", f"kpt-20261120-001/keep-00{1 + i % 2}")
+        decide(ledger, f"kpt-20261120-001/keep-00{1 + i % 2}", "approve")
         # an item edit on the report the agent rewrites: conflict or success, never silent;
         # after a conflict the person reloads and tries again
         for _attempt in range(50):

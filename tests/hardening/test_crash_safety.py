@@ -16,19 +16,21 @@ from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
 from store.write.atomic import TEMP_PREFIX, sweep_temp_files
 from tests.conftest import REPO
+from tests.ledger_lines import decide
 
 WRITER = r"""
 import sys, itertools
 from pathlib import Path
 from store.write.atomic import atomic_write, current_stamp
 from store.ledger import Ledger
+from tests.ledger_lines import decide
 root = Path(sys.argv[1])
 doc = root / "doc.yaml"
 ledger = Ledger(root / ".hurikaeri")
 versions = [("a: " + "x" * 5000 + "\n").encode(), ("b: " + "y" * 9000 + "\n").encode()]
 for i in itertools.count():
     atomic_write(doc, versions[i % 2], current_stamp(doc), guard=lambda p: None)
-    ledger.record("approve", f"kpt-1/item-{i}")
+    decide(ledger, f"kpt-1/item-{i}", "approve")
 """
 
 
@@ -55,7 +57,7 @@ def test_sigkill_during_writes(tmp_path: Path) -> None:
     # and the next writer repairs a torn tail instead of refusing
     with open(ledger.path, "ab") as fh:
         fh.write(b'{"id": "torn", "op": "appr')
-    ledger.record("reject", "kpt-1/after-crash")
+    decide(ledger, "kpt-1/after-crash", "reject")
     assert Ledger(tmp_path / ".hurikaeri").state("kpt-1/after-crash").state == "rejected"
     # temporary files of killed writers are swept on the next start (old ones only)
     leftovers = [p for p in tmp_path.iterdir() if p.name.startswith(TEMP_PREFIX)]

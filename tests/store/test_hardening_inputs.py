@@ -20,6 +20,7 @@ from store.workspace import Workspace
 from store.write.atomic import WriteError
 from tests.conftest import SEEDS
 from tests.id_less import ID_LESS_REPORT, RID
+from tests.ledger_lines import decide
 
 EXAMPLE: dict[str, Any] = json.loads((SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8"))
 
@@ -224,8 +225,8 @@ def test_show_json_gives_id_less_items_no_shared_state(tmp_path: Path) -> None:
     path = _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
     ledger = Ledger(ws.state_dir)
-    ledger.record("approve", f"{RID}/")  # as an older version recorded it
-    ledger.record("approve", f"{RID}/keep-001")
+    decide(ledger, f"{RID}/", "approve")  # as an older version recorded it
+    decide(ledger, f"{RID}/keep-001", "approve")
     _, report = find_report(ws, RID)
     items = report_json(path, report, ledger)["items"]
     got = [(i["ref"], i["section"], i["position"], i["state"]) for i in items]
@@ -248,9 +249,9 @@ def test_review_progress_counts_only_items_with_ids(tmp_path: Path) -> None:
     (s,) = [s for s in ix.sessions.values() if s.report]
     assert s.item_keys() == [f"{RID}/keep-001"]
     assert ix.review_progress(s) == (0, 1)
-    ix.ledger.record("approve", f"{RID}/")  # a legacy shared key decides nothing
+    decide(ix.ledger, f"{RID}/", "approve")  # a shared key decides nothing
     assert ix.review_progress(s) == (0, 1)
-    ix.ledger.record("approve", f"{RID}/keep-001")
+    decide(ix.ledger, f"{RID}/keep-001", "approve")
     assert ix.review_progress(s) == (1, 1)
     assert workspace_stats(ix)["try_items"] == {"pending": 1}
     text = session_markdown(ix, s)

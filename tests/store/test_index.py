@@ -11,6 +11,7 @@ from store.index.heads import HeadTable
 from store.index.order import SessionFilter, next_unreviewed, ordered
 from store.index.workspace_index import WorkspaceIndex
 from store.workspace import Workspace
+from tests.ledger_lines import decide
 
 
 def _index(root: Path) -> WorkspaceIndex:
@@ -80,7 +81,7 @@ def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
     assert first is not None
     s, key = first
     assert ix.ledger.state(key).state == "pending"
-    ix.ledger.decide(s.item_keys(), "approve")
+    decide(ix.ledger, s.item_keys(), "approve")
     nxt = next_unreviewed(ix, order, s.key, key)
     assert nxt is not None and nxt[0].key != s.key
 
@@ -90,8 +91,8 @@ def test_next_unreviewed_wraps_inside_the_session_before_the_next_one(demo_root:
     order = ordered(ix)
     s = next(x for x in order if len(x.item_keys()) >= 3)
     items = s.item_keys()
-    ix.ledger.decide(items, "approve")
-    ix.ledger.decide([items[0]], "reopen")  # one pending item above the cursor
+    decide(ix.ledger, items, "approve")
+    decide(ix.ledger, [items[0]], "reopen")  # one pending item above the cursor
     found = next_unreviewed(ix, order, s.key, items[-1])
     assert found is not None and (found[0].key, found[1]) == (s.key, items[0])
 

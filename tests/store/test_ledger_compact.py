@@ -324,7 +324,7 @@ def test_lines_appended_fold_onto_what_was_read(tmp_path: Path) -> None:
     plain_a, plain_b = "kpt-20260208-001/keep-001", "kpt-20260208-001/try-002"
     assert (led.state(plain_a).state, led.state(C).state) == ("approved", "rejected")
     for start, end in ((2, 4), (4, 6), (6, len(lines))):
-        with open(led.legacy_path, "a", encoding="utf-8") as fh:
+        with open(led.local_path, "a", encoding="utf-8") as fh:
             fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in lines[start:end])
         assert led.refresh()
         once = Ledger(led.state_dir, who="me")

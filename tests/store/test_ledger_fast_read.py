@@ -19,6 +19,7 @@ from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
 from store.review.items import find_report
 from store.workspace import Workspace
+from tests.ledger_lines import decide
 
 _LINE = st.one_of(
     st.dictionaries(st.text(max_size=5), st.text(max_size=8), max_size=3).map(
@@ -68,10 +69,10 @@ def test_plain_lines_find_what_scan_finds_or_decline(lines: list[str], newline: 
 
 def test_a_broken_line_is_reported_as_before(tmp_path: Path) -> None:
     led = Ledger(tmp_path)
-    led.record("approve", "x/1")
+    decide(led, "x/1", "approve")
     with open(led.path, "ab") as fh:
         fh.write(b"not json\n")
-    led.record("reject", "x/2")
+    decide(led, "x/2", "reject")
     again = Ledger(tmp_path)
     assert [d.code for d in again.diagnostics] == [d.code for d in led.diagnostics]
     assert again.diagnostics and again.state("x/2").state == "rejected"

@@ -27,6 +27,7 @@ from store.tx.transactions import (
 from store.workspace import Workspace
 from store.write.atomic import PathRefused
 from tests.ledger_forge import commit_of, ours, replace_tx, sha, undo_of, write_lines
+from tests.ledger_lines import decide
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -82,7 +83,7 @@ def test_a_forged_unfinished_transaction_rewrites_nothing(
     now = victim.read_bytes()
     mine = b"# the forger's text\n"
     if sig == "copied":  # the signature of a real line of ours, on the forged one
-        Ledger(ws.state_dir).decide(["kpt-20261028-001/keep-001"], "reject")
+        decide(Ledger(ws.state_dir), "kpt-20261028-001/keep-001", "reject")
         last = (ws.state_dir / "ledger.jsonl").read_text("utf-8").splitlines()[-1]
         sig = json.loads(last)["sig"]
     # the line says the file was ``mine`` and the transaction left it as it is now
@@ -271,10 +272,10 @@ def test_an_own_line_leads_nowhere_its_action_does_not_write(ws: Workspace) -> N
 
 
 def test_an_unsigned_line_of_before_is_shown_and_never_acted_on(ws: Workspace) -> None:
-    """The demo's ledger was written before signing: its older promote of CLAUDE.md folds
+    """The demo's ledger was written before signing: its promote of CLAUDE.md folds
     (review state), shows as not ours, and is never undone."""
     (v,) = [v for v in history(ws) if v.id == "9bfee027583a"]
-    assert v.legacy and not v.trusted and not v.undoable
+    assert not v.trusted and not v.undoable
     claude = ws.root / "CLAUDE.md"
     now = claude.read_bytes()
     with pytest.raises(UndoRefused, match="not ours"):
@@ -323,7 +324,7 @@ def test_a_fifo_in_place_of_the_ledger_is_refused(ws: Workspace) -> None:
 
 def test_a_valid_signature_is_tied_to_the_line(ws: Workspace) -> None:
     """Our own lines verify as read back; changing any field (a file's hash) breaks it."""
-    Ledger(ws.state_dir).decide(["kpt-20261028-001/keep-001"], "reject")
+    decide(Ledger(ws.state_dir), "kpt-20261028-001/keep-001", "reject")
     led = Ledger(ws.state_dir)
     mine = [e for e in led.entries if e.sig is not None]
     assert mine and all(led.authentic(e) for e in mine)
@@ -339,10 +340,10 @@ def test_a_key_kept_inside_the_workspace_authenticates_nothing(
     """Agents read the workspace: a key there could sign their lines. Nothing is signed,
     so nothing is acted on, and the refusal says why."""
     monkeypatch.setenv(machine_key.KEY_DIR_ENV, str(ws.root / "keys"))
-    done = Ledger(ws.state_dir).decide(["kpt-20261028-001/keep-001"], "reject")
+    done = decide(Ledger(ws.state_dir), "kpt-20261028-001/keep-001", "reject")
     assert done and Ledger(ws.state_dir).entries[-1].sig is None
     with pytest.raises(UndoRefused, match="lies inside the workspace"):
-        undo(ws, done[0].id)
+        undo(ws, done)
 
 
 @pytest.mark.parametrize("sig", [["a", "list"], {"an": "object"}, 7, True, ""])

@@ -20,6 +20,7 @@ from store.located import loc_tag, plain_key, report_key, split_located
 from store.review.items import decide, decide_keys, find_item
 from store.tx.transactions import last_done, undo
 from store.workspace import Workspace
+from tests.ledger_lines import decide as decide_line
 
 RID = "kpt-20260208-001"
 ALICE = "team/alice/hurikaeri/kpt-20260208-001.yaml"
@@ -128,7 +129,7 @@ def test_a_decision_made_before_the_second_report_arrived_stays_with_its_report(
 
 def test_a_line_that_names_no_place_is_about_every_report_of_the_id(root: Path) -> None:
     ws = team_ws(root)
-    Ledger(ws.state_dir).record("approve", f"{RID}/try-001")  # written before places were
+    decide_line(Ledger(ws.state_dir), f"{RID}/try-001", "approve")  # written before places were
     index = loaded(root)
     keys = keys_of(index)
     assert index.ledger.state(keys[ALICE][1]).state == "approved"
@@ -248,11 +249,11 @@ def test_the_located_fold_is_the_fold_of_each_reports_own_lines(
         led.locate([RID])
     for op, loc, located, item in lines:
         if loc is None:
-            led.record(op, f"{RID}/{item}")  # type: ignore[arg-type]
+            decide_line(led, f"{RID}/{item}", op)
         elif located:
-            led.record(op, f"{report_key(RID, loc)}/{item}", loc=loc)  # type: ignore[arg-type]
+            decide_line(led, f"{report_key(RID, loc)}/{item}", op, loc=loc)
         else:
-            led.record(op, f"{RID}/{item}", loc=loc)  # type: ignore[arg-type]
+            decide_line(led, f"{RID}/{item}", op, loc=loc)
     fresh = Ledger(state_dir)
     for where in (ALICE, BOB, "team/dave/hurikaeri/y.yaml"):
         for item in ("keep-001", "try-001"):

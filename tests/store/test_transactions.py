@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from store.ledger import Ledger
+from store.ledger import Ledger, current_channel, now_iso
 from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit, save_external_edit
 from store.review.feedback_export import export_feedback
@@ -468,9 +468,10 @@ def test_tx_diff_shows_each_file(ws: Workspace) -> None:
 # -- older ledgers -----------------------------------------------------------------------
 
 
-def test_an_older_batch_into_one_file_can_now_be_undone(ws: Workspace) -> None:
+def test_an_older_batch_into_one_file_is_migrated_and_undone(ws: Workspace) -> None:
     """Before transactions, two items promoted into one file left two entries, the first
-    with an intermediate hash: undo always refused. Read as one transaction now."""
+    with an intermediate hash: undo always refused. Migrated to one transaction, signed
+    again as the lines were, it is undone and redone."""
     claude = ws.root / "CLAUDE.md"
     v0 = claude.read_bytes()
     v1, v2 = v0 + b"\n- one\n", v0 + b"\n- one\n- two\n"
@@ -508,7 +509,7 @@ def test_an_older_batch_into_one_file_can_now_be_undone(ws: Workspace) -> None:
         for rec in lines:  # written by this machine (signed), in the older shape
             fh.write(json.dumps(ours(ws.state_dir, rec)) + "\n")
     (v,) = [v for v in history(ws) if v.id == "oldbatch0001"]
-    assert v.legacy and v.state == "done" and [f.path for f in v.files] == ["CLAUDE.md"]
+    assert v.trusted and v.state == "done" and [f.path for f in v.files] == ["CLAUDE.md"]
     undone = undo_last(ws)
     assert undone is not None and undone.undoes == "oldbatch0001"
     assert claude.read_bytes() == v0
@@ -520,7 +521,15 @@ def test_an_older_batch_into_one_file_can_now_be_undone(ws: Workspace) -> None:
 def test_older_decision_lines_fold_and_undo_as_before(ws: Workspace) -> None:
     led = Ledger(ws.state_dir)
     before = dict(led.states)
-    led.record("approve", f"{RID}/keep-001")
+    line = {
+        "id": "old000000009",
+        "at": now_iso(),
+        "op": "approve",
+        "target": f"{RID}/keep-001",
+        "channel": current_channel(),
+    }
+    with open(ws.state_dir / "ledger.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(ours(ws.state_dir, line)) + "\n")  # this machine's, older shape
     assert undo_last(ws) is not None
     assert state(ws, f"{RID}/keep-001") == "pending"
     assert Ledger(ws.state_dir).states.keys() >= before.keys()

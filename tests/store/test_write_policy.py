@@ -31,6 +31,7 @@ from store.write.policy import (
     path_text_problem,
     target_problem,
 )
+from tests.ledger_lines import decide
 
 REPORT = (
     "id: kpt-20260101-001\nsession_id: s-1\nsession_summary: a task\n"
@@ -310,7 +311,7 @@ def test_a_ledger_that_is_a_link_is_never_appended_to(tmp_path: Path) -> None:
     (root / ".hurikaeri").mkdir()
     (root / ".hurikaeri" / "ledger.jsonl").symlink_to(target)
     with pytest.raises(PathRefused):
-        Ledger(root / ".hurikaeri").record("approve", "kpt-1/try-1")
+        decide(Ledger(root / ".hurikaeri"), "kpt-1/try-1", "approve")
     assert target.read_text() == "x\n"
 
 
@@ -496,7 +497,7 @@ def test_appends_refuse_a_hard_linked_file(tmp_path: Path) -> None:
     (root / ".hurikaeri").mkdir(exist_ok=True)  # the refused import took the tx lock there
     os.link(elsewhere, root / ".hurikaeri" / "ledger.jsonl")
     with pytest.raises(PathRefused):
-        Ledger(root / ".hurikaeri").record("approve", "kpt-1/keep-1")
+        decide(Ledger(root / ".hurikaeri"), "kpt-1/keep-1", "approve")
     assert elsewhere.read_text() == '{"id": "x"}\n'
 
 

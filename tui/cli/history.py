@@ -106,7 +106,7 @@ def _at(at: str) -> str:
 
 
 def _state(v: TxView) -> str:
-    return v.state + (" (legacy)" if v.legacy else "") + ("" if v.trusted else " not ours")
+    return v.state + ("" if v.trusted else " not ours")
 
 
 def _line(v: TxView, who_width: int, state_width: int) -> str:

@@ -1,0 +1,247 @@
+"""Older ledger lines rewritten as transactions, once (docs/undo-and-history.md).
+
+Ledgers written before transactions hold one line per decision (``approve``, ``reject``,
+…, a batch's lines sharing ``batch``; a promotion's lines naming the file written with its
+hashes and backups) and ``undo`` lines naming the line they cancel. The ledger folds
+transactions only: each older batch (or lone line) becomes one self-contained ``commit``
+line under the batch's id (the line's own for a lone line), with its subjects, its effects
+and the files it wrote; the ``undo`` lines that cancel a batch become one ``undo``
+transaction naming it. Every other line is kept byte for byte, in its place.
+
+A line that this machine signed (:mod:`store.machine_key`) stays acted on: the transaction
+made of signed lines only is signed again; one made of any line not signed here is left
+unsigned, never acted on, as its lines were not.
+
+:func:`migrate_file` rewrites one of the local reviewer's ledger files (only ours: another
+reviewer's file is theirs and is converted as it is read, :func:`as_transactions`): the
+lines as they were are kept first beside it (``<name>.older``), then the file is replaced
+whole in one rename, under the lock every appender takes, and only if nothing was appended
+since it was read. A migration killed at any point leaves the file as it was, or migrated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from store import machine_key
+from store.ledger.entry import TX_OPS
+from store.read.jsonl import encode_record
+from store.write.atomic import (
+    ConflictError,
+    atomic_write,
+    current_stamp,
+    replace_file,
+)
+
+#: The suffix of the copy of a ledger file as it was before it was migrated.
+OLDER_SUFFIX = ".older"
+#: An older line's fields that describe the file it wrote (a promotion's), not its effect.
+_FILE_FIELDS = ("created", "created_by", "before_sha256", "after_sha256", "backup", "written")
+#: What an older line holds that is not its effect's.
+_LINE_FIELDS = frozenset({"id", "at", "op", "target", "batch", "channel", "sig", "undoes"})
+
+
+def is_older(rec: Any) -> bool:
+    """Whether ``rec`` is an older decision or ``undo`` line (not a transaction's; a line
+    without an id or a time is no line the ledger folds, older or not)."""
+    return (
+        type(rec) is dict
+        and isinstance(rec.get("op"), str)
+        and rec["op"] not in TX_OPS
+        and "id" in rec
+        and "at" in rec
+    )
+
+
+def as_transactions(
+    records: list[Any], signed: Callable[[dict[str, Any]], bool] | None = None
+) -> dict[int, tuple[dict[str, Any], bool]]:
+    """The transactions ``records`` (a ledger file's, in order) hold as older lines, by
+    the index of the record each takes the place of (its first line; the other lines of a
+    batch, and the ``undo`` lines after the first that cancel the same batch, have none),
+    with whether every line of it is this machine's (``signed`` tells)."""
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    group_of: dict[str, str] = {}  # an older line's id: its batch's
+    for i, rec in enumerate(records):
+        if is_older(rec) and rec["op"] != "undo":
+            g = str(rec.get("batch") or rec["id"])
+            groups.setdefault(g, []).append((i, rec))
+            group_of[str(rec["id"])] = g
+    out: dict[int, tuple[dict[str, Any], bool]] = {}
+    undone: set[str] = set()  # cancelled by an undo line, and not applied again since
+    for i, rec in enumerate(records):
+        if not is_older(rec):
+            if type(rec) is dict and rec.get("redoes") in undone:
+                undone.discard(rec["redoes"])
+            continue
+        if rec["op"] == "undo":
+            ref = str(rec.get("undoes") or "")
+            g = group_of.get(ref, ref)
+            if not g or g in undone:
+                continue  # the batch's first undo line stands for all of it
+            undone.add(g)
+            out[i] = (_undo(rec, g, groups.get(g, [])), signed is not None and signed(rec))
+        elif groups.get(str(rec.get("batch") or rec["id"]), [(i, rec)])[0][0] == i:
+            members = groups[str(rec.get("batch") or rec["id"])]
+            tx = _batch(str(rec.get("batch") or rec["id"]), [m for _, m in members])
+            out[i] = (tx, signed is not None and all(signed(m) for _, m in members))
+    return out
+
+
+def _batch(g: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """One older batch (or lone line) as one self-contained ``commit``."""
+    first = lines[0]
+    effects = [_effect(m) for m in lines if m["op"] != "write"]
+    ops = [m["op"] for m in lines]
+    action = "promote" if "promote" in ops else next((o for o in ops if o != "write"), "write")
+    tx: dict[str, Any] = {
+        "id": g,
+        "at": first["at"],
+        "op": "commit",
+        "target": str(first.get("target", "")),
+        "tx": g,
+        "action": action,
+        "subjects": list(dict.fromkeys(str(m.get("target", "")) for m in lines)),
+        "effects": effects,
+    }
+    if first.get("note"):
+        tx["note"] = first["note"]
+    if first.get("channel"):
+        tx["channel"] = first["channel"]
+    files = _files(lines)
+    if files:
+        tx["files"] = files
+    return tx
+
+
+def _effect(line: dict[str, Any]) -> dict[str, Any]:
+    rest = {k: v for k, v in line.items() if k not in _LINE_FIELDS}
+    return {"op": line["op"], "target": str(line.get("target", "")), **rest}
+
+
+def _undo(
+    line: dict[str, Any], g: str, members: list[tuple[int, dict[str, Any]]]
+) -> dict[str, Any]:
+    """The older ``undo`` lines cancelling the batch ``g`` as one ``undo`` transaction."""
+    subjects = list(dict.fromkeys(str(m.get("target", "")) for _, m in members)) or [
+        str(line.get("target", ""))
+    ]
+    tx: dict[str, Any] = {
+        "id": line["id"],
+        "at": line["at"],
+        "op": "commit",
+        "target": subjects[0],
+        "tx": line["id"],
+        "action": "undo",
+        "subjects": subjects,
+        "effects": [],
+        "undoes": g,
+    }
+    if line.get("channel"):
+        tx["channel"] = line["channel"]
+    return tx
+
+
+def _files(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files an older batch wrote, one record per file: the first line's *before* and
+    the last one's *after* (several items promoted into one file left one line each)."""
+    out: dict[str, dict[str, Any]] = {}
+    for m in lines:
+        if "path" not in m or "after_sha256" not in m:
+            continue
+        path = str(m["path"])
+        created = bool(m.get("created"))
+        rec = out.get(path)
+        if rec is None:
+            rec = out[path] = {
+                "path": path,
+                "how": "replace",
+                "before_sha256": None if created else m.get("before_sha256"),
+                "backup": None if created else m.get("backup"),
+            }
+            if created and m.get("created_by"):
+                rec["created_by"] = m.get("created_by")
+        rec["after_sha256"] = m.get("after_sha256")
+        rec["written"] = m.get("written")
+    return list(out.values())
+
+
+def converted(records: list[Any], state_dir: Path | None) -> list[Any]:
+    """``records`` with their older lines as transactions (``None`` in the place of a
+    batch's other lines), those of lines signed here signed again for ``state_dir``."""
+
+    def signed(rec: dict[str, Any]) -> bool:
+        return state_dir is not None and machine_key.verify(state_dir, rec, rec.get("sig"))
+
+    made = as_transactions(records, signed)
+    out: list[Any] = []
+    for i, rec in enumerate(records):
+        if not is_older(rec):
+            out.append(rec)
+        elif i not in made:
+            out.append(None)  # in the transaction of its batch's first line
+        else:
+            tx, ours = made[i]
+            sig = machine_key.sign(state_dir, tx) if ours and state_dir is not None else None
+            out.append({**tx, "sig": sig} if sig else tx)
+    return out
+
+
+def migrated_bytes(data: bytes, state_dir: Path | None) -> tuple[bytes, int]:
+    """``data`` (a ledger file's bytes) with its older lines rewritten as transactions,
+    every other line kept byte for byte; and how many older lines there were (0: ``data``
+    itself). ``state_dir``: the workspace whose key signs again what was signed (``None``:
+    nothing signed, as for a copy shipped with the app)."""
+    lines = data.split(b"\n")
+    records: list[Any] = []
+    for raw in lines:
+        try:
+            records.append(json.loads(raw) if raw.strip() else None)
+        except ValueError:  # a broken line: kept as it is
+            records.append(None)
+    count = sum(1 for r in records if is_older(r))
+    if not count:
+        return data, 0
+    out: list[bytes] = []
+    for raw, rec, new in zip(lines, records, converted(records, state_dir), strict=True):
+        if not is_older(rec):
+            out.append(raw)
+        elif new is not None:
+            out.append(encode_record(new).rstrip(b"\n"))
+    return b"\n".join(out), count
+
+
+def migrate_file(path: Path, state_dir: Path, guard: Callable[[Path], None]) -> int:
+    """Rewrite the older lines of the ledger file ``path`` as transactions (see the
+    module's docstring); how many there were (0: the file is left alone). A line appended
+    meanwhile is never lost: the file is then read again and migrated anew."""
+    for _attempt in range(5):
+        stamp = current_stamp(path)
+        if stamp is None:
+            return 0
+        data = path.read_bytes()
+        new, count = migrated_bytes(data, state_dir)
+        if not count:
+            return 0
+        if len(data) != stamp.size:
+            continue  # appended to while it was read
+        replace_file(path.with_name(path.name + OLDER_SUFFIX), [data])
+        try:
+            atomic_write(path, new, stamp, guard=guard)
+        except ConflictError:
+            continue  # appended to meanwhile: read it again
+        return count
+    return 0
+
+
+__all__ = [
+    "OLDER_SUFFIX",
+    "as_transactions",
+    "converted",
+    "is_older",
+    "migrate_file",
+    "migrated_bytes",
+]
