@@ -116,10 +116,6 @@ class BudgetCheck:
     falls_out_total: int = 0
 
     @property
-    def over_before(self) -> bool:
-        return self.budget is not None and self.before > self.budget.limit
-
-    @property
     def over_after(self) -> bool:
         return self.budget is not None and self.after > self.budget.limit
 

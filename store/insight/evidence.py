@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -347,12 +346,6 @@ class EvidenceCheck:
         }
 
 
-def _fmt_turns(turns: Iterable[int], limit: int = 8) -> str:
-    shown = sorted(set(turns))
-    text = ", ".join(str(n) for n in shown[:limit])
-    return text + (f" … ({len(shown)} turns)" if len(shown) > limit else "")
-
-
 def check_item(
     transcript: Transcript | None,
     section: str,
@@ -515,13 +508,6 @@ def _metric_values(t: Transcript, nb: Numbering) -> dict[str, _Counted]:
             else (None, UNCOUNTED, [])
         ),
     }
-
-
-def transcript_metrics(t: Transcript, numbering: Numbering | None = None) -> dict[str, object]:
-    """The report's metrics, counted from the transcript as the writer of a report in
-    ``numbering`` (the skill's when not given) defines them."""
-    nb = numbering or by_trace(t)
-    return {name: value for name, (value, _d, _o) in _metric_values(t, nb).items()}
 
 
 def compare_metrics(

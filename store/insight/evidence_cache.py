@@ -80,13 +80,9 @@ class EvidenceStates:
     checked: int = 0
     """Reports whose transcript was read for this update (the rest came from the cache)."""
 
-    def session_state(self, session_key: str) -> str | None:
-        """``missing``/``found``/``none`` for a session's report; ``None`` without one."""
-        check = self.sessions.get(session_key)
-        return check.state if check is not None else None
-
     def session_states(self) -> dict[str, str]:
-        """Session key → :meth:`session_state` (for :class:`store.index.order.SessionFilter`)."""
+        """Session key → ``missing``/``found``/``none`` of its report (for
+        :class:`store.index.order.SessionFilter`)."""
         return {key: check.state for key, check in self.sessions.items()}
 
     def record_values(self) -> dict[str, str]:

@@ -77,11 +77,6 @@ class SessionFacts:
         return min(found) if found else None
 
 
-def _add_unique(items: list[str], value: str, cap: int = MAX_PATHS) -> None:
-    if value and len(items) < cap and value not in items:
-        items.append(value)
-
-
 class _Reader:
     """Folds parsed lines into one :class:`SessionFacts`."""
 

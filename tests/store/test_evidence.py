@@ -9,9 +9,9 @@ import pytest
 from store.insight.evidence import (
     check_item,
     check_report,
+    compare_metrics,
     names_in,
     parse_turn_refs,
-    transcript_metrics,
 )
 from store.insight.evidence import (
     check_item as check,
@@ -20,6 +20,11 @@ from store.insight.turn_numbering import by_message
 from store.models.kpt import KeepItem, KptMetrics, KptReport, ProblemItem, TryItem
 from store.read.transcript import read_transcript
 from tests.transcript_lines import CORPUS, sample_session
+
+
+def transcript_metrics(t, nb):  # type: ignore[no-untyped-def]
+    """The metrics as counted from the transcript in numbering ``nb``."""
+    return {row.name: row.counted for row in compare_metrics(None, t, nb)}
 
 
 def spans(text: str, plain: bool = False) -> list[tuple[int, int]]:

@@ -41,8 +41,8 @@ def _transcript(root: Path, session_key: str) -> Path:
 
 def test_each_report_gets_a_state(demo_root: Path) -> None:
     states = _states(demo_root)
-    assert states.session_state(MISSING_SESSION) == "missing"
-    assert states.session_state(FOUND_SESSION) == "found"
+    assert states.session_states().get(MISSING_SESSION) == "missing"
+    assert states.session_states().get(FOUND_SESSION) == "found"
     assert {st for st in states.session_states().values()} == {"missing", "found", "none"}
     assert [k for k, v in states.session_states().items() if v == "missing"] == [MISSING_SESSION]
     values = states.record_values()
@@ -76,7 +76,7 @@ def test_a_changed_report_or_a_grown_transcript_is_checked_again(demo_root: Path
         fh.write('{"type": "summary", "summary": "appended"}\n')
     again = _states(demo_root)
     assert again.checked == 1
-    assert again.session_state(FOUND_SESSION) == "found"
+    assert again.session_states().get(FOUND_SESSION) == "found"
     assert _states(demo_root).checked == 0
 
 
@@ -84,7 +84,7 @@ def test_a_transcript_that_goes_away_makes_the_report_none(demo_root: Path) -> N
     _states(demo_root)
     _transcript(demo_root, MISSING_SESSION).unlink()
     states = _states(demo_root)
-    assert states.session_state(MISSING_SESSION) == "none"
+    assert states.session_states().get(MISSING_SESSION) == "none"
     assert states.record_values()[MISSING_ITEM] == "none"
 
 
@@ -94,7 +94,7 @@ def test_a_broken_cache_is_ignored_and_rewritten(demo_root: Path, garbage: bytes
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(garbage)
     states = _states(demo_root)
-    assert states.checked == 4 and states.session_state(MISSING_SESSION) == "missing"
+    assert states.checked == 4 and states.session_states().get(MISSING_SESSION) == "missing"
     header = json.loads(cache.read_bytes().partition(b"\n")[0])
     assert header["format"] == "hurikaeri-evidence"
 
