@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from store.check.secrets import SecretHit, refusal, scan_added
-from store.ledger import Entry, Ledger, now_iso
+from store.ledger import Ledger, now_iso
 from store.models import Proposal
 from store.models.knowledge import LearnedBehavior
 from store.read.diagnostics import DiagnosticSink
@@ -285,13 +285,6 @@ def decide_proposals(
     return apply(ws, plan, ledger=ledger)
 
 
-def apply_decisions(
-    ws: Workspace, ledger: Ledger, plans: list[InboxPlan], *, allow_stale: bool = False
-) -> list[Entry]:
-    """:func:`decide_proposals`, returning the review-state entries it recorded."""
-    return decide_proposals(ws, plans, allow_stale=allow_stale, ledger=ledger).entries
-
-
 def next_proposal_id(ws: Workspace, day: str | None = None) -> str:
     """``prop-YYYYMMDD-NNN`` with the next free sequence for that day."""
     day = day or datetime.now().strftime("%Y%m%d")
@@ -307,18 +300,6 @@ def slug(text: str, limit: int = 40) -> str:
     return s[:limit].rstrip("_") or "learning"
 
 
-def write_new_proposal(
-    ws: Workspace,
-    data: dict[str, Any],
-    *,
-    ledger: Ledger | None = None,
-    who: str | None = None,
-) -> Path:
-    """A new proposal file in the inbox (a person's proposal, same format as the agents'),
-    written as a transaction (``propose``): undo removes it again while it is unchanged."""
-    return propose(ws, data, ledger=ledger, who=who)[0]
-
-
 def propose(
     ws: Workspace,
     data: dict[str, Any],
@@ -326,7 +307,8 @@ def propose(
     ledger: Ledger | None = None,
     who: str | None = None,
 ) -> tuple[Path, TxResult]:
-    """:func:`write_new_proposal`, with the transaction."""
+    """A new proposal file in the inbox (a person's proposal, same format as the agents'),
+    written as a transaction (``propose``): undo removes it again while it is unchanged."""
     pid = str(data.get("id") or next_proposal_id(ws))
     data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}
     path = inbox_dir(ws) / f"{pid}.yaml"

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz
 
 from store.check.secrets import SecretHit, refusal, scan_added
-from store.ledger import Entry, Ledger, now_iso
+from store.ledger import Ledger, now_iso
 from store.located import loc_record
 from store.models.knowledge import ProjectMemory, Skill
 from store.models.kpt import ProblemItem
@@ -337,13 +337,6 @@ def promote_plans(
     note = "; ".join(f"{p.ref.key} as: {p.new_text}" for p in writing)
     plan = TxPlan("promote", subjects, list(files.values()), effects, note=note, who=who)
     return apply(ws, plan, ledger=led)
-
-
-def apply_plans(ws: Workspace, ledger: Ledger, plans: list[Plan]) -> list[Entry]:
-    """:func:`promote_plans`, returning the review-state entries it recorded (empty when
-    nothing was written)."""
-    result = promote_plans(ws, plans, ledger=ledger)
-    return result.entries if result is not None else []
 
 
 def section_title(section: str | None) -> str:

@@ -19,24 +19,6 @@ from store.write.roundtrip import YamlEditor
 from store.write.target_paths import PathRefused, resolve_target
 
 
-def retarget(
-    ws: Workspace,
-    ref: ItemRef,
-    type_: str,
-    path: str,
-    section: str | None,
-    base: FileStamp | None = None,
-    *,
-    ledger: Ledger | None = None,
-    who: str | None = None,
-) -> tuple[bytes, bytes]:
-    """Write the new target into the report; returns the report's bytes before and after."""
-    before, after, _result = retarget_item(
-        ws, ref, type_, path, section, base, ledger=ledger, who=who
-    )
-    return before, after
-
-
 def _check(ws: Workspace, ref: ItemRef, type_: str, path: str) -> None:
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items have targets")
@@ -117,8 +99,9 @@ def retarget_item(
     ledger: Ledger | None = None,
     who: str | None = None,
 ) -> tuple[bytes, bytes, TxResult | None]:
-    """:func:`retarget` as a transaction (``retarget``; ``None`` when the item already had
-    that target and nothing was written). ``base``: the stamp of the report the person
+    """Write the new target into the report as a transaction (``retarget``): the report's
+    bytes before and after, and the result (``None`` when the item already had that target
+    and nothing was written). ``base``: the stamp of the report the person
     started from (:class:`ConflictError` when it changed since)."""
     _check(ws, ref, type_, path)
     editor = YamlEditor.open(ref.path)

@@ -15,7 +15,7 @@ from store.ledger import Ledger
 from store.review.item_edit import apply_item_changes
 from store.review.items import find_item
 from store.review.lessons import edit_lesson, find_lesson
-from store.review.promote import apply_plans, plan_promotion
+from store.review.promote import plan_promotion, promote_plans
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.atomic import ConflictError, current_stamp
@@ -87,7 +87,7 @@ def test_concurrent_writers(demo_root: Path) -> None:
                 conflicts += 1
     import_wrapup(ws, (SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8"))
     plan = plan_promotion(ws, find_item(ws, "kpt-20261028-001/try-001"))
-    apply_plans(ws, ledger, [plan])
+    promote_plans(ws, [plan], ledger=ledger)
     written = int(agent.communicate(timeout=30)[0])
     text = lessons.read_text(encoding="utf-8")
     # every line one JSON object: none fused with the next, none torn

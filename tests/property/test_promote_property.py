@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from store.ledger import Ledger
 from store.review.items import find_item
-from store.review.promote import apply_plans, plan_promotion
+from store.review.promote import plan_promotion, promote_plans
 from store.tx.transactions import undo_last
 from store.workspace import Workspace
 
@@ -62,7 +62,7 @@ def test_promote_then_undo_restores_bytes(
         ws = Workspace(root)
         ledger = Ledger(ws.state_dir)
         plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"), "keep-both")
-        apply_plans(ws, ledger, [plan])
+        promote_plans(ws, [plan], ledger=ledger)
         after = target.read_bytes()
         if plan.writes:
             assert after != raw

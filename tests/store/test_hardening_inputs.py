@@ -205,7 +205,7 @@ def test_an_item_ref_without_an_id_has_no_key(tmp_path: Path) -> None:
 def test_promoting_a_try_without_an_id_is_refused(tmp_path: Path) -> None:
     from store.ledger import Ledger
     from store.review.items import ItemRef, find_report
-    from store.review.promote import apply_plans, plan_promotion
+    from store.review.promote import plan_promotion, promote_plans
 
     _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
@@ -214,7 +214,7 @@ def test_promoting_a_try_without_an_id_is_refused(tmp_path: Path) -> None:
     ref = ItemRef(RID, "", "try", t, report, path)
     ledger = Ledger(ws.state_dir)
     with pytest.raises(ReviewError, match="has no id"):
-        apply_plans(ws, ledger, [plan_promotion(ws, ref)])
+        promote_plans(ws, [plan_promotion(ws, ref)], ledger=ledger)
     assert ledger.entries == []
 
 

@@ -10,7 +10,7 @@ import store.review.inbox as inbox
 from store.ledger import Ledger
 from store.models import Proposal, Skill
 from store.read.loader import load_file
-from store.review.inbox import apply_decisions, find_proposal, list_proposals, plan_decision
+from store.review.inbox import decide_proposals, find_proposal, list_proposals, plan_decision
 from store.review.items import ReviewError
 from store.tx.transactions import undo_last
 from store.workspace import Workspace
@@ -42,7 +42,7 @@ def test_approve_new_target(demo_root: Path) -> None:
     assert not target.exists()
     plan = plan_decision(ws, ref, "approve", "looks right")
     assert plan.stale is None and plan.before is None
-    apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    decide_proposals(ws, [plan], ledger=Ledger(ws.state_dir))
     skill = load_file(target).doc
     assert isinstance(skill, Skill) and skill.skill_id == "duckdb_larger_than_memory"
     assert skill.version == 1 and skill.updated_at == NOW
@@ -60,7 +60,7 @@ def test_approve_existing_target_bumps_version_and_changes_only_what_differs(
     before = target.read_text(encoding="utf-8")
     plan = plan_decision(ws, ref, "approve")
     assert plan.stale is None
-    apply_decisions(ws, Ledger(ws.state_dir), [plan])
+    decide_proposals(ws, [plan], ledger=Ledger(ws.state_dir))
     after = target.read_text(encoding="utf-8")
     skill = load_file(target).doc
     assert isinstance(skill, Skill) and skill.version == 3 and skill.updated_at == NOW
@@ -80,9 +80,9 @@ def test_stale_target_needs_confirmation(demo_root: Path) -> None:
     assert plan.stale and "version 5" in plan.stale and "version 2" in plan.stale
     before = target.read_bytes()
     with pytest.raises(ReviewError, match="stale"):
-        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+        decide_proposals(ws, [plan], ledger=Ledger(ws.state_dir))
     assert target.read_bytes() == before and _proposal(ref.path).status == "pending"
-    apply_decisions(ws, Ledger(ws.state_dir), [plan], allow_stale=True)
+    decide_proposals(ws, [plan], allow_stale=True, ledger=Ledger(ws.state_dir))
     skill = load_file(target).doc
     assert isinstance(skill, Skill) and skill.version == 6
 
@@ -91,7 +91,9 @@ def test_reject_writes_only_the_decision(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     ref = find_proposal(ws, "prop-20261119-001")
     before = ref.raw.decode()
-    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "reject", "まだ早い")])
+    decide_proposals(
+        ws, [plan_decision(ws, ref, "reject", "まだ早い")], ledger=Ledger(ws.state_dir)
+    )
     after = ref.path.read_text(encoding="utf-8")
     p = _proposal(ref.path)
     assert (p.status, p.decision_note) == ("rejected", "まだ早い")
@@ -105,7 +107,7 @@ def test_memory_proposal_appends_a_learned_behavior(demo_root: Path) -> None:
     ref = find_proposal(ws, "prop-20261116-001")
     target = demo_root / "memory/harbor-api/project_memory.yaml"
     n = target.read_text(encoding="utf-8").count("- trigger:")
-    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "approve")])
+    decide_proposals(ws, [plan_decision(ws, ref, "approve")], ledger=Ledger(ws.state_dir))
     assert target.read_text(encoding="utf-8").count("- trigger:") == n + 1
 
 
@@ -114,7 +116,7 @@ def test_edit_then_approve(demo_root: Path) -> None:
     ref = find_proposal(ws, "prop-20261119-001")
     ref.path.write_text(ref.raw.decode().replace("name: ", "name: Edited — ", 1), encoding="utf-8")
     ref = find_proposal(ws, "prop-20261119-001")
-    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "approve")])
+    decide_proposals(ws, [plan_decision(ws, ref, "approve")], ledger=Ledger(ws.state_dir))
     skill = load_file(demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml").doc
     assert isinstance(skill, Skill) and (skill.name or "").startswith("Edited — ")
 
@@ -126,7 +128,7 @@ def test_invalid_payload_is_refused(demo_root: Path) -> None:
     plan = plan_decision(ws, find_proposal(ws, "prop-20261119-001"), "approve")
     assert plan.refused and "skill_id" in plan.refused
     with pytest.raises(ReviewError):
-        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+        decide_proposals(ws, [plan], ledger=Ledger(ws.state_dir))
 
 
 def test_batch_decision_and_undo_restore_every_file(demo_root: Path) -> None:
@@ -135,7 +137,7 @@ def test_batch_decision_and_undo_restore_every_file(demo_root: Path) -> None:
     refs = [find_proposal(ws, p) for p in ("prop-20261119-001", "prop-20261116-001")]
     memory = demo_root / "memory/harbor-api/project_memory.yaml"
     before = {r.path: r.raw for r in refs} | {memory: memory.read_bytes()}
-    apply_decisions(ws, ledger, [plan_decision(ws, r, "approve") for r in refs])
+    decide_proposals(ws, [plan_decision(ws, r, "approve") for r in refs], ledger=ledger)
     assert all(_proposal(r.path).status == "approved" for r in refs)
     undone = undo_last(ws, ledger=ledger)
     assert undone is not None and len(undone.files) == 4
@@ -150,7 +152,7 @@ def test_reopen(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     ref = find_proposal(ws, "prop-20261109-001")
     assert ref.status == "rejected"
-    apply_decisions(ws, Ledger(ws.state_dir), [plan_decision(ws, ref, "reopen")])
+    decide_proposals(ws, [plan_decision(ws, ref, "reopen")], ledger=Ledger(ws.state_dir))
     p = _proposal(ref.path)
     assert (p.status, p.decided_at, p.decision_note) == ("pending", None, None)
 
@@ -170,7 +172,7 @@ def test_a_symlinked_proposal_is_never_written_through(demo_root: Path, tmp_path
     linked = find_proposal(ws, "prop-20261119-001")
     plan = plan_decision(ws, linked, "reject", "no")
     with pytest.raises(WriteError, match="outside the workspace"):
-        apply_decisions(ws, Ledger(ws.state_dir), [plan])
+        decide_proposals(ws, [plan], ledger=Ledger(ws.state_dir))
     assert outside.read_bytes() == before
 
 

@@ -17,7 +17,7 @@ import pytest
 import store.review.promote as promote
 from store.ledger import Ledger
 from store.review.items import find_item
-from store.review.promote import apply_plans, plan_promotion
+from store.review.promote import plan_promotion, promote_plans
 from store.tx.transactions import undo_last
 from store.workspace import Workspace
 from tests.conftest import FIXTURES
@@ -210,7 +210,7 @@ def test_golden(tmp_path: Path, case: str) -> None:
     ledger = Ledger(ws.state_dir)
     ref = find_item(ws, "kpt-20261122-001/try-001")
     plan = plan_promotion(ws, ref, CASES[case][5])
-    apply_plans(ws, ledger, [plan])
+    promote_plans(ws, [plan], ledger=ledger)
     expected = GOLDEN / f"{case}.expected"
     if UPDATE:
         expected.write_bytes(target.read_bytes())
@@ -247,7 +247,7 @@ def test_new_markdown_file_is_created_and_undo_removes_it(tmp_path: Path) -> Non
     target.unlink()
     ledger = Ledger(ws.state_dir)
     plan = plan_promotion(ws, find_item(ws, "kpt-20261122-001/try-001"))
-    apply_plans(ws, ledger, [plan])
+    promote_plans(ws, [plan], ledger=ledger)
     assert (
         target.read_text(encoding="utf-8") == "## Git Workflow\n\n- push の前に pre-commit を通す\n"
     )

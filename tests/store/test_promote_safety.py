@@ -10,7 +10,7 @@ import pytest
 from store.config import Config
 from store.ledger import Ledger
 from store.review.items import find_item
-from store.review.promote import apply_plans, plan_promotion
+from store.review.promote import plan_promotion, promote_plans
 from store.workspace import Workspace
 from store.write.target_paths import PathRefused, resolve_target
 
@@ -58,7 +58,7 @@ def test_refused_targets_write_nothing(tmp_path: Path, path: str) -> None:
     before = _snapshot(tmp_path)
     plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
     assert plan.status == "refused" and "refused" in plan.message
-    assert apply_plans(ws, Ledger(ws.state_dir), [plan]) == []
+    assert promote_plans(ws, [plan], ledger=Ledger(ws.state_dir)) is None
     assert _snapshot(tmp_path) == before
     assert not (root / ".hurikaeri" / "ledger.jsonl").exists()
 
@@ -74,7 +74,7 @@ def test_symlink_inside_the_root_is_followed(tmp_path: Path) -> None:
     (tmp_path / "alias.md").symlink_to(tmp_path / "real.md")
     ws = _ws(tmp_path, "alias.md")
     plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
-    apply_plans(ws, Ledger(ws.state_dir), [plan])
+    promote_plans(ws, [plan], ledger=Ledger(ws.state_dir))
     assert (tmp_path / "alias.md").is_symlink()
     assert (tmp_path / "real.md").read_text() == "## X\n- do it\n"
 
@@ -87,7 +87,7 @@ def test_allowed_dirs_from_the_config(tmp_path: Path) -> None:
     ws = _ws(root, str(proj / "CLAUDE.md"), config=Config(allowed_dirs=[proj]))
     plan = plan_promotion(ws, find_item(ws, "kpt-20260101-001/try-001"))
     assert plan.status == "write"
-    apply_plans(ws, Ledger(ws.state_dir), [plan])
+    promote_plans(ws, [plan], ledger=Ledger(ws.state_dir))
     assert "- do it" in (proj / "CLAUDE.md").read_text()
 
 
@@ -115,7 +115,7 @@ def test_no_temp_file_is_left_when_a_write_fails(
     from store.write.atomic import WriteError
 
     with pytest.raises(WriteError, match="disk is full"):
-        apply_plans(ws, Ledger(ws.state_dir), [plan])
+        promote_plans(ws, [plan], ledger=Ledger(ws.state_dir))
     monkeypatch.undo()
     assert (tmp_path / "CLAUDE.md").read_text() == "## X\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hurikaeri-tmp")]

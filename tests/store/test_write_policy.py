@@ -16,11 +16,11 @@ from store.ledger import Ledger
 from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit
 from store.review.feedback_export import export_feedback
-from store.review.inbox import apply_decisions, find_proposal, plan_decision
+from store.review.inbox import decide_proposals, find_proposal, plan_decision
 from store.review.item_edit import apply_item_changes
 from store.review.items import ReviewError, find_item
-from store.review.promote import apply_plans, plan_promotion
-from store.review.retarget import retarget
+from store.review.promote import plan_promotion, promote_plans
+from store.review.retarget import retarget_item
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.atomic import ConflictError, PathRefused, WriteError, atomic_write, current_stamp
@@ -119,7 +119,7 @@ def test_approving_a_proposal_writes_only_where_its_kind_lives(
     plan = plan_decision(ws, find_proposal(ws, "prop-20260101-001"), "approve")
     assert plan.refused and "refused" in plan.refused
     with pytest.raises(ReviewError):
-        apply_decisions(ws, Ledger(ws.state_dir), [plan], allow_stale=True)
+        decide_proposals(ws, [plan], allow_stale=True, ledger=Ledger(ws.state_dir))
     assert _snapshot(tmp_path) == before
     assert not (tmp_path / "hooks").exists()
     diags = [d for d in lint_workspace(ws) if d.code == "refused-target"]
@@ -143,7 +143,7 @@ def test_approving_into_the_kinds_home_still_works(tmp_path: Path, kind: str, ta
     _proposal(ws, kind, target)
     plan = plan_decision(ws, find_proposal(ws, "prop-20260101-001"), "approve")
     assert not plan.refused, plan.refused
-    apply_decisions(ws, Ledger(ws.state_dir), [plan], allow_stale=True)
+    decide_proposals(ws, [plan], allow_stale=True, ledger=Ledger(ws.state_dir))
     assert (tmp_path / target).is_file()
     assert not [d for d in lint_workspace(ws) if d.code == "refused-target"]
 
@@ -176,7 +176,7 @@ def test_promotion_writes_only_where_its_type_lives(tmp_path: Path, type_: str, 
     assert ref.item.persistence_target.path == path
     plan = plan_promotion(ws, ref)
     assert plan.status == "refused", plan.message
-    assert apply_plans(ws, Ledger(ws.state_dir), [plan]) == []
+    assert promote_plans(ws, [plan], ledger=Ledger(ws.state_dir)) is None
     assert _snapshot(tmp_path) == before
     if "\\" not in path and "\n" not in path:
         assert [d for d in lint_workspace(ws) if d.code == "refused-target"]
@@ -201,7 +201,7 @@ def test_the_guard_refuses_at_write_time_too(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").unlink()
     (tmp_path / "CLAUDE.md").symlink_to(tmp_path / "settings.json")
     with pytest.raises(WriteError):
-        apply_plans(ws, Ledger(ws.state_dir), [plan])
+        promote_plans(ws, [plan], ledger=Ledger(ws.state_dir))
     assert (tmp_path / "settings.json").read_text() == '{"permissions": {"allow": []}}\n'
 
 
@@ -243,7 +243,7 @@ def test_a_report_linked_outside_is_not_retargeted_or_exported(tmp_path: Path) -
     original = victim.read_bytes()
     ref = find_item(ws, "kpt-20260101-001/try-001")
     with pytest.raises(PathRefused):
-        retarget(ws, ref, "claude_md", "NOTES.md", "## X")
+        retarget_item(ws, ref, "claude_md", "NOTES.md", "## X")
     with pytest.raises(PathRefused):
         export_feedback(ws, "kpt-20260101-001", force=True)
     with pytest.raises(PathRefused):
@@ -508,7 +508,7 @@ def test_a_promotion_refused_at_write_time_records_no_decision(tmp_path: Path) -
     (tmp_path / "CLAUDE.md").chmod(0o755)  # became executable after planning
     ledger = Ledger(ws.state_dir)
     with pytest.raises(WriteError):
-        apply_plans(ws, ledger, [plan])
+        promote_plans(ws, [plan], ledger=ledger)
     assert Ledger(ws.state_dir).entries == []
 
 
