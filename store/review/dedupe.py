@@ -110,9 +110,7 @@ def plan_merge(ws: Workspace, rules: list[Rule], keep: Rule) -> MergePlan:
     return MergePlan(keep, remove, files)
 
 
-def apply_merge(
-    ws: Workspace, plan: MergePlan, *, ledger: Ledger | None = None, who: str | None = None
-) -> TxResult:
+def apply_merge(ws: Workspace, plan: MergePlan, *, ledger: Ledger | None = None) -> TxResult:
     """Write the merge as one transaction (one undo)."""
     writes = []
     for f in plan.files:
@@ -121,7 +119,7 @@ def apply_merge(
             FileWrite(f.path, f.before, f.after, target(ws, "markdown" if md else "skill"))
         )
     subjects = [f"{ws.display(r.path)}:{r.line}" for r in plan.remove]
-    tx = TxPlan("merge-duplicates", subjects, writes, note=f"kept: {plan.keep.text}", who=who)
+    tx = TxPlan("merge-duplicates", subjects, writes, note=f"kept: {plan.keep.text}")
     return apply(ws, tx, ledger=ledger)
 
 

@@ -124,7 +124,6 @@ def save_external_edit(
     force: bool = False,
     subject: str | None = None,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult | None:
     """Write the edited copy over the file as a transaction (``edit-file``; ``subject``,
     e.g. the report's id, is marked edited in the review state): only if the file is still
@@ -143,7 +142,7 @@ def save_external_edit(
         return None
     fw = FileWrite(edit.path, before, after, edit.guard)
     effects = [Effect("edit", subject, data=loc_record(ws.display(edit.path)))] if subject else []
-    plan = TxPlan("edit-file", [subject or ws.display(edit.path)], [fw], effects, who=who)
+    plan = TxPlan("edit-file", [subject or ws.display(edit.path)], [fw], effects)
     result = apply(ws, plan, ledger=ledger)
     edit.discard()
     return result

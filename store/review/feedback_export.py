@@ -160,7 +160,6 @@ def export_feedback(
     force: bool = False,
     dry_run: bool = False,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> Export:
     path, report = find_report(ws, report_id)
     fi = report.feedback_integration
@@ -198,7 +197,7 @@ def export_feedback(
         ),
         FileWrite(path, out.report_before, out.report_after, report_guard),
     ]
-    plan = TxPlan("export-feedback", [report_id], files, note=fb_id, who=who)
+    plan = TxPlan("export-feedback", [report_id], files, note=fb_id)
     out.tx = apply(ws, plan, ledger=ledger)
     return out
 

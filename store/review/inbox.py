@@ -252,7 +252,6 @@ def decide_proposals(
     *,
     allow_stale: bool = False,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult:
     """Carry out the plans as one transaction (one undo): each approved proposal's target,
     every proposal's decision written into its file, and the decisions in the review
@@ -281,7 +280,7 @@ def decide_proposals(
     decisions = {p.decision for p in plans}
     action = decisions.pop() if len(decisions) == 1 else "decide"
     note = plans[0].note if len({p.note for p in plans}) == 1 else None
-    plan = TxPlan(action, [p.ref.id for p in plans], files, effects, note=note, who=who)
+    plan = TxPlan(action, [p.ref.id for p in plans], files, effects, note=note)
     return apply(ws, plan, ledger=ledger)
 
 
@@ -305,7 +304,6 @@ def propose(
     data: dict[str, Any],
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> tuple[Path, TxResult]:
     """A new proposal file in the inbox (a person's proposal, same format as the agents'),
     written as a transaction (``propose``): undo removes it again while it is unchanged."""
@@ -315,5 +313,5 @@ def propose(
     fw = FileWrite(
         path, None, new_yaml_document(data), in_place(ws, "inbox"), created_by="proposal"
     )
-    result = apply(ws, TxPlan("propose", [pid], [fw], who=who), ledger=ledger)
+    result = apply(ws, TxPlan("propose", [pid], [fw]), ledger=ledger)
     return path, result

@@ -139,7 +139,6 @@ def edit_item(
     subject: str | None = None,
     guard: Guard | None = None,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult | None:
     """:func:`apply_item_changes` as a transaction (``edit``): the report file, and the
     item (``subject``: its ledger key, or the report's id for an item without one) marked
@@ -151,7 +150,7 @@ def edit_item(
     fw = FileWrite(path, before, after, guard or in_place(ws, "kpt"))
     label = subject or ws.display(path)
     effects = [Effect("edit", subject, data=loc_record(ws.display(path)))] if subject else []
-    plan = TxPlan("edit", [label], [fw], effects, who=who)
+    plan = TxPlan("edit", [label], [fw], effects)
     return apply(ws, plan, ledger=ledger)
 
 

@@ -125,13 +125,12 @@ def archive_lesson(
     note: str | None = None,
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult:
     """Archive (or restore) a lesson as a transaction: review state only, the file is not
     touched."""
     op = "archive" if archived else "restore"
     key = lesson_key(lesson_id)
-    plan = TxPlan(op, [key], effects=[Effect(op, key, note)], note=note, who=who)
+    plan = TxPlan(op, [key], effects=[Effect(op, key, note)], note=note)
     return apply(ws, plan, ledger=ledger)
 
 
@@ -175,7 +174,6 @@ def edit_lesson_tx(
     changes: dict[str, Any],
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult | None:
     """Edit a lesson as a transaction (``edit-lesson``): the record rewritten in place
     (store.write.jsonl_edit: other lines, appended ones included, stay byte for byte), the
@@ -184,20 +182,16 @@ def edit_lesson_tx(
     if line == ref.data[ref.record.start : ref.record.end]:
         return None
     key = lesson_key(str(ref.record.data.get("id")))
-    plan = TxPlan(
-        "edit-lesson", [key], [_record_write(ws, ref, line)], [Effect("edit", key)], who=who
-    )
+    plan = TxPlan("edit-lesson", [key], [_record_write(ws, ref, line)], [Effect("edit", key)])
     return apply(ws, plan, ledger=ledger)
 
 
-def remove_lesson(
-    ws: Workspace, ledger: Ledger | None, ref: LessonRef, *, who: str | None = None
-) -> TxResult:
+def remove_lesson(ws: Workspace, ledger: Ledger | None, ref: LessonRef) -> TxResult:
     """Remove the lesson's record from its file — only on an explicit request — as a
     transaction (``remove-lesson``): the record's bytes become a blank line of the same
     length (a file agents append to never shrinks, see store.write.jsonl_edit), and undo
     puts the record back byte for byte."""
     check_editable(ref.path, ref.data)
     key = lesson_key(str(ref.record.data.get("id")))
-    plan = TxPlan("remove-lesson", [key], [_record_write(ws, ref, b"")], who=who)
+    plan = TxPlan("remove-lesson", [key], [_record_write(ws, ref, b"")])
     return apply(ws, plan, ledger=ledger)

@@ -182,7 +182,6 @@ def write_person_report(
     report_id: str,
     text: str,
     *,
-    who: str | None = None,
     allow_secrets: bool = False,
 ) -> Path:
     """Write exactly ``text`` as a new report (never over an existing file), as a
@@ -192,5 +191,5 @@ def write_person_report(
     path = report_path(ws, report_id)
     check_write(None, text, ws.display(path), "the report", allow=allow_secrets)
     fw = FileWrite(path, None, text.encode("utf-8"), in_place(ws, "kpt"), created_by="person")
-    apply(ws, TxPlan("person-report", [report_id], [fw], who=who), ledger=ledger)
+    apply(ws, TxPlan("person-report", [report_id], [fw]), ledger=ledger)
     return path

@@ -293,7 +293,7 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
 
 
 def promote_plans(
-    ws: Workspace, plans: list[Plan], *, ledger: Ledger | None = None, who: str | None = None
+    ws: Workspace, plans: list[Plan], *, ledger: Ledger | None = None
 ) -> TxResult | None:
     """Write every plan that writes as one transaction (one undo): each target file once,
     from the bytes the first plan read to what the last plan into it made (several items
@@ -335,7 +335,7 @@ def promote_plans(
             fw.after = p.after
     subjects = list(dict.fromkeys(p.ref.key for p in writing))
     note = "; ".join(f"{p.ref.key} as: {p.new_text}" for p in writing)
-    plan = TxPlan("promote", subjects, list(files.values()), effects, note=note, who=who)
+    plan = TxPlan("promote", subjects, list(files.values()), effects, note=note)
     return apply(ws, plan, ledger=led)
 
 

@@ -61,7 +61,6 @@ def retarget_items(
     section: str | None,
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult | None:
     """Give every item of ``refs`` the same target as one transaction (``retarget``: one
     undo for the batch, each report file written once whatever the number of its items);
@@ -85,7 +84,7 @@ def retarget_items(
         return None
     note = f"{type_} {path}" + (f" {section}" if section else "")
     keys = list(dict.fromkeys(r.key for r in refs))
-    return apply(ws, TxPlan("retarget", keys, files, note=note, who=who), ledger=ledger)
+    return apply(ws, TxPlan("retarget", keys, files, note=note), ledger=ledger)
 
 
 def retarget_item(
@@ -97,7 +96,6 @@ def retarget_item(
     base: FileStamp | None = None,
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> tuple[bytes, bytes, TxResult | None]:
     """Write the new target into the report as a transaction (``retarget``): the report's
     bytes before and after, and the result (``None`` when the item already had that target
@@ -115,7 +113,7 @@ def retarget_item(
     key = ref.key
     fw = FileWrite(ref.path, before, after, in_place(ws, "kpt"))
     note = f"{type_} {path}" + (f" {section}" if section else "")
-    result = apply(ws, TxPlan("retarget", [key], [fw], note=note, who=who), ledger=ledger)
+    result = apply(ws, TxPlan("retarget", [key], [fw], note=note), ledger=ledger)
     return before, after, result
 
 

@@ -556,7 +556,6 @@ def import_wrapup(
     source: str = "<input>",
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
     allow_secrets: bool = False,
 ) -> WrapupImport:
     """Validate, then append, as one transaction (``import-wrapup``: undo takes the lines
@@ -631,7 +630,7 @@ def import_wrapup(
     if not files:
         return plan
     subjects = [str(r["id"]) for _, _, r in plan.records()]
-    tx = TxPlan("import-wrapup", subjects, files, note=source, who=who)
+    tx = TxPlan("import-wrapup", subjects, files, note=source)
     try:
         result = apply(ws, tx, ledger=ledger)
         plan.tx = result if result.recorded else None
