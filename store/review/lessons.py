@@ -25,8 +25,6 @@ from store.review.items import ReviewError
 from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import Guard
-from store.write.jsonl_edit import prefix_digest, replace_span
 from store.write.policy import in_place
 
 
@@ -76,46 +74,6 @@ def check_editable(path: Path, data: bytes) -> None:
                 f"{path}:{line}: byte 0x{data[offset]:02x} at offset {offset} is not valid "
                 "UTF-8; the file is read-only; nothing written"
             ) from exc
-
-
-def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> bytes:
-    """Rewrite the lesson's record with ``changes`` (validated first); every other line of the
-    file, broken ones included, stays byte for byte. Returns the bytes now in the record's
-    place: the new line, padded with spaces before its line ending when it is shorter than
-    the old one (a file other programs append to is never shortened: see
-    :mod:`store.write.jsonl_edit`)."""
-    line = lesson_line(ref, changes)
-    old = ref.data[ref.record.start : ref.record.end]
-    done = replace_span(
-        ref.path,
-        ref.record.start,
-        ref.record.end,
-        line,
-        prefix_len=ref.complete_until,
-        prefix_sha256=prefix_digest(ref.data, ref.complete_until),
-        guard=guard,
-        relocate=lambda now: relocate_record(now, ref.path, ref.record.data.get("id"), old),
-    )
-    return done.new
-
-
-def relocate_record(
-    data: bytes, path: Path, lesson_id: object, old: bytes
-) -> tuple[int, int] | None:
-    """Where the record read as ``old`` lies in the file as it is now (``data``, read under
-    the write lock): found by its id, still byte for byte what was read, and the only
-    record with that id. ``None`` (a conflict) otherwise. Another process editing a
-    *different* lesson of the file meanwhile is then no conflict: each edit keeps the other."""
-    if not isinstance(lesson_id, str):
-        return None
-    found = [
-        r
-        for r in scan_jsonl(data, DiagnosticSink(str(path))).records
-        if r.data.get("id") == lesson_id
-    ]
-    if len(found) != 1 or data[found[0].start : found[0].end] != old:
-        return None
-    return found[0].start, found[0].end
 
 
 def archive_lesson(

@@ -7,7 +7,7 @@ runs, the CPUs saturated). Every writer is its own process, started together at 
   for every line (the wrap-up save script, every 0–2 ms), ``held`` keeps one ``O_APPEND``
   descriptor open for the whole run (a logger: a fast one writing every 1–4 ms, a slow one
   every 60–200 ms, which a rewrite that waits for quiet never notices);
-- hurikaeri editors (``edit_lesson``), each editing its own lessons of the same file over
+- hurikaeri editors (``tests.lesson_edit.edit_lesson``), each editing its own lessons of the same file over
   and over, the new record sometimes longer, sometimes shorter than the old;
 - hurikaeri processes recording decisions in the same ledger.
 
@@ -61,7 +61,8 @@ EDITOR = r"""
 import json, random, sys, time
 from pathlib import Path
 from store.review.items import ReviewError
-from store.review.lessons import edit_lesson, find_lesson
+from store.review.lessons import find_lesson
+from tests.lesson_edit import edit_lesson
 from store.write.atomic import WriteError
 from tests.guards import anywhere
 path, who, ids = Path(sys.argv[1]), sys.argv[2], sys.argv[3].split(",")

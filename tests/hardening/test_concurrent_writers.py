@@ -14,7 +14,7 @@ from pathlib import Path
 from store.ledger import Ledger
 from store.review.item_edit import apply_item_changes
 from store.review.items import find_item
-from store.review.lessons import edit_lesson, find_lesson
+from store.review.lessons import find_lesson
 from store.review.promote import plan_promotion, promote_plans
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
@@ -23,6 +23,7 @@ from tests.conftest import REPO, SEEDS
 from tests.guards import anywhere
 from tests.hardening.concurrent_harness import burning, run_once
 from tests.ledger_lines import decide
+from tests.lesson_edit import edit_lesson
 
 AGENT = r"""
 import json, os, sys, time

@@ -471,8 +471,7 @@ def _line(rec: dict[str, Any]) -> bytes:
 
 def test_editing_a_lesson_in_a_file_with_invalid_utf8_is_refused(tmp_path: Path) -> None:
     from store.ledger import Ledger
-    from store.review.lessons import edit_lesson, find_lesson, remove_lesson
-    from store.write.policy import in_place
+    from store.review.lessons import edit_lesson_tx, find_lesson, remove_lesson
 
     data = (
         _line(_lesson(1)) + b"\n" + b'{"id": "x", "title": "caf\xe9"}\n' + _line(_lesson(2)) + b"\n"
@@ -483,7 +482,7 @@ def test_editing_a_lesson_in_a_file_with_invalid_utf8_is_refused(tmp_path: Path)
     with pytest.raises(
         ReviewError, match=r":2: byte 0xe9 .* not valid UTF-8; the file is read-only"
     ):
-        edit_lesson(ref, {"title": "new"}, guard=in_place(ws, "lessons_ai"))
+        edit_lesson_tx(ws, ref, {"title": "new"}, ledger=Ledger(ws.state_dir))
     with pytest.raises(ReviewError, match="read-only"):
         remove_lesson(ws, Ledger(ws.state_dir), ref)
     assert path.read_bytes() == data
@@ -501,14 +500,15 @@ def test_the_loader_calls_such_a_file_read_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_editing_a_lesson_keeps_bom_and_crlf(tmp_path: Path, n: int) -> None:
-    from store.review.lessons import edit_lesson, find_lesson
-    from store.write.policy import in_place
+    from store.review.lessons import edit_lesson_tx, find_lesson
 
     lines = [_line(_lesson(i, f"title {i}")) + b"\r\n" for i in (1, 2, 3)]
     data = b"\xef\xbb\xbf" + b"".join(lines)
     path = _lesson_file(tmp_path, data)
     ref = find_lesson(path, f"ll-ai-20260223-{n:03d}")
-    new = edit_lesson(ref, {"title": "edited"}, guard=in_place(Workspace(tmp_path), "lessons_ai"))
+    edit_lesson_tx(Workspace(tmp_path), ref, {"title": "edited"})
+    ref = find_lesson(path, f"ll-ai-20260223-{n:03d}")
+    new = ref.data[ref.record.start : ref.record.end]
     assert new.endswith(b"\r\n") and not new.startswith(b"\xef\xbb\xbf")
     expected = b"\xef\xbb\xbf" + b"".join(new if i == n else lines[i - 1] for i in (1, 2, 3))
     assert path.read_bytes() == expected
