@@ -133,9 +133,6 @@ def resolve_reference(
     piece_dir: Path,
     name: str,
     field: str,
-    *,
-    user_dir: Path | None = None,
-    lang: str | None = None,
 ) -> Resolution:
     """Resolve one facet reference of ``piece`` (lying in ``piece_dir``) as TAKT does."""
     section, kind = FACET_KINDS[field]
@@ -152,9 +149,8 @@ def resolve_reference(
         if p.is_file():
             return Resolution(p, "beside", _HOW["beside"])
         return Resolution(None, None, _HOW["beside"], (str(p),))
-    user_dir = user_dir or user_takt_dir()
+    user_dir = user_takt_dir()
     home = piece_home(piece_dir, user_dir)
-    lang = lang or home.lang
     if name.startswith("@") and name.count("/") == 2:  # @owner/repo/NAME: one package
         owner, repo, facet = name[1:].split("/")
         p = user_dir / "repertoire" / f"@{owner}" / repo / "facets" / kind / f"{facet}.md"
@@ -179,7 +175,7 @@ def resolve_reference(
     if home.layer != "built-in":
         data = builtin_facets()
         label = f"TAKT v{data.version} built-in {kind}"
-        if data.has(kind, name, lang):
+        if data.has(kind, name, home.lang):
             return Resolution(None, "built-in", label)
         looked.append(label)
     if field == "persona" and (piece_dir / name).is_file():  # TAKT's last try for a persona

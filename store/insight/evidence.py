@@ -659,12 +659,11 @@ def check_report(
 def check_session(
     ws: Workspace,
     report: KptReport,
-    locator: TranscriptLocator | None = None,
     *,
     rkey: str | None = None,
 ) -> ReportEvidence:
     """:func:`check_report` against the transcript of the report's ``session_id`` (found in
     the workspace's ``transcripts`` location; reads the whole file: call it in a worker)."""
-    path = (locator or TranscriptLocator(ws)).find(report.session_id)
+    path = TranscriptLocator(ws).find(report.session_id)
     transcript = read_transcript(path, report.session_id) if path is not None else None
     return check_report(report, transcript, rkey=rkey)

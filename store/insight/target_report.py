@@ -188,12 +188,11 @@ def build_report(
     ledger: Ledger | None = None,
     cache: TargetsCache | None = None,
     now: datetime | None = None,
-    targets: list[TargetFile] | None = None,
 ) -> TargetsReport:
     """Every target with its findings."""
     cache = cache if cache is not None else SHARED_CACHE
     led = ledger if ledger is not None else Ledger(ws.state_dir)
-    files = targets if targets is not None else list_targets(ws, led)
+    files = list_targets(ws, led)
     written = last_written(ws, led)
     stale_days = ws.config.stale_days or DEFAULT_STALE_DAYS
     checker = StaleChecker(ws.root)

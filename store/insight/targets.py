@@ -88,7 +88,7 @@ class TargetText:
 # -- finding them ------------------------------------------------------------------------
 
 
-def _md_files(top: Path, recursive: bool = True) -> Iterator[Path]:
+def _md_files(top: Path) -> Iterator[Path]:
     try:
         entries = sorted(os.scandir(top), key=lambda e: e.name)
     except OSError:
@@ -104,9 +104,8 @@ def _md_files(top: Path, recursive: bool = True) -> Iterator[Path]:
                 yield Path(e.path)
         except OSError:
             continue
-    if recursive:
-        for d in dirs:
-            yield from _md_files(d)
+    for d in dirs:
+        yield from _md_files(d)
 
 
 def _skills(top: Path) -> Iterator[Path]:

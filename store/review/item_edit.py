@@ -137,7 +137,6 @@ def edit_item(
     *,
     position: int = 0,
     subject: str | None = None,
-    guard: Guard | None = None,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
     """:func:`apply_item_changes` as a transaction (``edit``): the report file, and the
@@ -147,7 +146,7 @@ def edit_item(
     before, after = editor.original_bytes, editor.render()
     if before == after:
         return None
-    fw = FileWrite(path, before, after, guard or in_place(ws, "kpt"))
+    fw = FileWrite(path, before, after, in_place(ws, "kpt"))
     label = subject or ws.display(path)
     effects = [Effect("edit", subject, data=loc_record(ws.display(path)))] if subject else []
     plan = TxPlan("edit", [label], [fw], effects)

@@ -181,15 +181,12 @@ def write_person_report(
     ledger: Ledger | None,
     report_id: str,
     text: str,
-    *,
-    allow_secrets: bool = False,
 ) -> Path:
     """Write exactly ``text`` as a new report (never over an existing file), as a
     transaction (``person-report``): undo removes it again while it is unchanged. Text
-    holding a secret is refused (:class:`~store.check.secrets.SecretFound`) unless
-    ``allow_secrets``."""
+    holding a secret is refused (:class:`~store.check.secrets.SecretFound`)."""
     path = report_path(ws, report_id)
-    check_write(None, text, ws.display(path), "the report", allow=allow_secrets)
+    check_write(None, text, ws.display(path), "the report")
     fw = FileWrite(path, None, text.encode("utf-8"), in_place(ws, "kpt"), created_by="person")
     apply(ws, TxPlan("person-report", [report_id], [fw]), ledger=ledger)
     return path
