@@ -14,7 +14,7 @@ from store.read.validate import validate_tolerant
 from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import ConflictError, Guard
+from store.write.atomic import ConflictError
 from store.write.policy import in_place
 from store.write.roundtrip import EditError, YamlEditor
 from store.write.textdiff import bytes_diff
@@ -100,33 +100,6 @@ def _edited(
     return editor
 
 
-def apply_item_changes(
-    path: Path,
-    section: str,
-    item_id: str,
-    changes: dict[str, Any],
-    base: FileStamp | None,
-    *,
-    guard: Guard,
-    position: int = 0,
-) -> tuple[FileStamp | None, bytes, bytes]:
-    """Write ``changes`` (field → value; ``None`` removes the field) into the item.
-
-    An item without an id (``item_id`` empty) is found by its ``position`` in its section,
-    from 1; the changes may then give it an id.
-
-    ``base`` is the stamp of the file the person started from: when the file differs now,
-    :class:`ConflictError` is raised and nothing is written (pass ``None`` to apply the
-    changes on top of whatever the file is now: "keep mine"). Returns the new stamp and the
-    bytes before and after.
-    """
-    editor = _edited(path, section, item_id, position, changes, base)
-    before = editor.original_bytes
-    after = editor.render()
-    stamp = editor.save(guard)
-    return stamp, before, after
-
-
 def edit_item(
     ws: Workspace,
     path: Path,
@@ -139,9 +112,15 @@ def edit_item(
     subject: str | None = None,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
-    """:func:`apply_item_changes` as a transaction (``edit``): the report file, and the
-    item (``subject``: its ledger key, or the report's id for an item without one) marked
-    edited in the review state. ``None`` when the changes change nothing."""
+    """Write ``changes`` (field → value; ``None`` removes the field) into the item as a
+    transaction (``edit``): the report file, and the item (``subject``: its ledger key, or
+    the report's id for an item without one) marked edited in the review state. ``None``
+    when the changes change nothing.
+
+    An item without an id (``item_id`` empty) is found by its ``position`` in its section,
+    from 1; the changes may then give it an id. ``base`` is the stamp of the file the person
+    started from: when the file differs now, :class:`ConflictError` is raised and nothing is
+    written (``None``: on top of whatever the file is now, "keep mine")."""
     editor = _edited(path, section, item_id, position, changes, base)
     before, after = editor.original_bytes, editor.render()
     if before == after:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from store.ledger import Ledger
-from store.review.item_edit import apply_item_changes
+from store.review.item_edit import edit_item
 from store.review.items import find_item
 from store.review.lessons import find_lesson
 from store.review.promote import plan_promotion, promote_plans
@@ -79,8 +79,8 @@ def test_concurrent_writers(demo_root: Path) -> None:
         for _attempt in range(50):
             base = current_stamp(report)
             try:
-                apply_item_changes(
-                    report, "try", "try-001", {"description": f"ours {i}"}, base, guard=anywhere
+                edit_item(
+                    ws, report, "try", "try-001", {"description": f"ours {i}"}, base, ledger=ledger
                 )
                 saved.append(f"ours {i}")
                 break

@@ -259,15 +259,12 @@ def test_review_progress_counts_only_items_with_ids(tmp_path: Path) -> None:
 
 
 def test_an_item_without_an_id_is_edited_by_its_place(tmp_path: Path) -> None:
-    from store.review.item_edit import apply_item_changes
-    from store.write.policy import in_place
+    from store.review.item_edit import edit_item
 
     path = _id_less_workspace(tmp_path)
     ws = Workspace(tmp_path)
     before = path.read_bytes()
-    apply_item_changes(
-        path, "keep", "", {"id": "keep-003"}, None, guard=in_place(ws, "kpt"), position=3
-    )
+    edit_item(ws, path, "keep", "", {"id": "keep-003"}, None, position=3)
     after = path.read_text(encoding="utf-8")
     assert after.count("id: keep-003") == 1
     # only the third keep item changed: the second still has no id
@@ -275,9 +272,7 @@ def test_an_item_without_an_id_is_edited_by_its_place(tmp_path: Path) -> None:
     assert "id:" not in second
     assert len(after.encode()) > len(before)
     with pytest.raises(Exception, match="no longer there"):  # keep-001 is no id-less item
-        apply_item_changes(
-            path, "keep", "", {"id": "x"}, None, guard=in_place(ws, "kpt"), position=1
-        )
+        edit_item(ws, path, "keep", "", {"id": "x"}, None, position=1)
 
 
 # -- import-wrapup: the files it appends to --------------------------------------------------

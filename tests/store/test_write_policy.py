@@ -17,7 +17,7 @@ from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit
 from store.review.feedback_export import export_feedback
 from store.review.inbox import decide_proposals, find_proposal, plan_decision
-from store.review.item_edit import apply_item_changes
+from store.review.item_edit import edit_item
 from store.review.items import ReviewError, find_item
 from store.review.promote import plan_promotion, promote_plans
 from store.review.retarget import retarget_item
@@ -247,14 +247,7 @@ def test_a_report_linked_outside_is_not_retargeted_or_exported(tmp_path: Path) -
     with pytest.raises(PathRefused):
         export_feedback(ws, "kpt-20260101-001", force=True)
     with pytest.raises(PathRefused):
-        apply_item_changes(
-            report,
-            "try",
-            "try-001",
-            {"description": "x"},
-            current_stamp(report),
-            guard=in_place(ws, "kpt"),
-        )
+        edit_item(ws, report, "try", "try-001", {"description": "x"}, current_stamp(report))
     assert victim.read_bytes() == original
     assert not (root / "feedback").exists()  # refused before anything was written
 
