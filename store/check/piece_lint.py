@@ -74,7 +74,7 @@ from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
-__all__ = ["FACET_KINDS", "FacetRef", "PieceLinter", "facet_references", "resolve_facet"]
+__all__ = ["FACET_KINDS", "FacetRef", "PieceLinter", "facet_references"]
 
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
 #: Seed 004's template variables (``{report:NAME}`` is the ``report`` prefix).
@@ -482,12 +482,6 @@ class PieceLinter:
 
 
 # -- facets ------------------------------------------------------------------------
-
-
-def resolve_facet(piece: Piece, piece_dir: Path, name: str, field: str) -> tuple[Path | None, str]:
-    """Where a facet reference leads, and how it was found (see :func:`resolve_reference`)."""
-    res = resolve_reference(piece, piece_dir, name, field)
-    return res.path, res.how
 
 
 @dataclass(slots=True)

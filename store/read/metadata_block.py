@@ -175,14 +175,6 @@ def find_block(text: str) -> BlockSpan | None:
     )
 
 
-def split_block(text: str) -> tuple[str, str, int] | None:
-    """(body, block text, 1-based line of the opening ``---``) or ``None``."""
-    span = find_block(text)
-    if span is None or not span.is_yaml:
-        return None
-    return span.body, span.text, span.line
-
-
 def without_code(text: str) -> str:
     """``text`` without fenced code blocks (test output there is not a verdict)."""
     out: list[str] = []
@@ -385,6 +377,5 @@ __all__ = [
     "parse_reply",
     "reply_json",
     "severity_of",
-    "split_block",
     "text_verdict",
 ]
