@@ -29,6 +29,13 @@ def test_the_app_module_imports_no_model() -> None:
     assert _run(code) == "False False"
 
 
+def test_the_app_module_imports_no_markdown_parser_nor_highlighter() -> None:
+    """The keys panel's widget (Textual's Markdown: markdown-it and Pygments, ~0.1 s of
+    every start, #47) is imported when the panel is first opened, not at start."""
+    code = "import sys, tui.app\nprint('markdown_it' in sys.modules, 'pygments' in sys.modules)"
+    assert _run(code) == "False False"
+
+
 def test_a_warm_start_lists_every_session_before_any_model_is_imported(demo_root: Path) -> None:
     WorkspaceIndex(Workspace(demo_root)).load_all(parallel=False)  # the cache, written
     code = f"""
