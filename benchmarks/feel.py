@@ -13,7 +13,7 @@ the same run, round by round, so a change in the machine's load touches both ali
   normal install has it) and without (``PYTHONDONTWRITEBYTECODE=1``: every module compiled
   from source at every start, as this environment sets it).
 - **listed**, with start: spawn → the list's border naming every session ("10000
-  sessions"), warm caches.
+  sessions"), warm caches, and the app's CPU time then.
 - **small commands**: spawn → exit of ``--help``, ``--version``, ``show KPT_ID``, ``meta
   FILE``, ``approve KPT_ID/keep-001`` and ``import-wrapup`` of the seed's wrap-up input
   (imported once while priming: then already there) (with bytecode), beside ``python -c
@@ -38,6 +38,7 @@ the same run, round by round, so a change in the machine's load touches both ali
 
 Everything runs on a copy of ``WS`` made first (and removed at the end): the app writes its
 caches and ``approve`` appends to the ledger, and the measured workspace is never touched.
+``--before`` runs on a copy of its own (a version's index cache removes another's).
 """
 
 from __future__ import annotations
@@ -374,16 +375,17 @@ def app_memory(root: Path, env: dict[str, str]) -> dict[str, Any]:
 LISTED = re.compile(rb"\b\d+ sessions")
 
 
-def every_session_listed(argv: list[str], env: dict[str, str]) -> float:
+def every_session_listed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Seconds from spawning the app to the list's border naming its sessions ("10000
     sessions"): every session read and listed (the page kept from last start says
-    "reading the workspace…" until then)."""
+    "reading the workspace…" until then); and the app's CPU seconds then (which a loaded
+    machine distorts less than the wall's)."""
     term = Term(argv, env)
     try:
         at = term.wait(lambda b: m.end() if (m := LISTED.search(b)) else None, 600)
         if at is None:
             raise RuntimeError(f"{shlex.join(argv)}: the sessions were never all listed")
-        return term.time_at(at) - term.t0
+        return term.time_at(at) - term.t0, cpu_s(term.proc.pid)
     finally:
         term.close()
 
@@ -550,18 +552,28 @@ def measure(a: argparse.Namespace, root: Path) -> int:
         )
     variants["after"] = (env_for(True, pycache), env_for(False, pycache))
     with_bc, without_bc = variants["after"]
-    app = [str(BIN), "--root", str(root)]
+    # each its own copy: two versions' caches in one workspace would remove each other (a
+    # cache of another version is deleted when one is written), and every start re-read
+    roots = {name: root for name in variants}
+    if a.before:
+        roots["before"] = root.with_name(root.name + "-before")
+        shutil.copytree(root, roots["before"], symlinks=True)
+    apps = {name: [str(BIN), "--root", str(r)] for name, r in roots.items()}
     bare = [sys.executable, str(BARE)]
     kpt_id, md = some_ids(root)
-    small = {
-        "--help": [str(BIN), "--help"],
-        "--version": [str(BIN), "--version"],
-        "show": [str(BIN), "show", kpt_id, "--root", str(root)],
-        "meta": [str(BIN), "meta", str(md), "--root", str(root)],
-        # what hooks run after a session: a decision (one ledger line more each time) and
-        # a wrap-up imported again (already there after the first run: nothing written)
-        "approve": [str(BIN), "approve", f"{kpt_id}/keep-001", "--root", str(root)],
-        "import-wrapup": [str(BIN), "import-wrapup", str(WRAPUP), "--root", str(root)],
+    smalls = {
+        name: {
+            "--help": [str(BIN), "--help"],
+            "--version": [str(BIN), "--version"],
+            "show": [str(BIN), "show", kpt_id, "--root", str(r)],
+            "meta": [str(BIN), "meta", str(r / md.relative_to(root)), "--root", str(r)],
+            # what hooks run after a session: a decision (one ledger line more each time)
+            # and a wrap-up imported again (already there after the first run: nothing
+            # written)
+            "approve": [str(BIN), "approve", f"{kpt_id}/keep-001", "--root", str(r)],
+            "import-wrapup": [str(BIN), "import-wrapup", str(WRAPUP), "--root", str(r)],
+        }
+        for name, r in roots.items()
     }
 
     def log(msg: str) -> None:
@@ -572,13 +584,13 @@ def measure(a: argparse.Namespace, root: Path) -> int:
     run_s([sys.executable, "-c", "pass"], with_bc)
     if "keys" in only:
         bare_keys(with_bc)
-    for env, _ in variants.values():
-        prime_app(app, env, root)
+    for name, (env, _) in variants.items():
+        prime_app(apps[name], env, roots[name])
         if "small" in only:
-            for cmd in small.values():
+            for cmd in smalls[name].values():
                 run_s(cmd, env)
         if "keys" in only or "memory" in only:
-            term = Term(app, env)
+            term = Term(apps[name], env)
             try:
                 term.wait(lambda b: m.end() if (m := DATE.search(b)) else None, 600)
                 term.idle(0.5, 600)
@@ -599,30 +611,32 @@ def measure(a: argparse.Namespace, root: Path) -> int:
             add("bare:start", first_row(bare, with_bc))
             add("bare:start.nobc", first_row(bare, without_bc))
             for name, (env, env_nobc) in variants.items():
-                add(f"{name}:start", first_row(app, env))
-                add(f"{name}:start.nobc", first_row(app, env_nobc))
-                add(f"{name}:listed", every_session_listed(app, env))
+                add(f"{name}:start", first_row(apps[name], env))
+                add(f"{name}:start.nobc", first_row(apps[name], env_nobc))
+                wall, cpu = every_session_listed(apps[name], env)
+                add(f"{name}:listed", wall)
+                add(f"{name}:listed.cpu", cpu)
         if "small" in only:
             add("bare:small.python -c pass", run_s([sys.executable, "-c", "pass"], with_bc))
             for name, (env, _) in variants.items():
-                for cmd_name, cmd in small.items():
+                for cmd_name, cmd in smalls[name].items():
                     add(f"{name}:small.{cmd_name}", run_s(cmd, env))
         if "keys" in only:
             log("  keys: bare Textual")
             add("bare:keys", bare_keys(with_bc))
             for name, (env, _) in variants.items():
                 log(f"  keys: {name}")
-                add(f"{name}:keys", app_keys(root, env, a.keys))
+                add(f"{name}:keys", app_keys(roots[name], env, a.keys))
         if "cold" in only:
             add("plain:cold", plain_cold(root, with_bc))
             for name, (env, _) in variants.items():
                 log(f"  cold start: {name}")
-                add(f"{name}:cold", app_cold(root, env))
+                add(f"{name}:cold", app_cold(roots[name], env))
         if "memory" in only:
             add("bare:memory", bare_memory(with_bc))
             for name, (env, _) in variants.items():
                 log(f"  memory: {name}")
-                add(f"{name}:memory", app_memory(root, env))
+                add(f"{name}:memory", app_memory(roots[name], env))
 
     report(a, root, list(variants), runs, cache_sizes(root) if "cache" in only else {})
     if a.json:
@@ -674,6 +688,7 @@ def report(
         )
     if any(k.endswith(":listed") for k in runs):
         line("warm start → every session listed", plain("listed"), [], "{:.2f} s")
+        line("warm start → every session listed, CPU", plain("listed.cpu"), [], "{:.2f} s")
     if "plain:cold" in runs:
         for key, label, fmt in (
             ("wall_s", "first start, no caches: spawn → everything read", "{:.1f} s"),
