@@ -227,7 +227,10 @@ class WorkspaceIndex:
     def recover(self) -> list[Recovered]:
         """Roll back the transactions a killed process left half done
         (:func:`store.tx.transactions.recover`); what was rolled back. A state
-        directory we cannot write (read-only) leaves them for a later start."""
+        directory we cannot write (read-only) leaves them for a later start. With none open
+        (the usual start) their code is not even imported (~30 ms of a warm start)."""
+        if not self.ledger.open_transactions():  # (the ledger was just read)
+            return []
         from store.tx.transactions import recover
         from store.write.atomic import WriteError
 

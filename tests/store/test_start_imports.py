@@ -49,9 +49,11 @@ def publish():
         asked = [ix.inbox_pending(), sorted({{s.project for s in ix.sessions.values()}})]
         seen.append(['pydantic' in sys.modules, len(ix.sessions), len(asked)])
 ix.load_all(publish=publish, parallel=False)
-print(json.dumps([seen[0], ix.stats['parsed'], len(ix.sessions), ix.inbox_pending()]))
+print(json.dumps([seen[0], ix.stats['parsed'], len(ix.sessions), ix.inbox_pending(),
+                  'store.tx.transactions' in sys.modules]))
 """
-    (pydantic_then, listed, _asked), parsed, sessions, inbox = json.loads(_run(code))
+    (pydantic_then, listed, _asked), parsed, sessions, inbox, tx_code = json.loads(_run(code))
     assert parsed == 0 and listed == sessions > 20  # every session listed from the cache
     assert pydantic_then is False
+    assert tx_code is False  # no transaction left open: recovery's code is not imported
     assert inbox >= 1  # the proposals are read after, with their model
