@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,8 +32,10 @@ from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
 from store.index.sessions import Session, parse_day
 from store.index.workspace_index import WorkspaceIndex
-from store.insight.evidence_cache import EvidenceStates, evidence_for
 from store.read.kinds import Kind
+
+if TYPE_CHECKING:  # imported with the first filter: the first list needs none of it
+    from store.insight.evidence_cache import EvidenceStates
 
 COLUMNS = [
     Column("date", "Date", 10),
@@ -330,6 +333,8 @@ class SessionsScreen(Screen[None]):
         until_in.set_class(bool(until_in.value.strip()) and until is None, "-invalid")
         review = sel("#f-review")
         evidence = sel("#f-evidence")
+        from store.insight.evidence_cache import evidence_for
+
         known = evidence_for(self.index).states
         asked = evidence is not None and evidence != self.filter.evidence
         self.filter = SessionFilter(
@@ -364,6 +369,8 @@ class SessionsScreen(Screen[None]):
             if now - last >= 0.1 or done == total:
                 last = now
                 self.app.call_from_thread(self.evidence_progress, done, total)
+
+        from store.insight.evidence_cache import evidence_for
 
         states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
         if states is not None and not worker.is_cancelled:
