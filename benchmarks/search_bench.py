@@ -1,26 +1,28 @@
-"""Search speed on a generated workspace: keystrokes in the app, and the CLI against fzf.
+"""Search side by side: this tree against another checkout of the code, on copies of a workspace.
 
-    uv run python -m benchmarks.generate /tmp/ws --reports 10000 --lessons 100000
-    uv run python -m benchmarks.search_bench /tmp/ws
+    uv run python -m benchmarks.generate /tmp/ws-gen --reports 10000 --lessons 100000
+    git -C REPO archive BASE | tar -x -C /tmp/base && (cd /tmp/base && uv sync --locked)
+    uv run python -m benchmarks.search_bench /tmp/ws-gen --before /tmp/base [--rounds 5]
 
-1. *Keystrokes*: each query is typed one character at a time against the index as the
-   app holds it (loaded from the cache, texts read from the mapped file), exactly what the search
-   screen's thread runs per keystroke: ``SearchIndex.search(text, 50)`` with highlight
-   spans. Each typing sequence is repeated (``--repeat``) from an empty box; a keystroke's
-   time is the median of its repeats, then p50 / p95 / max over all keystrokes.
-2. *CLI*: ``hurikaeri search QUERY`` end to end as a new process with a warm cache, against
-   ``fzf --filter QUERY`` over a text file with one line per record of the same workspace
-   (median of ``--runs`` runs each). The ratio is hurikaeri / fzf; the goal is ≤ 0.5.
+Each version runs in its own processes (its own ``.venv/bin/python``, its code tree first on
+the path) on its own copy of the workspace, taking turns in every round, so a loaded
+machine weighs on both alike. Measured:
 
-With ``--before DIR --before-root WS2`` only the keystrokes are measured, for this tree and
-for another checkout of the code (``git archive HEAD | tar -x -C DIR``) on its own copy of
-the workspace (each version keeps its own cache, and removes the others'), in fresh
-processes taking turns for ``--rounds`` rounds: per class of query, p50 and p95 of the
-first typing (nothing decoded or kept yet) and of the median of ``--repeat`` typings,
-as medians (min–max) over the rounds; the process's RSS after opening the index and
-after typing every query; the cache's size.
+1. *Cold build*: ``python -m tui.cli.search`` with no index: wall, CPU (user + system, the
+   parsing workers included) and peak RSS (``/usr/bin/time``); the index's size on disk
+   against the workspace's.
+2. *Whole process*: ``python -m tui.cli.search QUERY`` with the index built, per query, the
+   two versions one after the other in each round (the order swapped every round): median
+   wall and CPU per version and their ratio.
+3. *Keystrokes*: each query typed a character at a time in one process, as the search
+   screen's thread searches (50 hits, highlighted): p50 / p95 per key, RSS after typing.
+4. *In-app build*: the workspace index loaded and the search index built as the app does
+   (no index on disk), then every query typed: peak RSS of that process.
+5. *Answers*: every query of :func:`corpus` (typed prefixes of words, typos, Japanese and
+   Korean substrings, ids, filters) searched by both, 50 hits each: same count and hits,
+   or the differences listed (``--answers OUT`` writes them all as JSON).
 
-Figures are measured, not asserted: the machine, its load and its cache all count.
+Figures are measured, not asserted: the machine, its load and its caches all count.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -39,11 +40,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from store.search.cache import BIN_NAME, SIDE_NAME, open_index
-from store.search.engine import SearchIndex
-from store.workspace import Workspace
-
 LIMIT = 50  # what the search screen asks for
+CLI_QUERIES = [
+    "test",
+    "retrybucket",
+    "rate limit",
+    "jwks cache",
+    "タイムゾーン",
+    "実デ",
+    "재시도",
+    "kpt-20251221-014",
+    "confgi",
+    "kind:try jwt after:2026-01",
+]
+KEY_QUERIES = [
+    "config",
+    "rate limit",
+    "失敗するテスト",
+    "타임존",
+    "ll-ai-202506",
+    "migraton scrpit",
+]
+#: The queries ``benchmarks.probe`` types, by class (:func:`keystrokes`).
 QUERIES: dict[str, list[str]] = {
     "common": ["test", "error", "config"],
     "rare": ["retrybucket", "nullreference", "preflight"],
@@ -53,30 +71,164 @@ QUERIES: dict[str, list[str]] = {
     "id-like": ["kpt-20251221-014", "ll-ai-202506", "ws-2026011"],
     "typo": ["confgi", "retrybukcet", "migraton scrpit"],
 }
+WORDS = ["test", "error", "config", "retrybucket", "nullreference", "preflight", "migration",
+         "rotation", "timeout", "deadlock", "schema", "middleware", "tokenizer", "resolveCache"]  # fmt: skip
+PHRASES = ["rate limit", "migration script", "jwks cache", "jwt rotation", "refresh token"]
+CJK = ["タイムゾーン", "失敗するテスト", "実データ", "設定", "認証", "変更ファイル", "全テスト",
+       "타임존", "재시도", "설정은", "한곳에", "확인했다", "원인을"]  # fmt: skip
+IDS = ["kpt-20251221-014", "ll-ai-202506", "ws-2026011", "kpt-2026", "try-001", "prob-002"]
+FILTERS = ["kind:try", "kind:lesson", "kind:kpt", "-kind:lesson", "project:api", "-project:web",
+           "status:pending", "status:approved", "state:rejected,contested", "after:2026-06",
+           "before:2025-09", "after:2026-01 before:2026-03", "outcome:success", "scope:imm",
+           "category:debug", "kind:prob after:2026-10"]  # fmt: skip
+
+
+def typos(word: str) -> list[str]:
+    """A swap of neighbours, a dropped character and a doubled one, inside the word."""
+    if len(word) < 5:
+        return []
+    m = len(word) // 2
+    return [word[: m - 1] + word[m] + word[m - 1] + word[m + 1 :], word[:m] + word[m + 1 :],
+            word[:m] + word[m] + word[m:]]  # fmt: skip
+
+
+def corpus() -> list[str]:
+    """Queries typed as a person types them: every prefix of words, phrases, CJK and ids;
+    typos; CJK substrings of one character and more; filters alone and with words."""
+    out: list[str] = []
+    for text in [*WORDS, *PHRASES, *CJK, *IDS]:
+        out += [text[:n] for n in range(1, len(text) + 1)]
+    for word in WORDS:
+        out += typos(word.lower())
+    for text in CJK:
+        out += [text[i : i + n] for n in (1, 2, 3) for i in range(0, len(text) - n + 1, 2)]
+    for f in FILTERS:
+        out += [f, f"{f} test", f"{f} 設定", f"jwt {f}"]
+    out += ['"rate limit"', '"refresh token" -rotation', "-test error", "migration,script"]
+    return list(dict.fromkeys(q for q in out if q.strip()))
+
+
+#: Run by each version's Python with its code tree first on the path (argv: tree, workspace,
+#: mode, queries as JSON). Both the custom container (``store.search.cache``) and the
+#: tantivy index (``store.search.facade.open_index``) are opened the same way.
+_CHILD = r"""
+import json, resource, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from store.workspace import Workspace
+try:
+    from store.search.facade import open_index
+except ImportError:
+    from store.search.cache import open_index
+ws, mode, queries = Workspace(Path(sys.argv[2])), sys.argv[3], json.loads(sys.argv[4])
+
+def rss():
+    with open("/proc/self/status") as fh:
+        return next(int(x.split()[1]) / 1024 for x in fh if x.startswith("VmRSS:"))
+
+if mode == "app":
+    from store.index.workspace_index import WorkspaceIndex
+    from store.search.facade import search_for
+    wi = WorkspaceIndex(ws)
+    wi.load_all()
+    handle = search_for(wi)
+    handle.ensure(True)
+    for q in queries:
+        for n in range(1, len(q) + 1):
+            handle.search(q[:n], 50)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"peak": peak, "rss": rss()}))
+    sys.exit(0)
+index, stats = open_index(ws)
+from store.ledger import Ledger
+ledger = Ledger(ws.state_dir)
+if mode == "answers":
+    out = {}
+    for q in queries:
+        r = index.search(q, 50, ledger=ledger, spans=False)
+        out[q] = {"total": r.total, "exact": r.exact,
+                  "error": r.error.message if r.error else None,
+                  "hits": [[h.kind, h.id, h.path, h.count, h.tier] for h in r.hits]}
+    print(json.dumps(out, ensure_ascii=False))
+    sys.exit(0)
+keys = []
+for q in queries:
+    index.search("", 50, ledger=ledger)
+    for n in range(1, len(q) + 1):
+        t0 = time.perf_counter()
+        index.search(q[:n], 50, ledger=ledger, count=False)
+        keys.append((time.perf_counter() - t0) * 1000)
+print(json.dumps({"keys": keys, "rss": rss()}))
+"""
+
+
+class Side:
+    def __init__(self, name: str, code: Path, ws: Path) -> None:
+        self.name, self.code, self.ws = name, code.resolve(), ws
+        venv = self.code / ".venv" / "bin" / "python"
+        self.python = str(venv) if venv.exists() else sys.executable
+
+    def child(self, mode: str, queries: Sequence[str]) -> Any:
+        args = [self.python, "-c", _CHILD, str(self.code), str(self.ws), mode, json.dumps(queries)]
+        out = subprocess.run(args, capture_output=True, text=True, check=False, cwd=self.code)
+        if out.returncode:
+            raise SystemExit(f"{self.name} {mode}: {out.stderr[-3000:]}")
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    def cli(self, query: str) -> tuple[float, float, float]:
+        """Wall (ms), CPU (ms) and peak RSS (MB) of one ``python -m tui.cli.search``."""
+        module = "tui.cli_search" if (self.code / "tui/cli_search.py").exists() else "tui.cli.search"
+        cmd = ["/usr/bin/time", "-f", "%e %U %S %M", self.python, "-m", module]
+        cmd += ["--root", str(self.ws), "--limit", "20", "--", query]
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=self.code)
+        wall = (time.perf_counter() - t0) * 1000
+        _e, user, sys_, peak = out.stderr.strip().splitlines()[-1].split()
+        return wall, (float(user) + float(sys_)) * 1000, int(peak) / 1024
+
+    def drop_index(self) -> None:
+        state = self.ws / ".hurikaeri"
+        for p in [*state.glob("search-cache-v*"), *state.glob("search-v*")]:
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+    def index_bytes(self) -> int:
+        state = self.ws / ".hurikaeri"
+        paths = [*state.glob("search-cache-v*"), *state.glob("search-v*")]
+        return sum(f.stat().st_size for p in paths for f in ([p] if p.is_file() else p.rglob("*")))
+
+
+def tree_bytes(root: Path) -> int:
+    return sum(
+        f.stat().st_size for f in root.rglob("*") if f.is_file() and ".hurikaeri" not in f.parts
+    )
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
 
 
 def percentile(values: Sequence[float], p: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    k = (len(ordered) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+    s = sorted(values)
+    return s[min(len(s) - 1, round((len(s) - 1) * p / 100))] if s else 0.0
 
 
-def keystrokes(index: SearchIndex, repeat: int) -> dict[str, list[float]]:
-    """Per category, the time of every keystroke (ms, median of ``repeat`` typings)."""
+pct = percentile
+
+
+def keystrokes(index: Any, repeat: int) -> dict[str, list[float]]:
+    """Per class of :data:`QUERIES`, the time of every key (ms, median of ``repeat``
+    typings), each typing from an empty box, searched as the screen does while typing."""
     out: dict[str, list[float]] = {}
     for category, queries in QUERIES.items():
         times: list[float] = []
         for query in queries:
-            runs: list[list[float]] = []
+            runs = []
             for _ in range(repeat):
-                index.search("", LIMIT)  # an empty box first, as when the screen opens
+                index.search("", LIMIT)
                 one = []
                 for n in range(1, len(query) + 1):
                     t0 = time.perf_counter()
-                    index.search(query[:n], LIMIT)
+                    index.search(query[:n], LIMIT, count=False)
                     one.append((time.perf_counter() - t0) * 1000)
                 runs.append(one)
             times += [statistics.median(col) for col in zip(*runs, strict=True)]
@@ -84,237 +236,96 @@ def keystrokes(index: SearchIndex, repeat: int) -> dict[str, list[float]]:
     return out
 
 
-def fzf_lines(index: SearchIndex, path: Path) -> int:
-    """One line per record (its id and searchable text), as fzf would be given them."""
-    seg = index.main
-    n = 0
-    with open(path, "w", encoding="utf-8") as fh:
-        for rid in range(len(seg)):
-            if rid in index.tomb:
-                continue
-            rec = seg.records[rid]
-            fh.write(
-                " ".join([rec.kind, rec.search_text()]).replace("\n", " ").replace("\r", " ") + "\n"
-            )
-            n += 1
-        for d in index.delta:
-            fh.write(" ".join([d.record.kind, d.record.search_text()]).replace("\n", " ") + "\n")
-            n += 1
-    return n
+def answers(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
+    """Queries by how the two answers compare."""
 
+    def hits(a: dict[str, Any]) -> list[tuple[str, str]]:
+        return [(h[0], h[1]) for h in a["hits"]]
 
-def timed(cmd: list[str], runs: int, stdin: Path | None = None) -> float:
-    """Median wall time (ms) of ``cmd``, output discarded."""
-    times = []
-    for _ in range(runs):
-        with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fh:
-            t0 = time.perf_counter()
-            subprocess.run(
-                cmd, stdin=fh, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-            )
-            times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
-
-
-def search_commands(root: Path) -> list[tuple[str, list[str]]]:
-    """How ``hurikaeri search`` is started: the installed command, once it knows the
-    subcommand, and the standalone entry of the same code (``tui.cli.search``), which
-    imports nothing of the rest of the command line."""
-    tail = ["--root", str(root), "--limit", "20", "--"]
-    out = [("python -m tui.cli.search", [sys.executable, "-m", "tui.cli.search", *tail])]
-    exe = Path(sys.executable).with_name("hurikaeri")
-    if exe.exists():
-        probe = subprocess.run(
-            [str(exe), "search", "--help"], capture_output=True, text=True, check=False
-        )
-        if probe.returncode == 0:
-            out.insert(0, ("hurikaeri search", [str(exe), "search", *tail]))
+    out: dict[str, list[str]] = {}
+    for q in before:
+        b, a = before[q], after[q]
+        if (b["error"] is None) != (a["error"] is None):
+            kind = "error in one only"
+        elif b["total"] == a["total"] and hits(b) == hits(a):
+            kind = "same count and hits, same order"
+        elif b["total"] == a["total"] and set(hits(b)) == set(hits(a)):
+            kind = "same count and hits, other order"
+        elif b["total"] == a["total"]:
+            kind = "same count, other hits (ties of rank among more than 50)"
+        elif a["total"] > b["total"]:
+            kind = "more found"
+        else:
+            kind = "fewer found"
+        out.setdefault(kind, []).append(q)
     return out
-
-
-#: One side of ``--before``: run by ``python -c`` with the code tree first on the path, so it
-#: measures any version of the code the same way (argv: tree, workspace, repeat, queries).
-_KEYS_CHILD = """
-import json, statistics, sys, time
-sys.path.insert(0, sys.argv[1])
-from store.search.cache import open_index
-from store.workspace import Workspace
-
-def rss(key):
-    with open("/proc/self/status") as fh:
-        return next(int(x.split()[1]) / 1024 for x in fh if x.startswith(key + ":"))
-
-index, stats = open_index(Workspace(sys.argv[2]))
-assert not stats["rebuilt"], "open the workspace once first: the cache is built"
-index.warm()
-opened = rss("VmRSS")
-first, median = {}, {}
-for category, queries in json.loads(sys.argv[4]).items():
-    first[category], median[category] = [], []
-    for query in queries:
-        runs = []
-        for _ in range(int(sys.argv[3])):
-            index.search("", 50)
-            one = []
-            for n in range(1, len(query) + 1):
-                t0 = time.perf_counter()
-                index.search(query[:n], 50)
-                one.append((time.perf_counter() - t0) * 1000)
-            runs.append(one)
-        first[category] += runs[0]
-        median[category] += [statistics.median(c) for c in zip(*runs)]
-print(json.dumps({"first": first, "median": median, "rss_open": opened,
-                  "rss_typed": rss("VmRSS"), "file": index.main._mapped.mm.size()}))
-"""
-
-
-def compare(root: Path, before: Path, before_root: Path, rounds: int, repeat: int) -> None:
-    """Keystrokes of this tree and of ``before``, each on its own copy of the workspace."""
-    sides = {"before": (before, before_root), "after": (Path(__file__).parents[1], root)}
-    got: dict[str, list[dict[str, Any]]] = {k: [] for k in sides}
-    for n in range(rounds):
-        for side, (code, ws) in sides.items():
-            args = [str(code.resolve()), str(ws), str(repeat), json.dumps(QUERIES)]
-            out = subprocess.run(
-                [sys.executable, "-c", _KEYS_CHILD, *args],
-                capture_output=True,
-                text=True,
-                check=False,
-                cwd=code,
-            )
-            if out.returncode:
-                raise SystemExit(f"{side}: {out.stderr[-2000:]}")
-            got[side].append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(f"round {n + 1}/{rounds} (load average {os.getloadavg()[0]:.2f})", file=sys.stderr)
-
-    def spread(values: list[float], fmt: str = ".1f") -> str:
-        return f"{statistics.median(values):{fmt}} ({min(values):{fmt}}–{max(values):{fmt}})"
-
-    for mode, label in (("first", "first typing"), ("median", f"median of {repeat} typings")):
-        print(f"\nEngine per key, {label}, ms: medians of {rounds} rounds (min–max)")
-        print(
-            f"{'queries':<12} {'before p50':>20} {'after p50':>20} {'before p95':>20} {'after p95':>20}"
-        )
-        for cat in [*QUERIES, "all"]:
-            row = f"{cat:<12}"
-            for stat in (50, 95):
-                for side in sides:
-                    pick = [
-                        percentile(
-                            [t for ts in r[mode].values() for t in ts]
-                            if cat == "all"
-                            else r[mode][cat],
-                            stat,
-                        )
-                        for r in got[side]
-                    ]
-                    row += f" {spread(pick, '.2f'):>20}"
-            print(row)
-    for key, label in (("rss_open", "RSS after opening"), ("rss_typed", "RSS after every key")):
-        print(f"{label}: " + ", ".join(f"{s} {spread([r[key] for r in got[s]])} MB" for s in sides))
-    print("cache file: " + ", ".join(f"{s} {got[s][0]['file'] / 1e6:.1f} MB" for s in sides))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.search_bench", description=__doc__.split("\n")[0]
     )
-    p.add_argument("root", type=Path, help="a workspace (see benchmarks.generate)")
-    p.add_argument("--repeat", type=int, default=5, help="typings of each query (default 5)")
-    p.add_argument("--runs", type=int, default=5, help="runs of each command (default 5)")
-    p.add_argument("--before", type=Path, help="another checkout of the code to compare with")
-    p.add_argument("--before-root", type=Path, help="its own copy of the workspace")
-    p.add_argument("--rounds", type=int, default=5, help="rounds of --before (default 5)")
+    p.add_argument("workspace", type=Path, help="a generated workspace (copied for each side)")
+    p.add_argument("--before", type=Path, required=True, help="the other checkout of the code")
+    p.add_argument("--rounds", type=int, default=5, help="rounds of the whole-process runs")
+    p.add_argument("--answers", type=Path, help="write every query's two answers here (JSON)")
+    p.add_argument("--skip-build", action="store_true", help="copies kept from a run before")
+    p.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()) / "search-bench")
     a = p.parse_args(argv)
-    if a.before is not None:
-        if a.before_root is None:
-            p.error("--before needs --before-root (a copy of the workspace for that version)")
-        compare(a.root, a.before, a.before_root, a.rounds, a.repeat)
-        return 0
-    ws = Workspace(a.root)
+    sides = [
+        Side("before", a.before, a.tmp / "before"),
+        Side("after", Path(__file__).parents[1], a.tmp / "after"),
+    ]
+    ws_bytes = tree_bytes(a.workspace)
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-        f"load average {os.getloadavg()[0]:.2f}"
+        f"workspace {a.workspace}: {ws_bytes / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}"
     )
-
-    t0 = time.perf_counter()
-    index, stats = open_index(ws, progress=None)
-    took = time.perf_counter() - t0
-    what = "cold build (no cache)" if stats["rebuilt"] else "warm open (cache)"
-    size = sum(
-        (ws.state_dir / n).stat().st_size
-        for n in (BIN_NAME, SIDE_NAME)
-        if (ws.state_dir / n).exists()
-    )
-    print(
-        f"workspace: {stats['files']} files, {len(index)} records; {what} {took:.1f}s; "
-        f"cache {size / 1e6:.0f} MB"
-    )
-    t0 = time.perf_counter()
-    index, _ = open_index(ws)
-    index.warm()
-    print(f"app start from the cache: {time.perf_counter() - t0:.2f}s (texts left in the file)\n")
-
-    print(
-        f"Keystrokes in the app (SearchIndex.search(text, {LIMIT}), median of {a.repeat} typings)"
-    )
-    print(f"{'queries':<12} {'keys':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  typed")
-    every: list[float] = []
-    for category, times in keystrokes(index, a.repeat).items():
-        every += times
+    if not a.skip_build:
+        for s in sides:
+            shutil.rmtree(s.ws, ignore_errors=True)
+            shutil.copytree(a.workspace, s.ws, symlinks=True)
         print(
-            f"{category:<12} {len(times):>5} {percentile(times, 50):>8.1f} {percentile(times, 95):>8.1f} "
-            f"{max(times):>8.1f}  {', '.join(QUERIES[category])}"
+            "\ncold build (python -m tui.cli.search, no index): wall s, CPU s, peak RSS MB, index MB"
         )
-    print(
-        f"{'all':<12} {len(every):>5} {percentile(every, 50):>8.1f} {percentile(every, 95):>8.1f} "
-        f"{max(every):>8.1f}  (goal: p95 ≤ 15 ms)\n"
-    )
-
-    fzf = shutil.which("fzf")
-    commands = search_commands(a.root)
-    for _label, cmd in commands:
-        subprocess.run(
-            [*cmd, "warm-up"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-        )
-    if fzf is None:
-        print("fzf is not installed: no comparison (install it: apt-get install -y fzf).")
-    with tempfile.TemporaryDirectory() as tmp:
-        lines = Path(tmp) / "records.txt"
-        print("CLI end to end, warm cache, median of", a.runs, "runs:")
-        for n, (label, _cmd) in enumerate(commands):
-            print(f"  [{n + 1}] `{label} QUERY`")
-        if fzf is not None:
-            count = fzf_lines(index, lines)
-            version = subprocess.run(
-                [fzf, "--version"], capture_output=True, text=True, check=False
-            ).stdout.strip()
-            print(
-                f"  fzf: `fzf --filter QUERY` (fzf {version}) over {count} lines, "
-                f"{lines.stat().st_size / 1e6:.0f} MB, one per record"
-            )
-        head = "".join(f" {f'[{n + 1}] ms':>8}" for n in range(len(commands)))
-        ratios = "".join(f" {f'[{n + 1}]/fzf':>8}" for n in range(len(commands))) if fzf else ""
-        print(f"{'query':<22} {'kind':<11}{head} {'fzf ms':>8}{ratios}")
-        worst = [0.0] * len(commands)
-        for category, queries in QUERIES.items():
-            for query in queries:
-                ours = [timed([*cmd, query], a.runs) for _label, cmd in commands]
-                row = f"{query:<22} {category:<11}" + "".join(f" {t:>8.0f}" for t in ours)
-                if fzf is None:
-                    print(row)
-                    continue
-                theirs = timed([fzf, "--filter", query], a.runs, stdin=lines)
-                for n, t in enumerate(ours):
-                    worst[n] = max(worst[n], t / theirs)
-                print(row + f" {theirs:>8.0f}" + "".join(f" {t / theirs:>8.2f}" for t in ours))
-        if fzf is not None:
-            pad = 34 + 9 * len(commands) + 9
-            print(
-                f"{'worst ratio':<{pad}}"
-                + "".join(f" {w:>8.2f}" for w in worst)
-                + "  (goal: ≤ 0.50)"
-            )
+        for s in sides:
+            s.drop_index()
+            wall, cpu, peak = s.cli("warm-up")
+            size = s.index_bytes()
+            print(f"  {s.name:<7} {wall / 1000:6.1f} {cpu / 1000:6.1f} {peak:6.0f} {size / 1e6:7.1f}"
+                  f"  ({size / ws_bytes:.2f}× the workspace)")  # fmt: skip
+    print(f"\nwhole process per query, ms, medians of {a.rounds} rounds (wall; CPU)")
+    walls: dict[str, dict[str, list[float]]] = {s.name: {q: [] for q in CLI_QUERIES} for s in sides}
+    cpus: dict[str, dict[str, list[float]]] = {s.name: {q: [] for q in CLI_QUERIES} for s in sides}
+    for r in range(a.rounds):
+        for q in CLI_QUERIES:
+            for s in sides if r % 2 == 0 else sides[::-1]:
+                wall, cpu, _peak = s.cli(q)
+                walls[s.name][q].append(wall)
+                cpus[s.name][q].append(cpu)
+    ratios = []
+    for q in CLI_QUERIES:
+        b, f = med(walls["before"][q]), med(walls["after"][q])
+        ratios.append(b / f)
+        print(f"  {q:<28} before {b:6.0f}; {med(cpus['before'][q]):6.0f}   after {f:6.0f}; "
+              f"{med(cpus['after'][q]):6.0f}   {b / f:4.1f}× faster")  # fmt: skip
+    print(f"  median ratio {med(ratios):.1f}× (min {min(ratios):.1f}, max {max(ratios):.1f})")
+    print("\nkeystrokes in one process (search(text, 50) per key), ms")
+    for s in sides:
+        got = s.child("keys", KEY_QUERIES)
+        print(f"  {s.name:<7} p50 {pct(got['keys'], 50):6.1f}  p95 {pct(got['keys'], 95):6.1f}  "
+              f"max {max(got['keys']):6.1f}  RSS after typing {got['rss']:.0f} MB")  # fmt: skip
+    print("\nin-app build (workspace index loaded, search index built, queries typed): peak RSS")
+    for s in sides:
+        s.drop_index()
+        got = s.child("app", KEY_QUERIES)
+        print(f"  {s.name:<7} {got['peak']:.0f} MB")
+    queries = corpus()
+    got_b, got_a = (s.child("answers", queries) for s in sides)
+    print(f"\nanswers on {len(queries)} queries (50 hits each)")
+    for kind, qs in sorted(answers(got_b, got_a).items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(qs):4} {kind}: {', '.join(qs[:8])}{' …' if len(qs) > 8 else ''}")
+    if a.answers is not None:
+        a.answers.write_text(json.dumps({"before": got_b, "after": got_a}, ensure_ascii=False))
     return 0
 
 

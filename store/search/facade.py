@@ -9,12 +9,11 @@ The pieces, each in its own module:
   discussion, piece and movement;
 - :mod:`store.search.text` — normal form (NFKC, casefold), tokens (words, CJK characters,
   compounds such as ``kpt-20260208-001``), highlight spans;
-- :mod:`store.search.segment` / :mod:`store.search.match` — the inverted index in rank
-  order and the tiers: exact phrase, word prefix, inside a word, fuzzy;
-- :mod:`store.search.engine` — :class:`SearchIndex`: segment + delta + tombstones,
-  ``update_file``, ``search`` → :class:`SearchResult` of grouped :class:`Hit` s;
-- :mod:`store.search.cache` — the on-disk cache and :func:`open_index` (CLI: warm start
-  parses nothing).
+- :mod:`store.search.index` — the tantivy index under ``.hurikaeri/`` (schema, records
+  as documents, a full build, updates by file, the writer lock);
+- :mod:`store.search.engine` — the tiers (exact, prefix, inside a word, fuzzy), filters,
+  grouping and highlighting → :class:`SearchResult` of grouped :class:`Hit` s;
+- :mod:`store.search.scan` — the workspace's documents and their parsing.
 
 This module adds :class:`WorkspaceSearch`, the app's handle: one per
 :class:`~store.index.workspace_index.WorkspaceIndex`, fed from the records the app has already parsed.
@@ -24,30 +23,31 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from store.search.cache import CacheError, load_index, open_index, save_index, scan_workspace
-from store.search.engine import TIER_NAMES, Hit, SearchIndex, SearchResult
+from store.search.engine import TIER_NAMES, Engine, Hit, SearchResult
+from store.search.index import IndexBusy, open_workspace_index, sync_workspace
 from store.search.model import SearchRecord, Stamp
 from store.search.query import FILTERS, KINDS, Filter, Query, QueryError, parse_query
+from store.search.scan import iter_parsed, scan_workspace, whole_files
 
 if TYPE_CHECKING:
     from store.index.workspace_index import IndexedFile, WorkspaceIndex
+    from store.read.kinds import Kind
+    from store.workspace import Workspace
 
 __all__ = [
     "FILTERS",
     "KINDS",
     "TIER_NAMES",
-    "CacheError",
+    "Engine",
     "Filter",
     "Hit",
     "Query",
     "QueryError",
-    "SearchIndex",
     "SearchRecord",
     "SearchResult",
     "WorkspaceSearch",
@@ -93,6 +93,41 @@ def resolve_line(rec: SearchRecord) -> int:
     return line
 
 
+def _parse(ws: Workspace, progress: Callable[[int, int], None] | None, parallel: bool) -> Any:
+    def parse(
+        items: list[tuple[str, Kind | None]],
+    ) -> Iterator[tuple[str, Stamp | None, list[SearchRecord]]]:
+        yield from whole_files(iter_parsed(ws, items, progress, parallel))
+
+    return parse
+
+
+def open_index(
+    ws: Workspace,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    parallel: bool = True,
+    files: dict[str, tuple[Kind | None, Stamp]] | None = None,
+) -> tuple[Engine, dict[str, int]]:
+    """The index of ``ws``, brought in step with its files (``files``: as scanned, else
+    scanned now): built when new or made for another schema or workspace, else the changed
+    files re-read. While another process writes it, this one waits, then reads it as it is
+    (or, when there is none it can use, builds one in memory)."""
+    files = scan_workspace(ws) if files is None else files
+    index = open_workspace_index(ws)
+    parse = _parse(ws, progress, parallel)
+    try:
+        stats = sync_workspace(index, ws, files, parse)
+    except IndexBusy:
+        stats = {"files": len(files), "busy": 1}
+        if not index.ident:
+            index = open_workspace_index(ws, in_memory=True)
+            stats.update(sync_workspace(index, ws, files, parse))
+    finally:
+        index.close_writer()
+    return Engine(index), stats
+
+
 def _stamp(f: IndexedFile) -> Stamp | None:
     return (f.stamp.size, f.stamp.mtime_ns) if f.stamp is not None else None
 
@@ -100,128 +135,69 @@ def _stamp(f: IndexedFile) -> Stamp | None:
 class WorkspaceSearch:
     """The search index of a :class:`WorkspaceIndex`, kept in step with it.
 
-    Thread-safe; every method that may take long (``ensure``, ``sync``, ``save``) is meant
-    for a worker thread. The index comes from the on-disk cache when there is one (usable
-    before the workspace has finished loading) and is then synchronised file by file with
-    what the workspace index holds, comparing file identities.
+    Thread-safe; ``ensure`` and ``sync`` may take long (a worker thread). The index on disk
+    is opened and brought in step with the workspace's files (usable before the workspace
+    index has finished loading), then synchronised file by file as the watcher reports
+    changes.
     """
 
     def __init__(self, wi: WorkspaceIndex) -> None:
         self.wi = wi
         self.ws = wi.ws
-        self.index: SearchIndex | None = None
+        self.index: Engine | None = None
         self._lock = threading.RLock()
-        self._dirty = False
-        self._full = False
-        self._saved = 0.0
 
-    def ensure(self, loaded: bool) -> SearchIndex | None:
-        """The index, loaded or built; ``None`` while there is neither a cache nor a loaded
-        workspace to build it from (``loaded``: the workspace index has been read)."""
+    def ensure(self, loaded: bool = True) -> Engine | None:
+        """The index, opened (and built or brought in step with the files on disk)."""
         with self._lock:
             if self.index is None:
-                try:
-                    self.index = load_index(self.ws)
-                    # texts stay in the mapped file, read as they are needed
-                    self.index.warm()
-                except CacheError:
-                    if not loaded:
-                        return None
-                    self._build()
-            if loaded:
-                self.sync()
+                self.index, _stats = open_index(self.ws)
             return self.index
-
-    def _build(self, *, save: bool = True) -> SearchIndex:
-        """Every file parsed for its texts (the workspace index holds heads, not texts),
-        into the cache file when it can be written (in bounded memory), else (or without
-        ``save``) in memory."""
-        from store.search.cache import build_index
-
-        with self.wi.lock:
-            files = dict(self.wi.files)
-        stamps = {str(p): _stamp(f) for p, f in files.items()}
-        items = [(str(p), f.kind) for p, f in sorted(files.items()) if _stamp(f) is not None]
-        index, saved = build_index(self.ws, items, stamps, save=save)
-        index.warm()
-        self.index = index
-        self._dirty = self._full = not saved
-        return index
 
     def sync(self, paths: Iterable[Path] | None = None) -> bool:
         """Re-read into the index the files whose identity changed (all, or ``paths``)."""
         with self._lock:
-            index = self.index
-            if index is None:
+            engine = self.index
+            if engine is None:
                 return False
+            index = engine.index
             with self.wi.lock:
                 files = {str(p): f for p, f in self.wi.files.items()}
             targets = set(files) | set(index.stamps) if paths is None else {str(p) for p in paths}
-            changed = False
             from store.search.records import load_records
 
+            changes: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = []
             for p in sorted(targets):
                 f = files.get(p)
                 if f is None:
                     if p in index.stamps:
-                        changed |= index.update_file(p, None, None)
+                        changes.append((p, None, None))
                     continue
                 st = _stamp(f)
                 if st is not None and index.stamps.get(p) == st:
                     continue
                 read, recs = load_records(Path(p), f.kind, f.display)
-                changed |= index.update_file(p, read or st, recs)
-            if index.needs_compaction:
-                compacted = index.compacted()
-                # a new segment: its vocabulary's index made before a keystroke needs it
-                # (not the whole of ``warm``: freezing every object alive now would keep
-                # the app's discarded cycles from ever being collected)
-                compacted.main.vocab_index()
-                self.index = compacted
-                self._full = True
-                changed = True
-            self._dirty |= changed
-            return changed
+                changes.append((p, read or st or (0, 0), recs))
+            try:
+                return index.update_files(changes)
+            except IndexBusy:
+                return False  # another process writes: its commit is read at the next sync
+            finally:
+                index.close_writer()
 
     def save(self, min_interval: float = 0.0) -> bool:
-        """Write the cache if anything changed (at most every ``min_interval`` seconds)."""
-        with self._lock:
-            if self.index is None or not self._dirty:
-                return False
-            if time.monotonic() - self._saved < min_interval:
-                return False
-            try:
-                save_index(self.ws, self.index, full=self._full or None)
-            except OSError:
-                return False
-            self._dirty = self._full = False
-            self._saved = time.monotonic()
-            return True
+        """Nothing to do: every update is committed as it is made (kept for callers)."""
+        return False
 
     def search(self, text: str | Query, limit: int = 100, *, count: bool = True) -> SearchResult:
-        """See :meth:`SearchIndex.search` (``count`` False: a query being typed)."""
-        index = self.index
-        if index is None:
+        """See :meth:`Engine.search` (``count`` is kept for callers: always counted)."""
+        engine = self.index
+        if engine is None:
             return SearchResult(None, text=text if isinstance(text, str) else text.text)
-        try:
-            return index.search(text, limit, ledger=self.wi.ledger, count=count)
-        except CacheError:
-            # a part of the cache file read only now failed its check: build it again
-            with self._lock:
-                if self.index is index:  # in memory: a file that fails again is not read
-                    self._build(save=False)
-            return self.search(text, limit, count=count)
+        return engine.search(text, limit, ledger=self.wi.ledger, count=count)
 
     def prepare_next(self) -> None:
-        """See :meth:`SearchIndex.prepare_next`: while the typing pauses between keys."""
-        index = self.index
-        if index is not None:
-            try:
-                index.prepare_next()
-            except CacheError:
-                # a postings block failed its check: the next search reads it again (and
-                # the cache is built again), never narrowing from what was half made
-                index.forget_narrowing()
+        """Nothing to prepare between keys (kept for callers)."""
 
 
 _HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()

@@ -135,22 +135,6 @@ class Query:
         """An ``evidence:`` filter whose records are not known yet (see :func:`with_evidence`)."""
         return any(f.name == "evidence" and f.ids is None for f in self.filters)
 
-    def narrows(self, previous: Query) -> bool:
-        """Every record matching this query also matches ``previous`` (typing went on).
-
-        True when the filters and exclusions are the same, each earlier phrase is inside a
-        phrase now, and each earlier word is the start of the word in its place now.
-        """
-        if not previous.terms or previous.filters != self.filters:
-            return False
-        if previous.excluded != self.excluded:
-            return False
-        same = set(self.phrases)  # most are: one check each, not one per pair
-        if not all(p in same or any(p in q for q in self.phrases) for p in previous.phrases):
-            return False
-        old, new = previous.terms, self.terms
-        return len(new) >= len(old) and all(n.startswith(o) for o, n in zip(old, new, strict=False))
-
 
 def _tokens(text: str) -> list[tuple[int, int, str, bool, bool]]:
     """(start, end, text, negated, quoted) for each whitespace-separated token or quote."""

@@ -63,17 +63,36 @@ def has_cjk(text: str) -> bool:
     return _IS_CJK.search(text) is not None
 
 
-def tokens(norm: str) -> set[str]:
-    """Index tokens of normalised text: words, compound tokens, and CJK characters and
-    pairs of characters (a two-character CJK query is then one lookup, a longer one the
-    intersection of its pairs)."""
-    out = set(_TOKEN.findall(norm))
-    if "-" in norm or "." in norm or "_" in norm or ":" in norm:
-        out.update(_COMPOUND.findall(norm))
-    if not norm.isascii():
-        for run in _CJK_RUN.findall(norm):
-            out.update(run[i : i + 2] for i in range(len(run) - 1))
+_SEPS = re.compile(r"[-._:]+")
+
+
+#: Compound tokens longer than this are not indexed (their words are); tails per compound.
+COMPOUND_MAX = 255
+TAILS_MAX = 8
+
+
+def compound_tails(norm: str) -> list[str]:
+    """Compound tokens of normalised text, and their tails from each of their first
+    :data:`TAILS_MAX` inner word starts on (``kpt-2026-001``, ``2026-001``, ``001``): a
+    compound query where a word starts is then a prefix. Linear: each tail is at most
+    :data:`COMPOUND_MAX` characters, and there are at most that many per compound."""
+    if not ("-" in norm or "." in norm or "_" in norm or ":" in norm):
+        return []
+    out: list[str] = []
+    for token in _COMPOUND.findall(norm):
+        n = len(token)
+        if n <= COMPOUND_MAX:
+            out.append(token)
+        for k, m in enumerate(_SEPS.finditer(token, max(0, n - COMPOUND_MAX))):
+            if k >= TAILS_MAX or m.end() >= n:
+                break
+            out.append(token[m.end() :])
     return out
+
+
+def cjk_runs(norm: str) -> list[str]:
+    """The runs of two CJK characters or more of normalised text."""
+    return _CJK_RUN.findall(norm)
 
 
 def word_parts(term: str) -> list[str]:
@@ -145,28 +164,6 @@ def _bounded(term: str, start: bool, end: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.DOTALL)
 
 
-#: Characters that may mark word boundaries in :func:`_at_boundary` (the first one absent
-#: from both texts is used).
-_MARKS = "\x00\x01\x02\x03\ufdd0\ufdd1\ufdd2\ufdd3"
-
-
-def _at_boundary(text: str, term: str, start: bool, end: bool) -> bool:
-    """Does ``term`` occur in ``text`` where a word starts (``start``) and/or ends (``end``)?
-
-    One linear substring search, with no pattern to compile for the term (it may be a long
-    word of the index): every character that does not continue a word is written between two
-    marks, in the text and in the term alike, so a boundary is a mark, and the term at a
-    word start is the mark followed by the term.
-    """
-    mark = next((c for c in _MARKS if c not in text and c not in term), None)
-    if mark is None:  # every mark is in the text: a pattern, linear too
-        return _bounded(term, start, end).search(text) is not None
-    table = {ord(c): f"{mark}{c}{mark}" for c in set(text).union(term) if not is_word_char(c)}
-    needle = term.translate(table)
-    needle = (mark if start else "") + needle + (mark if end else "")
-    return needle in f"{mark}{text.translate(table)}{mark}"
-
-
 def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
     """Offsets from ``pos`` on where ``term`` starts a word (overlapping ones too): at most
     ``limit`` searches, each scanning on from the last hit."""
@@ -200,41 +197,6 @@ def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
                 return out + _bounded_starts(text, term, i + 1, limit - len(out))
         i = text.find(term, i + 1)
     return out
-
-
-def has_word_start(text: str, term: str) -> bool:
-    """Does ``term`` occur where a word starts (CJK terms: anywhere)?"""
-    if is_cjk(term[:1]):
-        return term in text
-    i = text.find(term)
-    inside = 0
-    while i >= 0:
-        if i == 0 or not is_word_char(text[i - 1]):
-            return True
-        inside += 1
-        if inside > SCAN_MAX:
-            return _at_boundary(text, term, True, False)
-        i = text.find(term, i + 1)
-    return False
-
-
-def has_whole_word(text: str, term: str) -> bool:
-    """Does ``term`` occur as whole words (CJK ends count as boundaries)?"""
-    check_start = not is_cjk(term[:1])
-    check_end = not is_cjk(term[-1:])
-    n = len(term)
-    i = text.find(term)
-    misses = 0
-    while i >= 0:
-        if (not check_start or i == 0 or not is_word_char(text[i - 1])) and (
-            not check_end or i + n >= len(text) or not is_word_char(text[i + n])
-        ):
-            return True
-        misses += 1
-        if misses > SCAN_MAX:
-            return _at_boundary(text, term, check_start, check_end)
-        i = text.find(term, i + 1)
-    return False
 
 
 # -- highlighting ------------------------------------------------------------------------------

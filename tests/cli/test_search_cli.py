@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from store.search.cache import BIN_NAME
+from store.search.index import DIR_NAME
 from store.workspace import Workspace
 from tests.conftest import REPO
 from tui.cli.search import add_search_parser, cmd_search
@@ -61,19 +61,6 @@ def test_text_output_and_exit_codes(demo_root: Path, capsys: pytest.CaptureFixtu
     assert status == 2 and "unknown filter 'colour:'" in err and "Traceback" not in err
 
 
-def test_a_cache_damaged_where_it_is_read_lazily_is_rebuilt(
-    demo_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    status, first, _err = run(demo_root, "jwt", "--json", capsys=capsys)
-    cache = demo_root / ".hurikaeri" / BIN_NAME
-    data = bytearray(cache.read_bytes())
-    middle = len(data) // 2
-    data[middle : middle + 64] = bytes(64)
-    cache.write_bytes(bytes(data))
-    status, again, err = run(demo_root, "jwt", "--json", capsys=capsys)
-    assert status == 0 and again == first and "Traceback" not in err
-
-
 def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     cmd = [
         sys.executable,
@@ -88,7 +75,7 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     ]
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert (demo_root / ".hurikaeri" / BIN_NAME).is_file()
+    assert (demo_root / ".hurikaeri" / DIR_NAME / "meta.json").is_file()
     second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and second.stdout == first.stdout
     assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))

@@ -23,22 +23,17 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import store.search.engine as search_index
-import store.search.match as search_match
+import store.search.index as search_segment
 import store.search.query as search_query
-import store.search.segment as search_segment
 import store.search.text as search_text
-from store.search.engine import SearchIndex
+from store.search.engine import Engine as SearchIndex
 from store.search.model import SearchRecord
-from store.search.segment import index_text
 from store.search.text import (
-    MAX_TEXT,
     WORD_CHAR,
-    has_whole_word,
-    has_word_start,
     is_cjk,
     is_word_char,
     normalize,
-    tokens,
+    word_parts,
     word_starts,
 )
 
@@ -155,20 +150,17 @@ def uncapped() -> Iterator[None]:
 #: The text passes: every function that reads a record's text or a query term.
 TEXT_PASSES = (
     "normalize",
-    "tokens",
     "gist_key",
     "split_terms",
-    "has_word_start",
-    "has_whole_word",
     "word_starts",
     "highlight_spans",
     "fuzzy_spans",
     "snippet",
     "_char_map",
-    "_at_boundary",
+    "compound_tails",
 )
-BOUNDARY = ("has_word_start", "has_whole_word", "word_starts")
-MODULES = (search_text, search_segment, search_match, search_index, search_query)
+BOUNDARY = ("word_starts",)
+MODULES = (search_text, search_segment, search_index, search_query)
 
 
 class Work:
@@ -215,6 +207,12 @@ def assert_linear(work: Work, size: int, terms: int = 1) -> None:
 # -- tokens ------------------------------------------------------------------------------------
 
 
+def tokens(norm: str) -> list[str]:
+    """What the index is handed of a text besides the text itself: compound tokens and
+    their tails, CJK runs (their pairs are made by slicing them), words."""
+    return [*search_text.compound_tails(norm), *search_text.cjk_runs(norm), *word_parts(norm)]
+
+
 @HEAVY
 @given(huge_words)
 def test_tokens_of_a_huge_word_are_bounded_by_its_length(word: str) -> None:
@@ -222,9 +220,9 @@ def test_tokens_of_a_huge_word_are_bounded_by_its_length(word: str) -> None:
         norm = normalize(word) + " x-y"  # compound tokens are looked for in the word too
         got = tokens(norm)
     n = len(norm)
-    # words, compounds (disjoint), CJK characters and pairs: each at most the text again
-    assert len(got) <= 4 * n + 1
-    assert sum(map(len, got)) <= 5 * n + 1
+    # words, compounds and at most TAILS_MAX tails of each, CJK runs: bounded by the text
+    assert len(got) <= 12 * n + 1
+    assert sum(map(len, got)) <= 12 * n + 1
     assert all(t in norm for t in got)
 
 
@@ -234,8 +232,8 @@ def test_tokens_of_megabytes_of_text_are_bounded_by_its_length(text: str) -> Non
     with within(30):
         norm = normalize(text)
         got = tokens(norm)
-    assert len(got) <= 4 * len(norm) + 1
-    assert sum(map(len, got)) <= 5 * len(norm) + 1
+    assert len(got) <= 12 * len(norm) + 1
+    assert sum(map(len, got)) <= 12 * len(norm) + 1
 
 
 # -- indexing and searching -----------------------------------------------------------------
@@ -259,58 +257,6 @@ def queries_for(word: str, data: st.DataObject) -> list[str]:
         "rate limit",
         "huge word",
     ]
-
-
-@HEAVY
-@given(st.lists(huge_words, min_size=1, max_size=2), st.data())
-def test_indexing_and_searching_huge_words_is_linear(words: list[str], data: st.DataObject) -> None:
-    records = [record(f"ll-huge-{i}", f"huge word {i}", w) for i, w in enumerate(words)]
-    records.append(record("ll-normal", "rate limit", "the rate limit middleware"))
-    size = sum(len(w) for w in words)
-    with uncapped(), within(60):
-        work = Work()
-        with work.counting():
-            index = build(*records)
-        assert_linear(work, size)
-        assert len(index.main.vocab) <= 5 * size
-        for query in queries_for(words[0], data):
-            work = Work()
-            with work.counting():
-                result = index.search(query, 20)
-            # a word cut just after a ':' reads as a filter name: an unknown one is an error
-            # the search box shows (documented), never a hang
-            assert result.error is None or query.startswith("-") or "filter" in str(result.error)
-            terms = len(set(search_query.parse_query(query).terms)) if result.error is None else 1
-            assert_linear(work, size + len(query), terms)
-        assert [h.id for h in index.search("rate limit", 5).hits] == ["ll-normal"]
-        assert {h.id for h in index.search("huge word", 5).hits} >= {
-            f"ll-huge-{i}" for i in range(len(words))
-        }
-
-
-@HEAVY
-@given(huge_texts, st.data())
-def test_huge_records_are_read_up_to_the_cap_and_found_by_title_and_start(
-    text: str, data: st.DataObject
-) -> None:
-    rec = record("ll-big", "zebrafish migration notes", text)
-    with within(30):
-        index = build(rec, record("ll-small", "rate limit", "the rate limit middleware"))
-        searchable = index_text(rec)
-        # the start of the text and the title, normalised (NFKC grows a character 18-fold
-        # at most: "ﷺ"; "ß" becomes "ss")
-        assert len(searchable) <= 18 * (MAX_TEXT + 1_025 + len(rec.id))
-        work = Work()
-        with work.counting():
-            for query in ["zebrafish", "migration notes", text[:40].split()[0][:30], "limit"]:
-                index.search(query, 20)
-        assert_linear(work, MAX_TEXT * 2, 2)
-    assert [h.id for h in index.search("zebrafish", 5).hits] == ["ll-big"]
-    # a word wholly in the first 1,000 characters (the last one there may be cut short,
-    # even inside a character and its combining mark: "ｶ" of "ｶﾞ" is not in the text)
-    first = next((w for w in normalize(text[:1_000]).split()[:-1] if w.isalnum()), "")
-    if first:
-        assert "ll-big" in {h.id for h in index.search(first[:20], 5).hits}
 
 
 def test_a_megabyte_word_indexes_and_searches_in_seconds() -> None:
@@ -345,18 +291,6 @@ def plain_word_starts(text: str, term: str) -> list[int]:
     return out
 
 
-def plain_whole_word(text: str, term: str) -> bool:
-    start, end, n = not is_cjk(term[:1]), not is_cjk(term[-1:]), len(term)
-    i = text.find(term)
-    while i >= 0:
-        if (not start or i == 0 or not is_word_char(text[i - 1])) and (
-            not end or i + n >= len(text) or not is_word_char(text[i + n])
-        ):
-            return True
-        i = text.find(term, i + 1)
-    return False
-
-
 small = st.lists(st.sampled_from([*PIECES, " ", "\n", "aa", "ab"]), max_size=30).map("".join)
 terms = st.lists(st.sampled_from([*PIECES, "aa", "ab"]), min_size=1, max_size=4).map("".join)
 
@@ -369,14 +303,6 @@ def test_boundary_checks_agree_with_the_plain_scan(text: str, term: str, scan: i
     with patched(search_text, "SCAN_MAX", scan):
         expected = plain_word_starts(text, term)
         assert word_starts(text, term, 64) == expected[:64]
-        assert has_word_start(text, term) == (term in text if is_cjk(term[:1]) else bool(expected))
-        assert has_whole_word(text, term) == plain_whole_word(text, term)
-        for start in (False, True):
-            for end in (False, True):
-                pattern = search_text._bounded(term, start, end)
-                assert search_text._at_boundary(text, term, start, end) == bool(
-                    pattern.search(text)
-                )
 
 
 UNANCHORED = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)+")

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
-import re
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from store.search.cache import CacheError
-from store.search.engine import (
-    FUZZY,
-    PHRASE,
-    PREFIX,
-    SUBSTRING,
-    SearchIndex,
-    SearchResult,
-    _Counter,
-)
+from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING
+from store.search.engine import Engine as SearchIndex
 from store.search.model import SearchRecord
-from store.search.text import WORD_CHAR, highlight_spans
+from store.search.text import highlight_spans
 
 
 def rec(
@@ -113,49 +102,6 @@ def test_fuzzy_matches_come_last_and_only_when_few() -> None:
     assert ids(index, "gidue") == []  # two edits away in a short word: no match
 
 
-def test_a_warm_index_highlights_close_words_without_compiling_a_pattern(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The first typo'd query's highlighting compiled the pattern of a word (1-2 ms on that
-    key), and again whenever ``re``'s cache had dropped it for newer ones."""
-    index = build(
-        rec("lesson", "typo", "expand-only migartion notes"),
-        rec("lesson", "good", "migration guide"),
-    )
-    index.warm()
-    re.purge()  # as after many other patterns: the oldest are dropped
-    asked: list[str] = []
-    compile_ = re._compile  # type: ignore[attr-defined]
-
-    def compiled(pattern: Any, flags: Any) -> Any:
-        asked.append(str(pattern))
-        return compile_(pattern, flags)
-
-    with monkeypatch.context() as m:
-        m.setattr(re, "_compile", compiled)
-        result = index.search("migratoin", 10)
-    typo = next(h for h in result.hits if h.id == "typo")
-    assert typo.tier == FUZZY
-    assert [typo.title[a:b] for a, b in typo.title_spans] == ["migartion"]
-    assert not [p for p in asked if WORD_CHAR in p]
-
-
-def test_a_group_counts_a_record_in_two_tiers_once() -> None:
-    """The counter of a group's members no longer makes the union of the tiers' sets at
-    every key (up to a millisecond); a record in two of them still counts once."""
-    tiers = SimpleNamespace(
-        held="",
-        counted_later=False,
-        lists=[{1, 2, 5}, {2, 3, 9}, None, set()],
-        minus=[None] * 4,
-        unfiltered=None,
-    )
-    counter = _Counter(tiers, set(), None)  # type: ignore[arg-type]
-    assert counter.count(0, 4) == 3  # 1, 2, 3
-    assert counter.count(4, 10) == 2  # 5, 9
-    assert counter.count(6, 9) == 0
-
-
 def test_a_typo_then_a_word_just_begun_lists_the_fuzzy_matches() -> None:
     # typed a key at a time: "s" is checked on the records shown only, and the fuzzy
     # tier, exact as it is, was dropped by that check (one match counted, none listed)
@@ -168,44 +114,6 @@ def test_a_typo_then_a_word_just_begun_lists_the_fuzzy_matches() -> None:
         result = index.search(query[:n], 10)
     assert [(h.id, h.tier) for h in result.hits] == [("m", FUZZY)]
     assert result.total == 1
-
-
-def test_a_word_just_begun_after_a_typo_is_checked_on_the_fuzzy_records_shown() -> None:
-    """The one-letter word is in most records: it is not intersected with the fuzzy
-    tier's candidates (that cost more than the search) but checked on the records listed,
-    so a record with the typo'd word's close word and no word starting with ``s`` is not
-    listed, and the count says it is an estimate."""
-
-    def distinct(i: int) -> str:  # a gist of its own: not grouped as near-identical
-        return hashlib.sha256(str(i).encode()).hexdigest()
-
-    index = build(
-        *(
-            rec("lesson", f"with{i}", f"migration setup step {i}", gist=distinct(i))
-            for i in range(20)
-        ),
-        *(
-            rec("lesson", f"without{i}", f"migration only {i}", gist=distinct(100 + i))
-            for i in range(10)
-        ),
-        *(rec("lesson", f"other{i}", f"some seed sample {i}") for i in range(200)),
-    )
-    query = "migraton s"
-    for n in range(1, len(query) + 1):
-        result = index.search(query[:n], 50, count=False)  # typed, as the screen does
-    assert result.error is None
-    assert sorted(h.id for h in result.hits) == sorted(f"with{i}" for i in range(20))
-    assert all(h.tier == FUZZY for h in result.hits)
-    assert not result.exact  # ``about`` 30: the ten without an s-word were not looked at
-    assert not result.counted  # counted when the typing pauses
-    assert result.total >= 20
-    # when the typing pauses: the same hits, counted
-    counted = index.search(query, 50)
-    assert [(h.id, h.tier) for h in counted.hits] == [(h.id, h.tier) for h in result.hits]
-    assert counted.exact and counted.counted and counted.total == 20
-    # the same when the query is searched at once, and when the word grows
-    assert sorted(ids(index, query)) == sorted(f"with{i}" for i in range(20))
-    assert sorted(ids(index, "migraton se")) == sorted(f"with{i}" for i in range(20))
 
 
 @pytest.mark.parametrize("count", [False, True])
@@ -222,28 +130,6 @@ def test_records_checked_and_dropped_are_not_counted(query: str, count: bool) ->
     for n in range(1, len(query) + 1):
         result = index.search(query[:n], 50, count=count)
     assert result.hits == [] and result.total == 0
-
-
-def test_a_word_just_begun_is_counted_when_the_typing_pauses() -> None:
-    """While typing, a word just begun that most records hold is checked on the records
-    the list shows only, so a group's "×N" counts members without it; counted after a
-    pause, the total and every group's count are exact, the hits the same."""
-    index = build(
-        # a group of four near-identical lessons, one of them with a word starting with s
-        *(rec("lesson", f"g{i}", "migration notes", gist="g" * 20) for i in range(3)),
-        rec("lesson", "g3", "migration notes setup", gist="g" * 20),
-        *(rec("lesson", f"m{i}", f"migration step {i}", gist=f"{i}" * 20) for i in range(5)),
-        *(rec("lesson", f"o{i}", f"some seed sample {i}") for i in range(200)),
-    )
-    query = "migration s"
-    for n in range(1, len(query) + 1):
-        typed = index.search(query[:n], 50, count=False)
-    assert not typed.counted and not typed.exact
-    counted = index.search(query, 50)
-    assert counted.counted and counted.exact and counted.total == 6
-    assert [(h.id, h.tier) for h in counted.hits] == [(h.id, h.tier) for h in typed.hits]
-    group = next(h for h in counted.hits if h.id.startswith("g"))
-    assert group.count == 1  # g3 alone of the four holds a word starting with s
 
 
 def test_short_words_do_not_match_inside_words() -> None:
@@ -280,13 +166,13 @@ def test_the_same_learning_in_many_sessions_is_one_hit_with_a_count() -> None:
     )
     result = index.search("package.json dependency", 10)
     by_id = {h.id: h for h in result.hits}
-    assert len(result.hits) == 2
-    lesson = next(h for h in result.hits if h.kind == "lesson")
-    assert lesson.count == 4  # exact after normalising, and one near-identical (ratio ≥ 92)
-    assert lesson.id == "l4"  # the newest stands for the group
+    assert len(result.hits) == 3
+    lesson = by_id["l3"]  # the newest stands for the group
+    assert lesson.count == 3  # the same after normalising case, spaces and punctuation
+    assert by_id["l4"].count == 1  # another word ("any"): another learning
     assert by_id["kpt-1/try-001"].count == 1  # a try-item is not grouped with lessons
     members = index.group_records(lesson)
-    assert {r.id for r in members} == {"l1", "l2", "l3", "l4"}
+    assert {r.id for r in members} == {"l1", "l2", "l3"}
 
 
 def test_group_count_counts_only_members_that_match_the_filters() -> None:
@@ -503,53 +389,6 @@ def test_cjk_highlight_spans() -> None:
 # -- updates ------------------------------------------------------------------------------
 
 
-def test_update_file_replaces_one_file_and_keeps_unchanged_records() -> None:
-    path = "/ws/lessons.jsonl"
-    words = ["alpha", "bravo", "charlie", "delta"]
-    first = [
-        rec("lesson", f"ll-{i}", f"{words[i]} needs caching", path=path, line=i + 1)
-        for i in range(3)
-    ]
-    index = build(*first, rec("skill", "s", "caching skill"))
-    assert len(ids(index, "caching")) == 4
-    # an agent appends a line: the three old records keep their place
-    appended = [*first, rec("lesson", "ll-3", "delta needs caching", path=path, line=4)]
-    assert index.update_file(path, (2, 2), appended)
-    assert len(index.delta) == 1 and not index.tomb
-    assert "ll-3" in ids(index, "caching")
-    # a record is edited: only it changes
-    edited = [
-        *appended[:1],
-        rec("lesson", "ll-1", "bravo needs queues", path=path, line=2),
-        *appended[2:],
-    ]
-    assert index.update_file(path, (3, 3), edited)
-    assert "ll-1" not in ids(index, "caching") and ids(index, "queues") == ["ll-1"]
-    assert len(index.tomb) == 1
-    # the same content again: nothing to do
-    assert not index.update_file(path, (4, 4), edited)
-    # the file is deleted
-    assert index.update_file(path, None, None)
-    assert ids(index, "caching") == ["s"] and path not in index.stamps
-    # folding the delta in gives the same answers
-    index.update_file(path, (5, 5), edited)
-    before = [(h.id, h.tier, h.count) for h in index.search("lesson", 20).hits]
-    after = [(h.id, h.tier, h.count) for h in index.compacted().search("lesson", 20).hits]
-    assert sorted(before) == sorted(after)
-
-
-def test_delta_records_join_their_group_and_filters() -> None:
-    index = build(rec("lesson", "a", "Pin the node version", project="x"))
-    index.update_file(
-        "/ws/new.jsonl",
-        (1, 1),
-        [rec("lesson", "b", "pin the node version.", project="y", path="/ws/new.jsonl")],
-    )
-    result = index.search("node", 10)
-    assert [h.count for h in result.hits] == [2]
-    assert ids(index, "node project:y") == ["b"]
-
-
 def test_narrowing_gives_the_same_answers_as_a_fresh_search(cjk: SearchIndex) -> None:
     index = build(
         *(
@@ -571,96 +410,11 @@ def test_narrowing_gives_the_same_answers_as_a_fresh_search(cjk: SearchIndex) ->
     for query in ("rate limit", "migration script", "rate lim -x"):
         for n in range(1, len(query) + 1):
             typed = index.search(query[:n], 50)
-            index._narrow = None
             fresh = index.search(query[:n], 50)
             assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in fresh.hits], (
                 query[:n]
             )
             assert typed.total == fresh.total
-
-
-def test_a_space_after_a_word_keeps_what_the_next_word_narrows_from() -> None:
-    """The matches of ``rate`` are what ``rate l`` narrows from: typing the space between
-    them keeps them as they are, made once (not made again for ``rate `` and then used)."""
-    index = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
-    index.search("rate", 50)
-    kept = index._narrow
-    assert kept is not None
-    index.search("rate ", 50)
-    assert index._narrow is kept
-    index.search("rate  ", 50)
-    assert index._narrow is kept
-    index.search("rate kind:lesson", 50)  # other filters: other matches
-    assert index._narrow is not kept
-    fresh = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
-    for query in ("rate", "rate ", "rate l", "rate li"):
-        assert [(h.id, h.tier) for h in index.search(query, 50).hits] == [
-            (h.id, h.tier) for h in fresh.search(query, 50).hits
-        ], query
-
-
-def test_a_word_typed_on_alone_does_not_make_the_last_words_matches() -> None:
-    """A single word is looked up afresh at each key: what the word before it matched is
-    made only when a next word needs it."""
-    index = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS)))
-    index.search("migr", 50)
-    kept = index._narrow
-    assert kept is not None and callable(kept.state)
-    index.search("migra", 50)
-    assert callable(kept.state)
-    last = index._narrow
-    assert last is not None and callable(last.state)
-    index.search("migra s", 50)  # a second word narrows from the first's matches
-    assert not callable(last.state)
-
-
-def _typed_then_counted(index: SearchIndex, steps: list[tuple[str, bool]]) -> SearchResult:
-    """Each query searched as the screen does: typed (``False``: the count left for later)
-    or after a pause (``True``: counted); the last answer."""
-    got = None
-    for text, counted in steps:
-        got = index.search(text, 50, count=counted)
-    assert got is not None
-    return got
-
-
-def _migration_records() -> list[SearchRecord]:
-    return [
-        *(rec("lesson", f"m{i}", f"migration alpha{i}", gist=f"m{i}" * 5) for i in range(100)),
-        *(rec("lesson", f"s{i}", f"migration sample{i}", gist=f"s{i}" * 5) for i in range(20)),
-        *(rec("lesson", f"v{i}", f"migration vessel{i}", gist=f"v{i}" * 5) for i in range(10)),
-        *(rec("lesson", f"t{i}", f"migration tool{i}", gist=f"t{i}" * 5) for i in range(30)),
-        *(rec("lesson", f"o{i}", f"seed select{i}", gist=f"o{i}" * 5) for i in range(1000)),
-    ]
-
-
-@pytest.mark.parametrize(
-    "steps",
-    [
-        # the pause counts "s" (looked up), then "se" is typed (checked on the rows shown):
-        # what "se" matched is "s"-words only, and "sel" must be looked up again (inside
-        # words too: "vessel")
-        [("migration", False), ("migration s", False), ("migration s", True),
-         ("migration se", False), ("migration sel", False), ("migration sel", True)],
-        # the same, then back to the first word and a new second word
-        [("migration s", True), ("migration se", False), ("migration s", False),
-         ("migration ", False), ("migration t", True)],
-        # keys skipped by the search thread (only the newest query is searched)
-        [("migration s", True), ("migration se", False), ("migration t", True)],
-    ],
-)  # fmt: skip
-def test_a_word_just_begun_after_a_pause_narrows_from_what_was_found(
-    steps: list[tuple[str, bool]],
-) -> None:
-    """What a typed query found with a word just begun not looked up holds the words that
-    were, and the next query narrows from those: its counted answer is a fresh index's."""
-    records = _migration_records()
-    got = _typed_then_counted(build(*records), steps)
-    fresh = build(*records).search(steps[-1][0], 50)
-    assert (got.total, got.exact) == (fresh.total, fresh.exact)
-    assert [(h.id, h.tier, h.count) for h in got.hits] == [
-        (h.id, h.tier, h.count) for h in fresh.hits
-    ]
 
 
 def test_typing_with_pauses_and_backspaces_counts_as_a_fresh_index() -> None:
@@ -768,14 +522,6 @@ def test_what_was_not_looked_up_is_never_narrowed_from(
         ], (steps[-1], limit)
 
 
-def test_a_word_too_common_inside_words_says_its_count_is_an_estimate() -> None:
-    """``ate`` is inside more words than are looked into: with an exclusion as without,
-    the count of a query holding it is an estimate (``about 0``, not ``0``)."""
-    index = build(*_ate_everywhere())
-    assert not index.search("ate", 50).exact
-    assert not index.search("-wip ate", 50).exact
-
-
 def test_a_review_decision_is_not_narrowed_over() -> None:
     """``status:`` depends on the ledger: after a decision, the next key of the same
     filtered query does not narrow from the records the old ledger allowed."""
@@ -818,86 +564,6 @@ def test_answers_typed_a_key_at_a_time_are_those_of_a_fresh_index() -> None:
             assert (got.total, got.exact) == (fresh.total, fresh.exact), query[:n]
 
 
-@pytest.mark.parametrize("query", ["実デー", "実データ", "実デモ", "データで確認", "実デ"])
-@pytest.mark.parametrize("filters", ["", " project:api", " -project:api"])
-def test_typing_leaves_the_count_for_later_with_the_hits_of_a_full_search(
-    query: str, filters: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """While a CJK term is typed, the records its character pairs find are checked only as
-    the ranking walks them: the hits (their order, counts, highlights) are those of a full
-    search, the count an estimate until it is asked for."""
-    import store.search.match as match
-
-    monkeypatch.setattr(match, "CHECK_AT_ONCE", 8)
-    records = []
-    for i in range(120):  # holding the term; a third of them three times (one hit, ×3)
-        for copy in range(3 if i % 3 == 0 else 1):
-            records.append(
-                rec(
-                    "lesson",
-                    f"t{i}-{copy}",
-                    f"実データで確認 {i}",
-                    date=f"2026-01-{1 + i % 28:02}",
-                    project="api" if i % 2 else "web",
-                    gist=f"g{i}",
-                )
-            )
-    for i in range(150):  # its pairs, not the term: found by the pairs, dropped when checked;
-        # recurring and recent (ranked first), some in the groups of records holding the term
-        for copy in range(4):
-            records.append(
-                rec(
-                    "lesson",
-                    f"p{i}-{copy}",
-                    f"実デモとデータ {i}",
-                    date="2026-03-01",
-                    project="api" if i % 4 else "web",
-                    gist=f"g{i}" if i % 5 == 0 else f"p{i}",
-                )
-            )
-    index = build(*records)
-    index.update_file(records[0].path, (2, 2), [])  # a tombstone among them
-    typed = index.search(query + filters, 20, count=False)
-    full = index.search(query + filters, 20)
-    assert typed.error is None and full.error is None
-    assert [(h.id, h.count, h.tier, h.title_spans) for h in typed.hits] == [
-        (h.id, h.count, h.tier, h.title_spans) for h in full.hits
-    ]
-    assert typed.hits == full.hits
-    if len(query) > 2:  # longer than a pair: the pairs find more than the term
-        assert not typed.counted and not typed.exact
-        assert full.counted and full.exact
-
-    def kept(r: SearchRecord) -> bool:
-        return not filters or (r.project == "api") == ("-" not in filters)
-
-    live = [r for rs in index.live_records().values() for r in rs]
-    assert full.total == len([r for r in live if query in r.title and kept(r)])
-
-
-def _rate_records() -> list[SearchRecord]:
-    """60 records with ``rate`` at a word start, 30 with it only inside a word."""
-    return [
-        *(rec("lesson", f"p{i}", f"rate limit note{i}", gist=f"p{i}" * 5) for i in range(60)),
-        *(rec("lesson", f"i{i}", f"generate lint report{i}", gist=f"i{i}" * 5) for i in range(30)),
-    ]
-
-
-def test_a_typed_word_does_not_gather_the_records_holding_it_inside_words() -> None:
-    """While typing, a single word that as many records hold at a word start as the list
-    shows does not gather those holding it only inside a word (``generate`` for ``rate``):
-    the list is filled before it reaches them. The hits are a full search's; the count
-    says "about" until it is counted."""
-    index = build(*_rate_records())
-    typed = index.search("rate", 50, count=False)
-    assert "rate" not in index.main._inside_cache  # not gathered
-    assert not typed.counted and not typed.exact and typed.total == 60
-    counted = index.search("rate", 50)
-    assert counted.counted and counted.exact and counted.total == 90
-    assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in counted.hits]
-    assert all(h.tier <= PREFIX for h in counted.hits)
-
-
 def test_a_typed_word_gathers_them_when_the_list_is_not_full() -> None:
     """When the records holding the word at a word start do not fill the list (here: they
     are all one group), the ones holding it inside words are gathered after all: the
@@ -929,52 +595,9 @@ def test_a_next_word_narrows_from_a_typed_word_as_from_a_counted_one() -> None:
     assert {h.id for h in typed.hits} == {h.id for h in want.hits}
 
 
-def test_what_the_next_key_narrows_from_is_made_between_keys() -> None:
-    """``prepare_next`` (called by the search thread while the typing pauses between two
-    keys) makes what the next key narrows from: that key then finds it made."""
-    index = build(*_rate_records())
-    index.search("rate", 50, count=False)
-    kept = index._narrow
-    assert kept is not None and callable(kept.state)
-    index.prepare_next()
-    assert not callable(kept.state)
-    assert "rate" in index.main._inside_cache  # gathered, for the next word
-    index.search("rate ", 50, count=False)
-    assert index._narrow is kept
-    fresh = build(*_rate_records())
-    got = index.search("rate l", 50)
-    want = fresh.search("rate l", 50)
-    assert (got.total, [h.id for h in got.hits]) == (want.total, [h.id for h in want.hits])
-
-
-def test_a_block_failing_its_check_between_keys_is_read_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """When gathering between keys fails (a cache block fails its check), nothing half
-    made is narrowed from: the next key gathers again, and its answers are a fresh
-    index's (found in review: the gathering was marked done before it ran)."""
-    records = [
-        *(rec("lesson", f"p{i}", f"rate limit {i}", gist=f"a{i}") for i in range(10)),
-        *(rec("lesson", f"m{i}", f"iterate loop {i}", gist=f"b{i}") for i in range(5)),
+def _rate_records() -> list[SearchRecord]:
+    """60 records with ``rate`` at a word start, 30 with it only inside a word."""
+    return [
+        *(rec("lesson", f"p{i}", f"rate limit note{i}", gist=f"p{i}" * 5) for i in range(60)),
+        *(rec("lesson", f"i{i}", f"generate lint report{i}", gist=f"i{i}" * 5) for i in range(30)),
     ]
-    typed, fresh = build(*records), build(*records)
-    typed.search("rat", 5, count=False)
-    words_ids = type(typed.main).words_ids
-    failed: list[bool] = []
-
-    def once(self: Any, positions: Any, limit: int | None = None) -> set[int]:
-        if not failed:
-            failed.append(True)
-            raise CacheError("a block failed its check")
-        return words_ids(self, positions, limit)
-
-    monkeypatch.setattr(type(typed.main), "words_ids", once)
-    with pytest.raises(CacheError):
-        typed.prepare_next()
-    for text in ("rat l", "rat lo"):
-        got, want = typed.search(text, 5), fresh.search(text, 5)
-        assert (got.total, got.exact, [(h.id, h.tier, h.count) for h in got.hits]) == (
-            want.total,
-            want.exact,
-            [(h.id, h.tier, h.count) for h in want.hits],
-        ), text

@@ -7,7 +7,6 @@ one by one, and ``hurikaeri search`` as a separate process over a one-megabyte w
 from __future__ import annotations
 
 import json
-import random
 import signal
 import subprocess
 import sys
@@ -18,12 +17,9 @@ from typing import Any
 
 import pytest
 
-import store.search.segment as search_segment
-from store.search.engine import SearchIndex
+from store.search.engine import Engine as SearchIndex
 from store.search.facade import resolve_line
-from store.search.match import MIDWORD_WORDS, Term, _midword, superset
 from store.search.model import SearchRecord
-from store.search.segment import HEAVY_DEPTH, NEAR_CHARS
 from tests.conftest import REPO
 
 MB = 1_000_000
@@ -134,102 +130,3 @@ def test_resolve_line_does_not_rescan_runs_of_blank_lines(tmp_path: Path) -> Non
     with within(5):
         assert resolve_line(item) == 200_002  # the item's line, not the first blank one
         assert resolve_line(missing) == 1
-
-
-def test_many_records_sharing_a_long_word_do_not_recurse_per_character(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Heavy prefixes went one level deeper per character of a word in more than HEAVY
-    records: 30,001 lessons holding the same 1,500-character hash raised RecursionError."""
-    monkeypatch.setattr(search_segment, "HEAVY", 10)
-    word = "f" * 5_000
-    index = build(*(rec(f"l{i}", f"hash {i}", word) for i in range(12)))
-    assert index.main.heavy and max(map(len, index.main.heavy)) <= HEAVY_DEPTH
-    assert index.search(word[:40], 20).total == 12
-    assert index.search(word[:4_000], 20).total == 12
-
-
-def test_near_duplicates_compare_the_opening_of_huge_learnings() -> None:
-    """Comparing two learnings costs the product of their lengths: megabytes took minutes."""
-    rng = random.Random(7)
-    base = "".join(rng.choice("abcdefgh ") for _ in range(MB))
-    gists = []
-    for _ in range(4):
-        chars = list(base)
-        for _ in range(5):
-            chars[rng.randrange(NEAR_CHARS, MB)] = "z"
-        gists.append("".join(chars))
-    with within(10):
-        index = build(*(rec(f"l{i}", f"t{i}", gist=g) for i, g in enumerate(gists)))
-    assert len(set(index.main.groups)) == 1
-
-
-def test_a_long_needle_narrows_from_the_shorter_one_without_slicing_every_prefix(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Each shorter needle was looked for by slicing the new one at every length."""
-    monkeypatch.setattr(search_segment, "MAX_TEXT", 10 * MB)  # the word indexed whole
-    word = "ab" * (MB // 2)
-    index = build(rec("w", "word", f"x{word} y"), rec("o", "other", "abba"))
-    seg = index.main
-    first = seg.vocab_inside("bab")
-    needle = word[1:]
-    with within(5):
-        got = seg.vocab_inside(needle)
-    assert got and set(got) <= set(first)
-    assert [seg.vocab[p] for p in got] == [f"x{word}"]
-
-
-def test_a_pasted_word_is_looked_for_inside_words_without_compiling_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Short needles are found by a compiled regular expression; compiling a pasted
-    megabyte took 0.6 s, so a long one is looked for with ``bytes.find``."""
-    compiled: list[int] = []
-    real = search_segment.re.compile
-
-    def spy(pattern: Any, flags: int = 0) -> Any:
-        if isinstance(pattern, bytes):  # the vocabulary's (a bytes pattern)
-            compiled.append(len(pattern))
-        return real(pattern, flags)
-
-    monkeypatch.setattr(search_segment.re, "compile", spy)
-    monkeypatch.setattr(search_segment, "MAX_TEXT", 10 * MB)  # the word indexed whole
-    word = "ab" * (MB // 2)
-    index = build(rec("w", "word", f"x{word} y"), rec("o", "other", "xabz abba"))
-    seg = index.main
-    with within(5):
-        got = seg.vocab_inside(word[1:])
-    assert [seg.vocab[p] for p in got] == [f"x{word}"]
-    assert compiled == []  # nothing compiled for it
-    assert [seg.vocab[p] for p in seg.vocab_inside("ab")] == [f"x{word}", "xabz"]
-    assert compiled and max(compiled) <= search_segment.REGEX_NEEDLE
-
-
-def test_a_long_cjk_query_slices_only_the_postings_it_intersects() -> None:
-    text = "漢字仮名交じり文の検索を試す"
-    index = build(
-        *(rec(f"c{i}", f"記録{i}", text * (i + 1)) for i in range(50)),
-        rec("other", "無関係", "まったく別の話"),
-    )
-    query = (text * 10_000)[:100_000]
-    with within(10):
-        result = index.search(query, 10)
-    assert result.error is None and result.total == 0  # no record holds it whole
-    assert index.search(text * 3, 100).total == 48
-
-
-def test_superset_keeps_the_midword_budget() -> None:
-    """Inside-word matches are gathered as in the tiers: not when the string is inside too
-    many words (the earlier ``superset`` gathered every one of them)."""
-    words = [f"q{i:05d}xyz" for i in range(MIDWORD_WORDS + 5)]
-    common = build(*(rec(f"r{i}", w) for i, w in enumerate(words)), rec("p", "xyzzy"))
-    seg = common.main
-    assert _midword(seg, "xyz") is None
-    assert set(superset(seg, Term("xyz", "word"))) == set(seg.prefix_ids("xyz"))
-    few = build(rec("a", "the q1xyz thing"), rec("b", "xyzzy"), rec("c", "none"))
-    seg = few.main
-    assert set(superset(seg, Term("xyz", "word"))) == set(seg.prefix_ids("xyz")) | (
-        _midword(seg, "xyz") or set()
-    )
-    assert len(set(superset(seg, Term("xyz", "word")))) == 2

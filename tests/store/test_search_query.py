@@ -91,12 +91,3 @@ def test_dates() -> None:
     assert parse_day("2026-01-31") == 20260131
     assert parse_day("2026-00") is None
     assert parse_day("26-01-01") is None
-
-
-def test_narrows() -> None:
-    assert parse_query("migr").narrows(parse_query("mig"))
-    assert parse_query("rate l").narrows(parse_query("rate"))
-    assert not parse_query("rate").narrows(parse_query("rate l"))
-    assert not parse_query("mig kind:try").narrows(parse_query("mig"))
-    assert not parse_query("b").narrows(parse_query("a"))
-    assert not parse_query("x").narrows(parse_query(""))

@@ -400,46 +400,6 @@ async def test_no_cycle_collection_in_a_keystrokes_frame_until_the_typing_pauses
         assert gc.isenabled()
 
 
-@pytest.mark.parametrize(
-    ("query", "check_at_once"),
-    [
-        # a CJK term's records are read only as far as the best hits need (the demo's
-        # few records as if thousands)
-        ("鍵ローテ", 0),
-        # a word just begun is checked on the rows shown only
-        ("migration s", None),
-    ],
-)
-async def test_while_typing_the_count_waits_for_a_pause(
-    demo_root: Path, monkeypatch: pytest.MonkeyPatch, query: str, check_at_once: int | None
-) -> None:
-    """While typing, what only the count needs waits: the count line says "about"; when
-    the typing pauses the matches are counted, the count line exact and equal to a full
-    search's, and the rows not put in again when the hits and their ×N are the same."""
-    import store.search.match as match
-
-    if check_at_once is not None:
-        monkeypatch.setattr(match, "CHECK_AT_ONCE", check_at_once)
-    app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_search(pilot)
-        status = screen.query_one("#search-status", Static)
-        first = await typed(pilot, screen, query)
-        assert not first.counted and first.hits
-        assert str(status.render()).startswith("about ")
-        rows = table(screen)._rows
-        last = await counted(pilot, screen)
-        assert last.text == query and last.exact
-        assert str(status.render()).startswith(f"{last.total} match")
-        full = screen.search.search(query, 50)
-        assert last.total == full.total and last.hits == full.hits
-        same = [(hit_key(h), h.count) for h in last.hits] == [
-            (hit_key(h), h.count) for h in first.hits
-        ]
-        assert same or query != "鍵ローテ"  # a CJK term's hits are a full search's
-        assert (table(screen)._rows is rows) == same  # put in again only if they changed
-
-
 async def test_counted_groups_put_the_rows_in_again(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -468,60 +428,3 @@ async def test_counted_groups_put_the_rows_in_again(
         assert last.hits[0].count == first.hits[0].count - 5
         assert table(screen)._rows is not rows  # put in again, with the counted ×N
         assert screen.hits[hit_key(last.hits[0])].count == last.hits[0].count
-
-
-async def test_counting_after_a_pause_never_replaces_a_newer_query(
-    demo_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The pause that counts the shown results' matches can come while a newer query is
-    still being searched (a slow search): the newer one is answered, not dropped for the
-    count of the older."""
-    import screens.search as search_screen
-    import store.search.match as match
-
-    monkeypatch.setattr(match, "CHECK_AT_ONCE", 0)
-    monkeypatch.setattr(search_screen, "PREVIEW_PAUSE", 0.3)
-    real = WorkspaceSearch.search
-
-    def slow(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
-        if str(text).endswith("テ"):
-            time.sleep(1.0)  # far longer than the pause
-        return real(self, text, limit, **kw)
-
-    app = make_app(demo_root)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_search(pilot)
-        monkeypatch.setattr(WorkspaceSearch, "search", slow)
-        await typed(pilot, screen, "鍵ロー")
-        await pilot.press("テ")  # searched slowly: the pause (to count 鍵ロー) comes first
-        await until(
-            pilot, lambda: screen.result is not None and screen.result.text == "鍵ローテ", 10
-        )
-        assert (await counted(pilot, screen)).text == "鍵ローテ"
-        box = screen.query_one("#search-input", Input)
-        assert box.value == "鍵ローテ"
-
-
-async def test_the_search_thread_makes_what_the_next_key_narrows_from_between_keys(
-    demo_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After a typed key's results, when no key follows at once, the search thread makes
-    what the next key narrows from (that key does not make it)."""
-    made: list[str] = []
-    prepare_next = WorkspaceSearch.prepare_next
-
-    def recording(self: WorkspaceSearch) -> None:
-        made.append(box.value)
-        prepare_next(self)
-
-    monkeypatch.setattr(WorkspaceSearch, "prepare_next", recording)
-    app = make_app(demo_root)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_search(pilot)
-        box = screen.query_one("#search-input", Input)
-        assert made == []  # the first, counted search: not typed
-        await typed(pilot, screen, "rate")
-        await until(pilot, lambda: made[-1:] == ["rate"])
-        index = screen.search.index
-        assert index is not None and index._narrow is not None
-        assert not callable(index._narrow.state)  # made

@@ -3,7 +3,7 @@
     hurikaeri search jwt rotation kind:try after:2026-01 --limit 5 --json
 
 Prints the best hits first: kind, id, title and ``path:line``; ``--json`` prints a list of
-``{kind, id, path, line, score, title, count, match}``. A warm start reads the cache under
+``{kind, id, path, line, score, title, count, match}``. A warm start opens the index under
 ``.hurikaeri/`` and parses only the files changed since (none, usually): nothing here
 imports the models, so a warm search is quick to start. Exit status: 0 with hits, 1 with
 none, 2 for a malformed query (the message names what is wrong).
@@ -15,9 +15,9 @@ for a start that does not import the rest of the command line.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,13 +73,13 @@ def _with_evidence(ws: Any, text: str) -> Any:
 def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     """Run a search for parsed ``args`` on the workspace ``ws``."""
     from store.read.textsafe import printable
-    from store.search.cache import BIN_NAME, open_index
     from store.search.engine import SearchResult
+    from store.search.facade import open_index
 
     text = " ".join(args.query)
     limit = max(1, int(args.limit))
     if args.rebuild:
-        _drop_cache(ws, BIN_NAME)
+        _drop_cache(ws)
 
     def ledger() -> Any:
         from store.ledger import Ledger
@@ -89,12 +89,7 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     progress = _progress if sys.stderr.isatty() else None
     query = _with_evidence(ws, text)
     index, _stats = open_index(ws, progress=progress)
-    try:
-        result: SearchResult = index.search(query, limit, ledger=ledger, spans=False)
-    except Exception:  # noqa: BLE001 - a cache that passed its checks but is still wrong
-        _drop_cache(ws, BIN_NAME)
-        index, _stats = open_index(ws, progress=progress)
-        result = index.search(query, limit, ledger=ledger, spans=False)
+    result: SearchResult = index.search(query, limit, ledger=ledger, spans=False)
     if progress is not None:
         sys.stderr.write("\r\x1b[K")
     if result.error is not None:
@@ -123,9 +118,10 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     return 0 if result.hits else 1
 
 
-def _drop_cache(ws: Any, name: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(ws.state_dir / name)
+def _drop_cache(ws: Any) -> None:
+    from store.search.index import DIR_NAME
+
+    shutil.rmtree(ws.state_dir / DIR_NAME, ignore_errors=True)
 
 
 def _progress(done: int, total: int) -> None:

@@ -1,0 +1,509 @@
+"""The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``.
+
+One document per :class:`SearchRecord`, with the record itself stored (JSON) and its
+normalised text (:func:`~store.search.text.normalize`) indexed in fields made for the
+query language (:mod:`store.search.engine`):
+
+- ``w``: words (letters and digits of scripts with spaces), with positions (phrases);
+- ``c``: compound tokens (``kpt-20260208-001``, ``rate_limit``, ``jwks.ts``) and their
+  tails from each word start on (``20260208-001``);
+- ``u`` / ``g``: each CJK character, and each pair of neighbours within a run, with
+  positions (a CJK string of n characters is the phrase of its n-1 pairs: a substring);
+- ``tw`` / ``tu``: the title's words and CJK characters (the title bonus);
+- ``kind`` ``id`` ``path`` ``sid`` ``project`` ``facet``: exact terms for filters and
+  deletes; ``day`` (YYYYMMDD), ``gist`` (near-duplicate group) and ``rank`` (group size,
+  then day) as fast fields.
+
+A *manifest* document holds what the index was built from: the schema version, the
+workspace's root and locations, and every file's identity (size, mtime_ns). It is written
+in the same commit as the records, so the index and its manifest agree after any crash:
+tantivy publishes a commit atomically (a process killed mid-commit leaves the last one).
+One process writes (tantivy's writer lock); another one waits for it, then reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import marshal
+import shutil
+import tempfile
+import threading
+import time
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from store.index.heads import first_line
+from store.read.kinds import Kind
+from store.search.model import SearchRecord, Stamp
+from store.search.query import KINDS
+from store.search.text import CJK, MAX_TEXT, compound_tails, gist_key, normalize
+from store.workspace import Workspace
+
+#: What the documents mean (fields, tokens, records): another number is another directory.
+SCHEMA = 1
+DIR_NAME = f"search-v{SCHEMA}"
+#: The custom container's files of earlier versions, removed on first open.
+OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
+MANIFEST = "\x00manifest"
+#: How long a second process waits for the writer before reading what is there.
+WRITER_WAIT = 30.0
+WRITER_HEAP = 48_000_000
+
+
+def _rust_class(chars: str) -> str:
+    out = []
+    for ch in chars:
+        out.append(ch if ch == "-" else f"\\x{{{ord(ch):x}}}")
+    return "".join(out)
+
+
+_CJK_RUST = _rust_class(CJK)
+_WORD_RUST = f"[[\\p{{L}}\\p{{N}}]--[{_CJK_RUST}]]"
+WORD_RE = f"{_WORD_RUST}+"
+CJK_RE = f"[{_CJK_RUST}]"
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("w", tokenizer_name="hk_word", index_option="position")
+    b.add_text_field("c", tokenizer_name="whitespace", index_option="basic")
+    b.add_text_field("u", tokenizer_name="hk_cjk", index_option="basic")
+    b.add_text_field("g", tokenizer_name="whitespace", index_option="position")
+    b.add_text_field("tw", tokenizer_name="hk_word", index_option="basic")
+    b.add_text_field("tu", tokenizer_name="hk_cjk", index_option="basic")
+    for name in ("kind", "id", "path", "sid", "project", "facet"):
+        b.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    b.add_unsigned_field("day", indexed=True, fast=True)
+    b.add_unsigned_field("gist", indexed=True, fast=True)
+    b.add_unsigned_field("rank", fast=True)
+    b.add_unsigned_field("sidh", indexed=True, fast=True)
+    b.add_bytes_field("rec", stored=True)
+    return b.build()
+
+
+SCHEMA_OBJ = _schema()
+KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+#: Documents in static rank order within each segment: records a query scores alike come
+#: best first (tantivy breaks ties of score by the document's address).
+SORTED: dict[str, Any] = {"sort_by_field": "rank", "sort_order": tantivy.Order.Desc}
+
+
+def _register(index: tantivy.Index) -> None:
+    for name, pattern in (("hk_word", WORD_RE), ("hk_cjk", CJK_RE)):
+        analyzer = (
+            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(pattern))
+            .filter(tantivy.Filter.remove_long(255))
+            .build()
+        )
+        index.register_tokenizer(name, analyzer)
+
+
+class IndexBusy(Exception):
+    """Another process holds the writer."""
+
+
+# -- records as documents ----------------------------------------------------------------------
+
+
+def date_number(text: str) -> int:
+    """``YYYY-MM-DD…`` as YYYYMMDD, 0 when there is no such date."""
+    t = text.strip()[:10]
+    if len(t) == 10 and t[4] == "-" and t[7] == "-" and (t[:4] + t[5:7] + t[8:]).isdigit():
+        return int(t[:4] + t[5:7] + t[8:])
+    return 0
+
+
+def group_hash(rec: SearchRecord) -> int:
+    """The near-duplicate group of a record: its kind and gist (0: in no group)."""
+    if not rec.gist:
+        return 0
+    data = f"{rec.kind}\x1f{gist_key(rec.gist)}".encode("utf-8", "surrogatepass")
+    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 63) - 1) or 1
+
+
+def index_text(rec: SearchRecord) -> str:
+    """The normalised text the index reads of a record: all of it, or for a huge record
+    its first :data:`~store.search.text.MAX_TEXT` characters and its title."""
+    text = rec.search_text()
+    if len(text) > MAX_TEXT:
+        text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
+    return normalize(text)
+
+
+def cjk_pairs(norm: str) -> str:
+    """The pairs of neighbouring CJK characters of each run, space-separated, runs apart by
+    a filler (``|``) so that no phrase of pairs crosses from one run into the next."""
+    if norm.isascii():
+        return ""
+    from store.search.text import cjk_runs
+
+    out: list[str] = []
+    for run in cjk_runs(norm):
+        if out:
+            out.append("|")
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(out)
+
+
+def record_json(rec: SearchRecord) -> bytes:
+    """A record as the index stores it: a title that is the first line of a field, and a
+    gist that is a field (or a lesson's first two), as the field's number."""
+    values = rec.fields[1::2]
+    title: str | int = next(
+        (k for k, v in enumerate(values) if first_line(v) == rec.title), rec.title
+    )
+    gist: str | int | list[int] = rec.gist
+    if rec.gist in values:
+        gist = values.index(rec.gist)
+    elif len(values) >= 2 and rec.gist == f"{values[0]}\n{values[1]}":
+        gist = [0, 1]
+    row = [*rec[:5], title, rec.fields, *rec[7:11], gist]
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def record_from_json(raw: bytes) -> SearchRecord:
+    kind, rid, path, line, anchor, title, fields, date, project, sid, facets, gist = json.loads(
+        raw.decode("utf-8", "surrogatepass")
+    )
+    values = fields[1::2]
+    if isinstance(title, int):
+        title = first_line(values[title])
+    if isinstance(gist, int):
+        gist = values[gist]
+    elif isinstance(gist, list):
+        gist = f"{values[0]}\n{values[1]}"
+    return SearchRecord(
+        kind, rid, path, line, anchor, title, tuple(fields), date, project, sid, tuple(facets), gist
+    )
+
+
+def _facet_value(rec: SearchRecord, name: str) -> str:
+    prefix = name + "="
+    return next((f[len(prefix) :] for f in rec.facets if f.startswith(prefix)), "")
+
+
+def session_row(r: SearchRecord) -> tuple[str, str]:
+    """What a record tells of its session: (project, outcome)."""
+    return r.project, _facet_value(r, "outcome") if r.kind == "report" else ""
+
+
+def join(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
+    return (a[0] or b[0], a[1] or b[1])
+
+
+def sid_hash(sid: str) -> int:
+    """A session id as a number (a fast field: the sessions of many records read at once)."""
+    return int.from_bytes(hashlib.blake2b(sid.encode(), digest_size=8).digest()) >> 1
+
+
+def make_doc(rec: SearchRecord, rank: int) -> tantivy.Document:
+    """The document of a record. What its session adds (a KPT report's project is named
+    by its summary, a lesson's outcome by its report) is joined at query time."""
+    norm = index_text(rec)
+    title = normalize(rec.title[:1024])
+    project = normalize(rec.project)
+    facets = [normalize(f) for f in rec.facets]
+    fields: dict[str, Any] = {
+        "w": norm,
+        "c": " ".join(compound_tails(norm)),
+        "u": norm,
+        "g": cjk_pairs(norm),
+        "tw": title,
+        "tu": title,
+        "kind": rec.kind,
+        "id": rec.id,
+        "path": rec.path,
+        "day": date_number(rec.date),
+        "gist": group_hash(rec),
+        "rank": rank,
+        "rec": record_json(rec),
+    }
+    if rec.session_id:
+        fields["sid"] = rec.session_id
+        fields["sidh"] = sid_hash(rec.session_id)
+    if project:
+        fields["project"] = project
+    if facets:
+        fields["facet"] = facets
+    return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
+
+
+def rank_of(rec: SearchRecord, size: int) -> int:
+    """Static rank, higher first: bigger groups of near duplicates (a record in none: 1),
+    newer, the kind's place in :data:`KINDS`, an earlier line."""
+    kind = KIND_CODE.get(rec.kind, 31)
+    line = 0xFFFF - min(rec.line, 0xFFFF)
+    return (min(size, 0x7FFF) << 48) | (date_number(rec.date) << 21) | ((31 - kind) << 16) | line
+
+
+# -- the index -------------------------------------------------------------------------------
+
+
+def identity(ws: Workspace) -> dict[str, Any]:
+    """What an index is only good for: this schema, this workspace and its locations."""
+    data = json.dumps(
+        {
+            "root": str(ws.root),
+            "locations": {k: [str(p) for p in v] for k, v in ws.locations.items()},
+        },
+        sort_keys=True,
+    )
+    return {"schema": SCHEMA, "workspace": hashlib.sha256(data.encode()).hexdigest()[:32]}
+
+
+def remove_old_files(state_dir: Path) -> None:
+    """The files of the search cache of earlier versions: gone (they are not read)."""
+    for pattern in OLD_FILES:
+        for p in state_dir.glob(pattern):
+            if p.name == DIR_NAME:
+                continue
+            with contextlib.suppress(OSError):
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+
+class SearchIndex:
+    """A workspace's tantivy index and what it was built from (see the module docstring).
+
+    Reads are safe from any thread; writes hold ``lock`` (and tantivy's writer lock, per
+    process: a second process waits for it, then only reads)."""
+
+    def __init__(self, index: tantivy.Index, path: Path | None) -> None:
+        self.tindex = index
+        self.path = path
+        self.lock = threading.RLock()
+        self.stamps: dict[str, Stamp] = {}
+        """Identity of every file the index reflects (path → (size, mtime_ns))."""
+        self.ident: dict[str, Any] = {}
+        self.version = 0
+        self._writer: Any = None
+        self._searcher: Any = None
+        self._read_manifest()
+
+    # -- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, where: Path | None) -> SearchIndex:
+        """The index in ``where`` (created when absent; ``None``: in memory)."""
+        if where is not None:
+            where.mkdir(parents=True, exist_ok=True)
+            try:
+                index = tantivy.Index(SCHEMA_OBJ, str(where), reuse=True, **SORTED)
+            except (OSError, ValueError):  # not an index of this schema: made again
+                shutil.rmtree(where, ignore_errors=True)
+                where.mkdir(parents=True, exist_ok=True)
+                index = tantivy.Index(SCHEMA_OBJ, str(where), reuse=False, **SORTED)
+        else:
+            index = tantivy.Index(SCHEMA_OBJ, **SORTED)
+        _register(index)
+        return cls(index, where)
+
+    def searcher(self) -> Any:
+        """A searcher of the last commit (typed ``Any``: tantivy's stubs lack ``count``)."""
+        s = self._searcher
+        if s is None:
+            self.tindex.reload()
+            s = self._searcher = self.tindex.searcher()
+        return s
+
+    def _read_manifest(self) -> None:
+        s = self.searcher()
+        got = s.search(tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST), 1)
+        if not got.hits:
+            return
+        try:
+            data = json.loads(bytes(s.doc(got.hits[0][1])["rec"][0]))
+            self.ident = dict(data["ident"])
+            self.stamps = {p: (int(a), int(b)) for p, (a, b) in data["stamps"].items()}
+        except (ValueError, KeyError, TypeError):
+            self.ident, self.stamps = {}, {}
+
+    def __len__(self) -> int:
+        s = self.searcher()
+        manifest = s.search(tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST), 1).count
+        return int(s.num_docs - manifest)
+
+    # -- writing -------------------------------------------------------------------------
+
+    def writer(self, wait: float | None = None) -> Any:
+        """This process's writer; :class:`IndexBusy` when another process holds it longer
+        than ``wait`` seconds."""
+        if self._writer is not None:
+            return self._writer
+        deadline = time.monotonic() + (WRITER_WAIT if wait is None else wait)
+        delay = 0.02
+        while True:
+            try:
+                self._writer = self.tindex.writer(WRITER_HEAP, 1)
+                return self._writer
+            except ValueError as exc:
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(str(exc)) from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def close_writer(self) -> None:
+        with self.lock:
+            w, self._writer = self._writer, None
+            if w is not None:
+                with contextlib.suppress(ValueError):
+                    w.wait_merging_threads()
+
+    def _commit(self, w: Any) -> None:
+        w.delete_documents_by_term("kind", MANIFEST)
+        manifest = json.dumps({"ident": self.ident, "stamps": self.stamps}).encode()
+        w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": manifest}, SCHEMA_OBJ))
+        w.commit()
+        self._searcher = None
+        self.version += 1
+
+    def rebuild(
+        self,
+        ident: dict[str, Any],
+        files: Iterable[tuple[str, Stamp, list[SearchRecord]]],
+    ) -> None:
+        """Everything anew from ``files`` (path, identity, records), in one commit: until it
+        is made, readers see the index as it was."""
+        with self.lock, tempfile.TemporaryFile() as spool:
+            w = self.writer()
+            w.delete_all_documents()
+            self.stamps = {}
+            # the records go to a spool as they are parsed (in bounded memory), the size of
+            # each group of near duplicates counted: their rank is known when read back
+            sizes: Counter[int] = Counter()
+            parts = 0
+            for path, stamp, recs in files:
+                self.stamps[path] = stamp
+                sizes.update(group_hash(r) for r in recs)
+                marshal.dump([tuple(r) for r in recs], spool)
+                parts += 1
+            spool.seek(0)
+            for _ in range(parts):
+                for row in marshal.load(spool):
+                    r = SearchRecord(*row)
+                    g = group_hash(r)
+                    w.add_document(make_doc(r, rank_of(r, sizes[g] if g else 1)))
+            self.ident = dict(ident)
+            self._commit(w)
+
+    def records_where(self, query: tantivy.Query, limit: int = 1_000_000) -> list[SearchRecord]:
+        s = self.searcher()
+        got = s.search(query, limit, count=False)
+        return [record_from_json(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
+
+    def _rerank(self, gists: set[int], w: Any, commit_first: bool = False) -> None:
+        """Give the records of these groups their group's size as rank (re-added), in the
+        commit of what came before (``commit_first``: what came before is committed first,
+        to be read; a kill between the two leaves ranks that are only less exact)."""
+        if commit_first or not gists:
+            self._commit(w)
+        if not gists:
+            return
+        q = tantivy.Query.term_set_query(SCHEMA_OBJ, "gist", sorted(gists))
+        recs = self.records_where(q)
+        sizes = Counter(group_hash(r) for r in recs)
+        w.delete_documents_by_query(q)
+        for r in recs:
+            w.add_document(make_doc(r, rank_of(r, sizes[group_hash(r)])))
+        self._commit(w)
+
+    def _sessions_of(self, sids: set[str]) -> dict[str, tuple[str, str]]:
+        """(project, outcome) of each session, joined over the records the index holds."""
+        out: dict[str, tuple[str, str]] = {}
+        ids = sorted(sids)
+        for start in range(0, len(ids), 2048):
+            q = tantivy.Query.term_set_query(SCHEMA_OBJ, "sid", ids[start : start + 2048])
+            for r in self.records_where(q):
+                out[r.session_id] = join(out.get(r.session_id, ("", "")), session_row(r))
+        return out
+
+    def session(self, sid: str) -> tuple[str, str]:
+        return self._sessions_of({sid}).get(sid, ("", "")) if sid else ("", "")
+
+    def update_files(
+        self, changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]]
+    ) -> bool:
+        """Replace what the index holds of some files (``None`` records: the file is gone),
+        in one commit. Returns whether anything was written."""
+        with self.lock:
+            changes = list(changes)
+            if not changes:
+                return False
+            w = self.writer()
+            added: list[SearchRecord] = []
+            gists: set[int] = set()
+            for path, stamp, recs in changes:
+                if path in self.stamps:
+                    q = tantivy.Query.term_query(SCHEMA_OBJ, "path", path)
+                    gists.update(group_hash(r) for r in self.records_where(q))
+                w.delete_documents_by_term("path", path)
+                if stamp is None or recs is None:
+                    self.stamps.pop(path, None)
+                    continue
+                self.stamps[path] = stamp
+                added.extend(recs)
+            for r in added:
+                w.add_document(make_doc(r, rank_of(r, 1)))
+            gists.update(group_hash(r) for r in added)
+            gists.discard(0)
+            # one commit unless a group changed: then the group's records are re-ranked
+            self._rerank(gists, w, commit_first=bool(gists))
+            return True
+
+    def close(self) -> None:
+        self.close_writer()
+
+
+def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchIndex:
+    """The index of ``ws`` as it is on disk (empty when new, or made for another schema or
+    workspace: then ``ident`` differs from :func:`identity`)."""
+    if in_memory:
+        return SearchIndex.open(None)
+    with contextlib.suppress(OSError):
+        ws.state_dir.mkdir(parents=True, exist_ok=True)
+        remove_old_files(ws.state_dir)
+    try:
+        return SearchIndex.open(ws.state_dir / DIR_NAME)
+    except (OSError, ValueError):
+        return SearchIndex.open(None)
+
+
+def sync_workspace(
+    index: SearchIndex,
+    ws: Workspace,
+    files: Mapping[str, tuple[Kind | None, Stamp]],
+    parse: Callable[
+        [list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, list[SearchRecord]]]
+    ],
+) -> dict[str, int]:
+    """Bring ``index`` in step with ``files`` (path → (kind, identity)): a full build when
+    it is new or foreign, else the files whose identity changed re-read. What was done."""
+    ident = identity(ws)
+    stats = {"files": len(files), "parsed": 0, "removed": 0, "rebuilt": 0}
+    if index.ident != ident:
+        items = [(p, k) for p, (k, _s) in sorted(files.items())]
+        index.rebuild(
+            ident,
+            ((p, st or files[p][1], recs) for p, st, recs in parse(items)),
+        )
+        stats.update(parsed=len(items), rebuilt=1)
+        return stats
+    changed = [(p, k) for p, (k, st) in sorted(files.items()) if index.stamps.get(p) != st]
+    removed = [p for p in index.stamps if p not in files]
+    if not changed and not removed:
+        return stats
+    updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
+        (p, None, None) for p in removed
+    ]
+    updates += [(p, st or files[p][1], recs) for p, st, recs in parse(changed)]
+    index.update_files(updates)
+    stats.update(parsed=len(changed), removed=len(removed))
+    return stats

@@ -1,0 +1,204 @@
+"""Finding a workspace's documents and reading them into search records, in parallel.
+
+:func:`scan_workspace` lists every document with its identity (size, mtime_ns) by the
+rules of :meth:`Workspace.discover`, on strings and ``DirEntry`` stats (several times
+faster than with ``Path``); :func:`iter_parsed` reads them into
+:class:`~store.search.model.SearchRecord` s in worker processes, a big JSONL file in parts.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from store.check.takt_layout import piece_dirs
+from store.index.parallel import chunk_by_size, map_chunks
+from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.search.model import SearchRecord, Stamp
+from store.workspace import Workspace
+
+
+def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
+    """Every document of ``ws`` with its kind and identity: :meth:`Workspace.discover`'s
+    rules, on strings and ``DirEntry`` stats (several times faster than with ``Path``)."""
+    out: dict[str, tuple[Kind | None, Stamp]] = {}
+
+    def add(path: str, kind: Kind | None, st: os.stat_result) -> None:
+        if path not in out:
+            out[path] = (kind, (st.st_size, st.st_mtime_ns))
+
+    for d in ws.locations["kpt"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
+            add(p, Kind.KPT, st)
+    for d in ws.locations["feedback"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
+            add(p, Kind.FEEDBACK, st)
+    for d in ws.locations["summaries"]:
+        for p, st in _walk(str(d), (".jsonl",)):
+            add(p, Kind.SUMMARIES, st)
+    for key in ("lessons_user", "lessons_ai"):
+        for f in ws.locations[key]:
+            try:
+                st = os.stat(f)
+            except OSError:
+                continue
+            if os.path.isdir(f):
+                for p, st2 in _walk(str(f), (".jsonl",)):
+                    add(p, Kind.LESSONS, st2)
+            elif os.path.isfile(f):
+                add(str(f), Kind.LESSONS, st)
+    for d in ws.locations["knowledge_base"]:
+        base = str(d)
+        for p, st in _walk(base, YAML_SUFFIXES):
+            rel = os.path.relpath(p, base)
+            add(p, kind_from_path(Path("knowledge_base") / rel), st)
+    for d in ws.locations["memory"]:
+        for p, st in _walk(str(d), YAML_SUFFIXES):
+            add(p, Kind.MEMORY, st)
+    for d in ws.locations["discussions"]:
+        for p, st in _walk(str(d), (".md", ".markdown")):
+            add(p, Kind.DISCUSSION, st)
+    for top in ws.locations["pieces"]:
+        for d in piece_dirs(top):  # a TAKT directory: only its piece directories
+            for p, st in _walk(str(d), YAML_SUFFIXES):
+                add(p, Kind.PIECE, st)
+    return out
+
+
+def _walk(
+    top: str, suffixes: tuple[str, ...], recursive: bool = True
+) -> Iterator[tuple[str, os.stat_result]]:
+    try:
+        entries = list(os.scandir(top))
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+    dirs = []
+    for entry in entries:
+        name = entry.name
+        try:
+            if name.lower().endswith(suffixes) and entry.is_file() and not ignored_name(name):
+                yield entry.path, entry.stat()
+            elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
+                dirs.append(entry.path)
+        except OSError:
+            continue
+    for d in dirs:
+        yield from _walk(d, suffixes)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+#: A summaries or lessons file bigger than twice this is parsed in parts of about this size,
+#: each on its own (a worker holds one part's records, not those of a 100 MB file).
+PART_BYTES = 8 << 20
+
+_Part = tuple[int, int, int, int, Stamp]
+"""(part number, first byte, end, first line, the file's identity) of a part of a file."""
+_Job = tuple[str, Kind | None, str, _Part | None]
+Parsed = tuple[str, int, Stamp | None, list[SearchRecord]]
+"""(path, part number, identity, records) of a file or a part of one."""
+
+
+def _parse_chunk(items: list[_Job]) -> list[Parsed]:
+    from store.search.records import load_record_part, load_records
+
+    out: list[Parsed] = []
+    for path, kind, display, part in items:
+        if part is None or kind is None:
+            stamp, recs = load_records(Path(path), kind, display)
+            out.append((path, 0, stamp, recs))
+        else:
+            k, start, end, line, st = part
+            recs = load_record_part(
+                Path(path), kind, start, end, line, last=end >= st[0], display=display
+            )
+            out.append((path, k, st, recs))
+    return out
+
+
+def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
+    """The parts a big summaries or lessons file is parsed in (None: parse it whole)."""
+    if kind not in (Kind.SUMMARIES, Kind.LESSONS):
+        return None
+    from store.read.jsonl import cut_points
+    from store.read.textio import MAX_JSONL_BYTES, NotReadable, looks_binary, open_regular
+
+    try:
+        with open_regular(path, MAX_JSONL_BYTES) as (fh, st):
+            if st.st_size <= 2 * PART_BYTES:
+                return None
+            with mmap.mmap(fh.fileno(), st.st_size, access=mmap.ACCESS_READ) as m:
+                if looks_binary(m[:8192]):
+                    return None  # the whole file's reader says why it is not read
+                cuts = cut_points(m, PART_BYTES)
+    except (OSError, ValueError, NotReadable):
+        return None
+    stamp = (st.st_size, st.st_mtime_ns)
+    return (
+        [(k, s, e, line, stamp) for k, (s, e, line) in enumerate(cuts)] if len(cuts) > 1 else None
+    )
+
+
+def parse_files(
+    ws: Workspace,
+    items: list[tuple[str, Kind | None]],
+    progress: Callable[[int, int], None] | None = None,
+    parallel: bool = True,
+) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
+    """Parse files into records, in worker processes when there are many."""
+    return whole_files(iter_parsed(ws, items, progress, parallel))
+
+
+def whole_files(
+    parsed: Iterable[Parsed],
+) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
+    """Each file's parts put back together, in order: (path, identity, records)."""
+    got: dict[str, list[tuple[int, Stamp | None, list[SearchRecord]]]] = {}
+    for path, k, stamp, recs in parsed:
+        got.setdefault(path, []).append((k, stamp, recs))
+    out = []
+    for path, parts in got.items():
+        parts.sort(key=lambda p: p[0])
+        out.append((path, parts[0][1], [r for _k, _s, recs in parts for r in recs]))
+    return out
+
+
+def iter_parsed(
+    ws: Workspace,
+    items: list[tuple[str, Kind | None]],
+    progress: Callable[[int, int], None] | None = None,
+    parallel: bool = True,
+) -> Iterator[Parsed]:
+    """:func:`parse_files`, each file's records (or each part's, for a big JSONL file)
+    yielded as its chunk is done, in no particular order, so that they need not all be
+    held at once."""
+    total = len(items)
+    jobs: list[_Job] = []
+    sizes: list[int] = []
+    for p, k in items:
+        display = ws.display(Path(p))
+        parts = _parts(p, k)
+        if parts is not None:
+            jobs.extend((p, k, display, part) for part in parts)
+            sizes.extend(part[2] - part[1] for part in parts)
+            continue
+        jobs.append((p, k, display, None))
+        try:
+            sizes.append(os.stat(p).st_size)
+        except OSError:
+            sizes.append(0)
+    chunks = chunk_by_size(jobs, sizes)
+    preload = ["store.search.records"]
+    left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
+    done = 0
+    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
+        yield from chunk_result
+        for p, _k, _s, _r in chunk_result:
+            left[p] -= 1
+            done += not left[p]
+        if progress is not None:
+            progress(done, total)

@@ -1,0 +1,207 @@
+"""The tantivy index on disk: updates answer as a fresh build does, a killed writer leaves the
+last commit, a second process waits for the writer, the old cache files go."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from store.search.engine import Engine
+from store.search.facade import open_index
+from store.search.index import DIR_NAME, SearchIndex
+from store.search.model import SearchRecord
+from store.workspace import Workspace
+from tests.conftest import REPO
+
+WORDS = ["rate", "limit", "ratelimiter", "token", "rotation", "jwt", "認証", "실데이터", "kpt-2026"]
+QUERIES = [
+    "rate",
+    "limit",
+    "lim",
+    "rotaton",
+    "認",
+    "認証",
+    "데이터",
+    "kpt-20",
+    "-rate token",
+    '"rate limit"',
+]
+
+
+def record(path: str, n: int, words: list[str], day: int) -> SearchRecord:
+    title = " ".join(words)
+    return SearchRecord(
+        "lesson", f"l-{Path(path).stem}-{n}", path, n + 1, "", title, ("title", title),
+        f"2026-01-{day:02}", "", "", (), title,
+    )  # fmt: skip
+
+
+files_st = st.dictionaries(
+    st.sampled_from([f"/ws/f{i}.jsonl" for i in range(5)]),
+    st.lists(
+        st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), st.integers(1, 28)),
+        max_size=4,
+    ),
+    max_size=5,
+)
+
+
+def answers(engine: Engine) -> dict[str, tuple[int, list[tuple[int, int, str]]]]:
+    """Per query: the count, and each hit's tier, group count and text (records of equal
+    rank, the same text and day, come in either order: sorted)."""
+    out = {}
+    for q in QUERIES:
+        r = engine.search(q, 50)
+        out[q] = (r.total, sorted((h.tier, h.count, h.title) for h in r.hits))
+    return out
+
+
+def as_records(files: dict[str, list[tuple[list[str], int]]]) -> dict[str, list[SearchRecord]]:
+    return {p: [record(p, n, w, d) for n, (w, d) in enumerate(rows)] for p, rows in files.items()}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=files_st, steps=st.lists(files_st, min_size=1, max_size=3))
+def test_updates_answer_key_by_key_as_a_fresh_index(first, steps) -> None:  # type: ignore[no-untyped-def]
+    index = SearchIndex.open(None)
+    index.rebuild({}, ((p, (1, 1), recs) for p, recs in as_records(first).items()))
+    now = as_records(first)
+    for step in steps:
+        # each step changes some files (empty list: the file is gone) and keeps the rest
+        changes = [
+            (p, (2, 2), recs) if recs else (p, None, None) for p, recs in as_records(step).items()
+        ]
+        index.update_files(changes)
+        for p, stamp, recs in changes:
+            if stamp is None:
+                now.pop(p, None)
+            else:
+                now[p] = recs or []
+        fresh = Engine.build({p: ((1, 1), recs) for p, recs in now.items()})
+        assert answers(Engine(index)) == answers(fresh)
+        assert set(index.stamps) == set(now)
+
+
+def write_ws(root: Path, n: int) -> Workspace:
+    lessons = root / "lessons" / "user"
+    lessons.mkdir(parents=True, exist_ok=True)
+    rows = [
+        f'{{"id": "ll-user-20260101-{i:03}", "date": "2026-01-01", "category": "debugging", '
+        f'"scope": "immediate", "learning": "rotate the jwt key {i}", "context": "c{i}"}}'
+        for i in range(n)
+    ]
+    (lessons / "lessons.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return Workspace(root)
+
+
+def test_old_cache_files_are_removed_on_first_open(tmp_path: Path) -> None:
+    ws = write_ws(tmp_path, 3)
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("search-cache-v3.bin", "search-cache-v3.json", "search-cache-v2.bin"):
+        (ws.state_dir / name).write_bytes(b"HURIKAERI-SEARCH old")
+    engine, stats = open_index(ws)
+    assert stats["rebuilt"] == 1 and engine.search("jwt", 10).total == 3
+    assert sorted(p.name for p in ws.state_dir.iterdir() if "search" in p.name) == [DIR_NAME]
+
+
+def test_a_changed_workspace_identity_rebuilds(tmp_path: Path) -> None:
+    ws = write_ws(tmp_path / "a", 2)
+    open_index(ws)
+    moved = tmp_path / "b"
+    (tmp_path / "a").rename(moved)
+    engine, stats = open_index(Workspace(moved))
+    assert stats["rebuilt"] == 1
+    assert {h.path for h in engine.search("jwt", 10).hits} == {
+        str(moved / "lessons" / "user" / "lessons.jsonl")
+    }
+
+
+KILLED = """
+import os, sys
+from pathlib import Path
+from store.search.index import SearchIndex
+from store.search.model import SearchRecord
+index = SearchIndex.open(Path(sys.argv[1]))
+def rec(i):
+    t = f"second rotation {i}"
+    return SearchRecord("lesson", f"n{i}", "/ws/new.jsonl", i, "", t, ("t", t), "2026-01-01",
+                        "", "", (), t)
+w = index.writer()
+for i in range(200_000):
+    w.add_document(__import__("store.search.index", fromlist=["x"]).make_doc(rec(i), 1))
+    if i == 150_000:
+        print("committing", flush=True)
+        index.update_files([("/ws/new.jsonl", (9, 9), [rec(i) for i in range(50_000)])])
+"""
+
+
+def test_a_writer_killed_mid_commit_leaves_the_old_or_the_new_index(tmp_path: Path) -> None:
+    where = tmp_path / "idx"
+    index = SearchIndex.open(where)
+    t = "first rotation"
+    old = SearchRecord("lesson", "o", "/ws/old.jsonl", 1, "", t, ("t", t), "", "", "", (), t)
+    index.rebuild({"schema": 1}, [("/ws/old.jsonl", (1, 1), [old])])
+    index.close_writer()
+    del index
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED, str(where)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "committing"
+    os.kill(proc.pid, signal.SIGKILL)  # while the commit writes its segment
+    proc.wait()
+    reopened = Engine(SearchIndex.open(where))
+    got = reopened.search("rotation", 5)
+    # either the first commit alone (the kill came first) or with the second one whole
+    assert got.total in (1, 50_001)
+    assert reopened.index.ident == {"schema": 1}
+    assert set(reopened.index.stamps) in ({"/ws/old.jsonl"}, {"/ws/old.jsonl", "/ws/new.jsonl"})
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from store.search.index import SearchIndex
+index = SearchIndex.open(Path(sys.argv[1]))
+index.writer()
+print("holding", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_second_process_waits_for_the_writer_then_reads(tmp_path: Path) -> None:
+    ws = write_ws(tmp_path, 4)
+    open_index(ws)  # built: the holder only holds the writer
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(ws.state_dir / DIR_NAME)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        write_ws(tmp_path, 6)  # two lessons more, while another process holds the writer
+        import store.search.index as search_index
+
+        search_index_wait = search_index.WRITER_WAIT
+        search_index.WRITER_WAIT = 0.5
+        try:
+            engine, stats = open_index(ws)
+        finally:
+            search_index.WRITER_WAIT = search_index_wait
+        assert stats.get("busy") == 1
+        assert engine.search("jwt", 10).total == 4  # it read what is committed
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait()
+    engine, stats = open_index(ws)  # the writer is free: the changes are read in
+    assert stats["parsed"] == 1 and engine.search("jwt", 10).total == 6
