@@ -270,6 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=5, help="rounds of the whole-process runs")
     p.add_argument("--answers", type=Path, help="write every query's two answers here (JSON)")
     p.add_argument("--skip-build", action="store_true", help="copies kept from a run before")
+    p.add_argument("--skip-app", action="store_true", help="no in-app build (minutes at 10k)")
     p.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()) / "search-bench")
     a = p.parse_args(argv)
     sides = [
@@ -315,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {s.name:<7} p50 {pct(got['keys'], 50):6.1f}  p95 {pct(got['keys'], 95):6.1f}  "
               f"max {max(got['keys']):6.1f}  RSS after typing {got['rss']:.0f} MB")  # fmt: skip
     print("\nin-app build (workspace index loaded, search index built, queries typed): peak RSS")
-    for s in sides:
+    for s in [] if a.skip_app else sides:
         s.drop_index()
         got = s.child("app", KEY_QUERIES)
         print(f"  {s.name:<7} {got['peak']:.0f} MB")

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 import tantivy
 
-from store.search.index import MANIFEST, SearchIndex, record_from_json
+from store.search.index import MANIFEST, TOKEN_MAX, SearchIndex, record_from_json
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
@@ -183,7 +183,7 @@ class Term:
     def inside(self) -> Any | None:
         """Inside a word only (``None``: not looked for there)."""
         t = self.text
-        if len(t) < MIDWORD_MIN or self.kind not in ("word", "compound"):
+        if not MIDWORD_MIN <= len(t) <= TOKEN_MAX or self.kind not in ("word", "compound"):
             return None
         return _re(self.kind[0], ".+" + esc(t) + ".*")
 
@@ -228,6 +228,9 @@ def fuzzy_distance(term: str) -> int:
 
 
 def analyse(text: str) -> Term | None:
+    """The kind of a query word; one longer than an index token is looked up by its head
+    (words longer than that are indexed by theirs: :func:`store.search.index.make_doc`)."""
+    text = text[:TOKEN_MAX]
     parts = word_parts(text)
     if not parts:
         return None

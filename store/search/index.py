@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import marshal
+import re
 import shutil
 import tempfile
 import threading
@@ -43,7 +44,7 @@ from store.index.heads import first_line
 from store.read.kinds import Kind
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KINDS
-from store.search.text import CJK, MAX_TEXT, compound_tails, gist_key, normalize
+from store.search.text import CJK, MAX_TEXT, WORD_CHAR, compound_tails, gist_key, normalize
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
@@ -99,7 +100,7 @@ def _register(index: tantivy.Index) -> None:
     for name, pattern in (("hk_word", WORD_RE), ("hk_cjk", CJK_RE)):
         analyzer = (
             tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(pattern))
-            .filter(tantivy.Filter.remove_long(255))
+            .filter(tantivy.Filter.remove_long(4 * TOKEN_MAX + 1))  # bytes: 4 per character
             .build()
         )
         index.register_tokenizer(name, analyzer)
@@ -135,6 +136,20 @@ def index_text(rec: SearchRecord) -> str:
     if len(text) > MAX_TEXT:
         text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
     return normalize(text)
+
+
+#: Tokens longer than this are not indexed; a longer word is indexed by its first this many
+#: characters (a query word as long is looked up by those: see ``engine.Term``).
+TOKEN_MAX = 255
+_LONG_WORD = re.compile(f"(?<!{WORD_CHAR}){WORD_CHAR}{{{TOKEN_MAX + 1},}}+")
+
+
+def long_word_heads(norm: str) -> list[str]:
+    """The first :data:`TOKEN_MAX` characters of each word longer than that (the tokenizer
+    drops such a word: a megabyte of one letter would otherwise be found by nothing)."""
+    return (
+        [m.group()[:TOKEN_MAX] for m in _LONG_WORD.finditer(norm)] if len(norm) > TOKEN_MAX else []
+    )
 
 
 def cjk_pairs(norm: str) -> str:
@@ -213,7 +228,7 @@ def make_doc(rec: SearchRecord, rank: int) -> tantivy.Document:
     project = normalize(rec.project)
     facets = [normalize(f) for f in rec.facets]
     fields: dict[str, Any] = {
-        "w": norm,
+        "w": [norm, *long_word_heads(norm)],
         "c": " ".join(compound_tails(norm)),
         "u": norm,
         "g": cjk_pairs(norm),
