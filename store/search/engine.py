@@ -56,6 +56,9 @@ TIER_NAMES = {PHRASE: "exact", PREFIX: "prefix", SUBSTRING: "substring", FUZZY: 
 #: Words shorter than this match only where a word starts; shorter than FUZZY_MIN, no typo.
 MIDWORD_MIN = 3
 FUZZY_MIN = 4
+#: A CJK string of more pairs than this is looked for by this many of them (each pair of a
+#: phrase is matched position by position: a pasted paragraph would cost seconds).
+PAIRS_MAX = 24
 #: The most records one search reads the group of (counts of near duplicates).
 ALL = 10_000_000
 
@@ -160,7 +163,9 @@ def cjk_query(t: str, one: str = "u", two: str = "g") -> Any:
         return Q.term_query(S, one, t)
     if len(t) == 2:
         return Q.term_query(S, two, t)
-    return Q.phrase_query(S, two, [(i, t[i : i + 2]) for i in range(len(t) - 1)])
+    n = len(t) - 1  # pairs; a long string by PAIRS_MAX of them, spread over it, at their places
+    at = range(n) if n <= PAIRS_MAX else {i * (n - 1) // (PAIRS_MAX - 1) for i in range(PAIRS_MAX)}
+    return Q.phrase_query(S, two, [(i, t[i : i + 2]) for i in sorted(at)])
 
 
 @dataclass(frozen=True)
@@ -253,7 +258,9 @@ def _contains(text: str) -> Any:
     words = text.split()
     if len(words) > 1:
         if all(word_parts(w) == [w] for w in words):
-            return Q.phrase_query(S, "w", list[str | tuple[int, str]](words))
+            # as written: the words in a row, the last one possibly going on ("rate limit"
+            # in "rate limiter"), as a substring of the text would
+            return Q.phrase_prefix_query(S, "w", [(i, w) for i, w in enumerate(words)])
         return _and([_contains(w) for w in words])
     term = analyse(text)
     if term is None:

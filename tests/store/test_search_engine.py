@@ -601,3 +601,15 @@ def _rate_records() -> list[SearchRecord]:
         *(rec("lesson", f"p{i}", f"rate limit note{i}", gist=f"p{i}" * 5) for i in range(60)),
         *(rec("lesson", f"i{i}", f"generate lint report{i}", gist=f"i{i}" * 5) for i in range(30)),
     ]
+
+
+def test_a_quoted_phrase_holds_as_written_and_its_last_word_may_go_on() -> None:
+    """``"rate limit"`` is found in "rate limiter" as the text's substring would be (the
+    10k workspace only says "rate limiter": a phrase of whole words found nothing)."""
+    index = build(
+        rec("lesson", "a", "the rate limiter middleware"),
+        rec("lesson", "b", "rate of limit"),
+        rec("lesson", "c", "rate limit x"),
+    )
+    assert sorted(ids(index, '"rate limit"')) == ["a", "c"]
+    assert ids(index, '-"rate limit" rate') == ["b"]
