@@ -381,14 +381,14 @@ class Engine:
             [(MUST, Q.const_score_query(matching, 0.0))]
             + [(SHOULD, Q.const_score_query(c, w)) for c, w in classes]
         )
-        out: list[tuple[int, int, Any, int]] = []
-        seen: set[int] = set()
-        page, offset, total = max(limit * 3, 30), 0, 0
-        while len(out) < limit:
-            got = s.search(q, page, count=offset == 0, offset=offset)
-            if offset == 0:
-                total = got.count
+        want = max(limit * 4, 40)
+        while True:
+            # the best ``want`` records, a few per group: four times as many at each try
+            # (one search each, not one per page: each search scores every match again)
+            got = s.search(q, want, count=True)
             addrs = [a for _r, a in got.hits]
+            out: list[tuple[int, int, Any, int]] = []
+            seen: set[int] = set()
             for (score, a), g in zip(got.hits, s.fast_field_values("gist", addrs), strict=True):
                 if g and g in seen:
                     continue
@@ -398,9 +398,10 @@ class Engine:
                 out.append((tier, int(score) % 2, a, g or 0))
                 if len(out) >= limit:
                     break
-            if len(addrs) < page:
+            if len(out) >= limit or len(addrs) < want:
+                total = got.count
                 break
-            offset += page
+            want *= 4
         return out, total
 
     def _hits(
