@@ -177,7 +177,9 @@ class Side:
 
     def cli(self, query: str) -> tuple[float, float, float]:
         """Wall (ms), CPU (ms) and peak RSS (MB) of one ``python -m tui.cli.search``."""
-        module = "tui.cli_search" if (self.code / "tui/cli_search.py").exists() else "tui.cli.search"
+        module = (
+            "tui.cli_search" if (self.code / "tui/cli_search.py").exists() else "tui.cli.search"
+        )
         cmd = ["/usr/bin/time", "-f", "%e %U %S %M", self.python, "-m", module]
         cmd += ["--root", str(self.ws), "--limit", "20", "--", query]
         t0 = time.perf_counter()

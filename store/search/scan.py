@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from store.check.takt_layout import piece_dirs
 from store.index.parallel import chunk_by_size, map_chunks
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.read.takt_layout import piece_dirs
 from store.search.model import SearchRecord, Stamp
 from store.workspace import Workspace
 

@@ -41,11 +41,6 @@ FORBIDDEN = {
     "screens": ("tui",),
 }
 SHARED = {"__init__", "messages", "writing"}  # at the top of screens/, but not a screen
-#: cycles that other branches remove (tui/cli.py becomes a package; store/search/ moves to
-#: tantivy): empty this once they are merged, the test then holds for every module
-CYCLES_ELSEWHERE = {
-    frozenset({"store.search.build", "store.search.cache"}),
-}
 
 
 #: packages under screens/ that are not screens
@@ -160,8 +155,7 @@ def test_no_import_cycle(graph: grimp.ImportGraph) -> None:
         for m in graph.modules
     }
     found = {c for c in cycles if len(c) > 1}
-    assert found - CYCLES_ELSEWHERE == set()
-    assert CYCLES_ELSEWHERE - found == set(), "gone: take them out of CYCLES_ELSEWHERE"
+    assert found == set()
 
 
 def test_the_check_sees_relative_and_package_imports() -> None:
