@@ -1,16 +1,24 @@
-"""Search hits drawn literally, the matched characters highlighted: the search screen's and
-the command palette's one rendering of a hit."""
+"""Search hits drawn literally, the matched characters highlighted: a hit's title (the search
+screen's and the command palette's), its row in the search results and its preview."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from textual.content import Content, Span
 
+from store.models.kpt_terms import SECTIONS
 from store.read.textsafe import printable
+from store.search.text import highlight_spans
+
+from .literal import literal, short_project
+from .table_rows import Column, Row
 
 if TYPE_CHECKING:
-    from store.search.facade import Hit
+    from store.index.workspace_index import WorkspaceIndex
+    from store.search.facade import Hit, SearchIndex, SearchRecord, SearchResult
 
 HIGHLIGHT = "bold underline $accent"
 SNIPPET_DASH = "  — "
@@ -52,3 +60,124 @@ def hit_title(hit: Hit) -> Content:
     marks.append(Span(len(title), at, "$text-muted"))
     marks += snippet_marks
     return Content(title + SNIPPET_DASH + snippet, marks, strip_control_codes=False)
+
+
+COLUMNS = [
+    Column("kind", "Kind", 12, drop=1),
+    Column("title", "Title", None, min_width=36),
+    Column("count", "×", 4, align="right", drop=2),
+    Column("state", "State", 9, drop=3),
+    Column("project", "Project", 13, drop=4),
+    Column("date", "Date", 10),
+]
+"""The search results' columns. At 120 columns every one is shown (the preview narrower);
+at 80 the others give way (the highest ``drop`` first) before the title is cut below 36
+cells, the date never."""
+STATE_STYLES = {
+    "pending": "$text-muted",
+    "approved": "$success",
+    "promoted": "bold $success",
+    "rejected": "$error",
+    "contested": "bold $warning",
+}
+
+
+@lru_cache(maxsize=4096)
+def _cell(text: str, style: str) -> Content:
+    """A literal one-line cell in ``style``; the same object for the same text (kinds,
+    states, projects, dates and counts repeat from key to key)."""
+    return literal(text, style, keep_newlines=False)
+
+
+def hit_key(hit: Hit) -> str:
+    return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
+
+
+def hit_row(hit: Hit, project: str, state: str) -> Row:
+    """A hit's line in the results: only its title is made for each query; the other
+    cells are the same ``Content`` each time they show the same text."""
+    return (
+        hit_key(hit),
+        (
+            _cell(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
+            hit_title(hit),
+            _cell(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
+            _cell(state, STATE_STYLES.get(state, "")) if state else "",
+            _cell(short_project(project), "") if project else "",
+            _cell(hit.record.date[:10], ""),
+        ),
+    )
+
+
+def hit_project(hit: Hit, index: SearchIndex | None) -> str:
+    """The record's project, or its session's (a KPT report names none: its session's
+    summary or lessons do — what ``project:`` filters on)."""
+    rec = hit.record
+    if rec.project or index is None or not rec.session_id:
+        return rec.project
+    return index.sessions.get(rec.session_id, ("", ""))[0]
+
+
+def hit_state(hit: Hit, index: WorkspaceIndex) -> str:
+    """The review state of a KPT item (``promoted`` when approved and promoted) or a
+    proposal; ``""`` for anything else."""
+    rec = hit.record
+    if rec.kind in SECTIONS:
+        st = index.ledger.state(index.located_key(rec.id, rec.path))
+        return "promoted" if st.state == "approved" and st.promoted else st.state
+    if rec.kind == "proposal":
+        for facet in rec.facets:
+            if facet.startswith("status="):
+                return facet.partition("=")[2]
+    return ""
+
+
+def count_line(result: SearchResult) -> Content:
+    """The results' status line: how many match, how many are shown, in what order."""
+    about = "" if result.exact else "about "
+    has_text = result.query is not None and result.query.has_text
+    what = "best first" if has_text else "most recurring first"
+    return Content.assemble(
+        Content(f"{about}{result.total} match{'es' if result.total != 1 else ''}"),
+        Content.styled(
+            f" · {len(result.hits)} shown, {what} · {result.elapsed * 1000:.0f} ms", "$text-muted"
+        ),
+    )
+
+
+def hit_preview(
+    hit: Hit,
+    *,
+    name: str,
+    where: str,
+    project: str,
+    state: str,
+    terms: list[str],
+    others: Iterable[SearchRecord] | None,
+) -> Content:
+    """A hit's record whole, literally, the ``terms`` highlighted: its kind and ``name``,
+    ``where`` it is, its date, project, review ``state`` and facets, its fields, and the
+    ``others`` of its group (``None``: a hit of one record)."""
+    rec = hit.record
+    kind = Content.styled(KIND_LABELS.get(rec.kind, rec.kind), "bold $text-secondary")
+    parts = [Content.assemble(kind, "  ", literal(name, "bold")), literal(where, "$text-muted")]
+    facets = [f for f in rec.facets if not (state and f.startswith("status="))]
+    meta = [x for x in (rec.date, project, state, *facets) if x]
+    if meta:
+        parts.append(literal(" · ".join(meta), "$text-muted"))
+    if hit.count > 1:
+        what = f"recorded {hit.count} times (near-identical records are one hit)"
+        parts.append(Content.styled(what, "$warning"))
+    parts.append(Content(""))
+    for label, value in zip(rec.fields[::2], rec.fields[1::2], strict=False):
+        parts.append(literal(f"{label}:", "bold $text-primary", keep_newlines=False))
+        parts += [
+            highlighted(line, highlight_spans(line, terms)) for line in value.splitlines() or [""]
+        ]
+    if others is not None:
+        parts += [Content(""), Content.styled("Also recorded as", "bold")]
+        for other in others:
+            if other is not rec:
+                line = f"  {other.date[:10]}  {other.id}  {short_project(other.project)}"
+                parts.append(literal(line, "$text-muted"))
+    return Content("\n").join(parts)

@@ -1,27 +1,19 @@
 """A session's transcript as numbered turns: search inside it, jump to a turn, see the
 turns a KPT item cites.
 
-One row per piece of a turn — the person's message, the agent's text, each tool call
-(its tool and the file or command it touched), each result (errors marked), notes — drawn
-by a `VirtualTable`, so only the rows on screen are ever made. Turns are numbered as
-:mod:`store.read.transcript` says (one per message of the person or the agent, as a KPT
-report's ``metrics`` count them). The highlighted row is shown whole below the list (a
-message cut in memory is read again from its line).
-
-The file is read in a thread worker a batch of lines at a time: the first turns are on
-screen after the first batch, the rest follows. Nothing is written.
-
-**Memory.** A row keeps only what drawing it needs — its turn, kind, line and offset in a
-few arrays, a preview of :data:`ROW_TEXT_CAP` characters, a tool call's name and target —
-never a turn or block object per row, and row keys are their positions (rows are only
-appended). Search inside the transcript reads the file in a worker
-(:func:`store.read.transcript.scan_for`), so it finds text past the preview. A 50 MB file
-of 108,000 one-line messages grows the app by about 34 MB (``benchmarks/README.md``).
+One row per piece of a turn (the person's message, the agent's text, each tool call and
+result, notes: :mod:`.transcript_cells`) in a `VirtualTable`; turns numbered as
+:mod:`store.read.transcript` says; the highlighted row shown whole below the list. The
+file is read in a thread worker a batch of lines at a time (the first turns are on screen
+after the first batch), each row kept as a few numbers and a preview
+(:mod:`.transcript_rows`); a search inside reads the file again in a worker
+(:func:`store.read.transcript.scan_for`), so it finds text past the preview. Nothing is
+written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
@@ -39,10 +31,10 @@ from store.read.transcript import Transcript, TranscriptReader, full_text, scan_
 from store.workspace import Workspace
 
 from .literal import literal
-from .table_rows import Cell, Column
+from .table_rows import Cell
+from .transcript_cells import COLUMNS, holds, row_cells, row_detail, status_line
 from .transcript_rows import (
     ROW_TEXT_CAP,
-    PositionalKeys,
     PositionalRows,
     TranscriptRow,
     TranscriptRows,
@@ -55,69 +47,6 @@ BATCH_LINES = 5_000
 BATCH_LINES_MAX = 80_000
 #: Lines read between two hand-overs of blocks to the rows (bounds what is held twice).
 STEP_LINES = 4_000
-COLUMNS = [
-    Column("mark", "", 1),
-    Column("turn", "Turn", 5, align="right"),
-    Column("who", "Who", 8),
-    Column("text", "", None, min_width=16),
-]
-
-WHO = {
-    "user": ("you", "bold $text-primary"),
-    "assistant": ("agent", "$text-secondary"),
-}
-
-
-def _one_line(text: str, limit: int = 400) -> str:
-    return " ".join(text[:limit].split())
-
-
-def row_text(row: TranscriptRow) -> Content:
-    """The text cell of a row: a message's first words, a call's tool and target."""
-    b = row.block
-    if b.kind == "tool_use":
-        return Content.assemble(
-            Content.styled(b.name, "bold"), " ", literal(_one_line(b.target or b.text))
-        )
-    if b.kind == "tool_result":
-        style = "$error" if b.is_error else "$text-muted"
-        head = "✗ error: " if b.is_error else "→ "
-        return Content.assemble(Content.styled(head, style), literal(_one_line(b.text), style))
-    if b.kind in ("meta", "thinking", "other"):
-        return literal(_one_line(b.text), "italic $text-muted")
-    return literal(_one_line(b.text))
-
-
-def _who(row: TranscriptRow) -> Content:
-    b = row.block
-    if b.sidechain:
-        return Content.styled("sub-agent", "$text-muted")
-    if b.kind == "tool_use":
-        return Content.styled("tool", "$accent")
-    if b.kind == "tool_result":
-        return Content.styled("error" if b.is_error else "result", "$error" if b.is_error else "")
-    if b.kind == "meta":
-        return Content.styled("note", "$text-muted")
-    if b.kind == "thinking":
-        return Content.styled("thinking", "$text-muted")
-    if row.turn is None:
-        return Content("")
-    words, style = WHO[row.turn.role]
-    return Content.styled(words, style)
-
-
-def _matches(row: TranscriptRow, needle: str, found: Mapping[int, set[str]]) -> bool:
-    """Whether a row holds ``needle``: in what it keeps (preview, tool, target), or — by
-    ``found``, the lines of the file that hold it (:func:`scan_for`) — past its preview."""
-    b = row.block
-    if needle in b.text.casefold() or needle in b.target.casefold() or needle in b.name.casefold():
-        return True
-    parts = found.get(b.offset)
-    if not parts:
-        return False
-    if b.kind in ("text", "thinking", "meta"):
-        return "text" in parts
-    return bool(b.tool_id) and b.tool_id in parts
 
 
 class TranscriptView(Vertical, can_focus=False):
@@ -136,7 +65,6 @@ class TranscriptView(Vertical, can_focus=False):
         #transcript-rows { height: 2fr; border: round $primary 50%; }
         #transcript-rows:focus { border: round $primary; }
         #transcript-detail-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        .transcript--cited { color: $accent; }
     }
     """
 
@@ -182,12 +110,7 @@ class TranscriptView(Vertical, can_focus=False):
         self.ws = ws
         self.session_id = session_id
         self.path = path
-        #: what has been read so far: its diagnostics and times (turns are not kept: the
-        #: rows are, in :attr:`rows`)
-        self.transcript: Transcript | None = None
         self.rows = TranscriptRows()
-        #: the rows' keys, in order (a row's key is its position)
-        self.keys: Sequence[str] = PositionalKeys(0)
         self.turn_count = 0
         self.done = False
         self.problems = 0
@@ -254,20 +177,15 @@ class TranscriptView(Vertical, can_focus=False):
     def _no_transcript(self) -> None:
         self.done = True
         who = f"session {self.session_id}" if self.session_id else "this session (no session id)"
+        text = f"No transcript of {who} in the transcripts location."
         self.query_one("#transcript-status", Static).update(
-            Content.assemble(
-                Content.styled("No transcript of ", "$text-muted"),
-                literal(who, "$text-muted", keep_newlines=False),
-                Content.styled(" in the transcripts location.", "$text-muted"),
-            )
+            literal(text, "$text-muted", keep_newlines=False)
         )
         self.table.set_rows([])
         self.post_message(self.Loaded(self, 0, True))
 
     def _show(self, t: Transcript, new: TranscriptRows, done: bool) -> None:
-        self.transcript = t
         self.rows.merge(new)
-        self.keys = PositionalKeys(len(self.rows))
         self.turn_count = len(self.rows.starts)
         self.done = done
         self.problems = t.skipped  # lines, not warnings (one warning per unknown type)
@@ -279,9 +197,7 @@ class TranscriptView(Vertical, can_focus=False):
 
     def row(self, index: int) -> TranscriptRow | None:
         """The row at ``index`` (``None``: no such row)."""
-        if not 0 <= index < len(self.rows):
-            return None
-        return self.rows.row(index)
+        return self.rows.row(index) if 0 <= index < len(self.rows) else None
 
     def first_row(self, number: int) -> int | None:
         """The index of turn ``number``'s first row (``None``: no such turn, yet)."""
@@ -293,45 +209,20 @@ class TranscriptView(Vertical, can_focus=False):
         self.table.set_rows(PositionalRows(len(self.rows), self._cells))
 
     def _cells(self, key: str) -> tuple[Cell, ...]:
-        row = self.rows.row(int(key))
-        number = row.turn.number if row.turn is not None else None
-        cited = number is not None and number in self.cited
-        mark = Content.styled("▍", "$accent") if cited else Content("")
-        turn = (
-            Content.styled(str(number), "bold $accent" if cited else "bold")
-            if row.first and number is not None
-            else Content("")
-        )
-        return (mark, turn, _who(row), row_text(row))
+        return row_cells(self.rows.row(int(key)), self.cited)
 
     def _status(self) -> None:
-        """One line: the turns, what is wrong, what is cited (the turns past the end first),
-        the search, and the file last (the line ends in an ellipsis where it is cut)."""
-        where = self.ws.display(self.path) if self.path else ""
-        parts: list[Content | str] = [Content.styled(f"{self.turn_count} turns", "bold")]
-        if not self.done:
-            parts.append(Content.styled(" · reading…", "$warning"))
-        if self.problems:
-            parts.append(
-                Content.styled(
-                    f" · {self.problems} line{'s' if self.problems != 1 else ''} not read"
-                    " (broken or unknown)",
-                    "$warning",
-                )
+        found = f"{len(self.matches)} matches" if self._query else ""
+        self.query_one("#transcript-status", Static).update(
+            status_line(
+                turns=self.turn_count,
+                done=self.done,
+                problems=self.problems,
+                cited=self.cited,
+                found="searching…" if self.searching else found,
+                where=self.ws.display(self.path) if self.path else "",
             )
-        if self.cited:
-            past = sorted(n for n in self.cited if self.done and n > self.turn_count)
-            inside = sorted(self.cited.difference(past))
-            if past:
-                parts.append(Content.styled(f" · cited {turn_runs(past)} past the end", "$error"))
-            if inside:
-                parts.append(Content.styled(f" · cited: {turn_runs(inside)}", "$accent"))
-        if self.searching:
-            parts.append(Content.styled(" · searching…", "$text-muted"))
-        elif self._query:
-            parts.append(Content.styled(f" · {len(self.matches)} matches", "$text-muted"))
-        parts += [" · ", literal(where, keep_newlines=False)]
-        self.query_one("#transcript-status", Static).update(Content.assemble(*parts))
+        )
 
     # -- the highlighted row ---------------------------------------------------------------
 
@@ -342,25 +233,9 @@ class TranscriptView(Vertical, can_focus=False):
             self._detail(self.rows.row(int(event.key)))
 
     def _detail(self, row: TranscriptRow) -> None:
-        b = row.block
-        head: list[Content | str] = []
-        if row.turn is not None:
-            head += [Content.styled(f"Turn {row.turn.number}", "bold"), f" · {row.turn.role}"]
-            if row.turn.timestamp:
-                head.append(literal(f" · {row.turn.timestamp}", keep_newlines=False))
-        head.append(Content.styled(f" · line {b.line}", "$text-muted"))
-        if b.kind in ("tool_use", "tool_result"):
-            head += [
-                "\n",
-                Content.styled(b.name, "bold"),
-                " ",
-                literal(b.target, keep_newlines=False),
-            ]
-        body = literal(b.text)
-        if b.truncated:
-            body = Content.assemble(body, Content.styled("\n… (reading the rest)", "$text-muted"))
+        if row.block.truncated:
             self._load_full(row)
-        self.query_one("#transcript-detail", Static).update(Content.assemble(*head, "\n\n", body))
+        self.query_one("#transcript-detail", Static).update(row_detail(row))
 
     @work(thread=True, exclusive=True, group="transcript-detail")
     def _load_full(self, row: TranscriptRow) -> None:
@@ -370,12 +245,8 @@ class TranscriptView(Vertical, can_focus=False):
         self.app.call_from_thread(self._show_full, row, text)
 
     def _show_full(self, row: TranscriptRow, text: str) -> None:
-        if self.table.cursor_key != row.key:
-            return
-        shown = self.query_one("#transcript-detail", Static)
-        current = shown.visual
-        head = current.plain.split("\n\n", 1)[0] if isinstance(current, Content) else ""
-        shown.update(Content.assemble(literal(head), "\n\n", literal(text)))
+        if self.table.cursor_key == row.key:
+            self.query_one("#transcript-detail", Static).update(row_detail(row, text))
 
     # -- turns -----------------------------------------------------------------------------
 
@@ -465,7 +336,7 @@ class TranscriptView(Vertical, can_focus=False):
         count = len(self.rows)  # rows only ever grow: these are there throughout
         path = self.path
         found = scan_for(path, needle, lambda: worker.is_cancelled) if path else {}
-        matches = [i for i in range(count) if _matches(self.rows.row(i), needle, found)]
+        matches = [i for i in range(count) if holds(self.rows.row(i), needle, found)]
         if not worker.is_cancelled:
             self.app.call_from_thread(self._found, needle, matches)
 
@@ -527,15 +398,3 @@ class TranscriptView(Vertical, can_focus=False):
     def _close(self, box: Input) -> None:
         box.remove_class("-shown")
         self.table.focus()
-
-
-def turn_runs(turns: list[int], most: int = 8) -> str:
-    """Sorted turn numbers as runs (``3, 5, 23–29``), the first ``most`` runs and ``…``."""
-    runs: list[list[int]] = []
-    for n in turns:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    shown = [f"{a}–{b}" if b > a else str(a) for a, b in runs[:most]]
-    return ", ".join(shown) + (", …" if len(runs) > most else "")

@@ -1,14 +1,10 @@
 """A table that draws only the rows on screen, for lists of tens of thousands of rows.
 
 Textual's ``ListView`` mounts a widget per item and ``DataTable`` measures every cell when
-rows are added, so both slow down to seconds past a few thousand rows. ``VirtualTable``
-keeps the rows as plain tuples and renders a line only when the compositor asks for it
-(the Line API: ``ScrollView`` + ``render_line``), so replacing all rows is O(n) list work
-and moving the cursor repaints a couple of lines.
-
-Line 0 of the widget is always the header; line ``y > 0`` shows row ``scroll_y + y - 1``.
-The virtual height is ``rows + 1``, so the last row lines up with the last screen line
-when scrolled to the end.
+rows are added. ``VirtualTable`` keeps the rows as plain tuples and draws a line only when
+the compositor asks for it (the Line API: ``ScrollView`` + ``render_line``; the lines by
+:mod:`.row_painter`): replacing all rows is O(n) list work, a cursor move repaints two
+lines. Line 0 is the header; line ``y > 0`` shows row ``scroll_y + y - 1``.
 
 Cells are literal: a ``str`` is never parsed as markup and its control characters are made
 visible, so agent-written text cannot style, link or rearrange the screen. A ``Content``
@@ -18,14 +14,11 @@ cursor.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, NamedTuple
 
-from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.reactive import reactive
@@ -33,26 +26,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-from .table_rows import (
-    SEPARATOR,
-    Cell,
-    Column,
-    LazyRows,
-    Row,
-    RowMessage,
-    as_content,
-    column_widths,
-    fit,
-    total_width,
-)
+from .row_painter import RowPainter
+from .table_rows import Cell, Column, LazyRows, Row, RowMessage, column_widths, total_width
 
 __all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
-
-
-def _shown(cell: Cell) -> object:
-    """What a cell shows, as a key: its text, and a ``Content``'s spans (a ``Content``
-    compares by its text alone)."""
-    return cell if isinstance(cell, str) else (cell.plain, tuple(cell.spans))
 
 
 class _Frame(NamedTuple):
@@ -63,10 +40,8 @@ class _Frame(NamedTuple):
     widths: tuple[int, ...]
     top: int
     cursor: int
-    zebra: bool
     style: Style
     cursor_style: Style
-    even_style: Style
 
 
 class VirtualTable(ScrollView, can_focus=True):
@@ -85,7 +60,6 @@ class VirtualTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
         "virtual-table--cursor",
-        "virtual-table--even",
         "virtual-table--empty",
     }
     """
@@ -93,7 +67,6 @@ class VirtualTable(ScrollView, can_focus=True):
     | :- | :- |
     | `virtual-table--header` | The column titles. |
     | `virtual-table--cursor` | The highlighted row. |
-    | `virtual-table--even` | Rows with an even index, if `zebra_stripes` is set. |
     | `virtual-table--empty` | The "No rows" line of an empty table. |
     """
 
@@ -116,9 +89,6 @@ class VirtualTable(ScrollView, can_focus=True):
             color: $block-cursor-blurred-foreground;
             text-style: $block-cursor-blurred-text-style;
         }
-        & > .virtual-table--even {
-            background: $surface-lighten-1 50%;
-        }
         & > .virtual-table--empty {
             color: $text-muted;
             text-style: italic;
@@ -136,9 +106,6 @@ class VirtualTable(ScrollView, can_focus=True):
 
     cursor_row: reactive[int] = reactive(0, repaint=False, init=False)
     """Index of the highlighted row (0 when the table is empty)."""
-
-    zebra_stripes: reactive[bool] = reactive(False)
-    """Shade rows with an even index (``virtual-table--even``)."""
 
     class Highlighted(RowMessage["VirtualTable"]):
         """The highlighted row changed (keys, mouse, `set_rows`, `move_to_key`)."""
@@ -162,17 +129,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._follow_cursor = True
         self._widths: tuple[int, ...] = ()
         self._widths_for = -1
-        self._header: tuple[Style, int, Strip] | None = None
-        self._line_cache: LRUCache[tuple[int, Style, int], Strip] = LRUCache(1024)
-        #: each cell as drawn, by what it shows, its column's width and alignment and the
-        #: row's style: kept when the rows are replaced (the next key's search results, a
-        #: refreshed list), whose cells (a kind, a state, a date, a title) were mostly
-        #: drawn before
-        self._cells_drawn: LRUCache[tuple[object, int, str, Style, bool], tuple[Segment, ...]] = (
-            LRUCache(4096)
-        )
-        #: whole lines likewise (a row of the same cells drawn again as it was)
-        self._rows_drawn: LRUCache[tuple[tuple[object, ...], Style, int], Strip] = LRUCache(1024)
+        #: rows and cells drawn, kept when the rows are replaced
+        self._painter = RowPainter(self._columns)
         self._frame: _Frame | None = None
 
     # -- data ---------------------------------------------------------------------------
@@ -203,13 +161,11 @@ class VirtualTable(ScrollView, can_focus=True):
         """Replace all rows.
 
         The cursor stays on the same row key when it is still present, and the view is
-        scrolled by as many rows as the cursor moved, so rows inserted or removed above
-        do not move what the person is looking at — except at the very top, where rows
-        inserted above come into sight. Otherwise the cursor keeps its index,
-        clamped to the new length. With ``top`` (other rows altogether: a new query's
-        best first), the cursor is on the first row and the view at the top. `Highlighted`
-        is posted only if the highlighted key changed. Call it from the event loop
-        (``call_from_thread`` from a thread worker).
+        scrolled by as many rows as the cursor moved (rows inserted or removed above do
+        not move what the person is looking at; at the very top, rows inserted above come
+        into sight); otherwise it keeps its index, clamped. With ``top`` (other rows
+        altogether: a new query's best first), the cursor is on the first row and the
+        view at the top. `Highlighted` is posted only if the highlighted key changed.
         """
         old_key = None if top else self.cursor_key
         old_index = self.cursor_row
@@ -218,7 +174,6 @@ class VirtualTable(ScrollView, can_focus=True):
         # rows may bring their own key → position map (a million keys need no dict)
         index = getattr(rows, "key_index", None)
         self._index = index if index is not None else {key: pos for pos, key in enumerate(keys)}
-        self._line_cache.clear()
         self._update_virtual_size()
 
         new_index = self._index.get(old_key) if old_key is not None else None
@@ -350,8 +305,6 @@ class VirtualTable(ScrollView, can_focus=True):
         if available != self._widths_for:
             self._widths_for = available
             self._widths = column_widths(self._columns, available)
-            self._header = None
-            self._line_cache.clear()
         return self._widths
 
     def _update_virtual_size(self) -> None:
@@ -381,14 +334,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self._update_virtual_size()
 
     def notify_style_update(self) -> None:
-        self._header = None
-        self._line_cache.clear()
-        self._cells_drawn.clear()  # a theme's variables ($success, …) may mean other colours
-        self._rows_drawn.clear()
+        self._painter.clear()  # a theme's variables ($success, …) may mean other colours
         super().notify_style_update()
-
-    def watch_zebra_stripes(self) -> None:
-        self._line_cache.clear()
 
     def _refresh_row(self, index: int) -> None:
         """Repaint the line of row ``index`` (virtual line ``index + 1``)."""
@@ -414,114 +361,24 @@ class VirtualTable(ScrollView, can_focus=True):
             self._column_widths(),
             round(self.scroll_y),
             self.cursor_row,
-            self.zebra_stripes,
             self.visual_style,
             self.get_visual_style("virtual-table--cursor"),
-            self.get_visual_style("virtual-table--even"),
         )
 
     def render_line(self, y: int) -> Strip:
         frame = self._frame_state()
         width = frame.width
         if y == 0:
-            return self._render_header(width)
+            titles = tuple(column.title for column in self._columns)
+            header = self.get_visual_style("virtual-table--header")
+            return self._painter.row(titles, header, width, frame.widths)
         index = frame.top + y - 1
         if not self._rows:
             if y == 1:
                 style = self.get_visual_style("virtual-table--empty")
-                return self._to_strip(Content("No rows"), style, width)
+                return self._painter.line(Content("No rows"), style, width)
             return Strip.blank(width, frame.style.rich_style)
         if index >= len(self._rows):
             return Strip.blank(width, frame.style.rich_style)
-        if index == frame.cursor:
-            style = frame.cursor_style
-        elif frame.zebra and index % 2 == 0:
-            style = frame.even_style
-        else:
-            style = frame.style
-        cache_key = (index, style, width)
-        strip = self._line_cache.get(cache_key)
-        if strip is None:
-            strip = self._line_cache[cache_key] = self._row_strip(
-                self._rows[index][1], style, width, frame.widths
-            )
-        return strip
-
-    def _row_strip(
-        self, cells: Sequence[Cell], style: Style, width: int, widths: tuple[int, ...]
-    ) -> Strip:
-        """One row's line, ``width`` cells: its cells side by side, each fitted to its
-        column's width in ``widths`` (0: a column that gave way, left out), a space
-        between; drawn once for the same cells, style and width."""
-        shown = tuple(map(_shown, cells))
-        row_key = (shown, style, width)
-        try:
-            strip = self._rows_drawn.get(row_key)
-        except TypeError:  # a span's style that cannot be hashed: drawn every time
-            strip = None
-        if strip is not None:
-            return strip
-        base = style.rich_style
-        segments: list[Segment] = []
-        length = 0
-        for position, (column, cell_width) in enumerate(zip(self._columns, widths, strict=True)):
-            if not cell_width:  # a column that gave way (see Column.drop)
-                continue
-            if length:
-                segments.append(Segment(" " * SEPARATOR, base))
-                length += SEPARATOR
-            if position < len(cells):
-                cell, key = cells[position], shown[position]
-            else:
-                cell = key = ""
-            segments += self._cell_segments(
-                cell, key, cell_width, column.align, style, path=column.path
-            )
-            length += cell_width
-        if length < width:  # padded here: one strip made, not a second one to pad it
-            segments.append(Segment(" " * (width - length), base))
-            length = width
-        # neighbours of one style joined (a plain cell, the space after it, the padding):
-        # every segment is written out with its style, for each frame the line is in
-        segments = list(Segment.simplify(segments))
-        strip = Strip(segments, length).adjust_cell_length(width, base)
-        with contextlib.suppress(TypeError):
-            self._rows_drawn[row_key] = strip
-        return strip
-
-    def _cell_segments(
-        self, cell: Cell, shown: object, width: int, align: str, style: Style, *, path: bool
-    ) -> tuple[Segment, ...]:
-        """One cell fitted to ``width`` and drawn on ``style``, drawn once for what it
-        shows (``shown``: its text and spans, as a ``Content`` compares by its text alone)."""
-        key = (shown, width, align, style, path)
-        try:
-            drawn = self._cells_drawn.get(key)
-            keep = True
-        except TypeError:  # a span's style that cannot be hashed: drawn every time
-            drawn, keep = None, False
-        if drawn is None:
-            drawn = tuple(self._segments(fit(as_content(cell), width, align, path=path), style))
-            if keep:
-                self._cells_drawn[key] = drawn
-        return drawn
-
-    def _render_header(self, width: int) -> Strip:
-        style = self.get_visual_style("virtual-table--header")
-        if self._header is None or self._header[:2] != (style, width):
-            titles = tuple(column.title for column in self._columns)
-            strip = self._row_strip(titles, style, width, self._column_widths())
-            self._header = (style, width, strip)
-        return self._header[2]
-
-    def _to_strip(self, content: Content, style: Style, width: int) -> Strip:
-        """Render one line of content on ``style``, cropped or padded to ``width``."""
-        segments = self._segments(content, style)
-        return Strip(segments, content.cell_length).adjust_cell_length(width, style.rich_style)
-
-    def _segments(self, content: Content, style: Style) -> list[Segment]:
-        """``content`` on one line, drawn on ``style``."""
-        return [
-            Segment(text, (style + text_style).rich_style)
-            for text, text_style in content.render(style, end="")
-        ]
+        style = frame.cursor_style if index == frame.cursor else frame.style
+        return self._painter.row(self._rows[index][1], style, width, frame.widths)

@@ -164,7 +164,7 @@ async def test_small_batches_give_the_same_rows(tmp_path: Path, monkeypatch) -> 
         expected = [(None, b.kind, b.text) for b in t.preamble] + [
             (turn.number, b.kind, b.text) for turn in t.turns for b in turn.blocks
         ]
-        rows = [view.row(i) for i in range(len(view.keys))]
+        rows = [view.row(i) for i in range(len(view.rows))]
         got = [(r.turn.number if r.turn else None, r.block.kind, r.block.text) for r in rows]  # type: ignore[union-attr]
         assert got == expected
         assert view.first_row(7) == [e[0] for e in expected].index(7)

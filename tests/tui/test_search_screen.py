@@ -373,7 +373,7 @@ async def test_no_cycle_collection_in_a_keystrokes_frame_until_the_typing_pauses
     once they pause, or when the screen is left."""
     import gc
 
-    import screens.search as search_screen
+    import screens.search.screen as search_screen
 
     monkeypatch.setattr(search_screen, "COLLECT_PAUSE", 0.5)
     while_typing: list[bool] = []

@@ -1,63 +1,58 @@
 """Search: "where did we learn that?", answered as you type.
 
-The query box never waits for the index: every change starts an exclusive thread worker
-(Textual's ``@work(thread=True, exclusive=True)``), which cancels the one before; one search
-runs at a time, and a worker cancelled before its turn searches nothing (the queries typed
-in between are skipped). The answer is posted back; one for an older query than the box
-now holds is dropped.
-While a query is typed, work that only its count needs may wait (a CJK term's records are
-read only as far as the best hits need, a word just begun that most records hold is checked
-on the rows shown only): the count says "about" until the typing pauses, when it is counted
-(and a group's "×N" with it).
-The list shows the best hits (near-identical learnings as one line with a count), the
-matched characters highlighted; the pane beside it shows the highlighted record whole,
-literally, drawn when the typing pauses. Enter opens it where it lives: a KPT item or
-report in its session, a summary or lesson on its session's tab, a knowledge-base document
-in the knowledge base, a proposal in the inbox, anything else in the file view.
+Every change of the query starts an exclusive thread worker (``@work(thread=True,
+exclusive=True)``), which cancels the one before; one search runs at a time, a worker
+cancelled before its turn searches nothing, and the answer comes back as a message (one
+for an older query than the box now holds is dropped). While a query is typed, what only
+its count needs waits (the count says "about") until the typing pauses; the preview of the
+highlighted hit is drawn then too. The list shows the best hits (near-identical learnings
+as one line with a count), the matched characters highlighted. Enter opens a hit where it
+lives (:class:`screens.messages.HitTarget`).
 
-The query language is :mod:`store.search.query`'s: words, ``"phrases"``, ``kind:``
-``project:`` ``outcome:`` ``scope:`` ``category:`` ``status:`` ``tag:`` ``impact:``
-``after:`` ``before:`` ``evidence:`` and ``-`` to negate. A malformed query shows its error
-in place of the count, and the last good results stay. ``evidence:missing`` needs every
-report's evidence checked against its transcript: the first such query of the screen starts
-that check in a worker ("checking evidence…" meanwhile; the states are cached under
-``.hurikaeri/``, so it is a ``stat`` per report once done).
-
-Columns give way whole when the pane is narrow (project first, then the review state, the
-count and the kind); the title and the date are never cut.
+The query language is :mod:`store.search.query`'s; a malformed query shows its error in
+place of the count, and the last good results stay. ``evidence:`` needs every report's
+evidence checked against its transcript: the first such query starts that check in a
+worker ("checking evidence…" meanwhile; the states are cached under ``.hurikaeri/``).
 """
 
 from __future__ import annotations
 
 import threading
-import time
-from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar, Self
+from typing import ClassVar
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.geometry import Region
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
-from screens.widgets.hits import KIND_LABELS, highlighted, hit_title
-from screens.widgets.literal import literal, short_project
+from screens.search.evidence import EvidenceFilter
+from screens.widgets.fixed_size import QueryInput, ResultsTable
+from screens.widgets.hits import (
+    COLUMNS,
+    count_line,
+    hit_key,
+    hit_preview,
+    hit_project,
+    hit_row,
+    hit_state,
+)
+from screens.widgets.literal import literal
 from screens.widgets.table_rows import LazyRows
-from screens.widgets.virtual_table import Column, Row, VirtualTable
+from screens.widgets.virtual_table import Row, VirtualTable
 from store.gc_pause import HeldCollection
 from store.index.workspace_index import WorkspaceIndex
-from store.insight.evidence_cache import EvidenceStates, evidence_for
 from store.models.kpt_terms import SECTIONS
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
-from store.search.query import Query, evidence_query, with_evidence
-from store.search.text import highlight_spans
+
+__all__ = ["COLUMNS", "SearchScreen", "hit_key"]
 
 LIMIT = 50
 """Hits listed per query: the best ones; a longer query narrows the rest."""
@@ -72,119 +67,12 @@ NEXT_PAUSE = 0.03
 """Seconds without a new key, after a typed query's results are shown (its frame drawn
 meanwhile), before a worker makes what the next key narrows from: the matches of the last
 query, made by the next key otherwise."""
-HOLD = 0.06
-"""At most this long the query box's echo of a key waits for the key's results, so that
-the key and its results are drawn in one frame (a slower search lets the echo through)."""
-EDITING_KEYS = frozenset({"backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "ctrl+d"})
-"""Keys that change the query besides printable ones (Textual's Input bindings)."""
 WAIT_STEP = 0.01
 """How often a worker waiting for the search before it looks whether it was cancelled."""
-COLUMNS = [
-    Column("kind", "Kind", 12, drop=1),
-    Column("title", "Title", None, min_width=36),
-    Column("count", "×", 4, align="right", drop=2),
-    Column("state", "State", 9, drop=3),
-    Column("project", "Project", 13, drop=4),
-    Column("date", "Date", 10),
-]
-"""At 120 columns every one is shown (the preview narrower); at 80 the others give way (the
-highest ``drop`` first) before the title is cut below 36 cells, the date never."""
-STATE_STYLES = {
-    "pending": "$text-muted",
-    "approved": "$success",
-    "promoted": "bold $success",
-    "rejected": "$error",
-    "contested": "bold $warning",
-}
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
 
 
-@lru_cache(maxsize=4096)
-def _cell(text: str, style: str) -> Content:
-    """A literal one-line cell in ``style``; the same object for the same text (kinds,
-    states, projects, dates and counts repeat from key to key)."""
-    return literal(text, style, keep_newlines=False)
-
-
-def hit_key(hit: Hit) -> str:
-    return f"{hit.kind}\x1f{hit.id}\x1f{hit.path}\x1f{hit.line}"
-
-
-class _FixedSize:
-    """A widget whose size the CSS fixes: what it holds never lays out the screen again.
-
-    Textual lays out the whole screen (and repaints all of it) when a widget's virtual
-    size changes — the query box's at every key (its text's width), the results table's
-    when the number of hits changes. Neither changes the widget's own size here, so the
-    request is dropped; the virtual size itself is still updated (scrolling uses it).
-    """
-
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        return super().refresh(  # type: ignore[misc, no-any-return]
-            *regions, repaint=repaint, layout=False, recompose=recompose
-        )
-
-
-class QueryInput(_FixedSize, Input):
-    """The query box (one line, its width fixed by the screen).
-
-    Its repaint for a key that edits the query waits for that key's results (the screen
-    lets go, or ``HOLD`` runs out): Textual draws a screen at most once a frame period, so
-    the key's echo drawn alone first would put its results a frame period later. Only this
-    box waits; the rest of the screen draws as usual."""
-
-    _held = False
-    _missed = False
-    _hold_timer: Timer | None = None
-
-    def on_key(self, event: events.Key) -> None:
-        # (before Input's own handling of the key, which repaints the box)
-        if event.is_printable or event.key in EDITING_KEYS:
-            self._held = True
-            if self._hold_timer is not None:
-                self._hold_timer.stop()
-            self._hold_timer = self.set_timer(HOLD, self.let_go, name="search-hold")
-
-    def let_go(self) -> None:
-        """Repaint the box now if it was asked meanwhile."""
-        if self._hold_timer is not None:
-            self._hold_timer.stop()
-            self._hold_timer = None
-        if self._held:
-            self._held = False
-            if self._missed:
-                self._missed = False
-                self.refresh()
-
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        if self._held and not recompose:
-            self._missed = True
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-
-class ResultsTable(_FixedSize, VirtualTable):
-    """The hits: a new answer repaints the rows in place. The scrollbar's gutter is always
-    there, so the width of the rows does not depend on their number."""
-
-    DEFAULT_CSS = """
-    ResultsTable { overflow-y: scroll; }
-    """
-
-
-class SearchScreen(Screen[None]):
+class SearchScreen(EvidenceFilter, Screen[None]):
     """Fuzzy search across every record of the workspace."""
 
     SHOWS = EVERY_KIND
@@ -210,6 +98,13 @@ class SearchScreen(Screen[None]):
         Binding("ctrl+l", "focus_query", "Query", id="search.focus_query"),
     ]
 
+    class Answered(Message):
+        """A query's results, posted by the search thread."""
+
+        def __init__(self, seq: int, result: SearchResult, typed: bool) -> None:
+            super().__init__()
+            self.seq, self.result, self.typed = seq, result, typed
+
     def __init__(self, index: WorkspaceIndex, query: str = "") -> None:
         super().__init__()
         self.index = index
@@ -232,10 +127,6 @@ class SearchScreen(Screen[None]):
         #: no cycle collection in a keystroke's frame: it waits for a pause in the typing
         self._collection = HeldCollection()
         self._collect_timer: Timer | None = None
-        #: record id → its ``evidence:`` value, once checked (read by the search thread)
-        self._evidence: dict[str, str] | None = None
-        #: the evidence was checked since the screen opened or the workspace last changed
-        self._evidence_asked = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -347,14 +238,14 @@ class SearchScreen(Screen[None]):
         if not self._my_turn():
             return  # a newer query came first
         try:
-            query = self._with_evidence(text)
+            query = self.with_evidence(text)
             if query is None:
                 return  # the evidence is being checked: searched again when it is in
             result = self.search.search(query, LIMIT, count=count)
         finally:
             self._searching.release()
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.show_results, seq, result, typed=not count)
+            self.post_message(self.Answered(seq, result, typed=not count))
 
     def _next_later(self) -> None:
         """A typed query's results are in: unless a key follows at once, make what the
@@ -373,47 +264,8 @@ class SearchScreen(Screen[None]):
         finally:
             self._searching.release()
 
-    def _with_evidence(self, text: str) -> str | Query | None:
-        """``text`` as the search takes it: with an ``evidence:`` filter, the records it
-        stands for (``None`` while they are first being checked). In the search thread."""
-        query = evidence_query(text)
-        if query is None:
-            return text
-        if not self._evidence_asked:
-            self._evidence_asked = True
-            self.app.call_from_thread(self.check_evidence)
-        values = self._evidence
-        if values is None:
-            known = evidence_for(self.index).states  # checked for the sessions list, maybe
-            if known is None:
-                self.app.call_from_thread(self._status_text, "checking evidence…")
-                return None
-            values = self._evidence = known.record_values()
-        return with_evidence(query, values)
-
-    @work(thread=True, exclusive=True, group="search-evidence", exit_on_error=False)
-    def check_evidence(self) -> None:
-        """Every report's evidence state (cached; transcripts read where a report or its
-        transcript changed): a thread."""
-        worker = get_current_worker()
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if self._evidence is None and (now - last >= 0.1 or done == total):
-                last = now
-                self.app.call_from_thread(
-                    self._status_text, f"checking evidence… {done}/{total} reports"
-                )
-
-        states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
-        if states is not None and not worker.is_cancelled:
-            self.app.call_from_thread(self.got_evidence, states)
-
-    def got_evidence(self, states: EvidenceStates) -> None:
-        self._evidence = states.record_values()
-        self.rerun()
+    def on_search_screen_answered(self, event: Answered) -> None:
+        self.show_results(event.seq, event.result, event.typed)
 
     def show_results(self, seq: int, result: SearchResult, typed: bool = False) -> None:
         if seq != self._seq:
@@ -464,63 +316,11 @@ class SearchScreen(Screen[None]):
         )
 
     def _show_count(self, result: SearchResult) -> None:
-        status = self.query_one("#search-status", Static)
-        about = "" if result.exact else "about "
-        if result.query is None or not result.query.has_text:
-            what = "most recurring first"
-        else:
-            what = "best first"
-        status.update(  # one line, always: no layout of the screen
-            layout=False,
-            content=Content.assemble(
-                Content(f"{about}{result.total} match{'es' if result.total != 1 else ''}"),
-                Content.styled(
-                    f" · {len(result.hits)} shown, {what} · {result.elapsed * 1000:.0f} ms",
-                    "$text-muted",
-                ),
-            ),
-        )
+        # one line, always: no layout of the screen
+        self.query_one("#search-status", Static).update(count_line(result), layout=False)
 
     def row(self, hit: Hit) -> Row:
-        """A hit's line: only its title is made for each query; the other cells are the
-        same ``Content`` each time they show the same text (made once, drawn once)."""
-        project = self.project_of(hit)
-        state = self.state_of(hit)
-        return (
-            hit_key(hit),
-            (
-                _cell(KIND_LABELS.get(hit.kind, hit.kind), "$text-secondary"),
-                hit_title(hit),
-                _cell(f"×{hit.count}", "bold $warning") if hit.count > 1 else "",
-                _cell(state, STATE_STYLES.get(state, "")) if state else "",
-                _cell(short_project(project), "") if project else "",
-                _cell(hit.record.date[:10], ""),
-            ),
-        )
-
-    def project_of(self, hit: Hit) -> str:
-        """The record's project, or its session's (a KPT report names none: its session's
-        summary or lessons do — what ``project:`` filters on)."""
-        rec = hit.record
-        if rec.project:
-            return rec.project
-        index = self.search.index
-        if index is None or not rec.session_id:
-            return ""
-        return index.sessions.get(rec.session_id, ("", ""))[0]
-
-    def state_of(self, hit: Hit) -> str:
-        """The review state of a KPT item (``promoted`` when approved and promoted) or a
-        proposal; ``""`` for anything else."""
-        rec = hit.record
-        if rec.kind in SECTIONS:
-            st = self.index.ledger.state(self.index.located_key(rec.id, rec.path))
-            return "promoted" if st.state == "approved" and st.promoted else st.state
-        if rec.kind == "proposal":
-            for facet in rec.facets:
-                if facet.startswith("status="):
-                    return facet.partition("=")[2]
-        return ""
+        return hit_row(hit, hit_project(hit, self.search.index), hit_state(hit, self.index))
 
     # -- the preview --------------------------------------------------------------
 
@@ -552,46 +352,18 @@ class SearchScreen(Screen[None]):
         if hit is None:
             preview.update(Content.styled("No record.", "$text-muted"))
             return
-        rec = hit.record
-        terms = list(self.result.query.terms) if self.result and self.result.query else []
-        parts: list[Content] = [
-            Content.assemble(
-                Content.styled(KIND_LABELS.get(rec.kind, rec.kind), "bold $text-secondary"),
-                Content("  "),
-                literal(
-                    self.index.located_key(rec.id, rec.path) if rec.kind in SECTIONS else rec.id,
-                    "bold",
-                ),
-            ),
-            literal(f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}", "$text-muted"),
-        ]
-        state = self.state_of(hit)
-        facets = [f for f in rec.facets if not (state and f.startswith("status="))]
-        meta = [x for x in (rec.date, self.project_of(hit), state, *facets) if x]
-        if meta:
-            parts.append(literal(" · ".join(meta), "$text-muted"))
-        if hit.count > 1:
-            parts.append(
-                Content.styled(
-                    f"recorded {hit.count} times (near-identical records are one hit)", "$warning"
-                )
+        rec, index = hit.record, self.search.index
+        preview.update(
+            hit_preview(
+                hit,
+                name=self.index.located_key(rec.id, rec.path) if rec.kind in SECTIONS else rec.id,
+                where=f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}",
+                project=hit_project(hit, index),
+                state=hit_state(hit, self.index),
+                terms=list(self.result.query.terms) if self.result and self.result.query else [],
+                others=index.group_records(hit, 20) if hit.count > 1 and index else None,
             )
-        parts.append(Content(""))
-        for label, value in zip(rec.fields[::2], rec.fields[1::2], strict=False):
-            parts.append(literal(f"{label}:", "bold $text-primary", keep_newlines=False))
-            for line in value.splitlines() or [""]:
-                parts.append(highlighted(line, highlight_spans(line, terms)))
-        if hit.count > 1 and self.search.index is not None:
-            parts += [Content(""), Content.styled("Also recorded as", "bold")]
-            for other in self.search.index.group_records(hit, 20):
-                if other is not rec:
-                    parts.append(
-                        literal(
-                            f"  {other.date[:10]}  {other.id}  {short_project(other.project)}",
-                            "$text-muted",
-                        )
-                    )
-        preview.update(Content("\n").join(parts))
+        )
 
     # -- moving and opening --------------------------------------------------------
 
@@ -615,17 +387,10 @@ class SearchScreen(Screen[None]):
 
     @on(VirtualTable.Selected, "#search-results")
     def hit_selected(self, event: VirtualTable.Selected) -> None:
-        hit = self.hits.get(event.key)
-        if hit is not None:
-            self.post_message(Open(HitTarget(hit)))
+        self.open_current(event.key)
 
-    def open_current(self) -> None:
-        key = self.query_one("#search-results", VirtualTable).cursor_key
+    def open_current(self, key: str | None = None) -> None:
+        key = key or self.query_one("#search-results", VirtualTable).cursor_key
         hit = self.hits.get(key or "")
         if hit is not None:
             self.post_message(Open(HitTarget(hit)))
-
-    def _status_text(self, text: str) -> None:
-        status = self.query_one("#search-status", Static)
-        status.set_class(False, "-error")
-        status.update(Content.styled(text, "$text-muted"), layout=False)
