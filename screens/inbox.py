@@ -28,6 +28,7 @@ from screens.dialogs.budget_prompt import (
 )
 from screens.dialogs.secret_prompt import confirm_secret_override
 from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.diff_view import DiffView
 from screens.widgets.document import field, heading, label, lines, value_text
 from screens.widgets.keys import HELP
@@ -109,7 +110,7 @@ class InboxScreen(Screen[None]):
             yield VirtualTable(COLUMNS, id="inbox-list")
             with Horizontal(id="inbox-side"):
                 with VerticalScroll(id="inbox-detail-scroll"):
-                    yield Static(id="inbox-detail")
+                    yield WrappedText(id="inbox-detail")
                 yield DiffView(id="inbox-diff")
         yield Footer()
 

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from screens.dialogs.lesson_form import LessonForm
 from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.document import field, lines
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
@@ -119,7 +120,7 @@ class LessonsScreen(Screen[None]):
         with Horizontal():
             yield VirtualTable(COLUMNS, id="lessons-list")
             with VerticalScroll(id="lessons-detail-scroll"):
-                yield Static(id="lessons-detail")
+                yield WrappedText(id="lessons-detail")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -37,7 +37,6 @@ from screens.messages import (
     WriteFailed,
 )
 from screens.sessions import SessionsScreen
-from screens.widgets import cjk_wrap
 from store.check.secrets import warm_up
 from store.config import Config
 from store.index.parallel import start_helpers
@@ -109,7 +108,6 @@ class HurikaeriApp(App[None]):
         super().__init__()
         check_config(workspace.config, self.available_themes, self.BINDINGS)
         start_helpers()  # before Textual captures standard error: see its docstring
-        cjk_wrap.install()  # Japanese, Chinese and Korean text wraps by character
         self.workspace = workspace
         self.index = WorkspaceIndex(workspace)
         self.watch_files = watch

@@ -34,6 +34,7 @@ from textual.worker import get_current_worker
 
 from screens.messages import EVERY_KIND, HitTarget, Open, ReviewChanged, WorkspaceChanged
 from screens.search.evidence import EvidenceFilter
+from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.fixed_size import QueryInput, ResultsTable
 from screens.widgets.hits import (
     COLUMNS,
@@ -135,7 +136,7 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         with Horizontal(id="search-panes"):
             yield ResultsTable(COLUMNS, id="search-results")
             with VerticalScroll(id="search-preview-scroll"):
-                yield Static(id="search-preview")
+                yield WrappedText(id="search-preview")
         yield Footer()
 
     def on_mount(self) -> None:

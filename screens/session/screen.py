@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, WorkspaceChanged
 from screens.session.review_keys import ReviewKeys
+from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.document import lessons_view, report_overview, session_head, summary_view
 from screens.widgets.evidence_marks import metrics_comparison
 from screens.widgets.keys import HELP
@@ -86,16 +87,16 @@ class SessionScreen(ReviewKeys):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="session-head")
+        yield WrappedText(id="session-head")
         with TabbedContent(id="tabs", initial="review"):
             with TabPane("Items (1)", id="review"):
                 yield self.pane
             with TabPane("Report (2)", id="report"), VerticalScroll():
-                yield Static(id="report-view")
+                yield WrappedText(id="report-view")
             with TabPane("Summary (3)", id="summary"), VerticalScroll():
-                yield Static(id="summary-view")
+                yield WrappedText(id="summary-view")
             with TabPane("Lessons (4)", id="lessons"), VerticalScroll():
-                yield Static(id="lessons-view")
+                yield WrappedText(id="lessons-view")
             with TabPane("Transcript (5)", id="transcript"):
                 yield Vertical(id="transcript-pane")
         yield Footer()

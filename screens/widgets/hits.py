@@ -18,7 +18,8 @@ from .table_rows import Column, Row
 
 if TYPE_CHECKING:
     from store.index.workspace_index import WorkspaceIndex
-    from store.search.facade import Hit, SearchIndex, SearchRecord, SearchResult
+    from store.search.engine import Engine
+    from store.search.facade import Hit, SearchRecord, SearchResult
 
 HIGHLIGHT = "bold underline $accent"
 SNIPPET_DASH = "  — "
@@ -109,7 +110,7 @@ def hit_row(hit: Hit, project: str, state: str) -> Row:
     )
 
 
-def hit_project(hit: Hit, index: SearchIndex | None) -> str:
+def hit_project(hit: Hit, index: Engine | None) -> str:
     """The record's project, or its session's (a KPT report names none: its session's
     summary or lessons do — what ``project:`` filters on)."""
     rec = hit.record

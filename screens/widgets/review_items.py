@@ -21,6 +21,7 @@ from store.ledger import item_key
 from store.models.kpt import SECTION_TITLES, KptItem
 from store.review.items import missing_id
 
+from .cjk_wrap import WrappedText
 from .document import item_detail, label, state_content
 from .evidence_marks import evidence_detail, evidence_mark
 from .literal import literal
@@ -64,7 +65,7 @@ class ReviewItems(Horizontal):
     def compose(self) -> ComposeResult:
         yield VirtualTable(ITEM_COLUMNS, id="items")
         with VerticalScroll(id="item-detail-scroll"):
-            yield Static(id="item-detail")
+            yield WrappedText(id="item-detail")
 
     def show_items(self, s: Session | None, start: str | None = None) -> bool:
         """Show the session's items; ``True`` when the cursor could move to ``start``."""

@@ -30,6 +30,7 @@ from store.index.transcript_locator import TranscriptLocator
 from store.read.transcript import Transcript, TranscriptReader, full_text, scan_for
 from store.workspace import Workspace
 
+from .cjk_wrap import WrappedText
 from .literal import literal
 from .table_rows import Cell
 from .transcript_cells import COLUMNS, holds, row_cells, row_detail, status_line
@@ -131,7 +132,7 @@ class TranscriptView(Vertical, can_focus=False):
         yield Input(placeholder="go to turn N (Enter)", id="transcript-goto", type="integer")
         yield VirtualTable(COLUMNS, id="transcript-rows")
         with VerticalScroll(id="transcript-detail-scroll"):
-            yield Static(id="transcript-detail")
+            yield WrappedText(id="transcript-detail")
 
     def on_mount(self) -> None:
         self.load()
@@ -351,9 +352,9 @@ class TranscriptView(Vertical, can_focus=False):
         else:
             self.notify("Not found in the transcript.", timeout=2)
 
-    def _to_match(self, step: int, *, inclusive: bool = False) -> bool:
+    def _to_match(self, step: int, *, inclusive: bool = False) -> None:
         if not self.matches:
-            return False
+            return
         now = self.table.cursor_row
         if step > 0:
             after = [i for i in self.matches if i > now or (inclusive and i == now)]
@@ -363,7 +364,6 @@ class TranscriptView(Vertical, can_focus=False):
             target = before[-1] if before else self.matches[-1]
         self.table.cursor_row = target
         self.table.scroll_to_cursor()
-        return True
 
     def action_next_match(self) -> None:
         self._to_match(+1)
@@ -386,9 +386,7 @@ class TranscriptView(Vertical, can_focus=False):
 
     def _open_input(self) -> Input | None:
         focused = self.screen.focused
-        if isinstance(focused, Input) and focused.parent is self:
-            return focused
-        return None
+        return focused if isinstance(focused, Input) and focused.parent is self else None
 
     def action_close_input(self) -> None:
         box = self._open_input()

@@ -267,12 +267,7 @@ def private_uses(root: Path) -> list[str]:
 
 #: Uses with no public way yet, each named (file and use, no line number) with why. The
 #: test fails on any other use, and on an entry here that is gone (delete it then).
-NOT_YET = {
-    # Textual and Rich wrap text at spaces only and offer no hook for other break
-    # opportunities: CJK text wrapping by character sets their chunk patterns
-    "screens/widgets/cjk_wrap.py: from rich import _wrap",
-    "screens/widgets/cjk_wrap.py: from textual import _wrap",
-}
+NOT_YET: set[str] = set()
 
 
 def test_no_private_name_of_another_package_is_used() -> None:
