@@ -565,12 +565,15 @@ async def watch_workspace(
     debounce_ms: int = 50,
     step_ms: int = 25,
     force_polling: bool | None = None,
+    started: asyncio.Event | None = None,
 ) -> AsyncIterator[list[Change]]:
     """Yield the document changes of the workspace, batch by batch, sorted by path.
 
     Covers every location, plus ``ledger.jsonl`` in the state directory. While the root does
     not exist it is looked for every half second; whatever it holds when it appears is
     reported as added. Ends when ``stop_event`` is set or the task is cancelled.
+    ``started`` is set once the watches are in place (or the missing root is looked for):
+    every change made from then on is reported.
     """
     if stop_event is not None and stop_event.is_set():
         return
@@ -591,6 +594,8 @@ async def watch_workspace(
                     watchers = None
                 pending.update(await asyncio.to_thread(state.reconcile, None))
                 first = False  # what the root holds once it appears is new
+                if started is not None:
+                    started.set()
                 if pending:
                     yield _sorted(pending)
                     pending = {}
@@ -611,6 +616,8 @@ async def watch_workspace(
                 first = False
             else:
                 pending.update(await asyncio.to_thread(state.reconcile, plan))
+            if started is not None:
+                started.set()
             replan = False
             while not replan:
                 if polling:

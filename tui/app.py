@@ -113,6 +113,8 @@ class HurikaeriApp(App[None]):
         self.watch_files = watch
         self.own_writes = OwnWrites()
         self.loaded = asyncio.Event()
+        #: set once the watcher is in place: every change on disk from then on is seen
+        self.watching = asyncio.Event()
         self._stop_watch = asyncio.Event()
         self._save_timer: Timer | None = None
         self._theme_timer: Timer | None = None
@@ -221,7 +223,10 @@ class HurikaeriApp(App[None]):
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def watch_workspace_files(self) -> None:
         async for batch in watch_workspace(
-            self.workspace, stop_event=self._stop_watch, own_writes=self.own_writes
+            self.workspace,
+            stop_event=self._stop_watch,
+            own_writes=self.own_writes,
+            started=self.watching,
         ):
             await self.apply_changes({c.path for c in batch})
 

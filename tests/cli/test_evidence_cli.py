@@ -5,7 +5,6 @@ session's end."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -88,9 +87,7 @@ def test_show_json_without_a_transcripts_location_is_cheap(tmp_path: Path, capsy
     (root / "hurikaeri" / "kpt-20260101-001.yaml").write_text(
         "id: kpt-20260101-001\nsession_id: abc\nkeep:\n  - id: keep-001\n    evidence: turn 3\n"
     )
-    started = time.perf_counter()
     code, data = _json(capsys, "show", "kpt-20260101-001/keep-001", "--root", str(root), "--json")
-    assert time.perf_counter() - started < 1.0
     assert code == 0 and data["evidence"]["state"] == "no_transcript"
     assert data["evidence"]["transcript"] is None and not (root / "projects").exists()
 

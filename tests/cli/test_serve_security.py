@@ -40,6 +40,7 @@ class Served:
     port: int
     proc: subprocess.Popen[str]
     output: list[str]
+    lines: queue.Queue[str]  # each line once it is in ``output``
 
     @property
     def base(self) -> str:
@@ -86,7 +87,7 @@ def start_serve(root: Path, port: int, env: dict[str, str]) -> Served:
         except queue.Empty:
             continue
         if m := URL_LINE.search(line):
-            return Served(m.group(1), m.group(2), port, proc, output)
+            return Served(m.group(1), m.group(2), port, proc, output, lines)
     stop(proc)
     raise AssertionError(f"no URL with a token printed; output: {''.join(output)!r}")
 
@@ -154,7 +155,9 @@ def test_prints_url_with_token_on_loopback(served: Served) -> None:
     assert len(served.token) >= 32
     log = "".join(served.output)
     run(_get(served.url))
-    time.sleep(0.3)
+    # its access-log line comes once it is answered: the line the token would be in
+    while '"GET /?token=' not in "".join(served.output)[len(log) :]:
+        served.lines.get(timeout=STARTUP_TIMEOUT)
     assert served.token not in "".join(served.output)[len(log) :], "token leaked to the log"
 
 

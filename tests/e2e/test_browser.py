@@ -132,9 +132,8 @@ def test_browser_mode(server: str, tmp_path: Path) -> None:
             page.goto(server, timeout=30000)
             page.wait_for_selector("canvas.xterm-text-layer", timeout=30000)
             blank = page.screenshot()
-            home = _wait_for_change(page, blank)
-            time.sleep(3)  # the workspace loads in a worker, then the list fills
-            home = page.screenshot()
+            drawn = _wait_for_change(page, blank)
+            home = _wait_for_change(page, drawn)  # the workspace loads, then the list fills
             (tmp_path / "home.png").write_bytes(home)
             page.click("canvas.xterm-cursor-layer")
             page.keyboard.press("Shift+S")  # the statistics screen

@@ -31,6 +31,8 @@ versions = [("a: " + "x" * 5000 + "\n").encode(), ("b: " + "y" * 9000 + "\n").en
 for i in itertools.count():
     atomic_write(doc, versions[i % 2], current_stamp(doc), guard=lambda p: None)
     decide(ledger, f"kpt-1/item-{i}", "approve")
+    if i == 0:
+        print("wrote", flush=True)
 """
 
 
@@ -41,8 +43,12 @@ def test_sigkill_during_writes(tmp_path: Path) -> None:
     rng = random.Random(7)
     kills = 0
     for _ in range(25):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], cwd=REPO)
-        time.sleep(0.3 + rng.random() * 0.4)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path)], cwd=REPO, stdout=subprocess.PIPE
+        )
+        # killed at a random moment of its writes (after its first, however slow the start)
+        assert proc.stdout is not None and proc.stdout.readline() == b"wrote\n"
+        time.sleep(rng.random() * 0.4)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += 1

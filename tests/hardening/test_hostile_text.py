@@ -13,7 +13,7 @@ from screens.lessons import LessonsScreen
 from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from screens.stats import StatsScreen
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, settled, until
 
 HOSTILE = [
     "[bold red]markup[/]",
@@ -93,13 +93,16 @@ async def test_screens_show_hostile_text_literally(demo_root: Path, open_screen)
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.push_screen(open_screen(app))
-        await pilot.pause(0.5)
+        screen = open_screen(app)
+        app.push_screen(screen)
+        await until(pilot, lambda: app.screen is screen)
+        await settled(pilot)
         for key in ("down", "down", "tab", "down", "enter", "escape"):
             if not app.is_running:
                 break
             await pilot.press(key)
-            await pilot.pause(0.05)
+            if app.is_running:
+                await settled(pilot)
         assert app.is_running, "a hostile [@click=app.quit] must not quit the app"
         shot = _dump(app)
         assert "\x1b]8" not in shot and "\u202e" not in shot

@@ -5,15 +5,14 @@ every character of it and ran to the word's end each time (80,000 characters: a 
 megabyte: never), and the word-boundary checks called ``str.find`` once per occurrence of a
 term inside a word, each call costing the term's length. These properties count the work
 instead of timing it — what the text passes produce and how much text they are handed — and
-keep one generous time limit (an alarm: the regex engine checks for signals) so that a
-return to quadratic fails at once instead of hanging.
+keep one generous limit of CPU time (an alarm: the regex engine checks for signals) so
+that a return to quadratic fails at once instead of hanging.
 """
 
 from __future__ import annotations
 
 import re
 import signal
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from functools import wraps
@@ -114,18 +113,19 @@ def build(*records: SearchRecord) -> SearchIndex:
 
 @contextmanager
 def within(seconds: float) -> Iterator[None]:
-    """Fail when the block runs longer than ``seconds`` (generous: a sanity limit)."""
+    """Fail when the block takes more than ``seconds`` of this process's CPU time
+    (generous: a sanity limit; CPU time, so a loaded machine does not trip it)."""
 
     def expired(_signum: int, _frame: Any) -> None:
-        raise TimeoutError(f"took more than {seconds} s: is a text pass quadratic again?")
+        raise TimeoutError(f"took more than {seconds} s of CPU: is a text pass quadratic again?")
 
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    old = signal.signal(signal.SIGVTALRM, expired)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, old)
 
 
 @contextmanager
@@ -265,7 +265,6 @@ def test_a_megabyte_word_indexes_and_searches_in_seconds() -> None:
     shapes = ["a", "ab12", "a.b-c_d/e", "漢字かな", "a\u200b", "e\u0301", "aé漢-1_", "ｶﾞß-"]
     for unit in shapes:
         word = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
-        start = time.perf_counter()
         with uncapped(), within(10):
             index = build(
                 record("ll-ai-20260101-001", "huge word", word),
@@ -273,7 +272,6 @@ def test_a_megabyte_word_indexes_and_searches_in_seconds() -> None:
             )
             for query in [word[:3], word[:50], word[:100_000], "rate", "x-y", "huge"]:
                 index.search(query, 20)
-        assert time.perf_counter() - start < 10, unit
 
 
 # -- the same answers as before, on small text ----------------------------------------------

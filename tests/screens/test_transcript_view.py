@@ -38,7 +38,7 @@ async def _ready(app: Host, pilot) -> TranscriptView:  # type: ignore[no-untyped
     from textual.worker import WorkerState
 
     running = (WorkerState.PENDING, WorkerState.RUNNING)
-    await until(pilot, lambda: not any(w.state in running for w in app.workers), 30)
+    await until(pilot, lambda: not any(w.state in running for w in app.workers))
     await pilot.pause()
     return app.query_one(TranscriptView)
 

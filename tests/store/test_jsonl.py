@@ -242,6 +242,19 @@ def test_lock_waits_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert p.read_bytes() == data
 
 
+def _until_opened_twice(path: Path) -> None:
+    """Wait until a thread of this process has ``path`` open beside the test's own
+    descriptor (it then waits for the lock the test holds); polled, bounded by a count."""
+    for _ in range(100_000):
+        fds = Path("/proc/self/fd")
+        opened = sum(1 for fd in fds.iterdir() if os.path.realpath(fd) == os.path.realpath(path))
+        if opened >= 2:
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"{path} was never opened")
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_a_writer_that_waited_for_the_lock_follows_a_replaced_file(tmp_path: Path) -> None:
     import fcntl
     import threading
@@ -254,7 +267,7 @@ def test_a_writer_that_waited_for_the_lock_follows_a_replaced_file(tmp_path: Pat
         target=append_bytes, args=(p, b'{"id": "new"}\n'), kwargs={"guard": anywhere}
     )
     t.start()
-    time.sleep(0.2)
+    _until_opened_twice(p)
     (tmp_path / "next").write_bytes(b'{"id": "b"}\n')
     os.replace(tmp_path / "next", p)
     os.close(holder)
@@ -262,6 +275,7 @@ def test_a_writer_that_waited_for_the_lock_follows_a_replaced_file(tmp_path: Pat
     assert p.read_bytes() == b'{"id": "b"}\n{"id": "new"}\n'  # not lost in the old file
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
 def test_readers_never_see_a_rewrite_half_done(tmp_path: Path) -> None:
     import fcntl
     import threading
@@ -275,7 +289,7 @@ def test_readers_never_see_a_rewrite_half_done(tmp_path: Path) -> None:
     got: list[bytes] = []
     t = threading.Thread(target=lambda: got.append(read_regular(p, 1000)[0]))
     t.start()
-    time.sleep(0.2)
+    _until_opened_twice(p)
     assert got == []  # waits for the writer
     os.pwrite(holder, b"all done\n", 0)
     os.close(holder)

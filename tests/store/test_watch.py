@@ -40,6 +40,7 @@ class Watching:
         # a probe's batch comes a step after it: writing the next one sooner delays it
         self.probe_wait = 2 * options.get("step_ms", 25) / 1000 + 0.01
         self.stop = asyncio.Event()
+        self.started = asyncio.Event()
         self.batches: list[list[Change]] = []
         self._read = 0
         self._arrived = asyncio.Event()
@@ -47,7 +48,9 @@ class Watching:
 
     async def _consume(self, options: dict[str, Any]) -> None:
         try:
-            async for batch in watch_workspace(self.ws, stop_event=self.stop, **options):
+            async for batch in watch_workspace(
+                self.ws, stop_event=self.stop, started=self.started, **options
+            ):
                 self.batches.append(batch)
                 self._arrived.set()
         finally:
@@ -95,7 +98,7 @@ class Watching:
         New files, not rewrites: a poller misses rewrites within the same second. The
         probes' changes are left out of what :meth:`until` returns.
         """
-        await asyncio.sleep(0.01)  # the watcher's own start-up
+        await asyncio.wait_for(self.started.wait(), TIMEOUT)  # the watcher's own start-up
         for n in range(int(TIMEOUT / self.probe_wait)):
             (self.probes / f"probe-{n}.yaml").write_text("probe: true\n")
             try:
@@ -312,7 +315,7 @@ async def test_a_root_created_later_is_waited_for(
     ws = Workspace(tmp_path / "later")
     report = ws.root / "hurikaeri/kpt-20260101-001.yaml"
     async with watching(ws, ready=False) as w:
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(w.started.wait(), TIMEOUT)  # looking for the root
         assert not w.task.done()
         report.parent.mkdir(parents=True)
         report.write_text("id: kpt-20260101-001\n")
@@ -363,7 +366,7 @@ async def test_the_stop_event_ends_the_generator(ws: Workspace) -> None:
 
 async def test_a_stop_event_set_while_waiting_for_the_root_ends_it(tmp_path: Path) -> None:
     w = Watching(Workspace(tmp_path / "missing"))
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(w.started.wait(), TIMEOUT)  # looking for the root
     w.stop.set()
     await asyncio.wait_for(w.task, TIMEOUT)
     assert w.batches == []

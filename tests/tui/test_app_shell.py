@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList
 from textual.widgets import OptionList, TextArea
 
 import tui.app
 from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from store.config import Config
-from tests.tui.helpers import ready
+from tests.tui.helpers import ready, settled, until
 from tui.app import create_app
 
 
@@ -38,7 +39,9 @@ async def test_command_palette_runs_our_commands(demo_root: Path) -> None:
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"problems")
-        await pilot.pause(0.5)
+        commands = app.screen.query_one(CommandList)
+        await until(pilot, lambda: commands.highlighted is not None)
+        await settled(pilot)  # every provider has answered
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)

@@ -37,13 +37,13 @@ async def _changed(pilot: Pilot[None], claude: Path, text: str) -> ChangesScreen
     app = pilot.app
     index = claude.parent / ".hurikaeri" / "reviewed" / "index.json"
     await ready(pilot)
-    await until(pilot, index.exists, timeout=20)
+    await until(pilot, index.exists)
     claude.write_text(text)
     await pilot.press("W")
     await until(pilot, lambda: isinstance(app.screen, ChangesScreen))
     screen = app.screen
     assert isinstance(screen, ChangesScreen)
-    await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+    await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"])
     return screen
 
 
@@ -52,7 +52,7 @@ async def test_a_change_shows_live_and_is_kept_then_reverted(tmp_path: Path) -> 
     app = make_app(root, watch=True)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
-        await until(pilot, index.exists, timeout=20)  # the first start, taken silently
+        await until(pilot, index.exists)  # the first start, taken silently
         await pilot.press("W")
         await pilot.pause()
         screen = app.screen
@@ -60,16 +60,16 @@ async def test_a_change_shows_live_and_is_kept_then_reverted(tmp_path: Path) -> 
         table = screen.query_one("#changes-list", VirtualTable)
         await until(pilot, lambda: "Changes since your last review: 0" in str(table.border_title))
         claude.write_text(TEXT + "- two\n")  # an agent writes while the app is open
-        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"])
         await until(pilot, lambda: "1 changed file ·" in app.sub_title)
         await pilot.press("a")
-        await until(pilot, lambda: not screen.changes and app.changed_count == 0, timeout=20)
+        await until(pilot, lambda: not screen.changes and app.changed_count == 0)
         assert "changed file" not in app.sub_title
         claude.write_text(TEXT + "- three\n")
-        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"])
         await pilot.press("r")
-        await until(pilot, lambda: claude.read_text() == TEXT + "- two\n", timeout=20)
-        await until(pilot, lambda: not screen.changes, timeout=20)
+        await until(pilot, lambda: claude.read_text() == TEXT + "- two\n")
+        await until(pilot, lambda: not screen.changes)
 
 
 async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
@@ -82,7 +82,7 @@ async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
     index = demo_root / ".hurikaeri" / "reviewed" / "index.json"
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
-        await until(pilot, index.exists, timeout=20)
+        await until(pilot, index.exists)
         w = TranscriptWriter(sid)
         w.user("read the rules").assistant(
             "Reading.", [("Read", {"file_path": "CLAUDE.md"}, "…", False)]
@@ -96,15 +96,15 @@ async def test_enter_opens_the_transcript_at_the_turn_that_made_the_change(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ChangesScreen)
-        await until(pilot, lambda: "CLAUDE.md" in screen.changes, timeout=20)
+        await until(pilot, lambda: "CLAUDE.md" in screen.changes)
         source = screen.changes["CLAUDE.md"].source
         assert source is not None and (source.session, source.turn) == (sid, 4)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=20)
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         session = app.screen
-        await until(pilot, lambda: bool(session.query(TranscriptView)), timeout=20)
+        await until(pilot, lambda: bool(session.query(TranscriptView)))
         view = session.query_one(TranscriptView)
-        await until(pilot, lambda: view.current_turn() == 4, timeout=20)
+        await until(pilot, lambda: view.current_turn() == 4)
 
 
 async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_both(
@@ -118,22 +118,22 @@ async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_bot
         fake_editor("- a typo hre\n", "- a typo here\n")
         await pilot.press("E")
         mine = (TEXT + "- two\n- a typo here\n").encode()
-        await until(pilot, lambda: claude.read_bytes() == mine, timeout=20)
-        await until(pilot, lambda: not screen.changes and app.changed_count == 0, timeout=20)
+        await until(pilot, lambda: claude.read_bytes() == mine)
+        await until(pilot, lambda: not screen.changes and app.changed_count == 0)
         after = index.read_bytes()
         assert after != before
         await pilot.press("u")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: claude.read_bytes() == agents, timeout=20)
+        await until(pilot, lambda: claude.read_bytes() == agents)
         assert index.read_bytes() == before
-        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"], timeout=20)
+        await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"])
         app.action_redo()
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: claude.read_bytes() == mine, timeout=20)
+        await until(pilot, lambda: claude.read_bytes() == mine)
         assert index.read_bytes() == after
-        await until(pilot, lambda: not screen.changes, timeout=20)
+        await until(pilot, lambda: not screen.changes)
 
 
 async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
@@ -156,6 +156,6 @@ async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
         monkeypatch.setattr(app, "notify", lambda message, **kw: told.append(str(message)))
         await pilot.press("E")
         refused = f"Not done: Edited and kept CLAUDE.md — {claude}: "
-        await until(pilot, lambda: any(m.startswith(refused) for m in told), timeout=20)
+        await until(pilot, lambda: any(m.startswith(refused) for m in told))
         assert claude.read_text() == "meanwhile\n" and index.read_bytes() == before
         await until(pilot, lambda: screen.changes["CLAUDE.md"].current == b"meanwhile\n", 20)

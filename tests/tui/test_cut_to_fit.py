@@ -37,7 +37,7 @@ async def test_target_paths_keep_their_file_names(demo_root: Path, size: tuple[i
         await until(pilot, lambda: isinstance(app.screen, TargetsScreen))
         screen = app.screen
         assert isinstance(screen, TargetsScreen)
-        await until(pilot, lambda: screen.report is not None, timeout=20)
+        await until(pilot, lambda: screen.report is not None)
         table = screen.query_one("#targets-list", VirtualTable)
         await until(pilot, lambda: table.row_count == 8)
         rows = [line for line in drawn(table)[1:] if line.strip()]  # under the header

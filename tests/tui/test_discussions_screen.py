@@ -16,7 +16,7 @@ from store.check.files import lint_file
 from store.models import KptReport, Proposal
 from store.read.loader import load_file
 from tests.conftest import DEMO
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, settled, until
 
 RATE = "discussions/rate-limit-review/2026-11-07-codex-review.md"
 ROUND2 = "discussions/auth-token-strategy/2026-11-03-codex-round2.md"
@@ -215,7 +215,8 @@ async def test_empty_workspace(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         app.push_screen(DiscussionsScreen(app.index))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: isinstance(app.screen, DiscussionsScreen))
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, DiscussionsScreen)
         assert "No discussions here yet" in _text(screen, "#disc-head")
@@ -242,7 +243,7 @@ def _snap(rel: str, *keys: str):  # type: ignore[no-untyped-def]
         await until(pilot, lambda: bool(screen.query_one("#disc-body", Markdown).source))
         for key in keys:
             await pilot.press(key)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     return run_before
 

@@ -35,7 +35,7 @@ async def test_enter_on_a_kept_row_opens_it_once_read(
         wanted = table.cursor_key  # type: ignore[attr-defined]
         assert wanted and not app.index.sessions
         release.set()
-        await until(pilot, lambda: isinstance(app.screen, SessionScreen), timeout=30)
+        await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         assert app.screen.session_key == wanted  # type: ignore[attr-defined]
         await ready(pilot)  # the session drawn before the app closes
 

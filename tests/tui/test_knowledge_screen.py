@@ -12,7 +12,7 @@ from textual.widgets.tree import TreeNode
 from screens.dialogs.confirm import ConfirmScreen
 from screens.knowledge import KnowledgeScreen
 from tests.conftest import DEMO
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, settled, until
 from tui.app import HurikaeriApp
 
 KB = Path("knowledge_base")
@@ -324,7 +324,7 @@ def _snap_open(rel: Path):  # type: ignore[no-untyped-def]
                 or screen.query_one("#kb-good", Markdown).source
             ),
         )
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     return run_before
 

@@ -10,7 +10,7 @@ from textual.widgets import Markdown, OptionList, Static, TextArea
 from screens.pieces import PiecesScreen
 from screens.widgets.virtual_table import VirtualTable
 from tests.conftest import DEMO, TAKT
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, settled, until
 
 API = "pieces/builtin/api-feature.yaml"
 
@@ -146,7 +146,8 @@ async def test_no_pieces(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         app.push_screen(PiecesScreen(app.index, takt_home=None))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: isinstance(app.screen, PiecesScreen))
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, PiecesScreen)
         assert "No pieces here" in _text(screen, "#piece-head")
@@ -173,7 +174,7 @@ def _snap(rel: str, *keys: str):  # type: ignore[no-untyped-def]
         if "2" in keys:
             md = screen.query_one("#piece-facet-md", Markdown)
             await until(pilot, lambda: bool(md.source))
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     return run_before
 

@@ -14,7 +14,7 @@ from screens.session import SessionScreen
 from screens.widgets.diff_view import DiffView
 from screens.widgets.virtual_table import VirtualTable
 from store.ledger import Ledger
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, until, watching
 
 REPORT = "kpt-20261120-001"
 SESSION = "sid:7d4a9e2c-1b86-4f3d-a5e0-c8b2f6d9e413"
@@ -178,7 +178,7 @@ async def test_live_change_under_an_open_edit_is_announced(demo_root: Path) -> N
     app = make_app(demo_root, watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await _open(pilot, app)
-        await pilot.pause(0.3)
+        await watching(pilot)
         await pilot.press("e")
         await pilot.pause()
         app.screen.query_one("#field-description", TextArea).text = "mine"

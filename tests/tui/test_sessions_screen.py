@@ -13,7 +13,7 @@ from screens import sessions
 from screens.session import SessionScreen
 from screens.sessions import SessionsScreen
 from screens.widgets.virtual_table import VirtualTable
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, until, watching
 
 
 async def test_lists_every_session_unreviewed_first(demo_root: Path) -> None:
@@ -96,7 +96,7 @@ async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path
         table = app.screen.query_one("#sessions", VirtualTable)
         await pilot.press("down", "down", "down")
         key = table.cursor_key
-        await pilot.pause(0.3)  # let the watcher start
+        await watching(pilot)
         (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").write_text(
             "id: kpt-20261121-001\ncreated_at: 2026-11-21T09:00:00+09:00\nsession_id: live-1\n"
             "session_summary: ライブで追加されたレポート\ntask_goals: [x]\noutcome: success\n"
@@ -119,7 +119,7 @@ async def test_a_new_session_at_the_top_comes_into_sight(demo_root: Path) -> Non
         await ready(pilot)
         table = app.screen.query_one("#sessions", VirtualTable)
         first = table.cursor_key
-        await pilot.pause(0.3)  # let the watcher start
+        await watching(pilot)
         (demo_root / "hurikaeri" / "kpt-20261125-001.yaml").write_text(
             "id: kpt-20261125-001\ncreated_at: 2026-11-25T09:00:00+09:00\nsession_id: live-2\n"
             "session_summary: 새 세션\ntask_goals: [x]\noutcome: success\n"
@@ -180,16 +180,16 @@ async def test_the_evidence_filter_checks_reports_only_when_chosen(
             assert table.row_count == 0  # nothing shown as if it had been checked
         finally:
             gate.set()
-        await until(pilot, lambda: table.row_count == 1, 20)
+        await until(pilot, lambda: table.row_count == 1)
         assert (
             table.row_key_at(0) == "sid:92f1c7d3-4a6b-4e85-bc20-7e3d9a15f8c6"
         )  # turns 23-30 of 22
         assert str(table.border_title) == "1 of 33 sessions"
         assert (demo_root / ".hurikaeri" / CACHE_NAME).is_file()
         screen.query_one("#f-evidence", Select).value = "found"
-        await until(pilot, lambda: table.row_count == 3, 20)
+        await until(pilot, lambda: table.row_count == 3)
         screen.query_one("#f-evidence", Select).value = "none"
-        await until(pilot, lambda: table.row_count == 26, 20)
+        await until(pilot, lambda: table.row_count == 26)
         await pilot.press("escape")  # clears every filter
         await until(pilot, lambda: table.row_count == 33)
 

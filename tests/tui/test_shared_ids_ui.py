@@ -10,7 +10,7 @@ from screens.session import SessionScreen
 from screens.widgets.virtual_table import VirtualTable
 from store.located import report_key
 from tests.store.test_shared_report_ids import ALICE, BOB, RID, team_ws, write_report
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import ready, until, watching
 from tui.app import create_app
 from tui.navigate import hit_target
 
@@ -65,10 +65,10 @@ async def test_a_new_authors_reports_show_live(tmp_path: Path) -> None:
     app = create_app(team_ws(root), watch=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.pause(0.3)  # let the watcher start
+        await watching(pilot)
         assert app.index.item_keys(app.index.sessions["sid:s-alice"])[0] == f"{RID}/keep-001"
         write_report(root, "team/carol/hurikaeri/kpt-20260208-001.yaml", "carol")
-        await until(pilot, lambda: "sid:s-carol" in app.index.sessions, 10)
+        await until(pilot, lambda: "sid:s-carol" in app.index.sessions)
         alice = app.index.sessions["sid:s-alice"]
         assert app.index.item_keys(alice)[0] == f"{report_key(RID, ALICE)}/keep-001"
 

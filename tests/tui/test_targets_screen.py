@@ -37,7 +37,7 @@ async def test_targets_screen_lists_targets_and_shows_findings_inline(tmp_path: 
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TargetsScreen)
-        await until(pilot, lambda: screen.report is not None, timeout=20)
+        await until(pilot, lambda: screen.report is not None)
         table = screen.query_one("#targets-list", VirtualTable)
         assert table.row_count == 2
         cells = [str(c) for c in table._rows[0][1]]

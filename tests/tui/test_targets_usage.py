@@ -38,7 +38,7 @@ async def test_targets_show_each_files_rule_usage_and_unused_flags(tmp_path: Pat
 
         assert line().rstrip().endswith("—")  # nothing read yet: nothing claimed
         await pilot.press("U")
-        await until(pilot, lambda: "1/2 ⚑1" in line(), timeout=30)
+        await until(pilot, lambda: "1/2 ⚑1" in line())
         (row,) = [r for r in screen.report.rows if r.path.name == "CLAUDE.md"]
         unused = [f for f in row.findings if f.kind == "unused"]
         assert [f.line for f in unused] == [4] and "unused in the last 20" in unused[0].message
@@ -62,6 +62,6 @@ async def test_rules_no_session_came_after_claim_nothing(tmp_path: Path) -> None
         await until(pilot, lambda: screen.report is not None and table.row_count >= 1)
         first = screen.report
         await pilot.press("U")
-        await until(pilot, lambda: screen.report is not first, timeout=30)  # read, shown
+        await until(pilot, lambda: screen.report is not first)  # read, shown
         assert table.render_line(1).text.rstrip().endswith("—")
         assert "0/2" not in table.render_line(1).text

@@ -18,7 +18,7 @@ from store.config import Config
 from store.ledger import Ledger
 from store.review.items import decide_keys
 from store.workspace import Workspace
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, settled, until, watching
 from tui.app import HurikaeriApp
 
 REPORT = "kpt-20261120-001"
@@ -62,12 +62,13 @@ async def test_another_reviewers_decision_shows_live_with_who_decided(team_root:
         items = screen.query_one("#items", VirtualTable)
         detail = screen.query_one("#item-detail", Static)
         assert items.cursor_key == keep1
-        await pilot.pause(0.3)  # let the watcher start
+        await watching(pilot)
         await pilot.press("a")  # approved here, in my own ledger
         mine = team_root / ".hurikaeri" / "ledger" / f"{ME}.jsonl"
         await until(pilot, lambda: mine.is_file() and "approved" in row_text(items, keep1))
-        await pilot.pause(0.5)
-        assert team_notices(app) == []  # one's own decisions are no news
+        await settled(pilot)
+        assert team_notices(app) == []  # one's own decisions are no news (and Bob's below
+        # is the only one: the watcher reports in order, so mine would come before it)
 
         # Bob rejects the same item on his machine; the sync appends it to his ledger here
         bob = Ledger(team_root / ".hurikaeri", who=BOB)
@@ -123,7 +124,7 @@ async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) 
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.push_screen(SessionScreen(app.index, "sid:s-alice"))
-        await pilot.pause(0.3)  # let the watcher start
+        await watching(pilot)
         screen = app.screen
         assert isinstance(screen, SessionScreen)
         await pilot.press("e")
@@ -135,7 +136,8 @@ async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) 
         # the form says its file was deleted (the person decides), and stays
         await until(pilot, lambda: isinstance(app.screen, ConflictScreen))
         await pilot.press("escape")  # back to editing
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.screen is form)
+        await settled(pilot)
         assert app.screen is form and screen in app.screen_stack
         assert not any("files were removed" in str(n.message) for n in app._notifications)
         await pilot.press("escape")  # asks before dropping what was typed

@@ -30,7 +30,7 @@ async def test_a_promoted_items_detail_shows_its_rules_usage(demo_root: Path) ->
         def shown() -> str:
             return str(screen.query_one("#item-detail").render())
 
-        await until(pilot, lambda: "in use" in shown(), timeout=30)
+        await until(pilot, lambda: "in use" in shown())
         # promoted a moment ago: no session since; its problem is compared with 30 days before
         assert "in use: 0 sessions since written" in shown()
         assert "the problem came back 0 times in 0 reports" in shown()
