@@ -8,8 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from store.tx.agents import AGENT_VARIABLES
+
+# No wall clock in an example's verdict: Hypothesis's default 200 ms deadline and its
+# too-slow check fail examples on a loaded machine (a test's own settings can still set them).
+settings.register_profile("hurikaeri", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("hurikaeri")
 
 # Snapshots and colours must not depend on the developer's terminal.
 os.environ.pop("NO_COLOR", None)

@@ -28,6 +28,7 @@ from tests.conftest import DEMO, REPO
 
 aiohttp = pytest.importorskip("aiohttp")
 pytest.importorskip("textual_serve")
+pytestmark = pytest.mark.slow  # a real server in a subprocess
 
 URL_LINE = re.compile(r"(http://\S+/\?token=(\S+))")
 STARTUP_TIMEOUT = 30.0

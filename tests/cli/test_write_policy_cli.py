@@ -84,6 +84,7 @@ def test_config_before_the_subcommand_is_used(tmp_path: Path, demo_root: Path) -
     assert "home directory" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_approving_a_proposal_shows_the_diff_and_asks(tmp_path: Path, demo_root: Path) -> None:
     _home_dir, env = _home(tmp_path)
     target = demo_root / "knowledge_base/global/skills/duckdb_larger_than_memory.yaml"

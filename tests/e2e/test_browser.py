@@ -119,6 +119,7 @@ def _wait_for_change(page, before: bytes, timeout: float = 20.0) -> bytes:  # ty
     return shot
 
 
+@pytest.mark.slow
 @needs_browser
 def test_browser_mode(server: str, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from store.ledger import Ledger
 from store.review.item_edit import edit_item
 from store.review.items import find_item
@@ -52,6 +54,7 @@ print(n)
 """
 
 
+@pytest.mark.slow
 def test_concurrent_writers(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     lessons = demo_root / "lessons" / "ai" / "lessons.jsonl"
@@ -117,6 +120,7 @@ def _one_object(line: str) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_every_writer_at_once_under_load(tmp_path: Path) -> None:
     """Two agents appending (one reopening the file per line, one a logger keeping it open
     with O_APPEND and writing every 60–200 ms), two hurikaeri processes editing lessons of

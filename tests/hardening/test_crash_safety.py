@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from store.ledger import Ledger
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
@@ -36,6 +38,7 @@ for i in itertools.count():
 """
 
 
+@pytest.mark.slow
 def test_sigkill_during_writes(tmp_path: Path) -> None:
     doc = tmp_path / "doc.yaml"
     doc.write_bytes(b"a: " + b"x" * 5000 + b"\n")
@@ -86,6 +89,7 @@ for i in itertools.count():
 """
 
 
+@pytest.mark.slow
 def test_sigkill_during_jsonl_rewrites_in_place(tmp_path: Path) -> None:
     """A rewrite in place killed at any moment is finished from its redo file: every other
     line stays, the record is whole (old or new), and nothing else is left behind."""

@@ -74,6 +74,7 @@ def _dump(app) -> str:  # type: ignore[no-untyped-def]
     return app.export_screenshot()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "open_screen",
     [

@@ -15,6 +15,7 @@ from tests.hardening.tx_kill_harness import run
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs fork and SIGKILL")
 
 
+@pytest.mark.slow
 def test_killed_at_random_moments_nothing_is_left_half_done(tmp_path: Path) -> None:
     fig = run(tmp_path / "ws", runs=40, seed=16)
     assert fig.problems == [], fig.problems[:10]

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -93,6 +94,7 @@ def _dump(doc: Any, indent: int, offset: int) -> str:
     return buf.getvalue()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(documents, st.sampled_from([(2, 0), (2, 2), (4, 2), (4, 0)]), st.booleans())
 def test_generated_documents_round_trip_byte_identical(
@@ -106,6 +108,7 @@ def test_generated_documents_round_trip_byte_identical(
         assert YamlEditor.open(p).render() == raw
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(documents, st.sampled_from([(2, 0), (2, 2), (4, 2)]), st.data())
 def test_one_field_edit_touches_only_its_lines(

@@ -18,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from functools import wraps
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -226,6 +227,7 @@ def test_tokens_of_a_huge_word_are_bounded_by_its_length(word: str) -> None:
     assert all(t in norm for t in got)
 
 
+@pytest.mark.slow
 @HEAVY
 @given(huge_texts)
 def test_tokens_of_megabytes_of_text_are_bounded_by_its_length(text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def _entries(draw: st.DrawFn) -> list[Entry]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_entries())
 def test_the_compact_fold_gives_what_a_dict_of_decisions_gives(entries: list[Entry]) -> None:

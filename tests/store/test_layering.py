@@ -165,6 +165,7 @@ def test_the_check_sees_relative_and_package_imports() -> None:
     assert {"screens.session", "screens.stats", "screens.dialogs.text_view"} <= set(names)
 
 
+@pytest.mark.slow
 def test_store_imports_neither_textual_nor_rich_at_run_time() -> None:
     code = (
         "import sys, pkgutil, importlib, store\n"

@@ -98,6 +98,7 @@ def test_a_forged_unfinished_transaction_rewrites_nothing(
     assert d.code == "ledger-not-ours" and "f0f0f0f0f0f0" in d.message
 
 
+@pytest.mark.slow
 def test_plain_reads_and_writes_roll_back_no_forged_transaction(ws: Workspace) -> None:
     """Opening the index, stats, lint and a decision all recover first: none acts on it."""
     claude = ws.root / "CLAUDE.md"
@@ -309,6 +310,7 @@ def test_a_linked_ledger_directory_is_refused(ws: Workspace, tmp_path: Path, lin
 # -- 9: a FIFO in place of the ledger hangs nothing ------------------------------------
 
 
+@pytest.mark.slow
 def test_a_fifo_in_place_of_the_ledger_is_refused(ws: Workspace) -> None:
     ledger = ws.state_dir / "ledger.jsonl"
     ledger.unlink()

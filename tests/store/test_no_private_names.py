@@ -270,6 +270,7 @@ def private_uses(root: Path) -> list[str]:
 NOT_YET: set[str] = set()
 
 
+@pytest.mark.slow
 def test_no_private_name_of_another_package_is_used() -> None:
     found = private_uses(REPO)
     named = {_without_line(use) for use in found}
@@ -300,6 +301,7 @@ def _without_line(use: str) -> str:
         ("from store.probe_private import C\nx = C._fields\n", False),
     ],
 )
+@pytest.mark.slow
 def test_the_rule_tells_theirs_from_ours(tmp_path: Path, source: str, bad: bool) -> None:
     """The checker on small modules: another package's private names refused, ours let
     through (a module of a package named like ours, not imported: its classes unknown)."""

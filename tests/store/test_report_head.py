@@ -190,6 +190,7 @@ def test_snapshotting_every_mapped_head_table_gives_the_pages_back(
 _SECTIONS = st.sampled_from(["keep", "problem", "try", "omission"])
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         st.tuples(st.one_of(_SECTIONS, _SECTIONS, st.text(max_size=4)), st.text(max_size=6)),

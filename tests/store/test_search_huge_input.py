@@ -90,6 +90,7 @@ def lessons_workspace(root: Path, word: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", ["a", "a.b-c_d/e"])
 def test_search_cli_over_a_one_megabyte_word_returns(tmp_path: Path, unit: str) -> None:
     """It hung: 40,000 characters took 14 s, 80,000 a minute, a megabyte never finished."""

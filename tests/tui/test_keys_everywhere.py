@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import HelpPanel, Input
 
 from screens.session import SessionScreen
@@ -54,6 +55,7 @@ async def test_the_keys_panel_does_not_come_back_on_the_sessions_list(demo_root:
         assert not panel_open(app)
 
 
+@pytest.mark.slow
 async def test_every_capital_screen_key_works_from_every_screen(demo_root: Path) -> None:
     """From the session screen and each screen opened by name, ``P`` opens Problems, and
     from the session screen every screen key opens its screen."""

@@ -78,6 +78,7 @@ def _big_workspace(root: Path) -> None:
             f.write(json.dumps({"id": f"ll-ai-20261101-{i:06d}", **line}) + "\n")
 
 
+@pytest.mark.slow
 def test_the_app_parses_in_worker_processes(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     _big_workspace(root)
