@@ -191,14 +191,17 @@ def act(ws: Workspace, t: Targets, rng: random.Random, n: int) -> None:
         transactions.redo(ws)
 
 
-def child(root: Path, t: Targets, seed: int) -> None:
-    """Random actions until killed, with short pauses around every file write."""
+def child(root: Path, t: Targets, seed: int, done_fd: int | None = None) -> None:
+    """Random actions until killed, with short pauses around every file write; a byte
+    written to ``done_fd`` after each transaction done."""
     rng = random.Random(seed)
     real = transactions.perform
 
     def slow(ws: Workspace, p: object) -> None:
         time.sleep(rng.random() * 0.004)
         real(ws, p)  # type: ignore[arg-type]
+        if done_fd is not None:
+            os.write(done_fd, b"t")
         time.sleep(rng.random() * 0.004)
 
     transactions.perform = slow  # type: ignore[assignment]
@@ -251,15 +254,22 @@ def run(root: Path, runs: int, seed: int = 16, max_delay: float = 0.5) -> Figure
     rng = random.Random(seed)
     fig = Figures()
     for i in range(runs):
+        done_r, done_w = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child never returns into the caller
             try:
-                child(root, t, seed * 1000 + i)
+                os.close(done_r)
+                child(root, t, seed * 1000 + i, done_w)
             finally:
                 os._exit(0)
+        os.close(done_w)
+        # killed at a random moment after its first transaction, however slow the machine
+        # (a child killed before any would test nothing)
+        os.read(done_r, 1)
         time.sleep(rng.uniform(0.02, max_delay))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(done_r)
         fig.runs += 1
         for r in transactions.recover(ws):
             fig.rolled_back += 1
