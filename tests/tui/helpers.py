@@ -10,9 +10,11 @@ from textual.worker import WorkerState
 
 from tui.app import HurikaeriApp, create_app
 
-#: How many frames ``until`` waits: a frame (``pilot.pause()``) lasts from 20 ms, while the
-#: app is idle, to a second, while it works, so the bound stretches with a loaded machine
-FRAMES = 1000
+#: How many frames ``until`` waits before it fails (a hang, not a wait: it returns as soon as
+#: the condition holds). A frame (``pilot.pause()``) lasts from 20 ms, while the app's process
+#: is idle, to a second, while it works; work in other processes (the search index's build
+#: for the command palette) leaves it idle, so the bound is two minutes of idle frames
+FRAMES = 6000
 
 
 def make_app(root: Path, *, watch: bool = False) -> HurikaeriApp:
