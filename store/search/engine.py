@@ -47,6 +47,7 @@ from store.search.text import (
     word_parts,
     word_run,
 )
+from store.search.vocab import Expansion, Vocab
 
 PHRASE, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
 #: Constant scores of the tiers (each holds the ones before it) and the title bonus (1).
@@ -151,6 +152,10 @@ def _re(fld: str, pattern: str) -> Any:
     return Q.regex_query(S, fld, pattern)
 
 
+def _terms(fld: str, terms: list[str]) -> Any:
+    return Q.term_set_query(S, fld, terms) if terms else Q.empty_query()
+
+
 @lru_cache(maxsize=128)
 def _fuzzy(text: str) -> Any:
     return Q.fuzzy_term_query(S, "w", text, fuzzy_distance(text), True, True)
@@ -174,33 +179,41 @@ class Term:
     kind: str
     """``word``, ``compound``, ``cjk`` or ``parts`` (words with other punctuation)."""
 
-    def start(self) -> Any:
-        """Where a word starts (a CJK string: anywhere)."""
+    def start(self, ex: Expansion | None = None) -> Any:
+        """Where a word starts (a CJK string: anywhere). With ``ex``, the terms the
+        vocabulary expands it to (while typing: at most ``vocab.CAP``)."""
         t = self.text
-        if self.kind == "word":
-            return _re("w", esc(t) + ".*")
+        if self.kind in ("word", "compound"):
+            f = self.kind[0]
+            return _terms(f, ex.prefixed(f, t)) if ex else _re(f, esc(t) + ".*")
         if self.kind == "cjk":
             return cjk_query(t)
-        if self.kind == "compound":
-            return _re("c", esc(t) + ".*")
-        return _and([Term(p, "cjk" if is_cjk(p) else "word").start() for p in word_parts(t)])
+        return _and([Term(p, "cjk" if is_cjk(p) else "word").start(ex) for p in word_parts(t)])
 
-    def inside(self) -> Any | None:
+    @property
+    def midword(self) -> bool:
+        """Whether it is looked for inside words too."""
+        return MIDWORD_MIN <= len(self.text) <= TOKEN_MAX and self.kind in ("word", "compound")
+
+    def inside(self, ex: Expansion | None = None) -> Any | None:
         """Inside a word only (``None``: not looked for there)."""
         t = self.text
-        if not MIDWORD_MIN <= len(t) <= TOKEN_MAX or self.kind not in ("word", "compound"):
+        if not self.midword:
             return None
-        return _re(self.kind[0], ".+" + esc(t) + ".*")
+        f = self.kind[0]
+        return _terms(f, ex.inside(f, t)) if ex else _re(f, ".+" + esc(t) + ".*")
 
-    def whole(self) -> Any:
+    def whole(self, ex: Expansion | None = None) -> Any:
         t = self.text
         if self.kind == "word":
             return Q.term_query(S, "w", t)
         if self.kind == "compound":
-            return _re("c", esc(t) + "([-._:].*)?")
+            return (
+                _terms("c", ex.prefixed("c", t, "-._:")) if ex else _re("c", esc(t) + "([-._:].*)?")
+            )
         if self.kind == "cjk":
             return cjk_query(t)
-        return _and([Term(p, "cjk" if is_cjk(p) else "word").whole() for p in word_parts(t)])
+        return _and([Term(p, "cjk" if is_cjk(p) else "word").whole(ex) for p in word_parts(t)])
 
     @property
     def typo_tolerant(self) -> bool:
@@ -281,6 +294,7 @@ class Engine:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
         self.sessions = _Sessions(index)
+        self._vocab: Vocab | None = None
         """session id → (project, outcome), joined over the session's records."""
 
     @classmethod
@@ -332,6 +346,35 @@ class Engine:
         self, s: Any, q: Query, filt: list[Any], limit: int, spans: bool, count: bool
     ) -> tuple[list[Hit], int, bool]:
         terms = [t for t in map(analyse, dict.fromkeys(q.terms)) if t is not None]
+        ex = None if count else self._expansion()
+        hits, total, counted = self._tiers(s, q, terms, filt, limit, spans, count, ex)
+        if ex is not None and ex.capped:  # some word stood for more terms than were asked
+            return hits, max(total, ex.estimate), False
+        return hits, total, counted
+
+    def vocabulary(self) -> Vocab:
+        """The index's terms, read when first needed (and after each build)."""
+        index = self.index
+        v = self._vocab
+        if v is None or v.built != index.builds:
+            v = self._vocab = Vocab.read(index.searcher(), index.builds)
+        v.refresh(index.new_terms)
+        return v
+
+    def _expansion(self) -> Expansion:
+        return Expansion(self.vocabulary())
+
+    def _tiers(
+        self,
+        s: Any,
+        q: Query,
+        terms: list[Term],
+        filt: list[Any],
+        limit: int,
+        spans: bool,
+        count: bool,
+        ex: Expansion | None,
+    ) -> tuple[list[Hit], int, bool]:
         if q.terms and not terms:
             return [], 0, True  # only punctuation typed: nothing matches (a longer query may)
         must = list(filt)
@@ -347,26 +390,30 @@ class Engine:
             found, total = self._ranked(s, everything, [], limit)
             return self._hits(s, q, found, everything, spans), total, True
         if len(terms) == 1:
-            exact = terms[0].whole()
+            exact = terms[0].whole(ex)
         elif all(t.kind == "word" for t in terms) and q.free == " ".join(t.text for t in terms):
             exact = Q.phrase_query(S, "w", [(i, t.text) for i, t in enumerate(terms)])
         else:
-            exact = _and([t.whole() for t in terms])
-        start = _and([t.start() for t in terms])
+            exact = _and([t.whole(ex) for t in terms])
+        start = _and([t.start(ex) for t in terms])
         classes = [(exact, PHRASE_W), (start, PREFIX_W), (_and([t.in_title() for t in terms]), 1)]
-        if not count and any(t.inside() is not None for t in terms):
+        if not count and any(t.midword for t in terms):
             found, total = self._ranked(s, scoped(start), classes, limit)
             if len(found) >= limit:  # the list is full: inside words can wait for the pause
                 return self._hits(s, q, found, None, spans, terms), total, False
-        strict = _and([_or([t.start(), *filter(None, [t.inside()])]) for t in terms])
+        strict = _and([_or([t.start(ex), *filter(None, [t.inside(ex)])]) for t in terms])
         classes.append((strict, SUBSTRING_W))
         last = scoped(strict)
         found, total = self._ranked(s, last, classes, limit)
         if total < limit and any(t.typo_tolerant for t in terms):
-            typo = _and([_or([t.start(), *filter(None, [t.inside(), t.close()])]) for t in terms])
+            typo = _and(
+                [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
+            )
             last = scoped(typo)
             found, total = self._ranked(s, last, classes, limit)
-        return self._hits(s, q, found, last, spans, terms), total, True
+        # capped while typing: the count is "about", and so a group's, its size (as above)
+        groups = None if ex is not None and ex.capped else last
+        return self._hits(s, q, found, groups, spans, terms), total, True
 
     @staticmethod
     def _ranked(
@@ -381,7 +428,7 @@ class Engine:
             [(MUST, Q.const_score_query(matching, 0.0))]
             + [(SHOULD, Q.const_score_query(c, w)) for c, w in classes]
         )
-        want = max(limit * 4, 40)
+        want = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
         while True:
             # the best ``want`` records, a few per group: four times as many at each try
             # (one search each, not one per page: each search scores every match again)

@@ -152,6 +152,7 @@ class WorkspaceSearch:
         with self._lock:
             if self.index is None:
                 self.index, _stats = open_index(self.ws)
+                self.index.vocabulary()  # read here, in the worker, not at the first key
             return self.index
 
     def sync(self, paths: Iterable[Path] | None = None) -> bool:

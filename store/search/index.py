@@ -44,7 +44,15 @@ from store.index.heads import first_line
 from store.read.kinds import Kind
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KINDS
-from store.search.text import CJK, MAX_TEXT, WORD_CHAR, compound_tails, gist_key, normalize
+from store.search.text import (
+    CJK,
+    MAX_TEXT,
+    WORD_CHAR,
+    compound_tails,
+    gist_key,
+    normalize,
+    word_run,
+)
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
@@ -299,6 +307,10 @@ class SearchIndex:
         """Identity of every file the index reflects (path → (size, mtime_ns))."""
         self.ident: dict[str, Any] = {}
         self.version = 0
+        self.builds = 0
+        """Full builds made by this process (each one another vocabulary: ``vocab.Vocab``)."""
+        self.new_terms: dict[str, set[str]] = {"w": set(), "c": set()}
+        """Words and compound terms of the records added since the last build."""
         self._writer: Any = None
         self._searcher: Any = None
         self._read_manifest()
@@ -391,6 +403,8 @@ class SearchIndex:
             w = self.writer()
             w.delete_all_documents()
             self.stamps = {}
+            self.builds += 1
+            self.new_terms = {"w": set(), "c": set()}
             # the records go to a spool as they are parsed (in bounded memory), the size of
             # each group of near duplicates counted: their rank is known when read back
             sizes: Counter[int] = Counter()
@@ -467,6 +481,9 @@ class SearchIndex:
                 added.extend(recs)
             for r in added:
                 w.add_document(make_doc(r, rank_of(r, 1)))
+                norm = index_text(r)
+                self.new_terms["w"].update(word_run().findall(norm))
+                self.new_terms["c"].update(compound_tails(norm))
             gists.update(group_hash(r) for r in added)
             gists.discard(0)
             # one commit unless a group changed: then the group's records are re-ranked
