@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -39,6 +39,7 @@ from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_
 from store.search.text import (
     MAX_TEXT,
     fuzzy_spans,
+    gist_key,
     highlight_spans,
     is_cjk,
     is_compound,
@@ -90,7 +91,8 @@ class Hit:
     snippet: str = ""
     snippet_spans: tuple[tuple[int, int], ...] = ()
     ref: Any = None
-    """The hit's near-duplicate group (0: none), for :meth:`Engine.group_records`."""
+    """The hit's near-duplicate group (0: none), or the groups of near-identical wordings
+    it stands for (a tuple), for :meth:`Engine.group_records`."""
 
     def as_json(self, line: int | None = None) -> dict[str, Any]:
         return {
@@ -475,7 +477,7 @@ class Engine:
             rec = record_from_json(bytes(s.doc(addr)["rec"][0]))
             score = round(TIER_SCORE[tier] + 0.1 * bonus, 3) if q.terms else 0.0
             out.append(_hit(q, rec, tier, score, max(1, counts.get(g, 1)), g, spans, terms))
-        return out
+        return near_repeats(out)
 
     # -- filters -------------------------------------------------------------------------
 
@@ -549,11 +551,14 @@ class Engine:
 
     def group_records(self, hit: Hit, limit: int = 50) -> list[SearchRecord]:
         """The records a hit stands for (its group), best first."""
-        if not hit.ref:
+        refs = sorted(set(hit.ref)) if isinstance(hit.ref, tuple) else [hit.ref]
+        if not any(refs):
             return [hit.record]
         s = self.index.searcher()
-        got = s.search(Q.term_query(S, "gist", hit.ref), limit, count=False, order_by_field="rank")
-        return [record_from_json(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
+        q = Q.term_set_query(S, "gist", [r for r in refs if r])
+        got = s.search(q, limit, count=False, order_by_field="rank")
+        out = [record_from_json(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
+        return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
 
 
 class _Sessions:
@@ -566,6 +571,30 @@ class _Sessions:
 
 
 # -- hits ----------------------------------------------------------------------------------------
+
+#: Wordings this alike (rapidfuzz's ratio of their gists) are one learning recorded again.
+NEAR = 92.0
+
+
+def near_repeats(hits: list[Hit]) -> list[Hit]:
+    """Hits of one kind whose gists are near-identical wordings as one hit, the first,
+    counting them all (the index groups only gists the same once normalised; this is done
+    over the hits shown, so it costs a page's comparisons)."""
+    from rapidfuzz import fuzz, process
+
+    kept: list[Hit] = []
+    keys: list[str] = []
+    for h in hits:
+        key = gist_key(h.record.gist) if h.record.gist else ""
+        got = process.extractOne(key, keys, scorer=fuzz.ratio, score_cutoff=NEAR) if key else None
+        if got is not None and kept[got[2]].kind == h.kind:
+            first = kept[got[2]]
+            refs = first.ref if isinstance(first.ref, tuple) else (first.ref,)
+            kept[got[2]] = replace(first, count=first.count + h.count, ref=(*refs, h.ref or 0))
+            continue
+        kept.append(h)
+        keys.append(key or "\x00")
+    return kept
 
 
 def close_words(text: str, terms: Sequence[Term]) -> list[str]:
