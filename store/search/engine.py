@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -154,15 +154,12 @@ def _re(fld: str, pattern: str) -> Any:
     return Q.regex_query(S, fld, pattern)
 
 
-def _terms(fld: str, terms: list[str]) -> Any:
-    return Q.term_set_query(S, fld, terms) if terms else Q.empty_query()
-
-
 @lru_cache(maxsize=128)
 def _fuzzy(text: str) -> Any:
     return Q.fuzzy_term_query(S, "w", text, fuzzy_distance(text), True, True)
 
 
+@lru_cache(maxsize=256)
 def cjk_query(t: str, one: str = "u", two: str = "g") -> Any:
     """Records holding the CJK string ``t``: its character, its pair, or the phrase of its
     pairs (each pair at the next position: the string itself, within one run)."""
@@ -187,7 +184,7 @@ class Term:
         t = self.text
         if self.kind in ("word", "compound"):
             f = self.kind[0]
-            return _terms(f, ex.prefixed(f, t)) if ex else _re(f, esc(t) + ".*")
+            return ex.query(f, t) if ex else _re(f, esc(t) + ".*")
         if self.kind == "cjk":
             return cjk_query(t)
         return _and([Term(p, "cjk" if is_cjk(p) else "word").start(ex) for p in word_parts(t)])
@@ -203,16 +200,14 @@ class Term:
         if not self.midword:
             return None
         f = self.kind[0]
-        return _terms(f, ex.inside(f, t)) if ex else _re(f, ".+" + esc(t) + ".*")
+        return ex.query(f, t, inside=True) if ex else _re(f, ".+" + esc(t) + ".*")
 
     def whole(self, ex: Expansion | None = None) -> Any:
         t = self.text
         if self.kind == "word":
             return Q.term_query(S, "w", t)
         if self.kind == "compound":
-            return (
-                _terms("c", ex.prefixed("c", t, "-._:")) if ex else _re("c", esc(t) + "([-._:].*)?")
-            )
+            return ex.query("c", t, "-._:") if ex else _re("c", esc(t) + "([-._:].*)?")
         if self.kind == "cjk":
             return cjk_query(t)
         return _and([Term(p, "cjk" if is_cjk(p) else "word").whole(ex) for p in word_parts(t)])
@@ -351,7 +346,7 @@ class Engine:
         ex = None if count else self._expansion()
         hits, total, counted = self._tiers(s, q, terms, filt, limit, spans, count, ex)
         if ex is not None and ex.capped:  # some word stood for more terms than were asked
-            return hits, max(total, ex.estimate), False
+            return hits, ex.estimate(total, len(self.index)), False
         return hits, total, counted
 
     def vocabulary(self) -> Vocab:
@@ -390,7 +385,7 @@ class Engine:
         if not terms:
             everything = scoped(_and(must) if must else _records())
             found, total = self._ranked(s, everything, [], limit)
-            return self._hits(s, q, found, everything, spans), total, True
+            return self._hits(s, q, found, everything, spans, limit), total, True
         if len(terms) == 1:
             exact = terms[0].whole(ex)
         elif all(t.kind == "word" for t in terms) and q.free == " ".join(t.text for t in terms):
@@ -402,7 +397,7 @@ class Engine:
         if not count and any(t.midword for t in terms):
             found, total = self._ranked(s, scoped(start), classes, limit)
             if len(found) >= limit:  # the list is full: inside words can wait for the pause
-                return self._hits(s, q, found, None, spans, terms), total, False
+                return self._hits(s, q, found, None, spans, limit, terms), total, False
         strict = _and([_or([t.start(ex), *filter(None, [t.inside(ex)])]) for t in terms])
         classes.append((strict, SUBSTRING_W))
         last = scoped(strict)
@@ -415,7 +410,7 @@ class Engine:
             found, total = self._ranked(s, last, classes, limit)
         # capped while typing: the count is "about", and so a group's, its size (as above)
         groups = None if ex is not None and ex.capped else last
-        return self._hits(s, q, found, groups, spans, terms), total, True
+        return self._hits(s, q, found, groups, spans, limit, terms), total, True
 
     @staticmethod
     def _ranked(
@@ -426,10 +421,17 @@ class Engine:
         hold one another, so a record's score says its tier and whether its title holds the
         words); records of one score come in index order, the static rank (the index is
         sorted by it)."""
+        # a query given twice (a CJK string is its own prefix, and what matches) is asked
+        # once, with the weights added
+        weights: dict[int, list[Any]] = {id(matching): [matching, 0.0]}
+        for c, w in classes:
+            weights.setdefault(id(c), [c, 0.0])[1] += w
+        first = weights.pop(id(matching))
         q = Q.boolean_query(
-            [(MUST, Q.const_score_query(matching, 0.0))]
-            + [(SHOULD, Q.const_score_query(c, w)) for c, w in classes]
+            [(MUST, Q.const_score_query(*first))]
+            + [(SHOULD, Q.const_score_query(c, w)) for c, w in weights.values()]
         )
+        more = limit + limit // 4 + 2  # a few more: near-identical wordings may join (_hits)
         want = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
         while True:
             # the best ``want`` records, a few per group: four times as many at each try
@@ -445,9 +447,9 @@ class Engine:
                     seen.add(g)
                 tier = _tier(score) if classes else PREFIX
                 out.append((tier, int(score) % 2, a, g or 0))
-                if len(out) >= limit:
+                if len(out) >= more:
                     break
-            if len(out) >= limit or len(addrs) < want:
+            if len(out) >= more or len(addrs) < want:
                 total = got.count
                 break
             want *= 4
@@ -460,10 +462,11 @@ class Engine:
         found: list[tuple[int, int, Any, int]],
         matching: Any | None,
         spans: bool,
+        limit: int,
         terms: list[Term] | None = None,
     ) -> list[Hit]:
-        """The hits of ``found``, each group's count its records ``matching`` (``None``:
-        the group's size, while typing)."""
+        """The best ``limit`` hits of ``found``, each group's count its records ``matching``
+        (``None``: the group's size, while typing), near-identical wordings one hit."""
         counts: Counter[int] = Counter()
         gists = sorted({g for _t, _b, _a, g in found if g})
         if gists and matching is None:
@@ -472,12 +475,15 @@ class Engine:
         elif gists:
             got = s.search(_and([matching, Q.term_set_query(S, "gist", gists)]), ALL, count=False)
             counts = Counter(s.fast_field_values("gist", [a for _r, a in got.hits]))
+        rows = [
+            (record_from_json(bytes(s.doc(addr)["rec"][0])), tier, bonus, g, max(1, counts[g]))
+            for tier, bonus, addr, g in found
+        ]
         out = []
-        for tier, bonus, addr, g in found:
-            rec = record_from_json(bytes(s.doc(addr)["rec"][0]))
+        for rec, tier, bonus, ref, n in near_repeats(rows)[:limit]:
             score = round(TIER_SCORE[tier] + 0.1 * bonus, 3) if q.terms else 0.0
-            out.append(_hit(q, rec, tier, score, max(1, counts.get(g, 1)), g, spans, terms))
-        return near_repeats(out)
+            out.append(_hit(q, rec, tier, score, n, ref, spans, terms))
+        return out
 
     # -- filters -------------------------------------------------------------------------
 
@@ -576,23 +582,28 @@ class _Sessions:
 NEAR = 92.0
 
 
-def near_repeats(hits: list[Hit]) -> list[Hit]:
-    """Hits of one kind whose gists are near-identical wordings as one hit, the first,
+Row = tuple[SearchRecord, int, int, Any, int]
+"""A hit before it is drawn: record, tier, title bonus, group(s), count."""
+
+
+def near_repeats(rows: list[Row]) -> list[Row]:
+    """Rows of one kind whose gists are near-identical wordings as one row, the first,
     counting them all (the index groups only gists the same once normalised; this is done
-    over the hits shown, so it costs a page's comparisons)."""
+    over a page of hits, so it costs a page's comparisons)."""
     from rapidfuzz import fuzz, process
 
-    kept: list[Hit] = []
+    kept: list[Row] = []
     keys: list[str] = []
-    for h in hits:
-        key = gist_key(h.record.gist) if h.record.gist else ""
+    for row in rows:
+        rec = row[0]
+        key = gist_key(rec.gist) if rec.gist else ""
         got = process.extractOne(key, keys, scorer=fuzz.ratio, score_cutoff=NEAR) if key else None
-        if got is not None and kept[got[2]].kind == h.kind:
-            first = kept[got[2]]
-            refs = first.ref if isinstance(first.ref, tuple) else (first.ref,)
-            kept[got[2]] = replace(first, count=first.count + h.count, ref=(*refs, h.ref or 0))
+        if got is not None and kept[got[2]][0].kind == rec.kind:
+            first, tier, bonus, ref, n = kept[got[2]]
+            refs = ref if isinstance(ref, tuple) else (ref,)
+            kept[got[2]] = (first, tier, bonus, (*refs, row[3] or 0), n + row[4])
             continue
-        kept.append(h)
+        kept.append(row)
         keys.append(key or "\x00")
     return kept
 

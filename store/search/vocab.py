@@ -20,6 +20,10 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
+import tantivy
+
+from store.search.index import SCHEMA_OBJ
+
 #: The most terms one word of the query stands for while typing.
 CAP = 256
 #: Terms beyond this many are not sorted by frequency (see :meth:`Expansion._pick`).
@@ -91,8 +95,28 @@ class Expansion:
 
     vocab: Vocab
     capped: bool = False
-    estimate: int = 0
-    """A capped word's records, as its terms' document counts add up (the fewest of them)."""
+    scale: float = 1.0
+    """How many times the records of a capped word's terms outnumber those of the terms
+    asked for (by their document counts; the most of the words')."""
+    queries: dict[tuple[str, str, str, bool], Any] = field(default_factory=dict)
+
+    def query(self, fld: str, text: str, ends: str = "", inside: bool = False) -> Any:
+        """A term-set query of the terms ``text`` begins (:meth:`prefixed`), or holds
+        inside (:meth:`inside`), kept: a word asked for in several tiers is one query."""
+        key = (fld, text, ends, inside)
+        got = self.queries.get(key)
+        if got is None:
+            terms = self.inside(fld, text) if inside else self.prefixed(fld, text, ends)
+            got = self.queries[key] = (
+                tantivy.Query.term_set_query(SCHEMA_OBJ, fld, terms)
+                if terms
+                else tantivy.Query.empty_query()
+            )
+        return got
+
+    def estimate(self, found: int, records: int) -> int:
+        """The records matching, when ``found`` match the terms asked for."""
+        return min(records, max(found, round(found * self.scale)))
 
     def _pick(self, fld: str, idx: list[int], more: bool = False) -> list[str]:
         """The terms of ``idx`` in ``fld``; beyond :data:`CAP`, the most frequent (of a
@@ -100,13 +124,15 @@ class Expansion:
         terms = self.vocab.fields[fld]
         freq = terms.freq
         if len(idx) > CAP or more:
-            total = sum(freq[i] for i in idx) if len(idx) <= SORT_MAX else len(idx)
-            self.estimate = min(self.estimate, total) if self.capped else total
             self.capped = True
             if len(idx) <= SORT_MAX:
+                total = sum(freq[i] for i in idx)
                 idx = sorted(idx, key=lambda i: (-freq[i], -i))[:CAP]
+                asked = sum(freq[i] for i in idx)
             else:
+                total, asked = len(idx), CAP
                 idx = idx[-CAP:]
+            self.scale = max(self.scale, total / max(1, asked), 1.0 + more)
         return [terms.term(i).decode("utf-8", "surrogatepass") for i in idx]
 
     def _extra(self, fld: str, prefix: str) -> list[str]:

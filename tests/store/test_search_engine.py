@@ -614,12 +614,13 @@ def test_a_quoted_phrase_holds_as_written_and_its_last_word_may_go_on() -> None:
     assert ids(index, '-"rate limit" rate') == ["b"]
 
 
-def test_wordings_a_character_apart_are_one_hit_counted_twice() -> None:
+def test_wordings_a_character_apart_are_one_hit_counted_twice_on_a_full_page() -> None:
     index = build(
-        rec("lesson", "ll-1", "Retry the flaky upload with a backoff", path="/ws/a.yaml"),
-        rec("lesson", "ll-2", "Retry the flaky upload with a backof", path="/ws/b.yaml"),
-        rec("lesson", "ll-3", "Upload the build artefacts once", path="/ws/c.yaml"),
+        rec("lesson", "a1", "Retry the flaky upload with a backoff", path="/ws/a.yaml"),
+        rec("lesson", "a2", "Retry the flaky upload with a backof", path="/ws/b.yaml"),
+        rec("lesson", "b", "Upload the build artefacts once", path="/ws/c.yaml"),
+        rec("lesson", "c", "Check the upload size before sending", path="/ws/d.yaml"),
     )
     for count in (True, False):
-        result = index.search("upload", 50, count=count)
-        assert [(h.id, h.count) for h in result.hits] == [("ll-1", 2), ("ll-3", 1)], count
+        hits = index.search("upload", 3, count=count).hits
+        assert sorted(h.count for h in hits) == [1, 1, 2], count
