@@ -56,7 +56,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 1
+SCHEMA = 2
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -130,10 +130,12 @@ def date_number(text: str) -> int:
 
 
 def group_hash(rec: SearchRecord) -> int:
-    """The near-duplicate group of a record: its kind and gist (0: in no group)."""
-    if not rec.gist:
+    """The near-duplicate group of a record: its kind and gist (0: in no group, as a record
+    whose gist is empty once normalised: a lesson with neither title nor summary)."""
+    key = gist_key(rec.gist) if rec.gist else ""
+    if not key:
         return 0
-    data = f"{rec.kind}\x1f{gist_key(rec.gist)}".encode("utf-8", "surrogatepass")
+    data = f"{rec.kind}\x1f{key}".encode("utf-8", "surrogatepass")
     return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 63) - 1) or 1
 
 
