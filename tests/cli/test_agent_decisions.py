@@ -31,11 +31,14 @@ def hurikaeri(
 
 
 def files(root: Path) -> dict[str, str]:
-    """Every file of the workspace (caches apart) and its hash."""
+    """Every file of the workspace (caches and the search index apart) and its hash."""
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and "cache" not in p.name and not p.name.startswith("first-page")
+        if p.is_file()
+        and "cache" not in p.name
+        and not p.name.startswith("first-page")
+        and not any(part.startswith("search-v") for part in p.relative_to(root).parts)
     }
 
 

@@ -158,4 +158,4 @@ async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
         refused = f"Not done: Edited and kept CLAUDE.md — {claude}: "
         await until(pilot, lambda: any(m.startswith(refused) for m in told))
         assert claude.read_text() == "meanwhile\n" and index.read_bytes() == before
-        await until(pilot, lambda: screen.changes["CLAUDE.md"].current == b"meanwhile\n", 20)
+        await until(pilot, lambda: screen.changes["CLAUDE.md"].current == b"meanwhile\n")
