@@ -315,6 +315,8 @@ class SearchIndex:
         """Words and compound terms of the records added since the last build."""
         self._writer: Any = None
         self._searcher: Any = None
+        self._session_memo: dict[str, tuple[str, str]] = {}
+        """:meth:`session`'s answers since the last commit (a row of hits asks per hit)."""
         self._read_manifest()
 
     # -- opening -------------------------------------------------------------------------
@@ -392,6 +394,7 @@ class SearchIndex:
         w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": manifest}, SCHEMA_OBJ))
         w.commit()
         self._searcher = None
+        self._session_memo = {}
         self.version += 1
 
     def rebuild(
@@ -457,7 +460,15 @@ class SearchIndex:
         return out
 
     def session(self, sid: str) -> tuple[str, str]:
-        return self._sessions_of({sid}).get(sid, ("", "")) if sid else ("", "")
+        """(project, outcome) of one session. Remembered until the next commit: a commit
+        meanwhile replaces the memo, so an answer read before it is never kept after it."""
+        if not sid:
+            return "", ""
+        memo = self._session_memo
+        got = memo.get(sid)
+        if got is None:
+            got = memo[sid] = self._sessions_of({sid}).get(sid, ("", ""))
+        return got
 
     def update_files(
         self, changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]]

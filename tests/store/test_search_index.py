@@ -205,3 +205,16 @@ def test_a_second_process_waits_for_the_writer_then_reads(tmp_path: Path) -> Non
         holder.wait()
     engine, stats = open_index(ws)  # the writer is free: the changes are read in
     assert stats["parsed"] == 1 and engine.search("jwt", 10).total == 6
+
+
+def test_a_sessions_project_follows_an_update_of_its_records() -> None:
+    """A hit's project comes from its session's records (a KPT report names none): asked
+    before and after a commit that changes that session's records, the answer follows."""
+    index = SearchIndex.open(None)
+    one = record("/ws/a.jsonl", 0, ["limit"], 1)._replace(project="api", session_id="s1")
+    index.rebuild({}, [("/ws/a.jsonl", (1, 1), [one])])
+    assert index.session("s1") == ("api", "")
+    index.update_files([("/ws/a.jsonl", (2, 2), [one._replace(project="etl")])])
+    assert index.session("s1") == ("etl", "")
+    index.update_files([("/ws/a.jsonl", None, None)])
+    assert index.session("s1") == ("", "")
