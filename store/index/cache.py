@@ -1,21 +1,10 @@
-"""The index cache: what indexing found in each file, kept on disk between runs.
+"""The index cache (``.hurikaeri/index-cache-vN.json``): per file its identity, kind,
+diagnostics and heads (or a small document's JSON), so a start parses only what changed.
 
-``.hurikaeri/index-cache-v4.json`` holds, per file, its identity (size, mtime, inode,
-ctime and the SHA-256 of its bytes), its kind, its diagnostics and its heads (or, for the
-few small documents such as skills and proposals, the validated document, as JSON beside
-the entry: it stays in the mapped file until it is first asked for). Opening the
-workspace then parses only the files whose identity changed.
-
-The first line is a header: the format's name and version, the app's version, the
-workspace root and locations it was made for, when it was written, and the SHA-256 of the
-rest. Anything that does not match (another version, another workspace, a truncated or
-edited body) makes the cache unusable: it is rebuilt, never trusted. It is JSON, never
-pickle: a file that anyone can write into the workspace must not be able to run code.
-
-A file counts as unchanged when size, mtime, inode and ctime all match and its mtime is
-older than the cache (by more than the clock's coarseness); when only size and mtime match
-(the workspace was copied or restored), or the file was written within that margin of the
-cache itself, its bytes are hashed and compared: the hash settles the doubt.
+A header names format, versions, workspace and time, and holds the SHA-256 of the rest:
+anything that does not match is rebuilt, never trusted. JSON, never pickle: anyone can
+write into a workspace. A file is unchanged when size, mtime, inode and ctime match and it
+is older than the cache (beyond the clock's coarseness); otherwise its hash settles it.
 """
 
 from __future__ import annotations
@@ -40,25 +29,19 @@ from store.workspace import Workspace
 from store.write.atomic import replace_file
 
 FORMAT = "hurikaeri-index"
-#: Bump when the entries' layout or what indexing computes changes (6: a title cut to
-#: its length ends in an ellipsis).
+#: Bump when the entries' layout or what indexing computes changes.
 VERSION = 6
-#: The checks' revision: bumped whenever a check changes what it reports, so that cached
-#: diagnostics made by older checks are never shown (2: refused promotion/proposal targets;
-#: 3: TAKT facets resolved through project, user and built-in layers, workflow files;
-#: 4: TAKT 0.37–0.60 workflows and pre-0.12 pieces, TAKT's other YAML not a piece).
+#: Bump whenever a check changes what it reports (cached diagnostics of older checks).
 RULES = 4
 NAME = f"index-cache-v{VERSION}.json"
-#: Entries decoded at once hold at most about this much JSON (then one at a time).
 BATCH_BYTES = 1 << 20
-#: The checksum reads the cache this much at a time (a buffer given back once read).
 CHECKSUM_CHUNK = 16 << 20
 #: Files modified this close to the cache's writing are checked by hash (coarse clocks).
 RACY_NS = 2_000_000_000
 
 
 class CacheError(Exception):
-    """The cache cannot be used: absent, foreign, of another version, or corrupt."""
+    """Absent, foreign, of another version, or corrupt."""
 
 
 def app_version() -> str:
@@ -72,7 +55,6 @@ def cache_path(ws: Workspace) -> Path:
 
 
 def clear(ws: Workspace) -> None:
-    """Delete the cache (the next start indexes everything)."""
     for p in ws.state_dir.glob("index-cache-*"):
         with contextlib.suppress(OSError):
             p.unlink()
@@ -83,20 +65,6 @@ def _fingerprint(ws: Workspace) -> dict[str, Any]:
         "root": str(ws.root),
         "locations": {k: [str(p) for p in v] for k, v in sorted(ws.locations.items())},
     }
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """What a file is on disk, as far as ``stat`` and a hash tell."""
-
-    size: int
-    mtime_ns: int
-    ino: int
-    ctime_ns: int
-
-    @classmethod
-    def of(cls, st: os.stat_result) -> Identity:
-        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def file_sha256(path: Path) -> str | None:
@@ -116,10 +84,8 @@ Blob = tuple[mmap.mmap, int, int]
 
 @dataclass(slots=True)
 class Cached:
-    """The cache as read: each file's kind, and where its entry and its blob (record
-    heads) lie in the cache's file, which stays mapped read-only. An entry is decoded when
-    asked for (the sessions can show before the lessons are decoded); a blob's heads are
-    read when they are asked for (:class:`store.index.heads.HeadTable`)."""
+    """Each file's kind, and where its entry and blob lie in the cache's file, mapped
+    read-only: each decoded only when asked for."""
 
     written_ns: int
     #: path → (kind, where its entry's JSON lies, blob)
@@ -129,11 +95,8 @@ class Cached:
     def entries(
         self, paths: list[str], per: int = 512, most: int = BATCH_BYTES
     ) -> Iterator[tuple[str, Any, Blob | None]]:
-        """``(path, entry, blob)`` of each of ``paths``, decoded in one pass ``per`` at a
-        time, or fewer when their JSON passes ``most`` bytes (a start decodes ten thousand
-        small entries; a team's lessons file's entry holds thousands of session ids);
-        ``entry`` is ``None`` when it is not valid. The pages read are given back as they
-        are decoded."""
+        """``(path, entry, blob)`` of ``paths``, decoded ``per`` at a time (fewer past
+        ``most`` bytes); ``entry`` is ``None`` when not valid. Pages read are given back."""
         assert self.mapped is not None
         m, lines = self.mapped, self.lines
         at = 0
@@ -162,16 +125,13 @@ class Cached:
                 yield p, raw if isinstance(raw, list) else None, blob
 
     def release(self) -> None:
-        """Give back the memory of the pages of the file read so far (they are read from
-        the file again if needed)."""
         if self.mapped is not None:
             give_back(self.mapped)
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
     ) -> bool:
-        """Whether ``path`` (now ``st``) is still the file whose identity was ``ident``
-        (size, mtime_ns, inode, ctime_ns, sha256) when the cache was made."""
+        """Whether ``path`` (now ``st``) is still the file of ``ident``."""
         size, mtime_ns, ino, ctime_ns, sha = ident
         if size < 0 or st.st_size != size or st.st_mtime_ns != mtime_ns:
             return False
@@ -182,13 +142,8 @@ class Cached:
 
 
 def read(ws: Workspace) -> Cached:
-    """The cache of ``ws``; :class:`CacheError` when there is none that can be trusted.
-
-    The body is checksummed through a buffer, then its layout (each file's line, its
-    entry's place, its blob's) is read from the file mapped read-only, skipping the blobs:
-    entries and head lines stay in the file until they are decoded. The cache is only ever
-    replaced whole (renamed into place), so the mapped file does not change under the
-    mapping."""
+    """The cache of ``ws`` (:class:`CacheError`: none to trust). It is only replaced
+    whole (renamed), so the mapped file does not change under the mapping."""
     reading = Reading(ws, beside=False)
     try:
         return reading.result()
@@ -197,19 +152,14 @@ def read(ws: Workspace) -> Cached:
 
 
 def read_beside(ws: Workspace) -> Reading:
-    """:func:`read` begun, its checksum hashed in a thread beside the caller's own work
-    (see :class:`Reading`)."""
+    """:func:`read` begun, its checksum hashed in a thread beside the caller's work."""
     return Reading(ws, beside=True)
 
 
 class Reading:
-    """The cache being read: opened, its header checked and its body's checksum begun, in
-    a thread when ``beside`` (hashing lets go of the interpreter). :meth:`result` waits for
-    the checksum, reads the layout and returns the cache, or raises (:class:`CacheError`,
-    or what the thread raised); :meth:`close` lets go of what is not taken (call it in
-    any case). The thread makes nothing: its buffer is made here and the layout is read
-    in the caller's thread (what a thread allocates stays in its own allocator arena; the
-    layout read there kept 14 MB the app had no need of after a search)."""
+    """The cache being read: its header checked, its checksum begun (in a thread when
+    ``beside``). :meth:`result` waits and returns the cache or raises; call :meth:`close`
+    in any case. The thread allocates nothing (its arena kept 14 MB after a search)."""
 
     def __init__(self, ws: Workspace, *, beside: bool) -> None:
         self._error: BaseException | None = None
@@ -225,10 +175,8 @@ class Reading:
             self._file = open(cache_path(ws), "rb")  # noqa: SIM115 - closed by close()
             self._written, self._mapped, self._sha256 = _opened(ws, self._file)
             self._body = self._file.tell()
-            # read through a buffer (its pages stay out of the process), a few large
-            # reads: each lets go of the interpreter for as long; an anonymous mapping,
-            # whose pages are made as the reads fill them (a bytearray's are all zeroed
-            # first, by the caller)
+            # a few large reads (each off the interpreter) into an anonymous mapping,
+            # whose pages are made as they are filled (not zeroed first by this thread)
             size = max(1, min(CHECKSUM_CHUNK, len(self._mapped) - self._body))
             self._chunk = mmap.mmap(-1, size)
         except CacheError as exc:
@@ -284,8 +232,6 @@ class Reading:
         return cached
 
     def close(self) -> None:
-        """Wait for the checksum; close the file, and the mapping unless the cache was
-        taken (:meth:`result`)."""
         if self._thread is not None:
             self._thread.join()
             self._thread = None
@@ -298,8 +244,7 @@ class Reading:
 
 
 def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object]:
-    """The cache's time of writing, its file mapped, and its body's checksum, once its
-    header says it is one for this version of this workspace."""
+    """Time of writing, the mapped file and the checksum, once the header fits."""
     try:
         header = json.loads(f.readline())
     except ValueError:
@@ -327,8 +272,7 @@ def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object
 def _layout(
     mapped: mmap.mmap, body: int
 ) -> dict[str, tuple[str | None, tuple[int, int], Blob | None]]:
-    """Each file's kind, entry place and blob, from the body on."""
-    # the layout, from the mapping (each file's line; its blob skipped, not read)
+    """Each file's kind, entry place and blob (skipped, not read)."""
     at, end = body, len(mapped)
     quoted: list[bytes] = []
     places: list[tuple[str | None, tuple[int, int], Blob | None]] = []
@@ -371,10 +315,8 @@ def _layout(
 
 
 def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:
-    """Write the cache atomically from ``(path, kind, entry, blob)``, streamed: the body
-    goes to a scratch file first (its checksum is in the header), then both are copied
-    into place, so memory holds one entry at a time. Raises ``OSError`` (callers may
-    ignore it: a read-only workspace still works, it only indexes again next time)."""
+    """Write the cache atomically from ``(path, kind, entry, blob)``, streamed through a
+    scratch file (the header holds its checksum). ``OSError``: callers may ignore it."""
     ws.state_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     with tempfile.TemporaryFile(dir=ws.state_dir) as scratch:
@@ -407,12 +349,8 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
 
 
 def report_path_hint(ws: Workspace, report_id: str) -> Path | None:
-    """The file in which the cache last saw the KPT report ``report_id``, found by
-    looking for the report's head in the cache's bytes (mapped, nothing decoded but that
-    one file's line): a hint, not an answer. Nothing is checked against the checksum or
-    the file on disk; the caller reads the file and checks its id (the cache may be old,
-    foreign, or edited by anyone). ``None`` when the cache names no such report."""
-
+    """The file where the cache last saw the KPT report ``report_id`` (a byte search): a
+    hint the caller checks by reading the file; ``None`` when none."""
     needle = b'["R",[' + json.dumps(report_id, ensure_ascii=False).encode() + b","
     try:
         with (
@@ -422,9 +360,7 @@ def report_path_hint(ws: Workspace, report_id: str) -> Path | None:
             at = m.find(needle)
             if at < 0:
                 return None
-            # each file's line: ["path", "kind", blob size] TAB entry; the path's JSON is
-            # ASCII with its quotes escaped, so the line's start is the last '["' before
-            # the tab (the entry's own tabs are escaped too)
+            # the line's start: the last '["' before the tab (the path's JSON is ASCII)
             tab = m.rfind(b"\t", 0, at)
             start = m.rfind(b'["', 0, tab) if tab >= 0 else -1
             head = json.loads(m[start:tab]) if start >= 0 else None

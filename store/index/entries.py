@@ -1,15 +1,10 @@
-"""One file as the index holds it, and as the index cache and worker processes carry it.
-
-An *entry* is the plain-data form (lists, strings, numbers: JSON as it is, cheap to send
-between processes):
+"""One file as the index holds it (:class:`IndexedFile`) and as the cache and worker
+processes carry it, an *entry* of plain JSON data:
 
     [[size, mtime_ns, ino, ctime_ns, sha256], kind, diagnostics, payload, unfinished_line]
 
-``diagnostics`` are ``[line, severity, code, message]``; ``payload`` is ``["R", report
-head]`` (its problems and tries, as JSON, are the blob beside the entry), ``["T", session
-ids, kinds]`` (the record heads' lines are the blob), ``["D"]`` (a small model, as dumped
-to JSON, is the blob) or ``None``. :class:`IndexedFile` is the in-memory form. One function
-makes an entry from a file on disk (in a worker), two convert between the forms.
+``payload``: ``["R", report head]``, ``["T", session ids, kinds]``, ``["D"]`` or ``None``;
+the blob beside it holds the problems and tries, the head lines, or the model's JSON.
 """
 
 from __future__ import annotations
@@ -36,23 +31,17 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed
     from store.index.cache import Blob
 
 Entry = list[Any]
-#: An entry and, for a JSONL file, the JSON lines of its record heads (else ``b""``).
 Parsed = tuple[Entry, bytes]
 
-#: Size, mtime, inode and ctime, packed before the SHA-256's 32 bytes (:attr:`IndexedFile.stamp`).
 _IDENT = struct.Struct("<qqQq")
-#: The diagnostics of every file that has none: one list, never changed in place (a file's
-#: diagnostics are replaced whole), where tens of thousands of empty ones would cost megabytes.
+#: One shared empty list (diagnostics are replaced whole, never changed in place).
 NO_DIAGNOSTICS: list[Diagnostic] = []
-#: Taken while a document kept as JSON is validated (once: every reader then sees one model).
 _validating = threading.Lock()
 
 
 class IndexedFile(Diagnosed):
-    """One file of the index. A workspace has tens of thousands, so each is kept small:
-    its identity (size, mtime, inode, ctime, SHA-256) is one packed ``bytes``, its path as
-    shown is cut from its path when asked for, and a small document is kept as its JSON
-    (in the mapped index cache, or bytes) until it is first asked for (most never are)."""
+    """One file of the index, kept small (tens of thousands): its identity packed in one
+    ``bytes``, its shown path cut from its path, a small document as JSON until asked for."""
 
     __slots__ = (
         "_display",
@@ -82,24 +71,18 @@ class IndexedFile(Diagnosed):
     ) -> None:
         self.path = path
         self.kind = kind
-        #: the characters of ``str(path)`` to leave out to show it (``display`` may be
-        #: that already), or the text shown
+        #: the characters of ``str(path)`` to leave out to show it, or the text shown
         self._display: int | str = display
         if isinstance(display, str):
             text = str(path)
             cut = len(text) - len(display)
             if cut >= 0 and text[cut:] == display:
                 self._display = cut
-        #: ``(size, mtime_ns, ino, ctime_ns)`` packed and the raw SHA-256; ``None``: not read
         self._ident = _pack(stamp, ident) if stamp is not None else None
-        #: the validated document (small kinds only: not reports, not JSONL), or its JSON
         self._doc = doc
-        #: a KPT report's head
         self.head = head
-        #: a JSONL file's records, as heads
         self.records = records
         self.diagnostics = diagnostics or NO_DIAGNOSTICS
-        #: the line of an unfinished last JSONL record (kept for later; lint reports it)
         self.unfinished_line = unfinished_line
 
     def __repr__(self) -> str:
@@ -107,13 +90,11 @@ class IndexedFile(Diagnosed):
 
     @property
     def display(self) -> str:
-        """The path as people read it (:meth:`store.workspace.Workspace.display`)."""
         cut = self._display
         return str(self.path)[cut:] if isinstance(cut, int) else cut
 
     @property
     def stamp(self) -> FileStamp | None:
-        """Size, mtime and SHA-256 as indexed (``None`` when the file could not be read)."""
         packed = self._ident
         if packed is None:
             return None
@@ -121,8 +102,6 @@ class IndexedFile(Diagnosed):
         return FileStamp(size, mtime_ns, packed[_IDENT.size :].hex())
 
     def identity(self) -> tuple[int, int, int, int, str] | None:
-        """Size, mtime_ns, inode, ctime_ns and SHA-256 as indexed (what the index cache
-        compares); ``None`` when the file could not be read."""
         packed = self._ident
         if packed is None:
             return None
@@ -131,7 +110,6 @@ class IndexedFile(Diagnosed):
 
     @property
     def ident(self) -> tuple[int, int]:
-        """Inode and ctime as indexed (``(0, 0)`` when unknown): the cache's file identity."""
         if self._ident is None:
             return (0, 0)
         _size, _mtime_ns, ino, ctime_ns = _IDENT.unpack_from(self._ident)
@@ -139,9 +117,8 @@ class IndexedFile(Diagnosed):
 
     @property
     def doc(self) -> BaseModel | None:
-        """The validated document (small kinds only), validated from its JSON the first
-        time it is asked for and kept. JSON that no longer validates (the models changed
-        under a cache) gives what reading the file again gives."""
+        """Validated from its JSON when first asked for (reading the file again when the
+        JSON no longer validates)."""
         doc = self._doc
         if not isinstance(doc, bytes | tuple):
             return doc
@@ -152,8 +129,6 @@ class IndexedFile(Diagnosed):
         return doc
 
     def doc_json(self) -> bytes | None:
-        """The document as JSON (what the cache keeps), without validating it when it was
-        never asked for."""
         doc = self._doc
         if isinstance(doc, bytes):
             return doc
@@ -170,8 +145,7 @@ class IndexedFile(Diagnosed):
         diagnostics: list[Diagnostic],
         unfinished_line: int | None,
     ) -> IndexedFile:
-        """This JSONL file once records were appended to it (its head table, grown in place,
-        shared)."""
+        """This JSONL file after an append (its head table grown in place, shared)."""
         return IndexedFile(
             self.path,
             self.display,
@@ -216,7 +190,6 @@ def _validated(f: IndexedFile, raw: bytes | Blob) -> BaseModel | None:
 
 
 def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
-    """Parse and check ``path``: its entry."""
     from store.check.files import check_loaded, unfinished_line
     from store.models import KptReport
     from store.read.loader import load_file
@@ -231,7 +204,7 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
             st = os.stat(path)
         except OSError:
             pass
-        else:  # inode and ctime only when the file is still the one that was read
+        else:  # inode and ctime only when still the file that was read
             if (st.st_size, st.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
                 ident[2:4] = [st.st_ino, st.st_ctime_ns]
     payload: list[Any] | None = None
@@ -255,8 +228,7 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
 
 
 def _diag_row(d: Diagnostic, shown: str) -> list[object]:
-    """``[line, severity, code, message]``, and the path when the diagnostic is another
-    file's (a TAKT facet's, made by the check of a piece using it)."""
+    """``[line, severity, code, message]`` (and the path of another file's, a facet's)."""
     row: list[object] = [d.line, d.severity, d.code, d.message]
     return row if d.path == shown else [*row, d.path]
 
@@ -271,12 +243,9 @@ def file_of_entry(
     blob: bytes | Blob | None = b"",
     text: str | None = None,
 ) -> IndexedFile:
-    """The in-memory form of ``entry`` (``ValueError``/``TypeError``/``KeyError`` when it is
-    malformed: the caller parses the file again); ``blob`` is the head lines or the
-    document's JSON, or where they lie in the mapped index cache; ``text`` is ``str(path)``
-    when the caller has it (a path made from a string does not keep it)."""
+    """The in-memory form of ``entry`` (``ValueError``, ``TypeError``, ``KeyError`` when
+    malformed); ``text``: ``str(path)`` when the caller has it."""
     (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
-    # inside the root (the usual case): shown as its characters after the root's
     display: str | int = ws.inside(text or str(path)) or ws.display(path)
     kind = _KINDS[kind_value] if kind_value is not None else None
     stamp = FileStamp(size, mtime_ns, sha) if size >= 0 else None

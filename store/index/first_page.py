@@ -1,13 +1,7 @@
-"""The first page of the sessions list as it was last shown, kept to draw at the next start.
-
-A warm start still decodes every report and summary head of the index cache before the
-list can be ordered (about half a second at 10,000 sessions). The rows the list showed
-first, in its default order, are kept apart in a small file under the state directory, so
-the next start draws them at once, before anything else is read; the real rows replace
-them as soon as the index has the sessions. Nothing here is trusted: the file is ours but
-may be stale, damaged or written by another version, so anything unexpected reads as no
-page at all, and each cell is plain text the screen shows literally.
-"""
+"""The sessions list's first page as last shown, drawn at the next start before anything
+is read (a warm start takes about half a second to order 10,000 sessions). The file may be
+stale, damaged or another version's: anything unexpected reads as no page; cells are
+plain text shown literally."""
 
 from __future__ import annotations
 
@@ -33,8 +27,7 @@ def page_path(ws: Workspace) -> Path:
 
 
 def read(ws: Workspace) -> list[dict[str, str]]:
-    """The rows kept last time (at most :data:`ROWS`); ``[]`` when there are none or
-    the file is not what this version writes."""
+    """The rows kept last time; ``[]`` when none or not what this version writes."""
     try:
         with open(page_path(ws), "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
@@ -62,8 +55,7 @@ def read(ws: Workspace) -> list[dict[str, str]]:
 
 
 def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
-    """Keep ``rows`` (the first :data:`ROWS`, each with :data:`FIELDS`) for the next start.
-    Best effort: ``False`` when it could not be written (a read-only workspace)."""
+    """Keep the first :data:`ROWS` of ``rows``; ``False`` when it could not be written."""
     doc = {
         "format": NAME,
         "rows": [[str(row.get(f, "")) for f in FIELDS] for row in rows[:ROWS]],
@@ -75,9 +67,4 @@ def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
     return False
 
 
-def clear(ws: Workspace) -> None:
-    with contextlib.suppress(OSError):
-        page_path(ws).unlink()
-
-
-__all__ = ["FIELDS", "ROWS", "clear", "read", "write"]
+__all__ = ["FIELDS", "ROWS", "read", "write"]

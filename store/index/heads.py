@@ -1,15 +1,7 @@
-"""Heads: the few fields of a report, lesson or session summary that lists, sessions,
-statistics and review progress need, in small slotted objects.
-
-A year of agent use is 10,000 reports and 100,000 lessons; holding every one as a full
-model costs hundreds of megabytes. The index keeps heads instead (and the on-disk index
-cache stores them as plain lists), and the full document is read again from its file, on
-demand, when one is shown or edited (:mod:`store.index.docs`). The field names match the models'
-so list code reads either.
-
-Repeated values (session ids, projects, types, categories, sections) are interned: the
-same text is then one object however many records carry it.
-"""
+"""Heads: the few fields of a report, lesson or session summary that lists, statistics
+and review progress need (full models of 100,000 lessons would cost hundreds of MB; the
+document is read on demand, :mod:`store.index.docs`). Field names match the models'.
+Repeated values are interned."""
 
 from __future__ import annotations
 
@@ -35,23 +27,19 @@ def _i(text: str | None) -> str | None:
     return sys.intern(text) if text is not None else None
 
 
-#: Tuples many heads hold alike (a report's item ids, its counts, a try's addresses): one
-#: object each. Bounded: past this many, a tuple is kept as it is.
+#: Tuples many heads hold alike, one object each (bounded).
 _SHARED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 _SHARED_MAX = 200_000
 
 
-#: A section's letter in a head's items as the cache keeps them (see :func:`_dump_items`).
 _LETTER = {"keep": "k", "problem": "p", "try": "t", "omission": "o"}
 _SECTION = {letter: section for section, letter in _LETTER.items()}
-#: What keys a head's items in :data:`_SHARED` (nothing read from a file can equal it).
 _ITEMS = object()
 
 
 def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
-    """A head's items as the cache keeps them: each one's section as a letter, in one
-    string, then the ids (a start decodes two values, not a list for each item); the
-    ``[section, id]`` pairs when a section has no letter."""
+    """The sections as one string of letters, then the ids (a start decodes two values,
+    not a list per item); ``[section, id]`` pairs when a section has no letter."""
     letters = "".join([_LETTER.get(sec, "?") for sec, _id in items])
     if "?" in letters:
         return [list(x) for x in items]
@@ -59,9 +47,7 @@ def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
 
 
 def _items(raw: list[Any]) -> tuple[tuple[str, str], ...]:
-    """A report head's ``(section, item id)`` pairs from the cache's form of them
-    (:func:`_dump_items`): the shared tuple when another report has the same ones (looked
-    up before anything is interned)."""
+    """The pairs from :func:`_dump_items`' form: shared with a report that has the same."""
     if len(raw) == 2 and isinstance(raw[0], str):
         letters, ids = raw
         if not isinstance(ids, list) or len(ids) != len(letters):
@@ -98,8 +84,7 @@ def _count(value: object) -> int | None:
 
 
 def first_line(text: str | None) -> str:
-    """The first non-empty line of ``text``, cut to :data:`TITLE_CHARS` (ending in ``…``
-    when cut: a title that stops mid-word says there is more)."""
+    """The first non-empty line of ``text``, cut (:func:`cut_title`)."""
     if not text:
         return ""
     for line in text.splitlines():
@@ -109,8 +94,7 @@ def first_line(text: str | None) -> str:
 
 
 def cut_title(text: str) -> str:
-    """``text`` as a head keeps it: at most :data:`TITLE_CHARS` characters, the last an
-    ellipsis when more were there."""
+    """At most :data:`TITLE_CHARS` characters, ending in ``…`` when cut."""
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
@@ -128,36 +112,25 @@ class TryHead:
     addresses: tuple[str, ...]
 
 
-#: Where a report head's problems and tries lie as JSON: the bytes, or (buffer, start,
-#: end) in the mapped index cache.
+#: A report head's problems and tries as JSON: bytes, or (buffer, start, end) mapped.
 Rest = bytes | tuple[Any, int, int]
 
 
 @dataclass(slots=True, eq=False)
 class ReportHead:
-    """A KPT report as the session list, review progress and statistics see it.
-
-    Its problems and tries are read by statistics only: a head read from the index cache
-    leaves them there (``rest``, JSON in the mapped file) until they are first asked for,
-    so that a start decodes, and holds, only what the list shows."""
+    """A KPT report as lists, review progress and statistics see it. Its problems and
+    tries (statistics only) stay as JSON (``rest``) until first asked for."""
 
     id: str | None
     session_id: str | None
     created_at: str | None
     outcome: str | None
     title: str
-    #: ``(section, item id)`` of every item with an id, in report order
     items: tuple[tuple[str, str], ...]
-    #: item count per section: keep, problem, try, omission
     counts: tuple[int, int, int, int]
-    #: every problem item (``id`` and ``description`` empty when the item lacks them);
-    #: ``None`` until read from ``rest``
-    _problems: tuple[ProblemHead, ...] | None
-    #: every try item (``id`` empty when it lacks one); ``None`` until read from ``rest``
+    _problems: tuple[ProblemHead, ...] | None  # None until read from ``rest``
     _tries: tuple[TryHead, ...] | None
-    #: the two as JSON, where a head read from the cache has them
     rest: Rest | None = None
-    #: metrics.backtrack_count and metrics.correction_count (effect metrics compare them)
     backtracks: int | None = None
     corrections: int | None = None
 
@@ -204,8 +177,7 @@ class ReportHead:
         return self._tries if self._tries is not None else self._read()[1]
 
     def _read(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
-        """The problems and tries decoded from ``rest``, and kept (none, not a crash, when
-        they are not as we write them: the file is parsed again when it changes)."""
+        """Decoded from ``rest`` and kept (none when malformed: not a crash)."""
         problems, tries = self._decode()
         self._problems, self._tries = problems, tries
         return problems, tries
@@ -226,7 +198,6 @@ class ReportHead:
         return ps, ts
 
     def rest_json(self) -> bytes:
-        """The problems and tries as the cache keeps them (beside the head's entry)."""
         rest = self.rest
         if isinstance(rest, bytes):
             return rest
@@ -253,7 +224,6 @@ class ReportHead:
     __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
 
     def dump(self) -> list[Any]:
-        """The head as the cache's entry holds it (:meth:`rest_json` beside it)."""
         return [
             self.id,
             self.session_id,
@@ -289,8 +259,6 @@ class ReportHead:
 
 @dataclass(slots=True)
 class RecordSpan:
-    """Where a JSONL record lives: its first line and its bytes."""
-
     line: int
     offset: int
     length: int
@@ -309,8 +277,6 @@ class SummaryHead:
     session_name: str | None
     project: str | None
     title: str
-    #: whether the summary has an evaluation; the mean of the AI's sub-scores and the
-    #: user's score, when it has them
     evaluated: bool
     ai_mean: float | None
     user_score: int | None
@@ -369,8 +335,7 @@ RecordHead = SummaryHead | LessonHead
 
 
 def head_of(span: RecordSpan, model: object) -> RecordHead | None:
-    """The head of a validated JSONL record (``None`` for anything but a lesson or a
-    session summary)."""
+    """``None`` for anything but a lesson or a session summary."""
     from store.models import Lesson, SessionSummary
 
     if isinstance(model, Lesson):
@@ -407,16 +372,13 @@ def load_record(raw: list[Any]) -> RecordHead:
     raise ValueError(f"unknown record head {tag!r}")
 
 
-#: Bytes read out of mapped files (:func:`read_mapped`) before their pages are given back.
 READ_BACK = 4 << 20
 _read_since = [0]
 
 
 def read_mapped(mapped: bytes | mmap.mmap, lo: int, hi: int) -> bytes:
-    """A copy of ``mapped[lo:hi]``. The pages read are given back once every
-    :data:`READ_BACK` bytes (the whole mapping at once: a page is read from the file again
-    when next touched), so that reading every report's problems from the index cache (the
-    statistics, a cache written anew) does not leave the process holding all of them."""
+    """A copy of ``mapped[lo:hi]``; every :data:`READ_BACK` bytes read, the mapping's pages
+    are given back (statistics read every report's problems)."""
     data = bytes(mapped[lo:hi])
     if isinstance(mapped, bytes):
         return data
@@ -428,9 +390,8 @@ def read_mapped(mapped: bytes | mmap.mmap, lo: int, hi: int) -> bytes:
 
 
 def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
-    """Give back the memory of the pages of ``mapped`` between ``lo`` and ``hi`` (the whole
-    mapping by default) that were read: a file-backed page is read from the file again when
-    next touched. Nothing where the system cannot."""
+    """Give back the pages of ``mapped`` read between ``lo`` and ``hi`` (read again from the
+    file when next touched)."""
     if not hasattr(mmap, "MADV_DONTNEED"):
         return
     hi = len(mapped) if hi is None else hi
@@ -440,25 +401,21 @@ def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
             mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
-#: A head table's lines: the buffer, where they start and end in it, and where each ends.
+#: The buffer, where the lines start and end in it, and where each ends.
 _Lines = tuple["bytes | mmap.mmap", int, int, "array[int]"]
 
 
-#: Heads decoded in one pass when a table's projects are (what is decoded at once stays small).
 DECODE_BATCH = 4096
-#: A mapped table's lines are scanned this much at a time, each part's pages given back
-#: once scanned (a team's lessons file has a hundred megabytes of heads).
+#: A mapped table is scanned this much at a time, each part's pages given back.
 SCAN_WINDOW = 8 << 20
 
 
 def _ends(hi: int) -> array[int]:
-    """An empty array for line ends up to ``hi``: four bytes each where they fit."""
     return array("I" if hi < 1 << 32 else "Q")
 
 
 def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[int]:
-    """Where each of the ``count`` lines between ``lo`` and ``hi`` ends (``ValueError``
-    when there are not that many: a table's parts that disagree)."""
+    """Where each of the ``count`` lines between ``lo`` and ``hi`` ends."""
     ends = _ends(hi)
     find, add = buf.find, ends.append
     mapped = not isinstance(buf, bytes)
@@ -478,21 +435,11 @@ def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[in
 
 
 class HeadTable:
-    """The record heads of one JSONL file, kept as JSON lines in one buffer and decoded
-    one at a time when asked for: a hundred thousand lessons cost a few tens of megabytes
-    this way, instead of the few hundred that live objects would. What joining sessions
-    needs of every record (its session id and whether it is a summary or a lesson) is kept
-    decoded beside them.
-
-    The buffer is the table's own ``bytes``, or a part (``lo`` to ``hi``) of the index
-    cache's file mapped read-only (:mod:`store.index.cache`): a table taken from the cache
-    then holds only where each line ends (checked against its kinds as it is made, then
-    the pages read for that given back), and :meth:`release` gives back the pages read
-    since (the file keeps them).
-
-    Safe to read from one thread while another :meth:`extend` s it: the buffer, the bounds
-    and the line ends are one value, replaced at once; the kinds, which give the length,
-    grow last."""
+    """The record heads of one JSONL file as JSON lines in one buffer (its own bytes, or a
+    part of the mapped index cache), decoded when asked for: 100,000 lessons cost tens of
+    MB, not hundreds. Each record's session id and kind are kept decoded for joining.
+    Readable while another thread :meth:`extend` s it: buffer, bounds and line ends are one
+    value replaced at once; the kinds, which give the length, grow last."""
 
     __slots__ = ("_lines", "_projects", "kinds", "sids")
 
@@ -516,7 +463,6 @@ class HeadTable:
 
     @property
     def blob(self) -> bytes:
-        """The head lines as one ``bytes`` (a copy when the table is mapped)."""
         buf, lo, hi, _ends = self._lines
         if isinstance(buf, bytes) and lo == 0 and hi == len(buf):
             return buf
@@ -527,8 +473,7 @@ class HeadTable:
         return not isinstance(self._lines[0], bytes)
 
     def release(self) -> None:
-        """Give back the memory of the mapped pages read so far (nothing for a table of
-        its own bytes): they are read from the file again when next needed."""
+        """Give back the mapped pages read so far."""
         buf, lo, hi, _ends = self._lines
         if not isinstance(buf, bytes):
             give_back(buf, lo, hi)
@@ -546,9 +491,7 @@ class HeadTable:
         return len(self.kinds)
 
     def extend(self, more: HeadTable) -> None:
-        """Append ``more``'s records in place. A reader meanwhile sees the old lines or the
-        new ones whole (the old ones are at the same places in both), and the old length
-        until the kinds grow, last."""
+        """Append ``more``'s records (readers see the old lines or the new, whole)."""
         _buf, lo, _hi, ends = self._lines
         _more, more_lo, _more_hi, more_ends = more._lines
         blob, added = self.blob, more.blob
@@ -561,13 +504,10 @@ class HeadTable:
         self.kinds += more.kinds
 
     def search(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
-        """The first match of ``pattern`` (``re.M``: ``^`` is a line's start) in the lines."""
         buf, lo, hi, _ends = self._lines
         return pattern.search(buf, lo, hi)
 
     def _span(self, start: int, stop: int) -> bytes:
-        """The lines of heads ``start`` to ``stop - 1`` (0 ≤ start < stop ≤ len), without
-        the last newline."""
         buf, lo, _hi, ends = self._lines  # one value: never the buffer of one, ends of another
         first = ends[start - 1] + 1 if start else lo
         return buf[first : ends[stop - 1]]
@@ -581,15 +521,11 @@ class HeadTable:
         return load_record(raw)
 
     def __iter__(self) -> Iterator[RecordHead]:
-        """Every head, decoded in one pass (one JSON array: no raw newline can occur
-        inside a JSON line, so the lines joined by commas are one)."""
         return iter(self.heads(0, len(self.kinds)))
 
     def project(self, i: int) -> str | None:
-        """The project of record ``i``. The sessions list shows every session's, so the
-        first time one is asked for, every record's is decoded, a few thousand heads at a
-        time, and kept (one interned name each), not the heads; records appended since are
-        decoded when next asked for."""
+        """The project of record ``i``: at the first ask every record's is decoded (in
+        batches) and kept, since the sessions list shows every session's."""
         projects = self._projects
         if projects is None or i >= len(projects):  # none yet, or the table grew since
             n = len(self.kinds)
@@ -600,8 +536,8 @@ class HeadTable:
         return projects[i]
 
     def heads(self, start: int, stop: int) -> list[RecordHead]:
-        """The heads ``start`` to ``stop`` (clamped), decoded in one pass: a part of the
-        table at a time, so that what is decoded at once stays small."""
+        """The heads ``start`` to ``stop`` (clamped), decoded in one pass (no raw newline
+        occurs inside a JSON line: joined by commas they are one array)."""
         stop = min(stop, len(self.kinds))
         if start >= stop:
             return []
@@ -614,9 +550,8 @@ class HeadTable:
     __hash__ = None  # type: ignore[assignment]
 
     def snapshot(self) -> tuple[list[Any], bytes]:
-        """The session ids and kinds, and the lines, of the same records: what a cache
-        write takes while another thread may be appending to the table (the kinds grow
-        last, so the lines then hold at least as many records)."""
+        """The session ids and kinds, and the lines, of the same records (a cache write
+        while another thread appends: the kinds grow last)."""
         kinds = self.kinds
         n = len(kinds)
         buf, lo, _hi, ends = self._lines

@@ -36,8 +36,8 @@ _NONE = 0xFFFFFFFF
 
 
 class LessonList:
-    """Every lesson of ``files`` (the index's lessons files), in the order of
-    :func:`~store.index.order.ordered_lessons`: newest first, ties by id, backwards."""
+    """Every lesson of ``files`` (the index's lessons files): newest first, ties by id,
+    backwards."""
 
     def __init__(self, files: Iterable[IndexedFile]) -> None:
         self.paths: list[Path] = []
@@ -97,8 +97,7 @@ class LessonList:
                     day.append(t.date().toordinal())
                     idh.append(hash(h.id or ""))
             table.release()  # its pages read (a mapped table): given back
-        # what ordered_lessons' sort does (newest first, then the id, both backwards,
-        # stable), as two stable sorts: by the id, then by the time
+        # newest first, then the id, both backwards: two stable sorts, by id then by time
         order = sorted(range(len(ids)), key=ids.__getitem__, reverse=True)
         del ids
         order.sort(key=times.__getitem__, reverse=True)

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from store.index.docs import lesson_ref
-from store.index.entries import IndexedFile
 from store.index.heads import LessonHead
 from store.index.sessions import Session, parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import UNDECIDED
-from store.read.kinds import Kind
 
 if TYPE_CHECKING:
     from store.models import Lesson
@@ -106,21 +104,6 @@ class LessonRow:
 
     def full(self) -> Lesson:
         return lesson_ref(self.lesson, self.path).doc
-
-
-def ordered_lessons(files: Iterable[IndexedFile]) -> list[LessonRow]:
-    """Every lesson of the lessons files, newest first (ties by id, also backwards); each
-    keyed ``path:line``."""
-    out = []
-    for f in files:
-        if f.kind is not Kind.LESSONS:
-            continue
-        for rec in f.records or ():
-            if isinstance(rec, LessonHead):
-                line = rec.span.line
-                out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
-    out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
-    return out
 
 
 def ordered(index: WorkspaceIndex, flt: SessionFilter | None = None) -> list[Session]:

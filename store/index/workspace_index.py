@@ -1,12 +1,6 @@
 """The loaded workspace: every file's diagnostics and heads, and the sessions they form.
-
-Built in a worker thread, from the index cache (:mod:`store.index.cache`) for the files
-that did not change and by parsing, in worker processes, the ones that did; then updated
-file by file when the watcher reports changes. The index keeps what lists, search filters,
-statistics and review progress need: heads for reports, lessons and summaries
-(:mod:`store.index.heads`), full models only for the few small documents (skills, proposals,
-memories, pieces, feedback). A full report or record is read on demand (:mod:`store.index.docs`).
-"""
+Built from the index cache and by parsing changed files in worker processes, then updated
+file by file as the watcher reports changes; full models only for small documents."""
 
 from __future__ import annotations
 
@@ -59,8 +53,7 @@ def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
 
 
 def index_pieces(ws: Workspace, top: Path) -> dict[Path, IndexedFile]:
-    """Every YAML file under ``top`` (a directory outside the workspace, such as
-    ``~/.takt/pieces``) indexed as a TAKT piece, in the order of a sorted walk."""
+    """Every YAML file under ``top`` (e.g. ``~/.takt/pieces``) as a TAKT piece, sorted."""
     found: dict[Path, IndexedFile] = {}
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not ignored_name(d))
@@ -75,8 +68,7 @@ if TYPE_CHECKING:  # the models are imported when a file is parsed or read
     from store.models import Proposal, SessionSummary
 
     Part = ReportRef | Located[Proposal] | RecordRef[SummaryHead, SessionSummary] | LessonRun
-    #: what one file gives one session: a part, or a few in a tuple (not a tuple of one:
-    #: 48 bytes more for each of a hundred thousand runs of lessons)
+    #: a part, or a few in a tuple (a tuple of one costs 48 bytes per run of lessons)
     Parts = Part | tuple[Part, ...]
 
 
@@ -89,8 +81,7 @@ def _joined(had: Parts | None, more: Parts) -> Parts:
 
 
 def _contributions(f: IndexedFile) -> dict[str, Parts]:
-    """What ``f`` gives to which session (by session key). The same each time it is asked
-    for a report or a proposal: the index works it out again rather than keeping it."""
+    """What ``f`` gives to which session (by session key)."""
     out: dict[str, Parts] = {}
     head = f.head
     if head is not None:  # the usual case: nothing to import
@@ -109,8 +100,7 @@ def _contributions(f: IndexedFile) -> dict[str, Parts]:
 
 
 def _contribute_records(out: dict[str, Parts], table: HeadTable, path: Path, start: int) -> None:
-    """What the records of ``table`` from ``start`` on give to which session: each summary
-    its reference, the lessons of each session one run."""
+    """Each summary from ``start`` on to its session; each session's lessons as one run."""
     summaries: dict[str, list[Part]] = {}
     runs: dict[str, array[int]] = {}
     kinds, sids = table.kinds, table.sids
@@ -143,17 +133,14 @@ def _flat(given: list[tuple[Path, Parts]]) -> Iterator[Part]:
 
 
 def report_session_key(key: str, report: ReportRef) -> str:
-    """The key of the session a second report of one ``session_id`` is listed as (its
-    own: the session's key and the report's path)."""
+    """The key a further report of one ``session_id`` is listed under."""
     return f"{key}#{report.path}"
 
 
 def _sessions_of(key: str, parts: Iterable[Part]) -> list[Session]:
-    """The session ``key`` from its parts (in its files' order); none when it has no
-    report and no summary (a session is worth listing when one of those describes it).
-    Two reports naming one ``session_id`` both stay: the one of the highest id is the
-    session's, each other one is listed as a session of its own (the same session id,
-    keyed :func:`report_session_key`) — its items are reviewed and counted as any."""
+    """The session ``key`` from its parts; none without a report or a summary. Of two
+    reports naming one ``session_id`` the highest id is the session's; each other is
+    listed as a session of its own (:func:`report_session_key`)."""
     report: ReportRef | None = None
     others: list[ReportRef] = []
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
@@ -189,8 +176,7 @@ class WorkspaceIndex:
     def __init__(self, ws: Workspace, *, use_cache: bool = True) -> None:
         self.ws = ws
         self.use_cache = use_cache
-        #: when it was made (seconds since the epoch): the start of the app's run, which an
-        #: undo of a decision made before it asks about first
+        #: the start of the app's run (an undo of an earlier decision asks first)
         self.opened = time.time()
         self.files: dict[Path, IndexedFile] = {}
         self.kinds: dict[Path, Kind | None] = {}
@@ -199,36 +185,27 @@ class WorkspaceIndex:
         # read by load_all (in a worker), not here (on the way to the first screen)
         self.ledger = Ledger(ws.state_dir, read=False)
         self.lock = threading.Lock()
-        #: held by a load (:meth:`load_all`) from start to end: an update waits for it, and
-        #: a save meanwhile would write half an index (it is left for later)
+        #: held by a load: an update waits for it; a save meanwhile is left for later
         self._loading = threading.RLock()
-        #: what the last load did: files found, taken from the cache, parsed, removed
         self.stats: dict[str, int] = {}
         self._dirty = False
-        #: what each JSONL file gives each session (by session key; tuples: a part or two
-        #: each, and a list of one costs twice a tuple of one). A report or a proposal gives
-        #: one part to one session: that is worked out again from the file when needed
-        #: (:meth:`_given`), not kept for each of tens of thousands of files.
+        #: what each JSONL file gives each session (other files: :meth:`_given`)
         self._parts: dict[Path, dict[str, Parts]] = {}
-        #: the files that give each session something
         self._paths_of: dict[str, list[Path]] = {}  # lists: a set of one costs 216 bytes
         #: each file's place in the workspace's order (a session lists its parts so)
         self._rank: dict[Path, int] = {}
-        #: the report ids two sessions' reports share, worked out for ``sessions`` as it was
+        #: shared report ids, worked out for ``sessions`` as it was
         self._shared: tuple[dict[str, Session] | None, dict[str, list[Session]]] = (None, {})
-        #: the sessions (keys) whose report carries each report id, kept as files change
+        #: the sessions (keys) whose report carries each report id
         self._rid_keys: dict[str, set[str]] = {}
-        #: the keys of the sessions listed for a session's further reports (same session
-        #: id, see :func:`_sessions_of`), by the session's key
+        #: the keys listed for a session's further reports, by the session's key
         self._more_keys: dict[str, list[str]] = {}
 
     # -- building ----------------------------------------------------------------
 
     def recover(self) -> list[Recovered]:
-        """Roll back the transactions a killed process left half done
-        (:func:`store.tx.transactions.recover`); what was rolled back. A state
-        directory we cannot write (read-only) leaves them for a later start. With none open
-        (the usual start) their code is not even imported (~30 ms of a warm start)."""
+        """Roll back what a killed process left half done (a read-only state directory
+        leaves it for later). With none open the code is not imported (~30 ms)."""
         if not self.ledger.open_transactions():  # (the ledger was just read)
             return []
         from store.tx.transactions import recover
@@ -246,17 +223,10 @@ class WorkspaceIndex:
         *,
         parallel: bool = True,
     ) -> None:
-        """Read the workspace: first what the cache holds (``publish`` is called once the
-        sessions are all there, so the list can show them at once; lessons and the rest
-        follow), then every file whose identity changed, parsed in worker processes
-        (``publish`` again every :data:`PUBLISH_EVERY` seconds meanwhile). When it returns,
-        everything is in (callers say so themselves). Writes the cache when anything was
-        parsed or removed.
-
-        The collector is paused (building a few hundred thousand small objects would
-        otherwise set it scanning them all again and again) except while workers parse (the
-        app's own garbage would pile up meanwhile), and what was built is then frozen:
-        later collections, while someone types, need not look at it."""
+        """Read the workspace: the cache first (``publish`` once the sessions are in, then
+        lessons and the rest), then every changed file in worker processes (``publish``
+        every :data:`PUBLISH_EVERY` s); the cache is written when anything changed. The
+        collector is paused (but while workers parse) and what was built is then frozen."""
         with self._loading:  # one load at a time (a reload while the first still reads)
             self._load(progress, publish, parallel)
 
@@ -267,8 +237,7 @@ class WorkspaceIndex:
         publish: Callable[[], None] | None,
         parallel: bool,
     ) -> None:
-        # the cache is read (mostly its checksum, which lets go of the interpreter) while
-        # the ledger is folded
+        # the cache's checksum (off the interpreter) is hashed while the ledger is folded
         reading = index_cache.read_beside(self.ws) if self.use_cache else None
         cached: index_cache.Cached | None = None
         try:
@@ -282,10 +251,8 @@ class WorkspaceIndex:
                 reading.close()
         files: dict[Path, IndexedFile] = {}
         if cached is not None:
-            # reports and summaries first: the sessions list is complete with them alone
-            # (and they need no models); then the lessons, then the few documents that are
-            # kept whole (their models are imported then). The cache keeps the files in the
-            # workspace's order (lessons last), which the first merge relies on.
+            # reports and summaries first (the sessions list is complete with them), then
+            # lessons, then small documents; the first merge relies on the cache's order
             paths = {name: Path(name) for name in cached.lines}
             first = (Kind.KPT.value, Kind.SUMMARIES.value)
             groups: tuple[list[str], list[str], list[str]] = ([], [], [])
@@ -303,8 +270,7 @@ class WorkspaceIndex:
                         continue
                 cached.release()  # the entries' pages: read once
                 files.update(batch)
-                if i == 1:  # the files' order, for the merges after the first (made once
-                    # the sessions are out: not on the way to them)
+                if i == 1:  # the files' order, made once the sessions are out
                     self._rank = {p: n for n, p in enumerate(paths.values())}
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
@@ -317,9 +283,7 @@ class WorkspaceIndex:
             del same
         self._rank = {f.path: i for i, f in enumerate(found)}
         if files and not self._in_workspace_order(files):
-            # the cache held another order (files added while an app ran were kept after
-            # the others): the sessions several files make are joined again, and the
-            # cache is written anew
+            # the cache held another order (files added while an app ran): joined again
             again = {key for key, paths in self._paths_of.items() if len(paths) > 1}
             self._merge({}, set(), again=again)
             self._dirty = True
@@ -346,8 +310,7 @@ class WorkspaceIndex:
         if todo or removed:
             last = time.monotonic()
             batch = {}
-            # while workers parse, this process mostly waits: collect (the app's garbage
-            # would otherwise pile up for as long as a cold start takes)
+            # while workers parse this process mostly waits: collect meanwhile
             with collecting():
                 for n, (path, (entry, parsed)) in enumerate(
                     parse_entries(self.ws, todo, progress, parallel), 1
@@ -370,9 +333,7 @@ class WorkspaceIndex:
         gc.freeze()
 
     def _in_workspace_order(self, files: dict[Path, IndexedFile]) -> bool:
-        """Whether ``files`` (as read from the cache: the files of each kind in the cache's
-        order) come in the workspace's order (:attr:`_rank`), kind by kind: the order a
-        session's parts of one kind are taken in."""
+        """Whether ``files`` (from the cache) come in the workspace's order, kind by kind."""
         rank = self._rank
         last: dict[Kind | None, int] = {}
         for path, f in files.items():
@@ -427,9 +388,7 @@ class WorkspaceIndex:
         return True
 
     def _ranked(self, files: list[IndexedFile]) -> dict[Path, int]:
-        """:attr:`_rank` with the files added since the workspace was walked put in their
-        places (each found by bisecting the ranked ones with :meth:`Workspace.order_key`,
-        not by walking the workspace again)."""
+        """:attr:`_rank` with files added since the walk bisected into place."""
         rank = self._rank
         added = sorted({f.path for f in files if f.path not in rank}, key=self.ws.order_key)
         if not added:
@@ -454,8 +413,7 @@ class WorkspaceIndex:
         return rank
 
     def update(self, paths: Iterable[Path]) -> tuple[set[Path], set[Path]]:
-        """Re-read changed files; returns (changed or added, removed) paths (after the
-        load under way, if any: what it reads would replace what this did)."""
+        """Re-read changed files (after any load under way); (changed or added, removed)."""
         with self._loading:
             return self._update(paths)
 
@@ -505,12 +463,9 @@ class WorkspaceIndex:
         reset: bool = False,
         again: Collection[str] = (),
     ) -> None:
-        """Put ``new`` files in (replacing those of the same path), take ``removed`` out,
-        put ``grown`` JSONL files in (what their records from the given index on give is
-        added to what the earlier ones gave), and rebuild only the sessions they touch;
-        ``reset``: ``new`` is all there is (nothing removed or grown); ``again``: sessions
-        to join again as well. Readers see the old dicts or the new ones, never one being
-        changed."""
+        """Put ``new`` files in, ``removed`` out, ``grown`` JSONL files' new records in, and
+        rebuild only the sessions touched (``reset``: ``new`` is all; ``again``: join these
+        too). Readers see the old dicts or the new ones, never one being changed."""
         assert not (reset and (removed or grown)), "a first merge removes and grows nothing"
         with self.lock:
             if reset:
@@ -525,8 +480,7 @@ class WorkspaceIndex:
                     dict(self.sessions),
                     dict(self.by_report),
                 )
-            #: a first merge: what each file gives each session, gathered as it is worked
-            #: out (the sessions are made from it, not from the files asked again)
+            #: a first merge: what each file gives each session, gathered once
             gathered: dict[str, list[tuple[Path, Parts]]] | None = None
             touched: Collection[str]
             if reset:
@@ -576,8 +530,7 @@ class WorkspaceIndex:
         grown: dict[Path, tuple[IndexedFile, int]],
         files: dict[Path, IndexedFile],
     ) -> set[str]:
-        """Put ``new`` and ``grown`` files in ``files`` and take ``removed`` out (see
-        :meth:`_merge`), noting what each gives to which session; the sessions touched."""
+        """:meth:`_merge`'s changes to ``files``; the sessions touched."""
         touched: set[str] = set()
         for p in removed | set(new):
             for key in self._given(p, files.get(p)):
@@ -600,8 +553,7 @@ class WorkspaceIndex:
         return touched
 
     def _add_parts(self, path: Path, f: IndexedFile, added: dict[str, Parts]) -> set[str]:
-        """Note what ``path`` (now ``f``) gives to which session (kept for a JSONL file
-        only, see :meth:`_given`); returns the sessions touched."""
+        """Note what ``path`` gives to which session; the sessions touched."""
         if f.records is not None:
             parts = self._parts.setdefault(path, {})
             for key, more in added.items():
@@ -613,9 +565,8 @@ class WorkspaceIndex:
         return set(added)
 
     def _given(self, path: Path, f: IndexedFile | None) -> Mapping[str, Parts]:
-        """What ``path`` (``f``, as in the index) gives to which session: kept for a JSONL
-        file (working it out reads every record's session), worked out again for any
-        other (one part or none, made again in less time than a lookup costs to keep)."""
+        """What ``path`` gives to which session: kept for a JSONL file, worked out again for
+        any other (one part: cheaper than keeping it for tens of thousands of files)."""
         if f is None or f.records is not None:
             return self._parts.get(path, {})
         return _contributions(f)
@@ -623,9 +574,7 @@ class WorkspaceIndex:
     def _gather(
         self, new: dict[Path, IndexedFile], files: dict[Path, IndexedFile]
     ) -> dict[str, list[tuple[Path, Parts]]]:
-        """A first merge (nothing in yet; ``new`` in the workspace's order): put ``new`` in
-        ``files``, note what each gives to which session (as :meth:`_add_parts` does), and
-        return it by session, in that order."""
+        """A first merge (``new`` in the workspace's order): what each gives, by session."""
         gathered: dict[str, list[tuple[Path, Parts]]] = {}
         for p, f in new.items():
             files[p] = f
@@ -644,7 +593,6 @@ class WorkspaceIndex:
         return gathered
 
     def _in_order(self, given: list[tuple[Path, Parts]]) -> Iterator[Part]:
-        """The parts files give one session, in the files' order in the workspace."""
         if len(given) > 1:
             rank = self._rank
             if all(p in rank for p, _parts in given):
@@ -655,8 +603,6 @@ class WorkspaceIndex:
         return _flat(given)
 
     def _session(self, key: str, files: dict[Path, IndexedFile]) -> list[Session]:
-        """The session ``key`` (and those of its further reports) from what its files (in
-        ``files``) contribute (see :func:`_sessions_of`)."""
         paths = self._paths_of.get(key)
         if not paths:
             self._paths_of.pop(key, None)
@@ -668,7 +614,7 @@ class WorkspaceIndex:
     # -- questions ---------------------------------------------------------------
 
     def review_progress(self, s: Session) -> tuple[int, int]:
-        """Items decided and items in all (kept until the ledger or the session changes)."""
+        """Items decided and in all (kept until the ledger or the session changes)."""
         revision = self.ledger.revision
         hit = s._progress
         if hit is not None and hit[0] == revision:
@@ -703,8 +649,7 @@ class WorkspaceIndex:
         )
 
     def problem_files(self) -> list[IndexedFile]:
-        """Files with any diagnostic (errors or warnings): what the Problems view lists and
-        the header counts — one source for both."""
+        """Files with any diagnostic (the Problems view and the header's count)."""
         return [f for f in self.files.values() if f.diagnostics]
 
     def error_files(self) -> list[IndexedFile]:
@@ -712,8 +657,8 @@ class WorkspaceIndex:
         return [f for f in self.files.values() if f.errors]
 
     def find_report(self, report_id: str, path: Path | None = None) -> Session | None:
-        """The session of the report ``KPT_ID`` (or located ``KPT_ID@PLACE``); of reports
-        sharing an id, the one at ``path``, or at the key's place (none: the first)."""
+        """The session of ``KPT_ID`` (or ``KPT_ID@PLACE``); of a shared id, the one at
+        ``path`` or the place."""
         got = split_located(report_id)
         rid, place = got if got is not None else (report_id, None)
         if self.is_shared(rid) and (place is not None or path is not None):
@@ -729,8 +674,7 @@ class WorkspaceIndex:
         return self.by_report.get(rid)
 
     def shared_ids(self) -> dict[str, list[Session]]:
-        """Report ids two or more sessions' reports carry, each with its sessions in the
-        order of their paths (``store.located``; lint warns of each)."""
+        """Report ids several sessions' reports carry, with their sessions by path."""
         sessions = self.sessions
         if self._shared[0] is not sessions:
             shared: dict[str, list[Session]] = {}
@@ -743,8 +687,7 @@ class WorkspaceIndex:
         return self._shared[1]
 
     def shared_session_ids(self) -> dict[str, list[Session]]:
-        """Session ids two or more reports name, each with its sessions (the session's own
-        first, then one for each further report; lint warns of each)."""
+        """Session ids several reports name, with their sessions (the session's own first)."""
         sessions, out = self.sessions, {}
         for key, more in list(self._more_keys.items()):
             got = [s for k in (key, *more) if (s := sessions.get(k)) and s.report]
@@ -774,13 +717,13 @@ class WorkspaceIndex:
         return [f"{rkey}/{item_id}" for _sec, item_id in s.report.head.items]
 
     def located_key(self, key: str, path: Path | str) -> str:
-        """``KPT_ID/ITEM_ID`` of the report at ``path``, located when its id is shared."""
+        """``KPT_ID/ITEM_ID`` at ``path``, located when its id is shared."""
         rid, sep, rest = key.partition("/")
         if not self.is_shared(rid):
             return key
         return report_key(rid, self.ws.display(Path(path))) + sep + rest
 
     def report_loc(self, s: Session) -> dict[str, str]:
-        """{report key: the report's path as shown}, what a decision records."""
+        """{report key: path as shown}, what a decision records."""
         rkey = self.report_key(s)
         return {rkey: self.ws.display(s.report.path)} if rkey and s.report else {}

@@ -260,9 +260,6 @@ class TranscriptReader:
         self._current: Turn | None = None
         self._failed = False
         self._line_sid: str | None = None
-        #: see :meth:`take_changes`
-        self.changed_from: int | None = None
-        self.preamble_changed = False
 
     def __enter__(self) -> TranscriptReader:
         return self
@@ -478,18 +475,15 @@ class TranscriptReader:
             self._add(None, block)
 
     def _add(self, turn: Turn | None, block: Block) -> None:
-        """Append ``block`` to ``turn`` (``None``: the preamble), noting what changed."""
+        """Append ``block`` to ``turn`` (``None``: the preamble)."""
         block.step = self.transcript.trace.turn
         if not self.keep_turns:
             self._fresh.append((turn, block))
             return
         if turn is None:
             self.transcript.preamble.append(block)
-            self.preamble_changed = True
             return
         turn.blocks.append(block)
-        if self.changed_from is None or turn.number < self.changed_from:
-            self.changed_from = turn.number
 
     def take_blocks(self) -> list[tuple[Turn | None, Block]]:
         """Streaming (``keep_turns=False``): the blocks read since the last call, each with
@@ -498,21 +492,12 @@ class TranscriptReader:
         fresh, self._fresh = self._fresh, []
         return fresh
 
-    def take_changes(self) -> tuple[int | None, bool]:
-        """The first turn given blocks since the last call (``None``: none) and whether
-        the preamble changed: a view redraws from there on."""
-        changes = (self.changed_from, self.preamble_changed)
-        self.changed_from, self.preamble_changed = None, False
-        return changes
-
     def _new_turn(self, role: Role, number: int, stamp: str | None, mid: str | None) -> Turn:
         self.turns_read += 1
         turn = Turn(self.turns_read, role, number, stamp, message_id=mid)
         if self.keep_turns:
             self.transcript.turns.append(turn)
         self._current = turn
-        if self.changed_from is None:
-            self.changed_from = turn.number
         return turn
 
     def _blocks(self, content: Any, number: int) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ def test_written_rows_read_back(tmp_path: Path) -> None:
     rows = [_row(n) for n in range(first_page.ROWS + 5)]
     assert first_page.write(ws, rows)
     assert first_page.read(ws) == rows[: first_page.ROWS]
-    first_page.clear(ws)
+    first_page.page_path(ws).unlink()
     assert first_page.read(ws) == []
 
 

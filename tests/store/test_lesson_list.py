@@ -1,8 +1,9 @@
 """The lessons list held in arrays: the same order, keys and filtering as the rows it
-replaces (``ordered_lessons`` and ``LessonFilter.matches``), rows decoded when asked for."""
+replaces (every lesson as a row, sorted; ``LessonFilter.matches``), rows decoded when asked for."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
@@ -13,10 +14,25 @@ from store.index import lesson_list
 from store.index.entries import IndexedFile
 from store.index.heads import HeadTable, LessonHead, RecordSpan
 from store.index.lesson_list import LessonList, Shown
-from store.index.order import LessonFilter, ordered_lessons
+from store.index.order import LessonFilter, LessonRow
+from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.read.kinds import Kind
 from store.workspace import Workspace
+
+
+def ordered_lessons(files: Iterable[IndexedFile]) -> list[LessonRow]:
+    """The reference: every lesson as a row, newest first (ties by id, also backwards)."""
+    out = []
+    for f in files:
+        if f.kind is not Kind.LESSONS:
+            continue
+        for rec in f.records or ():
+            if isinstance(rec, LessonHead):
+                line = rec.span.line
+                out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
+    out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+    return out
 
 
 def _index(root: Path) -> WorkspaceIndex:
