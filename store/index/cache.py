@@ -68,14 +68,11 @@ def _fingerprint(ws: Workspace) -> dict[str, Any]:
 
 
 def file_sha256(path: Path) -> str | None:
-    h = hashlib.sha256()
     try:
         with open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                h.update(chunk)
+            return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return None
-    return h.hexdigest()
 
 
 #: A part of the mapped cache file: (the mapping, start, end).
@@ -158,27 +155,23 @@ def read_beside(ws: Workspace) -> Reading:
 
 class Reading:
     """The cache being read: its header checked, its checksum begun (in a thread when
-    ``beside``). :meth:`result` waits and returns the cache or raises; call :meth:`close`
-    in any case. The thread allocates nothing (its arena kept 14 MB after a search)."""
+    ``beside``: hashing lets go of the interpreter). :meth:`result` waits and returns the
+    cache or raises; call :meth:`close` in any case. Hashed from the mapping a window at a
+    time, each window's pages given back: the thread allocates nothing (its arena kept
+    14 MB after a search) and the process does not hold the file's pages."""
 
     def __init__(self, ws: Workspace, *, beside: bool) -> None:
         self._error: BaseException | None = None
-        self._file: io.BufferedReader | None = None
         self._mapped: mmap.mmap | None = None
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
         self._digest = hashlib.sha256()
         self._written, self._body = 0, 0
         self._sha256: object = None
-        self._chunk: mmap.mmap | None = None
         try:
-            self._file = open(cache_path(ws), "rb")  # noqa: SIM115 - closed by close()
-            self._written, self._mapped, self._sha256 = _opened(ws, self._file)
-            self._body = self._file.tell()
-            # a few large reads (each off the interpreter) into an anonymous mapping,
-            # whose pages are made as they are filled (not zeroed first by this thread)
-            size = max(1, min(CHECKSUM_CHUNK, len(self._mapped) - self._body))
-            self._chunk = mmap.mmap(-1, size)
+            with open(cache_path(ws), "rb") as f:
+                self._written, self._mapped, self._sha256 = _opened(ws, f)
+                self._body = f.tell()
         except CacheError as exc:
             self._error = exc
         except (OSError, ValueError, MemoryError) as exc:
@@ -198,17 +191,16 @@ class Reading:
             self._checksum()
 
     def _checksum(self) -> None:
-        f, chunk, digest = self._file, self._chunk, self._digest
-        assert f is not None and chunk is not None
+        mapped, digest = self._mapped, self._digest
+        assert mapped is not None
         try:
-            with memoryview(chunk) as view:
-                while got := f.readinto(chunk):
-                    with view[:got] as part:  # (let go of, for the buffer to be closed)
+            with memoryview(mapped) as view:
+                for at in range(self._body, len(mapped), CHECKSUM_CHUNK):
+                    with view[at : at + CHECKSUM_CHUNK] as part:  # (let go of before close)
                         digest.update(part)
+                    give_back(mapped, at, min(len(mapped), at + CHECKSUM_CHUNK))
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._failed.append(exc)
-        finally:
-            chunk.close()
 
     def result(self) -> Cached:
         if self._error is not None:
@@ -235,9 +227,6 @@ class Reading:
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        if self._file is not None:
-            self._file.close()
-            self._file = None
         if self._mapped is not None:
             self._mapped.close()
             self._mapped = None

@@ -109,13 +109,6 @@ class IndexedFile(Diagnosed):
         return size, mtime_ns, ino, ctime_ns, packed[_IDENT.size :].hex()
 
     @property
-    def ident(self) -> tuple[int, int]:
-        if self._ident is None:
-            return (0, 0)
-        _size, _mtime_ns, ino, ctime_ns = _IDENT.unpack_from(self._ident)
-        return (ino, ctime_ns)
-
-    @property
     def doc(self) -> BaseModel | None:
         """Validated from its JSON when first asked for (reading the file again when the
         JSON no longer validates)."""
