@@ -11,7 +11,8 @@ import pytest
 from store.check.piece_view import load_piece_view
 from store.index.discussions import read_discussions
 from store.index.knowledge_tree import doc_id, knowledge_tree
-from store.index.order import LessonFilter, SessionFilter, ordered_lessons
+from store.index.lesson_list import LessonList
+from store.index.order import LessonFilter, SessionFilter
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.matching import MatchTask, all_scores, load_knowledge, match, match_task
 from store.insight.stats import workspace_counts
@@ -39,7 +40,8 @@ def test_both_filters_share_project_and_days() -> None:
 
 def test_lessons_newest_first_and_filtered(demo_root: Path) -> None:
     ix = _index(demo_root)
-    rows = ordered_lessons(ix.files.values())
+    lessons = LessonList(ix.files.values())
+    rows = [lessons.row(i) for i in range(len(lessons))]
     assert rows and all(r.key == f"{r.path}:{r.line}" for r in rows)
     dates = [(r.lesson.date or "")[:19] for r in rows]
     assert dates == sorted(dates, reverse=True)
