@@ -138,29 +138,15 @@ class Cached:
         return bool(file_sha256(path) == sha)
 
 
-def read(ws: Workspace) -> Cached:
-    """The cache of ``ws`` (:class:`CacheError`: none to trust). It is only replaced
-    whole (renamed), so the mapped file does not change under the mapping."""
-    reading = Reading(ws, beside=False)
-    try:
-        return reading.result()
-    finally:
-        reading.close()
-
-
-def read_beside(ws: Workspace) -> Reading:
-    """:func:`read` begun, its checksum hashed in a thread beside the caller's work."""
-    return Reading(ws, beside=True)
-
-
 class Reading:
-    """The cache being read: its header checked, its checksum begun (in a thread when
-    ``beside``: hashing lets go of the interpreter). :meth:`result` waits and returns the
-    cache or raises; call :meth:`close` in any case. Hashed from the mapping a window at a
-    time, each window's pages given back: the thread allocates nothing (its arena kept
-    14 MB after a search) and the process does not hold the file's pages."""
+    """The cache of ``ws`` being read: its header checked, its checksum hashed in a thread
+    beside the caller's work (off the interpreter). :meth:`result` waits and returns the
+    cache or raises :class:`CacheError`; call :meth:`close` in any case. Hashed from the
+    mapping a window at a time, each window's pages given back: the thread allocates
+    nothing (its arena kept 14 MB after a search) and the process holds no page of it. The
+    cache is only replaced whole (renamed): the mapped file never changes under it."""
 
-    def __init__(self, ws: Workspace, *, beside: bool) -> None:
+    def __init__(self, ws: Workspace) -> None:
         self._error: BaseException | None = None
         self._mapped: mmap.mmap | None = None
         self._thread: threading.Thread | None = None
@@ -179,15 +165,12 @@ class Reading:
         if self._error is not None:
             self.close()
             return
-        if beside:
-            thread = threading.Thread(target=self._checksum, name="hurikaeri-index-cache")
-            thread.daemon = True
-            try:
-                thread.start()
-                self._thread = thread
-            except RuntimeError:  # no thread to be had: hashed here
-                self._checksum()
-        else:
+        thread = threading.Thread(target=self._checksum, name="hurikaeri-index-cache")
+        thread.daemon = True
+        try:
+            thread.start()
+            self._thread = thread
+        except RuntimeError:  # no thread to be had: hashed here
             self._checksum()
 
     def _checksum(self) -> None:

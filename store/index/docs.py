@@ -1,11 +1,6 @@
-"""Full documents on demand: the report, summary or lesson behind a head.
-
-The index holds heads (:mod:`store.index.heads`); whoever shows or edits one document asks for it
-here. A report is read from its file; a JSONL record from its byte span (the whole file is
-read again only when the span no longer holds the record: the file changed since it was
-indexed). The last few documents are kept, keyed by the file's size and mtime, so a screen
-that asks many times per draw reads the disk once.
-"""
+"""Full documents on demand behind a head: a report from its file, a JSONL record from its
+byte span (the whole file again only when the span no longer holds it). The last few are
+kept by the file's size and mtime: a screen asking many times per draw reads once."""
 
 from __future__ import annotations
 
@@ -69,7 +64,7 @@ def forget(path: Path | None = None) -> None:
 
 
 def load_report(path: Path, head: ReportHead | None = None) -> KptReport:
-    """The report in ``path``; an empty one (with the head's id) when it can't be read."""
+    """An empty report (with the head's id) when it can't be read."""
     from store.models import KptReport
     from store.read.loader import load_file
 
@@ -85,7 +80,7 @@ def load_report(path: Path, head: ReportHead | None = None) -> KptReport:
 
 
 def load_record(path: Path, span: RecordSpan, model: type[M], want_id: str | None) -> M:
-    """The JSONL record at ``span`` in ``path`` as ``model`` (empty when it is gone)."""
+    """Empty when it is gone."""
     from store.read.validate import validate_tolerant
 
     ident = _identity(path)
@@ -129,8 +124,6 @@ def _find_record(path: Path, line: int, want_id: str | None) -> dict[str, object
 
 @dataclass(slots=True)
 class ReportRef:
-    """A session's report: its head, held, and the full report, read when asked for."""
-
     head: ReportHead
     path: Path
     line: int | None = None
@@ -141,8 +134,7 @@ class ReportRef:
 
 
 class RecordRef(Generic[H, M]):
-    """A JSONL record of a session: its head (decoded from the file's head table when it is
-    asked for) and the full record, read from the file when asked for."""
+    """A JSONL record of a session: its head and the full record, read when asked for."""
 
     __slots__ = ("_head", "_model", "index", "path", "table")
 
@@ -157,8 +149,7 @@ class RecordRef(Generic[H, M]):
         self.table = table
         self.index = index
         self.path = path
-        #: the model's class, or its name in :mod:`store.models` (imported when a document
-        #: is read: a start joins the sessions before any model is needed)
+        #: the class or its name (imported when read: a start needs no model)
         self._model = model
         self._head = head
 
@@ -173,9 +164,8 @@ class RecordRef(Generic[H, M]):
 
     @property
     def head(self) -> H:
-        """The head given, else the one the table decodes for the record: each time it is
-        asked for, not kept (tens of thousands of sessions keep their summary's reference;
-        a few rows on screen ask for its head)."""
+        """The head given, else decoded from the table each time (not kept: a few rows on
+        screen ask, tens of thousands of sessions hold the reference)."""
         head = self._head
         if head is None:
             assert self.table is not None
@@ -184,8 +174,7 @@ class RecordRef(Generic[H, M]):
 
     @property
     def project(self) -> str | None:
-        """The record's project, without decoding its head (the table keeps its records'
-        projects: the sessions list shows every session's)."""
+        """Without decoding the head (the table keeps its records' projects)."""
         head = self._head
         if head is None and self.table is not None:
             return self.table.project(self.index)
@@ -205,10 +194,8 @@ class RecordRef(Generic[H, M]):
 
 
 class LessonRun:
-    """The lessons one file gives one session: their places in the file's head table (a
-    few bytes each, where a :class:`RecordRef` apiece would cost a hundred). A session's
-    lessons are mostly appended together: places that follow each other are kept as the
-    first and a count, others as an array."""
+    """The lessons one file gives one session, as places in its head table (a run as the
+    first and a count, else an array): bytes each, where a :class:`RecordRef` costs 100."""
 
     __slots__ = ("_at", "_n", "path", "table")
 
@@ -232,8 +219,7 @@ class LessonRun:
 
 
 class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
-    """A session's lessons, in order: the runs of the files that give them, each lesson's
-    reference made when it is asked for (its head is then decoded from the table)."""
+    """A session's lessons in order, each reference made when asked for."""
 
     __slots__ = ("_n", "_runs")
 
@@ -267,8 +253,7 @@ class Lessons(Sequence["RecordRef[LessonHead, Lesson]"]):
         raise IndexError(i)
 
     def holds(self, path: str, line: int) -> bool:
-        """Whether the lesson on ``line`` of ``path`` is one of these (only the heads of
-        that file's lessons are read)."""
+        """Whether the lesson on ``line`` of ``path`` is one of these."""
         return any(
             ref.line == line for run in self._runs if str(run.path) == path for ref in run.refs()
         )

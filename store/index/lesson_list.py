@@ -1,16 +1,7 @@
-"""Every lesson of the workspace, newest first, held in a few arrays.
-
-A hundred thousand lessons as :class:`~store.index.order.LessonRow` objects (a head with its
-strings, a span, a key) cost well over a hundred megabytes, and decoding them all at once
-as much again for a moment. The lessons list needs far less: the order, what its filters
-look at (type, category, project, tags, day) as small codes, and where each lesson is. A
-lesson's head is decoded from the index's :class:`~store.index.heads.HeadTable` only when
-its row is drawn or shown. Built in parts of :data:`PART` heads, so what is decoded at
-once stays small too.
-
-Rows are addressed by *rank* (the place in the newest-first order) and keyed as before,
-``path:line``.
-"""
+"""Every lesson of the workspace, newest first, held in a few arrays: the order, what the
+filters look at as small codes, and where each lesson is (100,000 lessons as row objects
+cost over 100 MB). A head is decoded only when its row is drawn; the list is built
+:data:`PART` heads at a time. Rows are addressed by *rank*, keyed ``path:line``."""
 
 from __future__ import annotations
 
@@ -27,7 +18,6 @@ from store.index.order import LessonFilter, LessonRow
 from store.index.sessions import parse_time
 from store.read.kinds import Kind
 
-#: Heads decoded at a time while the list is built.
 PART = 4096
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -43,9 +33,8 @@ class LessonList:
         self.paths: list[Path] = []
         self._tables: list[HeadTable] = []
         self._file_no: dict[str, int] = {}
-        #: where each file's records start among all records (one more: the end)
+        #: where each file's records start among all (one more: the end)
         self._base: array[int] = array("I", [0])
-        #: every record's line, in file order (records of one file in ascending lines)
         self._line: array[int] = array("I")
         #: type, category, project, as codes into ``values`` (0: none)
         self.values: list[str | None] = [None]
@@ -56,7 +45,6 @@ class LessonList:
         flat: array[int] = array("I")
         typ, cat, proj, tags = array("I"), array("I"), array("I"), array("I")
         day, idh = array("i"), array("q")
-        # the order's keys, for the sort only: the time (as a number) and the id
         times: array[int] = array("q")  # microseconds since 1970 (exact, any year)
         ids: list[str] = []
 
@@ -119,7 +107,6 @@ class LessonList:
     # -- one lesson ----------------------------------------------------------------
 
     def _where(self, rank: int) -> tuple[int, int]:
-        """(file number, record number in its file) of the lesson at ``rank``."""
         i = self._flat[rank]
         f = bisect_right(self._base, i) - 1
         return f, i - self._base[f]
@@ -129,7 +116,6 @@ class LessonList:
         return f"{self.paths[f]}:{self._line[self._flat[rank]]}"
 
     def row(self, rank: int) -> LessonRow:
-        """The lesson at ``rank``, its head decoded."""
         f, rec = self._where(rank)
         head = self._tables[f][rec]
         assert isinstance(head, LessonHead)
@@ -137,7 +123,6 @@ class LessonList:
         return LessonRow(f"{self.paths[f]}:{line}", head, self.paths[f], line)
 
     def rank(self, key: str) -> int | None:
-        """The rank of the lesson keyed ``key`` (``path:line``), ``None`` when none is."""
         path, _, line_s = key.rpartition(":")
         f = self._file_no.get(path)
         if f is None or not line_s.isdigit():
@@ -168,9 +153,7 @@ class LessonList:
     def select(
         self, flt: LessonFilter, hidden: set[str] | frozenset[str] = frozenset()
     ) -> array[int]:
-        """The ranks (ascending) of the lessons ``flt`` keeps, as
-        :meth:`LessonFilter.matches` would say of each, but those whose id is in
-        ``hidden`` (archived ones)."""
+        """The ranks (ascending) :meth:`LessonFilter.matches` keeps, but ``hidden`` ids."""
         n = len(self)
         checks: list[tuple[array[int], set[int]]] = []
         for column, wanted in (
@@ -216,9 +199,8 @@ class LessonList:
 
 
 class Shown(Mapping[str, LessonRow]):
-    """The lessons a filter keeps (``ranks``, ascending): key → row, each row decoded when
-    asked for; :attr:`keys_seq` and :attr:`index` give a table its keys and their
-    positions without a list or a dictionary of a hundred thousand keys."""
+    """The lessons a filter keeps: key → row, decoded when asked for; :attr:`keys_seq` and
+    :attr:`index` give a table keys and positions without 100,000 keys in a dict."""
 
     def __init__(self, lessons: LessonList, ranks: array[int]) -> None:
         self.lessons = lessons
@@ -227,7 +209,6 @@ class Shown(Mapping[str, LessonRow]):
         self.index = _Index(self)
 
     def position(self, key: str) -> int | None:
-        """Where the lesson keyed ``key`` is among the shown ones (``None``: not shown)."""
         rank = self.lessons.rank(key)
         if rank is None:
             return None

@@ -22,8 +22,7 @@ ReviewFilter = Literal["all", "unreviewed", "reviewed"]
 
 @dataclass(frozen=True, slots=True)
 class ListFilter:
-    """What the sessions and the lessons lists both filter on: a project and a range of
-    days (both ends included); ``None`` means any."""
+    """A project and a range of days (both ends included); ``None`` means any."""
 
     project: str | None = None
     since: date | None = None
@@ -45,10 +44,8 @@ class ListFilter:
 
 @dataclass(frozen=True, slots=True)
 class SessionFilter(ListFilter):
-    """The sessions list's filters. ``evidence`` (``missing``, ``found``, ``none``) keeps
-    the sessions whose report's evidence is in that state, as ``evidence_states`` (session
-    key → state, :meth:`store.insight.evidence_cache.EvidenceStates.session_state`) says;
-    until those are known (``None``), no session."""
+    """``evidence`` (``missing``, ``found``, ``none``) keeps the sessions ``evidence_states``
+    (session key → state) gives it; none until those are known."""
 
     outcome: str | None = None
     review: ReviewFilter = "all"
@@ -62,7 +59,6 @@ class SessionFilter(ListFilter):
             self.evidence_states is None or self.evidence_states.get(s.key) != self.evidence
         ):
             return False
-        # (a session's project and date are worked out only when a filter asks for them)
         if self.project is not None and s.project != self.project:
             return False
         if self.dated and not self.covers(s.sort_time.date()):
@@ -74,7 +70,7 @@ class SessionFilter(ListFilter):
 
 @dataclass(frozen=True, slots=True)
 class LessonFilter(ListFilter):
-    """The lessons list's filters; ``tag`` is a casefolded part of a tag (``""``: any)."""
+    """``tag``: a casefolded part of a tag (``""``: any)."""
 
     type: str | None = None
     category: str | None = None
@@ -89,14 +85,11 @@ class LessonFilter(ListFilter):
             return False
         if self.tag and not any(self.tag in x.casefold() for x in les.tags or ()):
             return False
-        # a lesson's date is parsed only when the filter asks for one
         return not self.dated or self.covers(parse_time(les.date or "").date())
 
 
 @dataclass(slots=True)
 class LessonRow:
-    """A lesson as a list holds it: its head; the full lesson is read when shown."""
-
     key: str
     lesson: LessonHead
     path: Path
@@ -130,10 +123,8 @@ def next_unreviewed(
     *,
     skip: Collection[str] = (),
 ) -> tuple[Session, str] | None:
-    """The next pending item: after ``item_key`` in its session, then from the top of that
-    session (wrapping: an item above the cursor comes before any other session), then in
-    later sessions (in ``order``, wrapping around to the start); ``None`` when everything
-    is reviewed. Items in ``skip`` (their decision is being written) are passed over."""
+    """The next pending item after ``item_key``: in its session (wrapping), then in later
+    sessions of ``order`` (wrapping); ``skip``: decisions being written."""
     keys = [s.key for s in order]
     start = keys.index(session_key) if session_key in keys else 0
     rotated = order[start:] + order[:start]
@@ -151,7 +142,6 @@ def next_unreviewed(
 def next_to_review(
     index: WorkspaceIndex, session_key: str | None = None, item_key: str | None = None
 ) -> tuple[Session, str] | None:
-    """The next item to review after ``item_key`` in ``session_key`` (from the top of the
-    list when ``None``), in the sessions list's own order: the one answer for every "next"
-    (the app's command, the sessions list, the review screen)."""
+    """The next item to review in the sessions list's order: the one answer for every
+    "next" (the app's command, the sessions list, the review screen)."""
     return next_unreviewed(index, ordered(index), session_key, item_key)

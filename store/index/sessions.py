@@ -1,9 +1,5 @@
-"""Sessions: what one agent session left behind, joined by ``session_id``.
-
-A session gathers its KPT report, its session summary, its lessons and the proposals it
-raised. A report without a ``session_id`` is a session of its own. Review state is never
-stored here: it is read from the ledger each time (one source of truth).
-"""
+"""Sessions: a report, summary, lessons and proposals joined by ``session_id`` (a report
+without one is a session of its own). Review state is read from the ledger, never kept."""
 
 from __future__ import annotations
 
@@ -26,8 +22,6 @@ T = TypeVar("T")
 
 @dataclass(slots=True)
 class Located(Generic[T]):
-    """A document and where it lives (``line`` for JSONL records)."""
-
     doc: T
     path: Path
     line: int | None = None
@@ -39,21 +33,18 @@ class Session:
     session_id: str | None = None
     report: ReportRef | None = None
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
-    #: the runs of lessons its files give it, in order (:attr:`lessons` reads them)
     runs: tuple[LessonRun, ...] = ()
     proposals: tuple[Located[Proposal], ...] = ()
     _sort_time: datetime | None = field(default=None, repr=False, compare=False)
     _project: str | None = field(default=None, repr=False, compare=False)
-    #: kept by the index (it knows the ledger and which report ids are shared): the review
-    #: progress as of a ledger revision ``(revision, done, total)``, and the located report
-    #: key. On the session itself: it is made again whenever what it shows changes.
+    #: kept by the index: progress ``(ledger revision, done, total)`` and the located
+    #: report key (a session is made anew whenever what it shows changes)
     _progress: tuple[int, int, int] | None = field(default=None, repr=False, compare=False)
     _report_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def lessons(self) -> Lessons:
-        """Its lessons, in order: a view of :attr:`runs`, made when asked for (not an
-        object more for each of tens of thousands of sessions)."""
+        """A view of :attr:`runs`, made when asked for (not one per session)."""
         return Lessons(self.runs)
 
     @property
@@ -62,7 +53,7 @@ class Session:
 
     @property
     def when(self) -> str:
-        """The session's time as written (the report's, else the summary's, else a lesson's)."""
+        """The report's time as written, else the summary's, else a lesson's."""
         if self.report and self.report.head.created_at:
             return self.report.head.created_at
         if self.summary and self.summary.head.date:
@@ -74,14 +65,13 @@ class Session:
 
     @property
     def sort_time(self) -> datetime:
-        """:attr:`when` as a time (worked out once: a session is rebuilt when it changes)."""
         if self._sort_time is None:
             self._sort_time = parse_time(self.when)
         return self._sort_time
 
     @property
     def project(self) -> str:
-        """The summary's project, else a lesson's (worked out once, as :attr:`sort_time`)."""
+        """The summary's project, else a lesson's (worked out once)."""
         if self._project is None:
             self._project = self._find_project()
         return self._project
@@ -100,7 +90,6 @@ class Session:
 
     @property
     def title(self) -> str:
-        """First line of what the session was about."""
         if self.report and self.report.head.title:
             return self.report.head.title
         return self.summary.head.title if self.summary else ""
@@ -110,7 +99,6 @@ class Session:
         return dict(zip(SECTIONS, counts, strict=True))
 
     def item_keys(self) -> list[str]:
-        """``KPT_ID/ITEM_ID`` of every item of the report, in report order."""
         if not self.report or not self.report.head.id:
             return []
         rid = self.report.head.id

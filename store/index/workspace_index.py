@@ -238,7 +238,7 @@ class WorkspaceIndex:
         parallel: bool,
     ) -> None:
         # the cache's checksum (off the interpreter) is hashed while the ledger is folded
-        reading = index_cache.read_beside(self.ws) if self.use_cache else None
+        reading = index_cache.Reading(self.ws) if self.use_cache else None
         cached: index_cache.Cached | None = None
         try:
             self.ledger.refresh()

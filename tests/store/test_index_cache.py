@@ -148,7 +148,7 @@ def test_a_corrupt_cache_is_rebuilt(demo_root: Path, damage: object) -> None:
     path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
     ix = _same_as_fresh(demo_root)
     assert ix.stats["cached"] == 0 and ix.stats["parsed"] == ix.stats["files"]
-    index_cache.read(ix.ws)  # written anew, and sound
+    index_cache.Reading(ix.ws).result()  # written anew, and sound
 
 
 def test_a_cache_with_a_forged_checksum_but_bad_entries_is_not_trusted(demo_root: Path) -> None:
@@ -178,7 +178,7 @@ def test_a_cache_from_another_version_is_rebuilt(demo_root: Path, field: str) ->
     header[field] = 999 if field == "version" else "something else"
     path.write_bytes(json.dumps(header).encode() + b"\n" + body)
     with pytest.raises(index_cache.CacheError):
-        index_cache.read(first.ws)
+        index_cache.Reading(first.ws).result()
     ix = _same_as_fresh(demo_root)
     assert ix.stats["cached"] == 0
 
@@ -470,7 +470,7 @@ def test_entries_decoded_a_few_at_a_time_are_the_same(demo_root: Path, most: int
     """Entries are decoded in batches of at most ``most`` bytes of JSON (a big lessons
     file's alone), their pages given back as they go: each entry as decoded alone."""
     _load(demo_root)
-    cached = index_cache.read(Workspace(demo_root))
+    cached = index_cache.Reading(Workspace(demo_root)).result()
     paths = list(cached.lines)
     alone = {p: cached.entries([p], per=1) for p in paths}
     expected = {p: next(got)[1] for p, got in alone.items()}
@@ -583,7 +583,7 @@ def test_a_file_added_while_running_takes_its_place_at_once(tmp_path: Path) -> N
     running.update([_summaries(root, "a-first", "the first file's")])
     assert running.sessions["sid:shared"].title == "the first file's summary"
     assert running.save_cache()
-    order = [Path(p).parent.name for p in index_cache.read(Workspace(root)).lines]
+    order = [Path(p).parent.name for p in index_cache.Reading(Workspace(root)).result().lines]
     assert order == ["a-first", "b-second", "c-third", "d-fourth"]
     again = _same_as_fresh(root)
     assert again.stats["cached"] == again.stats["files"] == 4
@@ -605,13 +605,13 @@ def test_a_cache_out_of_the_workspaces_order_is_mended_at_the_next_start(
             f.path: n for n, f in enumerate(sorted(files, key=lambda f: f.path not in self._rank))
         })  # fmt: skip
         assert running.save_cache()
-    order = [Path(p).parent.name for p in index_cache.read(Workspace(root)).lines]
+    order = [Path(p).parent.name for p in index_cache.Reading(Workspace(root)).result().lines]
     assert order == ["b-second", "a-first"]
     ix = _same_as_fresh(root)
     assert ix.stats["cached"] == ix.stats["files"] == 2
     assert ix.sessions["sid:shared"].title == "the first file's summary"
     _load(root)  # (a start writes the cache again)
-    order = [Path(p).parent.name for p in index_cache.read(Workspace(root)).lines]
+    order = [Path(p).parent.name for p in index_cache.Reading(Workspace(root)).result().lines]
     assert order == ["a-first", "b-second"]  # written in order
 
 
@@ -645,30 +645,27 @@ def test_the_checksum_read_a_chunk_at_a_time_covers_the_whole_body(
     ws = _load(demo_root).ws
     path = index_cache.cache_path(ws)
     good = path.read_bytes()
-    index_cache.read(ws)
+    index_cache.Reading(ws).result()
     last = good.rindex(b"]\t")  # the end of the last file's line
     path.write_bytes(good[:last] + b"}" + good[last + 1 :])
     with pytest.raises(index_cache.CacheError, match="checksum"):
-        index_cache.read(ws)
+        index_cache.Reading(ws).result()
 
 
-def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
+def test_a_cache_read_beside_other_work_gives_every_file_or_raises_in_the_caller(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ws = _load(demo_root).ws
-
-    def layout(c: index_cache.Cached) -> dict[str, object]:  # (each its own mapping)
-        return {k: (kind, where, b and b[1:]) for k, (kind, where, b) in c.lines.items()}
-
-    assert layout(index_cache.read_beside(ws).result()) == layout(index_cache.read(ws))
+    ix = _load(demo_root)
+    ws = ix.ws
+    assert set(index_cache.Reading(ws).result().lines) == {str(p) for p in ix.files}
     path = index_cache.cache_path(ws)
     good = path.read_bytes()
     path.write_bytes(good[:-1] + b"!")  # the checksum is the thread's
-    waiting = index_cache.read_beside(ws)  # nothing raised yet: raised by the caller
+    waiting = index_cache.Reading(ws)  # nothing raised yet: raised by the caller
     with pytest.raises(index_cache.CacheError, match="checksum"):
         waiting.result()
     path.unlink()
-    waiting = index_cache.read_beside(ws)
+    waiting = index_cache.Reading(ws)
     with pytest.raises(index_cache.CacheError, match="no cache"):
         waiting.result()
     path.write_bytes(good)
@@ -678,7 +675,7 @@ def test_a_cache_read_beside_other_work_gives_what_read_gives_or_raises_it(
             raise RuntimeError("a bug in hashing")
 
     monkeypatch.setattr(index_cache.hashlib, "sha256", Broken)
-    waiting = index_cache.read_beside(ws)
+    waiting = index_cache.Reading(ws)
     with pytest.raises(RuntimeError, match="a bug in hashing"):  # in the caller's thread
         waiting.result()
 
@@ -688,7 +685,7 @@ def test_a_cache_reading_let_go_of_untaken_closes_its_file_and_mapping(demo_root
     no file or mapping open behind it."""
     ws = _load(demo_root).ws
     fds = set(os.listdir("/proc/self/fd"))
-    reading = index_cache.read_beside(ws)
+    reading = index_cache.Reading(ws)
     assert set(os.listdir("/proc/self/fd")) - fds  # the cache and its mapping
     reading.close()
     assert set(os.listdir("/proc/self/fd")) == fds
