@@ -135,11 +135,8 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, lo: LineOf) 
 
 
 def check_loaded(loaded: Loaded, *, finished: bool = True) -> list[Diagnostic]:
-    """Everything wrong with a loaded file: its own diagnostics plus the cross-checks.
-
-    With ``finished`` an unfinished last JSONL line is an error (lint); without it the line
-    is kept for later, as a file that is still being appended to needs.
-    """
+    """A loaded file's own diagnostics plus the cross-checks. Without ``finished`` an
+    unfinished last JSONL line is kept for later (a file still being appended to)."""
     diags = list(loaded.diagnostics)
     line = unfinished_line(loaded)
     if line is not None and finished:

@@ -1,32 +1,13 @@
-"""The movement graph of a TAKT piece: transitions, reachability, exits and aggregation.
+"""The movement graph of a TAKT piece (or workflow): transitions, reachability, exits and
+the ``all()`` / ``any()`` aggregates, as TAKT's engine evaluates them.
 
-Nodes are the top-level movements; a parallel movement is one node whose sub-steps only
-classify their results (their ``next`` is ignored, the parent's rules route). Edges are the
-rules' ``next`` values, plus the edges of loop-monitor judges: when a monitored cycle
-repeats, the judge may send the piece from any movement of the cycle to one of its rules'
-targets. ``COMPLETE`` and ``ABORT`` end the piece.
-
-From this the lint learns which movements the initial movement (``initial_movement``, else
-the first) can never reach, and which reachable movements have no rule path to
-``COMPLETE`` or ``ABORT`` (the piece then ends only at ``max_movements``), and whether
-``all()`` / ``any()`` conditions can match the sub-steps' outcomes, following TAKT's
-aggregate evaluator: ``all("X")`` needs every sub-step to end with X, ``all("A", "B")``
-the i-th sub-step with the i-th text (and as many texts as sub-steps), ``any("X", …)``
-one sub-step with one of the texts; on a movement without ``parallel`` neither ever matches.
-
-A workflow file (TAKT ≥ 0.34, :mod:`store.check.takt_format`) is the same graph: its steps
-are the nodes, located under ``steps``, and a rule's ``when:`` expression (TAKT ≥ 0.36)
-is its condition. A callable workflow's ``return:`` rule (TAKT ≥ 0.37) ends it like
-``COMPLETE``, returning its label to the caller; ``NEEDS_ADJUDICATION`` and the engine's own
-``finding-conflict-adjudication`` step end it too (the versions that route there). A
-workflow's parallel sub-step that fails ends with the engine's outcome ``error`` (TAKT ≥
-0.59: ``any("error")``). A dynamic ``parallel: {fixed, pool}`` runs the fixed sub-steps and
-those its selector picks from the pool (so ``all()`` by position is not checked), and a step
-fragment's caller names the sub-steps' rules in a rule tree (``rules: {self, parallel}``).
-A sub-step whose outcomes the file does not show (a fragment's) is not checked.
-
-:func:`outline` lays the graph out as lines of ``(text, role)`` segments for a terminal;
-the UI maps roles to styles.
+Nodes are the top-level movements; a parallel movement's sub-steps only classify results (the
+parent's rules route). Edges are the rules' ``next`` plus the targets of loop-monitor judges,
+reachable from any movement of the monitored cycle. A workflow's ``return:`` rule and its
+adjudication markers end it like ``COMPLETE``; a failed parallel sub-step reports ``error``
+(TAKT ≥ 0.59); a dynamic ``parallel: {fixed, pool}`` picks sub-steps at run time, so
+positional ``all()`` is not checked there, nor is a fragment's sub-step whose outcomes the
+file does not show.
 """
 
 from __future__ import annotations
@@ -54,11 +35,8 @@ from store.read.diagnostics import Diagnostic
 Loc = tuple[str | int, ...]
 ConditionKind = Literal["tag", "ai", "all", "any", "when"]
 EXITS: tuple[str, ...] = SPECIAL_NEXT
-RETURN = "RETURN"
-"""The target of a ``return:`` rule (a callable workflow ends, returning the rule's label)."""
-#: A workflow's ends: COMPLETE, ABORT, a ``return:``, and the markers of some versions.
+RETURN = "RETURN"  # the target of a ``return:`` rule (a callable workflow ends)
 WORKFLOW_EXITS: tuple[str, ...] = (*SPECIAL_NEXT, RETURN, *WORKFLOW_SPECIAL_NEXT)
-#: The engine's outcome of a workflow's parallel sub-step that failed (TAKT ≥ 0.59).
 ERROR_OUTCOME = "error"
 
 _CALL = re.compile(r"^\s*(ai|all|any)\s*\((.*)\)\s*$", re.DOTALL)
@@ -67,9 +45,6 @@ _ARG = re.compile(r'"((?:[^"\\]|\\.)*)"' + r"|'((?:[^'\\]|\\.)*)'")
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """A rule's condition: a tag text, ``ai("…")``, an aggregate ``all(…)`` / ``any(…)``, or
-    a workflow rule's ``when:`` expression."""
-
     kind: ConditionKind
     text: str
     args: tuple[str, ...] = ()
@@ -109,14 +84,11 @@ class Edge:
     target: str
     condition: Condition
     loc: Loc
-    judge: int | None = None
-    """The index of the loop monitor whose judge routes this way (``None``: a rule)."""
+    judge: int | None = None  # the loop monitor whose judge routes this way (None: a rule)
     requires_user_input: bool = False
     interactive_only: bool = False
-    known: bool = True
-    """Whether the target is a movement of the piece, ``COMPLETE`` or ``ABORT``."""
-    returns: str | None = None
-    """The label of a ``return:`` rule (then the target is :data:`RETURN`)."""
+    known: bool = True  # the target is a movement or an end
+    returns: str | None = None  # the label of a ``return:`` rule
 
 
 @dataclass(slots=True)
@@ -126,8 +98,7 @@ class SubStep:
     movement: Movement
     outcomes: list[str]
     rules: list[Rule] = field(default_factory=list)
-    opaque: bool = False
-    """Its outcomes are not in the file (a fragment's sub-step without rules here)."""
+    opaque: bool = False  # its outcomes are not in the file (a fragment's)
 
 
 @dataclass(slots=True)
@@ -140,8 +111,7 @@ class Node:
     incoming: list[Edge] = field(default_factory=list)
     reachable: bool = True
     exits: frozenset[str] = frozenset()
-    key: str = "movements"
-    """The file's key for its movements (``steps`` in a workflow)."""
+    key: str = "movements"  # ``steps`` in a workflow
 
     @property
     def loc(self) -> Loc:
@@ -156,7 +126,6 @@ class Node:
 
     @property
     def dynamic(self) -> bool:
-        """A dynamic parallel (its sub-steps picked from a pool at run time)."""
         return isinstance(self.movement.parallel, DynamicParallel)
 
 
@@ -175,8 +144,6 @@ class Monitor:
 
 @dataclass(slots=True)
 class AggregateProblem:
-    """An ``all()`` / ``any()`` condition that can never (or only partly) match."""
-
     node: str
     loc: Loc
     code: str
@@ -190,25 +157,18 @@ class PieceGraph:
     initial: str | None
     initial_explicit: bool
     initial_known: bool
-    noun: str = "movement"
-    """``movement``, or ``step`` for a workflow."""
+    noun: str = "movement"  # ``step`` in a workflow
     initial_key: str = "initial_movement"
     ends: tuple[str, ...] = EXITS
-    """What ends the piece: COMPLETE and ABORT, a workflow's :data:`WORKFLOW_EXITS`."""
     workflow: bool = False
+    endless: bool = False  # ``max_steps: infinite`` (TAKT ≥ 0.38): loops by design
 
     def unreachable(self) -> list[Node]:
-        """Movements the initial movement never leads to (empty when it is unknown)."""
         if not self.initial_known:
             return []
         return [n for n in self.nodes.values() if not n.reachable]
 
-    endless: bool = False
-    """``max_steps: infinite`` (TAKT ≥ 0.38): the workflow runs until stopped, by design."""
-
     def no_exit(self) -> list[Node]:
-        """Reachable movements from which no rule path leads to COMPLETE or ABORT (none in
-        an endless workflow, which is meant to loop)."""
         if self.endless:
             return []
         return [n for n in self.nodes.values() if n.reachable and not n.exits]
@@ -250,8 +210,8 @@ def _edge(
 
 
 def substeps_of(mv: Movement) -> list[tuple[str, int, Movement, list[Rule], bool]]:
-    """A step's sub-steps: ``(name, index, sub-step, rules, opaque)``. A rule tree's
-    ``parallel`` map gives the rules of the sub-steps it names (a parallel fragment's)."""
+    """``(name, index, sub-step, rules, opaque)``; a rule tree's ``parallel`` map gives the
+    rules of the sub-steps it names (a parallel fragment's)."""
     tree = mv.rules.parallel if isinstance(mv.rules, RuleTree) else None
     out: list[tuple[str, int, Movement, list[Rule], bool]] = []
     for j, (sub, _at) in enumerate(mv.substeps()):
@@ -455,18 +415,13 @@ def _unknown_outcome(
 
 # -- drawing -------------------------------------------------------------------------
 
-Segment = tuple[str, str]
-"""``(text, role)``; roles: ``initial movement parallel sub cond ai aggregate target
-complete abort loop judge warn muted tree``."""
+Segment = tuple[str, str]  # (text, role): the UI maps roles to styles
 Line = list[Segment]
 
 
 @dataclass(slots=True)
 class Section:
-    """One block of the outline: the head, a movement or a loop monitor."""
-
-    key: str
-    """``"head"``, ``"movement:NAME"`` or ``"monitor:N"``."""
+    key: str  # ``head``, ``movement:NAME`` or ``monitor:N``
     loc: Loc
     lines: list[Line]
 
@@ -539,7 +494,6 @@ def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph, indent:
 
 
 def ref_text(value: str | ParamRef) -> str:
-    """A facet reference as written: a name, or ``$NAME`` for a parameter."""
     return f"${value.param}" if isinstance(value, ParamRef) else value
 
 
@@ -571,7 +525,8 @@ def _facets(mv: Movement) -> str:
 
 
 def outline(graph: PieceGraph) -> list[Section]:
-    """The graph as text, movement by movement, then the loop monitors."""
+    """The graph as lines of ``(text, role)`` segments, movement by movement, then the loop
+    monitors."""
     sections: list[Section] = []
     head: list[Line] = []
     noun = graph.noun
@@ -651,22 +606,14 @@ def outline(graph: PieceGraph) -> list[Section]:
     return sections
 
 
-def plain(lines: Iterable[Line]) -> str:
-    """An outline's lines as plain text (tests, the CLI)."""
-    return "\n".join("".join(t for t, _r in line) for line in lines)
-
-
 def assign_diagnostics(
     sections: Sequence[Section],
     line_of: Callable[[Loc], int | None],
     top_keys: Iterable[str],
     diagnostics: Iterable[Diagnostic],
 ) -> dict[str, list[Diagnostic]]:
-    """Diagnostics by the outline section their line falls in (``"head"`` for the rest).
-
-    A movement's or monitor's section runs from its first line to the next section or the
-    next top-level key; top-level keys other than ``movements`` (``steps``) and ``loop_monitors`` (and
-    diagnostics without a line) belong to the head."""
+    """Diagnostics by the outline section their line falls in: a section runs to the next
+    one or the next top-level key; other top-level keys and line-less ones go to the head."""
     bounds: list[tuple[int, int, str]] = []
     for n, key in enumerate(top_keys):
         if key not in ("movements", "steps", "loop_monitors"):

@@ -1,42 +1,14 @@
-"""Cross-checks of a TAKT piece: transitions, loop monitors, reports, facet references,
-the movement graph and template variables.
+"""Cross-checks of a TAKT piece or workflow: rules and transitions, loop monitors, reports,
+facet references (resolved in TAKT's order, :mod:`store.check.takt_facets`), the movement
+graph (:mod:`store.check.piece_graph`) and template variables; each format (and the
+pre-0.12 files) is linted in its own words (:mod:`store.check.takt_format`).
 
-Graph checks (warnings, see :mod:`store.check.piece_graph`): ``unreachable-movement`` (the initial
-movement never leads there), ``no-exit`` (a reachable movement with no rule path to
-``COMPLETE`` or ``ABORT``), ``aggregate-outside-parallel``, ``aggregate-arity`` and
-``unknown-aggregate-condition`` (``all()`` / ``any()`` that cannot match the sub-steps).
-
-Template variables (``unknown-template-variable``, a warning): the instruction texts written
-in the piece (``instruction`` / ``instruction_template`` of movements, sub-steps and judges)
-and the instruction facet files they reference are scanned for placeholders shaped like
-TAKT's variables — ``{name}`` or ``{name:arg}`` with a lower-case identifier — outside
-fenced code blocks and inline code, and not part of ``{{…}}`` or ``${…}``. Seed 004's list is
-allowed: ``{task} {previous_response} {iteration} {max_movements} {movement_iteration}
-{report_dir} {report:NAME} {user_inputs} {cycle_count}`` (a workflow's list instead, see
-:mod:`store.check.takt_format`). TAKT leaves anything else as
-written, so code examples (``{ value }``, ``{}``) and the fill-in blanks instruction files
-give the agent (``{N}``, ``{Summary of changes}``, ``{filepath:line_number}``) are not
-flagged: they are capitalised, contain spaces, sit in code, or use a prefix other than
-``report``. ``{report:NAME}`` is checked against the piece's output contracts only in the
-piece's own texts (``unknown-report``): facet files are shared by pieces that produce
-different reports. A placeholder in an instruction facet file is reported on the facet
-file's own line (and ``lint`` says each diagnostic once), not on every piece using it.
-
-Facets (``unresolved-facet``, a warning): each reference is resolved in TAKT's order
-(:mod:`store.check.takt_facets`); one that resolves nowhere lists the places looked in.
-A name found only among TAKT's built-in facets is fine.
-
-Format (:mod:`store.check.takt_format`): a *workflow* file (TAKT ≥ 0.34: ``steps``,
-``initial_step``, ``max_steps``) is linted like a piece, in its own words; a file mixing
-both formats' keys is one ``mixed-takt-format`` error. The keys each format requires
-(``movements`` and ``max_movements`` for a piece, seed 004; ``steps`` for a workflow,
-whose ``max_steps`` defaults to 10) are checked here, as is every rule's ``condition``
-(a workflow rule may give ``when`` instead) and ``next`` (a callable workflow's rule may
-``return:`` a label instead). A workflow's ``next`` may also name ``NEEDS_ADJUDICATION``
-or ``finding-conflict-adjudication`` (:data:`store.models.piece.WORKFLOW_SPECIAL_NEXT`). A
-``{$param: NAME}`` facet reference is the caller's to bind and is not resolved; a step
-taken from a fragment (``uses:``) may leave its name to the fragment. The pre-0.12 files
-(``max_iterations``, ``agent:``, ``report:``) are linted in their own words.
+Template variables: only placeholders shaped like TAKT's (``{name}`` / ``{name:arg}``, lower
+case, outside code, not ``{{…}}`` or ``${…}``) are checked against the format's list, because
+TAKT leaves anything else as written: code examples and the fill-in blanks instruction files
+give the agent (``{N}``, ``{Summary of changes}``) are not mistakes. ``{report:NAME}`` is
+checked only in the piece's own texts: facet files are shared by pieces with other reports,
+and a facet file's placeholder is reported once, on its own line.
 """
 
 from __future__ import annotations
@@ -44,14 +16,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from store.check.piece_graph import aggregate_problems, build_graph, ref_text
-from store.check.takt_facets import FACET_KINDS, Resolution, Source, resolve_reference
+from store.check.takt_facets import FACET_KINDS, Resolution, resolve_reference
 from store.check.takt_format import (
     PIECE_PREFIXES,
     PIECE_VARIABLES,
@@ -71,13 +43,11 @@ from store.models.piece import (
     Rule,
 )
 from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.takt_layout import Source
 from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
-__all__ = ["FACET_KINDS", "FacetRef", "PieceLinter", "facet_references"]
-
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
-#: Seed 004's template variables (``{report:NAME}`` is the ``report`` prefix).
 TEMPLATE_VARIABLES = PIECE_VARIABLES
 TEMPLATE_PREFIXES = PIECE_PREFIXES
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
@@ -88,7 +58,7 @@ Loc = tuple[str | int, ...]
 
 
 def _is_inline(value: str) -> bool:
-    """Inline text (instruction written in place) rather than a reference."""
+    """An instruction written in place rather than a reference."""
     return "\n" in value or bool(re.search(r"\s", value.strip())) or "{" in value
 
 
@@ -112,7 +82,7 @@ def report_names(piece: Piece) -> set[str]:
 
 
 def _all_movements(piece: Piece) -> Iterator[tuple[Movement, Loc]]:
-    """Movements and sub-steps, located under the file's own key (``steps`` in a workflow)."""
+    """Movements and sub-steps, located under the file's own key."""
     key = takt_format(piece).key("movements")
     for i, mv in enumerate(piece.movements or []):
         yield mv, (key, i)
@@ -173,6 +143,7 @@ class PieceLinter:
                         self.line(("movements", i, *at)),
                     )
                 self.check_rules(sub.own_rules(), ("movements", i, *at), names, top=False)
+        refs = facet_references(piece, self.path)
         for k, mon in enumerate(piece.loop_monitors or []):
             for c, name in enumerate(mon.cycle or []):
                 if name not in names:
@@ -186,31 +157,15 @@ class PieceLinter:
                     (r, ("rules", n)) for n, r in enumerate(mon.judge.rules or [])
                 ]
                 self.check_rules(judge_rules, ("loop_monitors", k, "judge"), names, top=True)
-                self.check_refs_of(
-                    mon.judge.persona, "persona", ("loop_monitors", k, "judge", "persona")
-                )
-                self.check_refs_of(
-                    mon.judge.agent, "persona", ("loop_monitors", k, "judge", "agent")
-                )
-                self.check_text_or_ref(
-                    mon.judge.instruction,
-                    "instruction",
-                    ("loop_monitors", k, "judge", "instruction"),
-                )
-                self.check_reports(
-                    mon.judge.instruction_template,
-                    ("loop_monitors", k, "judge", "instruction_template"),
-                )
+                self.check_facets(r for r in refs if r.loc[:2] == ("loop_monitors", k))
         self.check_section_maps()
-        for mv, loc in _all_movements(piece):
-            self.check_movement_refs(mv, loc)
+        self.check_facets(r for r in refs if r.loc[0] != "loop_monitors")
         self.check_graph()
-        self.check_templates()
+        self.check_templates(refs)
 
     # -- the format ----------------------------------------------------------------
 
     def check_format(self) -> None:
-        """A mixed file, and the keys the file's format requires."""
         fmt, piece = self.format, self.piece
         if fmt.name == "mixed":
             other = fmt.workflow_keys if fmt.flow_key == "movements" else fmt.piece_keys
@@ -268,7 +223,7 @@ class PieceLinter:
 
     # -- template variables ------------------------------------------------------
 
-    def check_templates(self) -> None:
+    def check_templates(self, refs: list[FacetRef]) -> None:
         seen_files: set[Path] = set()
         fmt = self.format
         variables, prefixes = fmt.variables, fmt.prefixes
@@ -277,7 +232,7 @@ class PieceLinter:
             + " "
             + " ".join(f"{{{p}:NAME}}" for p in prefixes)
         )
-        for text, loc, facet in instruction_texts(self.piece, self.dir):
+        for text, loc, facet in instruction_texts(refs):
             if facet is not None:
                 if facet in seen_files:
                     continue
@@ -306,7 +261,7 @@ class PieceLinter:
                 )
 
     def shown(self, path: Path) -> str:
-        """``path`` as the piece's own path is shown (relative to the same place)."""
+        """``path`` shown relative to where the piece's own path is."""
         here = self.sink.path
         base = here[: -len(self.path.name)] if here.endswith(self.path.name) else ""
         return os.path.normpath(os.path.join(base, os.path.relpath(path, self.path.parent)))
@@ -396,76 +351,35 @@ class PieceLinter:
                         self.line((section, key)),
                     )
 
-    def check_movement_refs(self, mv: Movement, loc: Loc) -> None:
-        self.check_refs_of(mv.persona, "persona", (*loc, "persona"))
-        self.check_refs_of(mv.agent, "persona", (*loc, "agent"))
-        self.check_refs_of(mv.policy, "policy", (*loc, "policy"))
-        self.check_refs_of(mv.knowledge, "knowledge", (*loc, "knowledge"))
-        instructions = mv.instruction if isinstance(mv.instruction, list) else [mv.instruction]
-        for n, ins in enumerate(instructions):
-            at: Loc = (*loc, "instruction")
-            if isinstance(mv.instruction, list):
-                at = (*at, n)
-            if isinstance(ins, str):
-                self.check_text_or_ref(ins, "instruction", at)
-        self.check_text_or_ref(
-            mv.instruction_template, "instruction", (*loc, "instruction_template")
-        )
-        if mv.team_leader is not None:
-            self.check_refs_of(
-                mv.team_leader.part_persona, "persona", (*loc, "team_leader", "part_persona")
-            )
-        contracts = mv.output_contracts.report if mv.output_contracts else None
-        for r, entry in enumerate(contracts or []):
-            fmt = entry.get("format")
-            if isinstance(fmt, str):
-                self.check_text_or_ref(
-                    fmt, "format", (*loc, "output_contracts", "report", r, "format")
+    def check_facets(self, refs: Iterable[FacetRef]) -> None:
+        """Unresolved references, and the ``{report:…}`` of instructions written in place."""
+        for ref in refs:
+            if ref.inline is not None:
+                self.check_reports(ref.inline, ref.loc)
+                continue
+            judge_template = ref.loc[0] == "loop_monitors" and ref.loc[-1] == "instruction_template"
+            # a parameter is the caller's to bind; a mapped file that is missing: facet-missing
+            if ref.source is not None or ref.mapped or ref.how == "parameter" or judge_template:
+                continue
+            if ref.how == "path beside the piece":
+                self.sink.warning(
+                    "unresolved-facet",
+                    f"{ref.field} file '{ref.name}' not found (resolved against the "
+                    f"{self.format.name}'s directory: {ref.looked_in[0]})",
+                    self.line(ref.loc),
                 )
-
-    def check_text_or_ref(self, value: str | None, field: str, loc: Loc) -> None:
-        if value is None:
-            return
-        if _is_inline(value):
-            self.check_reports(value, loc)
-        else:
-            self.check_ref(value, field, loc)
-
-    def check_refs_of(self, value: RefOrList | None, field: str, loc: Loc) -> None:
-        """Each reference; a parameter (``$param``) is bound by the caller, not checked."""
-        if value is None:
-            return
-        values = value if isinstance(value, list) else [value]
-        for i, v in enumerate(values):
-            if isinstance(v, str):
-                self.check_ref(v, field, loc if not isinstance(value, list) else (*loc, i))
-
-    def check_ref(self, name: str, field: str, loc: Loc) -> None:
-        res = resolve_reference(self.piece, self.dir, name, field)
-        if res.found or res.mapped:  # a mapped file that is missing: facet-missing says so
-            return
-        if res.source is None and res.how == "path beside the piece":
+                continue
+            then = (
+                "TAKT would use the name itself as the text"
+                if ref.field != "persona"
+                else "TAKT would run it with no persona file"
+            )
             self.sink.warning(
                 "unresolved-facet",
-                f"{field} file '{name}' not found (resolved against the "
-                f"{self.format.name}'s directory: {res.looked_in[0]})",
-                self.line(loc),
+                f"{ref.field} '{ref.name}' resolves nowhere (looked in: "
+                f"{'; '.join(ref.looked_in)}); {then}",
+                self.line(ref.loc),
             )
-            return
-        then = (
-            "TAKT would use the name itself as the text"
-            if field != "persona"
-            else "TAKT would run it with no persona file"
-        )
-        self.sink.warning(
-            "unresolved-facet",
-            f"{field} '{name}' resolves nowhere (looked in: {'; '.join(res.looked_in)}); {then}",
-            self.line(loc),
-        )
-
-    def resolve(self, name: str, field: str) -> Path | None:
-        """The file a facet reference leads to (``None``: none, or a built-in name only)."""
-        return resolve_reference(self.piece, self.dir, name, field).path
 
     def check_reports(self, text: str | None, loc: Loc) -> None:
         if not text:
@@ -488,29 +402,16 @@ class PieceLinter:
 class FacetRef:
     """One facet a piece refers to, resolved (or not), or an instruction written in place."""
 
-    owner: str
-    """Who refers to it: a movement, ``movement / sub-step`` or ``loop monitor N judge``."""
-    field: str
-    """``persona``, ``policy``, ``knowledge``, ``instruction`` or ``format``."""
+    owner: str  # a movement, ``movement / sub-step`` or ``loop monitor N judge``
+    field: str  # persona, policy, knowledge, instruction or format
     name: str
     loc: Loc
     path: Path | None = None
     how: str = ""
     inline: str | None = None
-    source: Source | None = None
-    """The layer it resolved in (``section map``, ``beside``, ``package``, ``project``,
-    ``user``, ``built-in``); ``None``: inline, or nowhere."""
-    looked_in: tuple[str, ...] = ()
-    """Where it was looked for, when it resolved nowhere."""
-
-    @property
-    def kind(self) -> str:
-        return FACET_KINDS[self.field][1]
-
-    @property
-    def resolved(self) -> bool:
-        """Found: a file, or a name among TAKT's built-in facets (which has no file here)."""
-        return self.source is not None
+    source: Source | None = None  # the layer it resolved in (None: inline, or nowhere)
+    looked_in: tuple[str, ...] = ()  # where it was looked for, when it resolved nowhere
+    mapped: bool = False  # a key of the piece's section map (whose file may be missing)
 
 
 def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
@@ -534,7 +435,18 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
                 continue
             res: Resolution = resolve_reference(piece, base, v, field)
             out.append(
-                FacetRef(owner, field, v, here, res.path, res.how, None, res.source, res.looked_in)
+                FacetRef(
+                    owner,
+                    field,
+                    v,
+                    here,
+                    res.path,
+                    res.how,
+                    None,
+                    res.source,
+                    res.looked_in,
+                    res.mapped,
+                )
             )
 
     movements = piece.movements or []
@@ -572,9 +484,9 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
 # -- template variables ------------------------------------------------------------
 
 
-def instruction_texts(piece: Piece, piece_dir: Path) -> Iterator[tuple[str, Loc, Path | None]]:
+def instruction_texts(refs: list[FacetRef]) -> Iterator[tuple[str, Loc, Path | None]]:
     """Instruction texts of the piece: ``(text, loc in the piece, facet file or None)``."""
-    for ref in facet_references(piece, piece_dir / "piece.yaml"):
+    for ref in refs:
         if ref.field != "instruction":
             continue
         if ref.inline is not None:
@@ -606,7 +518,7 @@ def unknown_placeholders(
     variables: Sequence[str] = TEMPLATE_VARIABLES,
     prefixes: Sequence[str] = TEMPLATE_PREFIXES,
 ) -> Iterator[tuple[str, int]]:
-    """Placeholders shaped like TAKT variables that are not in the list (seed 004's)."""
+    """Placeholders shaped like TAKT variables that are not in the list."""
     for n, line in prose_lines(text):
         for m in _PLACEHOLDER.finditer(line):
             name, arg = m.group(1), m.group(2)

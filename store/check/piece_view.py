@@ -1,9 +1,5 @@
-"""One TAKT piece read whole for display: its graph outlined, lint placed, facets resolved.
-
-Built off the UI thread: the piece is read, checked and linted, its movement graph outlined
-(:mod:`store.check.piece_graph`), each diagnostic assigned to the section its line belongs
-to, and each facet reference resolved as TAKT does (:mod:`store.check.piece_lint`).
-"""
+"""One TAKT piece read whole for display, off the UI thread: its graph outlined, each
+diagnostic placed in the section its line belongs to, its facets resolved."""
 
 from __future__ import annotations
 
@@ -21,8 +17,6 @@ from store.read.loader import load_file
 
 @dataclass(slots=True)
 class PieceView:
-    """Everything shown for one piece."""
-
     path: Path
     display: str
     text: str

@@ -1,18 +1,11 @@
 """Secrets never promoted: agent text is scanned before it is written into a file agents load.
 
-The detection is Kingfisher's (``kingfisher-secret-scanner``, MongoDB's scanner: some 500
-bundled rules for API keys, tokens, private keys and credentials in URLs and connection
-strings, run in-process by a native engine), not regexes of our own. Scanning is offline:
-the library's validation and revocation features, which would contact providers with what
-they found, are never used here.
-
-A hit refuses the write (:class:`SecretFound`, a :class:`ReviewError`, so every command and
-screen reports it like any refusal) and says where and what, masked: the rule's name, the
-line and column, and the secret with all but its first four and last two characters
-hidden. The person edits the text, or overrides explicitly (``allow_secrets=True``).
-
-Only what a write *adds* is scanned (:func:`added_lines`): a secret already in a file is
-the targets view's finding, not a reason to refuse every later promotion into it.
+Detection is Kingfisher's (``kingfisher-secret-scanner``: some 500 bundled rules, a native
+engine, in-process), not regexes of our own, and offline: its validation and revocation,
+which would send what it found to providers, are never used. A hit refuses the write
+(:class:`SecretFound`) naming rule, line, column and the secret masked; the person edits
+the text or overrides explicitly. Only what a write adds is scanned: a secret already in a
+file is the targets view's finding, not a reason to refuse every later promotion into it.
 """
 
 from __future__ import annotations
@@ -20,22 +13,19 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from store.errors import ReviewError
 
-#: Kingfisher's rule confidence floor: ``medium`` keeps the rules its authors trust
-#: (``low`` adds noisy generic ones that flag ordinary prose).
+#: ``medium`` keeps the rules Kingfisher's authors trust (``low`` flags ordinary prose)
 CONFIDENCE: Literal["low", "medium", "high"] = "medium"
-#: Texts longer than this are scanned in one call anyway; the bound is on what is shown.
 MAX_SHOWN = 3
 
 
 @dataclass(frozen=True, slots=True)
 class SecretHit:
-    """One secret found: the rule, where (1-based line and column in the scanned text,
-    ``where`` naming the text or file), and the secret masked."""
+    """One secret found: where (1-based line and column; ``where`` names the text or file)."""
 
     rule: str
     name: str
@@ -54,15 +44,7 @@ class SecretHit:
         return f"{self.label} {self.masked} at {place}{self.line}:{self.column}"
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "label": self.label,
-            "name": self.name,
-            "line": self.line,
-            "column": self.column,
-            "masked": self.masked,
-            "where": self.where,
-        }
+        return {**asdict(self), "label": self.label}
 
 
 class SecretFound(ReviewError):
@@ -87,8 +69,7 @@ def mask(secret: str) -> str:
 
 
 class _Detector:
-    """One compiled Kingfisher scanner per process: compiling the rules takes a moment (the
-    library keeps the compiled database on disk, so later processes take ~0.2–0.3 s)."""
+    """One compiled Kingfisher scanner per process (loading the rules takes ~0.2–0.3 s)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -116,12 +97,9 @@ _WARMING: threading.Thread | None = None
 
 
 def warm_up() -> threading.Thread:
-    """Load the scanner's rules on a daemon thread, now, so that the first scan finds them
-    ready: loading takes ~0.2–0.3 s in the library's native code, which lets go of the GIL,
-    so the app draws its first screens and ``import-wrapup`` reads and plans meanwhile.
-    Started once per process. The first :func:`scan_text` waits for it (the detector's
-    lock); a library that cannot be loaded is reported there, not here. The process never
-    waits for this thread at exit."""
+    """Load the scanner's rules on a daemon thread, once per process: the native load lets
+    go of the GIL, so the app draws and ``import-wrapup`` plans meanwhile. The first scan
+    waits for it (the detector's lock) and reports a library that cannot be loaded."""
 
     global _WARMING
     with _WARM_LOCK:
@@ -137,9 +115,8 @@ def warm_up() -> threading.Thread:
 
 
 def scan_text(text: str, where: str = "") -> list[SecretHit]:
-    """Every secret in ``text`` (visible findings only: the library also reports the
-    halves of a pair, such as an AWS secret key next to its key id, which it folds into
-    the visible one), sorted by position. Every text is scanned with the rules loaded."""
+    """Every secret in ``text``, by position (visible findings only: the library also
+    reports the halves of a pair, an AWS secret key beside its id, folded into the visible)."""
     if not text:
         return []
     data = text.encode("utf-8", "surrogatepass")
@@ -164,8 +141,8 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
 
 
 def added_lines(before: bytes | str | None, after: bytes | str) -> list[tuple[int, str]]:
-    """The lines of ``after`` that ``before`` does not have (as many times as it has
-    them), with their 1-based line numbers in ``after``: what a write adds."""
+    """What a write adds: the lines of ``after`` that ``before`` lacks (counted), with their
+    1-based line numbers in ``after``."""
     old = _lines(before) if before is not None else []
     have = Counter(old)
     out: list[tuple[int, str]] = []
@@ -199,8 +176,6 @@ def scan_added(before: bytes | str | None, after: bytes | str, where: str = "") 
 def refusal(
     hits: list[SecretHit], what: str, how: str = "--allow-secret on the command line"
 ) -> str:
-    """One line for people: what was refused, each hit (a few) masked and where, and
-    ``how`` to override it."""
     shown = "; ".join(h.describe() for h in hits[:MAX_SHOWN])
     more = f" and {len(hits) - MAX_SHOWN} more" if len(hits) > MAX_SHOWN else ""
     return (
@@ -218,22 +193,8 @@ def check_write(
     allow: bool = False,
 ) -> list[SecretHit]:
     """Refuse (:class:`SecretFound`) a write whose added lines hold secrets, unless
-    ``allow`` (the person's explicit override); the hits either way."""
+    ``allow`` (the person's explicit override)."""
     hits = scan_added(before, after, where)
     if hits and not allow:
         raise SecretFound(refusal(hits, what), hits)
     return hits
-
-
-__all__ = [
-    "ScannerUnavailable",
-    "SecretFound",
-    "SecretHit",
-    "added_lines",
-    "check_write",
-    "mask",
-    "refusal",
-    "scan_added",
-    "scan_text",
-    "warm_up",
-]

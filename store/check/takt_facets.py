@@ -1,32 +1,14 @@
-"""Where TAKT finds the facet a piece names, in TAKT's own order.
+"""Where TAKT finds the facet a piece names, in TAKT's own order (v0.33.2's
+``resource-resolver.ts`` and ``paths.ts``, ``faceted-prompting`` 0.1.0's ``resolve.ts``):
+the piece's section map (``personas:`` …), a path beside the piece (``./``, ``../``, ``/``,
+``~``, or ``.md``), then ``NAME.md`` in the facet directories of each layer — package
+(``@owner/repo/NAME``), project (``.takt/facets/<kind>/``), user (``~/.takt``), built-in — and
+otherwise the name itself as the text (a persona: nothing), which the lint warns of.
 
-TAKT v0.33.2 (``src/infra/config/loaders/resource-resolver.ts`` and ``paths.ts``, with the
-``faceted-prompting`` 0.1.0 package's ``resolve.ts``) resolves a persona, policy, knowledge,
-instruction or output-contract (``format``) reference thus:
-
-1. **section map** — a key of the piece's ``personas`` / ``policies`` / ``knowledge`` /
-   ``instructions`` / ``report_formats`` map: the file it names, relative to the piece.
-2. **beside** — a reference shaped like a path (starting ``./``, ``../``, ``/`` or ``~``, or
-   ending ``.md``): that file, relative to the piece's directory.
-3. a bare name: ``NAME.md`` in the facet directories of each layer, first found wins:
-   **package** (a piece of an installed repertoire package: the package's ``facets/``;
-   ``@owner/repo/NAME`` names one directly), **project** (``<project>/.takt/facets/<kind>/``),
-   **user** (``~/.takt/facets/<kind>/``, or ``$TAKT_CONFIG_DIR``), **built-in**
-   (``builtins/<lang>/facets/<kind>/`` of the TAKT installation).
-4. otherwise TAKT uses the reference itself as the text (a persona: a file of that name
-   beside the piece, else nothing) — the lint warns ``unresolved-facet``.
-
-TAKT takes the project from the directory it runs in; hurikaeri takes it from where the
-piece lies. A piece under ``<project>/.takt/pieces/`` (or ``workflows/``) is a project piece,
-one under ``~/.takt/`` a user piece, one under ``.takt/<lang>/pieces/`` (projects that keep
-both languages, laid out like TAKT's own ``builtins/<lang>/``) resolves in
-``.takt/<lang>/facets/`` and then ``.takt/facets/``. Pieces kept elsewhere (the workspace's
-``pieces/``) have their facet directories beside them: ``../facets/<kind>/`` and
-``facets/<kind>/``, counted as their project's. TAKT's own built-in pieces
-(``builtins/<lang>/pieces/``) resolve in their sibling ``facets/``. Anywhere else, the
-built-in layer is the list of names TAKT v0.33 and v0.60 ship (:data:`BUILTIN_DATA`,
-generated from ``tests/fixtures/takt-v0.33`` and the listing in ``tests/fixtures/takt-v0.60``
-by ``tools/gen_takt_builtins.py``); such a facet resolves without a file to show.
+TAKT takes the project from where it runs; hurikaeri from where the piece lies
+(:func:`store.read.takt_layout.piece_home`). Outside a TAKT installation the built-in layer
+is the list of names TAKT v0.33 and v0.60 ship (:data:`BUILTIN_DATA`, made by
+``tools/gen_takt_builtins.py``): such a facet resolves without a file to show.
 """
 
 from __future__ import annotations
@@ -40,11 +22,6 @@ from typing import Any
 
 from store.models.piece import Piece
 from store.read.takt_layout import DEFAULT_LANGUAGE, Source, piece_home, user_takt_dir
-
-__all__ = ["FACET_KINDS", "SOURCES", "Resolution", "Source", "builtin_facets", "resolve_reference"]
-
-#: Every layer, in TAKT's order.
-SOURCES: tuple[Source, ...] = ("section map", "beside", "package", "project", "user", "built-in")
 
 #: Reference field → (section map of the piece, facet directory name).
 FACET_KINDS = {
@@ -63,8 +40,7 @@ BUILTIN_DATA = Path(__file__).with_name("takt_builtin_facets.json")
 @dataclass(frozen=True, slots=True)
 class BuiltinFacets:
     version: str
-    names: Mapping[str, Mapping[str, frozenset[str]]]
-    """language → facet kind → names."""
+    names: Mapping[str, Mapping[str, frozenset[str]]]  # language → facet kind → names
 
     def has(self, kind: str, name: str, lang: str | None) -> bool:
         # the default language's names count for every language: TAKT ships the same names
@@ -93,14 +69,10 @@ class Resolution:
     """Where a reference led, or everywhere it was looked for."""
 
     path: Path | None
-    source: Source | None
-    """The layer it was found in; ``None``: nowhere (or a mapped file that is missing)."""
-    how: str
-    """The same for people: ``personas map``, ``facet directory`` (the project's), …"""
-    looked_in: tuple[str, ...] = ()
-    """Every place tried, in order (for the warning when it resolves nowhere)."""
-    mapped: bool = False
-    """The name is a key of the piece's section map (whose file may be missing)."""
+    source: Source | None  # the layer it was found in (None: nowhere)
+    how: str  # the same for people: ``personas map``, ``facet directory``, …
+    looked_in: tuple[str, ...] = ()  # every place tried, when it resolves nowhere
+    mapped: bool = False  # a key of the section map (whose file may be missing)
 
     @property
     def found(self) -> bool:
@@ -108,7 +80,6 @@ class Resolution:
 
 
 def is_resource_path(ref: str) -> bool:
-    """A reference TAKT reads as a file path rather than a facet name."""
     return ref.startswith(("./", "../", "/", "~")) or ref.endswith(".md")
 
 
@@ -134,7 +105,6 @@ def resolve_reference(
     name: str,
     field: str,
 ) -> Resolution:
-    """Resolve one facet reference of ``piece`` (lying in ``piece_dir``) as TAKT does."""
     section, kind = FACET_KINDS[field]
     mapping = getattr(piece, section) or {}
     if name in mapping:

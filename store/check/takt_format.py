@@ -1,36 +1,17 @@
-"""Which TAKT format a piece file is written in: a *piece* (TAKT ≤ 0.33) or a *workflow*
-(TAKT ≥ 0.34), told from its content, and what differs between the two.
+"""Which TAKT format a piece file is written in, told from its keys, and what differs.
 
-From TAKT's CHANGELOG and sources (github.com/nrslib/takt, tags v0.34.0 and v0.36.0):
-
-- 0.34.0 renamed the top-level keys ``movements`` → ``steps``, ``initial_movement`` →
-  ``initial_step``, ``max_movements`` → ``max_steps``, ``piece_config`` →
-  ``workflow_config``, keeping the old ones as aliases that must agree with the new ones
-  when both are given (``normalizePieceConfigAliases`` in ``workflow-schemas.ts``), and
-  removed ``instruction_template`` (use ``instruction``; the schema rejects it).
-- 0.36.0 dropped the old keys (the workflow schema is strict), moved ``.takt/pieces/`` to
-  ``.takt/workflows/``, renamed the template variables ``{max_movements}`` and
-  ``{movement_iteration}`` to ``{max_steps}`` and ``{step_iteration}``, and added
-  ``when:`` rule conditions, ``kind: system`` and ``call:`` steps, ``structured_output``
-  with a top-level ``schemas`` map, and ``{context:…}`` / ``{structured:…}`` /
-  ``{effect:…}`` placeholders (``docs/workflows.md`` and ``escape.ts`` at v0.36.0).
-
-Before the piece format (``docs`` and built-ins of each tag): TAKT 0.1–0.3 wrote
-*workflows* with ``steps``, ``initial_step``, ``max_iterations``, ``agent:`` (the persona's
-file), ``instruction_template`` and ``report:``; 0.4 renamed ``steps`` → ``movements`` and
-``initial_step`` → ``initial_movement`` (a *piece*); 0.8 renamed ``agent`` → ``persona`` and
-``report`` → ``output_contracts``; 0.12 ``max_iterations`` → ``max_movements``.
-
-After 0.36 the workflow format kept growing (CHANGELOG and ``workflow-schemas.ts``): 0.37
-``{$param: NAME}`` facet parameters and ``return:`` rules of callable workflows, 0.38
-``max_steps: infinite``, 0.55 step fragments (``uses:`` / ``with:``, a rule tree
-``rules: {self, parallel}``), dynamic ``parallel: {fixed, pool}`` and ``{var:NAME}``, 0.57
-``{review_scope}``, 0.59 ``all_steps`` rules, ``completion_retry`` and the engine's
-``error`` outcome of a failed parallel sub-step, 0.60 ``instruction`` lists. A file's
-version claim is the newest of these it uses.
-
-Section maps, facets and their resolution, ``parallel`` sub-steps, rules with ``all()`` /
-``any()``, output contracts and loop monitors are the same in all of them.
+From TAKT's CHANGELOG and sources (github.com/nrslib/takt): 0.1–0.3 wrote *workflows*
+(``steps``, ``initial_step``, ``max_iterations``, ``agent:``, ``report:``); 0.4 renamed them
+*pieces* (``movements``, ``initial_movement``), 0.8 ``agent`` → ``persona`` and ``report`` →
+``output_contracts``, 0.12 ``max_iterations`` → ``max_movements``. 0.34 renamed the piece
+keys back to ``steps``, ``initial_step``, ``max_steps`` (the old ones kept as aliases that must
+agree) and removed ``instruction_template``; 0.36 dropped the old keys and renamed
+``{max_movements}`` / ``{movement_iteration}``. Later workflow features give a file's version
+claim (the newest it uses): 0.36 ``when:``, ``call:``, ``schemas``; 0.37 ``{$param}`` and
+``return:``; 0.38 ``max_steps: infinite``; 0.55 fragments (``uses:``), dynamic ``parallel`` and
+rule trees; 0.59 ``all_steps``, ``completion_retry`` and the ``error`` outcome; 0.60
+``instruction`` lists. Facets, ``parallel``, ``all()`` / ``any()``, output contracts and loop
+monitors are the same in all of them.
 """
 
 from __future__ import annotations
@@ -100,24 +81,18 @@ class TaktFormat:
     """What a file's keys say about the TAKT version that reads it."""
 
     name: FormatName
-    versions: str
-    """``"TAKT 0.12–0.33"``, ``"TAKT ≥ 0.34"``, ``"TAKT ≥ 0.55"``, ``"TAKT ≤ 0.3"``, or,
-    mixed, ``"TAKT 0.34–0.35"``."""
-    piece_keys: tuple[Loc, ...] = ()
-    """Where the file uses the piece format's keys."""
-    workflow_keys: tuple[Loc, ...] = ()
-    """Where the file uses the workflow format's keys."""
-    early: bool = False
-    """Written before TAKT 0.12: ``max_iterations`` (and before 0.8 ``agent`` / ``report``)."""
+    versions: str  # ``TAKT 0.12–0.33``, ``TAKT ≥ 0.55``, mixed: ``TAKT 0.34–0.35``, …
+    piece_keys: tuple[Loc, ...] = ()  # where the file uses the piece format's keys
+    workflow_keys: tuple[Loc, ...] = ()  # … and the workflow format's
+    early: bool = False  # before TAKT 0.12: ``max_iterations`` (before 0.8 ``agent``)
 
     @property
     def is_workflow(self) -> bool:
-        """Drawn and linted as a workflow (its steps are under ``steps``)."""
         return self.name == "workflow" or (self.name == "mixed" and self.flow_key == "steps")
 
     @property
     def flow_key(self) -> str:
-        """The key the graph is drawn from: ``movements`` when the file has it."""
+        """The key the graph is drawn from."""
         return "movements" if ("movements",) in self.piece_keys else "steps"
 
     @property
@@ -138,7 +113,6 @@ class TaktFormat:
 
     @property
     def label(self) -> str:
-        """For people: ``"piece (TAKT ≤ 0.33)"``, ``"workflow (TAKT ≥ 0.36)"``, …"""
         return f"{self.name} ({self.versions})"
 
     def key(self, piece_key: str) -> str:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from store.check.files import lint_file
 from store.check.piece_graph import (
+    Line,
     assign_diagnostics,
     build_graph,
     outline,
     parse_condition,
-    plain,
 )
 from store.check.piece_lint import facet_references, unknown_placeholders
 from store.insight.lint import lint_paths
@@ -24,6 +25,11 @@ from tests.conftest import DEMO, TAKT
 
 BUILTINS = sorted((TAKT / "builtins/en/pieces").glob("*.yaml"))
 E2E = TAKT / "e2e/fixtures/pieces"
+
+
+def plain(lines: Iterable[Line]) -> str:
+    """An outline's lines as plain text."""
+    return "\n".join("".join(t for t, _r in line) for line in lines)
 
 
 def piece_of(path: Path) -> Piece:

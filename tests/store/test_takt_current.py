@@ -9,7 +9,7 @@ import pytest
 
 from screens.widgets.piece import head_view
 from store.check.files import lint_file
-from store.check.piece_graph import RETURN, build_graph, outline, plain
+from store.check.piece_graph import RETURN, build_graph, outline
 from store.check.piece_lint import facet_references
 from store.check.piece_view import load_piece_view
 from store.check.takt_format import takt_format
@@ -20,6 +20,7 @@ from store.models.piece import DynamicParallel, ParamRef
 from store.read.loader import load_file
 from store.workspace import Workspace
 from tests.conftest import FIXTURES, TAKT
+from tests.store.test_piece_graph import plain
 
 TAKT60 = FIXTURES / "takt-v0.60/builtins/en"
 TAKT039 = FIXTURES / "takt-v0.3.9/resources/global/en"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from store.check.files import lint_file
-from store.check.piece_graph import assign_diagnostics, build_graph, outline, plain
+from store.check.piece_graph import assign_diagnostics, build_graph, outline
 from store.check.piece_lint import facet_references
 from store.check.takt_format import takt_format
 from store.config import Config
@@ -24,6 +24,7 @@ from store.models import Piece
 from store.read.kinds import Kind
 from store.read.loader import load_file
 from store.workspace import Workspace
+from tests.store.test_piece_graph import plain
 
 
 @pytest.fixture(autouse=True)
