@@ -1,33 +1,18 @@
 """``hurikaeri sync``: share one reviewer's work through the workspace's git repository.
 
-The real ``git`` does everything (a subprocess per step); nothing of git is re-implemented.
-One sync, under the workspace's transaction lock while it commits and while it updates the
-work tree (no transaction of ours is half written meanwhile):
+The real ``git`` does everything. One sync, under the workspace's transaction lock while it
+commits and while it moves the work tree: checks the repository (a branch, nothing in
+progress); fetches and refuses unless every local commit the remote lacks was made by a sync
+here and not pushed yet (not the person's own commits, nor ones the team took off the
+remote); joins the team the first time (:mod:`store.team`); commits only the reviewer's
+ledger file and the files their own transactions wrote (``git commit --only``); replays its
+unpushed commits onto a moved remote in a temporary worktree (appended and Markdown files
+merge as a union of lines, so two reviewers' bullets both stay); pushes, trying again if
+someone pushed meanwhile.
 
-1. checks the repository: a branch checked out, no rebase or merge in progress;
-2. fetches, then checks against the fresh remote branch that every local commit it does not
-   have was made by a sync on this machine and not pushed yet (*only ours*): a commit of the
-   person's own, a commit the team removed from the remote (a force-push), or a remote
-   branch with no history in common are refused — sync pushes only what it made;
-3. joins the team the first time (creates ``.hurikaeri/ledger/`` and the reviewer's own
-   ledger file, see :mod:`store.team`);
-4. commits the reviewer's own ledger file and the files their transactions wrote that git
-   sees changed — nothing else: not other people's files, not unrelated changes in the
-   work tree, not what is staged already (``git commit --only``) — with a message listing
-   the decisions;
-5. when the branch moved on the remote, replays the reviewer's unpushed sync commits onto
-   it in a temporary worktree (``git rebase``; the files the reviewer appended to or
-   promoted into as Markdown merge as a union of lines, so two reviewers' bullets or
-   imported lessons both stay), then fast-forwards the branch;
-6. pushes (fetching, checking and replaying again if someone pushed meanwhile).
-
-The commits a sync made and has not pushed are listed in the repository's own git
-directory (``hurikaeri-sync-unpushed``, never shared): the trailer in a commit's message
-names who synced it, but anyone can write a trailer, so it is not what makes a commit ours.
-
-On any conflict it stops with one line saying why, and leaves everything as it was: the
-temporary worktree is removed (the repository is never left mid-rebase), a commit this sync
-made is taken back and its files unstaged.
+What a sync made and has not pushed is listed in the git directory (``UNPUSHED``, never
+shared): a trailer in a message is what anyone can write. On any conflict it stops with one
+line and leaves everything as it was (no rebase left half done, its commit taken back).
 """
 
 from __future__ import annotations
@@ -44,16 +29,14 @@ from pathlib import Path
 
 from store import team
 from store.errors import ReviewError
+from store.git import run_git
 from store.ledger import Ledger, TxRecord
 from store.tx.journal import record_path
 from store.tx.transactions import recover, tx_lock
 from store.workspace import Workspace
 
-#: The trailer that marks a commit as made by ``hurikaeri sync``.
 TRAILER = "Hurikaeri-Sync"
-#: How many times a push that lost a race is tried again.
-PUSH_TRIES = 3
-#: The file, in the git directory, listing the commits a sync made and has not pushed.
+PUSH_TRIES = 3  # a push that lost a race is tried again
 UNPUSHED = "hurikaeri-sync-unpushed"
 
 
@@ -62,8 +45,7 @@ class SyncError(ReviewError):
 
 
 class ChooseEarlier(SyncError):
-    """The first sync stopped to ask: bring the decisions made before joining (only in the
-    local ``ledger.jsonl``) into the team ledger, or keep them local."""
+    """The first sync asks: bring the decisions made before joining into the team, or not."""
 
     def __init__(self, decisions: list[str]) -> None:
         self.decisions = decisions
@@ -82,18 +64,12 @@ class SyncResult:
     reviewer: str
     branch: str
     remote: str | None
-    #: the files committed, relative to the repository's top
-    committed: list[str] = field(default_factory=list)
-    #: one line per decision committed
-    decisions: list[str] = field(default_factory=list)
-    #: commits of others brought in
-    pulled: int = 0
-    #: the decisions made before joining (only in the local ledger.jsonl) brought in
-    brought_in: list[str] = field(default_factory=list)
-    #: how many commits were pushed
+    committed: list[str] = field(default_factory=list)  # relative to the repository's top
+    decisions: list[str] = field(default_factory=list)  # one line per decision committed
+    pulled: int = 0  # commits of others brought in
+    brought_in: list[str] = field(default_factory=list)  # decisions made before joining
     pushed: int = 0
-    #: how many commits the remote still lacks after the sync
-    unpushed: int = 0
+    unpushed: int = 0  # commits the remote still lacks after the sync
     joined: bool = False
     dry_run: bool = False
     notes: list[str] = field(default_factory=list)
@@ -145,19 +121,16 @@ class SyncResult:
 # -- git --------------------------------------------------------------------------------
 
 
-def _git(top: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> str:
-    """Run ``git`` in ``top``; its standard output, or :class:`SyncError` (one line)."""
+def _run(top: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=top,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})},
-        )
+        return run_git(top, *args)
     except FileNotFoundError:
         raise SyncError("git is not installed (sync uses the git command)") from None
+
+
+def _git(top: Path, *args: str, check: bool = True) -> str:
+    """``git``'s standard output in ``top``, or :class:`SyncError` (one line)."""
+    done = _run(top, *args)
     if check and done.returncode != 0:
         why = (done.stderr.strip() or done.stdout.strip()).splitlines()
         raise SyncError(
@@ -167,7 +140,7 @@ def _git(top: Path, *args: str, check: bool = True, env: dict[str, str] | None =
 
 
 def _ok(top: Path, *args: str) -> bool:
-    return subprocess.run(["git", *args], cwd=top, capture_output=True, check=False).returncode == 0
+    return _run(top, *args).returncode == 0
 
 
 def _top(ws: Workspace) -> Path:
@@ -243,10 +216,8 @@ def _changed(top: Path, rels: list[str]) -> list[str]:
 
 
 def _own_txs(led: Ledger) -> list[TxRecord]:
-    """The reviewer's transactions that hurikaeri made on this machine (signed: see
-    ``Ledger.is_ours``). The files a sync commits are theirs only: a line forged into the
-    reviewer's ledger file (by an agent, or pushed by a teammate) names files of its
-    choosing, and must not get them committed and pushed under the reviewer's name."""
+    """The reviewer's transactions made on this machine (signed, ``Ledger.is_ours``): a line
+    forged into their ledger file names files that must not be pushed under their name."""
     return [t for t in led.txs.values() if t.status == "committed" and led.is_ours(t)]
 
 
@@ -264,16 +235,6 @@ def _committed_ids(top: Path, rel: str) -> set[str]:
     return ids
 
 
-def _decision_line(t: TxRecord) -> str:
-    subjects = ", ".join(t.subjects[:5]) + (
-        f" +{len(t.subjects) - 5} more" if len(t.subjects) > 5 else ""
-    )
-    line = f"{t.action} {subjects}".strip()
-    if t.note and t.action not in ("undo", "redo"):
-        line += f" — {t.note}"
-    return " ".join(line.split())[:200]
-
-
 def _message(who: str, decisions: list[str]) -> str:
     n = len(decisions)
     head = f"hurikaeri: {who}: {n} decision{'s' if n != 1 else ''}" if n else f"hurikaeri: {who}"
@@ -285,10 +246,9 @@ def _message(who: str, decisions: list[str]) -> str:
 
 
 def sync(ws: Workspace, *, dry_run: bool = False, bring_in: bool | None = None) -> SyncResult:
-    """Share the reviewer's work and bring in the team's (see the module's docstring).
-    ``bring_in``: what to do with decisions made before the reviewer's own ledger file
-    existed (only in the local ``ledger.jsonl``): bring them in (True), keep them local
-    (False); ``None``: stop and ask (:class:`ChooseEarlier`) when there are any."""
+    """Share the reviewer's work and bring in the team's. ``bring_in``: the decisions made
+    before joining (only in the local ``ledger.jsonl``) go to the team (True), stay local
+    (False), or the sync stops to ask (``None``, :class:`ChooseEarlier`)."""
     top = _top(ws)
     doing = _in_progress(top)
     if doing:
@@ -357,19 +317,16 @@ def sync(ws: Workspace, *, dry_run: bool = False, bring_in: bool | None = None) 
 
 
 def _ref(top: Path, ref: str) -> str | None:
-    """The commit ``ref`` names; None when there is no such ref."""
     out = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip()
     return out or None
 
 
 def _ahead(top: Path, remote: str, upstream: str) -> int:
-    """How many commits of HEAD the remote branch does not have."""
     base = [upstream] if _ref(top, upstream) else [f"--remotes={remote}"]
     return int(_git(top, "rev-list", "--count", "HEAD", "--not", *base).strip() or 0)
 
 
 def _fetch_and_check(top: Path, remote: str, upstream: str) -> None:
-    """Fetch, then check what HEAD has beyond the fresh remote branch (:func:`_only_ours`)."""
     before = _ref(top, upstream)
     _git(top, "fetch", "--quiet", remote)
     _only_ours(top, remote, upstream, before)
@@ -381,7 +338,6 @@ def _unpushed_path(top: Path) -> Path:
 
 
 def _unpushed(top: Path) -> set[str]:
-    """The commits a sync made here and has not pushed."""
     try:
         text = _unpushed_path(top).read_text(encoding="ascii", errors="replace")
     except OSError:
@@ -438,8 +394,8 @@ def _only_ours(top: Path, remote: str, upstream: str, before: str | None) -> Non
 def _commit_own(
     ws: Workspace, top: Path, led: Ledger, own: Path, result: SyncResult, *, dry_run: bool
 ) -> list[str]:
-    """Commit the reviewer's ledger and the files their transactions wrote (what git sees
-    changed of them); the paths committed (empty: nothing)."""
+    """Commit the reviewer's ledger and the files their transactions wrote that git sees
+    changed; the paths committed."""
     own_rel = _rel(top, own)
     if own_rel is None:
         raise SyncError(f"{own} is outside the repository {top}; the ledger must be in it")
@@ -457,7 +413,9 @@ def _commit_own(
     if dry_run and not own.exists():  # it would be created
         changed = [own_rel, *changed]
     done = _committed_ids(top, own_rel)
-    result.decisions = [_decision_line(t) for t in _own_txs(led) if t.id not in done]
+    result.decisions = [
+        team.decision_line(t.action, t.subjects, t.note) for t in _own_txs(led) if t.id not in done
+    ]
     result.committed = changed
     if not changed or dry_run:
         return []
@@ -473,7 +431,7 @@ def _commit_own(
 
 
 def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:
-    """Undo the commit this sync made (its files back to changed and unstaged)."""
+    """Undo the commit this sync made (its files changed and unstaged again)."""
     with tx_lock(ws):
         _unpushed_write(top, _unpushed(top) - {_git(top, "rev-parse", "HEAD").strip()})
         _git(top, "reset", "--quiet", "--soft", "HEAD~1")
@@ -481,8 +439,7 @@ def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:
 
 
 def _union_paths(ws: Workspace, top: Path, led: Ledger) -> list[str]:
-    """The files of the reviewer's transactions whose lines merge as a union: appended to
-    (lessons, summaries) or Markdown promoted into (bullets under a heading)."""
+    """The reviewer's files whose lines merge as a union: appended to, or Markdown."""
     out: list[str] = []
     for t in _own_txs(led):
         for f in t.files:
@@ -511,7 +468,7 @@ def _worktree(top: Path) -> Iterator[Path]:
 
 
 def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
-    """Bring in what the remote branch has; the number of commits brought in."""
+    """Bring in what the remote branch has; how many commits."""
     behind = int(_git(top, "rev-list", "--count", f"HEAD..{upstream}").strip() or 0)
     if not behind:
         return 0
@@ -526,14 +483,7 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
                 encoding="utf-8",
             )
             with _worktree(top) as wt:
-                out = subprocess.run(
-                    ["git", "-c", f"core.attributesFile={attrs}", "rebase", "--quiet", upstream],
-                    cwd=wt,
-                    capture_output=True,
-                    text=True,
-                    check=False,
-                    env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-                )
+                out = _run(wt, "-c", f"core.attributesFile={attrs}", "rebase", "--quiet", upstream)
                 if out.returncode != 0:
                     files = _git(wt, "diff", "--name-only", "--diff-filter=U", check=False).split()
                     _git(wt, "rebase", "--abort", check=False)
@@ -548,14 +498,8 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
             shutil.rmtree(attrs.parent, ignore_errors=True)
     with tx_lock(ws):  # the work tree moves to the new commit, the branch with it
         head = _git(top, "rev-parse", "HEAD").strip()
-        done = subprocess.run(  # as a checkout does: local changes carried, or refused
-            ["git", "read-tree", "-m", "-u", head, target],
-            cwd=top,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, "LC_ALL": "C"},
-        )
+        # as a checkout does: local changes carried, or refused
+        done = _run(top, "read-tree", "-m", "-u", head, target)
         if done.returncode == 0:
             branch = _git(top, "symbolic-ref", "HEAD").strip()
             _git(top, "update-ref", "-m", "hurikaeri sync", branch, target, head)
@@ -573,25 +517,12 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
 
 def _quote(rel: str) -> str:
     """A path as a gitattributes pattern (glob characters and spaces escaped)."""
-    out = []
-    for ch in rel:
-        if ch in '*?[]\\ "#!':
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+    return "".join("\\" + ch if ch in '*?[]\\ "#!' else ch for ch in rel)
 
 
 def _push(top: Path, remote: str, branch: str) -> bool:
     """Push the branch; False when the remote moved on meanwhile (fetch and try again)."""
-    done = subprocess.run(
-        ["git", "push", "--quiet", "--set-upstream", remote, f"HEAD:refs/heads/{branch}"],
-        cwd=top,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-    )
+    done = _run(top, "push", "--quiet", "--set-upstream", remote, f"HEAD:refs/heads/{branch}")
     if done.returncode == 0:
         return True
     err = done.stderr
@@ -603,6 +534,3 @@ def _push(top: Path, remote: str, branch: str) -> bool:
         f"git push failed: {' '.join(why[-1].split()) if why else 'exit status ' + str(done.returncode)}"
         " (what sync committed is kept: sync again)"
     )
-
-
-__all__ = ["SyncError", "SyncResult", "sync"]

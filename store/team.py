@@ -1,16 +1,10 @@
 """A team reviewing one workspace kept in git: who is reviewing, and their ledger file.
 
 Identity, in order: ``who`` when a caller names one, ``$HURIKAERI_REVIEWER``, the config's
-``reviewer``, ``git config user.email`` (asked in the workspace's root), the OS login name.
-
-Team mode is on when the state directory holds a ``ledger/`` directory: every reviewer then
-appends only to ``ledger/<name>.jsonl`` (``<name>`` is :func:`file_name` of their identity),
-one writer per file, so git never has to merge a ledger. Without it (one person, no team)
-the single ``ledger.jsonl`` is written, as before. ``hurikaeri sync`` creates the directory.
-
-What a reviewer decided before their own ledger file existed is in ``ledger.jsonl``, which
-stays on their machine (:func:`before_joining` lists it); their first sync brings it into
-their own file (:func:`bring_in`) or keeps it local, as they choose.
+``reviewer``, ``git config user.email`` in the root, the OS login name. In team mode (the
+state directory holds ``ledger/``) each reviewer appends only to ``ledger/<name>.jsonl``:
+one writer per file, so git never has to merge a ledger. What a reviewer decided before
+(in the single ``ledger.jsonl``, which stays local) their first sync brings in, or not.
 """
 
 from __future__ import annotations
@@ -25,17 +19,16 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-#: The environment variable naming the reviewer (ahead of the config and git).
+from store.git import run_git
+
 REVIEWER_ENV = "HURIKAERI_REVIEWER"
-#: The directory (under the state directory) of the per-reviewer ledgers.
 TEAM_DIR = "ledger"
-#: The ledger of one reviewer without a team (under the state directory; never shared).
-LOCAL_LEDGER = "ledger.jsonl"
-#: What ``ledger.jsonl`` is renamed to once its lines are brought into the reviewer's file.
+LOCAL_LEDGER = "ledger.jsonl"  # one reviewer without a team; never shared
+#: what ``ledger.jsonl`` is renamed to once its lines are brought into the reviewer's file
 BROUGHT_IN = "ledger.jsonl.brought-in"
 
 _UNSAFE = re.compile(r"[^a-z0-9._@+-]+")
-#: the config's ``reviewer``, per state directory (set by :class:`store.workspace.Workspace`)
+#: the config's ``reviewer`` per state directory (set by :class:`store.workspace.Workspace`)
 _configured: dict[str, str] = {}
 
 
@@ -48,7 +41,6 @@ def file_name(who: str) -> str:
 
 
 def configure(state_dir: Path, reviewer: str | None) -> None:
-    """Remember the config's ``reviewer`` for the workspace of ``state_dir``."""
     key = os.path.abspath(state_dir)
     if reviewer and reviewer.strip():
         _configured[key] = reviewer.strip()
@@ -59,13 +51,8 @@ def configure(state_dir: Path, reviewer: str | None) -> None:
 @functools.lru_cache(maxsize=64)
 def _git_email(root: str) -> str:
     try:
-        out = subprocess.run(
-            ["git", "config", "user.email"],
-            cwd=root if os.path.isdir(root) else None,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
+        out = run_git(
+            Path(root) if os.path.isdir(root) else Path(), "config", "user.email", timeout=5
         )
     except (OSError, subprocess.SubprocessError):
         return ""
@@ -80,7 +67,7 @@ def _login() -> str:
 
 
 def reviewer(who: str | None = None, state_dir: Path | None = None) -> str:
-    """Who is acting (see the module's docstring for the order)."""
+    """Who is acting (the order: see the module's docstring)."""
     if who:
         return who
     env = os.environ.get(REVIEWER_ENV, "").strip()
@@ -101,10 +88,9 @@ def team_dir(state_dir: Path) -> Path:
 
 
 def linked_dir(state_dir: Path) -> Path | None:
-    """The first of the ledger's directories that is a link (``None``: none is): the state
-    directory and the team's ``ledger/``. A link pushed in place of either would carry the
-    ledger's lines — and its writes — out of the workspace (the workspace root itself may
-    be reached through links: it is where the person chose to work)."""
+    """The state directory or the team's ``ledger/`` if it is a link (one pushed there would
+    carry the ledger's writes out of the workspace; the root may be a link: it is where the
+    person chose to work)."""
     for d in (state_dir, team_dir(state_dir)):
         try:
             if stat.S_ISLNK(os.lstat(d).st_mode):
@@ -115,12 +101,10 @@ def linked_dir(state_dir: Path) -> Path | None:
 
 
 def is_team(state_dir: Path) -> bool:
-    """Whether the workspace is reviewed by a team (its state has a ``ledger/`` directory)."""
     return team_dir(state_dir).is_dir()
 
 
 def ledger_file(state_dir: Path, who: str) -> Path:
-    """``who``'s own ledger in team mode."""
     return team_dir(state_dir) / f"{file_name(who)}.jsonl"
 
 
@@ -136,26 +120,29 @@ def _local_bytes(state_dir: Path) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def _line(rec: dict[str, object]) -> str | None:
-    """A decision of ``ledger.jsonl`` as one line (``None``: a line that is no decision)."""
-    op = str(rec.get("op", ""))
-    if op in ("begin", "abort"):
-        return None  # a transaction's first line or its abort: its commit says what it did
-    action = str(rec.get("action") or op)
-    subjects = rec.get("subjects")
-    names = (
-        [str(x) for x in subjects] if isinstance(subjects, list) else [str(rec.get("target", ""))]
-    )
-    line = f"{action} {', '.join(names[:5])}{f' +{len(names) - 5} more' if len(names) > 5 else ''}"
-    note = rec.get("note")
+def decision_line(action: str, subjects: list[str], note: object) -> str:
+    """A decision as one line of a sync's commit message."""
+    more = f" +{len(subjects) - 5} more" if len(subjects) > 5 else ""
+    line = f"{action} {', '.join(subjects[:5])}{more}"
     if isinstance(note, str) and note and action not in ("undo", "redo"):
         line += f" — {note}"
     return " ".join(line.split())[:200]
 
 
+def _line(rec: dict[str, object]) -> str | None:
+    """A decision of ``ledger.jsonl`` as one line (``None``: a line that is no decision)."""
+    op = str(rec.get("op", ""))
+    if op in ("begin", "abort"):
+        return None  # a transaction's first line or its abort: its commit says what it did
+    subjects = rec.get("subjects")
+    names = (
+        [str(x) for x in subjects] if isinstance(subjects, list) else [str(rec.get("target", ""))]
+    )
+    return decision_line(str(rec.get("action") or op), names, rec.get("note"))
+
+
 def before_joining(state_dir: Path) -> list[str]:
-    """One line per decision in ``ledger.jsonl``: what was decided before the reviewer's
-    own ledger file existed, which stays on this machine unless brought in."""
+    """One line per decision in ``ledger.jsonl`` (made before joining the team)."""
     out: list[str] = []
     for raw in _local_bytes(state_dir).splitlines():
         try:
@@ -168,10 +155,9 @@ def before_joining(state_dir: Path) -> list[str]:
 
 
 def bring_in(state_dir: Path, own: Path) -> int:
-    """Make ``ledger.jsonl``'s lines the start of ``own`` (which must not exist yet: its
-    lines then keep their order), and rename ``ledger.jsonl`` to :data:`BROUGHT_IN` (kept,
-    no longer read); the number of bytes brought in. The caller holds the workspace's
-    transaction lock."""
+    """Make ``ledger.jsonl``'s lines the start of ``own`` (which must not exist yet) and
+    rename it :data:`BROUGHT_IN` (kept, no longer read); the bytes brought in. The caller
+    holds the workspace's transaction lock."""
     data = _local_bytes(state_dir)
     own.parent.mkdir(parents=True, exist_ok=True)
     # whole or not at all: written aside, then linked into place, which fails when the file
@@ -197,20 +183,3 @@ def bring_in(state_dir: Path, own: Path) -> int:
         kept = state_dir / f"{BROUGHT_IN}.{n}"
     os.replace(state_dir / LOCAL_LEDGER, kept)
     return len(data)
-
-
-__all__ = [
-    "BROUGHT_IN",
-    "LOCAL_LEDGER",
-    "REVIEWER_ENV",
-    "TEAM_DIR",
-    "before_joining",
-    "bring_in",
-    "configure",
-    "file_name",
-    "is_team",
-    "ledger_file",
-    "linked_dir",
-    "reviewer",
-    "team_dir",
-]
