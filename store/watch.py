@@ -1,28 +1,19 @@
-"""The workspace watcher: an async generator of domain changes (docs/architecture.md).
+"""The workspace watcher: an async generator of domain changes, on ``watchfiles.awatch``,
+with what raw notifications get wrong put right:
 
-Built on ``watchfiles.awatch``, with what raw notifications get wrong put right:
+- A rename-save arrives as added+deleted (or the reverse): each path of a batch is stat'ed
+  once the batch is complete and reported once (modified / added / deleted); an unchanged
+  file (a duplicate notification, a ``chmod``) is not reported.
+- A location that does not exist yet is covered by a shallow watch on its nearest existing
+  ancestor inside the root; when a directory on the way appears or vanishes (inotify drops
+  the watch of a deleted one), the watchers restart and the workspace is rescanned.
+- Only locations are watched recursively, never the whole root (``~/.claude``, full of
+  other tools' files). Our own writes are skipped (:class:`OwnWrites`).
+- When polling (``force_polling``, ``WATCHFILES_FORCE_POLLING``, WSL), files seen changing
+  are stat'ed again a second later (see :data:`RECHECK_SECONDS`).
 
-- A rename-save (temp file renamed over the target) arrives as added+deleted, or the
-  reverse. Every path of a batch is stat'ed once the batch is complete and reported once:
-  present and known before → ``modified``, present and new → ``added``, gone and known →
-  ``deleted``. A path whose file did not change since it was last seen (a duplicate
-  notification, a ``chmod``) is not reported.
-- Watching a directory needs the directory. A location that does not exist yet is covered
-  by a shallow watch on its nearest existing ancestor inside the root; when a directory on
-  the way to a location appears or vanishes (including a location deleted and recreated,
-  whose old watch inotify drops), the watchers are restarted and the workspace rescanned,
-  so files written before the new watch was in place are reported too.
-- Location directories are watched recursively; their ancestors, the JSONL files' own
-  directories and the state directory only shallowly, so a missing location never makes
-  the whole root (``~/.claude``, full of other tools' files) watched recursively.
-- Files this process wrote itself are skipped when :class:`OwnWrites` recognises them.
-
-- When polling (``force_polling``, ``WATCHFILES_FORCE_POLLING``, or WSL, where watchfiles
-  polls by itself), files seen changing are stat'ed again a second later: the poller
-  compares whole-second mtimes and misses a second write within the same second.
-
-Blocking work (planning, scanning, stat'ing, hashing) runs in threads (architecture principle 4);
-only ``awatch`` adding its watches runs on the event loop, as watchfiles does it.
+Blocking work (planning, scanning, hashing) runs in threads; only ``awatch`` adding its
+watches runs on the event loop, as watchfiles does it.
 """
 
 from __future__ import annotations
@@ -50,23 +41,18 @@ from store.read.kinds import ignored_name
 from store.read.textio import FileStamp
 from store.team import team_dir
 from store.workspace import Workspace
+from store.workspace import _walk as walk_files
 
 log = logging.getLogger(__name__)
 
-#: Suffixes of the files the watcher reports (compared case-insensitively).
 DOCUMENT_SUFFIXES = (".yaml", ".yml", ".jsonl", ".json", ".md", ".markdown")
-#: How long :class:`OwnWrites` remembers a write.
 OWN_WRITE_TTL = 10.0
-#: How often a missing workspace root is looked for.
-ROOT_POLL_SECONDS = 0.5
-#: Pause before watchers that failed to start are tried again.
-RETRY_SECONDS = 0.5
-#: When polling, files seen changing are stat'ed again this much later: watchfiles' poller
-#: keeps mtimes in whole seconds, so a second write within the same second goes unnoticed
-#: (samuelcolvin/watchfiles#319) while an agent appending lines does exactly that.
+ROOT_POLL_SECONDS = 0.5  # how often a missing workspace root is looked for
+RETRY_SECONDS = 0.5  # before watchers that failed to start are tried again
+#: watchfiles' poller keeps whole-second mtimes (samuelcolvin/watchfiles#319), so a second
+#: write within the second, as an agent appending lines makes, is seen by a recheck
 RECHECK_SECONDS = 1.1
 
-#: Locations that name one JSONL file (unless configured as a directory).
 _FILE_LOCATIONS = ("lessons_user", "lessons_ai")
 
 ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
@@ -74,18 +60,13 @@ ChangeKind: TypeAlias = Literal["added", "modified", "deleted"]
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """A document file of the workspace that appeared, changed or went away."""
-
-    path: Path  # absolute path of a document file (symlinks not resolved)
+    path: Path  # absolute, symlinks not resolved
     kind: ChangeKind
 
 
 class OwnWrites:
-    """Stamps of files this process wrote, so the watcher can skip our own writes.
-
-    Thread-safe: writes happen in workers while the watcher asks on the event loop. Entries
-    are keyed by the real path, so a write through a symlink is recognised either way.
-    """
+    """Stamps of files this process wrote, so the watcher can skip our own writes; keyed by
+    the real path (a write through a symlink counts), locked (workers write, the loop asks)."""
 
     def __init__(
         self, ttl: float = OWN_WRITE_TTL, clock: Callable[[], float] = time.monotonic
@@ -96,11 +77,8 @@ class OwnWrites:
         self._entries: dict[str, tuple[float, FileStamp, int]] = {}
 
     def record(self, path: Path, stamp: FileStamp | None = None) -> None:
-        """Remember ``path`` as it is now; call right after writing it.
-
-        ``stamp`` may pass the stamp the write returned (``atomic_write``'s), to save
-        reading the file again; it is used only while it still matches the file's stat.
-        """
+        """Remember ``path`` as it is now, right after writing it (``stamp``: the write's own,
+        which saves reading the file again while it matches the file's stat)."""
         key = os.path.realpath(path)
         try:
             st = os.stat(key)
@@ -116,11 +94,8 @@ class OwnWrites:
             self._entries[key] = (self._clock() + self._ttl, stamp, st.st_ino)
 
     def is_own(self, path: Path) -> bool:
-        """True if the file's current content is exactly what was recorded (not expired).
-
-        Entries are not forgotten when asked (one write may show up in several batches);
-        they expire after the TTL.
-        """
+        """The file holds what was recorded (entries expire only after the TTL: one write
+        may show up in several batches)."""
         key = os.path.realpath(path)
         with self._lock:
             self._prune()
@@ -146,26 +121,19 @@ class OwnWrites:
 
 
 def _digest(path: str) -> tuple[int, str]:
-    """Size and SHA-256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    size = 0
     with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            size += len(block)
-            digest.update(block)
-    return size, digest.hexdigest()
+        sha = hashlib.file_digest(fh, "sha256").hexdigest()
+        return fh.tell(), sha
 
 
 # --- what to watch -------------------------------------------------------------------------
 
-#: What tells a file's versions apart: size, mtime, ctime (which no program can set), inode.
+#: size, mtime, ctime (which no program can set), inode
 _Stamp: TypeAlias = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """What to watch for a workspace as its directories are now."""
-
     deep: tuple[Path, ...]  # existing location directories, watched recursively
     shallow: tuple[Path, ...]  # existing directories watched for their direct entries only
     dirs: tuple[Path, ...]  # directory locations, existing or not
@@ -180,7 +148,7 @@ def _lineage(path: Path) -> set[Path]:
 
 
 def _too_wide(path: Path) -> bool:
-    """Directories never watched recursively, whatever the config says."""
+    """Never watched recursively, whatever the config says."""
     return path == Path(path.anchor) or str(path) == os.path.expanduser("~")
 
 
@@ -196,7 +164,6 @@ def _nearest_dir(path: Path, root: Path) -> Path | None:
 
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:
-    """The paths not inside another one of them, sorted."""
     kept: list[Path] = []
     for p in sorted(set(paths)):
         if not any(p.is_relative_to(k) for k in kept):
@@ -205,7 +172,7 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
 
 
 def _make_plan(ws: Workspace) -> _Plan | None:
-    """The plan for the workspace as it is now, or ``None`` while its root does not exist."""
+    """What to watch as the directories are now (``None``: no root)."""
     root = ws.root
     if not root.is_dir():
         return None
@@ -262,7 +229,6 @@ def _in_location(path: Path, plan: _Plan) -> bool:
 
 
 def _wanted(path: Path, plan: _Plan) -> bool:
-    """A document file the watcher reports."""
     return path in plan.files or (_document_name(path.name) and _in_location(path, plan))
 
 
@@ -279,33 +245,15 @@ def _stat_file(path: Path) -> _Stamp | None:
 
 
 def _walk(top: Path, found: dict[Path, _Stamp]) -> None:
-    """Document files under ``top`` (dot-dirs, droppings and directory links skipped)."""
-    stack = [top]
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            if ignored_name(entry.name):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif _document_name(entry.name) and entry.is_file():
-                    found[Path(entry.path)] = _stamp(entry.stat())
-            except OSError:
-                continue
+    for path in walk_files(top, DOCUMENT_SUFFIXES):
+        if (stamp := _stat_file(path)) is not None:
+            found[path] = stamp
 
 
 def _scan(plan: _Plan) -> dict[Path, _Stamp]:
-    """Every document file the plan covers, with its stamp."""
     found: dict[Path, _Stamp] = {}
     for f in plan.files:
-        stamp = _stat_file(f)
-        if stamp is not None:
+        if (stamp := _stat_file(f)) is not None:
             found[f] = stamp
     for d in _outermost(plan.dirs):
         _walk(d, found)
@@ -316,7 +264,7 @@ def _scan(plan: _Plan) -> dict[Path, _Stamp]:
 
 
 class _State:
-    """The files known to exist, and the decisions made from them (always in a thread)."""
+    """The files known to exist, and what changed (always in a thread)."""
 
     def __init__(self, own_writes: OwnWrites | None) -> None:
         self.own_writes = own_writes
@@ -344,14 +292,13 @@ class _State:
         return out
 
     def recheck(self, paths: Iterable[Path]) -> dict[Path, ChangeKind]:
-        """Stat ``paths`` again (polling mode): report what changed unnoticed."""
+        """Stat ``paths`` again (polling): what changed unnoticed."""
         assert self.plan is not None
         out = self._decide(p for p in paths if _wanted(p, self.plan))
         self.touched = {p for p, kind in out.items() if kind != "deleted"}
         return out
 
     def _recent(self) -> set[Path]:
-        """Known files written in the last two seconds."""
         since = time.time_ns() - 2_000_000_000
         return {p for p, stamp in self.known.items() if stamp[1] >= since}
 
@@ -428,13 +375,9 @@ _Item: TypeAlias = "set[tuple[RawChange, str]] | _Failed | _Signal"
 
 
 class _Watchers:
-    """One generation of ``awatch`` loops for a plan: one recursive, one shallow.
-
-    Each generation has its own stop event: ``awatch`` sets the event it was given when it
-    is cancelled, so the caller's ``stop_event`` must not be handed to a generation that is
-    replaced when the plan changes. Setting the generation's event ends its loops within
-    ``step_ms``; they put raw batches on the shared queue.
-    """
+    """One generation of ``awatch`` loops for a plan (one recursive, one shallow), with
+    its own stop event: ``awatch`` sets the event it was given when cancelled, so the
+    caller's must not go to a generation replaced when the plan changes."""
 
     def __init__(
         self,
@@ -491,7 +434,7 @@ class _Watchers:
 
 
 class _Rechecks:
-    """Files to stat again once the second they were seen in is over (polling mode)."""
+    """Files to stat again once the second they were seen in is over (polling)."""
 
     def __init__(self) -> None:
         self._due: dict[Path, float] = {}
@@ -529,8 +472,7 @@ async def _stopped_within(event: asyncio.Event | None, seconds: float) -> bool:
 
 
 async def _next_items(queue: asyncio.Queue[_Item], timeout: float | None) -> list[_Item]:
-    """The next item and everything queued behind it (batches of all watchers, merged);
-    nothing when ``timeout`` passes first."""
+    """The next item and everything queued behind it; nothing when ``timeout`` passes."""
     try:
         items = [await asyncio.wait_for(queue.get(), timeout)]
     except TimeoutError:
@@ -545,9 +487,8 @@ def _sorted(changes: dict[Path, ChangeKind]) -> list[Change]:
 
 
 def polls(force_polling: bool | None) -> bool:
-    """Whether watchfiles is to poll, as its documentation of ``force_polling`` says: the
-    argument if given, else ``WATCHFILES_FORCE_POLLING`` (unless ``false``, ``disable`` or
-    ``disabled``), else on WSL. Passed to it explicitly, so it is what it does."""
+    """Whether watchfiles is to poll, as its ``force_polling`` documentation says (passed to
+    it explicitly, so this is what it does)."""
     if force_polling is not None:
         return force_polling
     env = os.getenv("WATCHFILES_FORCE_POLLING")
@@ -567,14 +508,10 @@ async def watch_workspace(
     force_polling: bool | None = None,
     started: asyncio.Event | None = None,
 ) -> AsyncIterator[list[Change]]:
-    """Yield the document changes of the workspace, batch by batch, sorted by path.
-
-    Covers every location, plus ``ledger.jsonl`` in the state directory. While the root does
-    not exist it is looked for every half second; whatever it holds when it appears is
-    reported as added. Ends when ``stop_event`` is set or the task is cancelled.
-    ``started`` is set once the watches are in place (or the missing root is looked for):
-    every change made from then on is reported.
-    """
+    """The document changes of every location and the ledger, batch by batch, sorted by
+    path, until ``stop_event`` or cancellation. A missing root is looked for every half
+    second (what it holds when it appears is added). ``started`` is set once the watches
+    are in place: every change from then on is reported."""
     if stop_event is not None and stop_event.is_set():
         return
     queue: asyncio.Queue[_Item] = asyncio.Queue()

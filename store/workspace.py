@@ -44,7 +44,7 @@ class Workspace:
             p = Path(os.path.expanduser(d))
             check_allowed_dir(p if p.is_absolute() else self.root / p, self.config.path or "")
         self.locations: dict[str, list[Path]] = {}
-        #: the locations given with glob patterns, as given (``reglob`` expands them again)
+        #: the locations given with glob patterns (``reglob`` expands them again)
         self.patterns: dict[str, list[Path]] = {}
         for key, default in LOCATIONS.items():
             moved = self.config.paths.get(key)
@@ -67,9 +67,8 @@ class Workspace:
         team.configure(self.state_dir, self.config.reviewer)
 
     def reglob(self) -> bool:
-        """Expand the glob patterns again (an author's directory a ``git pull`` brought);
-        ``True`` when a location changed. Each changed list is replaced whole, so a reader
-        in another thread sees the old list or the new one."""
+        """Expand the glob patterns again (a directory a ``git pull`` brought); ``True`` when a
+        location changed. Lists are replaced whole: a reader in another thread sees either."""
         changed = False
         for key, where in self.patterns.items():
             now = _globbed(where)
@@ -79,9 +78,8 @@ class Workspace:
         return changed
 
     def glob_tops(self) -> list[Path]:
-        """Where a directory appearing can make a glob pattern match more: every existing
-        directory a pattern's magic parts may still lead through (``team`` and each
-        ``team/<author>`` for ``team/*/hurikaeri``)."""
+        """The existing directories a pattern's magic parts lead through (``team`` and each
+        ``team/<author>`` for ``team/*/hurikaeri``): a directory appearing there may match."""
         out: list[Path] = []
         for where in self.patterns.values():
             for p in where:
@@ -130,24 +128,21 @@ class Workspace:
         return len(prefix) if text.startswith(prefix) and len(text) > len(prefix) else 0
 
     def found(self, path: Path) -> Found | None:
-        """What :meth:`discover` says of ``path`` alone (``None``: not a document of the
-        workspace, or no longer there), without walking the workspace."""
+        """What :meth:`discover` says of ``path`` alone, without walking the workspace."""
         if not path.is_file():
             return None
         placed = self._place(path)
         return None if placed is None else Found(path, placed[0])
 
     def order_key(self, path: Path) -> OrderKey:
-        """Where ``path`` comes in :meth:`discover`'s order, without walking the workspace:
-        keys of two documents compare as their places in that order (a path that is no
-        document of the workspace comes after every one)."""
+        """Where ``path`` comes in :meth:`discover`'s order, without walking the workspace
+        (a path that is no document of it comes last)."""
         placed = self._place(path)
         return (len(_RULES), 0, ()) if placed is None else placed[1]
 
     def _place(self, path: Path) -> tuple[Kind | None, OrderKey] | None:
-        """The kind :meth:`discover` gives ``path`` (whether or not it exists) and its
-        order key: the location (in discover's order), the directory of it, then the walk
-        down (at each level, the files by name before the directories by name)."""
+        """The kind :meth:`discover` gives ``path`` (existing or not) and its order key: the
+        location, its directory, then the walk down (files by name before directories)."""
         name = path.name.lower()
         for n, (key, suffixes, recursive, kind) in enumerate(_RULES):
             if not name.endswith(suffixes):
@@ -173,50 +168,25 @@ class Workspace:
     def discover(self) -> Iterator[Found]:
         """Every document of the workspace, location by location, in a stable order."""
         seen: set[Path] = set()
-
-        def emit(path: Path, kind: Kind | None) -> Iterator[Found]:
-            if path not in seen:
-                seen.add(path)
-                yield Found(path, kind)
-
-        for d in self.locations["kpt"]:
-            for p in _walk(d, YAML_SUFFIXES, recursive=False):
-                yield from emit(p, Kind.KPT)
-        for d in self.locations["feedback"]:
-            for p in _walk(d, YAML_SUFFIXES, recursive=False):
-                yield from emit(p, Kind.FEEDBACK)
-        for d in self.locations["summaries"]:
-            for p in _walk(d, (".jsonl",)):
-                yield from emit(p, Kind.SUMMARIES)
-        for key in ("lessons_user", "lessons_ai"):
-            for f in self.locations[key]:
-                if f.is_file():
-                    yield from emit(f, Kind.LESSONS)
-                elif f.is_dir():
-                    for p in _walk(f, (".jsonl",)):
-                        yield from emit(p, Kind.LESSONS)
-        for d in self.locations["knowledge_base"]:
-            for p in _walk(d, YAML_SUFFIXES):
-                rel = p.relative_to(d)
-                kind = kind_from_path(Path("knowledge_base") / rel)
-                yield from emit(p, kind)
-        for d in self.locations["memory"]:
-            for p in _walk(d, YAML_SUFFIXES):
-                yield from emit(p, Kind.MEMORY)
-        for d in self.locations["discussions"]:
-            for p in _walk(d, (".md", ".markdown")):
-                yield from emit(p, Kind.DISCUSSION)
-        for top in self.locations["pieces"]:
-            for d in piece_dirs(top):  # a TAKT directory: only its piece directories
-                for p in _walk(d, YAML_SUFFIXES):
-                    if not is_support_file(p, d):  # nor TAKT's other YAML beside them
-                        yield from emit(p, Kind.PIECE)
+        for key, suffixes, recursive, kind in _RULES:
+            for top in self.locations[key]:
+                for d in piece_dirs(top) if key == "pieces" else [top]:
+                    one_file = key.startswith("lessons_") and d.is_file()
+                    for p in [d] if one_file else _walk(d, suffixes, recursive):
+                        if p in seen or (key == "pieces" and is_support_file(p, d)):
+                            continue  # TAKT's config, categories, fragments: not pieces
+                        seen.add(p)
+                        if key == "knowledge_base":
+                            yield Found(
+                                p, kind_from_path(Path("knowledge_base") / p.relative_to(d))
+                            )
+                        else:
+                            yield Found(p, kind)
 
     def nothing_here(self) -> str | None:
-        """Why this workspace can hold nothing to review, with what to do instead; ``None``
-        when any of its locations is there. The root is missing, or it is a directory of
-        someone else's (``~/.claude`` of a Claude Code user whose agents wrote no report
-        yet): without this, the app shows an empty list and ``lint`` finds no problems."""
+        """Why this workspace holds nothing to review (no root, or a ``~/.claude`` where no
+        agent wrote a report yet) and what to do; ``None`` when a location is there.
+        Without it the app shows an empty list and ``lint`` finds no problems."""
         if any(p.exists() for key in CONTENT_LOCATIONS for p in self.locations[key]):
             return None
         if not self.root.is_dir():
@@ -231,8 +201,8 @@ class Workspace:
         )
 
 
-#: Where :meth:`Workspace.discover` looks, in its order: the location, the suffixes it takes,
-#: whether it walks down, and the kind it gives (the knowledge base's depends on the path).
+#: Where :meth:`Workspace.discover` looks, in order: location, suffixes, whether it walks
+#: down, and the kind (the knowledge base's depends on the path).
 _RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
     ("kpt", YAML_SUFFIXES, False, Kind.KPT),
     ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
@@ -260,10 +230,8 @@ CONTENT_LOCATIONS = (
 
 
 def _globbed(paths: list[Path]) -> list[Path]:
-    """Locations with glob patterns (``team/*/hurikaeri``: one directory per author)
-    expanded, in name order; a pattern that matches nothing stays as it is (nothing is
-    found there until it matches: the watcher expands them again when a directory
-    appears, :meth:`Workspace.reglob`)."""
+    """Glob patterns (``team/*/hurikaeri``: one directory per author) expanded in name
+    order; a pattern that matches nothing stays as it is (until :meth:`Workspace.reglob`)."""
     out: list[Path] = []
     for p in paths:
         hits = sorted(glob.glob(str(p))) if glob.has_magic(str(p)) else []
