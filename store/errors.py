@@ -9,6 +9,3 @@ class ReviewError(Exception):
 
 class AmbiguousReport(ReviewError):
     """A report id two reports carry, named without the place of the one meant."""
-
-
-__all__ = ["AmbiguousReport", "ReviewError"]

@@ -1,6 +1,5 @@
 """No cyclic garbage collection while many small objects that live on are built (a
-ledger's lines, an index's records): the collector would scan them all, again and again,
-more than the building itself."""
+ledger's lines, an index's records): the collector would scan them again and again."""
 
 from __future__ import annotations
 
@@ -9,8 +8,7 @@ import gc
 import threading
 from collections.abc import Iterator
 
-#: Pauses under way (any thread), and whether collection was on when the first began: the
-#: last one to end turns it back on, whoever ended first.
+#: pauses under way (any thread), and whether collection was on when the first began
 _lock = threading.Lock()
 _pauses = 0
 _on_after = False
@@ -35,8 +33,7 @@ def _resume() -> None:
 
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
-    """Collection off meanwhile (on again afterwards when it was on before and nothing
-    else still pauses it); usable as a decorator too."""
+    """Collection off meanwhile (on again after the last pause, if it was on before)."""
     _pause()
     try:
         yield
@@ -46,9 +43,8 @@ def paused_gc() -> Iterator[None]:
 
 @contextlib.contextmanager
 def collecting() -> Iterator[None]:
-    """Collection on meanwhile, even inside a pause (a builder that mostly waits for its
-    worker processes: its garbage would otherwise pile up), and off again afterwards while
-    anything still pauses it."""
+    """Collection on meanwhile, even inside a pause (a builder waiting on its workers would
+    pile up garbage), and off again afterwards while anything still pauses it."""
     gc.enable()
     try:
         yield
@@ -59,19 +55,12 @@ def collecting() -> Iterator[None]:
 
 
 class HeldCollection:
-    """Automatic cycle collection held off while a person types, and done at once when
-    they pause: a full collection of the running app takes 20–60 ms, and one that falls in
-    a keystroke's frame makes it the slowest frame of all.
-
-    A hold is one more pause among those of :func:`paused_gc` (a worker building): the
-    last to end turns collection back on, so neither turns it on under the other."""
+    """Cycle collection held off while a person types and done when they pause: a full
+    collection of the running app takes 20–60 ms, the slowest keystroke frame of all. A
+    hold is one more pause among :func:`paused_gc`'s."""
 
     def __init__(self) -> None:
         self._held = False
-
-    @property
-    def held(self) -> bool:
-        return self._held
 
     def hold(self) -> None:
         if not self._held:
@@ -79,8 +68,7 @@ class HeldCollection:
             _pause()
 
     def release(self) -> None:
-        """This hold ended, and what piled up meanwhile collected now (when nothing else
-        still pauses collection)."""
+        """End the hold and collect what piled up (unless something else still pauses)."""
         if self._held:
             self._held = False
             _resume()

@@ -1,24 +1,15 @@
-"""Finding anything by the id ``hurikaeri search`` prints, other than KPT reports and items.
+"""Finding anything by the id ``hurikaeri search`` prints, other than KPT reports and items
+(:mod:`store.review.items`): lessons (``ll-…``), summaries (``ws-…``), proposals, feedback,
+skills and patterns, memory entries (``PROJECT/behavior-N``), pieces and movements
+(``PIECE/MOVEMENT``), discussions (their path), and records without an id (their place,
+``lessons/user/lessons.jsonl:3``), turned back into the record search built plus the part
+of the file it came from.
 
-Search gives every thing a person looks for an id (:mod:`store.search.records`): lessons
-(``ll-…``), session summaries (``ws-…``), proposals (``prop-…``), feedback (``fb-…``),
-skills, patterns and anti-patterns (their ``skill_id`` / ``pattern_id``), project memory
-entries (``PROJECT/behavior-N``, ``PROJECT/issue-N``, ``PROJECT/preferences``), pieces
-(their name) and their movements (``PIECE/MOVEMENT``), discussions (their path as shown,
-``discussions/…/x.md``), and records without an id (their place, the file as the workspace
-shows it and the line: ``lessons/user/lessons.jsonl:3``).
-:func:`find_thing` turns such an id back into the same record search built, plus the part
-of the file it came from, as it is written there. KPT reports and items are found by
-:mod:`store.review.items`.
-
-The id's shape says where to look first (a lesson only among the lessons); ids without a
-prefix are looked for in files named after them first, then in every file of the kinds
-that have such ids, lessons and summaries last (people's own lessons files carry ids of
-their own, ``LSN-005``, or none). A JSONL file is parsed only when the id's text is in it,
-and only the matching record is validated. A place names a record with or without an id;
-a shorter one (``lessons.jsonl:3``, the form of earlier versions) names it while only one
-file it can mean has that line. An id that two records carry, or a place two files fit, is
-:class:`AmbiguousId`: never the first of them.
+The id's shape says where to look first; unprefixed ids are looked for in files named after
+them, then every file of a kind with such ids, lessons and summaries last (people's own
+lessons carry ids like ``LSN-005``). A JSONL file is parsed only when the id's text is in
+it. An id two records carry, or a place two files fit, is :class:`AmbiguousId`, never the
+first of them.
 """
 
 from __future__ import annotations
@@ -33,7 +24,6 @@ from store.read.kinds import Kind
 from store.search.model import SearchRecord, place_id
 from store.workspace import Workspace
 
-#: What :func:`find_thing` can find, as search names the kinds (for messages).
 KINDS_FOUND = (
     "lesson",
     "summary",
@@ -49,7 +39,6 @@ KINDS_FOUND = (
 )
 
 _PLACE = re.compile(r"(?P<path>.+\.jsonl):(?P<line>[1-9]\d*)")
-#: The kinds of JSONL files, whose records carry the id.
 _JSONL = (Kind.LESSONS, Kind.SUMMARIES)
 _PREFIXES: tuple[tuple[str, tuple[Kind, ...]], ...] = (
     ("ll-", (Kind.LESSONS,)),
@@ -73,8 +62,7 @@ _UNPREFIXED: tuple[Kind | None, ...] = (
 
 
 class AmbiguousId(LookupError):
-    """An id that more than one record carries, or a place that more than one file fits:
-    ``places`` are the ids that name each of them alone."""
+    """An id several records carry, or a place several files fit; ``places`` name each."""
 
     def __init__(self, ident: str, places: list[str]) -> None:
         super().__init__(ident, places)
@@ -91,8 +79,8 @@ class AmbiguousId(LookupError):
 
 
 def quoted_id(ident: str, width: int = 80) -> str:
-    """An id as a message repeats it: one line, at most ``width`` characters (cut in the
-    middle: both ends of a long id tell it)."""
+    """An id as a message repeats it: one line, cut in the middle to ``width`` (both ends of
+    a long id tell it)."""
     from store.read.textsafe import printable
 
     text = printable(ident, keep_newlines=False)
@@ -107,13 +95,9 @@ class Thing:
     """One found thing: its search record, and the part of its file it was built from."""
 
     record: SearchRecord
-    line: int
-    """1-based line where it starts (1 for a whole file)."""
-    data: Any
-    """As written in the file: a JSONL record, a YAML document or the part of one (a
-    memory entry, a movement); a discussion's body and metadata block."""
-    status: str | None = None
-    """A proposal's decision state (``pending`` when it has none)."""
+    line: int  # where it starts (1 for a whole file)
+    data: Any  # as written: a record, a document or part of one, a discussion's body+block
+    status: str | None = None  # a proposal's decision state
 
     def as_json(self) -> dict[str, Any]:
         r = self.record
@@ -146,8 +130,7 @@ def id_kinds(ident: str) -> tuple[Kind | None, ...] | None:
 
 
 def find_thing(ws: Workspace, ident: str) -> Thing | None:
-    """The thing search lists under ``ident`` (``None`` when there is none);
-    :class:`AmbiguousId` when more than one record has it."""
+    """The thing search lists under ``ident``; :class:`AmbiguousId` when several have it."""
     ident = ident.strip()
     if not ident:
         return None
@@ -167,8 +150,8 @@ def find_thing(ws: Workspace, ident: str) -> Thing | None:
 
 
 def _at_place(ws: Workspace, where: str, line: int, ident: str) -> Thing | None:
-    """The record at ``line`` of the one summaries or lessons file ``where`` names: its
-    path as shown, or the end of it (whole names: ``user/lessons.jsonl``)."""
+    """The record at ``line`` of the one JSONL file ``where`` names (its path as shown, or
+    the end of it in whole names: ``user/lessons.jsonl``)."""
     want = Path(where).parts
     files = [f for f in ws.discover() if f.kind in _JSONL]
     fit = [
@@ -261,7 +244,7 @@ def _in_document(ws: Workspace, path: Path, kind: Kind | None, ident: str) -> Th
 
 
 def _part(data: Any, rec: SearchRecord) -> tuple[Any, int]:
-    """The part of a document a record stands for (the whole of it for most)."""
+    """The part of a document a record stands for (the whole for most)."""
     if not isinstance(data, dict):
         return data, 1
     if rec.kind == "memory":

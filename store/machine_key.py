@@ -1,14 +1,10 @@
 """The per-machine secret that tells the ledger lines this machine wrote from the others.
 
-The ledger and its backups lie in the workspace, where agents and (through git) teammates
-write. A line is this machine's when it carries ``sig``: an HMAC-SHA256, under a secret kept
-outside the workspace (the user's state directory, ``platformdirs``), of the line's
-canonical content and the workspace it was written in. A forged line, a teammate's pulled
-one, or one of ours copied into another workspace does not verify: it is folded for review
-state, and never acted on (recovery, undo and redo write only for lines that verify).
-
-The secret is made on first use (32 random bytes, hex, mode 0600). ``$HURIKAERI_KEY_DIR``
-names another directory for it (tests point it to a temporary one); nothing else changes.
+The ledger lies in the workspace, where agents and (through git) teammates write. A line is
+ours when its ``sig`` verifies: an HMAC-SHA256, under a secret kept outside the workspace
+(``platformdirs``' user state directory, or ``$HURIKAERI_KEY_DIR``), of its canonical
+content and the workspace it was written in. A forged, pulled or copied line is folded for
+review state but never acted on (recovery, undo and redo write only for lines that verify).
 """
 
 from __future__ import annotations
@@ -22,7 +18,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-#: The environment variable naming the directory of the secret (the key's location only).
 KEY_DIR_ENV = "HURIKAERI_KEY_DIR"
 KEY_NAME = "ledger.key"
 _DOMAIN = b"hurikaeri-ledger-v1\0"
@@ -66,7 +61,7 @@ def _read_key(path: Path) -> bytes | None:
 
 
 def machine_key() -> bytes:
-    """The secret (made on first use); :class:`KeyUnavailable` when it cannot be had."""
+    """The secret, made on first use."""
     d = key_dir()
     cached = _keys.get(str(d))
     if cached is not None:
@@ -109,17 +104,11 @@ def _mac(key: bytes, scope: str, record: dict[str, Any]) -> str:
     return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
 
-def scope_of(state_dir: Path) -> str:
-    """What a line is bound to besides its content: the workspace's state directory."""
-    return os.path.realpath(state_dir)
-
-
-#: (key directory, state directory): the key and the scope lines there are signed with
+#: (key directory, state directory): the key and the scope (the real state directory)
 _signers: dict[tuple[str, str], tuple[bytes, str]] = {}
 
 
 def _signer(state_dir: Path) -> tuple[bytes, str]:
-    """The key and scope for lines of ``state_dir`` (:class:`KeyUnavailable`: none)."""
     d = key_dir()
     at = (str(d), str(state_dir))
     got = _signers.get(at)
@@ -130,7 +119,7 @@ def _signer(state_dir: Path) -> tuple[bytes, str]:
                 f"the ledger key ({d}) lies inside the workspace, where agents write; "
                 f"set {KEY_DIR_ENV} to a directory outside it"
             )
-        got = _signers[at] = (key, scope_of(state_dir))
+        got = _signers[at] = (key, os.path.realpath(state_dir))
     return got
 
 
@@ -145,7 +134,7 @@ def problem(state_dir: Path) -> str | None:
 
 def sign(state_dir: Path, record: dict[str, Any]) -> str | None:
     """The ``sig`` of ``record`` written in the workspace of ``state_dir``; ``None`` when
-    the key cannot be had or lies inside the workspace (then nothing of it is acted on)."""
+    the key cannot be had or lies inside the workspace."""
     try:
         key, scope = _signer(state_dir)
     except KeyUnavailable:
@@ -153,17 +142,17 @@ def sign(state_dir: Path, record: dict[str, Any]) -> str | None:
     return _mac(key, scope, record)
 
 
+def _matches(expected: str | None, sig: object) -> bool:
+    return isinstance(sig, str) and expected is not None and hmac.compare_digest(expected, sig)
+
+
 def verify(state_dir: Path, record: dict[str, Any], sig: object) -> bool:
-    """Whether ``sig`` is this machine's for ``record`` in the workspace of ``state_dir``."""
-    if not isinstance(sig, str) or not sig:
-        return False
-    expected = sign(state_dir, record)
-    return expected is not None and hmac.compare_digest(expected, sig)
+    return bool(sig) and _matches(sign(state_dir, record), sig)
 
 
 def sign_scoped(scope: str, record: dict[str, Any]) -> str | None:
-    """The signature of ``record`` for ``scope`` (another kind of file ours alone writes,
-    named by what it is about); ``None`` when the key cannot be had."""
+    """The signature of ``record`` for ``scope``: another kind of file ours alone writes,
+    named by what it is about."""
     try:
         return _mac(machine_key(), scope, record)
     except KeyUnavailable:
@@ -171,27 +160,10 @@ def sign_scoped(scope: str, record: dict[str, Any]) -> str | None:
 
 
 def verify_scoped(scope: str, record: dict[str, Any], sig: object) -> bool:
-    """Whether ``sig`` is this machine's for ``record`` in ``scope``."""
-    if not isinstance(sig, str) or not sig:
-        return False
-    expected = sign_scoped(scope, record)
-    return expected is not None and hmac.compare_digest(expected, sig)
+    return bool(sig) and _matches(sign_scoped(scope, record), sig)
 
 
 def _inside(path: Path, root: Path) -> bool:
     """A key kept inside the workspace is a key agents can read: it authenticates nothing."""
     real, base = os.path.realpath(path), os.path.realpath(root)
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
-
-
-__all__ = [
-    "KEY_DIR_ENV",
-    "KeyUnavailable",
-    "canonical",
-    "key_dir",
-    "problem",
-    "sign",
-    "sign_scoped",
-    "verify",
-    "verify_scoped",
-]
