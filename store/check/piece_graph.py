@@ -49,10 +49,6 @@ class Condition:
     text: str
     args: tuple[str, ...] = ()
 
-    @property
-    def is_aggregate(self) -> bool:
-        return self.kind in ("all", "any")
-
 
 def parse_condition(text: str | None) -> Condition:
     raw = (text or "").strip()
@@ -94,11 +90,12 @@ class Edge:
 @dataclass(slots=True)
 class SubStep:
     name: str
-    index: int
-    movement: Movement
-    outcomes: list[str]
     rules: list[Rule] = field(default_factory=list)
     opaque: bool = False  # its outcomes are not in the file (a fragment's)
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [r.condition for r in self.rules if r.condition]
 
 
 @dataclass(slots=True)
@@ -173,12 +170,6 @@ class PieceGraph:
             return []
         return [n for n in self.nodes.values() if n.reachable and not n.exits]
 
-    def edges(self) -> Iterable[Edge]:
-        for n in self.nodes.values():
-            yield from n.edges
-        for m in self.monitors:
-            yield from m.edges
-
 
 def _edge(
     source: str,
@@ -209,20 +200,20 @@ def _edge(
     )
 
 
-def substeps_of(mv: Movement) -> list[tuple[str, int, Movement, list[Rule], bool]]:
-    """``(name, index, sub-step, rules, opaque)``; a rule tree's ``parallel`` map gives the
-    rules of the sub-steps it names (a parallel fragment's)."""
+def substeps_of(mv: Movement) -> list[SubStep]:
+    """A rule tree's ``parallel`` map gives the rules of the sub-steps it names (a parallel
+    fragment's)."""
     tree = mv.rules.parallel if isinstance(mv.rules, RuleTree) else None
-    out: list[tuple[str, int, Movement, list[Rule], bool]] = []
+    out: list[SubStep] = []
     for j, (sub, _at) in enumerate(mv.substeps()):
         name = sub.name or (sub.uses and f"({sub.uses})") or f"#{j + 1}"
         rules = [r for r, _ in sub.own_rules()]
         if not rules and tree is not None and sub.name in tree:
             rules = list(tree[sub.name] or [])
-        out.append((name, j, sub, rules, not rules and sub.uses is not None))
+        out.append(SubStep(name, rules, not rules and sub.uses is not None))
     if not out:  # a parallel fragment's sub-steps, named by the caller's rule tree
-        for j, (name, rules) in enumerate((tree or {}).items()):
-            out.append((name, j, Movement(name=name), list(rules or []), False))
+        for name, rules in (tree or {}).items():
+            out.append(SubStep(name, list(rules or [])))
     return out
 
 
@@ -241,9 +232,7 @@ def build_graph(piece: Piece) -> PieceGraph:
             e = _edge(node.name, rule, (*node.loc, *at), names, None, ends)
             if e is not None:
                 node.edges.append(e)
-        for name, j, sub, rules, opaque in substeps_of(mv):
-            outcomes = [r.condition for r in rules if r.condition]
-            node.substeps.append(SubStep(name, j, sub, outcomes, rules, opaque))
+        node.substeps = substeps_of(mv)
     monitors: list[Monitor] = []
     for k, mon in enumerate(piece.loop_monitors or []):
         m = Monitor(k, [c for c in mon.cycle or [] if isinstance(c, str)], mon.threshold, mon.judge)
@@ -326,20 +315,12 @@ def _analyse(graph: PieceGraph) -> None:
 # -- aggregate conditions ---------------------------------------------------------
 
 
-def aggregate_terms(cond: Condition, substeps: Sequence[SubStep]) -> list[tuple[str, list[str]]]:
-    """What each sub-step must report for the aggregate: ``[(sub-step, [texts])]``."""
-    names = [s.name for s in substeps]
-    if cond.kind == "all" and len(cond.args) > 1:
-        return [(n, [a]) for n, a in zip(names, cond.args, strict=False)]
-    return [(n, list(cond.args)) for n in names]
-
-
 def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
     out: list[AggregateProblem] = []
     for node in graph.nodes.values():
         for e in node.edges:
             cond = e.condition
-            if not cond.is_aggregate:
+            if cond.kind not in ("all", "any"):
                 continue
             here = (*e.loc, "condition")
             if not node.is_parallel or not node.substeps:
@@ -458,10 +439,10 @@ def _condition(e: Edge, node: Node | None) -> list[Segment]:
     subs = node.substeps if node is not None else []
     if cond.kind == "all" and len(cond.args) > 1:
         segs: list[Segment] = [("all ", "aggregate")]
-        for i, (name, texts) in enumerate(aggregate_terms(cond, subs)):
+        for i, (sub, arg) in enumerate(zip(subs, cond.args, strict=False)):
             if i:
                 segs.append((" ∧ ", "aggregate"))
-            segs += [(f"{name}=", "sub"), (f'"{texts[0]}"', "cond")]
+            segs += [(f"{sub.name}=", "sub"), (f'"{arg}"', "cond")]
         extra = cond.args[len(subs) :]
         for a in extra:
             segs += [(" ∧ ?=", "warn"), (f'"{a}"', "cond")]
@@ -476,11 +457,11 @@ def _condition(e: Edge, node: Node | None) -> list[Segment]:
     return segs
 
 
-def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph, indent: str) -> list[Line]:
+def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph) -> list[Line]:
     out: list[Line] = []
     for i, e in enumerate(edges):
         branch = "└─ " if i == len(edges) - 1 else "├─ "
-        line: Line = [(indent + branch, "tree"), *_condition(e, node), ("  →  ", "tree")]
+        line: Line = [(branch, "tree"), *_condition(e, node), ("  →  ", "tree")]
         line += _target(e, node, graph)
         notes = []
         if e.requires_user_input:
@@ -586,7 +567,7 @@ def outline(graph: PieceGraph) -> list[Section]:
             lines.append(
                 [("└─ ", "tree"), ("no rules: the piece cannot continue from here", "warn")]
             )
-        lines += _rule_lines(node.edges, node, graph, "")
+        lines += _rule_lines(node.edges, node, graph)
         sections.append(Section(f"movement:{node.name}", node.loc, lines))
     for m in graph.monitors:
         lines = []
@@ -601,7 +582,7 @@ def outline(graph: PieceGraph) -> list[Section]:
         else:
             who = judge.persona or "no persona"
             lines.append([("│  ", "tree"), ("judge ", "judge"), (who, "judge")])
-            lines += _rule_lines(m.edges, None, graph, "")
+            lines += _rule_lines(m.edges, None, graph)
         sections.append(Section(f"monitor:{m.index}", m.loc, lines))
     return sections
 
