@@ -78,11 +78,8 @@ def default_config_path() -> Path:
     return Path(platformdirs.user_config_dir("hurikaeri")) / "config.toml"
 
 
-def _expand(value: str, base: Path | None) -> Path:
-    p = Path(os.path.expandvars(os.path.expanduser(value)))
-    if not p.is_absolute() and base is not None:
-        p = base / p
-    return p
+def _expand(value: str) -> Path:
+    return Path(os.path.expandvars(os.path.expanduser(value)))
 
 
 def _strings(value: Any, where: str, path: Path) -> list[str]:
@@ -145,7 +142,7 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     if "root" in data:
         if not isinstance(data["root"], str):
             raise ConfigError(f"{path}: root must be a string (a directory)")
-        cfg.root = _expand(data["root"], None)
+        cfg.root = _expand(data["root"])
     paths = data.get("paths", {})
     if not isinstance(paths, dict):
         raise ConfigError(f"{path}: [paths] must be a table")
@@ -154,12 +151,12 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             raise ConfigError(
                 f"{path}: [paths] {key} is not a location (expected one of {', '.join(LOCATIONS)})"
             )
-        cfg.paths[key] = [_expand(v, None) for v in _strings(value, f"[paths] {key}", path)]
+        cfg.paths[key] = [_expand(v) for v in _strings(value, f"[paths] {key}", path)]
     write = data.get("write", {})
     if not isinstance(write, dict):
         raise ConfigError(f"{path}: [write] must be a table")
     cfg.allowed_dirs = [
-        _expand(v, None) for v in _strings(write.get("allowed_dirs", []), "allowed_dirs", path)
+        _expand(v) for v in _strings(write.get("allowed_dirs", []), "allowed_dirs", path)
     ]
     for d in cfg.allowed_dirs:
         check_allowed_dir(d, path)
@@ -203,7 +200,7 @@ def _parse_targets(data: dict[str, Any], cfg: Config, path: Path) -> None:
                 f"{path}: [projects] takes only dirs (not {', '.join(sorted(extra))})"
             )
         projects = projects.get("dirs", [])
-    cfg.projects = [_expand(v, None) for v in _strings(projects, "projects", path)]
+    cfg.projects = [_expand(v) for v in _strings(projects, "projects", path)]
     budgets = data.get("budgets", {})
     if not isinstance(budgets, dict):
         raise ConfigError(f"{path}: [budgets] must be a table")

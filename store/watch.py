@@ -68,30 +68,25 @@ class OwnWrites:
     """Stamps of files this process wrote, so the watcher can skip our own writes; keyed by
     the real path (a write through a symlink counts), locked (workers write, the loop asks)."""
 
-    def __init__(
-        self, ttl: float = OWN_WRITE_TTL, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self._ttl = ttl
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
         self._entries: dict[str, tuple[float, FileStamp, int]] = {}
 
-    def record(self, path: Path, stamp: FileStamp | None = None) -> None:
-        """Remember ``path`` as it is now, right after writing it (``stamp``: the write's own,
-        which saves reading the file again while it matches the file's stat)."""
+    def record(self, path: Path) -> None:
+        """Remember ``path`` as it is now, right after writing it."""
         key = os.path.realpath(path)
         try:
             st = os.stat(key)
-            if stamp is None or (stamp.size, stamp.mtime_ns) != (st.st_size, st.st_mtime_ns):
-                size, sha = _digest(key)
-                stamp = FileStamp(size, st.st_mtime_ns, sha)
+            size, sha = _digest(key)
+            stamp = FileStamp(size, st.st_mtime_ns, sha)
         except OSError:
             with self._lock:
                 self._entries.pop(key, None)
             return
         with self._lock:
             self._prune()
-            self._entries[key] = (self._clock() + self._ttl, stamp, st.st_ino)
+            self._entries[key] = (self._clock() + OWN_WRITE_TTL, stamp, st.st_ino)
 
     def is_own(self, path: Path) -> bool:
         """The file holds what was recorded (entries expire only after the TTL: one write

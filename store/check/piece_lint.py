@@ -25,8 +25,6 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from store.check.piece_graph import aggregate_problems, build_graph, ref_text
 from store.check.takt_facets import FACET_KINDS, Resolution, resolve_reference
 from store.check.takt_format import (
-    PIECE_PREFIXES,
-    PIECE_VARIABLES,
     RENAMED_VARIABLES,
     TaktFormat,
     dotted,
@@ -48,8 +46,6 @@ from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
-TEMPLATE_VARIABLES = PIECE_VARIABLES
-TEMPLATE_PREFIXES = PIECE_PREFIXES
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -514,9 +510,7 @@ def prose_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def unknown_placeholders(
-    text: str,
-    variables: Sequence[str] = TEMPLATE_VARIABLES,
-    prefixes: Sequence[str] = TEMPLATE_PREFIXES,
+    text: str, variables: Sequence[str], prefixes: Sequence[str]
 ) -> Iterator[tuple[str, int]]:
     """Placeholders shaped like TAKT variables that are not in the list."""
     for n, line in prose_lines(text):
@@ -534,15 +528,13 @@ def _close(name: str, choices: Sequence[str]) -> list[str]:
     return difflib.get_close_matches(name, choices, n=1, cutoff=0.75)
 
 
-def _suggestion(
-    var: str, variables: Sequence[str] = TEMPLATE_VARIABLES, fmt: TaktFormat | None = None
-) -> str:
+def _suggestion(var: str, variables: Sequence[str], fmt: TaktFormat) -> str:
     inner = var.strip("{}")
     name, _, arg = inner.partition(":")
     if arg:
         return f" (did you mean {{report:{arg}}}?)"
     renamed = RENAMED_VARIABLES.get(name)
-    if fmt is not None and renamed in variables:
+    if renamed in variables:
         return f" in a {fmt.name} (it is {{{renamed}}} there; TAKT 0.36 renamed the variables)"
     near = _close(name, variables)
     return f" (did you mean {{{near[0]}}}?)" if near else ""

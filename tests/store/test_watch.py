@@ -236,10 +236,10 @@ async def test_our_own_writes_are_skipped(ws: Workspace) -> None:
     barrier = ws.root / "hurikaeri/kpt-20260101-009.yaml"
     own = OwnWrites()
     async with watching(ws, own_writes=own) as w:
-        stamp = atomic_write(
+        atomic_write(
             report, b"id: kpt-20251231-001\nedited: true\n", current_stamp(report), guard=anywhere
         )
-        own.record(report, stamp)
+        own.record(report)
         barrier.write_text("x: 1\n")
         assert await w.until_path(barrier) == [Change(barrier, "added")]
         # someone else's write to the same file is reported
@@ -431,14 +431,14 @@ def test_own_writes_expire(tmp_path: Path) -> None:
     assert not own.is_own(p)
 
 
-def test_own_writes_follow_symlinks_and_take_a_stamp(tmp_path: Path) -> None:
+def test_own_writes_follow_symlinks(tmp_path: Path) -> None:
     real = tmp_path / "real.md"
     real.write_bytes(b"old\n")
     link = tmp_path / "link.md"
     link.symlink_to(real)
     own = OwnWrites()
-    stamp = atomic_write(link, b"new\n", current_stamp(link), guard=anywhere)
-    own.record(link, stamp)
+    atomic_write(link, b"new\n", current_stamp(link), guard=anywhere)
+    own.record(link)
     assert own.is_own(real)
     assert own.is_own(link)
 
