@@ -163,10 +163,7 @@ def _in_progress(top: Path) -> str | None:
         ("MERGE_HEAD", "a merge"),
         ("CHERRY_PICK_HEAD", "a cherry-pick"),
     ):
-        p = Path(_git(top, "rev-parse", "--git-path", name).strip())
-        if not p.is_absolute():
-            p = top / p
-        if p.exists():
+        if _git_path(top, name).exists():
             return what
     return None
 
@@ -332,21 +329,21 @@ def _fetch_and_check(top: Path, remote: str, upstream: str) -> None:
     _only_ours(top, remote, upstream, before)
 
 
-def _unpushed_path(top: Path) -> Path:
-    p = Path(_git(top, "rev-parse", "--git-path", UNPUSHED).strip())
+def _git_path(top: Path, name: str) -> Path:
+    p = Path(_git(top, "rev-parse", "--git-path", name).strip())
     return p if p.is_absolute() else top / p
 
 
 def _unpushed(top: Path) -> set[str]:
     try:
-        text = _unpushed_path(top).read_text(encoding="ascii", errors="replace")
+        text = _git_path(top, UNPUSHED).read_text(encoding="ascii", errors="replace")
     except OSError:
         return set()
     return {ln.strip() for ln in text.splitlines() if ln.strip()}
 
 
 def _unpushed_write(top: Path, shas: set[str]) -> None:
-    path = _unpushed_path(top)
+    path = _git_path(top, UNPUSHED)
     if not shas:
         path.unlink(missing_ok=True)
         return

@@ -260,6 +260,20 @@ def test_not_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "not in a git repository" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("marker", "what"), [("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase")]
+)
+def test_a_merge_or_rebase_in_progress_stops_the_sync(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str], marker: str, what: str
+) -> None:
+    _remote, alice, _bob = team_repo
+    head = git(alice, "rev-parse", "HEAD")
+    (alice / ".git" / marker).write_text(head)  # what git leaves while one is under way
+    assert run(alice, "sync") == 1
+    assert f"in the middle of {what}; finish or abort it first" in capsys.readouterr().err
+    assert git(alice, "rev-parse", "HEAD") == head and not (alice / ".hurikaeri/ledger").exists()
+
+
 def test_workspace_reviewer_follows_git(team_repo: tuple[Path, Path, Path]) -> None:
     _remote, alice, _bob = team_repo
     w = Workspace(alice, Config())
