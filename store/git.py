@@ -1,5 +1,6 @@
 """The ``git`` command as hurikaeri runs it: never prompting, in the C locale (messages are
-matched), output decoded so that any file name survives (``surrogateescape``)."""
+matched), taking no optional lock (a read never blocks the person's own git), output decoded
+so that any file name survives (``surrogateescape``)."""
 
 from __future__ import annotations
 
@@ -20,5 +21,5 @@ def run_git(
         errors="surrogateescape",
         timeout=timeout,
         check=False,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
     )
