@@ -16,13 +16,12 @@ session).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import UsageError
+from tui.cli.errors import UsageError, dump_json
 
 if TYPE_CHECKING:
     from store.review.changes import Change
@@ -67,8 +66,7 @@ def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
             "recorded": recorded,
             "changes": [c.as_json() for c in changes],
         }
-        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(out)
         return 0
     if recorded is not None:
         print(first_start_line(recorded))

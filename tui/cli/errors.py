@@ -1,4 +1,4 @@
-"""What every command's errors are, and the program's name in its messages.
+"""What every command shares: the program's name, its errors, JSON output and flags.
 
 Exit status, one rule for every command: 2 when the command line itself is wrong
 (:class:`UsageError`, and argparse's own); 1 when what it names has problems
@@ -8,9 +8,10 @@ Exit status, one rule for every command: 2 when the command line itself is wrong
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
 
@@ -18,16 +19,29 @@ if TYPE_CHECKING:
     from store.workspace import Workspace
 
 PROG = "hurikaeri"
+#: the help of the options that are the same in several commands
+JSON_WRITTEN = "print what was written as JSON"
+ALLOW_SECRET = "write what the secret scan flags (when it is no real secret)"
 
 
 class UsageError(Exception):
-    """The command line itself is wrong (exit status 2): an unknown command or option, a
-    missing or malformed argument, a value the option does not take."""
+    """The command line itself is wrong (exit status 2)."""
 
 
 class SubjectError(Exception):
     """What the command line names is not usable (exit status 1): a path that is not
     there or cannot be read, a config file that is broken."""
+
+
+def flags(p: argparse.ArgumentParser, **helps: str) -> None:
+    """On/off options in this order, by their ``dest``: ``dry_run="…"`` adds ``--dry-run``."""
+    for dest, text in helps.items():
+        p.add_argument(f"--{dest.replace('_', '-')}", action="store_true", help=text)
+
+
+def dump_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
 
 
 def default_root_check(args: argparse.Namespace, ws: Workspace) -> None:
@@ -41,7 +55,7 @@ def default_root_check(args: argparse.Namespace, ws: Workspace) -> None:
 
 def failed(exc: Exception | KeyboardInterrupt) -> int:
     """What a command raised, told in one line on standard error (never a traceback), and
-    its exit status (see the module's docstring)."""
+    its exit status."""
     from store.config import ConfigError
     from store.errors import ReviewError
 
@@ -54,15 +68,11 @@ def failed(exc: Exception | KeyboardInterrupt) -> int:
     if isinstance(exc, (UsageError, SubjectError, ConfigError)):
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
-    if isinstance(exc, ReviewError) or _is_write_error(exc):
+    # a refused or failed write (store.write.atomic.WriteError): only a command that
+    # imported that module can raise one
+    atomic = sys.modules.get("store.write.atomic")
+    if isinstance(exc, ReviewError) or (atomic is not None and isinstance(exc, atomic.WriteError)):
         print(f"{PROG}: {message}", file=sys.stderr)
     else:
         print(f"{PROG}: error: {type(exc).__name__}: {message}", file=sys.stderr)
     return 1
-
-
-def _is_write_error(exc: Exception) -> bool:
-    """A refused or failed write (``store.write.atomic.WriteError``): only a command that
-    imported that module can raise one, so it is not imported here to ask."""
-    atomic = sys.modules.get("store.write.atomic")
-    return atomic is not None and isinstance(exc, atomic.WriteError)

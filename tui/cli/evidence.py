@@ -21,11 +21,10 @@ errors.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.errors import PROG
+from tui.cli.errors import PROG, dump_json
 
 if TYPE_CHECKING:
     from store.insight.evidence import EvidenceCheck, MetricRow, ReportEvidence
@@ -68,8 +67,7 @@ def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
         result.items = keep
     if args.json:
         data = _report_dict(result)
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(data)
     else:
         print(render_evidence(result, ws))
     if result.missing or not result.checked:  # exit 1: said in one line on stderr too

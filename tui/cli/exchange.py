@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import SubjectError
-from tui.cli.history import dump_json, recovered_note, tx_json
+from tui.cli.errors import SubjectError, dump_json
+from tui.cli.history import recovered_note, tx_json
 
 if TYPE_CHECKING:
     from store.workspace import Workspace

@@ -11,16 +11,15 @@ standard error, its diff printed) or there is nothing to do.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import PROG
+from tui.cli.errors import PROG, dump_json
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
     from store.ledger import Ledger
-    from store.tx.transactions import TxResult, TxView, UndoRefused
+    from store.tx.transactions import TxResult, TxView
     from store.workspace import Workspace
 
 #: How many transactions ``history`` lists unless told (``--limit 0``: all).
@@ -70,11 +69,6 @@ def recovered_note(ws: Workspace, ledger: Ledger | None = None) -> None:
             f"{', '.join(r.subjects[:3])} [{r.id}] left by a process that stopped{left}",
             file=sys.stderr,
         )
-
-
-def dump_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
 
 
 def tx_json(result: TxResult | None, **extra: Any) -> dict[str, Any]:
@@ -143,78 +137,43 @@ def cmd_history(args: argparse.Namespace, ws: Workspace) -> int:
     return 0
 
 
-def _refused(exc: UndoRefused, as_json: bool) -> None:
-    if as_json:
-        dump_json({"refused": str(exc), "path": exc.path, "diff": exc.diff or None})
-    elif exc.diff:
-        sys.stdout.write(printable(exc.diff))
-
-
 def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.tx.transactions import UndoRefused, describe_undo, get, undo, undo_last
+    """``undo`` and ``redo`` (``args.command``): one transaction taken back or applied again."""
+    from store.tx import transactions as tx
 
+    name, redo = args.command, args.command == "redo"
+    head = f"{name.capitalize()}:"
     recovered_note(ws)
-    line = describe_undo(ws, args.tx_id)
+    line = (tx.describe_redo if redo else tx.describe_undo)(ws, args.tx_id)
     if args.dry_run:
         if args.json:
-            target = get(ws, args.tx_id).as_json() if args.tx_id else None
-            dump_json({"dry_run": True, "describe": line, "target": target})
+            data: dict[str, Any] = {"dry_run": True, "describe": line}
+            if not redo:
+                data["target"] = tx.get(ws, args.tx_id).as_json() if args.tx_id else None
+            dump_json(data)
         else:
             print(printable(line))
-        return 0 if line.startswith("Undo:") else 1
+        return 0 if line.startswith(head) else 1
     try:
-        result = undo(ws, args.tx_id) if args.tx_id else undo_last(ws)
-    except UndoRefused as exc:
-        _refused(exc, args.json)
+        if redo:
+            result = tx.redo(ws, args.tx_id)
+        else:
+            result = tx.undo(ws, args.tx_id) if args.tx_id else tx.undo_last(ws)
+    except tx.UndoRefused as exc:
+        if args.json:
+            dump_json({"refused": str(exc), "path": exc.path, "diff": exc.diff or None})
+        elif exc.diff:
+            sys.stdout.write(printable(exc.diff))
         raise
     if result is None:
         if args.json:
-            dump_json(tx_json(None, describe="Nothing to undo."))
-        print(f"{PROG}: nothing to undo", file=sys.stderr)
+            dump_json(tx_json(None, describe=f"Nothing to {name}."))
+        print(f"{PROG}: nothing to {name}", file=sys.stderr)
         return 1
-    return _done(result, line, "Undo:", "undid", args.json)
-
-
-def cmd_redo(args: argparse.Namespace, ws: Workspace) -> int:
-    from store.tx.transactions import UndoRefused, describe_redo, redo
-
-    recovered_note(ws)
-    line = describe_redo(ws, args.tx_id)
-    if args.dry_run:
-        if args.json:
-            dump_json({"dry_run": True, "describe": line})
-        else:
-            print(printable(line))
-        return 0 if line.startswith("Redo:") else 1
-    try:
-        result = redo(ws, args.tx_id)
-    except UndoRefused as exc:
-        _refused(exc, args.json)
-        raise
-    if result is None:
-        if args.json:
-            dump_json(tx_json(None, describe="Nothing to redo."))
-        print(f"{PROG}: nothing to redo", file=sys.stderr)
-        return 1
-    return _done(result, line, "Redo:", "redid", args.json)
-
-
-def _done(result: TxResult, line: str, head: str, verb: str, as_json: bool) -> int:
     said = line[len(head) :].strip() if line.startswith(head) else line
-    if as_json:
+    if args.json:
         dump_json(tx_json(result, describe=said))
-        return 0
-    target = result.undoes or result.redoes
-    print(printable(f"{verb} {said} [{target}] as {result.id}"))
+    else:
+        verb = "redid" if redo else "undid"
+        print(printable(f"{verb} {said} [{result.undoes or result.redoes}] as {result.id}"))
     return 0
-
-
-__all__ = [
-    "add_history_parsers",
-    "cmd_history",
-    "cmd_redo",
-    "cmd_undo",
-    "dump_json",
-    "recovered_note",
-    "tx_json",
-]

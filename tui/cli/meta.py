@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import PROG
+from tui.cli.errors import PROG, dump_json
 
 if TYPE_CHECKING:  # imported by cmd_meta: the parser is built without the models
     from store.read.diagnostics import DiagnosticSink
@@ -121,8 +121,7 @@ def cmd_meta(args: argparse.Namespace, ws: Workspace | None = None) -> int:
         for line in _field_lines(data[args.field]):
             print(line)
     else:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(data)
     for d in sink.items:
         print(printable(d.format(), keep_newlines=False), file=sys.stderr)
     return 1 if any(d.severity == "error" for d in sink.items) else 0

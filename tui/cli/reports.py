@@ -4,13 +4,12 @@ skills would load for a task) and ``stats`` (counts and effect metrics)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import default_root_check
+from tui.cli.errors import default_root_check, dump_json
 
 if TYPE_CHECKING:
     from store.read.diagnostics import Diagnostic
@@ -49,8 +48,7 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
         default_root_check(args, ws)
     diags: list[Diagnostic] = list(lint_paths(args.paths, ws) if args.paths else lint_workspace(ws))
     if args.json:
-        json.dump([d.as_dict() for d in diags], sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json([d.as_dict() for d in diags])
     else:
         for d in diags:
             print(d.format())
@@ -74,10 +72,7 @@ def cmd_match(args: argparse.Namespace, ws: Workspace) -> int:
     scores = all_scores(knowledge, task) if args.all else match_skills(knowledge, task)
     patterns = applicable_patterns(knowledge, task)
     if args.json:
-        json.dump(
-            [sc.as_dict() for sc in scores], sys.stdout, ensure_ascii=False, indent=2, default=str
-        )
-        sys.stdout.write("\n")
+        dump_json([sc.as_dict() for sc in scores])
         return 0
     if not scores:
         print("no skill would load (none scores above 0.5)")
@@ -108,13 +103,7 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
     metrics = effect_metrics(index)
     figures = workspace_stats(index)
     if args.json:
-        json.dump(
-            {"counts": counts.as_dict(), **figures, "effect": effect_json(metrics)},
-            sys.stdout,
-            ensure_ascii=False,
-            indent=2,
-        )
-        sys.stdout.write("\n")
+        dump_json({"counts": counts.as_dict(), **figures, "effect": effect_json(metrics)})
         return 0
     print(
         f"sessions {counts.sessions} (KPT reports {counts.kpt_reports}), lessons {counts.lessons}"

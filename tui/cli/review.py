@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import ReviewError
 from store.read.textsafe import printable
-from tui.cli.errors import PROG, UsageError
-from tui.cli.history import dump_json, recovered_note, tx_json
+from tui.cli.errors import PROG, UsageError, dump_json
+from tui.cli.history import recovered_note, tx_json
 
 if TYPE_CHECKING:
     from store.ledger import Op
@@ -107,10 +107,12 @@ def item_ref(args: argparse.Namespace) -> str:
     return f"{args.kpt_id}/{args.try_id}"
 
 
-def cmd_decide(args: argparse.Namespace, ws: Workspace, op: Op) -> int:
+def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
+    """``approve`` and ``reject`` (``args.command``)."""
     from store.ledger import Ledger
     from store.review.items import decide_keys, find_item
 
+    op: Op = args.command
     ledger = Ledger(ws.state_dir)
     recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
@@ -246,11 +248,3 @@ def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
     else:
         print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
     return 0
-
-
-def cmd_approve(args: argparse.Namespace, ws: Workspace) -> int:
-    return cmd_decide(args, ws, "approve")
-
-
-def cmd_reject(args: argparse.Namespace, ws: Workspace) -> int:
-    return cmd_decide(args, ws, "reject")

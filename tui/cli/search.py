@@ -15,14 +15,13 @@ for a start that does not import the rest of the command line.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui.cli.errors import PROG, SubjectError, failed
+from tui.cli.errors import PROG, SubjectError, dump_json, failed
 
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
@@ -102,8 +101,7 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
 
     if args.json:
         data = [{**hit.as_json(resolve_line(hit.record)), "id": shown(hit)} for hit in result.hits]
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(data)
     else:
         for hit in result.hits:
             where = f"{hit.path}:{resolve_line(hit.record)}"

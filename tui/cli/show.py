@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import ReviewError
 from store.read.textsafe import printable
-from tui.cli.errors import SubjectError
+from tui.cli.errors import SubjectError, dump_json
 from tui.cli.evidence import evidence_json
 
 if TYPE_CHECKING:
@@ -111,8 +111,7 @@ def cmd_show(args: argparse.Namespace, ws: Workspace) -> int:
     if args.json:
         subject = report if item_id is None else it.report
         data["evidence"] = evidence_json(ws, subject, item_id)
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(data)
     else:
         print(render_show(data, item_id is None))
     return 0
@@ -159,8 +158,7 @@ def show_other(args: argparse.Namespace, ws: Workspace) -> bool:
             f"{kinds}; 'hurikaeri search' prints the ids)"
         )
     if args.json:
-        json.dump(thing.as_json(), sys.stdout, ensure_ascii=False, indent=2, default=str)
-        sys.stdout.write("\n")
+        dump_json(thing.as_json())
     else:
         print(render_thing(thing, ws.display))
     return True

@@ -13,7 +13,7 @@ from typing import Any
 
 from store.read.textsafe import printable
 from store.workspace import Workspace
-from tui.cli.errors import PROG
+from tui.cli.errors import PROG, dump_json
 
 
 def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -42,8 +42,6 @@ def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
-    import json
-
     from store.sync import ChooseEarlier, SyncError, sync
 
     try:
@@ -57,8 +55,7 @@ def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"{PROG}: sync stopped: {printable(str(exc), keep_newlines=False)}", file=sys.stderr)
         return 1
     if args.json:
-        json.dump(result.as_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(result.as_json())
         return 0
     for line in result.lines():
         print(printable(line, keep_newlines=False))

@@ -12,10 +12,11 @@ usage errors.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import datetime
 from typing import Any
+
+from tui.cli.errors import dump_json
 
 
 def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -49,8 +50,7 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
                 "findings": [f.as_json() for f in stale_findings(report)],
                 "stale_days": report.stale_days,
             }
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(data)
         return 1 if problems and not args.stale else 0
     if args.stale:
         found = stale_findings(report)

@@ -14,11 +14,12 @@ Exit status: 0; 1 when PATH is no target; 2 on usage errors.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tui.cli.errors import dump_json
 
 if TYPE_CHECKING:
     from store.insight.usage import Usage
@@ -66,8 +67,7 @@ def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"hurikaeri: {args.path}: no rule or skill of Targets there", file=sys.stderr)
         return 1
     if args.json:
-        json.dump(report.as_json(ws), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        dump_json(report.as_json(ws))
         return 0
     for u in report.items:
         print(_line(u, ws))
