@@ -1,17 +1,5 @@
-"""``hurikaeri changes [--json] [--diff]``, ``keep PATH|--all``, ``keep PATH --edit|--from
-FILE``, ``revert PATH [--hunk N]``.
-
-``changes`` lists every file agents load that changed outside hurikaeri since it was last
-reviewed (``store.review.changes``): one line each with its lines added and removed, who
-made it (session and turn, or unknown) and its marks (a secret added, over budget);
-``--diff`` adds each diff, ``--json`` prints them all. The first run records the reviewed
-state and says so. ``keep`` makes the files as they are now reviewed (``--edit``: the file
-edited in ``$EDITOR`` first, ``--from FILE``: FILE's content, ``-`` standard input, written
-over it and kept; a secret it adds is refused unless ``--allow-secret``); ``revert`` puts the
-reviewed content back (``--hunk N``: only the N-th hunk of its diff). Both are transactions
-(``hurikaeri undo`` takes them back) and a person's decisions (refused inside an agent's
-session).
-"""
+"""``hurikaeri changes``, ``keep`` and ``revert``: the files agents load that changed
+outside hurikaeri since they were last reviewed (docs/changes.md)."""
 
 from __future__ import annotations
 
@@ -21,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import UsageError, dump_json
+from tui.cli.errors import UsageError, dump_json, flags
 
 if TYPE_CHECKING:
     from store.review.changes import Change
@@ -34,24 +22,19 @@ def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="files agents load that changed since your last review, and who changed them",
     )
-    p.add_argument("--json", action="store_true", help="print the changes as JSON")
-    p.add_argument("--diff", action="store_true", help="print each change's diff")
+    flags(p, json="print the changes as JSON", diff="print each change's diff")
     k = sub.add_parser("keep", parents=[common], help="accept a change: it becomes reviewed")
     k.add_argument("path", nargs="?", help="the file, as 'changes' lists it")
-    k.add_argument("--all", action="store_true", help="keep every change listed")
+    flags(k, all="keep every change listed")
     how = k.add_mutually_exclusive_group()
-    how.add_argument("--edit", action="store_true", help="edit the file in $EDITOR, keep the edit")
+    flags(how, edit="edit the file in $EDITOR, keep the edit")
     how.add_argument(
         "--from",
         dest="from_file",
         metavar="FILE",
         help="write FILE's content (- stdin) and keep it",
     )
-    k.add_argument(
-        "--allow-secret",
-        action="store_true",
-        help="keep an edit that adds what looks like a secret",
-    )
+    flags(k, allow_secret="keep an edit that adds what looks like a secret")
     r = sub.add_parser("revert", parents=[common], help="put a file's reviewed content back")
     r.add_argument("path", help="the file, as 'changes' lists it")
     r.add_argument("--hunk", type=int, metavar="N", help="revert only the N-th hunk of its diff")

@@ -1,21 +1,9 @@
-"""``hurikaeri evidence KPT_ID [--json]``: a KPT report's evidence checked against its
-session's transcript.
+"""``hurikaeri evidence KPT_ID[/ITEM_ID] [--json]``: a KPT report's evidence and metrics
+checked against its session's transcript (docs/evidence.md).
 
-First the numbering its turns are read in (the hurikaeri skill's, unless the report's own
-turn counts and citations fit another clearly better: :mod:`store.insight.turn_numbering`).
-For each item: its evidence state (found, partly found, not found, no transcript, nothing to
-check), the turns it cites, each file or command it names and the turns where it appears,
-and the notes; then the report's ``metrics`` beside the counts from the transcript by the
-writer's definition, a difference marked ``≠``, a value that fits another definition marked
-``~`` and said below. ``KPT_ID/ITEM_ID`` checks one item. ``--json`` prints
-:meth:`store.insight.evidence.ReportEvidence.as_dict` plus ``missing`` (the items whose
-evidence was not found) and ``metrics_differ``.
-
-Exit status: 0 when the transcript was read and no item's evidence is "not found"; 1 when
-one is — the items the ``evidence:missing`` filter lists and ``a`` asks about — or when the
-session has no transcript, so that nothing could be checked (a script must not take that
-for a pass); partly found items and differing metrics are printed, not failures; 2 on usage
-errors.
+Exit status 1 when an item's evidence is "not found" or no transcript could be read (a
+script must not take that for a pass); partly found items and differing metrics are
+printed, not failures.
 """
 
 from __future__ import annotations
@@ -24,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.errors import PROG, dump_json
+from tui.cli.errors import PROG, dump_json, flags
 
 if TYPE_CHECKING:
     from store.insight.evidence import EvidenceCheck, MetricRow, ReportEvidence
@@ -48,7 +36,7 @@ def add_evidence_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help="check a KPT report's evidence and metrics against its session's transcript",
     )
     p.add_argument("id", metavar="KPT_ID", help="KPT_ID, or KPT_ID/ITEM_ID for one item")
-    p.add_argument("--json", action="store_true", help="print the check as JSON")
+    flags(p, json="print the check as JSON")
 
 
 def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import SubjectError, dump_json
+from tui.cli.errors import ALLOW_SECRET, JSON_WRITTEN, SubjectError, dump_json, flags
 from tui.cli.history import recovered_note, tx_json
 
 if TYPE_CHECKING:
@@ -23,19 +23,17 @@ def add_exchange_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     imp.add_argument(
         "file", metavar="FILE|-", help="the save-wrapup input JSON, or - for standard input"
     )
-    imp.add_argument("--json", action="store_true", help="print the new ids as JSON")
-    imp.add_argument(
-        "--allow-secret",
-        action="store_true",
-        help="write what the secret scan flags (when it is no real secret)",
-    )
+    flags(imp, json="print the new ids as JSON", allow_secret=ALLOW_SECRET)
     exp = sub.add_parser(
         "export-feedback", parents=[common], help="convert a KPT report to prompt-improver feedback"
     )
     exp.add_argument("kpt_id", metavar="KPT_ID")
-    exp.add_argument("--dry-run", action="store_true", help="print the feedback, write nothing")
-    exp.add_argument("--force", action="store_true", help="export again even if already exported")
-    exp.add_argument("--json", action="store_true", help="print what was written as JSON")
+    flags(
+        exp,
+        dry_run="print the feedback, write nothing",
+        force="export again even if already exported",
+        json=JSON_WRITTEN,
+    )
 
 
 def read_input(name: str) -> tuple[str, str]:

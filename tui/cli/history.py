@@ -1,12 +1,6 @@
-"""``hurikaeri history``, ``undo`` and ``redo``: the transactions of the ledger.
-
-Every write is one transaction (``store.tx.transactions``). ``history`` lists them
-newest first with their state (done, undone, blocked when a file changed since, aborted);
-``undo`` takes one back (the newest done, or one by id), ``redo`` applies one again (the
-one undone last, or one by id). Both are transactions themselves: the ledger only grows.
-Exit status 1 when an undo or redo is refused (the file that changed since is named on
-standard error, its diff printed) or there is nothing to do.
-"""
+"""``hurikaeri history``, ``undo`` and ``redo``: the transactions of the ledger
+(``store.tx.transactions``). Exit status 1 when an undo or redo is refused (the file that
+changed since named, its diff printed) or there is nothing to do."""
 
 from __future__ import annotations
 
@@ -15,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import PROG, dump_json
+from tui.cli.errors import JSON_WRITTEN, PROG, dump_json, flags
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
     from store.ledger import Ledger
@@ -32,7 +26,7 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="list transactions (every write and decision), newest first",
     )
-    hist.add_argument("--json", action="store_true", help="print them as a JSON list")
+    flags(hist, json="print them as a JSON list")
     hist.add_argument(
         "--limit",
         type=int,
@@ -41,20 +35,13 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help=f"at most N transactions (default {DEFAULT_LIMIT}; 0: all)",
     )
     hist.add_argument("--diff", metavar="TX_ID", help="show the diff of one transaction")
-    u = sub.add_parser(
-        "undo",
-        parents=[common],
-        help="undo the last transaction, or TX_ID (every file it wrote restored)",
-    )
-    u.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
-    u.add_argument("--dry-run", action="store_true", help="say what undo would do; do nothing")
-    u.add_argument("--json", action="store_true", help="print what was written as JSON")
-    r = sub.add_parser(
-        "redo", parents=[common], help="apply the transaction undone last, or TX_ID, again"
-    )
-    r.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
-    r.add_argument("--dry-run", action="store_true", help="say what redo would do; do nothing")
-    r.add_argument("--json", action="store_true", help="print what was written as JSON")
+    for name, help_text in (
+        ("undo", "undo the last transaction, or TX_ID (every file it wrote restored)"),
+        ("redo", "apply the transaction undone last, or TX_ID, again"),
+    ):
+        p = sub.add_parser(name, parents=[common], help=help_text)
+        p.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
+        flags(p, dry_run=f"say what {name} would do; do nothing", json=JSON_WRITTEN)
 
 
 def recovered_note(ws: Workspace, ledger: Ledger | None = None) -> None:

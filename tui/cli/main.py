@@ -1,12 +1,5 @@
 """The ``hurikaeri`` command line: the UI by default, subcommands for scripts and hooks.
-
-Exit status, one rule for every command: 2 when the command line itself is wrong (an
-unknown command or option, a missing argument, a value an option does not take: argparse
-and :class:`UsageError`); 1 when what it names has problems (an unknown id, a path that is
-not there, lint errors, a refused or declined write: :class:`SubjectError`,
-``ReviewError``, a write error); 0 otherwise. Errors are one line on standard error, never
-a traceback.
-"""
+Exit statuses and errors: :mod:`tui.cli.errors`."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
-"""``hurikaeri meta [FILE|-] [--kind review|discussion] [--field NAME]``: the seed-002 block.
+"""``hurikaeri meta [FILE|-] [--kind review|discussion] [--field NAME]``: the seed-002
+block ending an agent's reply, as JSON (replaces the seed's shell helpers
+``codex_extract_metadata``, ``codex_get_status``, ``codex_get_verdict``).
 
-A robust replacement for the seed's shell helpers (``codex_extract_metadata``,
-``codex_get_status``, ``codex_get_verdict``): the last ``---`` block at the end of a reply is
-read as YAML and printed as JSON — ``status``, ``verdict``, ``findings``, ``open_questions``,
-``decisions``, ``blockers``, ``next_steps``, ``extra`` (fields the seed does not define),
-``source`` (``block`` or ``fallback``), ``from_fallback``, ``kind`` and ``diagnostics``.
-Without a block, or with a broken one, the seed's fallbacks fill ``status`` and ``verdict``.
-``--field status`` prints one value (a list one item per line), as the shell helpers did.
-
-Exit status: 0, or 1 when the block has errors (the JSON is printed all the same) or the
-file is missing or unreadable, 2 on usage errors. Diagnostics also go to standard error, one line each.
+Exit status 1 when the block has errors (the JSON is printed all the same) or the file
+cannot be read; diagnostics go to standard error, one line each.
 """
 
 from __future__ import annotations

@@ -1,17 +1,14 @@
-"""The command line's parser: every subcommand's arguments, each group's from its module.
-
-Building it imports argparse and our command modules only (each imports what it needs
-when it runs), so ``--help``, ``--version`` and the small commands hooks call after every
-session do not load the models, the insight code or the UI.
-"""
+"""The command line's parser, each group's subcommands from its module. Building it loads
+no models, insight code or UI: each command imports what it needs when it runs."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
+from store import __version__
 from tui.cli.changes import add_changes_parsers
 from tui.cli.errors import PROG, UsageError
 from tui.cli.evidence import add_evidence_parser
@@ -30,19 +27,6 @@ from tui.cli.usage import add_usage_parser
 
 #: The shells ``completion`` writes a script for (:mod:`tui.cli.completion`).
 SHELLS = ("bash", "zsh", "fish")
-
-
-class _Version(argparse.Action):
-    """``--version``: the version (:data:`store.__version__`)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kw: Any) -> NoReturn:
-        from store import __version__
-
-        print(f"{PROG} {__version__}")
-        parser.exit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,7 +78,12 @@ def build_parser(completions: Mapping[str, Any] | None = None) -> argparse.Argum
         description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
         parents=[_common(cls, None)],
     )
-    parser.add_argument("--version", action=_Version)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"{PROG} {__version__}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=cls)
     for add in (
         add_demo_parser,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import default_root_check, dump_json
+from tui.cli.errors import default_root_check, dump_json, flags
 
 if TYPE_CHECKING:
     from store.read.diagnostics import Diagnostic
@@ -21,7 +21,7 @@ def add_report_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         "lint", parents=[common], help="check the workspace, or the given files and directories"
     )
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH")
-    lint.add_argument("--json", action="store_true", help="print diagnostics as a JSON list")
+    flags(lint, json="print diagnostics as a JSON list")
     match = sub.add_parser(
         "match", parents=[common], help="which knowledge-base skills would load for a task, scored"
     )
@@ -35,10 +35,13 @@ def add_report_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="a file the task modifies (repeatable)",
     )
     match.add_argument("--type", dest="task_type", metavar="T", help="the task type")
-    match.add_argument("--json", action="store_true", help="print the kept skills as JSON")
-    match.add_argument("--all", action="store_true", help="also list skills below the threshold")
+    flags(
+        match,
+        json="print the kept skills as JSON",
+        all="also list skills below the threshold",
+    )
     stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
-    stats.add_argument("--json", action="store_true", help="print them as JSON")
+    flags(stats, json="print them as JSON")
 
 
 def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:

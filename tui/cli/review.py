@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import ReviewError
 from store.read.textsafe import printable
-from tui.cli.errors import PROG, UsageError, dump_json
+from tui.cli.errors import ALLOW_SECRET, JSON_WRITTEN, PROG, UsageError, dump_json, flags
 from tui.cli.history import recovered_note, tx_json
 
 if TYPE_CHECKING:
@@ -23,48 +23,38 @@ TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
 
 
 def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
-    for name, verb in (("approve", "approve"), ("reject", "reject")):
+    for name in ("approve", "reject"):
         p = sub.add_parser(
             name,
             parents=[common],
-            help=f"{verb} KPT items (KPT_ID/ITEM_ID) or inbox proposals (PROPOSAL_ID)",
+            help=f"{name} KPT items (KPT_ID/ITEM_ID) or inbox proposals (PROPOSAL_ID)",
         )
         p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--note", help="a note kept with the decision")
-        p.add_argument("--json", action="store_true", help="print what was written as JSON")
+        flags(p, json=JSON_WRITTEN)
         if name == "approve":
-            p.add_argument(
-                "--yes",
-                action="store_true",
-                help="write proposals' targets without asking (stale ones included)",
-            )
-            p.add_argument(
-                "--dry-run",
-                action="store_true",
-                help="print what approving would write; write nothing",
-            )
-            p.add_argument(
-                "--allow-secret",
-                action="store_true",
-                help="write what the secret scan flags (when it is no real secret)",
+            flags(
+                p,
+                yes="write proposals' targets without asking (stale ones included)",
+                dry_run="print what approving would write; write nothing",
+                allow_secret=ALLOW_SECRET,
             )
     promote = sub.add_parser(
         "promote", parents=[common], help="write a try-item into its persistence target"
     )
     _item_args(promote)
-    promote.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
-    promote.add_argument("--yes", action="store_true", help="write without asking")
-    promote.add_argument("--json", action="store_true", help="print what was written as JSON")
+    flags(
+        promote,
+        dry_run="print the diff, write nothing",
+        yes="write without asking",
+        json=JSON_WRITTEN,
+    )
     promote.add_argument(
         "--near",
         choices=["replace", "keep-both", "skip"],
         help="what to do when a similar bullet is already there",
     )
-    promote.add_argument(
-        "--allow-secret",
-        action="store_true",
-        help="write what the secret scan flags (when it is no real secret)",
-    )
+    flags(promote, allow_secret=ALLOW_SECRET)
     promote.add_argument(
         "--text",
         metavar="TEXT",
@@ -87,7 +77,7 @@ def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     retarget_p.add_argument("--path", required=True, metavar="P")
     retarget_p.add_argument("--section", metavar="S")
-    retarget_p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    flags(retarget_p, json=JSON_WRITTEN)
 
 
 def _item_args(p: argparse.ArgumentParser) -> None:

@@ -1,15 +1,8 @@
 """``hurikaeri search QUERY``: the search index from the command line.
 
-    hurikaeri search jwt rotation kind:try after:2026-01 --limit 5 --json
-
-Prints the best hits first: kind, id, title and ``path:line``; ``--json`` prints a list of
-``{kind, id, path, line, score, title, count, match}``. A warm start opens the index under
-``.hurikaeri/`` and parses only the files changed since (none, usually): nothing here
-imports the models, so a warm search is quick to start. Exit status: 0 with hits, 1 with
-none, 2 for a malformed query (the message names what is wrong).
-
-``main`` here is a standalone entry with the same arguments (``python -m tui.cli.search``),
-for a start that does not import the rest of the command line.
+Nothing here imports the models, so a warm search starts quickly; ``main`` is a standalone
+entry with the same arguments (``python -m tui.cli.search``, and :mod:`tui.launch`).
+Exit status 0 with hits, 1 with none, 2 for a malformed query.
 """
 
 from __future__ import annotations
@@ -21,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui.cli.errors import PROG, SubjectError, dump_json, failed
+from tui.cli.errors import PROG, SubjectError, dump_json, failed, flags
 
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
@@ -29,7 +22,6 @@ DEFAULT_LIMIT = 20
 
 
 def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Add ``search`` to the subcommands ``sub`` (``common`` holds --root and --config)."""
     p = sub.add_parser(
         "search",
         parents=[common],
@@ -45,9 +37,10 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help="hits to print (default 20)"
     )
-    p.add_argument("--json", action="store_true", help="print the hits as a JSON list, best first")
-    p.add_argument(
-        "--rebuild", action="store_true", help="ignore the cache and index everything again"
+    flags(
+        p,
+        json="print the hits as a JSON list, best first",
+        rebuild="ignore the cache and index everything again",
     )
 
 

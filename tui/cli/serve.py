@@ -1,29 +1,11 @@
 """``hurikaeri serve``: the app in a browser, behind a secret token and an Origin check.
 
-textual-serve runs ``hurikaeri --root ROOT`` once per browser session and has no
-authentication of its own: anyone who can open a connection to the port could drive the app
-and write to the owner's workspace (another user on the same machine included). This module
-wraps its aiohttp application with one middleware:
-
-* the page (``/``) and the plain websocket (``/ws``) need the server's token in the query
-  (``?token=…``, the URL printed at start), compared with :func:`hmac.compare_digest`;
-* the page opens its websocket at ``/ws/<ticket>``: a random ticket made for that page when
-  it was served with the token, good for one websocket; none else is accepted there;
-* the page's static files (textual-serve's own script and style sheet: nothing of the
-  workspace) and ``/download/<key>`` (a key the app gives over the websocket, a random
-  UUID, for one file it delivers) need no token;
-* anything else gets 403; and a request with an ``Origin`` header (browsers send one on
-  every websocket) must come from the server's own origin — its bound host and port, or a
-  loopback alias of it when bound to loopback — else 403.
-
-No cookie is set. A browser sends a cookie of ``127.0.0.1`` to every port of that host
-(cookies are scoped by host, not port; SameSite counts all ports as one site), so another
-local user's server on another port would receive it whenever the owner opens one of its
-URLs, and could replay it: the authority travels only in URLs to this port.
-
-The token is random (:func:`secrets.token_urlsafe`) unless ``HURIKAERI_SERVE_TOKEN`` sets it
-(for scripts; the environment, unlike argv, is not visible to other users in ``ps``). It is
-removed from the environment before the app's sessions start, and redacted from access logs.
+textual-serve has no authentication of its own: anyone who could connect could drive the
+app and write to the workspace. One middleware guards every route (docs/command-line.md,
+"serve"): the page and ``/ws`` need the token, the page's websocket a one-use ticket,
+static files and downloads nothing; a foreign ``Origin`` is refused. No cookie is set: a
+browser sends a cookie of a host to all its ports, so another local user's server could
+replay it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
 """``hurikaeri show ID``: a KPT report or item with its review state (or the whole
-session as Markdown), and every other id ``search`` prints.
-
-Lessons, summaries, proposals, feedback, skills, patterns, anti-patterns, memory entries,
-pieces, movements and discussions are found by :func:`store.lookup.find_thing`; the
-text view lists what search indexes of the thing (the same labels as the search preview),
-``--json`` adds the part of the file it comes from, as written there.
-"""
+session as Markdown), and every other id ``search`` prints (:func:`store.lookup.find_thing`)."""
 
 from __future__ import annotations
 
@@ -18,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import ReviewError
 from store.read.textsafe import printable
-from tui.cli.errors import SubjectError, dump_json
+from tui.cli.errors import SubjectError, dump_json, flags
 from tui.cli.evidence import evidence_json
 
 if TYPE_CHECKING:
@@ -38,11 +32,10 @@ def add_show_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help="KPT_ID, KPT_ID/ITEM_ID, a lesson (ll-…), summary (ws-…), proposal (prop-…), "
         "feedback (fb-…), skill, pattern, memory entry, piece, movement or discussion",
     )
-    show.add_argument("--json", action="store_true", help="print it as JSON")
-    show.add_argument(
-        "--markdown",
-        action="store_true",
-        help="the whole session as Markdown (report, summary, lessons, decisions)",
+    flags(
+        show,
+        json="print it as JSON",
+        markdown="the whole session as Markdown (report, summary, lessons, decisions)",
     )
     show.add_argument("-o", "--output", type=Path, help="write the Markdown to this file")
 

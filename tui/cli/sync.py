@@ -1,9 +1,5 @@
-"""``hurikaeri sync [--dry-run]``: share your review through the workspace's git repository.
-
-Commits your own ledger and the files your transactions wrote, brings in the team's work
-and pushes (see ``store.sync``). Exit status 1, with one line on standard error and the
-repository as it was, when it cannot (a conflict, no repository, a rebase in progress).
-"""
+"""``hurikaeri sync [--dry-run]``: share your review through the workspace's git
+repository (``store.sync``); exit status 1, the repository as it was, when it cannot."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from typing import Any
 
 from store.read.textsafe import printable
 from store.workspace import Workspace
-from tui.cli.errors import PROG, dump_json
+from tui.cli.errors import PROG, dump_json, flags
 
 
 def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -22,23 +18,16 @@ def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="commit your decisions, bring in the team's, push (the workspace in git)",
     )
-    p.add_argument("--dry-run", action="store_true", help="say what sync would do; do nothing")
+    flags(p, dry_run="say what sync would do; do nothing")
     earlier = p.add_mutually_exclusive_group()
-    earlier.add_argument(
-        "--bring-in",
-        dest="bring_in",
-        action="store_const",
-        const=True,
-        help="first sync: share the decisions you made before joining (in ledger.jsonl)",
-    )
-    earlier.add_argument(
-        "--keep-local",
-        dest="bring_in",
-        action="store_const",
-        const=False,
-        help="first sync: keep the decisions you made before joining to yourself",
-    )
-    p.add_argument("--json", action="store_true", help="print what was done as JSON")
+    for option, const, whose in (
+        ("--bring-in", True, "share the decisions you made before joining (in ledger.jsonl)"),
+        ("--keep-local", False, "keep the decisions you made before joining to yourself"),
+    ):
+        earlier.add_argument(
+            option, dest="bring_in", action="store_const", const=const, help=f"first sync: {whose}"
+        )
+    flags(p, json="print what was done as JSON")
 
 
 def cmd_sync(args: argparse.Namespace, ws: Workspace) -> int:

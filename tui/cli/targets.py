@@ -1,12 +1,6 @@
 """``hurikaeri targets [--json] [--stale]``: the files agents load, with their findings.
 
-Prints one line per target — lines, characters, estimated tokens, budget, bullets, when
-hurikaeri last wrote it, and its findings by kind — then each finding with ``path:line``;
-``--stale`` lists only stale paths, missing commands and untouched targets; ``--json``
-prints ``{targets, findings, duplicates, stale_days}``. Exit status: 0 when nothing is
-over budget, no secret was found and every target could be read, 1 otherwise (a target
-not read — too large, not text, linked out of its folder — says why on its line), 2 on
-usage errors.
+Exit status 1 when a target is over budget, holds a secret or could not be read.
 """
 
 from __future__ import annotations
@@ -16,7 +10,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from tui.cli.errors import dump_json
+from tui.cli.errors import dump_json, flags
 
 
 def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -25,11 +19,10 @@ def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="the files agents load: size against budget, duplicates, stale rules, secrets",
     )
-    p.add_argument("--json", action="store_true", help="print targets and findings as JSON")
-    p.add_argument(
-        "--stale",
-        action="store_true",
-        help="list only stale paths, missing commands and untouched targets",
+    flags(
+        p,
+        json="print targets and findings as JSON",
+        stale="list only stale paths, missing commands and untouched targets",
     )
 
 
@@ -82,8 +75,6 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
         print(f"{where}: {f.severity}: {f.kind}: {printable(f.message, keep_newlines=False)}")
     return 1 if problems else 0
 
-
-__all__ = ["add_targets_parser", "cmd_targets"]
 
 
 def _written(at: str | None) -> str:

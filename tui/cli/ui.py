@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from store.workspace import Workspace
+from tui.cli.errors import flags
 
 
 def add_demo_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     demo = sub.add_parser(
         "demo", parents=[common], help="open the UI on a fresh temporary copy of the demo workspace"
     )
-    demo.add_argument(
-        "--keep", action="store_true", help="keep the copy after the app closes (removed otherwise)"
-    )
+    flags(demo, keep="keep the copy after the app closes (removed otherwise)")
 
 
 def demo_source() -> Path:

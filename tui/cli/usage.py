@@ -1,15 +1,5 @@
 """``hurikaeri usage [--json] [PATH]``: is each rule and skill in Targets used, followed,
-and did the problem it was for stop? (issue #46, :mod:`store.insight.usage`)
-
-One line per rule and skill: where it is, how many sessions of its scope followed it, in how
-many it was relevant, followed k of n where that is checkable, the effect of a promotion
-(problems and corrections before and after), and its flags (unused). ``PATH`` keeps the
-targets at or under it. Transcripts are read incrementally (the facts cached under
-``.hurikaeri/``): the first run reads them all, with a progress line on stderr; later runs
-read only what was appended. ``--json`` prints ``{sessions, complete, items}``.
-
-Exit status: 0; 1 when PATH is no target; 2 on usage errors.
-"""
+and did the problem it was for stop? (#46, :mod:`store.insight.usage`, docs/usage.md)"""
 
 from __future__ import annotations
 
@@ -19,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli.errors import dump_json
+from tui.cli.errors import dump_json, flags
 
 if TYPE_CHECKING:
     from store.insight.usage import Usage
@@ -33,7 +23,7 @@ def add_usage_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         help="how often each rule and skill was relevant, followed, and its effect",
     )
     p.add_argument("path", nargs="?", type=Path, metavar="PATH", help="only targets at/under it")
-    p.add_argument("--json", action="store_true", help="print the usage as JSON")
+    flags(p, json="print the usage as JSON")
 
 
 def _line(u: Usage, ws: Workspace) -> str:
@@ -79,5 +69,3 @@ def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
     )
     return 0
 
-
-__all__ = ["add_usage_parser", "cmd_usage"]
