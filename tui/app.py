@@ -1,11 +1,8 @@
 """The Textual app and its factory (:func:`create_app`), shared by the command line, the
 tests, ``serve`` and the benchmarks.
 
-The first screen paints at once; the workspace is read in a thread worker with progress
-in the header, then a long-lived watcher worker keeps the index in step with the disk and
-tells the screens on show what changed (:mod:`tui.refresh`: the others are marked stale and
-told when shown again). Screens ask for navigation with ``Open`` messages, which
-:mod:`tui.navigate` routes.
+The first screen paints at once; the workspace is read in a thread worker, then a watcher
+worker keeps the index in step with the disk (:mod:`tui.refresh` decides who is told).
 """
 
 from __future__ import annotations
@@ -48,7 +45,7 @@ from store.workspace import Workspace
 from tui import log_notices
 from tui.commands import HurikaeriCommands
 from tui.config_check import check_config
-from tui.navigate import open_target
+from tui.navigate import SCREEN_KEYS, open_target
 from tui.refresh import Change, concerns, on_show
 from tui.screenshot import take_screenshot
 from tui.search_provider import SearchProvider
@@ -56,34 +53,11 @@ from tui.search_provider import SearchProvider
 if TYPE_CHECKING:  # imported when first polled: starting stays fast
     from store.review.change_watch import ChangeWatch
 
-#: How often changes seen while running are written to the index cache (seconds).
-SAVE_EVERY = 120.0
-#: How long the reading waits at most for what it published to be drawn (seconds).
-DRAW_WAIT = 0.5
-#: How long a theme stays chosen before it is remembered (the palette previews each one the
-#: cursor passes over; seconds).
-THEME_SETTLES = 1.0
-#: How often the app looks whether its terminal is still there (seconds).
-TERMINAL_CHECK_EVERY = 1.0
-#: How often the files agents load are looked at for changes to review (seconds, #45).
-CHANGES_EVERY = 1.0
-
-#: The app-wide keys that open a screen (each once on top): key, screen name (the router's,
-#: see :data:`tui.navigate.SCREENS`), description. The binding id is ``app.<name>``.
-SCREEN_KEYS = (
-    ("I", "inbox", "Inbox"),
-    ("K", "knowledge", "Knowledge"),
-    ("M", "match", "Match skills"),
-    ("L", "lessons", "Lessons"),
-    ("S", "stats", "Statistics"),
-    ("slash", "search", "Search"),
-    ("D", "discussions", "Discussions"),
-    ("T", "pieces", "TAKT pieces"),
-    ("H", "history", "History"),
-    ("C", "targets", "Targets"),
-    ("P", "problems", "Problems"),
-    ("W", "changes", "Changes"),
-)
+SAVE_EVERY = 120.0  # s: changes seen while running go into the index cache
+DRAW_WAIT = 0.5  # s: the reading waits at most this for what it published to be drawn
+THEME_SETTLES = 1.0  # s: a theme chosen this long is remembered (the palette previews each)
+TERMINAL_CHECK_EVERY = 1.0  # s: is the terminal still there?
+CHANGES_EVERY = 1.0  # s: the files agents load looked at for changes to review (#45)
 
 
 class HurikaeriApp(App[None]):
@@ -113,7 +87,7 @@ class HurikaeriApp(App[None]):
         self.watch_files = watch
         self.own_writes = OwnWrites()
         self.loaded = asyncio.Event()
-        #: set once the watcher is in place: every change on disk from then on is seen
+        #: set once the watcher is in place
         self.watching = asyncio.Event()
         self._stop_watch = asyncio.Event()
         self._save_timer: Timer | None = None
@@ -145,11 +119,8 @@ class HurikaeriApp(App[None]):
             self.notify(
                 why, title="Nothing to review", severity="warning", timeout=3600, markup=False
             )
-        # the first screen is drawn before the reading starts (it holds the interpreter
-        # for a while, in bursts)
+        # the first screen is drawn before the reading holds the interpreter in bursts
         self.call_after_refresh(self.load_index)
-
-    # -- loading and watching ----------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_index(self) -> None:
@@ -171,8 +142,7 @@ class HurikaeriApp(App[None]):
             first = False
             drawn = threading.Event()
             self.call_from_thread(self.published, drawn)
-            # the reading waits for the first list to be drawn (it would hold the
-            # interpreter in turns with the drawing, and the list would show later)
+            # the first list drawn before the reading goes on (else it would show later)
             drawn.wait(DRAW_WAIT)
 
         self.index.load_all(progress, publish)
@@ -196,10 +166,8 @@ class HurikaeriApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:
             self.loaded.set()
-            # the secret scanner's rules (~0.3 s of a core) load now: a promotion's text is
-            # scanned as it is typed. Not while the sessions are read: on two cores shared
-            # with other work they took time from the reading (warm start → listed 0.97 →
-            # 1.35 s of CPU at 10k)
+            # the secret scanner's rules (~0.3 s of CPU) for promotions typed; not while the
+            # sessions are read (listed at 10k, warm: 0.97 → 1.35 s of CPU)
             warm_up()
             for screen in self.screen_stack:
                 if isinstance(screen, SessionsScreen):
@@ -217,7 +185,6 @@ class HurikaeriApp(App[None]):
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def save_index_cache(self) -> None:
-        """Changes seen while running go into the index cache now and then, and at exit."""
         self.index.save_cache()
 
     @work(exclusive=True, group="watch", exit_on_error=False)
@@ -233,8 +200,7 @@ class HurikaeriApp(App[None]):
     @work(thread=True, group="changes-poll", exit_on_error=False)
     def poll_changes(self) -> None:
         """Count the changes to review when a file they depend on moved (#45); the first
-        time, record the reviewed state (silently: the Changes view says so). A poll
-        still running (a first start on a large workspace) is not joined by another."""
+        time, record the reviewed state silently. A poll still running is not joined."""
         from store.review.change_watch import ChangeWatch
         from store.review.changes import list_changes
 
@@ -298,15 +264,12 @@ class HurikaeriApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """As Textual's, but literal messages (``markup=False``: they carry ids, paths and
-        file names) have their control characters made visible, as everywhere else."""
+        """Literal messages (``markup=False``) have their control characters made visible."""
         if not markup:
             message, title = printable(message), printable(title, keep_newlines=False)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def broadcast(self, change: Change) -> None:
-        """Tell the screens on show that ``change`` concerns; mark the others it concerns
-        stale (see :mod:`tui.refresh`)."""
         self.update_counts()
         shown = on_show(self.screen_stack)
         for screen in self.screen_stack:
@@ -319,9 +282,8 @@ class HurikaeriApp(App[None]):
                 self._stale[screen] = change if stale is None else stale.then(change)
 
     def screen_shown(self, _screen: Screen[object]) -> None:
-        """A screen came on show: tell it (and those shown below a modal one) what changed
-        while it was hidden. The keys panel of a screen left behind is closed: it listed
-        that screen's keys, and would be there again on return."""
+        """Tell a screen come on show what changed while it was hidden; close the keys panel
+        of a screen left behind (it would be there again on return)."""
         stack = self.screen_stack
         self._stale = {s: c for s, c in self._stale.items() if s in stack}
         shown = on_show(stack)
@@ -340,8 +302,7 @@ class HurikaeriApp(App[None]):
             screen.post_message(message)
 
     def update_counts(self) -> None:
-        """The header's counts, each from the one function that the list it counts uses
-        (sessions' review progress, the inbox's pending proposals, the Problems view)."""
+        """The header's counts, each from the function the list it counts uses."""
         ix = self.index
         problems = len(ix.problem_files())
         n = self.changed_count
@@ -354,9 +315,8 @@ class HurikaeriApp(App[None]):
         )
 
     def _exit_if_hung_up(self, tty: select.poll) -> None:
-        """The terminal went away without a hang-up signal (its pty closed while this
-        process is not the session's leader): Textual's input thread would spin on the dead
-        descriptor for ever. End, as on a hang-up."""
+        """The terminal went away without a hang-up signal (not the session's leader):
+        Textual's input thread would spin on the dead descriptor for ever."""
         if any(ev & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, ev in tty.poll(0)):
             self.exit(return_code=1)
 
@@ -366,11 +326,7 @@ class HurikaeriApp(App[None]):
         if self.loaded.is_set():
             self.index.save_cache()
 
-    # -- the theme, remembered ---------------------------------------------------
-
     def theme_chosen(self, _theme: Theme) -> None:
-        """A theme chosen (or previewed) in the palette: remembered in the config file once
-        it has stayed a moment."""
         if self.workspace.config.save_to is None:
             return
         if self._theme_timer is not None:
@@ -389,11 +345,8 @@ class HurikaeriApp(App[None]):
         if done.ok:
             self._theme_kept = name
 
-    # -- the palette's screenshot -------------------------------------------------
-
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's, but "Screenshot" saves where it can and says where (Textual's saves
-        to ~/Downloads only, and says "Failed" when that folder does not exist)."""
+        """Textual's, "Screenshot" ours (:mod:`tui.screenshot`)."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot" and not self.is_web:
                 help_text = "Save an SVG picture of the screen (in Downloads, else here)"
@@ -404,15 +357,12 @@ class HurikaeriApp(App[None]):
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         take_screenshot(self, filename, path)
 
-    # -- actions -----------------------------------------------------------------
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "hide_help_panel":  # Esc goes on to the screen when no panel is open
             return bool(self.screen.query("HelpPanel"))
         return True
 
     def action_toggle_help_panel(self) -> None:
-        """``?``: the keys panel, or away with it."""
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         else:
@@ -420,8 +370,6 @@ class HurikaeriApp(App[None]):
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def action_undo(self, tx_id: str = "") -> None:
-        """Say what undoing the last transaction (or ``tx_id``) does, ask when files change,
-        then undo it (see :mod:`screens.dialogs.undo_flow`)."""
         from screens.dialogs.undo_flow import undo_flow
 
         await undo_flow(self, self.index, tx_id or None)
@@ -433,9 +381,8 @@ class HurikaeriApp(App[None]):
         await redo_flow(self, self.index, tx_id or None)
 
     def on_write_failed(self, event: WriteFailed) -> None:
-        """The one place a failed write ends: say in one line what did not happen (a refused
-        undo or redo shows what changed since); every file is as it was, and the screens
-        re-read the review state in case."""
+        """The one place a failed write ends: one line on what did not happen (a refused undo
+        or redo shows what changed since); the screens re-read the review state."""
         from store.tx.transactions import UndoRefused
 
         error = event.error
@@ -451,14 +398,12 @@ class HurikaeriApp(App[None]):
         self.broadcast(Change(review=True))
 
     async def action_open_screen(self, name: str) -> None:
-        """Open a screen by name (``"sessions"``: back home), through the router."""
         await open_target(self, self.index, ScreenTarget(name))
 
     async def action_next_unreviewed(self) -> None:
         await open_target(self, self.index, NextToReview())
 
     async def on_open(self, event: Open) -> None:
-        """A screen asks to see something: the router decides which screen shows it."""
         await open_target(self, self.index, event.target)
 
     def action_reload(self) -> None:
@@ -484,8 +429,7 @@ def _input_terminal() -> select.poll | None:
 def create_app(
     root: Path | Workspace | None = None, config: Config | None = None, *, watch: bool = True
 ) -> HurikaeriApp:
-    """The one way to build the app: for a workspace, or a workspace root (the default root
-    when ``None``) read with ``config``; ``watch=False`` leaves the disk unwatched."""
+    """The app for a workspace, or a root (``None``: the default) read with ``config``."""
     if isinstance(root, Workspace):
         return HurikaeriApp(root, watch=watch)
     return HurikaeriApp(Workspace.resolve(root, config or Config()), watch=watch)

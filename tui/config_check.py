@@ -1,6 +1,6 @@
-"""What of the config only the app can check, checked before it starts: ``theme`` names a
-theme, and every ``[keys]`` id names a binding (a typo would be ignored silently). Each
-mistake is a :class:`~store.config.ConfigError` naming the file and the nearest name."""
+"""The config checks only the app can make, before it starts: ``theme`` names a theme and
+every ``[keys]`` id a binding (a typo would be ignored silently); a
+:class:`~store.config.ConfigError` names the file and the nearest name."""
 
 from __future__ import annotations
 

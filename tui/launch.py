@@ -1,8 +1,5 @@
-"""The ``hurikaeri`` console entry point, kept tiny so that ``hurikaeri search`` starts fast.
-
-``search`` goes straight to :mod:`tui.cli.search`, which imports neither the models nor the
-UI toolkit on a warm cache; every other command loads the full command line.
-"""
+"""The ``hurikaeri`` entry point, kept tiny: ``search`` goes straight to
+:mod:`tui.cli.search` (no models, no UI toolkit); the rest loads the whole command line."""
 
 from __future__ import annotations
 

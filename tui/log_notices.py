@@ -1,12 +1,5 @@
-"""Warnings the store logs, shown in the app as notifications.
-
-The store says through :mod:`logging` what went wrong without stopping it (workers that
-could not start, a watcher that polls instead). On the command line nothing is configured,
-so Python prints such a warning on standard error; inside the app standard error is
-captured by Textual and nobody would read it, so this handler turns each into a
-notification instead. Records may come from any thread: they are handed to the app's
-event loop.
-"""
+"""The store's logged warnings, shown in the app as notifications (inside the app standard
+error is Textual's, and nobody would read it there). Records come from any thread."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """The one router: which screen shows what a screen, a key or the palette asks to see.
 
-Screens never import each other: they post :class:`screens.messages.Open` with a target,
-and the app hands it here. This module alone knows where things live: a screen by name,
-a session (on one item, on one tab), the next item to review, a knowledge document, a
-proposal in the inbox, a file in the problems view, and a search hit (whichever of those
-holds it). Screen modules are imported when first opened, so that starting stays fast.
+Screens never import each other: they post :class:`screens.messages.Open` and the app
+hands the target here. Screen modules are imported when first opened (a fast start).
 """
 
 from __future__ import annotations
@@ -33,25 +30,28 @@ from store.index.workspace_index import WorkspaceIndex
 if TYPE_CHECKING:  # the search engine is imported when a hit is first opened
     from store.search.facade import Hit
 
-#: The screens opened by name (each once on top): module and class, imported when first
-#: opened; each is built from the workspace index alone.
-SCREENS: dict[str, tuple[str, str]] = {
-    "problems": ("screens.problems", "ProblemsScreen"),
-    "inbox": ("screens.inbox", "InboxScreen"),
-    "knowledge": ("screens.knowledge", "KnowledgeScreen"),
-    "match": ("screens.match", "MatchScreen"),
-    "lessons": ("screens.lessons", "LessonsScreen"),
-    "stats": ("screens.stats", "StatsScreen"),
-    "search": ("screens.search", "SearchScreen"),
-    "discussions": ("screens.discussions", "DiscussionsScreen"),
-    "pieces": ("screens.pieces", "PiecesScreen"),
-    "history": ("screens.history", "HistoryScreen"),
-    "targets": ("screens.targets", "TargetsScreen"),
-    "changes": ("screens.changes", "ChangesScreen"),
-}
+#: The app-wide keys that open a screen: key, screen name, description (binding ``app.<name>``).
+SCREEN_KEYS = (
+    ("I", "inbox", "Inbox"),
+    ("K", "knowledge", "Knowledge"),
+    ("M", "match", "Match skills"),
+    ("L", "lessons", "Lessons"),
+    ("S", "stats", "Statistics"),
+    ("slash", "search", "Search"),
+    ("D", "discussions", "Discussions"),
+    ("T", "pieces", "TAKT pieces"),
+    ("H", "history", "History"),
+    ("C", "targets", "Targets"),
+    ("P", "problems", "Problems"),
+    ("W", "changes", "Changes"),
+)
 
+#: The screens opened by name (each once on top): ``screens.<name>.<Name>Screen``, imported
+#: when first opened and built from the workspace index alone.
+SCREENS = {name: (f"screens.{name}", f"{name.title()}Screen") for _, name, _ in SCREEN_KEYS}
+
+#: hit kinds shown in a session: its report and items, its summary, its lessons
 SESSION_KINDS = ("report", "keep", "problem", "try", "omission", "summary", "lesson")
-"""Hit kinds shown in a session: its report and items, its summary, its lessons."""
 ITEM_KINDS = ("keep", "problem", "try", "omission")
 KNOWLEDGE_KINDS = ("skill", "pattern", "anti_pattern", "memory")
 

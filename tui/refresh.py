@@ -1,13 +1,7 @@
-"""Which screen refreshes on which change: the app's one refresh policy.
-
-A change (files changed or removed, of some kinds; the first reading of the workspace;
-review states) reaches only the screens on show (the top screen, and those a modal screen
-on top lets through) that show what changed: a screen declares ``SHOWS`` (the kinds of
-file it shows, ``None`` for files of no kind) and ``SHOWS_REVIEW`` (whether it shows
-review states); a screen that declares nothing is told everything. Every other screen
-the change concerns is marked stale, what changed gathered, and told it all in one
-message when it is shown again.
-"""
+"""The app's one refresh policy: a change reaches only the screens on show that show what
+changed (a screen's ``SHOWS``: the kinds of file it shows, ``None`` for no kind;
+``SHOWS_REVIEW``: whether it shows review states; declaring nothing, it is told
+everything). Any other screen it concerns is marked stale and told all at once when shown."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The palette's "Screenshot" (and ``app.screenshot``): an SVG picture of the screen, saved
-where it can be and said where (Textual's own saves to ~/Downloads only, and says "Failed"
-when that folder does not exist)."""
+"""The palette's "Screenshot": an SVG of the screen saved where it can be (Textual's own
+saves to ~/Downloads only, and says "Failed" when that folder does not exist)."""
 
 from __future__ import annotations
 

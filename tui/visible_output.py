@@ -1,10 +1,6 @@
-"""Standard output and error with every control character made visible.
-
-The commands print ids, titles, paths, diffs and diagnostics taken from files agents wrote;
-whatever is printed passes through :func:`store.read.textsafe.printable` here, once, so no escape
-sequence in a report reaches the terminal (JSON output is unchanged: JSON escapes controls
-inside strings itself).
-"""
+"""Standard output and error with every control character made visible: the commands
+print text agents wrote, so no escape sequence in it reaches the terminal (JSON escapes
+controls itself)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,7 @@ from textual.widgets import HelpPanel, Input
 from screens.session import SessionScreen
 from screens.sessions import SessionsScreen
 from tests.tui.helpers import make_app, ready, until
-from tui.app import SCREEN_KEYS
-from tui.navigate import SCREENS
+from tui.navigate import SCREEN_KEYS, SCREENS
 
 
 def panel_open(app: object) -> bool:
