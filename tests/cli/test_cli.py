@@ -101,12 +101,12 @@ def test_config_moves_a_location(tmp_path: Path, demo_root: Path) -> None:
 def test_internal_errors_are_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    import tui.cli.main as cli
+    import tui.cli.reports
 
     def boom(*_a: object, **_k: object) -> int:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setitem(cli.COMMANDS, "lint", boom)
+    monkeypatch.setattr(tui.cli.reports, "cmd_lint", boom)
     assert main(["lint", "--root", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err == "hurikaeri: error: RuntimeError: kaboom\n"

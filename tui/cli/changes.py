@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import UsageError, dump_json, flags
+from tui.cli.errors import SubjectError, UsageError, dump_json, flags
 
 if TYPE_CHECKING:
     from store.review.changes import Change
@@ -22,8 +22,10 @@ def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="files agents load that changed since your last review, and who changed them",
     )
+    p.set_defaults(run=cmd_changes)
     flags(p, json="print the changes as JSON", diff="print each change's diff")
     k = sub.add_parser("keep", parents=[common], help="accept a change: it becomes reviewed")
+    k.set_defaults(run=cmd_keep)
     k.add_argument("path", nargs="?", help="the file, as 'changes' lists it")
     flags(k, all="keep every change listed")
     how = k.add_mutually_exclusive_group()
@@ -36,6 +38,7 @@ def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     flags(k, allow_secret="keep an edit that adds what looks like a secret")
     r = sub.add_parser("revert", parents=[common], help="put a file's reviewed content back")
+    r.set_defaults(run=cmd_revert)
     r.add_argument("path", help="the file, as 'changes' lists it")
     r.add_argument("--hunk", type=int, metavar="N", help="revert only the N-th hunk of its diff")
 
@@ -103,7 +106,6 @@ def _keep_edited(args: argparse.Namespace, ws: Workspace, change: Change) -> int
     """``keep PATH --edit|--from FILE``: the new content written over the file and kept."""
     from store.insight.budgets import check_budget
     from store.review.changes import keep_edited
-    from tui.cli.errors import SubjectError
 
     if args.edit:
         after = _edited(ws, change)
@@ -130,7 +132,6 @@ def _edited(ws: Workspace, change: Change) -> bytes | None:
     """The file as shown, edited in ``$EDITOR`` (``None``: left as it was)."""
     from store.review.external_edit import ExternalEdit
     from store.write.policy import action_writes
-    from tui.cli.errors import SubjectError
 
     shown = change.current if change.current is not None else change.reviewed or b""
     try:

@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from store.read.textsafe import printable
 from tui.cli.errors import PROG, dump_json, flags
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def add_evidence_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="check a KPT report's evidence and metrics against its session's transcript",
     )
+    p.set_defaults(run=cmd_evidence)
     p.add_argument("id", metavar="KPT_ID", help="KPT_ID, or KPT_ID/ITEM_ID for one item")
     flags(p, json="print the check as JSON")
 
@@ -54,13 +56,10 @@ def cmd_evidence(args: argparse.Namespace, ws: Workspace) -> int:
             raise ReviewError(f"report '{report_id}' has no item '{item_id}' (items: {known})")
         result.items = keep
     if args.json:
-        data = _report_dict(result)
-        dump_json(data)
+        dump_json(_report_dict(result))
     else:
         print(render_evidence(result, ws))
     if result.missing or not result.checked:  # exit 1: said in one line on stderr too
-        from store.read.textsafe import printable
-
         print(f"{PROG}: {printable(_summary(result))}", file=sys.stderr)
         return 1
     return 0
@@ -95,7 +94,6 @@ def _report_dict(result: ReportEvidence) -> dict[str, Any]:
 def render_evidence(result: ReportEvidence, ws: Workspace) -> str:
     """The check as plain text: a header, one block per item, the metrics table."""
     from store.insight.turn_numbering import LABELS
-    from store.read.textsafe import printable
 
     lines = [f"{result.report_id or '(no id)'}  session {result.session_id or '(none)'}"]
     if result.transcript_path is None:
@@ -153,8 +151,6 @@ def _turn_list(turns: list[int], limit: int) -> str:
 
 
 def _item_lines(check: EvidenceCheck) -> list[str]:
-    from store.read.textsafe import printable
-
     out: list[str] = []
     if check.cited:
         line = f"    cites turn {_turn_list(check.cited, 20)}"
@@ -197,8 +193,6 @@ def _metric_lines(rows: list[MetricRow]) -> list[str]:
 
 
 def _list_difference(reported: list[object], counted: list[object]) -> str:
-    from store.read.textsafe import printable
-
     said = {str(x).casefold(): str(x) for x in reported}
     seen = {str(x).casefold(): str(x) for x in counted}
     parts = []

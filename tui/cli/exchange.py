@@ -20,6 +20,7 @@ def add_exchange_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     imp = sub.add_parser(
         "import-wrapup", parents=[common], help="append a wrap-up input JSON's summary and lessons"
     )
+    imp.set_defaults(run=cmd_import_wrapup)
     imp.add_argument(
         "file", metavar="FILE|-", help="the save-wrapup input JSON, or - for standard input"
     )
@@ -27,6 +28,7 @@ def add_exchange_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     exp = sub.add_parser(
         "export-feedback", parents=[common], help="convert a KPT report to prompt-improver feedback"
     )
+    exp.set_defaults(run=cmd_export_feedback)
     exp.add_argument("kpt_id", metavar="KPT_ID")
     flags(
         exp,

@@ -26,6 +26,7 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="list transactions (every write and decision), newest first",
     )
+    hist.set_defaults(run=cmd_history)
     flags(hist, json="print them as a JSON list")
     hist.add_argument(
         "--limit",
@@ -40,6 +41,7 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         ("redo", "apply the transaction undone last, or TX_ID, again"),
     ):
         p = sub.add_parser(name, parents=[common], help=help_text)
+        p.set_defaults(run=cmd_undo)
         p.add_argument("tx_id", nargs="?", metavar="TX_ID", help="a transaction id (see history)")
         flags(p, dry_run=f"say what {name} would do; do nothing", json=JSON_WRITTEN)
 

@@ -10,52 +10,10 @@ from collections.abc import Callable, Sequence
 
 from store.config import load_config
 from store.workspace import Workspace
-from tui.cli import (
-    changes,
-    evidence,
-    exchange,
-    history,
-    meta,
-    reports,
-    review,
-    search,
-    serve,
-    show,
-    sync,
-    targets,
-    ui,
-    usage,
-)
+from tui.cli import ui
 from tui.cli.errors import PROG, SubjectError, failed
 from tui.cli.parser import build_parser
 from tui.visible_output import visible_output
-
-COMMANDS: dict[str, Callable[[argparse.Namespace, Workspace], int]] = {
-    "lint": reports.cmd_lint,
-    "match": reports.cmd_match,
-    "stats": reports.cmd_stats,
-    "show": show.cmd_show,
-    "import-wrapup": exchange.cmd_import_wrapup,
-    "export-feedback": exchange.cmd_export_feedback,
-    "approve": review.cmd_decide,
-    "reject": review.cmd_decide,
-    "promote": review.cmd_promote,
-    "retarget": review.cmd_retarget,
-    "undo": history.cmd_undo,
-    "redo": history.cmd_undo,
-    "history": history.cmd_history,
-    "search": search.cmd_search,
-    "meta": meta.cmd_meta,
-    "serve": serve.cmd_serve,
-    "targets": targets.cmd_targets,
-    "evidence": evidence.cmd_evidence,
-    "usage": usage.cmd_usage,
-    "sync": sync.cmd_sync,
-    "changes": changes.cmd_changes,
-    "keep": changes.cmd_keep,
-    "revert": changes.cmd_revert,
-}
-
 
 #: The commands that decide or write as a person does: refused inside an agent's session
 #: (:mod:`store.tx.agents`), unless they only show what they would do (``--dry-run``).
@@ -91,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.root is not None and not args.root.is_dir():
             raise SubjectError(f"--root {args.root}: not a directory")
         ws = Workspace.resolve(args.root, config)
-        command = COMMANDS.get(args.command or "")
+        command: Callable[[argparse.Namespace, Workspace], int] | None = getattr(args, "run", None)
         person = args.command in PERSON_ONLY and not getattr(args, "dry_run", False)
         waived = getattr(args, "allow_secret", False)  # judging a hit no secret is a person's
         if person or waived:

@@ -46,6 +46,7 @@ def add_meta_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="print the YAML block between '---' lines ending an agent's reply as JSON",
     )
+    meta.set_defaults(run=cmd_meta)
     meta.add_argument(
         "file",
         nargs="?",

@@ -45,24 +45,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _common(parser_class: type[_Parser], default: Any) -> _Parser:
-    """``--root`` and ``--config``, accepted before and after the subcommand.
-
-    The subcommands' copies default to ``SUPPRESS``: an option given before the subcommand
-    is kept instead of being overwritten by the subparser's own default (argparse's
-    behaviour with a shared parent)."""
+    """``--root`` and ``--config``, before and after the subcommand: the subcommands' copies
+    default to ``SUPPRESS``, so that one given before is not overwritten by theirs."""
     p = parser_class(add_help=False)
-    p.add_argument(
-        "--root",
-        type=Path,
-        default=default,
-        help="workspace root (default: ~/.claude or the config's)",
-    )
-    p.add_argument(
-        "--config",
-        type=Path,
-        default=default,
-        help="config file (default: $HURIKAERI_CONFIG or the user config dir)",
-    )
+    for option, what in (
+        ("--root", "workspace root (default: ~/.claude or the config's)"),
+        ("--config", "config file (default: $HURIKAERI_CONFIG or the user config dir)"),
+    ):
+        p.add_argument(option, type=Path, default=default, help=what)
     return p
 
 

@@ -20,11 +20,13 @@ def add_report_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     lint = sub.add_parser(
         "lint", parents=[common], help="check the workspace, or the given files and directories"
     )
+    lint.set_defaults(run=cmd_lint)
     lint.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     flags(lint, json="print diagnostics as a JSON list")
     match = sub.add_parser(
         "match", parents=[common], help="which knowledge-base skills would load for a task, scored"
     )
+    match.set_defaults(run=cmd_match)
     match.add_argument("text", metavar="TEXT", help="the task's objective")
     match.add_argument(
         "--file",
@@ -41,6 +43,7 @@ def add_report_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         all="also list skills below the threshold",
     )
     stats = sub.add_parser("stats", parents=[common], help="counts and effect metrics")
+    stats.set_defaults(run=cmd_stats)
     flags(stats, json="print them as JSON")
 
 

@@ -14,7 +14,7 @@ from tui.cli.errors import ALLOW_SECRET, JSON_WRITTEN, PROG, UsageError, dump_js
 from tui.cli.history import recovered_note, tx_json
 
 if TYPE_CHECKING:
-    from store.ledger import Op
+    from store.review.inbox import Decision
     from store.workspace import Workspace
 
 #: A try-item's persistence target types (``store.models.kpt.TARGET_TYPES``, which loads
@@ -29,6 +29,7 @@ def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
             parents=[common],
             help=f"{name} KPT items (KPT_ID/ITEM_ID) or inbox proposals (PROPOSAL_ID)",
         )
+        p.set_defaults(run=cmd_decide)
         p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--note", help="a note kept with the decision")
         flags(p, json=JSON_WRITTEN)
@@ -42,6 +43,7 @@ def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     promote = sub.add_parser(
         "promote", parents=[common], help="write a try-item into its persistence target"
     )
+    promote.set_defaults(run=cmd_promote)
     _item_args(promote)
     flags(
         promote,
@@ -66,6 +68,7 @@ def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     retarget_p = sub.add_parser(
         "retarget", parents=[common], help="set a try-item's persistence target"
     )
+    retarget_p.set_defaults(run=cmd_retarget)
     _item_args(retarget_p)
     retarget_p.add_argument(
         "--type",
@@ -102,7 +105,8 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
     from store.ledger import Ledger
     from store.review.items import decide_keys, find_item
 
-    op: Op = args.command
+    op: Decision = args.command
+    done = {"approve": "approved", "reject": "rejected"}[op]
     ledger = Ledger(ws.state_dir)
     recovered_note(ws, ledger)
     as_json = getattr(args, "json", False)
@@ -120,7 +124,7 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
             plan_decision(
                 ws,
                 find_proposal(ws, pid),
-                "approve" if op == "approve" else "reject",
+                op,
                 args.note,
                 allow_secrets=getattr(args, "allow_secret", False),
             )
@@ -141,23 +145,17 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
                 dump_json(tx_json(None, dry_run=True, diffs=diffs))
             return 0
         if writes and not getattr(args, "yes", False):
-            stale = [p for p in writes if p.stale]
-            if not sys.stdin.isatty():
-                raise ReviewError(
-                    "not approved: confirm with --yes (no terminal to ask on)"
-                    + (f"; {stale[0].ref.id} is stale: {stale[0].stale}" if stale else "")
-                )
+            stale = next((p for p in writes if p.stale), None)
             shown = ", ".join(ws.display(p.target) for p in writes if p.target is not None)
-            answer = input(f"Write {shown}{' (stale)' if stale else ''}? [y/N] ").strip().lower()
-            if answer not in ("y", "yes"):
-                raise ReviewError("not approved: declined")
+            why = f"; {stale.ref.id} is stale: {stale.stale}" if stale else ""
+            _confirm(f"Write {shown}{' (stale)' if stale else ''}?", "approved", why)
         result = decide_proposals(ws, plans, allow_stale=True, ledger=ledger)
         if as_json:
             dump_json(tx_json(result, decided=[p.ref.id for p in plans]))
             return 0
         for plan in plans:
             where = f" → {plan.target}" if plan.target and op == "approve" else ""
-            print(f"{op}d {plan.ref.id}{where}" if op.endswith("e") else f"{op}ed {plan.ref.id}")
+            print(f"{done} {plan.ref.id}{where}")
         return 0
     items = [find_item(ws, r) for r in args.ids]  # every item found before anything is recorded
     result = decide_keys(ws, [it.key for it in items], op, args.note, ledger=ledger)
@@ -165,8 +163,16 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
         dump_json(tx_json(result, decided=[it.key for it in items]))
         return 0
     for it in items:
-        print(f"{op}d {it.key}" if op.endswith("e") else f"{op}ed {it.key}")
+        print(f"{done} {it.key}")
     return 0
+
+
+def _confirm(question: str, verb: str, why: str = "") -> None:
+    """Go on when the person answers yes on the terminal, else a :class:`ReviewError`."""
+    if not sys.stdin.isatty():
+        raise ReviewError(f"not {verb}: confirm with --yes (no terminal to ask on){why}")
+    if input(f"{question} [y/N] ").strip().lower() not in ("y", "yes"):
+        raise ReviewError(f"not {verb}: declined")
 
 
 def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
@@ -206,11 +212,7 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
     if args.dry_run:
         return 0
     if not args.yes:
-        if not sys.stdin.isatty():
-            raise ReviewError("not promoted: confirm with --yes (no terminal to ask on)")
-        answer = input(f"Write this to {shown}? [y/N] ").strip().lower()
-        if answer not in ("y", "yes"):
-            raise ReviewError("not promoted: declined")
+        _confirm(f"Write this to {shown}?", "promoted")
     recovered_note(ws)
     result = promote_plans(ws, [plan], ledger=ledger)
     if args.json:

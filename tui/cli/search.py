@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from store.read.textsafe import printable
 from tui.cli.errors import PROG, SubjectError, dump_json, failed, flags
 
 #: hits whose id names a report (located when the report's id is shared)
@@ -33,6 +34,7 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
             "Put -- before a query that starts with -."
         ),
     )
+    p.set_defaults(run=cmd_search)
     p.add_argument("query", nargs="+", metavar="QUERY", help="the query (several words are joined)")
     p.add_argument(
         "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help="hits to print (default 20)"
@@ -63,7 +65,6 @@ def _with_evidence(ws: Any, text: str) -> Any:
 
 def cmd_search(args: argparse.Namespace, ws: Any) -> int:
     """Run a search for parsed ``args`` on the workspace ``ws``."""
-    from store.read.textsafe import printable
     from store.search.engine import SearchResult
     from store.search.facade import open_index
 

@@ -227,6 +227,7 @@ def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     serve = sub.add_parser(
         "serve", parents=[common], help="serve the app to a web browser (textual-serve)"
     )
+    serve.set_defaults(run=cmd_serve)
     serve.add_argument(
         "--host",
         default="127.0.0.1",

@@ -26,6 +26,7 @@ def add_show_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="show anything by the id 'search' prints (a report or item with its review state)",
     )
+    show.set_defaults(run=cmd_show)
     show.add_argument(
         "id",
         metavar="ID",
@@ -173,8 +174,6 @@ def _is_report(ws: Workspace, ident: str) -> bool:
 def render_thing(thing: Thing, display: Any) -> str:
     """A plain-text view: kind and id, title, where it is, then each field (control
     characters made visible; a multi-line value indented under its label)."""
-    from pathlib import Path
-
     r = thing.record
     lines = [
         f"{r.kind}: {printable(r.id, keep_newlines=False)}",

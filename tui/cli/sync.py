@@ -18,6 +18,7 @@ def add_sync_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="commit your decisions, bring in the team's, push (the workspace in git)",
     )
+    p.set_defaults(run=cmd_sync)
     flags(p, dry_run="say what sync would do; do nothing")
     earlier = p.add_mutually_exclusive_group()
     for option, const, whose in (

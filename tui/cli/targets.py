@@ -10,6 +10,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from store.read.textsafe import printable
 from tui.cli.errors import dump_json, flags
 
 
@@ -19,6 +20,7 @@ def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="the files agents load: size against budget, duplicates, stale rules, secrets",
     )
+    p.set_defaults(run=cmd_targets)
     flags(
         p,
         json="print targets and findings as JSON",
@@ -28,7 +30,6 @@ def add_targets_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
     from store.insight.target_report import build_report, stale_findings
-    from store.read.textsafe import printable
 
     report = build_report(ws)
     problems = any(
@@ -76,7 +77,6 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
     return 1 if problems else 0
 
 
-
 def _written(at: str | None) -> str:
     """When hurikaeri last wrote the file, in local time (no seconds: a time followed by a
     colon read as part of it, "22:19: duplicate 1")."""
@@ -85,7 +85,5 @@ def _written(at: str | None) -> str:
     try:
         when = datetime.fromisoformat(at).astimezone()
     except ValueError:
-        from store.read.textsafe import printable
-
         return f"written by hurikaeri {printable(at[:16], keep_newlines=False)}"
     return f"written by hurikaeri {when:%Y-%m-%d %H:%M}"

@@ -22,15 +22,12 @@ def add_demo_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     flags(demo, keep="keep the copy after the app closes (removed otherwise)")
 
 
-def demo_source() -> Path:
+def copy_demo() -> Path:
     import assets
 
-    return Path(assets.__file__).parent / "demo"
-
-
-def copy_demo() -> Path:
     target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
-    shutil.copytree(demo_source(), target, dirs_exist_ok=True, symlinks=True)
+    demo = Path(assets.__file__).parent / "demo"
+    shutil.copytree(demo, target, dirs_exist_ok=True, symlinks=True)
     _sign_demo_ledger(target / ".hurikaeri" / "ledger.jsonl")
     return target
 

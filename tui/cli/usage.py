@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.read.textsafe import printable
 from tui.cli.errors import dump_json, flags
 
 if TYPE_CHECKING:
@@ -22,13 +23,12 @@ def add_usage_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="how often each rule and skill was relevant, followed, and its effect",
     )
+    p.set_defaults(run=cmd_usage)
     p.add_argument("path", nargs="?", type=Path, metavar="PATH", help="only targets at/under it")
     flags(p, json="print the usage as JSON")
 
 
 def _line(u: Usage, ws: Workspace) -> str:
-    from store.read.textsafe import printable
-
     where = f"{ws.display(u.path)}:{u.line}"
     text = printable(u.text, keep_newlines=False)
     if len(text) > 70:
@@ -68,4 +68,3 @@ def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
         file=sys.stderr,
     )
     return 0
-
