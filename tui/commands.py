@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+#: title, help, and the screen it opens by name (the router's) or the action it runs
 COMMANDS: list[tuple[str, str, str]] = [
-    ("Sessions", "the list of sessions (home)", "app.open_screen('sessions')"),
+    ("Sessions", "the list of sessions (home)", "sessions"),
     (
         "Search",
         "fuzzy search across every record, with filters (kind:try -kind:lesson …)",
-        "app.open_screen('search')",
+        "search",
     ),
     (
         "Next item to review",
@@ -23,36 +24,20 @@ COMMANDS: list[tuple[str, str, str]] = [
         "app.undo",
     ),
     ("Redo", "apply again what was undone last", "app.redo"),
-    (
-        "History",
-        "every change, newest first: diff, undo or redo any of them",
-        "app.open_screen('history')",
-    ),
-    ("Problems", "files with errors or warnings", "app.open_screen('problems')"),
-    ("Inbox", "proposals waiting for a decision", "app.open_screen('inbox')"),
-    (
-        "Knowledge base",
-        "skills, patterns, anti-patterns and project memory",
-        "app.open_screen('knowledge')",
-    ),
-    ("Match skills", "which skills would load for a task", "app.open_screen('match')"),
-    ("Lessons", "user and AI lessons: filter, group, edit, archive", "app.open_screen('lessons')"),
-    (
-        "Statistics",
-        "outcomes, problems, review progress, recurring problems",
-        "app.open_screen('stats')",
-    ),
-    ("Discussions", "agent replies with their metadata blocks", "app.open_screen('discussions')"),
-    ("TAKT pieces", "workflows: movement graph, facets, lint", "app.open_screen('pieces')"),
-    (
-        "Targets",
-        "the files agents load: budgets, duplicates, stale rules, secrets",
-        "app.open_screen('targets')",
-    ),
+    ("History", "every change, newest first: diff, undo or redo any of them", "history"),
+    ("Problems", "files with errors or warnings", "problems"),
+    ("Inbox", "proposals waiting for a decision", "inbox"),
+    ("Knowledge base", "skills, patterns, anti-patterns and project memory", "knowledge"),
+    ("Match skills", "which skills would load for a task", "match"),
+    ("Lessons", "user and AI lessons: filter, group, edit, archive", "lessons"),
+    ("Statistics", "outcomes, problems, review progress, recurring problems", "stats"),
+    ("Discussions", "agent replies with their metadata blocks", "discussions"),
+    ("TAKT pieces", "workflows: movement graph, facets, lint", "pieces"),
+    ("Targets", "the files agents load: budgets, duplicates, stale rules, secrets", "targets"),
     (
         "Changes",
         "files agents load changed since your last review: who, diff, keep or revert",
-        "app.open_screen('changes')",
+        "changes",
     ),
     ("Reload workspace", "read every file again", "app.reload"),
 ]
@@ -71,6 +56,9 @@ class HurikaeriCommands(Provider):
                 yield Hit(score, matcher.highlight(name), self._runner(action), help=help_text)
 
     def _runner(self, action: str):  # type: ignore[no-untyped-def]
+        if "." not in action:
+            action = f"app.open_screen('{action}')"
+
         async def run() -> None:
             await self.app.run_action(action)
 

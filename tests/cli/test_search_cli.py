@@ -79,3 +79,17 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and second.stdout == first.stdout
     assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))
+
+
+def test_the_fast_entry_says_a_usage_error_in_one_line_as_every_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``hurikaeri search`` starts without the rest of the command line (tui.cli.search's
+    own parser), and still says a malformed command line as the others do: one line."""
+    from tui.cli.search import main
+
+    for argv in (["--limit", "x", "jwt"], []):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("hurikaeri: error: ") and err.count("\n") == 1, err
+        assert "(see 'hurikaeri search --help')" in err

@@ -1,4 +1,5 @@
-"""What every command shares: the program's name, its errors, JSON output and flags.
+"""What every command shares: the program's name, its errors, its parser class, the
+``--root`` and ``--config`` options, JSON output and on/off options.
 
 Exit status, one rule for every command: 2 when the command line itself is wrong
 (:class:`UsageError`, and argparse's own); 1 when what it names has problems
@@ -11,7 +12,9 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from store.read.textsafe import printable
 
@@ -31,6 +34,35 @@ class UsageError(Exception):
 class SubjectError(Exception):
     """What the command line names is not usable (exit status 1): a path that is not
     there or cannot be read, a config file that is broken."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Every command line error is one :class:`UsageError` (one line, exit status 2)."""
+
+    #: How the shell completes an argument, by its ``dest``: set on each argument added
+    #: as its ``complete`` attribute, which shtab reads (see :mod:`tui.cli.completion`).
+    completions: Mapping[str, Any] = {}
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if action.dest in self.completions:
+            setattr(action, "complete", self.completions[action.dest])  # noqa: B010
+        return action
+
+
+def common_options(parser_class: type[Parser], default: Any) -> Parser:
+    """``--root`` and ``--config``, before and after the subcommand: the subcommands' copies
+    default to ``SUPPRESS``, so that one given before is not overwritten by theirs."""
+    p = parser_class(add_help=False)
+    for option, what in (
+        ("--root", "workspace root (default: ~/.claude or the config's)"),
+        ("--config", "config file (default: $HURIKAERI_CONFIG or the user config dir)"),
+    ):
+        p.add_argument(option, type=Path, default=default, help=what)
+    return p
 
 
 def flags(p: argparse.ArgumentParser, **helps: str) -> None:

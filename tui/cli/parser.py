@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from store import __version__
 from tui.cli.changes import add_changes_parsers
-from tui.cli.errors import PROG, UsageError
+from tui.cli.errors import PROG, Parser, common_options
 from tui.cli.evidence import add_evidence_parser
 from tui.cli.exchange import add_exchange_parsers
 from tui.cli.history import add_history_parsers
@@ -29,44 +28,17 @@ from tui.cli.usage import add_usage_parser
 SHELLS = ("bash", "zsh", "fish")
 
 
-class _Parser(argparse.ArgumentParser):
-    #: How the shell completes an argument, by its ``dest``: set on each argument added
-    #: as its ``complete`` attribute, which shtab reads (see :mod:`tui.cli.completion`).
-    completions: Mapping[str, Any] = {}
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see '{self.prog} --help')")
-
-    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
-        if action.dest in self.completions:
-            setattr(action, "complete", self.completions[action.dest])  # noqa: B010
-        return action
-
-
-def _common(parser_class: type[_Parser], default: Any) -> _Parser:
-    """``--root`` and ``--config``, before and after the subcommand: the subcommands' copies
-    default to ``SUPPRESS``, so that one given before is not overwritten by theirs."""
-    p = parser_class(add_help=False)
-    for option, what in (
-        ("--root", "workspace root (default: ~/.claude or the config's)"),
-        ("--config", "config file (default: $HURIKAERI_CONFIG or the user config dir)"),
-    ):
-        p.add_argument(option, type=Path, default=default, help=what)
-    return p
-
-
 def build_parser(completions: Mapping[str, Any] | None = None) -> argparse.ArgumentParser:
     """The parser; ``completions``: how the shell completes arguments, by ``dest`` (for a
     completion script, :func:`tui.cli.completion.completion_script`)."""
-    cls: type[_Parser] = _Parser
+    cls: type[Parser] = Parser
     if completions:
-        cls = type("Parser", (_Parser,), {"completions": completions})
-    common = _common(cls, argparse.SUPPRESS)
+        cls = type("Parser", (Parser,), {"completions": completions})
+    common = common_options(cls, argparse.SUPPRESS)
     parser = cls(
         prog=PROG,
         description="Review what AI coding agents learned: KPT reports, lessons, skills, proposals.",
-        parents=[_common(cls, None)],
+        parents=[common_options(cls, None)],
     )
     parser.add_argument(
         "--version",

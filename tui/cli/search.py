@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import PROG, SubjectError, dump_json, failed, flags
+from tui.cli.errors import PROG, Parser, SubjectError, common_options, dump_json, failed, flags
 
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
@@ -126,12 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from store.workspace import Workspace
     from tui.visible_output import visible_output
 
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", type=Path)
-    common.add_argument("--config", type=Path)
-    parser = argparse.ArgumentParser(prog=PROG)
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_search_parser(sub, common)
+    parser = Parser(prog=PROG)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    add_search_parser(sub, common_options(Parser, None))
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] != "search":
         argv = ["search", *argv]
