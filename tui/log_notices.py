@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from functools import partial
 from typing import Any
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 
 class NoticeHandler(logging.Handler):
@@ -24,12 +26,10 @@ class NoticeHandler(logging.Handler):
             text = record.getMessage()
         except (TypeError, ValueError):  # a bad format string: its text as it is
             text = str(record.msg)
-        error = record.levelno >= logging.ERROR
+        severity: SeverityLevel = "error" if record.levelno >= logging.ERROR else "warning"
+        notify = partial(self.app.notify, text, severity=severity, timeout=30, markup=False)
         with contextlib.suppress(RuntimeError):  # the loop is closed: the app has ended
-            self.loop.call_soon_threadsafe(self._notify, text, error)
-
-    def _notify(self, text: str, error: bool) -> None:
-        self.app.notify(text, severity="error" if error else "warning", timeout=30, markup=False)
+            self.loop.call_soon_threadsafe(notify)
 
 
 def attach(app: App[Any]) -> NoticeHandler:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,22 @@ async def test_the_app_loads_the_secret_rules_once_the_sessions_are_read(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert started == [True]
+
+
+async def test_a_store_warning_from_a_thread_becomes_a_literal_notification(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside the app nobody reads standard error: what the store logs (from any thread) is
+    a notification, literal, an error as an error (tui.log_notices)."""
+    app = create_app(demo_root, watch=False)
+    told: list[tuple[str, dict[str, object]]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        monkeypatch.setattr(app, "notify", lambda text, **kw: told.append((text, kw)))
+        log = logging.getLogger("store.test_shell")
+        worker = threading.Thread(target=lambda: log.error("disk [red]full[/] %d", 1))
+        worker.start()
+        worker.join()
+        log.info("not shown")
+        await until(pilot, lambda: bool(told))
+    assert told == [("disk [red]full[/] 1", {"severity": "error", "timeout": 30, "markup": False})]
