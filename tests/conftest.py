@@ -40,7 +40,9 @@ SEEDS = FIXTURES / "seeds"
 def demo_root(tmp_path: Path) -> Path:
     """A private copy of the demo workspace (without caches a run in the checkout left)."""
     root = tmp_path / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*"))
+    shutil.copytree(
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+    )
     return root
 
 

@@ -98,3 +98,33 @@ def test_the_demo_copys_history_is_ours_and_can_be_undone(
     finally:
         shutil.rmtree(root)
     assert (DEMO / ".hurikaeri" / "ledger.jsonl").read_bytes() == shipped
+
+
+def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A development checkout's ``assets/demo`` gains an index and a search index when
+    someone runs hurikaeri on it; a fresh demo copy starts without them (they name another
+    directory and would be rebuilt anyway), the demo's own files all come along."""
+    import assets
+
+    fake = tmp_path / "assets"
+    shutil.copytree(Path(assets.__file__).parent / "demo", fake / "demo")
+    (fake / "__init__.py").touch()
+    state = fake / "demo" / ".hurikaeri"
+    (state / "index-cache-v6.json").write_text("{}")
+    (state / "search-v2").mkdir()
+    (state / "search-v2" / "meta.json").write_text("{}")
+    monkeypatch.setattr(assets, "__file__", str(fake / "__init__.py"))
+    copy = cli_ui.copy_demo()
+    try:
+        kept = {p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file()}
+        shipped = {
+            p.relative_to(fake / "demo").as_posix()
+            for p in (fake / "demo").rglob("*")
+            if p.is_file()
+        }
+        assert not any("index-cache" in p or "search-v2" in p for p in kept)
+        assert kept == {p for p in shipped if "index-cache" not in p and "search-v2" not in p}
+    finally:
+        shutil.rmtree(copy)

@@ -151,7 +151,9 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """One demo copy for the whole table (the writes touch different items)."""
     tmp = tmp_path_factory.mktemp("exit")
     root = tmp / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*"))
+    shutil.copytree(
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+    )
     wrapup = json.loads((SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8"))
     wrapup["session_id"] = "exit-codes-1"
     (tmp / "wrapup.json").write_text(json.dumps(wrapup), encoding="utf-8")

@@ -106,7 +106,9 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("serve")
     root = tmp / "demo"
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*"))
+    shutil.copytree(
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+    )
     env = dict(os.environ)
     env.pop("HURIKAERI_CONFIG", None)
     env.pop("HURIKAERI_SERVE_TOKEN", None)

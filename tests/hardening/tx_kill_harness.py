@@ -49,7 +49,9 @@ SKIP_NAMES = (".hurikaeri-tmp-", ".hurikaeri-redo-")
 def make_workspace(root: Path) -> Workspace:
     """A copy of the demo workspace with an empty ledger (so that undoing everything at the
     end must give back exactly this)."""
-    shutil.copytree(DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*"))
+    shutil.copytree(
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+    )
     shutil.rmtree(root / ".hurikaeri")
     return Workspace(root)
 
