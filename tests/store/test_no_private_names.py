@@ -180,6 +180,9 @@ class _Checker(ast.NodeVisitor):
         self.own_modules: dict[str, str] = {}  # names bound to a module of ours
         self.near_textual = False  # the module imports Textual or Rich
         self.classes: list[type | None] = []
+        #: per class being visited: when it cannot be imported (defined in a function) and
+        #: every base is another package's, the names its own body defines or assigns
+        self.nested: list[set[str] | None] = []
         self.where = ""
 
     def report(self, node: ast.AST, what: str) -> None:
@@ -218,7 +221,14 @@ class _Checker(ast.NodeVisitor):
         mod = sys.modules.get(self.module)
         cls = getattr(mod, node.name, None) if mod is not None else None
         self.classes.append(cls if inspect.isclass(cls) else None)
+        root = [b.value if isinstance(b, ast.Attribute) else b for b in node.bases]
+        foreign_bases = bool(root) and all(
+            isinstance(b, ast.Name) and b.id in self.foreign for b in root
+        )
+        own = _body_names(node.body) | _self_assigned(node)
+        self.nested.append(own if self.classes[-1] is None and foreign_bases else None)
         self.generic_visit(node)
+        self.nested.pop()
         self.classes.pop()
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -241,6 +251,10 @@ class _Checker(ast.NodeVisitor):
             and value.func.id == "super"
         )
         cls = self.classes[-1] if self.classes else None
+        nested = self.nested[-1] if self.nested else None
+        if nested is not None and (is_super or (is_self and name not in nested)):
+            self.report(node, f"super().{name} / self.{name}: another package's, in a nested class")
+            return
         if (is_self or is_super) and cls is not None:
             if not _self_name_is_ours(cls, name, self.own):
                 self.report(node, f"{cls.__name__}: self.{name} is another package's")
@@ -284,6 +298,18 @@ def _without_line(use: str) -> str:
     return f"{where}:{what}"
 
 
+#: a class defined in a function cannot be imported and looked up: its body is read instead
+NESTED = (
+    "from textual.widget import Widget\n"
+    "def f():\n"
+    "    class W(Widget):\n"
+    "        def run(self):\n"
+    "            self._mine = 1\n"
+    "            return {call}\n"
+    "    return W\n"
+)
+
+
 @pytest.mark.parametrize(
     ("source", "bad"),
     [
@@ -299,6 +325,9 @@ def _without_line(use: str) -> str:
         ("class C:\n    _cache = {}\ndef f(o):\n    return o._cache\n", False),
         ("def _actions():\n    pass\ndef f(parser):\n    return parser._actions\n", True),
         ("from store.probe_private import C\nx = C._fields\n", False),
+        (NESTED.format(call="super()._check_refresh()"), True),
+        (NESTED.format(call="self._compositor"), True),
+        (NESTED.format(call="self._mine"), False),
     ],
 )
 @pytest.mark.slow

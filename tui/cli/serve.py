@@ -120,6 +120,7 @@ class Tickets:
 def make_server(command: str, *, host: str, port: int, title: str, token: str) -> Any:
     """A textual-serve ``Server`` that requires ``token`` and a same-origin ``Origin``."""
     import aiohttp_jinja2
+    import jinja2
     from aiohttp import web
     from textual_serve.server import Server
 
@@ -167,10 +168,22 @@ def make_server(command: str, *, host: str, port: int, title: str, token: str) -
         """textual-serve's server with :func:`guard` in front of every route, and a page
         whose websocket carries a ticket of its own (``/ws/<ticket>``)."""
 
-        async def _make_app(self) -> web.Application:
-            app: web.Application = await super()._make_app()
-            app.router.add_get("/ws/{ticket}", self.handle_websocket)
-            app.middlewares.append(guard)
+        async def make_app(self) -> web.Application:
+            """textual-serve's routes, built here from its public handlers (its own builder
+            is private), with the ticketed websocket and :func:`guard` in front."""
+            app = web.Application(middlewares=[guard])
+            aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+            app.add_routes(
+                [
+                    web.get("/", self.handle_index, name="index"),
+                    web.get("/ws", self.handle_websocket, name="websocket"),
+                    web.get("/ws/{ticket}", self.handle_websocket),
+                    web.get("/download/{key}", self.handle_download, name="download"),
+                    web.static("/static", self.statics_path, name="static"),
+                ]
+            )
+            app.on_startup.append(self.on_startup)
+            app.on_shutdown.append(self.on_shutdown)
             return app
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
@@ -206,7 +219,7 @@ def make_server(command: str, *, host: str, port: int, title: str, token: str) -
             self.debug = debug
             self.initialize_logging()
             web.run_app(
-                self._make_app(),
+                self.make_app(),
                 host=host,
                 port=port,
                 print=self.announce,
