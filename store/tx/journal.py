@@ -540,31 +540,54 @@ class Standing:
     found: bytes | None = None
 
 
-def where(ws: Workspace, rec: dict[str, Any]) -> Standing:
-    """Is the file as the record's transaction found it, as it left it, or neither?"""
+def _digests(path: Path, head: int) -> tuple[int | None, str | None, str | None]:
+    """A regular file's size, digest and that of its first ``head`` bytes, read in chunks
+    (``None``s when there is none; never opens a FIFO or device)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, None, None
+        whole, first, size = hashlib.sha256(), hashlib.sha256(), 0
+        with path.open("rb") as f:
+            while chunk := f.read(1 << 20):
+                whole.update(chunk)
+                if size < head:
+                    first.update(chunk[: head - size])
+                size += len(chunk)
+    except OSError:
+        return None, None, None
+    return size, whole.hexdigest(), first.hexdigest() if size >= head else None
+
+
+def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standing:
+    """Is the file as the record's transaction found it, as it left it, or neither?
+    ``content=False``: only that, hashed in chunks without keeping the file (``now`` is
+    ``None``), for the history's state of every transaction of a 36 MB lessons file."""
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
-    now = read_file(path)
-    if how == "record":
-        return _where_record(ws, rec, now)
+    n = rec.get("after_size") or 0
+    if content or how == "record":
+        now = read_file(path)
+        if how == "record":
+            return _where_record(ws, rec, now)
+        size, digest = (len(now), sha256(now)) if now is not None else (None, None)
+        first = None
+    else:
+        now = None
+        size, digest, first = _digests(path, n)
+    if size is None and path.exists():
+        return Standing("changed", "it is not a regular file", None)
     if how in ("append", "truncate"):
-        size = len(now) if now is not None else None
-        if now is None and path.exists():
-            return Standing("changed", "it is not a regular file", None)
-        digest = sha256(now)
         if (size, digest) == (rec.get("after_size"), rec.get("after_sha256")):
             return Standing("after", now=now)
         if (size, digest) == (rec.get("before_size"), rec.get("before_sha256")):
             return Standing("before", now=now)
         longest = max(rec.get("after_size") or 0, rec.get("before_size") or 0)
-        if now is not None and size is not None and size > longest:
-            n = rec.get("after_size") or 0
-            if rec.get("after_sha256") and sha256(now[:n]) == rec.get("after_sha256"):
+        if size is not None and size > longest and rec.get("after_sha256"):
+            if now is not None:  # (the chunked read hashed its first bytes already)
+                first = hashlib.sha256(memoryview(now)[:n]).hexdigest()
+            if first == rec.get("after_sha256"):
                 return Standing("changed", "lines were appended after it since", now)
         return Standing("changed", "it changed since", now)
-    digest = sha256(now)
-    if now is None and path.exists():
-        return Standing("changed", "it is not a regular file", None)
     if digest == rec.get("after_sha256"):
         return Standing("after", now=now)
     if digest == rec.get("before_sha256"):

@@ -679,7 +679,7 @@ def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | No
     if _is_undone(led, u):
         return "undone", "", None
     for f in reversed(u.files):
-        st = where(ws, f)
+        st = where(ws, f, content=False)
         if st.where != "after":
             why = st.why or "it changed since"
             return "blocked", f"{f.get('path')}: {why}", str(f.get("path"))
