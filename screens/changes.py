@@ -1,16 +1,6 @@
-"""Changes: what was written into the files agents load since the person last looked (#45).
-
-Each row is one file that differs from its reviewed state — changed, new (a memory topic
-file an agent created) or deleted — with its lines added and removed, who made it (the
-session and turn of the agent's tool call, the git commit that brought it, or unknown) and its marks (a secret added, the
-budget crossed). The detail shows the diff against the reviewed state. ``a`` keeps the file
-as it is (it becomes reviewed; ``k`` moves the cursor, as in every list), ``E`` edits it in
-``$EDITOR`` then keeps the edit (asked first when it adds what looks like a secret or crosses
-the budget), ``r`` reverts the whole change, ``[``/``]`` pick a hunk and ``h`` reverts that
-hunk alone; each is one transaction (``u`` undoes it). ``enter`` opens
-the session that made it. The list follows the disk within a second while it is open (the
-app polls, see :mod:`store.review.change_watch`).
-"""
+"""Changes: what was written into the files agents load since the person last looked (#45):
+each file that differs from its reviewed state, who made it, and its diff. Keep, edit then
+keep, revert, or revert one hunk: each one transaction. The list follows the disk."""
 
 from __future__ import annotations
 

@@ -1,29 +1,7 @@
-"""Discussions: agents' replies and the seed-002 metadata block at their end, at a glance.
+"""Discussions: agents' replies and their seed-002 metadata block (``*``: a fallback value).
 
-The list shows every reply under ``discussions/`` (and the directories the config adds):
-status, verdict, findings by severity and the number of open questions; a value from the
-seed's fallbacks (no block, or a broken one) is marked ``*``. The highlighted reply shows
-where its metadata came from, its diagnostics, then its findings (high first, each with its
-suggestion), blockers, open questions, decisions, next steps and any fields the seed does
-not define, and below them the body rendered as Markdown. ``enter`` (or ``tab``) moves into
-the entries.
-
-What a discussion brought up is acted on through the normal review, never written behind
-the person's back, and never into the agent's files:
-
-- ``p`` drafts a **KPT report made by the person** (:mod:`store.review.person_report`) from the
-  highlighted entry, or from the entries picked with ``space``: a finding or blocker becomes
-  a problem (a finding's suggestion a try-item addressing it), a next step a try-item. The
-  dialog shows the exact YAML that will be written to ``hurikaeri/kpt-YYYYMMDD-NNN.yaml``
-  (the next free number) and lets the person edit it; it is checked as a KPT report and
-  written only on ``Ctrl+S``. Its items then wait in Sessions for review and promotion like
-  any agent's, and ``u`` undoes the write while the file is unchanged.
-- ``R`` drafts a **proposal** for the inbox from the highlighted entry (an anti-pattern
-  from a finding or blocker, a skill from a next step, a pattern from a decision) in the
-  same dialog as a session's ``R``; it joins the inbox only when saved there.
-
-Replies are parsed in a thread worker, and again only when their file changed.
-"""
+``p`` drafts a person's KPT report and ``R`` a proposal from the picked entries; both are
+checked and written only when saved, never into the agent's files."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""History: every transaction, newest first — what it did, to which files, and whether it
-can still be undone.
-
-Each row is one transaction of the ledger (a decision, an edit, a promotion, an undo…):
-when, who, the action and its subjects, how many files it wrote, and its state — done,
-undone, blocked (a file changed since: the detail names it), aborted or open. ``enter``
-shows its diff, ``u`` undoes it (saying what first), ``r`` redoes an undone one; an older,
-independent transaction can be undone while a newer one is blocked.
-"""
+"""History: every transaction, newest first, its state (done, undone, blocked, aborted,
+open), its diff, undo and redo."""
 
 from __future__ import annotations
 

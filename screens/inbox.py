@@ -1,12 +1,5 @@
 """The inbox: proposals waiting for a person, newest first, with what approving would write.
-
-Each proposal shows who proposed it and when, the rationale and evidence, the proposed
-document, and — where the target exists — a diff of current → proposed. ``a`` approves
-(a stale proposal asks first), ``x`` rejects with a note, ``E`` edits the proposal (and its
-payload) in ``$EDITOR``, ``o`` reopens a decided one, ``space`` selects several for one
-decision, ``f`` switches between pending, decided and all. Decisions are written into the
-proposal files, and ``u`` undoes them.
-"""
+Decisions are written into the proposal files; ``u`` undoes them."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""The knowledge base: every skill, pattern, anti-pattern and project memory, read whole.
-
-The tree on the left follows the directories on disk (``global/``, ``groups/``,
-``projects/<id>/learned/``) plus ``memory/`` for the project memories; the inbox has its
-own screen. The detail on the right shows the highlighted document with its diagnostics
-first: a skill's triggers, its content as Markdown, stats and related skills (``enter``
-on one jumps to it); a pattern's solution; an anti-pattern's bad and correct approaches
-side by side; a memory's preferences, learned behaviours and known issues.
-
-``E`` edits the file in ``$EDITOR``, checked against its format before anything is
-written. Everything shown comes from the index (already parsed), except the raw text of a
-file that could not be read, which is loaded in a thread worker.
-"""
+"""The knowledge base: skills, patterns, anti-patterns and project memories in a tree that
+follows the directories on disk, the highlighted document in full with its diagnostics first."""
 
 from __future__ import annotations
 

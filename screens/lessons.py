@@ -1,11 +1,5 @@
-"""Lessons: every user and AI lesson, filtered, grouped, edited in place, archived softly.
-
-Filters narrow by type, category, tag, project and date; ``g`` groups by tag or category.
-``e`` edits a lesson (only that record's line in its JSONL file changes), ``z`` archives or
-restores it (review metadata in the ledger; archived lessons are hidden unless ``h`` shows
-them), and ``X`` removes its line from the file — only on this explicit request, after a
-confirmation, and undoable with ``u``.
-"""
+"""Lessons: every user and AI lesson, filtered, grouped, edited in place, archived softly;
+a line is removed only on an explicit, confirmed request (undoable)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Which knowledge a task would load: seed 003's skill matching, every score explained.
-
-Type a task's objective, the files it touches and its type; the table scores every skill of
-the knowledge base as it is typed (keyword, file and type points, times the success rate),
-marks the skills an agent would load (score above 0.5, at most five) and those that scored
-but stay below the threshold, and the side pane explains the highlighted skill and lists
-the patterns and anti-patterns that apply. ``enter`` on a skill opens it in the knowledge
-base. Matching runs in a thread worker, a moment after the last key.
-"""
+"""Which knowledge a task would load: seed 003's skill matching, every score explained,
+matched in a worker a moment after the last key."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""App-level messages, between the app and its screens (a leaf module: textual and store only).
-
-Messages a widget sends are nested in that widget (``VirtualTable.Selected``); these are
-the ones about the workspace as a whole and about navigation:
-
-- the app tells the screens on show what changed (:class:`WorkspaceChanged`,
-  :class:`ReviewChanged`); a screen declares what it shows in ``SHOWS`` (kinds of files;
-  ``None`` for files of no kind) and ``SHOWS_REVIEW`` (review states), and is told of
-  nothing else (see ``tui.refresh``);
-- a screen tells the app what it wrote (:class:`FilesWritten`, which says too whether
-  review states changed: one message for both);
-- a screen asks to see something with :class:`Open` and a target; the app's router
-  (``tui.navigate``) decides which screen shows it. A screen never imports another full
-  screen (it may push a dialog of ``screens.dialogs`` itself).
-"""
+"""App-level messages between the app and its screens (a leaf module: textual and store only).
+A screen declares what it shows in ``SHOWS``/``SHOWS_REVIEW`` and asks to see something
+with :class:`Open`; the router (``tui.navigate``) picks the screen, so no screen imports
+another."""
 
 from __future__ import annotations
 

@@ -1,29 +1,5 @@
-"""TAKT pieces: the movement graph, lint inline, and every facet a piece refers to.
-
-The list holds the pieces under ``pieces/`` and the directories the config adds. When
-``~/.takt/pieces`` (where TAKT keeps a user's pieces) exists and is not configured, ``o``
-shows its pieces too, for this session; the subtitle says how to keep it (``[paths]`` in
-the config).
-
-For the highlighted piece the head says its format and the TAKT versions that read it
-(``piece (TAKT 0.12–0.33)``, ``workflow (TAKT ≥ 0.55)``, ``workflow (TAKT ≤ 0.3)``…, see
-:mod:`store.check.takt_format`), then:
-
-- **Graph** (``1``): the movements in order, the initial one marked ``▶``, each rule's
-  condition → next movement (``↑ back`` and ``↺ again`` for loops, ``✔ COMPLETE``,
-  ``✘ ABORT``, ``↩ return LABEL``), a parallel movement's sub-steps with their outcomes and the ``all()`` /
-  ``any()`` aggregation spelled out per sub-step, then the loop monitors: the cycle, the
-  threshold and the judge's rules. Movements the initial one never reaches and movements
-  with no path to COMPLETE or ABORT are flagged, and each lint diagnostic is shown under the
-  movement (or monitor) its line belongs to.
-- **Facets** (``2``): each persona, policy, knowledge, instruction and output-contract
-  reference, resolved as TAKT does (section map, path beside the piece, facet directories),
-  and the highlighted facet's text; an instruction written in place is shown as is.
-- **YAML** (``3``): the file with line numbers.
-
-``E`` edits the piece in ``$EDITOR`` (checked before anything is written). The piece is
-read and linted in a thread worker, so a large piece never blocks the UI.
-"""
+"""TAKT pieces: the movement graph (rules, loops, monitors, lint under its movement), every
+facet a piece refers to resolved as TAKT does, and the YAML. Read and linted in a worker."""
 
 from __future__ import annotations
 

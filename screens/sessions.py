@@ -1,12 +1,5 @@
 """The home screen: every session, those with items left to review first, newest first.
-
-Filters narrow by outcome, project, date range, review state and evidence (``missing``: a
-report citing turns its transcript lacks or files it never touched). The evidence is checked
-only when that filter is first chosen, in a worker (each report's state is cached under
-``.hurikaeri/``; see :mod:`store.insight.evidence_cache`). The list is a
-:class:`VirtualTable`, which draws only the rows on screen, so ten thousand sessions scroll
-as fast as ten. Live updates keep the cursor on the same session.
-"""
+The evidence filter checks reports only when first chosen, in a worker (cached)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Statistics: whether the agents actually improve.
-
-Outcomes per week, problem categories and impact, try-items by review state, evaluation
-scores over time (Textual's own sparklines and bar rows), and recurring problems: similar
-problem descriptions across sessions clustered, most frequent first, with whether a promoted
-try-item addressed them and they came back afterwards. ``Enter`` on a cluster opens its latest
-session. The figures are those of ``hurikaeri stats --json``.
-"""
+"""Statistics: whether the agents actually improve (the figures of ``hurikaeri stats
+--json``), with recurring problems clustered."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""Targets: the files agents load, each against its budget, with its findings.
-
-The list shows every target (global and project ``CLAUDE.md``, rules, ``MEMORY.md``,
-``AGENTS.md``, skills, project memory, and what promotions wrote): lines, characters,
-estimated tokens, its budget, bullets, when hurikaeri last wrote it and how many findings of
-each kind it has. The highlighted target's text is shown on the right with its findings
-below it; selecting a finding puts the cursor on its line. The findings are worked out in
-a worker (the files are read and scanned once, then kept by file identity).
-
-``m`` merges a group of duplicates: the highlighted duplicate finding's wording (else the
-target's first one) is kept, the others are taken out of their files — the diff first, then
-one transaction through :func:`screens.writing.run_write`; ``u`` undoes it.
-"""
+"""Targets: the files agents load, each against its budget, with its findings and usage.
+``m`` merges a group of duplicates (the diff first, one transaction, ``u`` undoes)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Every write a screen makes: one store transaction, run in a thread, failing into one handler.
-
-A screen never writes on the event loop and never handles a failed write on its own: it
-calls :func:`run_write` (from an async worker) or :func:`start_write` (from a key's action)
-with the store function that applies the transaction. The function runs in a thread; writes
-of one app run one after the other, in the order asked (a second ``a`` pressed while the
-first decision is written waits for it). When it raises, the app is told with a
-:class:`~screens.messages.WriteFailed` message — its one handler says in one line what did
-not happen — and the caller gets ``Outcome(ok=False)``. Errors a caller offers a choice for
-(a conflict in a form) are passed in ``expect`` and raised to the caller instead.
-"""
+"""Every write a screen makes: one store transaction, run in a thread (one after the other,
+in the order asked), failing into the app's one handler (:class:`WriteFailed`)."""
 
 from __future__ import annotations
 

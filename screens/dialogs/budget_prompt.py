@@ -1,17 +1,5 @@
-"""Size budgets at the moment of writing: a write that takes a target past its budget asks.
-
-The promote dialog and the inbox call :func:`confirm_budgets` with the writes they are about
-to make (``(path, bytes before, bytes after)``; several items into one file are one write,
-from the first plan's bytes before to the last plan's bytes after). Each is measured with
-:func:`store.insight.budgets.check_budget` in a thread; a write that leaves its target over
-its budget *and* larger than before asks first, saying the size before → after against
-the budget and which lines would fall outside what the agent loads (for ``MEMORY.md``,
-exactly the lines Claude Code no longer reads). Writes that stay within budget, or shrink a
-target already over it, do not ask.
-
-:func:`budget_summaries` gives the one-line ``CLAUDE.md: 883 → 895/2,500 tokens (within
-budget)`` the dialogs show in their header.
-"""
+"""Size budgets at the moment of writing: a write that leaves its target over budget *and*
+larger than before asks first, naming the lines that would fall outside what the agent loads."""
 
 from __future__ import annotations
 

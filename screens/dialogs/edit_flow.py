@@ -1,10 +1,5 @@
-"""Editing a whole file in ``$EDITOR`` from any screen: nothing half-saved, nothing clobbered.
-
-The UI is suspended while the editor runs on a private copy; a result with errors offers to
-reopen the editor or discard the edit; a file changed on disk meanwhile offers the conflict
-choice. Used by the session, inbox and knowledge-base screens. :func:`edit_copy` edits bytes
-as shown (the changes view's edit then keep, whose write checks the file itself).
-"""
+"""Editing a whole file in ``$EDITOR`` on a private copy: a result with errors offers to
+reopen or discard, a file changed meanwhile offers the conflict choice."""
 
 from __future__ import annotations
 

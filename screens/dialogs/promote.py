@@ -1,13 +1,6 @@
 """Promoting try-items: the exact path, type, section and diff first, a write only on "yes".
-
-The text to be written is a field the person edits (``e``), prefilled with the rule the
-item's description carries (:mod:`screens.dialogs.promote_fields`); the diff, the size line,
-the duplicate check and the secret scan follow it as it is typed (planned again a moment
-after the last key, in a thread). A near-duplicate bullet is shown side by side with the new
-one, and the person chooses to replace it, keep both, or skip. An identical bullet means
-nothing is written; a refused target (outside the workspace, a hook script) says why.
-Planning and writing run in thread workers.
-"""
+The wording is edited in place and planned again after the last key (diff, size, duplicate
+check, secret scan), in a thread."""
 
 from __future__ import annotations
 

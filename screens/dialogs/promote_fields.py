@@ -1,10 +1,5 @@
-"""The wording a promotion writes, as fields the person edits (#41).
-
-Each try-item gets one line, prefilled with the rule its description carries
-(:func:`store.review.promote.prefill`); a memory target gets its entry's three fields
-(trigger, behavior, reason — :func:`store.review.promote.memory_prefill`). The dialog reads
-them back with :meth:`PromoteFields.wording` and plans with what they hold.
-"""
+"""The wording a promotion writes, as fields the person edits (#41): one line per try-item,
+or a memory entry's trigger, behavior and reason."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""The explicit override of the secret scan: asked for, never assumed.
-
-A promotion or a proposal's approval whose text holds what looks like a secret is refused by
-the store (:mod:`store.check.secrets`) and the dialog shows why: the rule, where, and the
-match masked. Where the store takes an override (``allow_secrets=True``: promotions and
-proposals), :func:`confirm_secret_override` asks once more, naming every hit, before the
-caller plans again with it. Cancel is the default button.
-"""
+"""The explicit override of the secret scan, asked for, never assumed (Cancel focused)."""
 
 from __future__ import annotations
 

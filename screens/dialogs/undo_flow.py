@@ -1,11 +1,5 @@
-"""Undo and redo as a person meets them: say what will happen, ask when files change, do it.
-
-Used by ``u`` on every screen (the newest transaction done) and by the History screen (any
-transaction by id). A change of files, every redo and a decision made before the app's run
-(yesterday's, say) are confirmed first; a decision just made is undone at once. The question names the transaction it was asked about, and the undo
-that follows is exactly that one (by id), even if another write landed meanwhile. A refusal
-(a file changed since) reaches the app's one write-failure handler, which shows the diff.
-"""
+"""Undo and redo as a person meets them: say what will happen, ask when files change (or the
+decision is older than this run), then undo exactly the transaction asked about, by id."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""One session: its KPT report item by item, the session summary and the lessons.
-
-The review happens here: ``a`` approves and moves to the next item to review, ``x``
-rejects (with an optional note), ``e`` edits the item in a form, ``E`` opens the whole
-report in ``$EDITOR``, ``A`` approves what is left of a section, ``n`` goes to the next
-item to review in any session and ``u`` undoes the last decision.
-"""
+"""One session: its KPT report item by item (the review happens here), the session summary,
+the lessons and the transcript."""
 
 from __future__ import annotations
 

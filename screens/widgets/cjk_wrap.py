@@ -1,12 +1,6 @@
-"""Chinese, Japanese and Korean text wrapped by character, as their readers expect.
-
-Textual wraps text at spaces only: a Japanese paragraph with one space in it breaks there
-and leaves half a line empty, and Korean breaks only between words. CJK text breaks
-between any two characters, never before closing punctuation or small kana (the basic
-rule of line breaking in those languages), and a combining mark stays with its character.
-:class:`WrappedText` is a ``Static`` whose text wraps so (through Textual's public
-``Visual``); text without CJK characters is left to Textual, wrapped as everywhere else.
-"""
+"""Chinese, Japanese and Korean text wrapped by character, as their readers expect (Textual
+wraps at spaces only); never before closing punctuation or small kana. Other text is
+wrapped by Textual."""
 
 from __future__ import annotations
 

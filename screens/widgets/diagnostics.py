@@ -1,10 +1,5 @@
-"""Diagnostics as every screen shows them: one line per diagnostic, and compact counts.
-
-A diagnostic line reads ``✗ line 3: message  [code]`` (an error; ``⚠`` a warning), or, in
-a list of them, with the severity and the place lined up in columns. Counts read ``✗2 ⚠1``
-in the colours of their severity, and leave out what is zero. The message is agent text and
-shown literally.
-"""
+"""Diagnostics as every screen shows them: ``✗ line 3: message  [code]`` lines (agent text,
+literal) and ``✗2 ⚠1`` counts."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""A unified diff to read before anything is written: focusable, scrolled from the keyboard,
-coloured as diff tools colour it, long lines wrapped without losing their marker.
-
-Every line keeps a one-cell marker column (``+``, ``-``, space); a line too long for the
-pane continues on the next screen lines with the same marker, so a wrapped added line still
-reads as added. File headers (``---``/``+++``), hunk headers (``@@``) and anything else (a
-note such as ``(nothing would be written)``) are wrapped under a blank gutter.
-
-Which line is which follows the hunk headers' line counts, so a removed line whose text
-starts with ``--`` is not taken for a file header. The text is agent-written: it is never
-parsed as markup and its control characters are made visible (:func:`printable`); tabs are
-expanded. Rendering uses the Line API, drawing only the lines on screen.
-"""
+"""A unified diff to read before anything is written: focusable, coloured, long lines wrapped
+under their ``+``/``-`` marker. Line kinds follow the hunk counts (a removed ``--`` line is no
+header); the text is agent-written, shown literally."""
 
 from __future__ import annotations
 

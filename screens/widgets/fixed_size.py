@@ -1,10 +1,5 @@
-"""The search screen's query box and results table: widgets whose size the CSS fixes.
-
-Textual lays out the whole screen (and repaints all of it) when a widget's virtual size
-changes — the query box's at every key (its text's width), the results table's when the
-number of hits changes. Neither changes the widget's own size here, so the request is
-dropped; the virtual size itself is still updated (scrolling uses it).
-"""
+"""The search screen's query box and results table: widgets whose size the CSS fixes, so a
+new virtual size (every key) need not lay out and repaint the whole screen."""
 
 from __future__ import annotations
 

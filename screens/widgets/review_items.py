@@ -1,10 +1,5 @@
-"""A session's KPT items beside the highlighted item's detail: the review's list.
-
-Each row shows the item's review state, section, id (``>`` when it is selected for
-promotion) and description. An item without an id, or of a report without one, cannot be
-decided on: its row is keyed by its place (``"#keep:2"``: no ``/``, so never a ledger key)
-and its detail says why.
-"""
+"""A session's KPT items beside the highlighted item's detail. An item without an id is keyed
+by its place (``"#keep:2"``: never a ledger key) and cannot be decided on."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""How a table's rows become lines on screen: each cell fitted to its column and drawn on
-the row's style, once for what it shows.
-
-A cell as drawn is kept by what it shows (its text and spans), its column's width and
-alignment and the row's style, and a whole row likewise: when the rows are replaced (the
-next key's search results, a refreshed list) most cells (a kind, a state, a date, a title)
-were drawn before.
-"""
+"""How a table's rows become lines: each cell fitted to its column and drawn once for what it
+shows (kept by text, width, alignment and style: a refreshed list draws few cells anew)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The rows of a `TranscriptView`, kept small: a transcript of a hundred thousand messages
-is a hundred thousand rows, so a row is a few numbers in arrays and a short preview, never
-an object of its own, and a row's key is its position (rows are only ever appended).
-
-The reader worker fills a :class:`TranscriptRows` per batch from the blocks a streaming
-:class:`store.read.transcript.TranscriptReader` hands out; the view merges it into its own
-on the UI thread. :class:`PositionalRows` gives a `VirtualTable` those rows without a list
-or a dictionary of their keys.
-"""
+"""The rows of a `TranscriptView`, kept small: a hundred thousand messages are a hundred
+thousand rows, so a row is a few numbers in arrays and a short preview, keyed by position."""
 
 from __future__ import annotations
 

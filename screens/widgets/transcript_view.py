@@ -1,15 +1,6 @@
 """A session's transcript as numbered turns: search inside it, jump to a turn, see the
-turns a KPT item cites.
-
-One row per piece of a turn (the person's message, the agent's text, each tool call and
-result, notes: :mod:`.transcript_cells`) in a `VirtualTable`; turns numbered as
-:mod:`store.read.transcript` says; the highlighted row shown whole below the list. The
-file is read in a thread worker a batch of lines at a time (the first turns are on screen
-after the first batch), each row kept as a few numbers and a preview
-(:mod:`.transcript_rows`); a search inside reads the file again in a worker
-(:func:`store.read.transcript.scan_for`), so it finds text past the preview. Nothing is
-written.
-"""
+turns a KPT item cites. Read in a worker a batch at a time; a search reads the file again
+(:func:`store.read.transcript.scan_for`) so it finds text past a row's preview."""
 
 from __future__ import annotations
 
