@@ -82,8 +82,6 @@ def detail(ch: Change, hunk: int) -> Content:
 
 
 class ChangesScreen(Screen[None]):
-    """Files agents load that changed since the last review, with keep and revert."""
-
     DEFAULT_CSS = """
     ChangesScreen {
         #changes-list { height: 1fr; border: round $primary 50%; }

@@ -52,8 +52,6 @@ PICKABLE: dict[str, PickKind] = {
 
 
 class DiscussionsScreen(Screen[None]):
-    """Agent discussions and what their metadata blocks say."""
-
     TITLE = "Discussions"
 
     DEFAULT_CSS = """

@@ -103,8 +103,6 @@ def detail(view: TxView) -> Content:
 
 
 class HistoryScreen(Screen[None]):
-    """The ledger's transactions, newest first, with diff, undo and redo."""
-
     DEFAULT_CSS = """
     HistoryScreen {
         #history-list { height: 2fr; border: round $primary 50%; }

@@ -53,8 +53,6 @@ STATUS_STYLE = {"pending": "$warning", "approved": "$success", "rejected": "$err
 
 
 class InboxScreen(Screen[None]):
-    """Proposals waiting in the inbox, and their review."""
-
     DEFAULT_CSS = """
     InboxScreen {
         #inbox-list { height: 2fr; min-height: 5; border: round $primary 50%; }

@@ -46,8 +46,6 @@ NodeData = Path | str
 
 
 class KnowledgeScreen(Screen[None]):
-    """Browse and edit the knowledge base and the project memories."""
-
     TITLE = "Knowledge base"
 
     DEFAULT_CSS = """

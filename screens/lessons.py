@@ -64,8 +64,6 @@ def archived_ids(ledger: Ledger) -> set[str]:
 
 
 class LessonsScreen(Screen[None]):
-    """Every lesson: filtered, grouped, edited, archived."""
-
     DEFAULT_CSS = """
     LessonsScreen {
         #lessons-filters { height: 1; margin: 0 1; }

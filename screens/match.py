@@ -54,8 +54,6 @@ def parse_files(text: str) -> tuple[str, ...]:
 
 
 class MatchScreen(Screen[None]):
-    """Try a task against the knowledge base: what would an agent load?"""
-
     TITLE = "Skill matching"
 
     DEFAULT_CSS = """

@@ -53,8 +53,6 @@ COLUMNS = [
 
 
 class PiecesScreen(Screen[None]):
-    """TAKT pieces: graph, lint and facets."""
-
     TITLE = "Pieces"
 
     DEFAULT_CSS = """

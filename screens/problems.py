@@ -47,8 +47,6 @@ KIND_TITLES: dict[Kind | None, str] = {
 
 
 class ProblemsScreen(Screen[None]):
-    """Files of the workspace and their problems."""
-
     DEFAULT_CSS = """
     ProblemsScreen {
         #panes { height: 1fr; }

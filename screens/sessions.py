@@ -47,8 +47,6 @@ ARRIVALS_SHOWN = 8.0
 
 
 class SessionsScreen(Screen[None]):
-    """Every session of the workspace."""
-
     DEFAULT_CSS = """
     SessionsScreen {
         #filters { height: 1; margin: 0 1; }

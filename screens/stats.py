@@ -50,8 +50,6 @@ def bars(counts: dict[str, int], width: int = 30, styles: dict[str, str] | None 
 
 
 class StatsScreen(Screen[None]):
-    """Whether the agents improve: the figures of ``stats``."""
-
     DEFAULT_CSS = """
     StatsScreen {
         .stats-row { height: auto; }

@@ -107,8 +107,6 @@ def target_cells(
 
 
 class TargetsScreen(Screen[None]):
-    """Every file agents load, with its size, budget and findings."""
-
     DEFAULT_CSS = """
     TargetsScreen {
         #targets-list { height: 2fr; border: round $primary 50%; }

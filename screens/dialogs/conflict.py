@@ -23,8 +23,6 @@ Choice = Literal["reload", "keep", "cancel"]
 
 
 class ConflictScreen(ModalScreen[Choice]):
-    """The file changed on disk while it was being edited: keep which side?"""
-
     DEFAULT_CSS = """
     ConflictScreen {
         #conflict-diff { height: 1fr; min-height: 4; }

@@ -22,8 +22,6 @@ from store.review.lessons import edit_lesson_tx, find_lesson
 
 
 class LessonForm(ModalScreen[bool]):
-    """Editing one lesson record; only its line in the JSONL file is rewritten."""
-
     DEFAULT_CSS = """
     LessonForm {
         #lesson-fields { height: 1fr; min-height: 4; }

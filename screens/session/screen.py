@@ -25,8 +25,6 @@ from store.read.kinds import Kind
 
 
 class SessionScreen(ReviewKeys):
-    """The review of one session."""
-
     DEFAULT_CSS = """
     SessionScreen {
         #session-head { height: auto; padding: 0 1; }
