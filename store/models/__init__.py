@@ -1,9 +1,5 @@
-"""Pydantic models of every format hurikaeri reads: the single source of truth for them.
-
-The models are imported when first named (``from store.models import KptReport`` loads
-:mod:`store.models.kpt` only): building every format's models costs a small command such as
-``import-wrapup`` tens of milliseconds it does not need.
-"""
+"""Pydantic models of every format hurikaeri reads, each imported when first named (a small
+command does not pay for every format's models)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Building blocks shared by every format model.
-
-Agents write these files without validation, so the models are deliberately lenient:
-every field may be absent at the pydantic level and unknown fields are kept. What the
-specifications *require* or *enumerate* is declared with the markers of
-:mod:`store.models.markers` and checked afterwards by :mod:`store.read.markers`, which turns
-departures into diagnostics (errors for missing required fields, warnings for unknown enum
-values or wrong case) while the value is kept as written.
+"""The base of every format model: lenient (agents write without validation; unknown fields
+kept), with what the specs require or enumerate checked afterwards (:mod:`store.read.markers`).
 """
 
 from __future__ import annotations

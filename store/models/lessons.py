@@ -1,9 +1,5 @@
-"""Session summaries, lessons and the wrap-up input (seed 001 and wrap-up v1.4).
-
-Newer records carry ``evaluation`` and ``memory_ref``; older ones lack ``work_done``. Lesson
-types grew over versions, so the enumeration below is the union, and unknown types are only
-warnings. Never derive a date from an id: a wrap-up bug once wrote ids with the wrong date.
-"""
+"""Session summaries, lessons and the wrap-up input (seed 001 and wrap-up v1.4): lesson types
+are the union over versions; never derive a date from an id."""
 
 from __future__ import annotations
 
@@ -125,9 +121,7 @@ class Lesson(WrapupLesson):
     project: str | None = None
 
     def shown_title(self) -> str | None:
-        """What lists show as its title: the title, else the summary, else the text of a
-        field other formats keep a lesson in (``lesson``, ``text``…: a lessons file of
-        another tool has no ``title``)."""
+        """The title, else the summary, else the text of a field another tool keeps a lesson in."""
         if self.title or self.summary:
             return self.title or self.summary
         extra = self.model_extra or {}

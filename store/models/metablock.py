@@ -1,9 +1,5 @@
-"""Lightweight metadata block at the end of an agent's reply (seed 002).
-
-``status`` is the only required field; the review fields (``verdict``, ``findings``) and
-the discussion fields (``open_questions``, ``decisions``, ``blockers``, ``next_steps``) are
-optional. Unknown fields and unknown severities are kept as written, with a warning.
-"""
+"""Lightweight metadata block at the end of an agent's reply (seed 002); only ``status`` is
+required."""
 
 from __future__ import annotations
 

@@ -1,24 +1,10 @@
-"""TAKT piece workflow YAML (seed 004, TAKT ≤ 0.33) with the keys real pieces use, and the
-newer *workflow* format it became, read into the same model.
+"""TAKT piece YAML (seed 004) and the *workflow* format it became, read into one model.
 
-TAKT 0.34 renamed the top-level keys (``movements`` → ``steps``, ``initial_movement`` →
-``initial_step``, ``max_movements`` → ``max_steps``, ``piece_config`` → ``workflow_config``),
-keeping the old ones as aliases; 0.36 removed the old ones (TAKT's CHANGELOG, 0.34.0 and
-0.36.0). Both sets are fields here. A workflow's keys also fill the piece keys they renamed
-when those are absent, so the graph, the lint and the screens read ``movements`` (and
-``initial_movement``, ``max_movements``) whatever the file says; the filled values are not
-*set* fields (``model_fields_set``), so they are neither dumped nor checked twice. Which
-format a file is in is :func:`store.check.takt_format.takt_format`'s business; the required
-keys depend on it and are checked by the piece lint, not by markers here.
-
-Later workflow syntax is modelled where the graph and the lint need it: ``{$param: NAME}``
-references (:class:`ParamRef`), ``return:`` rules, ``max_steps: infinite``, dynamic
-``parallel: {fixed, pool}`` (:class:`DynamicParallel`), a fragment's ``uses`` / ``with`` and
-rule tree (:class:`RuleTree`), and the keys of TAKT before 0.12 (``max_iterations``,
-``agent``, ``report``). :meth:`Movement.substeps` and :meth:`Movement.own_rules` read any of
-these forms with the place of each item.
-
-Provider options, team-leader settings and other engine keys are kept as data.
+TAKT 0.34 renamed ``movements``/``initial_movement``/``max_movements``/``piece_config`` to
+``steps``/``initial_step``/``max_steps``/``workflow_config``: a workflow's keys fill the piece
+keys when absent (not as *set* fields, so never dumped), so the graph and the lint read one
+shape. Later syntax (``$param``, ``return:``, dynamic ``parallel``, fragments) is modelled
+where the lint needs it; engine keys are kept as data.
 """
 
 from __future__ import annotations
@@ -36,7 +22,6 @@ SPECIAL_NEXT = ("COMPLETE", "ABORT")
 #: TAKT 0.47–0.58).
 WORKFLOW_SPECIAL_NEXT = ("NEEDS_ADJUDICATION", "finding-conflict-adjudication")
 PERMISSION_MODES = ("readonly", "edit", "full")
-SECTION_MAPS = ("personas", "policies", "instructions", "knowledge", "report_formats")
 
 
 class ParamRef(Record):
@@ -46,7 +31,6 @@ class ParamRef(Record):
     param: str = Field(alias="$param")
 
 
-StrOrList = str | list[str]
 Loc = tuple[str | int, ...]
 #: A facet reference that may be a parameter, or a list of either (TAKT ≥ 0.37; an
 #: ``instruction`` list is TAKT ≥ 0.60).
@@ -150,12 +134,6 @@ class Movement(Record):
         else:
             out += [(r, ("rules", i)) for i, r in enumerate(self.rules or [])]
         return out
-
-    @property
-    def is_call(self) -> bool:
-        """A ``workflow_call`` step (TAKT ≥ 0.36): another workflow runs as this step."""
-        extra = self.model_extra or {}
-        return extra.get("kind") == "workflow_call" or "call" in extra
 
 
 class DynamicParallel(Record):

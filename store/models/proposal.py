@@ -1,8 +1,5 @@
-"""Inbox proposal ``knowledge_base/inbox/<id>.yaml`` (our format, docs/architecture.md).
-
-Seed 003's reflection agent asks for human approval but defines no file; this is it. The
-decision is written back into the same file so that the agent that asked can read it.
-"""
+"""Inbox proposal ``knowledge_base/inbox/<id>.yaml``: our format, since seed 003 asks for
+approval but defines no file."""
 
 from __future__ import annotations
 

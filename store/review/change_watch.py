@@ -1,11 +1,5 @@
-"""Whether anything a change to review depends on moved, cheaply enough to ask every second.
-
-The app asks :meth:`ChangeWatch.poll` once a second (issue #45: a change shows within a
-second while the app is open). It looks at the ``stat`` of every tracked file, of the
-directories holding them (a new file changes its directory), of the places new targets
-appear (``projects/*/memory``, ``rules``, ``skills``) and of the reviewed state's index — no
-file is read. When a directory moved, the tracked files are listed again.
-"""
+"""Whether anything a change to review depends on moved: cheap enough to poll every second
+(#45), from ``stat`` only; when a directory moved, the tracked files are listed again."""
 
 from __future__ import annotations
 

@@ -1,16 +1,8 @@
-"""Changes since the last review (issue #45): what agents, people and pulls wrote into the
-files agents load, outside hurikaeri.
+"""Changes since the last review (#45): what agents, people and pulls wrote into the files
+agents load, outside hurikaeri, against each file's reviewed state (:mod:`store.tx.reviewed`).
 
-Every target (:func:`store.insight.targets.list_targets`, plus every auto-memory topic file
-under ``projects/<slug>/memory/`` and the config file) is compared with its reviewed state
-(:mod:`store.tx.reviewed`): a changed file, a new one, a deleted one is a :class:`Change`
-with its diff, the secrets its added lines hold and its budget. The first start records the
-reviewed state of every target and lists nothing.
-
-The actions are transactions: :func:`keep` (the file as shown becomes its reviewed state; no
-file is written), :func:`keep_edited` (the person's edit of it written and made reviewed),
-:func:`revert` (the reviewed content restored, whole or one hunk); a write is refused naming
-the file when it changed again since it was shown. Each is undone and redone like any other.
+The first start records every reviewed state and lists nothing. Keep, keep-edited and revert
+are transactions, refused naming the file when it changed again since it was shown.
 """
 
 from __future__ import annotations
@@ -274,11 +266,8 @@ def keep_edited(
     ledger: Ledger | None = None,
     who: str | None = None,
 ) -> TxResult:
-    """Write ``after`` (the person's edit of the file as shown) over the file and make it
-    its reviewed state, as one ``keep`` transaction (undo puts back both). Refused when the
-    lines it adds to the reviewed content look like a secret
-    (:class:`~store.check.secrets.SecretFound`, unless ``allow_secrets``), and naming the
-    file when it changed again since it was shown (:class:`~store.write.atomic.ConflictError`)."""
+    """Write the person's edit of the file as shown and make it the reviewed state (one ``keep``
+    transaction); secrets refused unless allowed, a file changed since shown refused."""
     check_write(change.reviewed, after, change.key, f"the edited {change.key}", allow=allow_secrets)
     rv = Reviewed.load(ws)
     fw = FileWrite(change.path, change.current, after, action_writes(ws, KEEP))
@@ -310,9 +299,7 @@ def revert(
     ledger: Ledger | None = None,
     who: str | None = None,
 ) -> TxResult:
-    """Put the reviewed content back (``hunk``: only the 1-based hunk of the diff), as one
-    transaction; refused naming the file when it is no longer as shown
-    (:class:`~store.write.atomic.ConflictError`)."""
+    """Put the reviewed content back (``hunk``: only that 1-based hunk) as one transaction."""
     if change.status == "modified" and change.reviewed is None:
         raise ReviewError(f"{change.key}: the reviewed copy is missing; keep it or edit it")
     after = change.reviewed

@@ -1,13 +1,6 @@
-"""Merging duplicates: keep one wording of a rule, take the others out of their files.
-
-:func:`plan_merge` works out, for a group of duplicates (see
-:mod:`store.insight.duplicates`) and the rule to keep, every file's bytes before and after
-— each other rule's line removed (a Markdown bullet with the lines that continue it, a line
-of a skill's ``content``), every other byte kept: CRLF, the BOM, the final newline — and a
-diff per file. :func:`apply_merge` writes them as one transaction (``merge-duplicates``),
-so one undo puts every line back. A line that is no longer what was read is refused, and so
-is a learned behaviour of a project memory (an entry of several lines: edit it in the
-knowledge base).
+"""Merging duplicates: keep one wording of a rule, take the others out of their files, as one
+transaction (``merge-duplicates``); every other byte is kept. A line no longer as read is
+refused, and so is a project memory's learned behaviour (edit it in the knowledge base).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Editing a whole file in the person's ``$EDITOR``, with nothing half-saved.
-
-The file is copied to a private temporary file next to our state, the editor runs on the
-copy, and the result is checked against the file's format. Only a result without errors is
-written back, atomically and only if the original is still what it was when the editor
-opened (otherwise the caller offers the conflict choice). The temporary copy is removed.
-"""
+"""Editing a whole file in the person's ``$EDITOR`` on a private copy: only a result without
+errors is written back, and only if the original is still what the editor opened."""
 
 from __future__ import annotations
 
@@ -26,7 +21,7 @@ from store.read.textio import FileStamp
 from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import Guard, atomic_write
+from store.write.atomic import Guard
 
 
 def editor_command() -> list[str]:
@@ -102,17 +97,6 @@ class ExternalEdit:
             )
         return found
 
-    def commit(self, *, force: bool = False) -> FileStamp:
-        """Write the edited copy over the file (``force``: even if it changed meanwhile)."""
-        base = None if force else self.base
-        if force:
-            from store.write.atomic import current_stamp
-
-            base = current_stamp(self.path)
-        stamp = atomic_write(self.path, self.result, base, guard=self.guard)
-        self.discard()
-        return stamp
-
     def discard(self) -> None:
         self.work.unlink(missing_ok=True)
 
@@ -125,11 +109,8 @@ def save_external_edit(
     subject: str | None = None,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
-    """Write the edited copy over the file as a transaction (``edit-file``; ``subject``,
-    e.g. the report's id, is marked edited in the review state): only if the file is still
-    what the editor opened (:class:`~store.write.atomic.ConflictError` otherwise), or
-    whatever it is now with ``force`` ("keep mine"). ``None`` when nothing changed. The
-    temporary copy is removed once written."""
+    """Write the edited copy over the file as an ``edit-file`` transaction, only if the file is
+    still what the editor opened (``force``: whatever it is now); ``None`` when unchanged."""
     after = edit.result
     before: bytes | None = edit.original
     if force:

@@ -1,16 +1,8 @@
 """``export-feedback``: a KPT report converted to prompt-improver feedback (seed 000's table).
 
-| KPT | feedback | rule |
-|---|---|---|
-| session_summary | task_summary | as is |
-| outcome | outcome.success / score | success → true (1.0), partial → false (0.5), failure → false (0.2) |
-| problem[].category | issues[].type | error → skill_incorrect, oversight → example_missing, misunderstanding → prompt_unclear; inefficiency → pattern_missing, wrong_approach → skill_incomplete (our completion of the seed's "etc."), anything else → other |
-| try[] | proposed_actions[] | description → change_summary; scope from the persistence target's type (skill, claude_md, hook), else other |
-| metrics | stats | field names mapped (below) |
-
-The file is ``feedback/fb-YYYYMMDD-NNN.yaml`` (today, next free sequence); then the report's
-``feedback_integration.enabled`` and ``generated_feedback_id`` are set, changing only those
-lines. A report already exported (its feedback file exists) is refused unless forced.
+Categories map to issue types as the seed says (inefficiency → pattern_missing and
+wrong_approach → skill_incomplete complete its "etc."). The report's ``feedback_integration``
+is then set, changing only those lines; a report already exported is refused unless forced.
 """
 
 from __future__ import annotations

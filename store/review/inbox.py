@@ -1,11 +1,8 @@
-"""The inbox: proposals agents (and people) raise, decided by a person (docs/architecture.md).
+"""The inbox: proposals agents (and people) raise, decided by a person.
 
-Approving writes the proposed document to its target — a new file, or the existing one
-with ``version`` incremented and ``updated_at`` set, changing only what differs — and writes
-``status``, ``decided_at`` and ``decision_note`` into the proposal file so the agent that
-asked can read the answer. A proposal made against an older version of its target is
-*stale* and needs an explicit confirmation. Rejecting writes only the decision. Every write
-is journaled, so ``undo`` restores both files.
+Approving writes the payload to its target (a new file, or the existing one with ``version``
+bumped, changing only what differs) and the decision into the proposal file, so the agent that
+asked can read it. A proposal against an older version of its target is *stale*.
 """
 
 from __future__ import annotations
@@ -253,9 +250,8 @@ def decide_proposals(
     allow_stale: bool = False,
     ledger: Ledger | None = None,
 ) -> TxResult:
-    """Carry out the plans as one transaction (one undo): each approved proposal's target,
-    every proposal's decision written into its file, and the decisions in the review
-    state. Refused plans and, unless allowed, stale ones raise before anything is written."""
+    """Carry out the plans as one transaction; refused plans and, unless allowed, stale ones
+    raise before anything is written."""
     if not plans:
         raise ReviewError("no proposal to decide on")
     for p in plans:

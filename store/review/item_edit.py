@@ -56,9 +56,7 @@ def _index_of(editor: YamlEditor, section: str, item_id: str) -> int:
 
 
 def _index_at(editor: YamlEditor, section: str, position: int) -> int:
-    """The list index of the ``position``-th item (from 1) of ``section``, which must have
-    no id: an item without one is found by its place (the model keeps every mapping of
-    the list, in order)."""
+    """The list index of the ``position``-th item (from 1) of ``section``, one without an id."""
     items = editor.get([section])
     n = 0
     for i, item in enumerate(items if isinstance(items, list) else []):
@@ -112,15 +110,9 @@ def edit_item(
     subject: str | None = None,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
-    """Write ``changes`` (field → value; ``None`` removes the field) into the item as a
-    transaction (``edit``): the report file, and the item (``subject``: its ledger key, or
-    the report's id for an item without one) marked edited in the review state. ``None``
-    when the changes change nothing.
-
-    An item without an id (``item_id`` empty) is found by its ``position`` in its section,
-    from 1; the changes may then give it an id. ``base`` is the stamp of the file the person
-    started from: when the file differs now, :class:`ConflictError` is raised and nothing is
-    written (``None``: on top of whatever the file is now, "keep mine")."""
+    """Write ``changes`` (``None`` removes a field) into the item as an ``edit`` transaction
+    (``None``: nothing changes). An item without an id is found by its ``position``;
+    ``base``: the stamp the person started from (``None``: "keep mine")."""
     editor = _edited(path, section, item_id, position, changes, base)
     before, after = editor.original_bytes, editor.render()
     if before == after:

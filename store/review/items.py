@@ -36,9 +36,8 @@ class ItemRef:
 
     @property
     def key(self) -> str:
-        """The ledger key (located when the report's id is shared: ``store.located``);
-        :class:`ReviewError` when the item or its report has no id (decisions on it are
-        refused rather than shared with every other id-less item)."""
+        """The ledger key (located when the report's id is shared); :class:`ReviewError` when the
+        item or its report has no id."""
         rkey = report_key(self.report_id, self.loc if self.shared else None)
         key = item_key(rkey, self.item_id) if self.report_id else None
         if key is None:
@@ -74,9 +73,8 @@ def report_paths(ws: Workspace) -> Iterator[Path]:
 
 
 def _report_candidates(ws: Workspace, report_id: str) -> Iterator[Path | None]:
-    """Where the report ``report_id`` may be, likeliest first: the files named after it
-    (``kpt-YYYYMMDD-NNN.yaml``, as the skill writes it) in every KPT directory, the file
-    the index cache last saw it in, then every report's file."""
+    """Where the report may be, likeliest first: files named after it, the index cache's hint,
+    then (after ``None``) every report's file."""
     for d in ws.locations["kpt"]:
         for ext in (".yaml", ".yml"):
             path = d / f"{report_id}{ext}"
@@ -110,9 +108,8 @@ class FoundReport:
 def find_reports(
     ws: Workspace, report_id: str, *, every: bool = False
 ) -> list[tuple[Path, KptReport]]:
-    """The reports with this id found where they are likely to be (named after it in any
-    KPT directory, or where the index cache saw it); when none is there, the first found
-    by reading the reports (each file read once) — or, ``every``, all of them."""
+    """The reports with this id where they are likely to be, else the first found by reading
+    every report (``every``: all of them)."""
     tried: set[Path] = set()
     out: list[tuple[Path, KptReport]] = []
     likely = True
@@ -134,9 +131,8 @@ def find_reports(
 
 
 def find_report_at(ws: Workspace, ref: str) -> FoundReport:
-    """The report ``KPT_ID``, or ``KPT_ID@PLACE`` for one of several reports sharing an id
-    (``store.located``); naming a shared id without its place is refused with each
-    report's located id."""
+    """The report ``KPT_ID`` or ``KPT_ID@PLACE`` (``store.located``); a shared id named without
+    its place is refused."""
     got = split_located(ref)
     report_id, place = got if got is not None else (ref, None)
     found = [(p, r, ws.display(p)) for p, r in find_reports(ws, report_id)]
@@ -246,11 +242,8 @@ def decide_keys(
     who: str | None = None,
     locs: Mapping[str, str] | None = None,
 ) -> TxResult:
-    """Approve, reject or reopen the items under these ledger keys as one transaction
-    (one undo): a decision on one item, or ``action="approve-section"`` for every pending
-    item of a section. Nothing but the review state changes. Each decision records where
-    its report lies (``locs``: by report key, else looked up; ``store.located``); a plain
-    key of an id two reports share is refused (:class:`AmbiguousReport`)."""
+    """Approve, reject or reopen the items under these ledger keys as one transaction; each
+    decision records where its report lies (``store.located``)."""
     from store.tx.transactions import Effect, TxPlan, apply
 
     if op not in DECISIONS:
@@ -269,9 +262,8 @@ def decide_keys(
 def report_locs(
     ws: Workspace, keys: list[str], known: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """Where the report of each key lies (by report key): ``known`` first, else found; a
-    report not found has none (the decision is still recorded, for every report of the id
-    that comes), a shared id named without its place raises :class:`AmbiguousReport`."""
+    """Where the report of each key lies: ``known`` first, else found (a report not found has
+    none; a shared id without its place raises :class:`AmbiguousReport`)."""
     out = dict(known or {})
     for rkey in dict.fromkeys(k.partition("/")[0] for k in keys):
         if rkey in out:

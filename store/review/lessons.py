@@ -1,12 +1,5 @@
-"""Lessons: edited in place (that record's line only), archived softly, removed on request.
-
-Archiving is review metadata: it goes to the ledger (``archive`` / ``restore`` of
-``lesson:<id>``), and the agents' JSONL stays untouched; archived lessons are kept out of lists
-by default. Removing a record from the file happens only when the person asks for it, as a
-transaction that ``undo`` can reverse. Every write here is a transaction
-(:mod:`store.tx.transactions`): :func:`edit_lesson_tx`, :func:`archive_lesson`,
-:func:`remove_lesson`.
-"""
+"""Lessons: edited in place (that record's line only), archived softly (review state in the
+ledger; the agents' JSONL untouched), removed only on request; each a transaction."""
 
 from __future__ import annotations
 
@@ -93,9 +86,7 @@ def archive_lesson(
 
 
 def lesson_line(ref: LessonRef, changes: dict[str, Any]) -> bytes:
-    """The lesson's record with ``changes``, validated, as the line that replaces it (the
-    record's own line ending). :class:`ReviewError` when the file is read-only or the
-    result is not a valid lesson."""
+    """The lesson's record with ``changes``, validated, as the line that replaces it."""
     check_editable(ref.path, ref.data)
     new = {**ref.record.data, **changes}
     sink = DiagnosticSink(str(ref.path))
@@ -133,9 +124,7 @@ def edit_lesson_tx(
     *,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
-    """Edit a lesson as a transaction (``edit-lesson``): the record rewritten in place
-    (store.write.jsonl_edit: other lines, appended ones included, stay byte for byte), the
-    lesson marked edited. ``None`` when the changes change nothing."""
+    """Rewrite the record in place as an ``edit-lesson`` transaction (``None``: unchanged)."""
     line = lesson_line(ref, changes)
     if line == ref.data[ref.record.start : ref.record.end]:
         return None
@@ -145,10 +134,8 @@ def edit_lesson_tx(
 
 
 def remove_lesson(ws: Workspace, ledger: Ledger | None, ref: LessonRef) -> TxResult:
-    """Remove the lesson's record from its file — only on an explicit request — as a
-    transaction (``remove-lesson``): the record's bytes become a blank line of the same
-    length (a file agents append to never shrinks, see store.write.jsonl_edit), and undo
-    puts the record back byte for byte."""
+    """Blank the record's bytes (a file agents append to never shrinks) as a ``remove-lesson``
+    transaction, only on an explicit request."""
     check_editable(ref.path, ref.data)
     key = lesson_key(str(ref.record.data.get("id")))
     plan = TxPlan("remove-lesson", [key], [_record_write(ws, ref, b"")])

@@ -1,19 +1,8 @@
 """A KPT report made by a person from what an agent's discussion brought up.
 
-A discussion (seed 002) is an agent's file: nothing is ever added to it, nor to an agent's
-KPT report. Instead the person writes a KPT report of their own (seed 000), a new
-``kpt-YYYYMMDD-NNN.yaml`` in the KPT directory with the next free number for the day:
-
-- a finding becomes a problem (severity → ``impact``; unknown severities become
-  ``medium``), and its suggestion a try-item addressing that problem;
-- a blocker becomes a problem with impact ``high``;
-- a next step becomes a try-item (addressing nothing, scope ``project``).
-
-Its items then go through the normal review like any agent's: approve, set a target,
-promote. The draft is shown as YAML and may be edited; :func:`check_person_report` finds
-what would be wrong with it (errors block the write) and :func:`write_person_report` writes
-exactly the confirmed text, through the journal so that ``undo`` removes it again while it
-is unchanged.
+Nothing is ever added to an agent's discussion or report: the person writes a new report of
+their own (a finding → a problem and its suggestion a try-item, a blocker → a high-impact
+problem, a next step → a try-item), which then goes through the normal review.
 """
 
 from __future__ import annotations
@@ -182,9 +171,7 @@ def write_person_report(
     report_id: str,
     text: str,
 ) -> Path:
-    """Write exactly ``text`` as a new report (never over an existing file), as a
-    transaction (``person-report``): undo removes it again while it is unchanged. Text
-    holding a secret is refused (:class:`~store.check.secrets.SecretFound`)."""
+    """Write exactly ``text`` as a new report (a ``person-report`` transaction); secrets refused."""
     path = report_path(ws, report_id)
     check_write(None, text, ws.display(path), "the report")
     fw = FileWrite(path, None, text.encode("utf-8"), in_place(ws, "kpt"), created_by="person")

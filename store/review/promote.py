@@ -1,10 +1,7 @@
-"""Promoting try-items into the files agents read next time (docs/architecture.md "Promotion").
+"""Promoting try-items into the files agents read next time.
 
-A promotion is planned first — the resolved path, what kind of write, the exact bytes before
-and after, and a unified diff — and written only when confirmed: atomically, with a backup,
-recorded in the ledger (approving the item in the same step when needed), and undoable while
-the file is unchanged since. Hooks run code, so agent text never becomes a settings file or a
-script: only Markdown notes are written for hooks.
+Planned first (path, bytes before and after, diff), written only when confirmed as one
+transaction. Hooks run code, so agent text never becomes a settings file or a script.
 """
 
 from __future__ import annotations
@@ -78,9 +75,8 @@ class Plan:
 
 
 def policy_refusal(ws: Workspace, path: Path, target_type: str) -> str | None:
-    """Why the write policy refuses promoting a ``target_type`` item into ``path`` (the
-    resolved target; ``None``: it allows it). Retargeting asks the same, so a target a
-    promotion would refuse is refused when it is set."""
+    """Why the policy refuses a ``target_type`` item into ``path`` (``None``: allowed); asked
+    by retarget too."""
     ttype = target_type.strip().lower()
     if ttype == "hook" and path.suffix.lower() not in MARKDOWN_SUFFIXES:
         return (
@@ -99,9 +95,8 @@ def prefill(ref: ItemRef) -> str:
 
 
 def memory_prefill(ref: ItemRef, text: str | None = None) -> dict[str, str]:
-    """A memory target's entry as it starts: ``trigger`` from the target's section (when it
-    names no memory key) or the problem the item addresses, ``behavior`` the rule text,
-    ``reason`` the addressed problems' root causes (or descriptions)."""
+    """A memory entry as it starts: trigger from the section or the addressed problem, behavior
+    the rule text, reason the problems' root causes."""
     report = ref.report
     problems = {p.id: p for p in [*report.section("problem"), *report.section("omission")] if p.id}
     addressed = [problems[a] for a in (getattr(ref.item, "addresses", None) or []) if a in problems]
@@ -130,11 +125,8 @@ def plan_promotion(
     text: str | None = None,
     entry: dict[str, str] | None = None,
 ) -> Plan:
-    """Plan one promotion. ``base`` holds file contents already changed by earlier plans of
-    the same batch (several items into one file). ``text``: what the person wrote (one
-    line; ``None``: :func:`prefill`); ``entry``: a memory target's fields as the person
-    edited them (missing ones from :func:`memory_prefill`). What it would add is scanned
-    for secrets first: a hit refuses it (``status`` ``refused``) unless ``allow_secrets``."""
+    """Plan one promotion. ``base``: contents changed by earlier plans of the batch; ``text``:
+    the person's wording; ``entry``: a memory entry's fields. Secrets refuse it unless allowed."""
     if ref.section != "try":
         raise ReviewError(f"{ref.key} is a {ref.section} item; only try-items are promoted")
     target = getattr(ref.item, "persistence_target", None)
@@ -295,10 +287,7 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
 def promote_plans(
     ws: Workspace, plans: list[Plan], *, ledger: Ledger | None = None
 ) -> TxResult | None:
-    """Write every plan that writes as one transaction (one undo): each target file once,
-    from the bytes the first plan read to what the last plan into it made (several items
-    into one file), and in the review state approve (where needed) + promote for each item.
-    ``None`` when no plan writes anything."""
+    """Write every plan that writes as one transaction, each file once (``None``: none writes)."""
     writing = [p for p in plans if p.writes]
     if not writing:
         return None

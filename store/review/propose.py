@@ -125,10 +125,7 @@ REPLY_ENTRIES = ("finding", "blocker", "decision", "next_step")
 
 
 def item_from_reply(reply: Reply, display: str, entry: str, i: int) -> tuple[str, KptItem, str]:
-    """Entry ``i`` of a reply (one of :data:`REPLY_ENTRIES`) as the KPT item a proposal is
-    drafted from: its section (a finding or blocker is a problem, a decision a keep-item, a
-    next step a try-item), the item (its id and evidence point back to the entry) and a note
-    saying where it came from."""
+    """Entry ``i`` of a reply as ``(section, KPT item, note)`` a proposal is drafted from."""
     ref = f"{display}#{entry.replace('_', '-')}-{i + 1}"
     if entry == "finding":
         f = reply.findings[i]

@@ -6,14 +6,12 @@ from pathlib import Path
 
 from store.ledger import Ledger
 from store.models.kpt import TARGET_TYPES
-from store.read.textio import FileStamp
 from store.review.item_edit import _index_of
 from store.review.items import ItemRef, ReviewError
 from store.review.promote import policy_refusal
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.atomic import ConflictError
 from store.write.policy import in_place
 from store.write.roundtrip import YamlEditor
 from store.write.target_paths import PathRefused, resolve_target
@@ -62,10 +60,8 @@ def retarget_items(
     *,
     ledger: Ledger | None = None,
 ) -> TxResult | None:
-    """Give every item of ``refs`` the same target as one transaction (``retarget``: one
-    undo for the batch, each report file written once whatever the number of its items);
-    ``None`` when every item already had that target. Every item is checked before
-    anything is written."""
+    """Give every item the same target as one ``retarget`` transaction (``None``: unchanged);
+    every item is checked before anything is written."""
     for ref in refs:
         _check(ws, ref, type_, path)
     editors: dict[Path, YamlEditor] = {}
@@ -85,36 +81,6 @@ def retarget_items(
     note = f"{type_} {path}" + (f" {section}" if section else "")
     keys = list(dict.fromkeys(r.key for r in refs))
     return apply(ws, TxPlan("retarget", keys, files, note=note), ledger=ledger)
-
-
-def retarget_item(
-    ws: Workspace,
-    ref: ItemRef,
-    type_: str,
-    path: str,
-    section: str | None,
-    base: FileStamp | None = None,
-    *,
-    ledger: Ledger | None = None,
-) -> tuple[bytes, bytes, TxResult | None]:
-    """Write the new target into the report as a transaction (``retarget``): the report's
-    bytes before and after, and the result (``None`` when the item already had that target
-    and nothing was written). ``base``: the stamp of the report the person
-    started from (:class:`ConflictError` when it changed since)."""
-    _check(ws, ref, type_, path)
-    editor = YamlEditor.open(ref.path)
-    if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
-        raise ConflictError(ref.path, base, editor.stamp)
-    _set_target(editor, ref, type_, path, section)
-    before = editor.original_bytes
-    after = editor.render()
-    if before == after:
-        return before, after, None
-    key = ref.key
-    fw = FileWrite(ref.path, before, after, in_place(ws, "kpt"))
-    note = f"{type_} {path}" + (f" {section}" if section else "")
-    result = apply(ws, TxPlan("retarget", [key], [fw], note=note), ledger=ledger)
-    return before, after, result
 
 
 def target_headings(ws: Workspace, path: str) -> list[str]:

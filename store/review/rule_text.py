@@ -1,21 +1,9 @@
-"""The rule a try-item teaches, as a person would write it into a rule file (issue #41).
+"""The rule a try-item teaches, as a person would write it into a rule file (#41).
 
-Agents phrase try-items as actions for next time — "CLAUDE.md のセキュリティ規約に「X」を追記する",
-"jwt 스킬에 X 를 추가한다", "Add a note to the README that X", "Remember to X" — while the file
-that receives a promotion needs the rule itself. :func:`rule_text` makes the text a promotion
-starts from (the person edits it before anything is written):
-
-- a description that adds quoted text (「」『』 "" '' “” ``) with a verb of adding or writing,
-  in Japanese, Korean or English → the quoted text;
-- a description that names where it goes ("CLAUDE.md の…に", "…스킬에", "to the README") →
-  the same without that wrapper;
-- "Remember to X" / "Make sure to X" → "X";
-- anything else → the description as written (whitespace folded to one line).
-
-Never shaped, so never turned into its opposite: a description that negates or takes back
-(outside its quotes: "do not add …", "…と追記しない", "…추가하지 않는다", "…が原因だったので削除
-する", "never …") and one longer than :data:`MAX_SHAPED` characters (no one-line instruction;
-the patterns' cost also grows with the length, and the text is an agent's).
+Agents phrase try-items as actions ("CLAUDE.md の…に「X」を追記する", "Remember to X"); the file
+receiving a promotion needs the rule itself, so quoted text added, a wrapper naming the place,
+or "Remember to" are taken off. A description that negates or takes back, or is longer than
+:data:`MAX_SHAPED`, is never shaped (so never turned into its opposite).
 """
 
 from __future__ import annotations

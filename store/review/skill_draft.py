@@ -1,18 +1,8 @@
-"""A skill drafted from a try-item's rule: its name and its triggers (#41).
+"""A skill drafted from a try-item's rule: its name and its triggers (#41, seed 003).
 
-A skill is loaded when a task's text holds one of its ``keywords``, a modified file matches
-one of its ``file_patterns``, or the task's type is one of its ``task_types`` (seed 003). An
-empty ``triggers`` never loads, so a person's draft starts with them filled from the rule:
-
-- ``keywords``: the technical words it names (identifiers, product names, katakana terms);
-- ``file_patterns``: a pattern for every path or file name it names (``src/errors.ts`` as
-  written, ``package.json`` anywhere: ``**/package.json``, a directory ``__snapshots__/``:
-  ``**/__snapshots__/**``);
-- ``task_types``: only what the report says — its goals and summary naming a bug fix, a new
-  feature, a refactor, tests, performance or a data pipeline.
-
-The name is what the skill teaches — the rule's subject (``認証系のステータスコード`` of
-``…は…を必ず経由する``), or for an imperative rule its object — not the whole sentence.
+An empty ``triggers`` never loads, so a draft starts with keywords (the technical words the
+rule names), file patterns (for the paths it names) and task types (only what the report says).
+The name is what the skill teaches: the rule's subject, or an imperative rule's object.
 """
 
 from __future__ import annotations

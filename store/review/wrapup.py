@@ -1,29 +1,10 @@
 """``import-wrapup``: the wrap-up skill's save step, done safely (seed 001, wrap-up v1.4).
 
-The input JSON is validated first — invalid input writes nothing and says what is wrong —
-then one summary line is appended to ``session-summaries/<slug>/summaries.jsonl`` and one
-line per lesson to the user and AI lesson files, each file's lines in a single write;
-existing bytes are never touched. The records that identify a session must be there: an
-input without a ``session_id``, or with a lesson whose ``title`` is missing or empty, is
-refused naming the field.
-
-Importing can be retried (a hook that runs again after a time-out): a record already in its
-file — same ``session_id`` and the same content, its id aside — is not written again, and
-keeps the id it has; importing the same input twice writes nothing the second time
-(:attr:`WrapupImport.already_imported`). Each file is checked again under the lock our
-writers share, right before its lines are appended (unless its identity — device, inode,
-size, mtime, ctime — is still the one it had, settled, when it was first read), so two
-imports at once neither duplicate a record nor give two records one id. The slug is the project path with ``:`` and ``/`` (and ``\\``) replaced by
-``-``, as the upstream script makes it. Ids are the prefix, the record's date and the next
-free sequence for that prefix and date among the records already there — whatever dates
-those records carry (a wrap-up bug once wrote ids with wrong dates).
-
-Before anything is appended every target is checked: a regular file (a FIFO is never
-opened), within the JSONL size limit (checked before reading), ending with a whole line,
-and starting and ending with JSON objects — a lesson path that leads to a shell start-up
-file never receives a line. Input that JSON allows but a JSONL line must not hold (lone
-surrogates, infinite numbers, deep nesting) and a project that cannot name one folder
-(empty, ``..``, control characters, too long) are refused naming the field.
+Invalid input writes nothing and names the field. A retried import (a hook run again) appends
+nothing already there: same ``session_id`` and content, id aside. Ids take the next free
+sequence among the ids already there, whatever dates those carry (a wrap-up bug once wrote ids
+with wrong dates). Each file is checked again under our writers' lock before its lines are
+appended, and a target that is not JSONL (a shell start-up file at a lesson path) is refused.
 """
 
 from __future__ import annotations
@@ -101,9 +82,8 @@ class WrapupImport:
 
 @dataclass(slots=True)
 class _Existing:
-    """What a target file holds already: the ids a new id must not repeat (those
-    :func:`next_id` counts: ``PREFIX-DAY-N`` of the prefixes and day asked for), and the
-    records of one session by content (their ids, per :func:`_content_key`)."""
+    """What a target file holds already: the ids a new id must not repeat, and one session's
+    records by content."""
 
     ids: set[str] = field(default_factory=set)
     same: dict[str, list[str]] = field(default_factory=dict)
@@ -131,11 +111,8 @@ def _scan(
     records: list[tuple[str, dict[str, Any]]],
     day: str,
 ) -> _Existing:
-    """The records (one line each) of ``session_id`` in ``data``, and — unless each of
-    ``records`` is one of them already (an import retried) — the ids :func:`next_id` counts
-    for their prefixes and ``day``: those that begin with ``ll-ai-20260223-`` and the like,
-    each found by looking for that stem (``bytes.find``), not by matching every ``"id"`` of
-    the file (a file of 100,000 lessons is searched in a few milliseconds)."""
+    """The records of ``session_id`` in ``data`` and, unless all ``records`` are there, the ids
+    that begin with their stems (found with ``bytes.find``: 100,000 lessons in milliseconds)."""
     found = _Existing(same=_same_session(data, session_id))
     if not _all_there(records, found.same):
         found.ids = {i for stem in _stems(records, day) for i in _ids_with_stem(data, stem)}
@@ -236,11 +213,8 @@ MAX_INPUT_DEPTH = 64
 def _existing(
     path: Path, session_id: str | None, records: list[tuple[str, dict[str, Any]]], day: str
 ) -> _Existing:
-    """What a file lines are appended to holds already (:func:`_scan`; nothing when it does
-    not exist), after checking that it can take a line: a regular file (never opened when it
-    is a FIFO or a device), within the JSONL size limit (checked before reading), ending
-    with a whole line, and looking like JSONL. The file is mapped, not read: a file of a
-    gigabyte costs page cache, not memory."""
+    """What a file lines are appended to holds, after checking it can take a line; mapped, not
+    read (a gigabyte costs page cache, not memory)."""
     try:
         st = os.stat(path)
         check_regular(st, MAX_JSONL_BYTES)
@@ -292,10 +266,8 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
 
 
 def _check_appendable(path: Path, data: mmap.mmap) -> None:
-    """Refuse a file whose last line is unfinished, or whose first and last lines are not
-    JSON objects (a shell start-up file at a lesson path must never receive a line). Only
-    those two lines are looked at; a pretty-printed record (a wrap-up bug) may begin with
-    a line holding just ``{`` and end with one holding ``}``."""
+    """Refuse a file whose last line is unfinished or whose first and last lines are not JSON
+    objects (or a pretty-printed record's lone ``{`` / ``}``)."""
     size = len(data)
     if data[size - 1 : size] != b"\n":
         raise ReviewError(f"{path}: the last line is unfinished; nothing written")
@@ -402,9 +374,7 @@ def _no_constant(name: str) -> Any:
 
 
 def _check_values(data: Any, sink: DiagnosticSink) -> bool:
-    """Report what JSON allows but a JSONL line must not hold: text with an unpaired
-    surrogate (``"\\ud800"``: not encodable as UTF-8), numbers too large for a float,
-    nesting deeper than :data:`MAX_INPUT_DEPTH`. False when anything was found."""
+    """Report what a JSONL line must not hold: lone surrogates, infinite numbers, deep nesting."""
     ok = True
     stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
     while stack:
@@ -531,9 +501,7 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
 
 
 def _add_extras(record: dict[str, Any], extras: dict[str, Any] | None) -> None:
-    """Newer fields of the input (``timing``, …) kept after the record's own; one that
-    names a field the record has (its ``id``, ``session_id``, ``date``, …) is not taken:
-    the id is given here and the rest come from the input's own fields."""
+    """Newer input fields (``timing``, …) kept after the record's own, never over them."""
     for key, value in (extras or {}).items():
         record.setdefault(key, value)
 
@@ -558,10 +526,8 @@ def import_wrapup(
     ledger: Ledger | None = None,
     allow_secrets: bool = False,
 ) -> WrapupImport:
-    """Validate, then append, as one transaction (``import-wrapup``: undo takes the lines
-    off again while nothing was appended after them). Raises :class:`ReviewError` (with
-    every problem) before any write when the input is invalid or a target file cannot take
-    a line right now."""
+    """Validate, then append as one ``import-wrapup`` transaction; :class:`ReviewError` before
+    any write when the input is invalid or a target cannot take a line."""
     model, diags = parse_input(text, source)
     errors = [d for d in diags if d.severity == "error"]
     if model is None or errors:

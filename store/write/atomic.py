@@ -1,17 +1,9 @@
-"""Safe writes (docs/architecture.md principle 2).
+"""Safe writes: temp file in the target's directory, fsync, ``os.replace``, directory fsync.
 
-Every write goes to a temporary file in the target's own directory, is fsynced, replaces
-the target with ``os.replace`` and fsyncs the directory. Symlinks are resolved first (a
-rename over a link would replace the link), the file's mode is kept, and the file must
-still be what was read: when its size, mtime or content differ from the stamp taken at
-read time, :class:`ConflictError` says what changed and nothing is written.
-
-hurikaeri's writers of one file exclude each other with the advisory lock (``flock``) on
-that file: an append holds it, a rewrite in place (:mod:`store.write.jsonl_edit`) holds it,
-and a replacement holds the old file's lock from its last check to the rename, so a line
-appended by another hurikaeri process never lands in a file that is being replaced, and a
-writer that waited for the lock re-checks that the path still names the file it locked.
-No writer waits for the lock longer than :data:`~store.read.textio.LOCK_TIMEOUT`.
+Symlinks are resolved first (a rename over a link replaces the link), the mode is kept, and
+the file must still be what was read (:class:`ConflictError` otherwise). Our writers of one
+file exclude each other with its advisory lock (``flock``), so a line another hurikaeri
+process appends never lands in a file being replaced.
 """
 
 from __future__ import annotations
@@ -184,11 +176,8 @@ def atomic_write(
     guard: Guard,
     create: bool = False,
 ) -> FileStamp:
-    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist)
-    and ``guard`` lets the action write there.
-
-    With ``create`` a missing parent directory is created. Returns the new stamp.
-    """
+    """Replace ``path`` with ``data`` if it is still ``expected`` (``None``: must not exist) and
+    ``guard`` allows it; returns the new stamp."""
     target = resolve_target(path)
     guard(target)
     check_unchanged(target, expected)
@@ -260,10 +249,8 @@ def _ends_with_newline(fd: int) -> bool:
 
 
 def _open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
-    """``target`` opened for reading and writing (``O_APPEND`` set) with the exclusive lock
-    held, after checking, under the lock, that the path still names that file (another
-    writer of ours may have replaced it while we waited). Refuses a link put there after the
-    check, anything but a regular file and a file with other hard links."""
+    """``target`` opened (``O_APPEND``) and locked, still named by the path; a link, a non-regular
+    file or one with other hard links is refused."""
     # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
     # put there never blocks (and is refused below)
     flags = os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_CREAT if create else 0)
@@ -298,31 +285,8 @@ def _open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
 def append_bytes(
     path: Path, line: bytes, *, guard: Guard, create: bool = True, repair_torn: bool = False
 ) -> None:
-    """Append one whole line with a single ``write`` (what concurrent appenders expect).
-
-    Our own writers serialise on an advisory lock; a last line left unfinished by another
-    program is waited for briefly, then refused: it may still be being written. For files only
-    we write (the ledger), ``repair_torn`` ends such a line — a write torn by a crash — with a
-    newline instead, so it stays as it is and is reported, and the new line is appended.
-    """
-    append_with(path, lambda _fd: line, guard=guard, create=create, repair_torn=repair_torn)
-
-
-def append_with(
-    path: Path,
-    compose: Callable[[int], bytes],
-    *,
-    guard: Guard,
-    create: bool = True,
-    repair_torn: bool = False,
-) -> bytes:
-    """Append what ``compose`` returns, in a single ``write``, deciding it under the lock.
-
-    ``compose`` is called with the file open (for reading too) and locked, its last line
-    whole: it may read the file as it is now — what another process of ours appended a
-    moment ago included — and return the whole lines to append (``b""``: nothing). Returns
-    what was appended. Otherwise as :func:`append_bytes`.
-    """
+    """Append one whole line in a single ``write``, under our writers' lock. A last line left
+    unfinished is waited for, then refused, or (``repair_torn``, the ledger) ended first."""
     target = resolve_target(path)
     guard(target)
     if create:
@@ -345,14 +309,12 @@ def append_with(
                     f"{target}: the last line is unfinished (another program may be writing "
                     "it); nothing was appended"
                 )
-        line = compose(fd)
-        if not line:
-            return b""
+        if not line:  # only the torn line repaired
+            return
         written = os.write(fd, line)
         if written != len(line):
             raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
         os.fsync(fd)
-        return line
     except OSError as exc:
         raise _friendly(exc, target) from exc
     finally:
@@ -360,11 +322,7 @@ def append_with(
 
 
 def sweep_temp_files(directories: list[Path], older_than: float = 600.0) -> list[Path]:
-    """Remove our own temporary files left by a crash (a killed process cannot clean up).
-
-    Only names with our prefix, only files older than ``older_than`` seconds (a write in
-    progress elsewhere is never touched), only directly in the given directories.
-    """
+    """Remove our temp files a crash left, only those older than ``older_than`` seconds."""
     removed = []
     cutoff = time.time() - older_than
     for d in directories:

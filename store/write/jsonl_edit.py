@@ -1,39 +1,13 @@
 """Rewriting one JSONL record of a file other programs keep appending to.
 
-Agents append to lesson and summary files at any moment, in two ways: a script that opens
-the path for each line, and a logger that keeps the file open with ``O_APPEND`` and writes
-every so often. A rewrite by rename (temp file, ``os.replace``) loses the lines of both: the
-first may have opened the old file just before the rename, the second writes into the old
-file for as long as it runs. So a record is rewritten **in place, never by rename**, holding
-the file's advisory lock (the one :func:`store.write.atomic.append_bytes` takes, so our
-writers of one file exclude each other):
-
-- Under the lock the file is read again. It must still hold what was read (its first
-  ``prefix_len`` bytes) — growth at the end is not a conflict — or, when a ``relocate``
-  function is given, the record must still be found, byte for byte, in the file as it is now
-  (another process of ours edited a *different* record meanwhile). Otherwise
-  :class:`ConflictError` and nothing is written.
-- A new record of the same length or shorter is written over the old one; a shorter one is
-  padded with spaces before its line ending (JSON ignores them), so the file never shrinks:
-  truncating would cut a line appended in the same instant, and no system call truncates
-  only when nothing was appended.
-- A longer record first claims the room it needs at the end of the file by appending that
-  many spaces with ``O_APPEND`` (the kernel places it after every line appended before it
-  and before every line appended after it), then rewrites everything from the record to
-  the end of that room, shifted by the growth: the lines appended before the claim (read
-  again now, all complete) move with the tail, the lines appended after it are not
-  touched. The file ends up as the old bytes before the record, the new record, then every
-  byte anyone else wrote, in order.
-
-Either appender keeps its descriptor valid and loses nothing; nothing waits for quiet, and
-the only wait is for the lock, at most :data:`~store.read.textio.LOCK_TIMEOUT`. The bytes
-rewritten in place are first saved with their offset in a redo file beside the target
-(``.hurikaeri-redo-<name>``, fsynced): a process killed half way through is finished by the
-next writer of that file or by :func:`finish_interrupted_rewrites` when the workspace is
-opened. Our readers take the shared lock (:func:`store.read.textio.read_regular`) and so
-never see a rewrite half done; other programs reading at that very moment may, and see the
-file whole once it ends. After the write the file's modification time is set to the precise
-current time, so a same-length edit is never mistaken for the previous version.
+Agents append at any moment (a script that opens the path per line, a logger holding an
+``O_APPEND`` descriptor): a rewrite by rename would lose the lines of both, so a record is
+rewritten **in place**, under the lock our writers share, and the file never shrinks (a
+shorter record is padded with spaces; a longer one first claims its room at the end with one
+``O_APPEND`` write, then shifts the tail). The bytes rewritten are saved first in a signed redo
+file beside the target, so a process killed half way is finished by the next writer or by
+:func:`finish_interrupted_rewrites`; the mtime is then set precisely, so a same-length edit is
+never mistaken for the previous version.
 """
 
 from __future__ import annotations
@@ -113,9 +87,8 @@ def replace_span(
     guard: Guard,
     relocate: Relocate | None = None,
 ) -> SpanWrite:
-    """Replace bytes ``[start, end)`` of ``path`` with ``new`` in place, if the first
-    ``prefix_len`` bytes are still as read (or ``relocate`` finds the record again) and
-    ``guard`` lets the action write there. See the module's docstring for how."""
+    """Replace bytes ``[start, end)`` in place if the prefix is as read (or ``relocate`` finds
+    the record again); see the module docstring."""
     target = resolve_target(path)
     guard(target)
     if not os.path.lexists(target):
@@ -166,10 +139,8 @@ def _read_all(fd: int, start: int = 0, stop: int | None = None) -> bytes:
 
 
 def _shifted(fd: int, end: int, new: bytes, grow: int) -> bytes:
-    """Claim ``grow`` bytes at the end of the file (one ``O_APPEND`` write: every line
-    appended before it lies before it, every later one after it) and return what goes
-    from the record's start to the end of that room: ``new``, then everything that was
-    after the record up to the room."""
+    """Claim ``grow`` bytes at the end with one ``O_APPEND`` write and return ``new`` followed by
+    everything after the record up to that room."""
     size = os.fstat(fd).st_size
     # after a crash right here the room stays: spaces (a blank line when the file ended
     # with one), which every JSONL reader skips
@@ -241,18 +212,15 @@ def _pwrite_all(fd: int, payload: bytes, offset: int) -> None:
 
 
 def _touch(fd: int, before_ns: int) -> None:
-    """Set the modification time to the precise current time, later than it was before the
-    write (file systems keep coarse times: a same-length edit in the same tick would look
-    unchanged to whoever compares sizes and times)."""
+    """Set the mtime precisely, later than before (a same-length edit in one coarse tick)."""
     st = os.fstat(fd)
     with contextlib.suppress(OSError):
         os.utime(fd, ns=(st.st_atime_ns, max(time.time_ns(), before_ns + 1, st.st_mtime_ns)))
 
 
 def _replay(target: Path, fd: int) -> bool:
-    """Finish a rewrite of ``target`` a killed process left half done (``fd`` is the
-    target, locked). A redo file for another file of that name (the target was replaced
-    since) or one that was never complete is removed. True when bytes were written."""
+    """Finish a rewrite a killed process left half done (``fd``: the target, locked); True when
+    bytes were written."""
     redo = _redo_path(target)
     try:
         raw = redo.read_bytes()

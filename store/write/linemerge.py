@@ -1,11 +1,8 @@
 """Carry an edit made on a re-serialised document back onto the original lines.
 
-ruamel's round-trip dump of an unedited file (the *base*) is almost always the file
-itself, but not always: it may respell ``null`` or re-space a flow sequence. The edit is
-the difference between the base and the dump after editing; this module applies exactly
-that difference to the original lines, so every line the edit did not touch stays as the
-file had it. Where an edit overlaps a line that the dump respelled, that region takes the
-dump's spelling (it is being changed anyway).
+ruamel's dump of an unedited file (the *base*) may respell ``null`` or re-space a flow
+sequence; only the difference between the base and the edited dump is applied to the
+original lines, so every untouched line stays as the file had it.
 """
 
 from __future__ import annotations
@@ -20,12 +17,8 @@ def _ops(a: list[str], b: list[str]) -> list[Op]:
 
 
 def _norm_ops(base: list[str], original: list[str]) -> list[Op]:
-    """How the dump lines up with the file, as finely as possible.
-
-    A respelling keeps the number of lines, so equal-length files are paired line by line,
-    and equal-length replaced blocks are split into single lines: an edit then widens
-    over exactly the respelled lines it touches, not their neighbours.
-    """
+    """How the dump lines up with the file, line by line where lengths agree (a respelling
+    keeps the line count), so an edit widens only over the respelled lines it touches."""
     if len(base) == len(original):
         return [
             ("equal" if a == b else "replace", i, i + 1, i, i + 1)

@@ -1,14 +1,8 @@
 """Adding a bullet under a Markdown heading without touching anything else.
 
-Headings are found by a CommonMark parser (markdown-it-py, with its front-matter plugin):
-ATX (``## Title``) and setext (underlined) headings count; lines inside fenced or indented
-code, HTML blocks and comments, and YAML front matter never do. The edit itself stays
-line-based: line endings (CRLF stays CRLF), a BOM and the presence of the final newline are
-kept, and every other line stays as it was.
-
-A section is matched by its text at any level, case and runs of spaces ignored; when no
-heading has exactly that text, a heading whose text is the same after a leading number
-(``4.``, ``2.1``, ``3)``) is taken, so ``鍵ローテーション`` finds ``### 4. 鍵ローテーション``.
+Headings are found by a CommonMark parser (never inside code, HTML or front matter); the edit
+stays line-based, keeping line endings, a BOM and the final newline. A section matches by text
+at any level, case and spaces ignored, or after a leading number (``### 4. 鍵ローテーション``).
 """
 
 from __future__ import annotations

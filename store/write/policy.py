@@ -1,20 +1,9 @@
-"""What each action may write (docs/architecture.md "What each action may write").
+"""What each action may write: agent text decides the content of a write, never its kind.
 
-Agent text decides the content of a write, never its kind. Every writer is handed a
-*guard* made here for its action and calls it on the real file (every symlink followed)
-right before it writes; the guard raises :class:`PathRefused` naming the resolved path.
-
-- Write permission comes only from the workspace root and ``[write] allowed_dirs`` — a
-  location moved elsewhere by the config is read there, never written (add its directory to
-  ``allowed_dirs`` to edit in place).
-- In-place edits and appends (a report, a proposal's decision, a lesson, a summary, a
-  feedback export, our own state) land only inside the location of their own kind, and
-  only on a regular file.
-- Targets (a promotion, an approved proposal) land only where their kind lives: skill,
-  pattern and anti-pattern documents in the knowledge base's matching folders, memory in
-  ``memory/<project>/project_memory.yaml``, Markdown notes (CLAUDE.md, SKILL.md, …) anywhere
-  else — and never in our state, a report, a proposal, a lesson or summary file, a
-  discussion, a piece, a settings file, a dot-file, a script or an executable file.
+Every writer calls the *guard* made here for its action on the real file (symlinks followed)
+right before writing. Write permission comes only from the root and ``[write] allowed_dirs``;
+in-place edits stay in the location of their own kind; targets land only where their kind
+lives, never in our state, an agent's file, a settings file, a dot-file or a script.
 """
 
 from __future__ import annotations
@@ -37,18 +26,18 @@ TargetKind = Literal["skill", "pattern", "anti_pattern", "memory", "markdown", "
 #: Plain Markdown only: ``.txt`` may be a build file (``requirements.txt``) and ``.mdx`` runs
 #: code, so neither is ever a target.
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-#: Locations of files agents write or we own: never a target.
-PROTECTED = (
-    "state",
-    "kpt",
-    "feedback",
-    "summaries",
-    "lessons_user",
-    "lessons_ai",
-    "discussions",
-    "pieces",
-    "inbox",
-)
+#: Locations of files agents write or we own, never a target: what each holds.
+PROTECTED = {
+    "state": "hurikaeri's own state",
+    "kpt": "an agent's KPT report",
+    "feedback": "an exported feedback file",
+    "summaries": "a session-summary file",
+    "lessons_user": "a lesson file",
+    "lessons_ai": "a lesson file",
+    "discussions": "an agent's discussion",
+    "pieces": "a TAKT piece",
+    "inbox": "a proposal",
+}
 _KB_KINDS: dict[str, Kind] = {
     "skill": Kind.SKILL,
     "pattern": Kind.PATTERN,
@@ -112,9 +101,7 @@ def write_bases(ws: Workspace) -> list[Path]:
 
 
 def location_dirs(ws: Workspace, key: str) -> list[Path]:
-    """The real directories (or, for a location that is a file, the real file: its
-    directory resolved, its own name kept) of a location; ``inbox`` is the knowledge
-    base's inbox."""
+    """The real directories of a location (a file location: its real file); ``inbox`` too."""
     if key == "inbox":
         return [_real(kb) / "inbox" for kb in ws.locations["knowledge_base"]]
     out = []
@@ -270,19 +257,8 @@ def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
         _check_regular(real)
     except PathRefused as exc:
         return str(exc).removeprefix("refused: ")
-    for key in PROTECTED:
+    for key, what in PROTECTED.items():
         if _located_anycase(real, location_dirs(ws, key)):
-            what = {
-                "state": "hurikaeri's own state",
-                "kpt": "an agent's KPT report",
-                "feedback": "an exported feedback file",
-                "summaries": "a session-summary file",
-                "lessons_user": "a lesson file",
-                "lessons_ai": "a lesson file",
-                "discussions": "an agent's discussion",
-                "pieces": "a TAKT piece",
-                "inbox": "a proposal",
-            }[key]
             return f"{real} is {what}, never a target"
     base = next((b for b in write_bases(ws) if _inside(real, b)), real.parent)
     problem = name_problem(real.relative_to(base), kind)
@@ -349,9 +325,7 @@ MAX_NAME_BYTES = 255
 
 
 def path_text_problem(text: str) -> str | None:
-    """A target path an agent wrote that must be refused before it means anything: control
-    characters (newlines included), Windows drive letters, UNC shares and backslashes, and
-    names or paths too long for a file system."""
+    """Why an agent's target path is refused as text: control characters, Windows paths, length."""
     if len(text) > MAX_PATH_CHARS or text.count("/") >= MAX_PATH_PARTS:
         return f"the target path is too long ({len(text)} characters, {text.count('/') + 1} parts)"
     if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in text.split("/")):
@@ -431,9 +405,7 @@ def action_writes(ws: Workspace, action: str) -> Guard:
 
 
 def export_file(ws: Workspace) -> Guard:
-    """A file the person names for an export (``show --markdown -o``): anywhere they say,
-    but never over a document of the workspace or our state, and never a new file inside
-    one of the workspace's locations."""
+    """A file the person names for an export: never over a workspace file or in a location."""
     from store.config import LOCATIONS
 
     def guard(path: Path) -> None:
@@ -452,9 +424,8 @@ def export_file(ws: Workspace) -> Guard:
 
 
 def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
-    """What :func:`target_problem` would say of a target path as an agent wrote it, read
-    against the default layout without touching the disk (for lint: a refused target is a
-    diagnostic before anyone tries to approve it)."""
+    """What :func:`target_problem` would say of a path as written, against the default layout
+    without touching the disk (for lint)."""
     from store.config import LOCATIONS
 
     problem = path_text_problem(text)
@@ -498,10 +469,8 @@ CREATED_IN = {
 
 
 class Creatable:
-    """Whether a file an undo would delete is one an action creates: a promotion's or an
-    approved proposal's new target, or (``kind``, see :data:`CREATED_IN`) a person-made
-    report or proposal, a feedback export, a file an import created. Agents' reports,
-    lessons, summaries and proposals are never created by us otherwise, so never deleted."""
+    """Whether a file an undo would delete is one an action creates (:data:`CREATED_IN`); an
+    agent's file is never deleted."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
@@ -522,5 +491,4 @@ class Creatable:
         raise PathRefused(f"refused: undo would delete {path}, which no action creates") from first
 
 
-def created_by_an_action(ws: Workspace) -> Creatable:
-    return Creatable(ws)
+created_by_an_action = Creatable

@@ -1,11 +1,5 @@
-"""Round-trip YAML editing that changes only what was edited (docs/architecture.md principle 1).
-
-ruamel.yaml loads the file as commented data, with the file's own indentation (detected),
-quotes preserved and no line wrapping. After editing, the dump is merged back onto the
-original lines (:mod:`store.write.linemerge`), so a no-op save is byte-identical and an edit of
-one field changes only that field's lines. Line endings (CRLF stays CRLF), a BOM and the
-presence of the final newline are kept.
-"""
+"""Round-trip YAML editing that changes only what was edited (principle 1): a no-op save is
+byte-identical; line endings, a BOM and the final newline are kept."""
 
 from __future__ import annotations
 

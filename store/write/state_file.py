@@ -1,7 +1,5 @@
-"""A small cache file of ours under the state directory: a header line naming its format,
-version and the SHA-256 of the JSON body, then the body. A file that is missing, of
-another format or version, damaged or truncated reads as empty; writing never fails the
-caller (a read-only workspace only computes again next time)."""
+"""A small cache file of ours: a header naming its format, version and the SHA-256 of the JSON
+body; anything else reads as empty, and writing never fails the caller."""
 
 from __future__ import annotations
 

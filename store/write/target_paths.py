@@ -1,12 +1,6 @@
-"""Where a target path an agent wrote leads: inside the workspace root or ``allowed_dirs``.
-
-``~`` is expanded; ``~/.claude/...`` (how the hurikaeri skill names the Claude home) means the
-workspace root, whatever the root is; other relative paths resolve against the root. The
-final location is checked twice, as written (``..`` collapsed) and with every symlink
-followed, so neither a traversal nor a link can lead a write outside. What may be written
-there depends on the action (:mod:`store.write.policy`); locations the config moved outside
-the root are read there, never written.
-"""
+"""Where a target path an agent wrote leads: ``~/.claude/...`` means the workspace root;
+the result is checked as written and with every symlink followed, so neither ``..`` nor a
+link leads a write outside the root or ``allowed_dirs``."""
 
 from __future__ import annotations
 

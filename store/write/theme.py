@@ -24,10 +24,8 @@ _SETTING = re.compile(rb"^[ \t]*[^#\s\[][^\n]*\n?", re.MULTILINE)
 
 
 def save_theme(path: Path, name: str) -> None:
-    """Remember ``name`` as ``theme`` in the config file at ``path``: the one ``theme = …``
-    line is changed (or one added after the last top-level setting), every other byte kept;
-    written atomically (created with its directory when missing). The result is parsed
-    again first: nothing is written that would read as anything else than that change."""
+    """Set ``theme`` in the config file, changing only that line (or adding it), atomically;
+    nothing is written that would parse as anything else."""
     stamp = current_stamp(path)
     old = path.read_bytes() if stamp is not None else b""
     try:

@@ -32,7 +32,7 @@ from store.review.items import ReviewError, decide_keys, find_item
 from store.review.lessons import archive_lesson, edit_lesson_tx, find_lesson, remove_lesson
 from store.review.person_report import next_report_id, render_report, write_person_report
 from store.review.promote import plan_promotion, promote_plans
-from store.review.retarget import retarget_item
+from store.review.retarget import retarget_items
 from store.review.wrapup import import_wrapup
 from store.tx import transactions
 from store.tx.journal import where
@@ -130,7 +130,7 @@ def act(ws: Workspace, t: Targets, rng: random.Random, n: int) -> None:
             promote_plans(ws, [plan])
     elif kind == "retarget":
         ref = find_item(ws, rng.choice(t.tries))
-        retarget_item(ws, ref, "claude_md", f"notes/N{rng.randrange(3)}.md", f"## S{n % 4}")
+        retarget_items(ws, [ref], "claude_md", f"notes/N{rng.randrange(3)}.md", f"## S{n % 4}")
     elif kind == "edit":
         ref = find_item(ws, rng.choice(t.keeps))
         edit_item(

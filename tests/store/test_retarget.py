@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from store.review.items import ReviewError, find_item
-from store.review.retarget import retarget_item, target_headings
+from store.review.retarget import retarget_items, target_headings
 from store.workspace import Workspace
 
 REPORT = """\
@@ -42,8 +42,8 @@ def test_retarget_changes_only_the_target_lines(tmp_path: Path) -> None:
     p = tmp_path / "hurikaeri" / "kpt-20260101-001.yaml"
     p.write_text(REPORT, encoding="utf-8")
     ws = Workspace(tmp_path)
-    retarget_item(
-        ws, find_item(ws, "kpt-20260101-001/try-001"), "skill", "skills/x/SKILL.md", "## Testing"
+    retarget_items(
+        ws, [find_item(ws, "kpt-20260101-001/try-001")], "skill", "skills/x/SKILL.md", "## Testing"
     )
     after = p.read_text(encoding="utf-8")
     changed = _changed(REPORT, after)
@@ -57,9 +57,9 @@ def test_retarget_changes_only_the_target_lines(tmp_path: Path) -> None:
     assert added[1] == '+       section: "## Testing"'
     assert added[2].startswith("+       type: skill") and added[2].endswith("# where it goes")
     assert len(changed) == 6
-    retarget_item(
+    retarget_items(
         ws,
-        find_item(ws, "kpt-20260101-001/try-002"),
+        [find_item(ws, "kpt-20260101-001/try-002")],
         "memory",
         "memory/p/project_memory.yaml",
         None,
@@ -80,9 +80,9 @@ def test_retarget_refuses_bad_type_and_outside_paths(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     ref = find_item(ws, "kpt-20260101-001/try-001")
     with pytest.raises(ReviewError, match="not one of"):
-        retarget_item(ws, ref, "script", "x.md", None)
+        retarget_items(ws, [ref], "script", "x.md", None)
     with pytest.raises(ReviewError, match="outside the workspace"):
-        retarget_item(ws, ref, "claude_md", "../../x.md", None)
+        retarget_items(ws, [ref], "claude_md", "../../x.md", None)
     assert p.read_text(encoding="utf-8") == REPORT
 
 
@@ -116,6 +116,6 @@ def test_retarget_refuses_what_a_promotion_would_refuse(
     assert reason in refused.message
     p.write_text(REPORT, encoding="utf-8")
     with pytest.raises(ReviewError) as exc:
-        retarget_item(ws, find_item(ws, "kpt-20260101-001/try-001"), type_, path, None)
+        retarget_items(ws, [find_item(ws, "kpt-20260101-001/try-001")], type_, path, None)
     assert str(exc.value) == refused.message
     assert p.read_text(encoding="utf-8") == REPORT

@@ -22,7 +22,7 @@ from store.review.items import decide_keys, find_item
 from store.review.lessons import archive_lesson, edit_lesson_tx, find_lesson, remove_lesson
 from store.review.person_report import render_report, write_person_report
 from store.review.promote import plan_promotion, promote_plans
-from store.review.retarget import retarget_item
+from store.review.retarget import retarget_items
 from store.review.wrapup import import_wrapup
 from store.tx import journal, transactions
 from store.tx.transactions import (
@@ -182,7 +182,7 @@ def test_editor_edit(ws: Workspace) -> None:
 
 def test_retarget(ws: Workspace) -> None:
     ref = find_item(ws, f"{RID}/try-003")
-    r = roundtrip(ws, lambda: retarget_item(ws, ref, "claude_md", "notes/OTHER.md", "## Other")[2])
+    r = roundtrip(ws, lambda: retarget_items(ws, [ref], "claude_md", "notes/OTHER.md", "## Other"))
     assert r.action == "retarget"
 
 

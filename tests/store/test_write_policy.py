@@ -14,13 +14,13 @@ from store.config import Config, ConfigError, parse_config
 from store.insight.lint import lint_workspace
 from store.ledger import Ledger
 from store.read.kinds import Kind
-from store.review.external_edit import ExternalEdit
+from store.review.external_edit import ExternalEdit, save_external_edit
 from store.review.feedback_export import export_feedback
 from store.review.inbox import decide_proposals, find_proposal, plan_decision
 from store.review.item_edit import edit_item
 from store.review.items import ReviewError, find_item
 from store.review.promote import plan_promotion, promote_plans
-from store.review.retarget import retarget_item
+from store.review.retarget import retarget_items
 from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
 from store.write.atomic import ConflictError, PathRefused, WriteError, atomic_write, current_stamp
@@ -243,7 +243,7 @@ def test_a_report_linked_outside_is_not_retargeted_or_exported(tmp_path: Path) -
     original = victim.read_bytes()
     ref = find_item(ws, "kpt-20260101-001/try-001")
     with pytest.raises(PathRefused):
-        retarget_item(ws, ref, "claude_md", "NOTES.md", "## X")
+        retarget_items(ws, [ref], "claude_md", "NOTES.md", "## X")
     with pytest.raises(PathRefused):
         export_feedback(ws, "kpt-20260101-001", force=True)
     with pytest.raises(PathRefused):
@@ -271,7 +271,7 @@ def test_external_edit_through_a_link_is_refused(tmp_path: Path) -> None:
     edit = ExternalEdit.start(link, Kind.PROPOSAL, ws.state_dir / "edits", in_place(ws, "inbox"))
     edit.work.write_text("id: prop-20260101-002\nkind: skill\nstatus: approved\n")
     with pytest.raises(PathRefused):
-        edit.commit()
+        save_external_edit(ws, edit)
     assert victim.read_text() == "id: prop-20260101-002\nkind: skill\n"
 
 
@@ -378,7 +378,7 @@ def test_editor_save_over_a_same_size_rewrite_is_a_conflict(tmp_path: Path) -> N
     os.utime(report, ns=(st.st_atime_ns, st.st_mtime_ns))
     agent = report.read_bytes()
     with pytest.raises(ConflictError):
-        edit.commit()
+        save_external_edit(ws, edit)
     assert report.read_bytes() == agent
 
 

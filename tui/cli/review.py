@@ -227,15 +227,15 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
 
 def cmd_retarget(args: argparse.Namespace, ws: Workspace) -> int:
     from store.review.items import find_item
-    from store.review.retarget import retarget_item
+    from store.review.retarget import retarget_items
 
     ref = find_item(ws, item_ref(args))
     recovered_note(ws)
-    before, after, result = retarget_item(ws, ref, args.type_, args.path, args.section)
+    result = retarget_items(ws, [ref], args.type_, args.path, args.section)
     if args.json:
         target = {"type": args.type_, "path": args.path, "section": args.section}
         dump_json(tx_json(result, item=ref.key, target=target))
-    elif before == after:
+    elif result is None:
         print(f"{PROG}: {ref.key} already has that target", file=sys.stderr)
     else:
         print(f"retargeted {ref.key} → {args.type_} {args.path} {args.section or ''}".rstrip())
