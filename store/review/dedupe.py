@@ -16,7 +16,7 @@ from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.policy import MARKDOWN_SUFFIXES, target
-from store.write.textdiff import bytes_diff
+from store.write.textdiff import file_diff
 
 
 @dataclass(slots=True)
@@ -34,10 +34,7 @@ class MergePlan:
     files: list[MergeFile]
 
     def diff(self, ws: Workspace) -> str:
-        return "".join(
-            bytes_diff(f.before, f.after, f"a/{ws.display(f.path)}", f"b/{ws.display(f.path)}")
-            for f in self.files
-        )
+        return "".join(file_diff(f.before, f.after, ws.display(f.path)) for f in self.files)
 
 
 def _indent(line: bytes) -> int:

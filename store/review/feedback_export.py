@@ -18,6 +18,7 @@ from store.models.kpt import ProblemItem, TryItem
 from store.read.diagnostics import DiagnosticSink
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError, find_report
+from store.review.wrapup import next_id
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
@@ -57,14 +58,6 @@ class AlreadyExported(ReviewError):
 
 def now() -> datetime:
     return datetime.now(UTC).astimezone()
-
-
-def next_feedback_id(ws: Workspace, day: str) -> str:
-    taken = {p.stem for p in ws.loc("feedback").glob("fb-*.y*ml")}
-    n = 1
-    while f"fb-{day}-{n:03d}" in taken:
-        n += 1
-    return f"fb-{day}-{n:03d}"
 
 
 def _target_of(item: TryItem | None) -> dict[str, Any]:
@@ -163,7 +156,7 @@ def export_feedback(
                 fi.generated_feedback_id,
             )
     t = now()
-    fb_id = next_feedback_id(ws, t.strftime("%Y%m%d"))
+    fb_id = next_id("fb", t.strftime("%Y%m%d"), [p.stem for p in ws.loc("feedback").glob("fb-*")])
     data = convert(report, fb_id, t.isoformat(timespec="seconds"))
     sink = DiagnosticSink(fb_id)
     validate_tolerant(Feedback, data, sink, what="feedback")

@@ -23,6 +23,7 @@ from store.read.loader import MODELS, load_file
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
+from store.review.wrapup import next_id
 from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
@@ -30,7 +31,7 @@ from store.write.atomic import current_stamp
 from store.write.policy import in_place, proposal_kind, target, target_problem
 from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from store.write.target_paths import PathRefused, resolve_target
-from store.write.textdiff import bytes_diff
+from store.write.textdiff import file_diff
 
 Decision = Literal["approve", "reject", "reopen"]
 KIND_MODELS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
@@ -108,14 +109,7 @@ class InboxPlan:
     secrets: tuple[SecretHit, ...] = ()
 
     def diff(self, label: str) -> str:
-        if self.after is None:
-            return ""
-        return bytes_diff(
-            self.before,
-            self.after,
-            f"a/{label}" if self.before is not None else "/dev/null",
-            f"b/{label}",
-        )
+        return "" if self.after is None else file_diff(self.before, self.after, label)
 
 
 def check_payload(doc: Proposal) -> list[str]:
@@ -280,16 +274,6 @@ def decide_proposals(
     return apply(ws, plan, ledger=ledger)
 
 
-def next_proposal_id(ws: Workspace, day: str | None = None) -> str:
-    """``prop-YYYYMMDD-NNN`` with the next free sequence for that day."""
-    day = day or datetime.now().strftime("%Y%m%d")
-    taken = {r.id for r in list_proposals(ws)} | {p.stem for p in inbox_dir(ws).glob("prop-*")}
-    n = 1
-    while f"prop-{day}-{n:03d}" in taken:
-        n += 1
-    return f"prop-{day}-{n:03d}"
-
-
 def slug(text: str, limit: int = 40) -> str:
     s = re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
     return s[:limit].rstrip("_") or "learning"
@@ -303,7 +287,8 @@ def propose(
 ) -> tuple[Path, TxResult]:
     """A new proposal file in the inbox (a person's proposal, same format as the agents'),
     written as a transaction (``propose``): undo removes it again while it is unchanged."""
-    pid = str(data.get("id") or next_proposal_id(ws))
+    taken = {r.id for r in list_proposals(ws)} | {p.stem for p in inbox_dir(ws).glob("prop-*")}
+    pid = str(data.get("id") or next_id("prop", datetime.now().strftime("%Y%m%d"), taken))
     data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}
     path = inbox_dir(ws) / f"{pid}.yaml"
     fw = FileWrite(

@@ -7,7 +7,6 @@ problem, a next step → a try-item), which then goes through the normal review.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.metadata_block import Reply, severity_of
 from store.read.validate import validate_tolerant
 from store.read.yamlload import load_yaml
+from store.review.wrapup import next_id
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, apply
 from store.workspace import Workspace
@@ -42,21 +42,10 @@ class Pick:
     index: int
 
 
-def kpt_dir(ws: Workspace) -> Path:
-    return ws.loc("kpt")
-
-
 def next_report_id(ws: Workspace, day: str) -> str:
     """``kpt-<day>-NNN`` after the highest number already used that day."""
-    pattern = re.compile(rf"kpt-{re.escape(day)}-(\d+)\.ya?ml$")
-    used = [0]
-    for d in ws.locations.get("kpt", [kpt_dir(ws)]):
-        try:
-            names = [p.name for p in d.iterdir()]
-        except OSError:
-            continue
-        used += [int(m.group(1)) for n in names if (m := pattern.match(n))]
-    return f"kpt-{day}-{max(used) + 1:03d}"
+    taken = [p.stem for d in ws.locations["kpt"] for p in d.glob(f"kpt-{day}-*.y*ml")]
+    return next_id("kpt", day, taken)
 
 
 def draft_person_report(
@@ -138,7 +127,7 @@ def render_report(data: dict[str, Any]) -> str:
 
 
 def report_path(ws: Workspace, report_id: str) -> Path:
-    return kpt_dir(ws) / f"{report_id}.yaml"
+    return ws.loc("kpt") / f"{report_id}.yaml"
 
 
 def check_person_report(ws: Workspace, report_id: str, text: str) -> list[Diagnostic]:

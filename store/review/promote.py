@@ -29,7 +29,7 @@ from store.write.markdown_edit import NEAR_DUPLICATE, MarkdownDoc, MarkdownTarge
 from store.write.policy import MARKDOWN_SUFFIXES, promotion_kind, target, target_problem
 from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
 from store.write.target_paths import PathRefused, resolve_target
-from store.write.textdiff import bytes_diff
+from store.write.textdiff import file_diff
 
 #: how a refused secret is overridden, named for both ways in (#44)
 OVERRIDE = "--allow-secret on the command line, o in the app's promote dialog"
@@ -65,13 +65,7 @@ class Plan:
         return self.status == "write" and self.after is not None and self.after != self.before
 
     def diff(self, label: str | None = None) -> str:
-        name = label or str(self.target)
-        return bytes_diff(
-            self.before,
-            self.after,
-            f"a/{name}" if self.before is not None else "/dev/null",
-            f"b/{name}",
-        )
+        return file_diff(self.before, self.after, label or str(self.target))
 
 
 def policy_refusal(ws: Workspace, path: Path, target_type: str) -> str | None:

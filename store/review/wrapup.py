@@ -17,7 +17,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -181,31 +181,17 @@ def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
     at = data.find(needle)
     while at >= 0:
         value = _ID_VALUE.match(data, at, at + 203)
-        if value is not None and _id_key_before(data, at):
+        if value is not None and _ID_KEY.search(data, max(0, at - 256), at):
             out.add(value.group(1).decode("utf-8", "replace"))
         at = data.find(needle, at + 1)
     return out
 
 
-def _id_key_before(data: bytes | mmap.mmap, at: int) -> bool:
-    """Whether ``"id"``, a colon and any whitespace (as ``\\s`` matches in bytes) come
-    right before ``at``."""
-    i = at - 1
-    while i >= 0 and data[i] in _SPACE:
-        i -= 1
-    if i < 0 or data[i] != 0x3A:  # ':'
-        return False
-    i -= 1
-    while i >= 0 and data[i] in _SPACE:
-        i -= 1
-    return i >= 3 and data[i - 3 : i + 1] == b'"id"'
-
-
 #: An id's value, from its opening quote: ``"id": "…"`` is a pair ``"id"\s*:\s*"…"`` (a
 #: pretty-printed one too) whose value is 1–200 bytes without quotes, backslashes or line ends.
 _ID_VALUE = re.compile(rb'"([^"\\\r\n]{1,200})"')
-#: What ``\s`` matches in a bytes pattern.
-_SPACE = b" \t\n\r\x0b\x0c"
+#: ``"id":`` right before a value (searched in the bytes just before it).
+_ID_KEY = re.compile(rb'"id"\s*:\s*\Z')
 #: Nesting deeper than this in a wrap-up input is refused.
 MAX_INPUT_DEPTH = 64
 
@@ -320,7 +306,8 @@ def _is_json_object(line: bytes) -> bool:
         return False
 
 
-def next_id(prefix: str, day: str, taken: set[str]) -> str:
+def next_id(prefix: str, day: str, taken: Iterable[str]) -> str:
+    """``PREFIX-DAY-NNN`` after the highest sequence ``taken`` holds for that prefix and day."""
     seqs = [
         int(m.group("seq"))
         for t in taken

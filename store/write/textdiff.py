@@ -13,3 +13,8 @@ def bytes_diff(before: bytes | None, after: bytes | None, a: str, b: str) -> str
         return (data or b"").decode("utf-8", "replace").splitlines(True)
 
     return "".join(difflib.unified_diff(lines(before), lines(after), a, b))
+
+
+def file_diff(before: bytes | None, after: bytes | None, name: str) -> str:
+    """A write of the file ``name`` as git shows it (``/dev/null``: a new file)."""
+    return bytes_diff(before, after, "/dev/null" if before is None else f"a/{name}", f"b/{name}")
