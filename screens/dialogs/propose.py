@@ -29,8 +29,8 @@ from store.read.diagnostics import DiagnosticSink
 from store.read.yamlload import load_yaml
 from store.review.inbox import check_payload, propose
 from store.review.propose import KIND_DIRS, draft_proposal
+from store.write.policy import PathRefused, resolve_target
 from store.write.roundtrip import new_yaml_document
-from store.write.target_paths import PathRefused, resolve_target
 
 
 class ProposeScreen(ModalScreen[bool]):

@@ -23,9 +23,8 @@ from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import TARGET_TYPES
 from store.review.items import ItemRef, ReviewError
 from store.review.retarget import retarget_items, target_headings
-from store.write.policy import write_bases
+from store.write.policy import PathRefused, resolve_target, write_bases
 from store.write.roundtrip import EditError
-from store.write.target_paths import PathRefused, resolve_target
 
 NEW_SECTION = "\x00new"
 

@@ -28,9 +28,15 @@ from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
-from store.write.policy import in_place, proposal_kind, target, target_problem
+from store.write.policy import (
+    PathRefused,
+    in_place,
+    proposal_kind,
+    resolve_target,
+    target,
+    target_problem,
+)
 from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
-from store.write.target_paths import PathRefused, resolve_target
 from store.write.textdiff import file_diff
 
 Decision = Literal["approve", "reject", "reopen"]

@@ -26,9 +26,15 @@ from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
 from store.write.markdown_edit import NEAR_DUPLICATE, MarkdownDoc, MarkdownTarget, bullet_text
-from store.write.policy import MARKDOWN_SUFFIXES, promotion_kind, target, target_problem
+from store.write.policy import (
+    MARKDOWN_SUFFIXES,
+    PathRefused,
+    promotion_kind,
+    resolve_target,
+    target,
+    target_problem,
+)
 from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plain_data
-from store.write.target_paths import PathRefused, resolve_target
 from store.write.textdiff import file_diff
 
 #: how a refused secret is overridden, named for both ways in (#44)

@@ -12,9 +12,8 @@ from store.review.promote import policy_refusal
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
 from store.workspace import Workspace
-from store.write.policy import in_place
+from store.write.policy import PathRefused, in_place, resolve_target
 from store.write.roundtrip import YamlEditor
-from store.write.target_paths import PathRefused, resolve_target
 
 
 def _check(ws: Workspace, ref: ItemRef, type_: str, path: str) -> None:

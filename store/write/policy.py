@@ -18,7 +18,7 @@ from store.read.kinds import YAML_SUFFIXES, Kind, kind_from_path
 from store.workspace import Workspace
 from store.write.atomic import Guard, PathRefused
 
-__all__ = ["Guard", "PathRefused"]
+__all__ = ["CLAUDE_HOME", "Guard", "PathRefused", "resolve_target"]
 
 #: Where a target of each kind may be written.
 TargetKind = Literal["skill", "pattern", "anti_pattern", "memory", "markdown", "skill-or-markdown"]
@@ -90,14 +90,15 @@ def _inside(path: PurePath, base: PurePath) -> bool:
     return path == base or base in path.parents
 
 
-def write_bases(ws: Workspace) -> list[Path]:
+def write_bases(ws: Workspace, *, lexical: bool = False) -> list[Path]:
     """The only directories anything is written under: the root and ``allowed_dirs``
-    (relative ones against the root), symlinks followed."""
-    out = [_real(ws.root)]
+    (relative ones against the root), symlinks followed (``lexical``: only normalised)."""
+    norm = os.path.normpath if lexical else os.path.realpath
+    out = [ws.root]
     for b in ws.config.allowed_dirs:
         p = Path(os.path.expanduser(b))
-        out.append(_real(p if p.is_absolute() else ws.root / p))
-    return out
+        out.append(p if p.is_absolute() else ws.root / p)
+    return [Path(norm(p)) for p in out]
 
 
 def location_dirs(ws: Workspace, key: str) -> list[Path]:
@@ -335,6 +336,48 @@ def path_text_problem(text: str) -> str | None:
     if _DRIVE.match(text) or text.startswith("\\\\") or "\\" in text:
         return "the target path looks like a Windows path (drive letter or backslash)"
     return None
+
+
+CLAUDE_HOME = "~/.claude"
+
+
+def resolve_target(ws: Workspace, raw: str) -> Path:
+    """The file a persistence-target path an agent wrote names (``~/.claude/...``: the root),
+    checked as written and with every symlink followed; :class:`PathRefused` when it leads
+    outside the root and ``allowed_dirs``, or cannot even be looked up."""
+    try:
+        return _resolve(ws, raw)
+    except (OSError, ValueError, RecursionError) as exc:
+        raise PathRefused(f"refused: {raw[:200]!r} cannot be looked up: {exc}") from exc
+
+
+def _resolve(ws: Workspace, raw: str) -> Path:
+    text = (raw or "").strip()
+    if not text:
+        raise PathRefused("the target has no path")
+    problem = path_text_problem(text)
+    if problem:
+        raise PathRefused(f"refused: {problem}")
+    if text == CLAUDE_HOME or text.startswith(CLAUDE_HOME + "/"):
+        candidate = ws.root / text[len(CLAUDE_HOME) :].lstrip("/")
+    else:
+        p = Path(os.path.expanduser(text))
+        candidate = p if p.is_absolute() else ws.root / p
+    lexical = Path(os.path.normpath(candidate))
+    bases = write_bases(ws)
+    if not any(_inside(lexical, b) for b in [*write_bases(ws, lexical=True), *bases]):
+        raise PathRefused(
+            f"refused: {lexical} is outside the workspace root {ws.root}"
+            + (" and the allowed directories" if ws.config.allowed_dirs else "")
+        )
+    real = _real(lexical)
+    if not any(_inside(real, b) for b in bases):
+        raise PathRefused(
+            f"refused: {raw} leads through a symlink to {real}, outside the workspace"
+        )
+    if real.is_dir():
+        raise PathRefused(f"refused: {real} is a directory, not a file")
+    return lexical
 
 
 #: What each action writes (docs/trust-boundary.md "Written only where allowed"): the locations it edits

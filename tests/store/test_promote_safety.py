@@ -12,7 +12,7 @@ from store.ledger import Ledger
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
 from store.workspace import Workspace
-from store.write.target_paths import PathRefused, resolve_target
+from store.write.policy import PathRefused, resolve_target
 
 
 def _ws(root: Path, path: str, type_: str = "claude_md", config: Config | None = None) -> Workspace:
