@@ -115,22 +115,10 @@ class Change:
 
 def memory_topics(ws: Workspace) -> list[Path]:
     """Claude Code's auto-memory files: every Markdown file in ``projects/<slug>/memory/``."""
-    out: list[Path] = []
-    top = ws.root / "projects"
-    try:
-        slugs = sorted(os.listdir(top))
-    except OSError:
-        return out
-    for slug in slugs:
-        mem = top / slug / "memory"
-        try:
-            names = sorted(os.listdir(mem))
-        except OSError:
-            continue
-        for name in names:
-            if not ignored_name(name) and name.lower().endswith(".md") and (mem / name).is_file():
-                out.append(mem / name)
-    return out
+    found = sorted((ws.root / "projects").glob("*/memory/*"))
+    return [
+        p for p in found if p.suffix.lower() == ".md" and not ignored_name(p.name) and p.is_file()
+    ]
 
 
 def tracked(ws: Workspace, ledger: Ledger | None = None) -> dict[str, Path]:

@@ -23,6 +23,7 @@ from store.read.loader import MODELS, load_file
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
+from store.review.promote import new_memory
 from store.review.wrapup import next_id
 from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
@@ -225,14 +226,7 @@ def _plan_document(plan: InboxPlan) -> None:
 def _plan_memory(plan: InboxPlan) -> None:
     entry = dict(plain_data(plan.ref.doc.payload or {}))
     if plan.before is None:
-        target = plan.target or Path("project_memory.yaml")
-        plan.after = new_yaml_document(
-            {
-                "project_id": target.parent.name,
-                "last_updated": now_iso(),
-                "learned_behaviors": [entry],
-            }
-        )
+        plan.after = new_memory(plan.target or Path("project_memory.yaml"), entry)
         return
     editor = YamlEditor(plan.target or plan.ref.path, plan.before, plan.target_stamp)
     for b in editor.get(["learned_behaviors"]) or []:

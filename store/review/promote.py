@@ -240,13 +240,17 @@ def _plan_skill(plan: Plan, near: NearChoice | None) -> None:
     Skill.model_validate(plain_data(editor.data))  # what is written must still be a skill
 
 
+def new_memory(path: Path, entry: dict[str, Any]) -> bytes:
+    """A new ``project_memory.yaml`` at ``path`` holding one learned behavior."""
+    doc = {"project_id": path.parent.name, "last_updated": now_iso(), "learned_behaviors": [entry]}
+    return new_yaml_document(doc)
+
+
 def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
     entry = dict(plan.entry or memory_prefill(plan.ref, plan.new_text))
     path = plan.target or Path("project_memory.yaml")
     if plan.before is None:
-        project_id = path.parent.name
-        memory = {"project_id": project_id, "last_updated": now_iso(), "learned_behaviors": [entry]}
-        plan.after = new_yaml_document(memory)
+        plan.after = new_memory(path, entry)
         return
     editor = YamlEditor(path, plan.before, plan.stamp)
     existing = editor.get(["learned_behaviors"]) or []

@@ -26,7 +26,7 @@ from typing import Any
 from store.check.secrets import check_write
 from store.errors import ReviewError
 from store.ledger import Ledger
-from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
+from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput, WrapupSummary
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import encode_record
 from store.read.markers import dotted
@@ -440,22 +440,18 @@ def plan_import(ws: Workspace, model: WrapupInput) -> WrapupImport:
         "session_name": model.session_name,
         "project": model.project,
     }
-    s = model.summary
+    s = model.summary or WrapupSummary()
     summary: dict[str, Any] = {
         "id": "",  # given by _assign: the one already there, or the next free one
         **base,
-        "info_summary": list(s.info or []) if s else [],
-        "qa_pairs": [q.model_dump(exclude_none=True) for q in (s.qa or [])] if s else [],
-        "conclusions": [c.model_dump(exclude_none=True) for c in (s.conclusions or [])]
-        if s
-        else [],
-        "work_done": list(s.done) if s and s.done is not None else None,
+        "info_summary": list(s.info or []),
+        "qa_pairs": [q.model_dump(exclude_none=True) for q in (s.qa or [])],
+        "conclusions": [c.model_dump(exclude_none=True) for c in (s.conclusions or [])],
+        "work_done": list(s.done) if s.done is not None else None,
         "action_items": [
             {"title": a.title, "priority": a.priority, "registered_todo": a.registered_todo}
             for a in (s.actions or [])
-        ]
-        if s
-        else [],
+        ],
     }
     if model.evaluation is not None:
         summary["evaluation"] = model.evaluation.model_dump(exclude_none=True)
