@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Literal
 
@@ -235,7 +236,7 @@ def memory_problem(rel_to_memory: PurePath) -> str | None:
     return "project memory is written only to memory/<project>/project_memory.yaml"
 
 
-def _located(real: Path, dirs: list[Path]) -> PurePath | None:
+def _located(real: PurePath, dirs: Sequence[PurePath]) -> PurePath | None:
     for d in dirs:
         if _inside(real, d):
             return real.relative_to(d)
@@ -271,18 +272,23 @@ def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
     except OSError:
         pass
     kb = _located(real, location_dirs(ws, "knowledge_base"))
-    memory = _located(real, location_dirs(ws, "memory"))
-    if kind in _KB_KINDS:
-        return kb_problem(kb, kind) if kb is not None else kb_problem(PurePath("x"), kind)
+    return _place_problem(real, kb, _located(real, location_dirs(ws, "memory")), kind)
+
+
+def _place_problem(
+    path: PurePath, kb: PurePath | None, memory: PurePath | None, kind: TargetKind
+) -> str | None:
+    """Whether a ``kind`` target may lie at ``path`` (``kb``, ``memory``: its place inside
+    those locations, ``None`` when outside)."""
+    suffix = path.suffix.lower()
+    if kind in _KB_KINDS or (kind == "skill-or-markdown" and suffix in YAML_SUFFIXES):
+        return kb_problem(kb if kb is not None else PurePath("x"), kind)
     if kind == "memory":
-        return memory_problem(memory) if memory is not None else memory_problem(PurePath())
-    if kind == "skill-or-markdown":
-        if real.suffix.lower() in YAML_SUFFIXES:
-            return kb_problem(kb, kind) if kb is not None else kb_problem(PurePath("x"), kind)
-        if real.suffix.lower() not in MARKDOWN_SUFFIXES:
-            return f"{real.name} is neither a knowledge-base skill YAML nor a Markdown file"
+        return memory_problem(memory if memory is not None else PurePath())
+    if kind == "skill-or-markdown" and suffix not in MARKDOWN_SUFFIXES:
+        return f"{path.name} is neither a knowledge-base skill YAML nor a Markdown file"
     if kind in ("markdown", "skill-or-markdown") and memory is not None:
-        return f"{real} is in the project memory folder, which holds YAML only"
+        return f"{path} is in the project memory folder, which holds YAML only"
     return None
 
 
@@ -489,15 +495,7 @@ def lexical_target_problem(text: str, kind: TargetKind) -> str | None:
     if problem:
         return problem
     kb, memory = PurePosixPath(LOCATIONS["knowledge_base"]), PurePosixPath(LOCATIONS["memory"])
-    in_kb = _inside(rel, kb)
-    if kind in _KB_KINDS or (kind == "skill-or-markdown" and rel.suffix in YAML_SUFFIXES):
-        return kb_problem(rel.relative_to(kb) if in_kb else PurePosixPath("x"), kind)
-    if kind == "memory":
-        in_memory = _inside(rel, memory)
-        return memory_problem(rel.relative_to(memory) if in_memory else PurePosixPath())
-    if kind == "skill-or-markdown" and rel.suffix.lower() not in MARKDOWN_SUFFIXES:
-        return f"{rel.name} is neither a knowledge-base skill YAML nor a Markdown file"
-    return None
+    return _place_problem(rel, _located(rel, [kb]), _located(rel, [memory]), kind)
 
 
 #: What each kind of action that creates a file in a location of its own may create (the
