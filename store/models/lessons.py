@@ -146,14 +146,3 @@ class WrapupInput(Record):
     user_lessons: list[WrapupLesson] | None = None
     ai_lessons: list[WrapupLesson] | None = None
     evaluation: Evaluation | None = None
-
-
-__all__ = [
-    "AI_LESSON_TYPES",
-    "LESSON_TYPES",
-    "SUB_SCORES",
-    "USER_LESSON_TYPES",
-    "Lesson",
-    "SessionSummary",
-    "WrapupInput",
-]

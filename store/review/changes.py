@@ -48,14 +48,6 @@ class Change:
     #: :class:`store.insight.change_git.Commit` that brought it), when attributed
     source: Any = None
 
-    @property
-    def current_sha(self) -> str | None:
-        return None if self.current is None else sha256(self.current)
-
-    @property
-    def reviewed_sha(self) -> str | None:
-        return None if self.reviewed is None else sha256(self.reviewed)
-
     def diff(self) -> str:
         a = "/dev/null" if self.reviewed is None else f"a/{self.key} (reviewed)"
         b = "/dev/null" if self.current is None else f"b/{self.key} (now)"
@@ -99,8 +91,8 @@ class Change:
             "added": added,
             "removed": removed,
             "hunks": self.hunks,
-            "reviewed_sha256": self.reviewed_sha,
-            "current_sha256": self.current_sha,
+            "reviewed_sha256": None if self.reviewed is None else sha256(self.reviewed),
+            "current_sha256": None if self.current is None else sha256(self.current),
             "reviewed_at": self.reviewed_at,
             "marks": self.marks,
             "secrets": [h.as_json() for h in self.secrets],

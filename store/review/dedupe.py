@@ -111,6 +111,3 @@ def apply_merge(ws: Workspace, plan: MergePlan, *, ledger: Ledger | None = None)
     subjects = [f"{ws.display(r.path)}:{r.line}" for r in plan.remove]
     tx = TxPlan("merge-duplicates", subjects, writes, note=f"kept: {plan.keep.text}")
     return apply(ws, tx, ledger=ledger)
-
-
-__all__ = ["MergeFile", "MergePlan", "apply_merge", "plan_merge"]

@@ -185,6 +185,3 @@ def export_feedback(
     plan = TxPlan("export-feedback", [report_id], files, note=fb_id)
     out.tx = apply(ws, plan, ledger=ledger)
     return out
-
-
-__all__ = ["Export", "convert", "export_feedback"]

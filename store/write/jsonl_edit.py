@@ -280,14 +280,3 @@ def finish_interrupted_rewrites(directories: Iterable[Path]) -> list[Path]:
             finally:
                 os.close(fd)
     return done
-
-
-__all__ = [
-    "ConflictError",
-    "SpanWrite",
-    "WriteError",
-    "finish_interrupted_rewrites",
-    "pad_to",
-    "prefix_digest",
-    "replace_span",
-]
