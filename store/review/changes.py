@@ -102,9 +102,6 @@ class Change:
         }
 
 
-# -- what is tracked ---------------------------------------------------------------------
-
-
 def memory_topics(ws: Workspace) -> list[Path]:
     """Claude Code's auto-memory files: every Markdown file in ``projects/<slug>/memory/``."""
     found = sorted((ws.root / "projects").glob("*/memory/*"))
@@ -155,9 +152,6 @@ def record_all(ws: Workspace, ledger: Ledger | None = None) -> int:
 
 def first_start_line(n: int) -> str:
     return f"reviewed state recorded for {n} file{'' if n == 1 else 's'}; changes from now on are listed"
-
-
-# -- listing -----------------------------------------------------------------------------
 
 
 def list_changes(
@@ -220,9 +214,6 @@ def find(changes: list[Change], ws: Workspace, name: str) -> Change:
         if name in (ch.key, str(ch.path)) or ch.key == key:
             return ch
     raise ReviewError(f"{name}: no change to review in this file ('hurikaeri changes' lists them)")
-
-
-# -- actions -----------------------------------------------------------------------------
 
 
 def keep(

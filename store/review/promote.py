@@ -285,9 +285,6 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
     ProjectMemory.model_validate(plain_data(editor.data))
 
 
-# -- applying and undoing -------------------------------------------------------
-
-
 def promote_plans(
     ws: Workspace, plans: list[Plan], *, ledger: Ledger | None = None
 ) -> TxResult | None:

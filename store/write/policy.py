@@ -183,9 +183,6 @@ def in_place_for(ws: Workspace, kind: Kind | None) -> Guard:
     return in_place(ws, *(keys or ("knowledge_base", "memory")))
 
 
-# -- targets ------------------------------------------------------------------------
-
-
 def name_problem(rel: PurePath, kind: TargetKind) -> str | None:
     """Why a file of this name (relative to where it lies) can never be a ``kind`` target,
     whatever the workspace: settings, scripts, dot-files, VCS and hook folders."""
@@ -318,8 +315,6 @@ def proposal_kind(kind: str | None) -> TargetKind | None:
     k = (kind or "").strip().lower()
     return k if k in ("skill", "pattern", "anti_pattern", "memory") else None  # type: ignore[return-value]
 
-
-# -- path text from agents -------------------------------------------------------------
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 _DRIVE = re.compile(r"^[A-Za-z]:")

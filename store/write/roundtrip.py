@@ -105,8 +105,6 @@ class YamlEditor:
         except UnicodeDecodeError as exc:
             raise EditError(f"{path}: not UTF-8 text; it is not edited") from exc
 
-    # -- editing -----------------------------------------------------------------
-
     def get(self, loc: Sequence[str | int], default: Any = None) -> Any:
         cur = self.data
         for part in loc:
@@ -168,8 +166,6 @@ class YamlEditor:
             parent.pop(loc[-1], None)
         elif isinstance(parent, list) and isinstance(loc[-1], int):
             del parent[loc[-1]]
-
-    # -- output ------------------------------------------------------------------
 
     def render_lines(self) -> list[str]:
         edited = _dump(self.yaml, self.data).split("\n")
