@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import secrets
 import stat
@@ -223,7 +222,7 @@ def atomic_write(
                 os.unlink(tmp_name)
     fsync_dir(directory)
     st = target.stat()
-    return FileStamp(len(data), st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+    return FileStamp.of_bytes(data, st)
 
 
 def replace_file(path: Path, chunks: Iterable[bytes]) -> None:

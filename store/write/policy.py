@@ -18,6 +18,7 @@ from typing import Literal
 from store.read.kinds import YAML_SUFFIXES, Kind, kind_from_path
 from store.workspace import Workspace
 from store.write.atomic import Guard, PathRefused
+from store.write.atomic import resolve_target as _real
 
 __all__ = ["CLAUDE_HOME", "Guard", "PathRefused", "resolve_target"]
 
@@ -81,10 +82,6 @@ _DANGEROUS_SUFFIXES = {
     ".plist",
     ".desktop",
 }
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
 
 
 def _inside(path: PurePath, base: PurePath) -> bool:
