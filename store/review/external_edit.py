@@ -24,11 +24,6 @@ from store.workspace import Workspace
 from store.write.atomic import Guard
 
 
-def editor_command() -> list[str]:
-    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    return shlex.split(raw)
-
-
 @dataclass(slots=True)
 class ExternalEdit:
     path: Path
@@ -61,7 +56,7 @@ class ExternalEdit:
 
     def run_editor(self) -> int:
         """Run the editor in the foreground (the caller suspends the UI around it)."""
-        cmd = editor_command()
+        cmd = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
         if not shutil.which(cmd[0]):
             raise FileNotFoundError(f"editor '{cmd[0]}' not found (set $EDITOR)")
         return subprocess.call([*cmd, str(self.work)])

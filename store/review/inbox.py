@@ -254,17 +254,15 @@ def decide_proposals(
         if p.stale and not allow_stale:
             raise ReviewError(f"{p.ref.id} is stale: {p.stale}; confirm to approve anyway")
     proposal_guard = in_place(ws, "inbox")
+    files: list[FileWrite] = []
     for p in plans:  # every write allowed before anything is recorded or written
         proposal_guard(p.ref.path)
         kind = proposal_kind(p.ref.doc.kind)
         if p.decision == "approve" and p.target is not None and kind is not None:
-            target(ws, kind)(p.target)
-    files: list[FileWrite] = []
-    for p in plans:
-        if p.decision == "approve" and p.target is not None and p.after is not None:
-            kind = proposal_kind(p.ref.doc.kind)
-            assert kind is not None  # refused when planned otherwise
-            files.append(FileWrite(p.target, p.before, p.after, target(ws, kind)))
+            guard = target(ws, kind)
+            guard(p.target)
+            if p.after is not None:
+                files.append(FileWrite(p.target, p.before, p.after, guard))
         files.append(FileWrite(p.ref.path, p.ref.raw, p.proposal_after, proposal_guard))
     effects = [Effect(p.decision, p.ref.id, p.note, {"kind": "proposal"}) for p in plans]
     decisions = {p.decision for p in plans}

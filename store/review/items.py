@@ -251,7 +251,10 @@ def decide_keys(
     if not keys:
         raise ReviewError("no item to decide on")
     where = report_locs(ws, keys, locs)
-    effects = [Effect(op, k, note or None, item_place(where, k)) for k in keys]
+    # each effect records where its report lies (nothing when it was not found)
+    effects = [
+        Effect(op, k, note or None, loc_record(where.get(k.partition("/")[0]))) for k in keys
+    ]
     return apply(
         ws,
         TxPlan(action or op, list(keys), effects=effects, note=note or None, who=who),
@@ -275,11 +278,6 @@ def report_locs(
         except ReviewError:
             continue
     return out
-
-
-def item_place(locs: Mapping[str, str], key: str) -> dict[str, str]:
-    """The ``loc`` an item's effect records (none when its report was not found)."""
-    return loc_record(locs.get(key.partition("/")[0]))
 
 
 def item_json(

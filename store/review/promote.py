@@ -292,15 +292,14 @@ def promote_plans(
     writing = [p for p in plans if p.writes]
     if not writing:
         return None
-    for p in writing:  # every target allowed before anything is recorded or written
-        assert p.target is not None
-        target(ws, promotion_kind(p.type))(p.target)
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     effects: list[Effect] = []
     files: dict[Path, FileWrite] = {}
     for p in writing:
         assert p.target is not None and p.after is not None
+        guard = target(ws, promotion_kind(p.type))
+        guard(p.target)  # every target allowed before anything is recorded or written
         key = p.ref.key
         if led.state(key).state != "approved" and not any(
             e.op == "approve" and e.target == key for e in effects
@@ -318,9 +317,7 @@ def promote_plans(
         effects.append(Effect("promote", key, data=data))
         fw = files.get(p.target)
         if fw is None:
-            files[p.target] = FileWrite(
-                p.target, p.before, p.after, target(ws, promotion_kind(p.type))
-            )
+            files[p.target] = FileWrite(p.target, p.before, p.after, guard)
         else:  # a later plan of the batch into the same file: planned on top of the first
             fw.after = p.after
     subjects = list(dict.fromkeys(p.ref.key for p in writing))
