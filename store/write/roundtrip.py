@@ -125,8 +125,7 @@ class YamlEditor:
                 nxt = CommentedMap()
                 cur[part] = nxt
             cur = nxt
-        old = cur.get(loc[-1]) if isinstance(cur, dict) else _index(cur, loc[-1])
-        cur[loc[-1]] = _styled(old, _plain_to_rt(value))
+        cur[loc[-1]] = _styled(self.get(loc), _plain_to_rt(value))
 
     def update(self, loc: Sequence[str | int], value: Any) -> None:
         """Make the value at ``loc`` equal ``value``, changing only what differs: unchanged
@@ -181,10 +180,6 @@ class YamlEditor:
         text = nl.join(lines) + (nl if self.final_newline and lines else "")
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
-    @property
-    def changed(self) -> bool:
-        return self.render() != self.original_bytes
-
     def save(self, guard: Guard) -> FileStamp | None:
         """Write the edit atomically, if the file is still as it was read and ``guard`` lets
         the action write there."""
@@ -194,13 +189,6 @@ class YamlEditor:
         self.stamp = atomic_write(self.path, out, self.stamp, guard=guard)
         self.original_bytes = out
         return self.stamp
-
-
-def _index(seq: Any, i: str | int) -> Any:
-    try:
-        return seq[i]
-    except (IndexError, KeyError, TypeError):
-        return None
 
 
 def _styled(old: Any, new: Any) -> Any:
