@@ -115,7 +115,8 @@ def _scan(
     that begin with their stems (found with ``bytes.find``: 100,000 lessons in milliseconds)."""
     found = _Existing(same=_same_session(data, session_id))
     if not _all_there(records, found.same):
-        found.ids = {i for stem in _stems(records, day) for i in _ids_with_stem(data, stem)}
+        stems = {f"{prefix}-{day}-" for prefix, _ in records}  # what next_id's ids begin with
+        found.ids = {i for stem in stems for i in _ids_with_stem(data, stem)}
     return found
 
 
@@ -487,11 +488,6 @@ def _add_extras(record: dict[str, Any], extras: dict[str, Any] | None) -> None:
     """Newer input fields (``timing``, …) kept after the record's own, never over them."""
     for key, value in (extras or {}).items():
         record.setdefault(key, value)
-
-
-def _stems(records: list[tuple[str, dict[str, Any]]], day: str) -> set[str]:
-    """What the ids :func:`next_id` gives these records begin with."""
-    return {f"{prefix}-{day}-" for prefix, _ in records}
 
 
 def _by_file(plan: WrapupImport) -> dict[Path, list[tuple[str, dict[str, Any]]]]:

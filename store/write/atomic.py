@@ -81,25 +81,23 @@ def current_stamp(path: Path) -> FileStamp | None:
     return FileStamp.of_bytes(data, st)
 
 
-def _same(expected: FileStamp | None, path: Path) -> tuple[bool, FileStamp | None]:
+def check_unchanged(path: Path, expected: FileStamp | None) -> None:
     try:
-        st = path.stat()
+        size = path.stat().st_size
     except FileNotFoundError:
-        return expected is None, None
-    if expected is None:
-        return False, current_stamp(path)
-    if st.st_size != expected.size:
-        return False, current_stamp(path)
+        if expected is not None:
+            raise ConflictError(path, expected, None) from None
+        return
     # Same size: the content decides, even when the mtime agrees (a rewrite that keeps the
     # size and restores the mtime is still a change); same bytes with a new mtime (touched,
     # or rewritten identically) is not a conflict.
     actual = current_stamp(path)
-    return actual is not None and actual.sha256 == expected.sha256, actual
-
-
-def check_unchanged(path: Path, expected: FileStamp | None) -> None:
-    ok, actual = _same(expected, path)
-    if not ok:
+    if (
+        expected is None
+        or size != expected.size
+        or actual is None
+        or actual.sha256 != expected.sha256
+    ):
         raise ConflictError(path, expected, actual)
 
 
