@@ -157,8 +157,7 @@ def first_start_line(n: int) -> str:
 def list_changes(
     ws: Workspace, *, ledger: Ledger | None = None, attribute: bool = True
 ) -> tuple[list[Change], int | None]:
-    """The changes to review, by path, and on the first start how many files had their
-    reviewed state recorded (else ``None``)."""
+    """The changes to review, and on the first start how many reviewed states were recorded."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     rv = Reviewed.load(ws)
@@ -286,8 +285,7 @@ def revert(
 
 
 def _lines(data: bytes | None) -> list[str]:
-    """Lines as :func:`~store.write.textdiff.bytes_diff` splits them (so hunks are numbered
-    as shown), undecodable bytes kept as they are."""
+    """Lines as bytes_diff splits them (hunks numbered as shown), undecodable bytes kept."""
     return (data or b"").decode("utf-8", "surrogateescape").splitlines(keepends=True)
 
 

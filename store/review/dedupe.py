@@ -56,8 +56,7 @@ def _continuation(lines: list[bytes], i: int) -> int:
 
 
 def plan_merge(ws: Workspace, rules: list[Rule], keep: Rule) -> MergePlan:
-    """Remove every rule of ``rules`` but ``keep`` (raises :class:`ReviewError` naming what
-    stands in the way; nothing is written)."""
+    """Remove every rule but ``keep``; :class:`ReviewError` naming what stands in the way."""
     if keep not in rules:
         raise ReviewError("the rule to keep is not one of the duplicates")
     remove = [r for r in rules if r != keep]

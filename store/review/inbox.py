@@ -283,8 +283,7 @@ def propose(
     *,
     ledger: Ledger | None = None,
 ) -> tuple[Path, TxResult]:
-    """A new proposal file in the inbox (a person's proposal, same format as the agents'),
-    written as a transaction (``propose``): undo removes it again while it is unchanged."""
+    """A person's proposal written into the inbox as a ``propose`` transaction."""
     taken = {r.id for r in list_proposals(ws)} | {p.stem for p in inbox_dir(ws).glob("prop-*")}
     pid = str(data.get("id") or next_id("prop", datetime.now().strftime("%Y%m%d"), taken))
     data = {"id": pid, **{k: v for k, v in data.items() if k != "id"}}

@@ -223,8 +223,7 @@ def find_item(ws: Workspace, ref: str) -> ItemRef:
 def decide(
     ws: Workspace, ledger: Ledger, refs: list[str], op: Op, note: str | None
 ) -> list[ItemRef]:
-    """Approve, reject or reopen items (``KPT_ID/ITEM_ID``) as one transaction; all are
-    found before anything is recorded."""
+    """Approve, reject or reopen items (``KPT_ID/ITEM_ID``), all found first, as one transaction."""
     items = [find_item(ws, r) for r in refs]
     locs = {it.key.partition("/")[0]: it.loc for it in items}
     decide_keys(ws, [it.key for it in items], op, note, ledger=ledger, locs=locs)

@@ -77,8 +77,7 @@ def archive_lesson(
     *,
     ledger: Ledger | None = None,
 ) -> TxResult:
-    """Archive (or restore) a lesson as a transaction: review state only, the file is not
-    touched."""
+    """Archive (or restore) a lesson as a transaction of review state only."""
     op = "archive" if archived else "restore"
     key = lesson_key(lesson_id)
     plan = TxPlan(op, [key], effects=[Effect(op, key, note)], note=note)

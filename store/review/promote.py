@@ -332,8 +332,7 @@ def section_title(section: str | None) -> str:
 
 
 def promoted_label(data: dict[str, Any]) -> str:
-    """``PATH#SECTION`` of a promote entry (the path as the ledger holds it: relative to the
-    root when inside it)."""
+    """``PATH#SECTION`` of a promote entry (the path as the ledger holds it)."""
     return f"{data.get('path')}#{section_title(data.get('section'))}"
 
 

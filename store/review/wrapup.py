@@ -175,8 +175,7 @@ def _assign(
 
 
 def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
-    """The values of the ``"id": "…"`` pairs in ``data`` (anywhere in a record, see
-    :data:`_ID_VALUE`) that begin with ``stem``."""
+    """The values of ``"id": "…"`` pairs in ``data`` that begin with ``stem``."""
     out: set[str] = set()
     needle = b'"' + stem.encode("utf-8")
     at = data.find(needle)
@@ -318,8 +317,7 @@ def next_id(prefix: str, day: str, taken: Iterable[str]) -> str:
 
 
 def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagnostic]]:
-    """The wrap-up input read as :class:`~store.models.lessons.WrapupInput`, and what is
-    wrong with it."""
+    """The wrap-up input as a model, and what is wrong with it."""
     sink = DiagnosticSink(source)
     try:
         data = json.loads(text, parse_constant=_no_constant)

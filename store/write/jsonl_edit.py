@@ -254,8 +254,7 @@ def _replay(target: Path, fd: int) -> bool:
 
 
 def finish_interrupted_rewrites(directories: Iterable[Path]) -> list[Path]:
-    """Finish every rewrite a killed process left half done in these directories (their
-    redo files); returns the files written. Meant for when a workspace is opened."""
+    """Finish the rewrites killed processes left half done here (at open); the files written."""
     done: list[Path] = []
     for d in directories:
         try:

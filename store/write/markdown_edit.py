@@ -138,8 +138,7 @@ class MarkdownTarget:
         return None
 
     def section_range(self, h: Heading) -> tuple[int, int]:
-        """Lines of the section's body: after the heading up to the next heading of the
-        same or a higher level."""
+        """The section's body: after the heading up to the next of the same or a higher level."""
         end = len(self.doc.lines)
         for other in self.doc.headings():
             if other.line > h.line and other.level <= h.level:

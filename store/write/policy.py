@@ -245,8 +245,7 @@ def _located_anycase(real: Path, dirs: list[Path]) -> bool:
 
 
 def target_problem(ws: Workspace, path: Path, kind: TargetKind) -> str | None:
-    """Why ``path`` may not receive a ``kind`` target (``None``: it may). Symlinks are
-    followed; the file need not exist."""
+    """Why ``path`` (symlinks followed; it need not exist) may not receive a ``kind`` target."""
     real = _real(path)
     try:
         _check_base(ws, real, path)
@@ -424,8 +423,7 @@ ACTION_WRITES: dict[str, tuple[tuple[str, ...], tuple[TargetKind, ...]]] = {
 
 
 def action_writes(ws: Workspace, action: str) -> Guard:
-    """What a transaction of ``action`` may write (see :data:`ACTION_WRITES`), for undo,
-    redo and recovery: checked again now, as the action itself would check it."""
+    """What an ``action`` may write (:data:`ACTION_WRITES`), checked again by undo and redo."""
     homes, kinds = ACTION_WRITES.get(action, ((), ()))
     guards = ([in_place(ws, *homes)] if homes else []) + [target(ws, k) for k in kinds]
 

@@ -181,8 +181,7 @@ class YamlEditor:
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
     def save(self, guard: Guard) -> FileStamp | None:
-        """Write the edit atomically, if the file is still as it was read and ``guard`` lets
-        the action write there."""
+        """Write the edit atomically if the file is still as read and ``guard`` allows it."""
         out = self.render()
         if out == self.original_bytes:
             return self.stamp

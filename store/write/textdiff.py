@@ -6,8 +6,7 @@ import difflib
 
 
 def bytes_diff(before: bytes | None, after: bytes | None, a: str, b: str) -> str:
-    """``before`` → ``after`` (``None``: no such file) as a unified diff, lines decoded as
-    UTF-8 with anything undecodable replaced."""
+    """``before`` → ``after`` (``None``: no file) as a unified diff, undecodable bytes replaced."""
 
     def lines(data: bytes | None) -> list[str]:
         return (data or b"").decode("utf-8", "replace").splitlines(True)
