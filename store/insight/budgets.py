@@ -195,7 +195,6 @@ def check_budget(
     old, new = _text(before), _text(after)
     check.before, check.after = budget.measure(old), budget.measure(new)
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    inside_before = Counter(old_lines[: past_budget(budget, old_lines)])
     outside_before = Counter(old_lines[past_budget(budget, old_lines) :])
     out: list[tuple[int, str]] = []
     for i in range(past_budget(budget, new_lines), len(new_lines)):
@@ -203,23 +202,8 @@ def check_budget(
         if outside_before[line] > 0:  # was already left out: not this write's doing
             outside_before[line] -= 1
             continue
-        if inside_before[line] > 0:
-            inside_before[line] -= 1
         if line.strip():
             out.append((i + 1, line))
     check.falls_out_total = len(out)
     check.falls_out = out[:MAX_LINES]
     return check
-
-
-__all__ = [
-    "ADVICE_KINDS",
-    "ADVICE_LINES",
-    "DEFAULT_BUDGETS",
-    "Budget",
-    "BudgetCheck",
-    "budget_for",
-    "check_budget",
-    "kind_of_path",
-    "past_budget",
-]

@@ -205,14 +205,3 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
         groups.append(group)
     groups.sort(key=lambda g: (-len(g.rules), -g.score, str(g.rules[0].path), g.rules[0].line))
     return groups
-
-
-__all__ = [
-    "THRESHOLD",
-    "DuplicateGroup",
-    "find_duplicates",
-    "literals",
-    "normalise",
-    "substantive",
-    "tokens",
-]

@@ -268,14 +268,3 @@ def evidence_for(wi: WorkspaceIndex) -> WorkspaceEvidence:
         if got is None:
             got = _HANDLES[wi] = WorkspaceEvidence(wi)
         return got
-
-
-__all__ = [
-    "CACHE_NAME",
-    "FILTER_VALUE",
-    "EvidenceCache",
-    "EvidenceStates",
-    "ReportCheck",
-    "WorkspaceEvidence",
-    "evidence_for",
-]

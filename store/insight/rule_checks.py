@@ -153,6 +153,3 @@ def path_matches(rule_path: str, path: str) -> bool:
     if want.endswith("/"):
         return f"/{want}" in path or path.startswith(want)
     return path == want or path.endswith("/" + want) or f"/{want}/" in path
-
-
-__all__ = ["GUARD_STEPS", "RuleChecks", "parse_rule", "path_matches", "program_of"]

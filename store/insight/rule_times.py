@@ -46,7 +46,7 @@ def _note(out: RuleTimes, path: Path, before: bytes | None, after: bytes | None,
     if after is None:
         return
     added = [text for _, text in added_lines(before, after)]
-    rules, _ = markdown_rules(added, path)  # bullets, as the targets view reads them
+    rules = markdown_rules(added, path)  # bullets, as the targets view reads them
     times = out.setdefault(path, {})
     for r in rules:
         key = normalise(r.text)
@@ -109,6 +109,3 @@ def days_since(at: str, now: datetime | None = None) -> float | None:
         return None
     t = t if t.tzinfo else t.replace(tzinfo=UTC)
     return ((now or datetime.now(UTC)) - t).total_seconds() / 86400
-
-
-__all__ = ["RuleTimes", "days_since", "rule_times"]

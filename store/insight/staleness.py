@@ -270,10 +270,6 @@ def _written(text: str, start: int, token: str) -> bool:
 
 def path_refs(text: str) -> list[str]:
     """The path-like tokens of a rule's text, each once, without those the rule makes."""
-    return [ref for _, ref in _path_refs(text)]
-
-
-def _path_refs(text: str) -> list[tuple[int, str]]:
     spaced, rest = _spaced_paths(text)
     out: list[tuple[int, str]] = [(i, t) for i, t in spaced if not _written(text, i, t)]
     for m in _PATHISH.finditer(rest):
@@ -283,13 +279,7 @@ def _path_refs(text: str) -> list[tuple[int, str]]:
             out.append((start, token))
     for m in _WINDOWS.finditer(rest):
         out.append((m.start(1), m.group(1).rstrip(".,;:)")))
-    seen: set[str] = set()
-    unique = []
-    for i, t in sorted(out):
-        if t not in seen:
-            seen.add(t)
-            unique.append((i, t))
-    return unique
+    return list(dict.fromkeys(t for _, t in sorted(out)))
 
 
 #: Where a path is of another machine or system than this one (only said of global targets).
@@ -426,7 +416,7 @@ class StaleChecker:
         for r in rules:
             body = r.text
             if "/" in body or "\\" in body:
-                for _, ref in _path_refs(body):
+                for ref in path_refs(body):
                     p = self.resolve(ref, project)
                     if p is None or self.exists(p):
                         continue
@@ -464,18 +454,3 @@ def untouched_days(
     if not times:
         return None
     return (now - max(times)).total_seconds() / 86400
-
-
-__all__ = [
-    "DEFAULT_STALE_DAYS",
-    "OS_PROGRAMS",
-    "SHELL_WORDS",
-    "SUBCOMMANDS",
-    "StaleChecker",
-    "StaleRef",
-    "command_refs",
-    "elsewhere",
-    "path_refs",
-    "subcommands_in",
-    "untouched_days",
-]

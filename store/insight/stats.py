@@ -33,10 +33,6 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def similarity(a: str, b: str) -> float:
-    return max(fuzz.ratio(a, b), fuzz.token_set_ratio(a, b))
-
-
 @dataclass(slots=True)
 class Occurrence:
     report_id: str
@@ -76,12 +72,9 @@ class Cluster:
 
 
 def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int]]:
-    """Indexes of ``texts`` grouped by similarity (greedy, against each cluster's leader).
-
-    A text joins the leader it is most :func:`similar <similarity>` to (the earliest on a
-    tie) when that reaches ``threshold``, else leads a cluster of its own. Each scorer's
-    best leader is found by rapidfuzz in C; the best of the two is the best of
-    ``similarity`` (the maximum of both)."""
+    """Indexes of ``texts`` grouped greedily: a text joins the leader it is most like (the
+    best of ``ratio`` and ``token_set_ratio``; the earliest on a tie) when that reaches
+    ``threshold``, else leads a cluster of its own."""
     leaders: list[str] = []
     groups: list[list[int]] = []
     for i, t in enumerate(texts):

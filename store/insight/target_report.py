@@ -315,15 +315,3 @@ def _budget_finding(row: TargetRow) -> None:
 def stale_findings(report: TargetsReport) -> list[Finding]:
     """What ``targets --stale`` lists."""
     return [f for f in report.findings if f.kind in ("stale-path", "stale-command", "untouched")]
-
-
-__all__ = [
-    "FINDING_KINDS",
-    "SHARED_CACHE",
-    "Finding",
-    "TargetRow",
-    "TargetsCache",
-    "TargetsReport",
-    "build_report",
-    "stale_findings",
-]

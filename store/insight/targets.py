@@ -73,8 +73,6 @@ class TargetText:
     #: why it could not be read (then it has no text)
     error: str | None = None
     rules: list[Rule] = field(default_factory=list)
-    #: the line where the front matter ends (0: none), for "which lines load"
-    front_matter: int = 0
 
     @property
     def chars(self) -> int:
@@ -292,18 +290,16 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*?)\s*$"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
-def markdown_rules(lines: list[str], path: Path, offset: int = 0) -> tuple[list[Rule], int]:
-    """Bullets of Markdown ``lines`` (not in front matter, fenced code or HTML comments),
-    their lines counted from ``offset`` + 1; and the line the front matter ends on."""
+def markdown_rules(lines: list[str], path: Path) -> list[Rule]:
+    """Bullets of Markdown ``lines`` (not in front matter, fenced code or HTML comments)."""
     rules: list[Rule] = []
     fence: str | None = None
     comment = False
-    front = 0
     start = 0
     if lines and lines[0].strip() == "---":
         for i in range(1, len(lines)):
             if lines[i].strip() in ("---", "..."):
-                front = start = i + 1
+                start = i + 1
                 break
     for i in range(start, len(lines)):
         line = lines[i]
@@ -327,8 +323,8 @@ def markdown_rules(lines: list[str], path: Path, offset: int = 0) -> tuple[list[
             continue
         b = _BULLET.match(line)
         if b:
-            rules.append(Rule(path, offset + i + 1, b.group(1)))
-    return rules, front
+            rules.append(Rule(path, i + 1, b.group(1)))
+    return rules
 
 
 def _yaml_rules(t: TargetText) -> None:
@@ -347,7 +343,7 @@ def _yaml_rules(t: TargetText) -> None:
     if not isinstance(content, str):
         return
     first = doc.line_of(["content"]) or 1
-    found, _ = markdown_rules(content.splitlines(), path)
+    found = markdown_rules(content.splitlines(), path)
     cursor = first - 1
     for r in found:  # the bullet's own line in the file: the next line holding its text
         at = next(
@@ -379,23 +375,7 @@ def read_target(tf: TargetFile) -> TargetText:
     t.text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     t.lines = t.text.splitlines()
     if tf.path.suffix.lower() in MARKDOWN:
-        t.rules, t.front_matter = markdown_rules(t.lines, tf.path)
+        t.rules = markdown_rules(t.lines, tf.path)
     else:
         _yaml_rules(t)
     return t
-
-
-__all__ = [
-    "SCRIPT_COSTS",
-    "Rule",
-    "TargetFile",
-    "TargetText",
-    "estimate_tokens",
-    "kind_of_name",
-    "last_written",
-    "list_targets",
-    "markdown_rules",
-    "project_slug",
-    "read_target",
-    "written_by_us",
-]

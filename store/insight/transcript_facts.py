@@ -299,6 +299,3 @@ class FactsCache:
         ok = write_state(self.path, CACHE_FORMAT, CACHE_VERSION, live)
         self._dirty = not ok
         return ok
-
-
-__all__ = ["FactsCache", "SessionFacts"]

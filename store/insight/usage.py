@@ -500,6 +500,3 @@ def usage_report(
                 u.effect = _effect(promo, mine, problems, now)
             items.append(u)
     return UsageReport(items, len(sessions), done, complete)
-
-
-__all__ = ["Effect", "Usage", "UsageReport", "session_facts", "usage_report"]

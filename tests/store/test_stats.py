@@ -46,7 +46,12 @@ def test_clustering_matches_the_plain_greedy_definition() -> None:
     """The C-accelerated search picks the same leader as comparing with every leader."""
     import random
 
-    from store.insight.stats import SIMILAR, cluster_texts, normalise, similarity
+    from rapidfuzz import fuzz
+
+    from store.insight.stats import SIMILAR, cluster_texts, normalise
+
+    def similarity(a: str, b: str) -> float:
+        return max(fuzz.ratio(a, b), fuzz.token_set_ratio(a, b))
 
     def plain(texts: list[str]) -> list[list[int]]:
         leaders: list[str] = []

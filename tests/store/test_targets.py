@@ -95,14 +95,13 @@ def test_bullets_skip_front_matter_fences_and_comments_in_crlf_with_bom() -> Non
         "```sh\r\n- not a rule either\r\n```\r\n<!--\r\n- hidden\r\n-->\r\n"
         "  * two\r\n1. three\r\n- [x] four\r\n"
     ).removeprefix("\ufeff")
-    rules, front = markdown_rules(text.splitlines(), Path("x.md"))
+    rules = markdown_rules(text.splitlines(), Path("x.md"))
     assert [(r.line, r.text) for r in rules] == [
         (6, "one"),
         (13, "two"),
         (14, "three"),
         (15, "four"),
     ]
-    assert front == 4
 
 
 def test_reading_keeps_lines_of_the_file_and_rules_of_yaml(tmp_path: Path) -> None:
