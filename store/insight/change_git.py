@@ -139,11 +139,13 @@ def _history(top: Path, rels: list[str]) -> dict[str, list[tuple[str, Commit]]]:
     return found
 
 
-def _when(stamp: str | None) -> float | None:
+def aware(stamp: str | None) -> datetime | None:
+    """An ISO time with its offset (``None``: none, or it does not parse)."""
     try:
-        return datetime.fromisoformat(stamp).timestamp() if stamp else None
+        found = datetime.fromisoformat(stamp) if stamp else None
     except ValueError:
         return None
+    return found if found is not None and found.tzinfo is not None else None
 
 
 def commits(changes: Sequence[Change]) -> dict[int, Commit]:
@@ -182,5 +184,5 @@ def _match(change: Change, history: list[tuple[str, Commit]], algo: str) -> Comm
         j = next((k for k, (name, _) in enumerate(history) if was.startswith(name)), None)
         if j is not None:
             return history[i][1] if j > i else None
-    since = _when(change.reviewed_at)
-    return history[i][1] if since is None or history[i][1].time >= since else None
+    since = aware(change.reviewed_at)
+    return history[i][1] if since is None or history[i][1].time >= since.timestamp() else None

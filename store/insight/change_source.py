@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.index.transcript_locator import TranscriptLocator
-from store.insight.change_git import Change, commits
+from store.insight.change_git import Change, aware, commits
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
 
 if TYPE_CHECKING:
@@ -61,16 +61,6 @@ class Source:
         }
 
 
-def _when(stamp: str | None) -> datetime | None:
-    if not stamp:
-        return None
-    try:
-        found = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return found if found.tzinfo is not None else None
-
-
 def _written(name: str, tool_input: Any) -> list[str]:
     """The texts a file-changing call wrote."""
     if not isinstance(tool_input, dict):
@@ -105,7 +95,7 @@ def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     todo = [c for c in changes if c.current is not None or c.reviewed is not None]
     if not todo:
         return
-    since = [_when(c.reviewed_at) for c in todo]
+    since = [aware(c.reviewed_at) for c in todo]
     oldest = min((s for s in since if s is not None), default=None)
     needles = {c.path.name.encode() for c in todo}
     best: dict[int, tuple[int, datetime | None, Source]] = {}
@@ -169,7 +159,7 @@ def _scan(
             if not hits:
                 continue
             tool_input = _input(record, block.tool_id)
-            when = _when(turn.timestamp)
+            when = aware(turn.timestamp)
             for i in hits:
                 rank = _rank(todo[i], block.name, tool_input, when)
                 if rank == 0:
@@ -206,7 +196,7 @@ def _rank(change: Change, tool: str, tool_input: Any, when: datetime | None) -> 
             return 2
         if all(t in now for t in texts) and any(now.count(t) > before.count(t) for t in texts):
             return 2
-    since = _when(change.reviewed_at)
+    since = aware(change.reviewed_at)
     if when is not None and since is not None and when >= since:
         return 1
     return 0

@@ -29,11 +29,12 @@ nothing is estimated beyond what the files record.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from store.index.heads import ReportHead
 from store.insight.matching import load_knowledge
+from store.insight.rule_times import parse_time
 from store.models import Feedback
 from store.read.kinds import Kind
 from store.workspace import Workspace
@@ -153,21 +154,11 @@ def _token_savings(ws: Workspace) -> Metric:
     )
 
 
-def _time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        t = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
-
-
 def _kpt_series(index: WorkspaceIndex) -> list[tuple[datetime, ReportHead]]:
     """Reports with a readable ``created_at``, oldest first (from the index's heads)."""
     out = []
     for f in index.files.values():
-        if f.head is not None and (when := _time(f.head.created_at)) is not None:
+        if f.head is not None and (when := parse_time(f.head.created_at)) is not None:
             out.append((when, f.head))
     out.sort(key=lambda pair: (pair[0], pair[1].id or ""))
     return out

@@ -101,11 +101,16 @@ def rule_times(ws: Workspace, ledger: Ledger | None = None) -> RuleTimes:
     return out
 
 
-def days_since(at: str, now: datetime | None = None) -> float | None:
-    """Days from an ISO time to ``now`` (``None`` when it does not parse)."""
+def parse_time(text: str | None) -> datetime | None:
+    """An aware time from ISO text (naive: UTC); ``None`` when it does not parse."""
     try:
-        t = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        t = datetime.fromisoformat(text.strip()) if text else None
     except ValueError:
         return None
-    t = t if t.tzinfo else t.replace(tzinfo=UTC)
-    return ((now or datetime.now(UTC)) - t).total_seconds() / 86400
+    return t.replace(tzinfo=UTC) if t is not None and t.tzinfo is None else t
+
+
+def days_since(at: datetime | str | None, now: datetime | None = None) -> float | None:
+    """Days from a time to ``now`` (``None`` when it does not parse)."""
+    t = parse_time(at) if not isinstance(at, datetime) else at
+    return None if t is None else ((now or datetime.now(UTC)) - t).total_seconds() / 86400

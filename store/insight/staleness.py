@@ -32,7 +32,6 @@ import re
 import shutil
 import sys
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from store.insight.targets import Rule
@@ -435,22 +434,3 @@ class StaleChecker:
                     else:
                         out.append(StaleRef(r, "command", cmd, cmd))
         return out
-
-
-def untouched_days(
-    mtime: float | None, last_written: str | None, now: datetime | None = None
-) -> float | None:
-    """Days since the target was last written, by hurikaeri or anyone (``None``: unknown)."""
-    now = now or datetime.now(UTC)
-    times: list[datetime] = []
-    if mtime is not None:
-        times.append(datetime.fromtimestamp(mtime, UTC))
-    if last_written:
-        try:
-            t = datetime.fromisoformat(last_written.replace("Z", "+00:00"))
-            times.append(t if t.tzinfo else t.replace(tzinfo=UTC))
-        except ValueError:
-            pass
-    if not times:
-        return None
-    return (now - max(times)).total_seconds() / 86400

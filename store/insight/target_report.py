@@ -27,7 +27,7 @@ import os
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,8 @@ from store.insight.budgets import (
     past_budget,
 )
 from store.insight.duplicates import DuplicateGroup, find_duplicates, normalise
-from store.insight.rule_times import days_since, rule_times
-from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker, untouched_days
+from store.insight.rule_times import days_since, parse_time, rule_times
+from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker
 from store.insight.targets import (
     TargetFile,
     TargetText,
@@ -247,7 +247,9 @@ def _untouched(
     last written by hurikaeri). Rules of the first kind past ``stale_days`` are flagged one
     by one; those of the second kind once for their file."""
     text = row.text
-    file_days = untouched_days(text.mtime, row.last_written, now)
+    mtime = datetime.fromtimestamp(text.mtime, UTC) if text.mtime is not None else None
+    written = [t for t in (mtime, parse_time(row.last_written)) if t is not None]
+    file_days = days_since(max(written), now) if written else None
     by_file = 0
     for rule in text.rules:
         at = times.get(normalise(rule.text))

@@ -37,7 +37,7 @@ from typing import Any
 from store.index.transcript_locator import TranscriptLocator
 from store.insight.duplicates import normalise
 from store.insight.rule_checks import GUARD_STEPS, RuleChecks, parse_rule, path_matches, program_of
-from store.insight.rule_times import RuleTimes, rule_times
+from store.insight.rule_times import RuleTimes, parse_time, rule_times
 from store.insight.targets import TargetFile, list_targets, project_slug, read_target
 from store.insight.transcript_facts import FactsCache, SessionFacts
 from store.ledger import Ledger
@@ -52,16 +52,6 @@ SKILL_DAYS = (30, 90)
 EFFECT_DAYS = 30
 #: sessions named per rule as where it was broken
 BROKEN_SHOWN = 5
-
-
-def parse_time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 @dataclass(slots=True)
@@ -431,14 +421,9 @@ def _problem_lookup(ws: Workspace) -> Callable[[str], tuple[list[datetime], list
         for key in c.promoted_items:
             by_item.setdefault(plain_key(key), []).extend(o.when for o in c.occurrences)
 
-    def _aware(t: datetime) -> datetime:
-        return t if t.tzinfo else t.replace(tzinfo=UTC)
-
     def lookup(key: str) -> tuple[list[datetime], list[datetime]] | None:
         found = by_item.get(key)
-        if found is None:
-            return None
-        return [_aware(t) for t in found], [_aware(t) for t in reported]
+        return None if found is None else (found, reported)
 
     return lookup
 
