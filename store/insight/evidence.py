@@ -149,61 +149,12 @@ _COMMAND = re.compile(
 #: File-like words that are not files (versions, abbreviations).
 _NOT_FILES = re.compile(r"^(?:v?\d+(?:\.\d+)+|[eE]\.g|[iI]\.e|[A-Z][A-Za-z]*\.js)$")
 #: Suffixes that make ``x.y`` a file name rather than prose (``Node.js`` is not a file).
-_FILE_SUFFIXES = frozenset(
-    [
-        "py",
-        "pyi",
-        "ts",
-        "tsx",
-        "js",
-        "jsx",
-        "mjs",
-        "cjs",
-        "json",
-        "jsonl",
-        "yaml",
-        "yml",
-        "toml",
-        "ini",
-        "cfg",
-        "conf",
-        "md",
-        "markdown",
-        "txt",
-        "rst",
-        "html",
-        "css",
-        "scss",
-        "go",
-        "rs",
-        "java",
-        "kt",
-        "rb",
-        "php",
-        "c",
-        "h",
-        "cc",
-        "cpp",
-        "hpp",
-        "cs",
-        "swift",
-        "sh",
-        "bash",
-        "zsh",
-        "sql",
-        "lock",
-        "env",
-        "xml",
-        "csv",
-        "ipynb",
-        "vue",
-        "svelte",
-        "gradle",
-        "tf",
-        "proto",
-        "graphql",
-    ]
+_FILE_SUFFIXES_TEXT = (
+    "py pyi ts tsx js jsx mjs cjs json jsonl yaml yml toml ini cfg conf md markdown txt rst "
+    "html css scss go rs java kt rb php c h cc cpp hpp cs swift sh bash zsh sql lock env "
+    "xml csv ipynb vue svelte gradle tf proto graphql"
 )
+_FILE_SUFFIXES = frozenset(_FILE_SUFFIXES_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,24 +67,8 @@ _CMD_WORD = re.compile(r"^[a-z][a-z0-9_.+-]*$")
 _CODE_PUNCT = re.compile(r"[(){};=<>\[\]\"']")
 #: First folders of absolute paths that name files (others, without an extension, are
 #: more likely URL routes).
-_ROOT_DIRS = frozenset(
-    [
-        "home",
-        "Users",
-        "usr",
-        "etc",
-        "opt",
-        "var",
-        "tmp",
-        "mnt",
-        "srv",
-        "Volumes",
-        "private",
-        "root",
-        "workspace",
-        "work",
-    ]
-)
+_ROOT_DIRS_TEXT = "home Users usr etc opt var tmp mnt srv Volumes private root workspace work"
+_ROOT_DIRS = frozenset(_ROOT_DIRS_TEXT.split())
 #: Shell builtins and keywords (bash, zsh, cmd): never a program on ``PATH``.
 _SHELL_WORDS_TEXT = (
     "alias bg bind break builtin caller case cd command compgen complete continue coproc "
@@ -122,73 +106,13 @@ _SUBCOMMANDS_TEXT = (
 )
 SUBCOMMANDS = frozenset(_SUBCOMMANDS_TEXT.split())
 #: First words of code spans that are code, not commands.
-_NOT_COMMANDS = frozenset(
-    [
-        "orelse",
-        "import",
-        "from",
-        "def",
-        "class",
-        "const",
-        "let",
-        "var",
-        "return",
-        "function",
-        "export",
-        "if",
-        "for",
-        "while",
-        "select",
-        "use",
-        "type",
-        "interface",
-        "fn",
-        "pub",
-        "async",
-        "await",
-        "new",
-        "print",
-        "console",
-        "self",
-        "this",
-        "true",
-        "false",
-        "null",
-        "none",
-        "and",
-        "or",
-        "not",
-        "in",
-        "is",
-        "with",
-        "as",
-        "try",
-        "except",
-        "raise",
-        "yield",
-        "lambda",
-        "package",
-        "public",
-        "private",
-        "static",
-        "void",
-        "int",
-        "str",
-        "bool",
-        "string",
-        "list",
-        "dict",
-        "set",
-        "go",
-        "func",
-        "struct",
-        "enum",
-        "impl",
-        "mod",
-        "crate",
-        "where",
-    ]
+_NOT_COMMANDS_TEXT = (
+    "orelse import from def class const let var return function export if for while select "
+    "use type interface fn pub async await new print console self this true false null none "
+    "and or not in is with as try except raise yield lambda package public private static "
+    "void int str bool string list dict set go func struct enum impl mod crate where"
 )
+_NOT_COMMANDS = frozenset(_NOT_COMMANDS_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)

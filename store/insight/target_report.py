@@ -53,16 +53,10 @@ from store.insight.targets import (
 from store.ledger import Ledger
 from store.workspace import Workspace
 
-FINDING_KINDS = (
-    "budget",
-    "duplicate",
-    "stale-path",
-    "stale-command",
-    "elsewhere",
-    "untouched",
-    "secret",
-    "unreadable",
+_FINDING_KINDS_TEXT = (
+    "budget duplicate stale-path stale-command elsewhere untouched secret unreadable"
 )
+FINDING_KINDS = tuple(_FINDING_KINDS_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)
