@@ -1,32 +1,14 @@
-"""A KPT report's claims checked against its session's own transcript.
-
-A report is a model's account of its own session: the turns an item's ``evidence`` or
-``turn_range`` cites, the files and commands it names and the report's ``metrics`` may be
-wrong or invented. Here they are set beside the transcript (:mod:`store.read.transcript`):
-
-- **Turn references** in the forms agents write — ``turn 12``, ``Turn 5-8``, ``turns 3, 5
-  and 7``, ``ターン3-10``, ``第3ターン``, ``3ターン目``, ``턴 4``, ``4턴``, ``T12`` — and, in
-  ``turn_range``, plain numbers and ranges (``5-8``, ``5〜8``). Full-width digits count.
-- **Names**: file paths (``src/auth.ts``, ``package.json``), commands (``npm install``,
-  anything in backquotes) looked up among the session's tool calls and text.
-- **A state per item**: ``found`` (the cited turns exist and mention what the item names,
-  or — citing no turn — everything it names is in the session), ``partial`` (some of it:
-  a name found only outside the cited turns, or some names missing), ``not_found`` (a cited
-  turn beyond the session's end, nothing it names ever touched), ``no_transcript``, and
-  ``unchecked`` (it cites no turn and names nothing, or it is an omission citing no turn —
-  what an omission names was, by its own account, not done: nothing to check).
-- **Turns** in the numbering the report's writer used (:mod:`store.insight.turn_numbering`):
-  the hurikaeri skill's by default, another when the report's own turn counts and citations
-  fit it clearly better (:func:`choose_numbering`).
-- **Metrics** computed from the transcript by the writer's definition beside the report's;
-  a value that fits another definition is said to, not marked as a difference.
-"""
+"""A KPT report's claims checked against its session's own transcript: the turns its items
+cite, the files and commands they name, and its metrics (the states and the forms read:
+docs/evidence.md). Turns are read in the numbering the report's writer used
+(:mod:`store.insight.turn_numbering`, :func:`choose_numbering`)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -202,10 +184,8 @@ def names_in(text: str | None) -> list[Name]:
     for m in _COMMAND.finditer(norm):
         add("command", m.group(1))
     # a path inside a named command is not a second name
-    files = [n for n in out if n.kind == "file"]
-    commands = [n for n in out if n.kind == "command"]
-    files = [f for f in files if not any(f.text in c.text for c in commands)]
-    return [n for n in out if n in files or n in commands]
+    commands = [n.text for n in out if n.kind == "command"]
+    return [n for n in out if n.kind == "command" or not any(n.text in c for c in commands)]
 
 
 def item_names(item: KptItem) -> list[Name]:
@@ -244,15 +224,6 @@ def _mentions(block: Block, name: Name) -> bool:
     words = needle.split()
     hay = _haystack(block)
     return needle in hay or (len(words) > 1 and all(w in hay for w in words[:2]))
-
-
-def turns_mentioning(numbering: Numbering, name: Name) -> list[int]:
-    """The turns where a tool call touched (or any text mentions) ``name``."""
-    return numbering.turns_where(name, lambda b: _mentions(b, name))
-
-
-def _has_error(blocks: list[Block]) -> bool:
-    return any(b.is_error for b in blocks)
 
 
 # -- the check -------------------------------------------------------------------------
@@ -316,7 +287,7 @@ def check_item(
     present = [n for n in check.cited if 1 <= n <= count]
     check.view_turns = nb.view_turns(present)
     for name in names:
-        check.names[name.text] = turns_mentioning(nb, name)
+        check.names[name.text] = nb.turns_where(name, partial(_mentions, name=name))
     if section in ("omission", "try") and not cited:
         # an omission names what the session did not do, a try-item what to do next time:
         # that what they name is absent from the session is no finding
@@ -329,7 +300,7 @@ def check_item(
     if present:
         check.outside = elsewhere
     is_error_item = section == "problem" and (getattr(item, "category", "") or "") == "error"
-    errors_cited = [n for n in present if _has_error(nb.turn_blocks(n))]
+    errors_cited = [n for n in present if any(b.is_error for b in nb.turn_blocks(n))]
     if is_error_item and present and not errors_cited:
         check.notes.append("no tool call failed in the cited turns")
     # the state
@@ -555,22 +526,19 @@ class ReportEvidence:
                 return c
         return None
 
-    def numbering_dict(self) -> dict[str, object] | None:
-        if not self.checked:
-            return None
-        return {
-            "name": self.numbering,
-            "label": LABELS[self.numbering],
-            "why": self.numbering_why,
-        }
-
     def as_dict(self) -> dict[str, object]:
         return {
             "report": self.report_id,
             "session_id": self.session_id,
             "transcript": str(self.transcript_path) if self.transcript_path else None,
             "checked": self.checked,
-            "numbering": self.numbering_dict(),
+            "numbering": {
+                "name": self.numbering,
+                "label": LABELS[self.numbering],
+                "why": self.numbering_why,
+            }
+            if self.checked
+            else None,
             "turns": self.turns,
             "transcript_problems": self.diagnostics,
             "items": {

@@ -1,15 +1,7 @@
-"""Each KPT report's evidence state, kept between runs: what the ``evidence:`` filters of the
-sessions list and of search need, without reading every transcript each time.
-
-Checking a report's evidence reads its session's whole transcript
-(:func:`store.insight.evidence.check_report`). The outcome per report — each item's state —
-is kept in ``.hurikaeri/evidence-cache-v1.json``, keyed by the report file's identity (size,
-mtime, inode) and by its transcript's (path, size, mtime): an edited report, or a transcript
-that grew, appeared or went away, is checked again; for everything else an update is a
-``stat``. Nothing here runs at start: a screen asks (in a worker) when a filter needs it.
-The cache is our own file: corrupt, foreign or from another version, it is ignored and
-rewritten.
-"""
+"""Each KPT report's evidence state, kept between runs for the ``evidence:`` filters of the
+sessions list and of search: checking reads the session's whole transcript, so the outcome is
+kept in ``.hurikaeri/evidence-cache-v1.json`` by the report's identity (size, mtime, inode)
+and its transcript's (path, size, mtime); anything else changed is checked again."""
 
 from __future__ import annotations
 
@@ -30,11 +22,9 @@ if TYPE_CHECKING:
 
 CACHE_NAME = "evidence-cache-v1.json"
 CACHE_FORMAT = "hurikaeri-evidence"
-CACHE_VERSION = 2
-"""Raised when :mod:`store.insight.evidence` checks differently: old states are dropped."""
+CACHE_VERSION = 2  # raised when store.insight.evidence checks differently
 
-#: An item's evidence state (:data:`store.insight.evidence.EvidenceState`) as the
-#: ``evidence:`` filter names it.
+#: An item's evidence state as the ``evidence:`` filter names it.
 FILTER_VALUE: dict[str, str] = {
     "not_found": "missing",
     "found": "found",
@@ -44,28 +34,19 @@ FILTER_VALUE: dict[str, str] = {
 }
 assert set(FILTER_VALUE.values()) == set(EVIDENCE)
 
-Progress = Callable[[int, int], None]
-"""``(done, total)`` reports whose transcripts were read so far."""
-
 
 @dataclass(frozen=True, slots=True)
 class ReportCheck:
     """One report's evidence, as the filters see it."""
 
-    report_id: str
-    """The report's id (its file name's stem when it has none), as search records it."""
-    transcript: str | None
-    """The transcript it was checked against (``None``: the session has none)."""
+    report_id: str  # its file name's stem when it has none, as search records it
+    transcript: str | None  # None: the session has none
+    #: (record id as search keys it, kpt-…/try-001; evidence state) per item with an id
     items: tuple[tuple[str, str], ...] = ()
-    """``(record id, state)`` per item that has an id, ``record id`` as search keys it
-    (``kpt-…/try-001``), ``state`` an :data:`~store.insight.evidence.EvidenceState`."""
-    missing: int = 0
-    """Items (with an id or not) whose evidence was not found."""
+    missing: int = 0  # items, with an id or not, whose evidence was not found
 
     @property
     def state(self) -> str:
-        """``missing`` when any item's evidence was not found, else ``none`` without a
-        transcript, else ``found``."""
         if self.missing:
             return "missing"
         return "none" if self.transcript is None else "found"
@@ -75,19 +56,14 @@ class ReportCheck:
 class EvidenceStates:
     """Every report's evidence state at one moment (a new object after each update)."""
 
-    sessions: dict[str, ReportCheck] = field(default_factory=dict)
-    """Session key → its report's check (sessions without a report are not here)."""
-    checked: int = 0
-    """Reports whose transcript was read for this update (the rest came from the cache)."""
+    sessions: dict[str, ReportCheck] = field(default_factory=dict)  # of those with a report
+    checked: int = 0  # reports whose transcript was read for this update
 
     def session_states(self) -> dict[str, str]:
-        """Session key → ``missing``/``found``/``none`` of its report (for
-        :class:`store.index.order.SessionFilter`)."""
         return {key: check.state for key, check in self.sessions.items()}
 
     def record_values(self) -> dict[str, str]:
-        """Search record id → its ``evidence:`` value: an item its own state's, a report
-        its :attr:`ReportCheck.state`."""
+        """Search record id → its ``evidence:`` value."""
         out: dict[str, str] = {}
         for check in self.sessions.values():
             out[check.report_id] = check.state
@@ -145,7 +121,6 @@ class EvidenceCache:
         self._dirty = True
 
     def keep_only(self, reports: Iterable[str]) -> None:
-        """Forget the reports not in ``reports`` (gone from the workspace)."""
         keep = set(reports)
         entries = self.entries()
         for k in [k for k in entries if k not in keep]:
@@ -153,15 +128,20 @@ class EvidenceCache:
             self._dirty = True
 
     def save(self) -> None:
-        """Write the cache if it changed (errors ignored: a read-only workspace only checks
-        again next time)."""
+        """Write the cache if it changed (a read-only workspace only checks again)."""
         if not self._dirty or self._entries is None:
             return
         if write_state(self.path, CACHE_FORMAT, CACHE_VERSION, self._entries):
             self._dirty = False
 
 
-def check_one(report_path: Path, s: Session, transcript: Path | None) -> ReportCheck:
+def _name(s: Session) -> str:
+    """A report's cache key: its file, and its line in a file of several."""
+    assert s.report is not None
+    return f"{s.report.path}:{s.report.line}" if s.report.line else str(s.report.path)
+
+
+def check_one(s: Session, transcript: Path | None) -> ReportCheck:
     """Read ``s``'s report and ``transcript`` (whole) and check the report's evidence."""
     from store.insight.evidence import MISSING_STATES, check_report
     from store.read.transcript import read_transcript
@@ -170,7 +150,7 @@ def check_one(report_path: Path, s: Session, transcript: Path | None) -> ReportC
     doc = s.report.doc
     t = read_transcript(transcript, doc.session_id) if transcript is not None else None
     ev = check_report(doc, t)
-    rid = doc.id or s.report.head.id or report_path.stem
+    rid = doc.id or s.report.head.id or s.report.path.stem
     items = tuple(
         (f"{rid}/{item.id}", check.state) for _s, item, check in ev.items.values() if item.id
     )
@@ -179,7 +159,7 @@ def check_one(report_path: Path, s: Session, transcript: Path | None) -> ReportC
 
 
 def without_transcript(s: Session) -> ReportCheck:
-    """A report whose session has no transcript, from the index's head (no file read)."""
+    """A report whose session has no transcript, from the index's head."""
     assert s.report is not None
     head = s.report.head
     rid = head.id or s.report.path.stem
@@ -188,23 +168,21 @@ def without_transcript(s: Session) -> ReportCheck:
 
 
 class WorkspaceEvidence:
-    """The evidence states of a :class:`WorkspaceIndex`'s reports, shared by the screens
-    that filter on them (one per index: :func:`evidence_for`). :meth:`update` reads files:
-    call it in a worker."""
+    """The evidence states of an index's reports, one per index (:func:`evidence_for`)."""
 
     def __init__(self, wi: WorkspaceIndex) -> None:
         self.wi = wi
         self.cache = EvidenceCache(wi.ws)
         self._lock = threading.Lock()
-        self.states: EvidenceStates | None = None
-        """The last update's result (``None`` before the first)."""
+        self.states: EvidenceStates | None = None  # the last update's
 
     def update(
-        self, progress: Progress | None = None, cancelled: Callable[[], bool] | None = None
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> EvidenceStates | None:
-        """Bring every report's state up to date: a ``stat`` of each report and transcript,
-        a full check (reading the transcript) of those that changed since they were
-        checked. ``None`` when ``cancelled()`` said so before the end."""
+        """Every report's state: a ``stat`` of each report and transcript, a check (reading
+        the transcript: call it in a worker) of those changed. ``None``: cancelled."""
         from store.index.transcript_locator import TranscriptLocator
 
         with self._lock:
@@ -212,7 +190,7 @@ class WorkspaceEvidence:
                 sessions = [s for s in self.wi.sessions.values() if s.report is not None]
             transcripts = TranscriptLocator(self.wi.ws).files()
             out: dict[str, ReportCheck] = {}
-            todo: list[tuple[Session, str, list[Any], Path]] = []
+            todo: list[tuple[Session, list[Any], Path]] = []
             for s in sessions:
                 assert s.report is not None
                 path = s.report.path
@@ -223,13 +201,12 @@ class WorkspaceEvidence:
                     out[s.key] = without_transcript(s)
                     continue
                 key = [_ident(path), s.report.line, str(transcript), _ident(transcript)]
-                name = f"{path}:{s.report.line}" if s.report.line else str(path)
-                got = self.cache.get(name, key)
+                got = self.cache.get(_name(s), key)
                 if got is not None:
                     out[s.key] = got
                 else:
-                    todo.append((s, name, key, transcript))
-            for n, (s, name, key, transcript) in enumerate(todo):
+                    todo.append((s, key, transcript))
+            for n, (s, key, transcript) in enumerate(todo):
                 if cancelled is not None and cancelled():
                     self.cache.save()
                     return None
@@ -237,20 +214,16 @@ class WorkspaceEvidence:
                     progress(n, len(todo))
                 assert s.report is not None
                 try:
-                    check = check_one(s.report.path, s, transcript)
+                    check = check_one(s, transcript)
                 except (OSError, ValueError):
                     continue  # unreadable now: checked again next time
                 # a file that changed while it was read is read again next time
                 if key[0] == _ident(s.report.path) and key[3] == _ident(transcript):
-                    self.cache.put(name, key, check)
+                    self.cache.put(_name(s), key, check)
                 out[s.key] = check
             if progress is not None and todo:
                 progress(len(todo), len(todo))
-            self.cache.keep_only(
-                f"{s.report.path}:{s.report.line}" if s.report.line else str(s.report.path)
-                for s in sessions
-                if s.report is not None
-            )
+            self.cache.keep_only(_name(s) for s in sessions)
             self.cache.save()
             self.states = EvidenceStates(out, len(todo))
             return self.states
@@ -261,8 +234,7 @@ _HANDLES_LOCK = threading.Lock()
 
 
 def evidence_for(wi: WorkspaceIndex) -> WorkspaceEvidence:
-    """The one :class:`WorkspaceEvidence` of a workspace index (the sessions list and search
-    share it)."""
+    """The one :class:`WorkspaceEvidence` of a workspace index (the list and search share it)."""
     with _HANDLES_LOCK:
         got = _HANDLES.get(wi)
         if got is None:

@@ -1,19 +1,7 @@
-"""The ways a report's writer may have numbered a session's turns, over one transcript.
-
-A KPT report cites turns (``turn 12``, ``turn_range: 5-8``) and gives turn counts in its
-``metrics``, in the numbering of whatever wrote it:
-
-- ``trace``: the hurikaeri skill's (:mod:`store.read.trace_counts`): a turn starts at each run
-  of ``user`` lines — a person's prompt *or* tool results — and the assistant's lines belong
-  to the turn they follow. The default: the skill computes its facts this way before the
-  model reflects.
-- ``message``: one message = one turn (a prompt, or one model response with its tool calls
-  and their results), as the transcript tab numbers them.
-- ``prompt``: one prompt = one turn, with everything the agent did until the next prompt.
-
-Each :class:`Numbering` gives, per turn, the blocks it holds and the transcript tab's
-(message) turns they are in, so a citation can be shown where it points.
-"""
+"""The ways a report's writer may have numbered a session's turns (:data:`LABELS`), over one
+transcript: the hurikaeri skill's (:mod:`store.read.trace_counts`, the default), one message =
+one turn (as the transcript tab numbers them) and one prompt = one turn. Each gives, per turn,
+its blocks and the message turns they are in, so a citation can be shown where it points."""
 
 from __future__ import annotations
 
@@ -51,7 +39,7 @@ class Numbering:
     blocks: dict[int, list[Block]] = field(default_factory=dict)
     #: turn → the message turns (transcript tab) its blocks are in
     views: dict[int, set[int]] = field(default_factory=dict)
-    #: the counts of user and assistant turns, and of turns in all, in this numbering
+    #: the counts of user and assistant turns in this numbering
     user_turns: int = 0
     assistant_turns: int = 0
     #: id of a block → its turn
@@ -59,7 +47,7 @@ class Numbering:
     #: what :meth:`turns_where` found, by key: the blocks (shared by the numberings of one
     #: transcript, so a name is looked for once)
     found: dict[Hashable, list[Block]] = field(default_factory=dict)
-    #: every block of the transcript, in no particular order
+    #: every block of the transcript
     every: list[Block] = field(default_factory=list)
 
     @property
@@ -90,10 +78,14 @@ class Numbering:
             self.views.setdefault(number, set()).add(view)
 
 
+def _every(t: Transcript) -> list[Block]:
+    return [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
+
+
 def by_trace(t: Transcript) -> Numbering:
     trace = t.trace
-    out = Numbering("trace", trace.turn, user_turns=trace.user_turns)
-    out.assistant_turns = trace.assistant_turns
+    out = Numbering("trace", trace.turn, every=_every(t))
+    out.user_turns, out.assistant_turns = trace.user_turns, trace.assistant_turns
     for block in t.preamble:
         if block.step:
             out._put(block.step, block, None)
@@ -103,14 +95,12 @@ def by_trace(t: Transcript) -> Numbering:
                 out._put(block.step, block, turn.number)
     for blocks in out.blocks.values():
         blocks.sort(key=lambda b: b.line)
-    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
     return out
 
 
 def by_message(t: Transcript) -> Numbering:
-    out = Numbering("message", len(t.turns), user_turns=t.user_turns)
-    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
-    out.assistant_turns = t.assistant_turns
+    out = Numbering("message", len(t.turns), every=_every(t))
+    out.user_turns, out.assistant_turns = t.user_turns, t.assistant_turns
     for turn in t.turns:
         out.blocks[turn.number] = turn.blocks
         out.views[turn.number] = {turn.number}
@@ -119,8 +109,8 @@ def by_message(t: Transcript) -> Numbering:
 
 
 def by_prompt(t: Transcript) -> Numbering:
-    out = Numbering("prompt", 0, user_turns=t.user_turns, assistant_turns=t.assistant_turns)
-    out.every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
+    out = Numbering("prompt", 0, every=_every(t))
+    out.user_turns, out.assistant_turns = t.user_turns, t.assistant_turns
     for turn in t.turns:
         if turn.role == "user":
             out.count += 1
@@ -134,8 +124,6 @@ def by_prompt(t: Transcript) -> Numbering:
 def numberings(t: Transcript) -> list[Numbering]:
     """Every numbering of ``t``, the skill's first, sharing what was looked for."""
     out = [by_trace(t), by_message(t), by_prompt(t)]
-    every = [*t.preamble, *(b for turn in t.turns for b in turn.blocks)]
-    found: dict[Hashable, list[Block]] = {}
-    for nb in out:
-        nb.every, nb.found = every, found
+    for nb in out[1:]:
+        nb.every, nb.found = out[0].every, out[0].found
     return out
