@@ -1,24 +1,7 @@
-"""Size budgets of the files agents load, and what a write does to them.
-
-Each kind of target has a budget in its own unit, overridable in the config's
-``[budgets]`` table (see README "Targets"):
-
-- ``memory_md`` — 200 **lines**: Claude Code loads the first 200 lines of ``MEMORY.md`` and
-  silently leaves out the rest;
-- ``claude_md``, ``rules``, ``agents_md`` — 2,500 **tokens**: Anthropic's guidance is to keep
-  a ``CLAUDE.md`` under 200 lines; 200 one-sentence rules of ~12 tokens each is about 2,500
-  tokens, 1.25 % of a 200k context paid at the start of every session. Past it nothing is
-  cut, but every session pays for it and adherence drops; a file over it but within the
-  200 lines is a warning, not an error (the same advice costs more tokens in Korean);
-- ``skill_md`` — 5,000 tokens: after a compaction Claude Code re-injects an invoked skill's
-  body cut to 5,000 tokens, keeping its beginning;
-- ``skill_yaml``, ``project_memory`` — 2,500 tokens, like a ``CLAUDE.md``.
-
-:func:`check_budget` says what a planned write does: the size before → after against the
-budget, whether it crosses it (then the promote and inbox dialogs ask first), and which
-lines would fall outside the budget — for ``MEMORY.md`` exactly the lines the agent no
-longer loads.
-"""
+"""Size budgets of the files agents load, and what a write does to them (the kinds, units and
+why each limit: docs/promotion.md). :func:`check_budget` says what a planned write does: the
+size before → after, whether it crosses the budget (then the dialogs ask first), and which
+lines would fall outside it — for ``MEMORY.md`` exactly the lines the agent no longer loads."""
 
 from __future__ import annotations
 

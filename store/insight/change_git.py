@@ -1,18 +1,9 @@
-"""A git commit as the source of a change to review (issue #45): when git brought it.
-
-For the changes no tool call in a transcript wrote by content, the repository holding each
-file is asked (the ``git`` command, per directory ``rev-parse``, then one ``log --raw`` per
-repository over the recent commits that touched those files). A commit whose version of the
-file is the current content is the source when it is newer than the reviewed state: later in
-the file's history than the commit that held the reviewed content, or — when no recent commit
-held it — committed after the reviewed state was taken. A deleted file matches the commit
-that deleted it. So ``git pull`` bringing a teammate's CLAUDE.md is attributed to their
-commit, and a hand edit that is in no commit is not.
-
-Contents are compared as git hashes them without filters (a file git converts on checkout,
-line ends or a filter driver, is not matched). No git, no repository, a shallow clone's
-missing history, a timeout: no commit, nothing said.
-"""
+"""A git commit as the source of a change to review (issue #45), for the changes no tool call
+wrote by content: per repository one ``log --raw`` over the recent commits touching the files.
+A commit whose version of the file is the current content is the source when it is newer than
+the reviewed state (later in the file's history than the commit holding the reviewed content,
+else committed after the reviewed state was taken). Contents are compared as git hashes them
+without filters; no git, no repository, a shallow history or a timeout: nothing is said."""
 
 from __future__ import annotations
 

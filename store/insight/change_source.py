@@ -1,16 +1,10 @@
 """Who made a change to review (issue #45): the session and turn whose tool call wrote it.
 
-A Claude Code transcript names every file an ``Edit``, ``Write``, ``MultiEdit`` or
-``NotebookEdit`` call touched (a relative path is resolved against the ``cwd`` of its line).
-A call on the changed file is matched **by content** when what it wrote is in the file now
-(and more often than in the reviewed copy), else **by time** when it came after the reviewed
-state was taken; the newest such call wins. A content match comes first, then the git commit
-that brought the file's content (:mod:`store.insight.change_git`), then a time match.
-Nothing fitting: the source is unknown.
-
-Only transcripts written to since the oldest reviewed state and holding a changed file's
-name somewhere in their bytes are read, so a workspace of a thousand sessions reads few.
-"""
+A file-changing call on the file is matched by content when what it wrote is in the file now
+(more often than in the reviewed copy), else by time when it came after the reviewed state;
+the newest wins. Content first, then the git commit that brought the content
+(:mod:`store.insight.change_git`), then time. Only transcripts written to since the oldest
+reviewed state, with a line naming a changed file beside a file-changing tool, are parsed."""
 
 from __future__ import annotations
 

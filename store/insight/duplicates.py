@@ -1,26 +1,12 @@
 """The same rule in several places: duplicates and near-duplicates across all targets.
 
-Rules are compared by their text normalised (NFKC, so full- and half-width agree; case
-folded; Markdown emphasis, code ticks and punctuation dropped; spaces collapsed). Equal
-texts are *duplicates*. Near-duplicates are scored with rapidfuzz's ``ratio`` (the same
-measure and threshold, 88, as a promotion's "a similar bullet is already there"), which
-works on characters and so on Japanese, Korean and English alike.
-
-Only *substantive* rules are compared: not a step title (``4. **Validate**``), a short
-label (``Reset button``, ``Severity: blocking or non-blocking``: under six words, no
-sentence and not an imperative like "use uv for everything"), a term being defined
-(`` `<goal>` — what to build``), a line of code only (a path, a command), a lead-in
-ending with a colon, an example quoted whole, or a template placeholder
-(``{{PROJECT_NAME}}``). Two near-duplicates
-must name the same code and quoted strings: ``use the `plan-review` skill`` and ``use the
-`plan-planning` skill`` differ in what they say, however alike their letters.
-
-Comparing every pair of 50,000 rules is a billion comparisons, so candidates are found
-first: each rule is indexed under its rarest few tokens (words; for CJK and Hangul, pairs of
-characters), and only rules sharing one are scored. Two texts 88 % alike share nearly all
-their tokens, so they share a rare one too; a token common to hundreds of rules says
-nothing and is skipped.
-"""
+Rules are compared normalised (NFKC, case folded, emphasis, ticks and punctuation dropped);
+near-duplicates by rapidfuzz's ``ratio`` ≥ 88, the measure a promotion's "a similar bullet is
+already there" uses, on characters and so on any script. Only substantive rules count, and
+two near-duplicates must name the same code and quoted strings (docs/promotion.md). Scoring
+every pair of 50,000 rules is a billion comparisons, so each rule is indexed under its rarest
+few tokens (words; CJK and Hangul character pairs) and only rules sharing one are scored: two
+texts 88 % alike share nearly all their tokens, so a rare one too."""
 
 from __future__ import annotations
 

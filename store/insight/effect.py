@@ -1,30 +1,9 @@
-"""Seed 003's effect metrics (効果測定), computed only from what the workspace holds.
-
-Every metric carries the counts it was computed from, or says why it cannot be computed;
-nothing is estimated beyond what the files record.
-
-- ``total_tasks``: feedback files (``feedback/*.yaml``) whose document could be read.
-- ``skills_loaded``: of those, the tasks that used skills: ``context.skill_name`` is set or
-  ``extracted.skills_used`` is a non-empty list.
-- ``skill_hit_rate``: ``skills_loaded / total_tasks``.
-- ``first_try_success_rate_with_skills`` / ``..._without_skills``: the share of
-  ``outcome.success: true`` among the tasks of each group that record ``outcome.success``.
-  Feedback records one outcome per task, so it is read as the first try's. ``None`` when a
-  group has no task with a recorded outcome.
-- ``estimated_token_savings``: the sum over knowledge-base skills of
-  ``stats.times_loaded * stats.avg_tokens_saved`` (the skills' own estimates), over the skills
-  that record both.
-- ``estimated_cost_savings_usd``: no token price is recorded anywhere: ``None``.
-- ``retry_reduction`` (from KPT ``metrics.backtrack_count``) and
-  ``human_correction_reduction`` (from ``metrics.correction_count``): the KPT reports that
-  record the count and a readable ``created_at`` are ordered by time; the earliest ``n // 2``
-  are compared with the latest ``n // 2`` (the middle one is left out when ``n`` is odd), and
-  the value is ``(earlier mean - later mean) / earlier mean``: 0.25 means a quarter fewer per
-  session, a negative value an increase. It is a change over time, not an effect attributed to
-  skills (KPT reports do not say which skills were loaded). ``None`` with fewer than two such
-  reports, or when the earlier sessions had none (a rate of reduction from zero is undefined).
-- ``time_savings``: nothing records how long a task takes with and without skills: ``None``.
-"""
+"""Seed 003's effect metrics (効果測定), computed only from what the workspace holds: each
+carries the counts it rests on, or why it cannot be computed (no token price, no task
+durations are recorded anywhere). Feedback records one outcome per task, read as the first
+try's. ``retry_reduction`` and ``human_correction_reduction`` compare the earliest ``n // 2``
+KPT reports (by ``created_at``) with the latest ``n // 2``: a change over time, not an effect
+attributed to skills (reports do not say which skills were loaded)."""
 
 from __future__ import annotations
 

@@ -1,41 +1,18 @@
-"""Which knowledge applies to a task: seed 003's ``SkillMatcher``, with every score explained.
+"""Which knowledge applies to a task: seed 003's ``SkillMatcher``, every score explained.
 
-Skills are scored exactly as seed 003's ``_calculate_relevance`` does:
+Skills are scored exactly as the seed's ``_calculate_relevance`` (+0.3 per trigger keyword
+found, lower-cased, in ``f"{objective} {description}"``; +0.2 per (file pattern, file) pair
+``fnmatch`` matches; +0.2 for a trigger task type; × ``stats.success_rate``, capped at 1.0;
+kept above 0.5, best five). Where the seed says nothing we decided: a missing or non-finite
+success rate weighs 1.0 (``success_rate_assumed``); an empty keyword matches nothing; points
+are counted in tenths and the score rounded to 9 places, so binary noise never decides the
+threshold; ties go by skill id (a skill without one is named by its file's stem).
 
-- 0.3 for every trigger keyword found, case-insensitively (``str.lower``), as a substring of
-  ``f"{objective} {description}"``;
-- 0.2 for every (file pattern, file) pair where ``fnmatch.fnmatch(file, pattern)`` holds
-  (the seed's double loop: one file matching two patterns, or two files matching one
-  pattern, count twice);
-- 0.2 when the task's type is one of the trigger task types (exact comparison);
-- the sum (``raw``) multiplied by ``stats.success_rate`` and capped at 1.0.
-
-A skill is kept when its score is above 0.5 (exactly 0.5 is not), and at most five kept
-skills are returned, best first. Where the seed says nothing we decided:
-
-- a skill without ``stats.success_rate`` (or with a value that is not a finite number) is
-  weighted by 1.0, and ``SkillScore.success_rate_assumed`` says so;
-- an empty keyword (``""``) is ignored: it would otherwise match every task;
-- points are counted in integer tenths, and the score is rounded to 9 decimal places, so that
-  binary noise (``0.30000000000000004``) never decides the threshold;
-- ties are broken by skill id, a skill without ``skill_id`` is named by its file's stem.
-
-Patterns and anti-patterns: the seed's ``ContextBuilder`` calls ``_find_patterns`` and
-``_find_anti_patterns`` but never defines them. **Our rule, not the seed's:** a pattern or
-anti-pattern applies when one of its *terms* occurs, case-insensitively, in the task text
-(objective and description) or in one of the task's file paths. Its terms are
-
-- its ``tags`` (a tag with ``_`` or ``-`` also matches with spaces instead: ``rate_limiting``
-  matches "rate limiting");
-- only when it has no tags, the words of its ``pattern_id`` split on ``_``, leaving out words
-  shorter than three characters and a few English filler words (``and``, ``for``, ``the``,
-  ...). Tags are the author's chosen terms; id words are a fallback, used alone because a
-  single id word (``token`` of ``token_bucket_lua_script``) is too loose next to them.
-
-A term must not be glued to ASCII letters or digits on either side (``unity`` does not match
-"community", ``json`` does not match "jsonl"); next to any other character, Japanese or Korean
-text included, it matches. ``PatternHit.reasons`` lists the terms that matched; hits are
-ordered by how many terms matched, then patterns before anti-patterns, then by id.
+The seed never defines ``_find_patterns``; our rule: a pattern or anti-pattern applies when
+one of its terms occurs, case-insensitively and not glued to ASCII letters or digits
+(``unity`` is not in "community"), in the task's text or file paths. Its terms are its tags
+(``rate_limiting`` also as "rate limiting"), else the words of its ``pattern_id`` of three
+letters or more that are not filler. Hits are ordered by terms matched, patterns first, id.
 """
 
 from __future__ import annotations

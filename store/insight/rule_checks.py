@@ -1,18 +1,7 @@
-"""What a rule says checkably, read from its words: the commands, paths and tools it names,
-the step a command must come before, and whether it forbids editing the paths or using the
-tools it names. A rule that names none of these is not checkable (never guessed).
-
-- **commands**: backquoted spans that start like a program (``pnpm lint``, ``uv run pytest``);
-- **paths**: backquoted or bare names with a ``/`` or a file suffix (``src/gen/``,
-  ``package-lock.json``, ``*.lock``);
-- **tools**: Claude Code's tool names, backquoted, or written as they are spelt
-  (``WebFetch``); the common words among them (Read, Write, Edit, Task) only backquoted;
-- **guard**: "before committing / pushing / opening a pull request" (コミット前 / プッシュ前 / PR 前)
-  — the step is a ``git commit``, ``git push`` or ``gh pr create`` run;
-- **forbids**: "never / do not / don't / must not / avoid / 禁止 / しない …" with an edit verb
-  (paths: edit, modify, change, touch, write, 編集, 変更, 触) or a use verb (tools and
-  commands: use, run, call, 使, 実行).
-"""
+"""What a rule says checkably, read from its words: the commands, paths and tools it names, the
+step a command must come before ("before committing", コミット前), and whether it forbids
+editing the paths or using the tools it names. A rule naming none is not checkable, never
+guessed (docs/usage.md)."""
 
 from __future__ import annotations
 

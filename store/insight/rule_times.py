@@ -1,18 +1,7 @@
-"""When each rule of a target was last put there or confirmed by a person, from the ledger.
-
-A promotion (or an approved proposal) writes a rule into a target as one transaction, and
-the ledger keeps the bytes it wrote (``backups/<tx>/…``: the file before, and after or the
-appended bytes). The lines a committed, not undone transaction *added* are the rules it put
-there, at the transaction's time; a later promotion of the same wording into the same file
-(which finds it already there and asks) or an approval that rewrites it moves the time on.
-Older ledgers' promote lines (``batch`` entries with their own ``backup``/``written``) count
-the same way.
-
-:func:`rule_times` maps each target file to ``{normalised rule text: ISO time}``; a rule not
-found there has no time of its own and is judged by its file's time (modified, or last
-written by hurikaeri) — see :mod:`store.insight.target_report`. Reading the kept bytes is
-cached per ledger revision.
-"""
+"""When each rule of a target was last put there by a person, from the ledger: the bullets a
+committed, not undone promotion or approval added (the ledger keeps the bytes it wrote), at
+the transaction's time; older ledgers' ``promote`` lines count the same. A rule not found has
+no time of its own and is judged by its file's. Cached per ledger revision."""
 
 from __future__ import annotations
 

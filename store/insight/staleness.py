@@ -1,29 +1,9 @@
-r"""Rules that point at what is gone: paths no longer in their project, commands not on the
-machine, and targets nobody has touched for a long time. Flags only: nothing is removed.
-
-- A *path* is a token with a ``/`` whose last part has an extension
-  (``src/middleware/auth.ts``), or one starting with ``./``, ``../``, ``~/`` or ``/``; a
-  quoted or backslash-escaped path with spaces (``"~/Library/Application Support/x.json"``)
-  is read whole. URLs, globs and templates (``<slug>/x.md``, ``${DIR}/x.md``,
-  ``docs/*/index.md``, ``~/dir/{name}.md``) are not paths, nor is a path the rule tells the
-  agent to create or write (``/tmp/…``, "save to …", ``-o out.png``, ``> log.txt``). A
-  relative path is looked up in the project the target belongs to (global targets: absolute
-  and ``~`` paths only; ``~/.claude/…`` is the workspace root). In a global target a path of
-  another machine or system (``/mnt/c/…``, ``C:\…``, ``/opt/homebrew/…``, ``/Users/…`` or
-  ``~/Library/…`` off macOS, ``/home/…`` on macOS) is "not on this machine": information,
-  since a ``~/.claude`` synced between machines names them.
-- A *command* is the program of a code span that reads like a command line
-  (`` `uv run pytest` ``: at least two words, no code punctuation): the first word of each
-  command of a pipeline or list, after ``VAR=…`` and wrappers (``sudo``, ``env``, ``time``,
-  ``xargs``, ``nice``, ``timeout``…) — never a subcommand or value (`` `branch -D` ``,
-  `` `session add` `` when the file runs ``agent-deck session add``), a shell builtin or
-  keyword (``cd``, ``export``, ``if``), or prose in backticks (``limit left. Run /status``,
-  ``explore → develop``). It is looked up on ``PATH``.
-- A target is *untouched* when neither hurikaeri nor anyone else has written it for
-  ``[targets] stale_days`` (default 180) days.
-
-One finding per path or command per line.
-"""
+"""Rules that point at what is gone: paths no longer in their project, programs not on this
+machine, targets nobody has touched for ``[targets] stale_days``. Flags only, one per path or
+command per line; what counts as a path or a command, and what does not: docs/promotion.md
+("What the findings mean"). A relative path is looked up in the target's project; in a global
+target only absolute and ``~`` paths (``~/.claude/…`` is the workspace root), and a path or
+program of another system is information ("elsewhere"): a synced ``~/.claude`` names them."""
 
 from __future__ import annotations
 

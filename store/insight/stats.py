@@ -1,12 +1,6 @@
 """Statistics over the workspace: outcomes over time, problems, review progress, evaluation
-scores, and recurring problems — the same figures for the screen and ``stats --json``.
-
-Recurring problems are clustered with rapidfuzz: descriptions are normalised (case, width,
-punctuation, spacing) and joined to the first cluster whose leader is similar enough (the best
-of ``ratio`` and ``token_set_ratio``, so both spaced and unspaced scripts cluster). Each cluster
-says which sessions it appeared in and whether a promoted try-item addressed it — and if the
-problem came back after that promotion.
-"""
+scores and recurring problems (descriptions normalised and clustered with rapidfuzz: spaced
+and unspaced scripts alike), for the screen and ``stats --json``."""
 
 from __future__ import annotations
 

@@ -1,25 +1,8 @@
-"""Every target with its size, budget and findings: what the targets view and
-``hurikaeri targets`` show.
-
-Findings, each with its file and line:
-
-- ``budget`` — the target is over its budget (near it, or a CLAUDE.md, rule or AGENTS.md
-  over its tokens but within Anthropic's 200-line advice: a warning);
-- ``duplicate`` — a rule that says what another rule (in this or another target) says;
-- ``stale-path`` / ``stale-command`` — a rule naming a path that does not exist in its
-  project, or running a command not on the machine;
-- ``elsewhere`` — (information) a global rule naming a path of another machine or system
-  (``/mnt/c/…``, ``/Users/…`` on Linux), as a ``~/.claude`` synced between machines does;
-- ``unreadable`` — (error) the target could not be read: too large, not text, or a link
-  to a file outside the folder it was found in (refused, not followed);
-- ``untouched`` — nobody wrote the target for ``stale_days`` days;
-- ``secret`` — what looks like a key, token or password (masked).
-
-Reading a file and its per-file findings (secrets, stale references are looked up again
-each time) are kept in a :class:`TargetsCache` by file identity (size, mtime), so a view
-refreshed after one file changed reads only that file; duplicates across files are always
-worked out afresh.
-"""
+"""Every target with its size, budget and findings (budget, duplicate, stale-path,
+stale-command, elsewhere, untouched, secret, unreadable): what the targets view and
+``hurikaeri targets`` show. Reading a file and scanning it for secrets are kept in a
+:class:`TargetsCache` by file identity, so a refresh reads only the files that changed;
+stale references and duplicates across files are worked out afresh."""
 
 from __future__ import annotations
 

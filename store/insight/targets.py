@@ -1,21 +1,8 @@
-"""The files agents load, found and read as a whole (issue #21: the targets view).
-
-A *target* is a file an agent reads at the start of a session, or one a promotion wrote:
-
-- at the workspace root (Claude's home): the global ``CLAUDE.md``, ``rules/**/*.md``,
-  ``AGENTS.md``, ``skills/*/SKILL.md`` and Claude Code's auto memory
-  ``projects/<slug>/memory/MEMORY.md``;
-- in each project the config names (``projects = [...]``): ``CLAUDE.md``,
-  ``CLAUDE.local.md``, ``.claude/CLAUDE.md``, ``.claude/rules/**/*.md``, ``AGENTS.md`` and
-  ``.claude/skills/*/SKILL.md``;
-- in the knowledge base and project memory: skill YAML and ``project_memory.yaml``;
-- every file a transaction of ours wrote that is none of the above (a Markdown note a
-  promotion created, say).
-
-Reading a target gives its lines, characters, an estimated token count and its *rules*:
-Markdown bullets (outside front matter, fenced code and HTML comments), the bullets of a
-skill's ``content``, a project memory's learned behaviours — each with its line in the file.
-"""
+"""The files agents load, found and read whole (issue #21): the global and each configured
+project's ``CLAUDE.md``, ``CLAUDE.local.md``, ``AGENTS.md``, rules, skills, auto memory, the
+knowledge base's skills and project memories, and any other file a transaction of ours wrote.
+A target's rules are its Markdown bullets (outside front matter, code fences and HTML
+comments), a skill's ``content`` bullets or a project memory's learned behaviours."""
 
 from __future__ import annotations
 

@@ -1,19 +1,9 @@
-"""What each session did, in a few facts, read from its transcript once and then only as it
-grows: the commands it ran, the files it read and edited, the tools and skills it used, the
-person's corrections — what :mod:`store.insight.usage` judges rules and skills by.
-
-Transcripts run to tens of MB and a workspace holds thousands, so the facts are kept in
-``.hurikaeri/usage-facts-v1.json``, keyed by the file's path with its identity (device,
-inode), the bytes read so far and a hash of the last bytes read. A transcript that grew is
-read from where the last read stopped (only the appended bytes); one that shrank, was
-replaced or rewritten (the hash no longer matches) is read anew. Lines are read one at a
-time and only lines that can hold a fact are parsed; an unfinished last line is left for the
-next read. The cache is our own file: damaged or of another version, it is rebuilt.
-
-Sub-agent (sidechain) lines count as the session's own doing (a sub-agent that edits a file
-edited it); a compaction summary is the model's account of earlier turns, not something done,
-so its text is never taken for a command or a correction of the person's.
-"""
+"""What each session did, in a few facts read from its transcript (commands, files read and
+edited, tools and skills used, the person's corrections), for :mod:`store.insight.usage`.
+Kept in ``.hurikaeri/usage-facts-v1.json`` by path, identity, bytes read and a hash of the
+last bytes read: a transcript that grew is read from where the last read stopped, one
+rewritten is read anew (docs/usage.md). A compaction summary is the model's account of
+earlier turns: never taken for a command or a correction; sub-agents' lines count."""
 
 from __future__ import annotations
 

@@ -1,35 +1,13 @@
 """Is this rule working? The usage and effect of every rule (bullet) and skill in Targets,
-from the transcripts of the sessions that followed it (issue #46).
-
-For each rule, the sessions of its scope (its project's for a project target, all for a
-global one) that started after it was written — when a promotion of ours put it there
-(:mod:`store.insight.rule_times`), else when its file was last modified:
-
-- **relevant**: the sessions where it could apply — a command it names whose program ran, a
-  path it names read or edited, a tool it names used. A rule naming none of these is not
-  checkable (``relevant`` is ``None``), never guessed.
-- **followed** (:mod:`store.insight.rule_checks`): a command rule with its step ("run
-  ``pnpm lint`` before committing") — of the sessions where the step ran, those where the
-  command ran before its first run; a path prohibition ("never edit ``src/gen/``") or a tool
-  or command prohibition ("do not use WebFetch") — of the relevant sessions, those where it
-  was not done anyway (the others are listed as broken). Anything else: not checkable.
-- **effect** of a promoted rule: the KPT problems of the kind its item addressed (the
-  recurring-problem clusters of :mod:`store.insight.stats`) and the person's corrections in
-  transcripts (the hurikaeri skill's definition, :mod:`store.read.trace_counts`), each with
-  the sessions they are out of, since the promotion and in as long a time before it (at
-  least :data:`EFFECT_DAYS` days).
-- **unused**: a rule with something to check never relevant in the last
-  :data:`UNUSED_SESSIONS` sessions of its scope; a skill never invoked (the ``Skill`` tool,
-  its ``/name`` command, its SKILL.md read) in 30 or 90 days. Flags only.
-
-A skill is a ``SKILL.md`` target (its bullets are the skill, not rules of their own).
-"""
+from the transcripts of the sessions of its scope since it was written (issue #46): relevant,
+followed (:mod:`store.insight.rule_checks`), its promotion's effect, unused flags. What each
+means and how it is counted: docs/usage.md. A ``SKILL.md`` target is a skill, not rules."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -151,25 +129,11 @@ class Usage:
         return " · ".join(parts)
 
     def as_json(self, ws: Workspace) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "path": ws.display(self.path),
-            "line": self.line,
-            "text": self.text,
-            "scope": self.scope,
-            "written": self.written,
-            "written_from": self.written_from,
-            "sessions": self.sessions,
-            "relevant": self.relevant,
-            "check": self.check,
-            "followed": self.followed,
-            "checked": self.checked,
-            "broken_in": self.broken,
-            "names": self.names,
-            "last_used": self.last_used,
-            "effect": self.effect.as_json() if self.effect else None,
-            "flags": self.flags,
-        }
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["path"] = ws.display(self.path)
+        out["broken_in"] = out.pop("broken")
+        out["effect"] = self.effect.as_json() if self.effect else None
+        return out
 
 
 @dataclass(slots=True)
