@@ -130,23 +130,6 @@ class BudgetCheck:
             return "over budget"
         return "near budget" if self.after >= NEAR * self.budget.limit else "within budget"
 
-    def prompt(self) -> str:
-        """What the dialog asks when the write crosses the budget (several lines)."""
-        if not self.crosses or self.budget is None:
-            return self.summary
-        loads = (
-            "the agent no longer loads these lines"
-            if self.kind == "memory_md"
-            else "these lines lie past the budget"
-        )
-        out = [f"{self.summary}. Write anyway?"]
-        if self.falls_out:
-            out.append(f"{loads} ({self.falls_out_total}):")
-            out += [f"  {n:>5}  {text}" for n, text in self.falls_out]
-            if self.falls_out_total > len(self.falls_out):
-                out.append(f"  … and {self.falls_out_total - len(self.falls_out)} more")
-        return "\n".join(out)
-
     def as_json(self) -> dict[str, Any]:
         return {
             "path": str(self.path),

@@ -149,14 +149,8 @@ def load_knowledge(ws: Workspace) -> Knowledge:
     for found in ws.discover():
         if found.kind is Kind.PROPOSAL:
             continue
-        rel = None
-        for base in bases:
-            try:
-                rel = found.path.relative_to(base)
-            except ValueError:
-                continue
-            break
-        if rel is None or not _in_knowledge(rel):
+        base = next((b for b in bases if found.path.is_relative_to(b)), None)
+        if base is None or not _in_knowledge(found.path.relative_to(base)):
             continue
         loaded = load_file(found.path, found.kind, ws.display(found.path))
         doc = loaded.doc
@@ -240,22 +234,10 @@ def match_task(k: Knowledge, task: MatchTask, limit: int = TOP) -> MatchResult:
     return MatchResult(task, scores, loaded, applicable_patterns(k, task))
 
 
-def _glued(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
-
-
 def _occurs(term: str, haystacks: list[str]) -> bool:
     """``term`` (lowercase) in one of ``haystacks`` (lowercase), not glued to ASCII alnum."""
-    for hay in haystacks:
-        start = hay.find(term)
-        while start >= 0:
-            end = start + len(term)
-            before = hay[start - 1] if start > 0 else ""
-            after = hay[end] if end < len(hay) else ""
-            if not (before and _glued(before)) and not (after and _glued(after)):
-                return True
-            start = hay.find(term, start + 1)
-    return False
+    rx = re.compile(rf"(?<![0-9A-Za-z]){re.escape(term)}(?![0-9A-Za-z])")
+    return any(rx.search(hay) for hay in haystacks)
 
 
 def _terms(pattern_id: str | None, tags: list[str] | None) -> list[tuple[str, list[str]]]:
@@ -300,15 +282,11 @@ def _hit(
 def applicable_patterns(k: Knowledge, task: MatchTask) -> list[PatternHit]:
     """Patterns and anti-patterns that apply to ``task`` by our rule (module docstring)."""
     haystacks = [task.text.lower(), *(f.lower() for f in task.files)]
-    hits: list[PatternHit] = []
-    for p, path in k.patterns:
-        hit = _hit(p.pattern_id, p.name, p.tags, "pattern", path, haystacks)
-        if hit:
-            hits.append(hit)
-    for a, path in k.anti_patterns:
-        hit = _hit(a.pattern_id, a.name, a.tags, "anti_pattern", path, haystacks)
-        if hit:
-            hits.append(hit)
+    docs: list[tuple[Literal["pattern", "anti_pattern"], Pattern | AntiPattern, Path]]
+    docs = [("pattern", p, path) for p, path in k.patterns]
+    docs += [("anti_pattern", a, path) for a, path in k.anti_patterns]
+    found = (_hit(d.pattern_id, d.name, d.tags, kind, path, haystacks) for kind, d, path in docs)
+    hits = [h for h in found if h is not None]
     kind_rank = {"pattern": 0, "anti_pattern": 1}
     hits.sort(key=lambda h: (-len(h.reasons), kind_rank[h.kind], h.pattern_id, str(h.path)))
     return hits

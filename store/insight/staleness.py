@@ -7,6 +7,7 @@ program of another system is information ("elsewhere"): a synced ``~/.claude`` n
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -286,8 +287,8 @@ class StaleChecker:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._exists: dict[str, bool] = {}
-        self._which: dict[str, bool] = {}
+        self.exists = functools.cache(os.path.lexists)
+        self.on_path = functools.cache(lambda command: shutil.which(command) is not None)
 
     def resolve(self, ref: str, project: Path | None) -> Path | None:
         if ref == "~/.claude" or ref.startswith("~/.claude/"):
@@ -299,19 +300,6 @@ class StaleChecker:
         if project is None:
             return None
         return project / ref
-
-    def exists(self, path: Path) -> bool:
-        key = str(path)
-        got = self._exists.get(key)
-        if got is None:
-            got = self._exists[key] = os.path.lexists(path)
-        return got
-
-    def on_path(self, command: str) -> bool:
-        got = self._which.get(command)
-        if got is None:
-            got = self._which[command] = shutil.which(command) is not None
-        return got
 
     def check(self, rules: list[Rule], project: Path | None, text: str = "") -> list[StaleRef]:
         out: list[StaleRef] = []

@@ -38,7 +38,6 @@ class Occurrence:
 
 @dataclass(slots=True)
 class Cluster:
-    leader: str
     occurrences: list[Occurrence] = field(default_factory=list)
     promoted_at: datetime | None = None
     promoted_items: list[str] = field(default_factory=list)
@@ -128,7 +127,7 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
     occ.sort(key=lambda o: o.when)
     clusters = []
     for group in cluster_texts([o.description for o in occ]):
-        c = Cluster(normalise(occ[group[0]].description), [occ[i] for i in group])
+        c = Cluster([occ[i] for i in group])
         for o in c.occurrences:
             for key, at in fixes.get(f"{o.report_id}/{o.item_id}", []):
                 c.promoted_items.append(key)

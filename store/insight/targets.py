@@ -73,24 +73,13 @@ class TargetText:
 # -- finding them ------------------------------------------------------------------------
 
 
-def _md_files(top: Path) -> Iterator[Path]:
-    try:
-        entries = sorted(os.scandir(top), key=lambda e: e.name)
-    except OSError:
-        return
-    dirs = []
-    for e in entries:
-        if ignored_name(e.name):
-            continue
-        try:
-            if e.is_dir(follow_symlinks=False):
-                dirs.append(Path(e.path))
-            elif e.is_file() and e.name.lower().endswith(MARKDOWN):
-                yield Path(e.path)
-        except OSError:
-            continue
-    for d in dirs:
-        yield from _md_files(d)
+def _files(top: Path, suffixes: tuple[str, ...], skip: str = "") -> Iterator[Path]:
+    """Files under ``top`` by suffix, in name order (links to folders are not followed)."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d) and d != skip)
+        for name in sorted(filenames):
+            if not ignored_name(name) and name.lower().endswith(suffixes):
+                yield Path(dirpath) / name
 
 
 def _skills(top: Path) -> Iterator[Path]:
@@ -102,14 +91,6 @@ def _skills(top: Path) -> Iterator[Path]:
         p = top / name / "SKILL.md"
         if not ignored_name(name) and p.is_file():
             yield p
-
-
-def _yaml_files(top: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d) and d != "inbox")
-        for name in sorted(filenames):
-            if not ignored_name(name) and name.lower().endswith(YAML_SUFFIXES):
-                yield Path(dirpath) / name
 
 
 def project_slug(directory: Path) -> str:
@@ -151,7 +132,7 @@ def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile
     root = ws.root
     add(root / "CLAUDE.md", "claude_md")
     add(root / "AGENTS.md", "agents_md")
-    for p in _md_files(root / "rules"):
+    for p in _files(root / "rules", MARKDOWN):
         add(p, "rules", inside=root / "rules")
     for p in _skills(root / "skills"):
         add(p, "skill_md", inside=p.parent)  # a skill's folder may be linked in whole
@@ -166,18 +147,18 @@ def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile
         for name in ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"):
             add(proj / name, "claude_md", proj)
         add(proj / "AGENTS.md", "agents_md", proj)
-        for p in _md_files(proj / ".claude" / "rules"):
+        for p in _files(proj / ".claude" / "rules", MARKDOWN):
             add(p, "rules", proj, proj / ".claude" / "rules")
         for p in _skills(proj / ".claude" / "skills"):
             add(p, "skill_md", proj, p.parent)
     for kb in ws.locations["knowledge_base"]:
-        for p in _yaml_files(kb):
+        for p in _files(kb, YAML_SUFFIXES, "inbox"):
             rel = p.relative_to(kb)
             if kind_from_path(Path("knowledge_base") / rel) is Kind.SKILL:
                 pid = rel.parts[1] if rel.parts[0] == "projects" and len(rel.parts) > 2 else None
                 add(p, "skill_yaml", by_name.get(pid) if pid else None)
     for mem in ws.locations["memory"]:
-        for p in _yaml_files(mem):
+        for p in _files(mem, YAML_SUFFIXES, "inbox"):
             if p.name.startswith("project_memory."):
                 add(p, "project_memory", by_name.get(p.parent.name))
     for path in written_by_us(ws, ledger):
@@ -237,13 +218,9 @@ def last_written(ws: Workspace, ledger: Ledger | None = None) -> dict[Path, str]
 
 # -- reading them ------------------------------------------------------------------------
 
-#: Tokens one character costs, by script, for the scripts that do not write words with
-#: spaces between them. Measured (``benchmarks/token_ratios.py``) with Anthropic's own
-#: tokenizer, the ``tokenizer.json`` the ``anthropic`` Python SDK shipped up to 0.38, on
-#: real CLAUDE.md, rules and skills in Korean, Japanese and Chinese mixed with English and
-#: code (other characters counted at a quarter token, as here): Hangul 1.67, kana 1.05,
-#: Han 1.0 (Simplified Chinese) to 1.4 (Traditional Chinese, Japanese). Every other
-#: character: about four to a token.
+#: Tokens one character costs, by script, for the scripts written without spaces between
+#: words: measured with Anthropic's tokenizer on real files (``benchmarks/token_ratios.py``;
+#: Han 1.0 in Simplified Chinese to 1.4 in Japanese). Others: about four to a token.
 SCRIPT_COSTS: dict[str, tuple[re.Pattern[str], float]] = {
     "hangul": (re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 1.65),
     "kana": (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 1.05),
@@ -258,9 +235,7 @@ _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00
 
 
 def estimate_tokens(text: str) -> int:
-    """An estimate of the tokens ``text`` costs an agent: Hangul, kana and Han characters
-    at their measured cost each (:data:`SCRIPT_COSTS`), anything else about four characters
-    per token (runs of spaces count little)."""
+    """An estimate of the tokens ``text`` costs an agent (runs of spaces count little)."""
     if not text:
         return 0
     other = len(text) - (len(text) - len(" ".join(text.split())))
