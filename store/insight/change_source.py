@@ -79,11 +79,6 @@ def _resolved(target: str, cwd: str | None) -> str:
     return os.path.normpath(path)
 
 
-def _names(change: Change) -> set[str]:
-    """The ways a call may name the file: its path as it is, and with links followed."""
-    return {os.path.normpath(str(change.path)), os.path.realpath(change.path)}
-
-
 def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     """Set each change's ``source`` (left ``None``: unknown)."""
     todo = [c for c in changes if c.current is not None or c.reviewed is not None]
@@ -93,7 +88,8 @@ def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     oldest = min((s for s in since if s is not None), default=None)
     needles = {c.path.name.encode() for c in todo}
     best: dict[int, tuple[int, datetime | None, Source]] = {}
-    names = [_names(c) for c in todo]
+    # the ways a call may name a file: its path as it is, and with links followed
+    names = [{os.path.normpath(c.path), os.path.realpath(c.path)} for c in todo]
     for sid, paths in TranscriptLocator(ws).files().items():
         for tpath in paths:
             if not _may_hold(tpath, oldest, needles):

@@ -53,11 +53,10 @@ MAX_RANGE = 10_000
 
 @dataclass(frozen=True, slots=True)
 class TurnRef:
-    """Turns ``first``..``last`` (inclusive) as cited, with the text that cited them."""
+    """Turns ``first``..``last`` (inclusive) as cited."""
 
     first: int
     last: int
-    text: str
 
     def turns(self) -> list[int]:
         if self.last - self.first > MAX_RANGE:
@@ -69,14 +68,12 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def _refs_in(listing: str, whole: str) -> list[TurnRef]:
+def _refs_in(listing: str) -> list[TurnRef]:
     out = []
     for m in _RANGE.finditer(listing):
         a = int(m.group("a"))
-        b = int(m.group("b")) if m.group("b") else a
-        if b < a:
-            a, b = b, a
-        out.append(TurnRef(a, b, whole.strip()))
+        b = int(m.group("b") or a)
+        out.append(TurnRef(min(a, b), max(a, b)))
     return out
 
 
@@ -90,7 +87,7 @@ def parse_turn_refs(text: str | None, *, plain: bool = False) -> list[TurnRef]:
     if plain:
         m = _PLAIN.match(norm)
         if m:
-            return _refs_in(m.group("list"), m.group(0))
+            return _refs_in(m.group("list"))
     taken: list[tuple[int, int]] = []
     for pattern in (_PREFIXED, _SUFFIXED):
         for m in pattern.finditer(norm):
@@ -98,18 +95,15 @@ def parse_turn_refs(text: str | None, *, plain: bool = False) -> list[TurnRef]:
             if any(s < span[1] and span[0] < e for s, e in taken):
                 continue
             taken.append(span)
-            refs.extend(_refs_in(m.group("list"), m.group(0)))
+            refs.extend(_refs_in(m.group("list")))
     return refs
 
 
-def cited_turns(item: KptItem) -> tuple[list[TurnRef], set[int]]:
-    """The references of an item's ``evidence`` and ``turn_range`` and the turns cited."""
+def cited_turns(item: KptItem) -> set[int]:
+    """The turns an item's ``evidence`` and ``turn_range`` cite."""
     refs = parse_turn_refs(getattr(item, "evidence", None))
     refs += parse_turn_refs(getattr(item, "turn_range", None), plain=True)
-    turns: set[int] = set()
-    for r in refs:
-        turns.update(r.turns())
-    return refs, turns
+    return {n for r in refs for n in r.turns()}
 
 
 # -- names: files and commands ---------------------------------------------------------
@@ -276,7 +270,7 @@ def check_item(
 ) -> EvidenceCheck:
     """The evidence state of one item against ``transcript`` (``None``: there is none), its
     turns read in ``numbering`` (the skill's when not given)."""
-    _refs, cited = cited_turns(item)
+    cited = cited_turns(item)
     names = item_names(item)
     if transcript is None:
         return EvidenceCheck("no_transcript", sorted(cited))
@@ -466,7 +460,7 @@ def _fit(report: KptReport, t: Transcript, nb: Numbering) -> int:
         }
         score += sum(1 for k, ok in counts.items() if getattr(m, k, None) in ok)
     for section, item in report.items():
-        if cited_turns(item)[1] and check_item(t, section, item, nb).state == "found":
+        if cited_turns(item) and check_item(t, section, item, nb).state == "found":
             score += 1
     return score
 

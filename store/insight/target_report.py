@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -51,13 +51,7 @@ class Finding:
     severity: str = "warning"  # "error": secrets, over budget, unreadable; "info": elsewhere
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "path": str(self.path),
-            "line": self.line,
-            "severity": self.severity,
-            "message": self.message,
-        }
+        return {**asdict(self), "path": str(self.path)}
 
 
 @dataclass(slots=True)
@@ -74,6 +68,9 @@ class TargetRow:
     @property
     def path(self) -> Path:
         return self.file.path
+
+    def add(self, kind: str, line: int | None, message: str, severity: str = "warning") -> None:
+        self.findings.append(Finding(kind, self.path, line, message, severity))
 
     @property
     def counts(self) -> dict[str, int]:
@@ -182,20 +179,14 @@ def build_report(
         row = TargetRow(tf, text, budget, used, written.get(tf.path))
         _budget_finding(row)
         for s in secrets:
-            row.findings.append(
-                Finding("secret", tf.path, s.line, f"{s.label} {s.masked}", "error")
-            )
+            row.add("secret", s.line, f"{s.label} {s.masked}", "error")
         if text.error is not None:
-            row.findings.append(
-                Finding("unreadable", tf.path, None, f"not read: {text.error}", "error")
-            )
+            row.add("unreadable", None, f"not read: {text.error}", "error")
         for ref in checker.check(text.rules, tf.project, text.text):
-            kind, severity = (
-                ("elsewhere", "info")
-                if ref.what == "elsewhere"
-                else (f"stale-{ref.what}", "warning")
-            )
-            row.findings.append(Finding(kind, tf.path, ref.rule.line, ref.message, severity))
+            if ref.what == "elsewhere":
+                row.add("elsewhere", ref.rule.line, ref.message, "info")
+            else:
+                row.add(f"stale-{ref.what}", ref.rule.line, ref.message)
         _untouched(row, times.get(tf.path, {}), stale_days, now)
         rows.append(row)
     by_path = {r.path: r for r in rows}
@@ -206,11 +197,8 @@ def build_report(
             where = ", ".join(f"{ws.display(o.path)}:{o.line}" for o in others[:3])
             more = f" and {len(others) - 3} more" if len(others) > 3 else ""
             what = "the same as" if g.exact else f"{g.score:.0f}% like"
-            holder = by_path.get(rule.path)
-            if holder is not None:
-                holder.findings.append(
-                    Finding("duplicate", rule.path, rule.line, f"{what} {where}{more}")
-                )
+            if (holder := by_path.get(rule.path)) is not None:
+                holder.add("duplicate", rule.line, f"{what} {where}{more}")
     for r in rows:
         r.findings.sort(key=lambda f: (f.line or 0, f.kind))
     return TargetsReport(rows, groups, stale_days)
@@ -235,24 +223,18 @@ def _untouched(
             continue
         days = days_since(at, now)
         if days is not None and days > stale_days:
-            row.findings.append(
-                Finding(
-                    "untouched",
-                    row.path,
-                    rule.line,
-                    f"promoted {int(days)} days ago (over {stale_days}) and not confirmed "
-                    "since: does it still hold?",
-                )
+            row.add(
+                "untouched",
+                rule.line,
+                f"promoted {int(days)} days ago (over {stale_days}) and not confirmed since: "
+                "does it still hold?",
             )
     if by_file and file_days is not None and file_days > stale_days:
-        row.findings.append(
-            Finding(
-                "untouched",
-                row.path,
-                None,
-                f"not written for {int(file_days)} days (over {stale_days}); "
-                f"its {by_file} rules may no longer hold",
-            )
+        row.add(
+            "untouched",
+            None,
+            f"not written for {int(file_days)} days (over {stale_days}); "
+            f"its {by_file} rules may no longer hold",
         )
 
 
@@ -263,32 +245,20 @@ def _budget_finding(row: TargetRow) -> None:
     lines = len(row.text.lines)
     advice = b.unit == "tokens" and row.file.kind in ADVICE_KINDS and lines <= ADVICE_LINES
     if row.used > b.limit and advice:
-        row.findings.append(
-            Finding(
-                "budget",
-                row.path,
-                None,
-                f"{b.describe(row.used)}: over its token budget, but within Anthropic's "
-                f"{ADVICE_LINES}-line advice ({lines} lines); every session pays for it",
-            )
+        row.add(
+            "budget",
+            None,
+            f"{b.describe(row.used)}: over its token budget, but within Anthropic's "
+            f"{ADVICE_LINES}-line advice ({lines} lines); every session pays for it",
         )
-        return
-    if row.used > b.limit:
-        cut = past_budget(b, row.text.lines)
-        row.findings.append(
-            Finding(
-                "budget",
-                row.path,
-                cut + 1,
-                f"{b.describe(row.used)}: over budget from line {cut + 1}"
-                + (" (the agent does not load the lines after it)" if b.unit == "lines" else ""),
-                "error",
-            )
+    elif row.used > b.limit:
+        cut = past_budget(b, row.text.lines) + 1
+        lost = " (the agent does not load the lines after it)" if b.unit == "lines" else ""
+        row.add(
+            "budget", cut, f"{b.describe(row.used)}: over budget from line {cut}{lost}", "error"
         )
     elif row.used >= NEAR * b.limit:
-        row.findings.append(
-            Finding("budget", row.path, None, f"{b.describe(row.used)}: near its budget")
-        )
+        row.add("budget", None, f"{b.describe(row.used)}: near its budget")
 
 
 def stale_findings(report: TargetsReport) -> list[Finding]:

@@ -229,8 +229,8 @@ class FactsCache:
         self.path = state_dir / CACHE_NAME
         self._entries: dict[str, _Entry] | None = None
         self._dirty = False
-        #: bytes read by the last :meth:`update` (for figures and progress)
-        self.bytes_read = 0
+        self.bytes_read = 0  # by the last update
+        self.complete = True  # whether the last update went through every file
 
     def _load(self) -> dict[str, _Entry]:
         if self._entries is None:
@@ -257,7 +257,7 @@ class FactsCache:
         entries = self._load()
         todo = list(files)
         out: list[SessionFacts] = []
-        self.bytes_read = 0
+        self.bytes_read, self.complete = 0, True
         for done, (sid, path) in enumerate(todo, 1):
             key = str(path)
             new, read = _read_from(path, entries.get(key), sid, path.parent.name)
@@ -270,6 +270,7 @@ class FactsCache:
                 entries[key] = new
                 out.append(new.facts)
             if progress is not None and progress(done, len(todo)) is False:
+                self.complete = False
                 break  # what was read is kept (and saved by save())
         return out
 

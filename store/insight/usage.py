@@ -187,21 +187,12 @@ def session_facts(
         for sid, paths in sorted(TranscriptLocator(ws).files(rescan=True).items())
         for path in paths
     ]
-    stopped = False
-
-    def step(done: int, total: int) -> bool:
-        nonlocal stopped
-        if progress is not None and progress(done, total) is False:
-            stopped = True
-            return False
-        return True
-
     cache = FactsCache(ws.state_dir)
     try:
-        facts = cache.update(files, step)
+        facts = cache.update(files, progress)
     finally:  # interrupted too: the transcripts read so far need not be read again
         cache.save()
-    return facts, cache.bytes_read, not stopped
+    return facts, cache.bytes_read, cache.complete
 
 
 def _sessions(facts: list[SessionFacts]) -> list[_Session]:
