@@ -11,7 +11,7 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,14 +51,7 @@ class Commit:
         return f"commit {self.short}, {self.author}: {self.subject}"
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "how": self.how,
-            "commit": self.commit,
-            "short": self.short,
-            "subject": self.subject,
-            "author": self.author,
-            "at": self.at,
-        }
+        return {k: v for k, v in asdict(self).items() if k != "time"}
 
 
 def _git(cwd: Path, *args: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,15 +44,7 @@ class Source:
         return f"session {self.session[:8]}…, turn {self.turn}, {self.tool}{by}"
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "session": self.session,
-            "turn": self.turn,
-            "tool": self.tool,
-            "at": self.at,
-            "how": self.how,
-            "transcript": str(self.transcript),
-            "line": self.line,
-        }
+        return {**asdict(self), "transcript": str(self.transcript)}
 
 
 def _written(name: str, tool_input: Any) -> list[str]:

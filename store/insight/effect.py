@@ -7,7 +7,7 @@ attributed to skills (reports do not say which skills were loaded)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -71,15 +71,9 @@ def _rate(name: str, group: list[Feedback], label: str) -> Metric:
 
 
 def _feedback_metrics(index: WorkspaceIndex) -> tuple[list[Metric], int]:
-    docs: list[Feedback] = []
-    unreadable = 0
-    for f in index.files.values():
-        if f.kind is not Kind.FEEDBACK:
-            continue
-        if isinstance(f.doc, Feedback):
-            docs.append(f.doc)
-        else:
-            unreadable += 1
+    files = [f for f in index.files.values() if f.kind is Kind.FEEDBACK]
+    docs = [f.doc for f in files if isinstance(f.doc, Feedback)]
+    unreadable = len(files) - len(docs)
     skipped = f"; {_count(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
     with_skills = [fb for fb in docs if _used_skills(fb)]
     without = [fb for fb in docs if not _used_skills(fb)]
@@ -146,12 +140,8 @@ def _kpt_series(index: WorkspaceIndex) -> list[tuple[datetime, ReportHead]]:
 def _reduction(
     name: str, field: str, what: str, series: list[tuple[datetime, ReportHead]]
 ) -> Metric:
-    attr = {"backtrack_count": "backtracks", "correction_count": "corrections"}[field]
-    counts = []
-    for _when, report in series:
-        value = getattr(report, attr)
-        if value is not None:
-            counts.append(value)
+    # the index's head keeps metrics.backtrack_count as backtracks, correction_count as corrections
+    counts = [v for _when, report in series if (v := getattr(report, what)) is not None]
     n = len(counts)
     if n < 2:
         return _no(
@@ -207,7 +197,4 @@ def effect_metrics(source: Workspace | WorkspaceIndex) -> list[Metric]:
 
 def as_json(metrics: list[Metric]) -> list[dict[str, object]]:
     """The metrics as JSON-ready mappings, in order."""
-    return [
-        {"name": m.name, "value": m.value, "basis": m.basis, "supported": m.supported}
-        for m in metrics
-    ]
+    return [asdict(m) for m in metrics]
