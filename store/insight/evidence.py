@@ -365,65 +365,55 @@ def _metric_values(t: Transcript, nb: Numbering) -> dict[str, _Counted]:
     with their values)."""
     tr = t.trace
     calls = [b for turn in t.turns for b in turn.tool_calls()]
-    tools: list[str] = []
-    for b in calls:
-        if b.name not in tools:
-            tools.append(b.name)
-    edits = sum(1 for b in calls if b.name in CODE_CHANGE_TOOLS)
     errors = sum(1 for turn in t.turns for b in turn.blocks if b.is_error and not b.sidechain)
-    prompts = t.user_turns
-    turns_all: list[tuple[str, object]] = [
+    prompts: tuple[str, object] = ("prompts", t.user_turns)
+    turns: list[tuple[str, object]] = [
         ("the skill's turns", tr.turn),
         ("the skill's user + assistant turns", tr.user_turns + tr.assistant_turns),
         ("messages", len(t.turns)),
-        ("prompts", prompts),
+        prompts,
     ]
-    users: list[tuple[str, object]] = [
-        ("the skill's user turns (prompts and tool results)", tr.user_turns),
-        ("prompts", prompts),
-    ]
-    replies: list[tuple[str, object]] = [
-        ("the skill's assistant turns", tr.assistant_turns),
-        ("model responses", t.assistant_turns),
-    ]
-    skill = nb.name == "trace"
-    all_calls = ("tool calls, sub-agents' too", tr.tool_use_count)
-    main_calls = ("tool calls of the main conversation", len(calls))
-    files = ("files written by Write/Edit", tr.code_changes_count)
-    edit_calls = ("Write/Edit/MultiEdit/NotebookEdit calls", edits)
-    str_errors = ("failed tool results (the skill's: text results)", tr.error_count)
-    all_errors = ("failed tool results of the main conversation", errors)
-    used = ("tools used, sub-agents' too", sorted(tr.tools))
-    main_used = ("tools used in the main conversation", tools)
-
-    def pick(own: tuple[str, object], alts: list[tuple[str, object]]) -> _Counted:
-        return own[1], own[0], [a for a in alts if a[0] != own[0]]
-
-    duration = {
-        "trace": turns_all[0],
-        "message": turns_all[2],
-        "prompt": turns_all[3],
-    }[nb.name]
-    return {
-        "session_duration_turns": pick(duration, turns_all),
-        "user_turns": pick(users[0] if skill else ("prompts", prompts), users),
-        "assistant_turns": pick(replies[0] if skill else replies[1], replies),
-        "tool_use_count": pick(all_calls if skill else main_calls, [all_calls, main_calls]),
-        "unique_tools": pick(used if skill else main_used, [used, main_used]),
-        "code_changes_count": pick(files if skill else edit_calls, [files, edit_calls]),
-        "error_count": pick(str_errors if skill else all_errors, [str_errors, all_errors]),
-        # defined by the skill; another writer's own definition cannot be counted
-        "correction_count": (
-            (tr.correction_count, "the skill's correction phrases", [])
-            if skill
-            else (None, UNCOUNTED, [])
-        ),
-        "backtrack_count": (
-            (tr.backtrack_count, "files written by Write/Edit twice or more", [])
-            if skill
-            else (None, UNCOUNTED, [])
-        ),
+    own = {"trace": 0, "message": 2, "prompt": 3}[nb.name]
+    out = {"session_duration_turns": (turns[own][1], turns[own][0], turns[:own] + turns[own + 1 :])}
+    # per metric the skill's definition, then the main conversation's (another writer's)
+    defs: dict[str, list[tuple[str, object]]] = {
+        "user_turns": [
+            ("the skill's user turns (prompts and tool results)", tr.user_turns),
+            prompts,
+        ],
+        "assistant_turns": [
+            ("the skill's assistant turns", tr.assistant_turns),
+            ("model responses", t.assistant_turns),
+        ],
+        "tool_use_count": [
+            ("tool calls, sub-agents' too", tr.tool_use_count),
+            ("tool calls of the main conversation", len(calls)),
+        ],
+        "unique_tools": [
+            ("tools used, sub-agents' too", sorted(tr.tools)),
+            ("tools used in the main conversation", list(dict.fromkeys(b.name for b in calls))),
+        ],
+        "code_changes_count": [
+            ("files written by Write/Edit", tr.code_changes_count),
+            (
+                "Write/Edit/MultiEdit/NotebookEdit calls",
+                sum(1 for b in calls if b.name in CODE_CHANGE_TOOLS),
+            ),
+        ],
+        "error_count": [
+            ("failed tool results (the skill's: text results)", tr.error_count),
+            ("failed tool results of the main conversation", errors),
+        ],
     }
+    k = 0 if nb.name == "trace" else 1
+    out |= {name: (d[k][1], d[k][0], [d[1 - k]]) for name, d in defs.items()}
+    # defined by the skill; another writer's own definition cannot be counted
+    for name, value, definition in (
+        ("correction_count", tr.correction_count, "the skill's correction phrases"),
+        ("backtrack_count", tr.backtrack_count, "files written by Write/Edit twice or more"),
+    ):
+        out[name] = (value, definition, []) if k == 0 else (None, UNCOUNTED, [])
+    return out
 
 
 def compare_metrics(

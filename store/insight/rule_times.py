@@ -5,7 +5,6 @@ no time of its own and is judged by its file's. Cached per ledger revision."""
 
 from __future__ import annotations
 
-import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 from store.check.secrets import added_lines
 from store.insight.duplicates import normalise
-from store.insight.targets import TARGET_ACTIONS, markdown_rules
+from store.insight.targets import TARGET_ACTIONS, markdown_rules, ws_path
 from store.ledger import Ledger
 from store.tx.journal import read_kept
 from store.workspace import Workspace
@@ -22,13 +21,6 @@ RuleTimes = dict[Path, dict[str, str]]
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, int, int], RuleTimes] = {}
-
-
-def _abs(ws: Workspace, raw: object) -> Path | None:
-    if not isinstance(raw, str) or not raw:
-        return None
-    p = Path(raw)
-    return Path(os.path.abspath(p if p.is_absolute() else ws.root / p))
 
 
 def _note(out: RuleTimes, path: Path, before: bytes | None, after: bytes | None, at: str) -> None:
@@ -44,7 +36,7 @@ def _note(out: RuleTimes, path: Path, before: bytes | None, after: bytes | None,
 
 
 def _file_record(ws: Workspace, out: RuleTimes, rec: dict[str, Any], at: str) -> None:
-    path = _abs(ws, rec.get("path"))
+    path = ws_path(ws, rec.get("path"))
     if path is None:
         return
     written = read_kept(ws, rec.get("written"))

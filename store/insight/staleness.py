@@ -206,6 +206,8 @@ def elsewhere(ref: str, platform: str | None = None) -> str | None:
     return None
 
 
+#: First words never taken for a program
+_NEVER = _NOT_COMMANDS | SHELL_WORDS | SUBCOMMANDS
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s=()\"'<>|;&]*$")
 _SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
 _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
@@ -233,7 +235,7 @@ def _program(words: list[str]) -> str | None:
 def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """The programs a rule runs, each once: the program of each command of a command-like
     code span. ``subcommands``: words the file runs as a program's subcommand."""
-    out: list[str] = []
+    out: dict[str, None] = {}
     for m in _CODE.finditer(text):
         span = m.group(1).strip().removeprefix("$ ").strip()
         words = span.split()
@@ -245,18 +247,9 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
             continue  # prose or a message in backticks, not a command line
         for segment in _SEGMENT.split(span):
             word = _program(segment.split())
-            if (
-                word is None
-                or not _CMD_WORD.match(word)
-                or word in _NOT_COMMANDS
-                or word in SHELL_WORDS
-                or word in SUBCOMMANDS
-                or word in subcommands
-            ):
-                continue
-            if word not in out:
-                out.append(word)
-    return out
+            if word and _CMD_WORD.match(word) and word not in _NEVER and word not in subcommands:
+                out[word] = None
+    return list(out)
 
 
 #: First words whose second word is a program they run, not a subcommand.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -184,13 +184,8 @@ def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
     )
 
 
-def week_of(t: datetime) -> str:
-    y, w, _ = t.isocalendar()
-    return f"{y}-W{w:02d}"
-
-
 def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
-    outcomes: dict[str, Counter[str]] = {}
+    outcomes: defaultdict[str, Counter[str]] = defaultdict(Counter)
     categories: Counter[str] = Counter()
     impacts: Counter[str] = Counter()
     tries: Counter[str] = Counter()
@@ -199,9 +194,8 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
             continue
         rep = s.report.head
         if s.sort_time.year > 1:
-            outcomes.setdefault(week_of(s.sort_time), Counter())[
-                (rep.outcome or "unknown").lower()
-            ] += 1
+            week = s.sort_time.strftime("%G-W%V")
+            outcomes[week][(rep.outcome or "unknown").lower()] += 1
         for p in rep.problems:
             categories[(p.category or "unknown").lower()] += 1
             impacts[(p.impact or "unknown").lower()] += 1

@@ -180,37 +180,35 @@ def list_targets(ws: Workspace, ledger: Ledger | None = None) -> list[TargetFile
 TARGET_ACTIONS = frozenset({"promote", "approve", "decide", "merge-duplicates"})
 
 
+def ws_path(ws: Workspace, raw: object) -> Path | None:
+    """A path a ledger line names, absolute (relative ones are under the workspace root)."""
+    if not isinstance(raw, str) or not raw:
+        return None
+    p = Path(raw)
+    return Path(os.path.abspath(p if p.is_absolute() else ws.root / p))
+
+
 def _tx_paths(ws: Workspace, ledger: Ledger) -> Iterator[tuple[Path, str, str]]:
     """(absolute path, action, time) of every file a committed transaction wrote."""
     with ledger.lock:
-        records = list(ledger.txs.values())
+        records = [rec for rec in ledger.txs.values() if rec.status == "committed"]
     for rec in records:
-        if rec.status != "committed":
-            continue
         for f in rec.files:
-            raw = f.get("path")
-            if not isinstance(raw, str) or not raw:
-                continue
-            p = Path(raw)
-            yield (p if p.is_absolute() else ws.root / p), rec.action, rec.at
+            if (p := ws_path(ws, f.get("path"))) is not None:
+                yield p, rec.action, rec.at
 
 
 def written_by_us(ws: Workspace, ledger: Ledger | None = None) -> list[Path]:
     """Files a promotion, an approved proposal or a merge wrote (those that exist)."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
-    seen: dict[Path, None] = {}
-    for p, action, _ in _tx_paths(ws, led):
-        if action in TARGET_ACTIONS:
-            seen[Path(os.path.abspath(p))] = None
-    return list(seen)
+    return list(dict.fromkeys(p for p, action, _ in _tx_paths(ws, led) if action in TARGET_ACTIONS))
 
 
 def last_written(ws: Workspace, ledger: Ledger | None = None) -> dict[Path, str]:
     """When hurikaeri last wrote each file (any committed transaction, undo included)."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     out: dict[Path, str] = {}
-    for p, _, at in _tx_paths(ws, led):
-        key = Path(os.path.abspath(p))
+    for key, _, at in _tx_paths(ws, led):
         if at > out.get(key, ""):
             out[key] = at
     return out

@@ -16,7 +16,7 @@ from store.index.transcript_locator import TranscriptLocator
 from store.insight.duplicates import normalise
 from store.insight.rule_checks import GUARD_STEPS, RuleChecks, parse_rule, path_matches, program_of
 from store.insight.rule_times import RuleTimes, parse_time, rule_times
-from store.insight.targets import TargetFile, list_targets, project_slug, read_target
+from store.insight.targets import TargetFile, list_targets, project_slug, read_target, ws_path
 from store.insight.transcript_facts import FactsCache, SessionFacts
 from store.ledger import Ledger
 from store.located import plain_key
@@ -321,11 +321,9 @@ def _promotions(
     with ledger.lock:
         promoted = [(k, st.at, p) for k, st in ledger.states.items() for p in st.promoted]
     for item, decided, data in promoted:
-        raw, text = data.get("path"), data.get("text")
-        if not isinstance(raw, str) or not isinstance(text, str):
+        path, text = ws_path(ws, data.get("path")), data.get("text")
+        if path is None or not isinstance(text, str):
             continue
-        p = Path(raw)
-        path = Path(os.path.abspath(p if p.is_absolute() else ws.root / p))
         for line in text.splitlines() or [text]:
             key = (path, normalise(line.strip().lstrip("-*+ ").strip()))
             at_text = times.get(path, {}).get(key[1]) or data.get("at") or decided
@@ -335,12 +333,12 @@ def _promotions(
     return out
 
 
-def _effect(
-    promo: _Promotion,
-    scope: list[_Session],
-    problems: Callable[[str], tuple[list[datetime], list[datetime]] | None],
-    now: datetime,
-) -> Effect:
+#: item key → when each problem of the cluster it addressed was reported; when each KPT
+#: report was written
+_Problems = tuple[dict[str, list[datetime]], list[datetime]]
+
+
+def _effect(promo: _Promotion, scope: list[_Session], problems: _Problems, now: datetime) -> Effect:
     span = max(now - promo.at, timedelta(days=EFFECT_DAYS))
     start = promo.at - span
     e = Effect(promo.at_text, promo.key, span.total_seconds() / 86400)
@@ -351,9 +349,8 @@ def _effect(
         elif s.start >= promo.at:
             e.sessions_after += 1
             e.corrections_after += s.facts.corrections
-    found = problems(promo.key)
-    if found is not None:
-        occurrences, kpt_sessions = found
+    occurrences, kpt_sessions = problems[0].get(promo.key), problems[1]
+    if occurrences is not None:  # its item addressed a problem
         e.problems_before = sum(1 for t in occurrences if start <= t < promo.at)
         e.problems_after = sum(1 for t in occurrences if t >= promo.at)
         e.kpt_sessions_before = sum(1 for t in kpt_sessions if start <= t < promo.at)
@@ -361,9 +358,7 @@ def _effect(
     return e
 
 
-def _problem_lookup(ws: Workspace) -> Callable[[str], tuple[list[datetime], list[datetime]] | None]:
-    """Item key → (when each problem of the cluster it addressed was reported, when each
-    KPT report was written); ``None``: its item addressed no problem."""
+def _problems(ws: Workspace) -> _Problems:
     from store.index.workspace_index import WorkspaceIndex
     from store.insight.stats import recurring_problems
 
@@ -376,11 +371,7 @@ def _problem_lookup(ws: Workspace) -> Callable[[str], tuple[list[datetime], list
         for key in c.promoted_items:
             by_item.setdefault(plain_key(key), []).extend(o.when for o in c.occurrences)
 
-    def lookup(key: str) -> tuple[list[datetime], list[datetime]] | None:
-        found = by_item.get(key)
-        return None if found is None else (found, reported)
-
-    return lookup
+    return by_item, reported
 
 
 # -- the whole -----------------------------------------------------------------------------
@@ -404,7 +395,7 @@ def usage_report(
     sessions = _sessions(facts)
     times = rule_times(ws, led)
     promotions = _promotions(led, ws, times)
-    problems: Callable[[str], tuple[list[datetime], list[datetime]] | None] | None = None
+    problems: _Problems | None = None
     items: list[Usage] = []
     for tf in list_targets(ws, led):
         if only is not None and not (tf.path == only or only in tf.path.parents):
@@ -435,8 +426,7 @@ def usage_report(
             _rule_usage(u, parse_rule(rule.text), since)
             promo = promotions.get((Path(os.path.abspath(tf.path)), key))
             if promo is not None:
-                if problems is None:
-                    problems = _problem_lookup(ws)
+                problems = problems or _problems(ws)
                 u.effect = _effect(promo, mine, problems, now)
             items.append(u)
     return UsageReport(items, len(sessions), done, complete)
