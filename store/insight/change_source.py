@@ -51,13 +51,9 @@ def _written(name: str, tool_input: Any) -> list[str]:
     """The texts a file-changing call wrote."""
     if not isinstance(tool_input, dict):
         return []
-    if name == "Write":
-        keys = ["content"]
-    elif name == "NotebookEdit":
-        keys = ["new_source"]
-    else:
-        keys = ["new_string"]
-    texts = [tool_input.get(k) for k in keys]
+    texts = [
+        tool_input.get({"Write": "content", "NotebookEdit": "new_source"}.get(name, "new_string"))
+    ]
     edits = tool_input.get("edits")
     if name == "MultiEdit" and isinstance(edits, list):
         texts += [e.get("new_string") for e in edits if isinstance(e, dict)]
@@ -79,7 +75,7 @@ def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     since = [aware(c.reviewed_at) for c in todo]
     oldest = min((s for s in since if s is not None), default=None)
     needles = {c.path.name.encode() for c in todo}
-    best: dict[int, tuple[int, datetime | None, Source]] = {}
+    best: dict[int, tuple[int, float, Source]] = {}  # change → (rank, call's time, call)
     # the ways a call may name a file: its path as it is, and with links followed
     names = [{os.path.normpath(c.path), os.path.realpath(c.path)} for c in todo]
     for sid, paths in TranscriptLocator(ws).files().items():
@@ -127,7 +123,7 @@ def _scan(
     tpath: Path,
     todo: list[Change],
     names: list[set[str]],
-    best: dict[int, tuple[int, datetime | None, Source]],
+    best: dict[int, tuple[int, float, Source]],
 ) -> None:
     transcript = read_transcript(tpath, sid)
     for turn in transcript.turns:
@@ -142,19 +138,15 @@ def _scan(
                 continue
             tool_input = _input(record, block.tool_id)
             when = aware(turn.timestamp)
+            stamp = when.timestamp() if when is not None else 0.0
             for i in hits:
                 rank = _rank(todo[i], block.name, tool_input, when)
                 if rank == 0:
                     continue
                 how = "content" if rank == 2 else "time"
                 src = Source(sid, turn.number, block.name, turn.timestamp, how, tpath, block.line)
-                old = best.get(i)
-                if old is None or (rank, _key(when)) >= (old[0], _key(old[1])):
-                    best[i] = (rank, when, src)
-
-
-def _key(when: datetime | None) -> float:
-    return when.timestamp() if when is not None else 0.0
+                if i not in best or (rank, stamp) >= best[i][:2]:
+                    best[i] = (rank, stamp, src)
 
 
 def _input(record: dict[str, Any], tool_id: str) -> Any:

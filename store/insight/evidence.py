@@ -184,17 +184,10 @@ def names_in(text: str | None) -> list[Name]:
 
 def item_names(item: KptItem) -> list[Name]:
     """What an item names, from its description, evidence and root cause."""
-    texts = [
-        getattr(item, "description", None),
-        getattr(item, "evidence", None),
-        getattr(item, "root_cause", None),
-    ]
-    out: list[Name] = []
-    for text in texts:
-        for name in names_in(text if isinstance(text, str) else None):
-            if name not in out:
-                out.append(name)
-    return out
+    texts = [getattr(item, k, None) for k in ("description", "evidence", "root_cause")]
+    return list(
+        dict.fromkeys(n for t in texts for n in names_in(t if isinstance(t, str) else None))
+    )
 
 
 # -- looking names up ------------------------------------------------------------------
