@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -109,7 +109,6 @@ class DuplicateGroup:
     rules: list[Rule]
     exact: bool
     score: float = 100.0
-    files: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -185,9 +184,6 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
         if not exact:
             first = keys[ks[0]]
             score = min(scorer(first, keys[k]) for k in ks[1:])
-        ordered = sorted(members)
-        group = DuplicateGroup([rules[i] for i in ordered], exact, score)
-        group.files = list(dict.fromkeys(str(rules[i].path) for i in ordered))
-        groups.append(group)
+        groups.append(DuplicateGroup([rules[i] for i in sorted(members)], exact, score))
     groups.sort(key=lambda g: (-len(g.rules), -g.score, str(g.rules[0].path), g.rules[0].line))
     return groups

@@ -287,7 +287,7 @@ def check_item(
     if present:
         check.outside = elsewhere
     is_error_item = section == "problem" and (getattr(item, "category", "") or "") == "error"
-    errors_cited = [n for n in present if any(b.is_error for b in nb.turn_blocks(n))]
+    errors_cited = [n for n in present if any(b.is_error for b in nb.blocks.get(n, ()))]
     if is_error_item and present and not errors_cited:
         check.notes.append("no tool call failed in the cited turns")
     # the state

@@ -157,9 +157,6 @@ class _Reader:
             if m and name == "Read":
                 f.skills.setdefault(m.group(1), "read")
 
-    def finish(self) -> None:
-        self.facts.corrections += self.trace.correction_count
-
 
 @dataclass(slots=True)
 class _Entry:
@@ -215,7 +212,7 @@ def _read_from(
                 break  # the end, or an unfinished last line: read it next time
             offset += len(raw)
             reader.raw(raw)
-        reader.finish()
+        entry.facts.corrections += reader.trace.correction_count
         entry.offset = offset
         entry.tail = _tail_hash(fh, offset)
         return entry, offset - start

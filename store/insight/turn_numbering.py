@@ -54,9 +54,6 @@ class Numbering:
     def label(self) -> str:
         return LABELS[self.name]
 
-    def turn_blocks(self, number: int) -> list[Block]:
-        return self.blocks.get(number, [])
-
     def view_turns(self, turns: set[int] | list[int]) -> list[int]:
         """The message turns where ``turns`` of this numbering are shown."""
         out: set[int] = set()
