@@ -283,14 +283,12 @@ def _skill_name(path: Path, text: str) -> str:
     return path.parent.name
 
 
-def _invoked(names: set[str], s: _Session) -> bool:
-    return any(k in names or k.rsplit(":", 1)[-1] in names for k in s.facts.skills)
-
-
 def _skill_usage(u: Usage, names: set[str], scope: list[_Session], now: datetime) -> None:
     u.check = "invoked"
     u.sessions = len(scope)
-    hits = [s for s in scope if _invoked(names, s)]
+    hits = [
+        s for s in scope if any(k in names or k.rsplit(":", 1)[-1] in names for k in s.facts.skills)
+    ]
     u.relevant = len(hits)
     last = hits[-1].start if hits else None
     u.last_used = hits[-1].facts.first if hits else None
