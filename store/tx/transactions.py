@@ -1,34 +1,18 @@
 """One model for every write (docs/architecture.md): apply, recover, undo, redo, history.
 
-Every action that changes a file or the review state is one transaction: :func:`apply`
-takes a :class:`TxPlan` (the action, its subjects, the review-state changes it makes and
-the files it writes, see :mod:`store.tx.journal`) and
+:func:`apply` runs a :class:`TxPlan` under the workspace's lock (``.hurikaeri/tx.lock``):
+every file checked against what the action read, both sides kept under
+``.hurikaeri/backups/<tx>/``, a ``begin`` line naming each file with its hashes, the writes,
+then ``commit`` (or, when a write fails, the files put back and ``abort``). A transaction
+that writes no file is one ``commit`` line. :func:`recover` rolls back what a killed process
+left open. :func:`undo` and :func:`redo` are transactions too: every file restored byte for
+byte, or :class:`UndoRefused` naming the file that changed since.
 
-1. under the workspace's transaction lock (``.hurikaeri/tx.lock``, so that two of our
-   processes never interleave, and :func:`recover` knows that a transaction left open is
-   one whose process died), checks every file against what the action read;
-2. keeps the bytes of both sides under ``.hurikaeri/backups/<tx>/``;
-3. appends a ``begin`` line naming every file with its SHA-256 before and after;
-4. writes the files;
-5. appends ``commit`` — or, when a write fails, puts back what was written and appends
-   ``abort``.
-
-A transaction that writes no file (a decision) is one ``commit`` line. :func:`recover`
-rolls back what a killed process left between ``begin`` and ``commit`` (files found as the
-transaction would leave them are put back; files still as they were are left alone) and
-marks it aborted; the app's index and every CLI command that writes call it first.
-
-:func:`undo` and :func:`redo` are transactions too (the ledger stays append-only): they
-restore every file of the transaction byte for byte as one step, or refuse naming the file
-that changed since (:class:`UndoRefused`, with the diff). A refused transaction blocks
-nothing else: an older, independent one can be undone by its id.
-
-What the ledger says is a record, never a licence to write. Recovery, undo and redo touch a
-file only for a transaction that is the local reviewer's and whose lines this machine signed
-(:meth:`Ledger.is_ours`), whose file and kept copies match the hashes it recorded, and whose
-action may write there now (:func:`store.write.policy.action_writes`); anything else is
-:data:`NOT_OURS` (history shows it, :func:`not_ours` gives lint's warnings). An undo without
-an id takes back the newest change only when this channel (app, terminal, script) made it.
+The ledger is a record, never a licence to write: recovery, undo and redo act only on the
+local reviewer's transactions whose lines this machine signed (:meth:`Ledger.is_ours`) and
+whose files and kept copies match their hashes, where the action may write now; anything
+else is :data:`NOT_OURS`. An undo without an id takes back the newest change only when this
+channel (app, terminal, script) made it.
 """
 
 from __future__ import annotations
@@ -41,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from store import machine_key, team
+from store import machine_key
 from store.errors import ReviewError
 from store.gc_pause import paused_gc
 from store.ledger import (
@@ -84,8 +68,6 @@ NOT_OURS = (
     "not ours — not acted on: its ledger lines are not signed by hurikaeri on this machine "
     "(written before lines were signed, by another program, or elsewhere)"
 )
-#: The environment variable naming the reviewer (ahead of the config and git).
-REVIEWER_ENV = team.REVIEWER_ENV
 LOCK_NAME = "tx.lock"
 
 
@@ -97,13 +79,6 @@ class UndoRefused(ReviewError):
         super().__init__(message)
         self.diff = diff
         self.path = path
-
-
-def reviewer(who: str | None = None, ws: Workspace | None = None) -> str:
-    """Who is acting: ``who`` when given, else ``$HURIKAERI_REVIEWER``, else the config's
-    ``reviewer``, else ``git config user.email``, else the login name (``unknown`` when the
-    system has none); see :mod:`store.team`."""
-    return team.reviewer(who, ws.state_dir if ws is not None else None)
 
 
 @dataclass(slots=True)
@@ -943,35 +918,56 @@ def _describe(led: Ledger, u: _Unit, *, back: bool) -> str:
 
 def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
     """One line saying what undoing ``tx_id`` (default: the newest transaction done) would
-    do, or why it cannot: ``Undo: approve prop-20261119-001 — deletes
-    knowledge_base/global/skills/x.yaml, restores knowledge_base/inbox/prop-….yaml, sets
-    the proposal back to pending``."""
+    do, or why it cannot: ``Undo: approve prop-… — deletes …, sets the proposal back to
+    pending``."""
+    return _describe_turn(ws, tx_id, ledger, back=True)
+
+
+def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
+    """One line saying what redoing ``tx_id`` (default: the one undone last) would do."""
+    return _describe_turn(ws, tx_id, ledger, back=False)
+
+
+def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, back: bool) -> str:
+    verb = "undo" if back else "redo"
     led = _ledger(ws, ledger)
     units = _units(led)
     try:
-        u = _find(led, units, tx_id) if tx_id else _last_here(led, units)
-    except UndoRefused as exc:
-        return str(exc).replace("refused: ", "Cannot undo without an id: ", 1)
+        u = (
+            _find(led, units, tx_id)
+            if tx_id
+            else (_last_here if back else _last_undone)(led, units)
+        )
+    except UndoRefused as exc:  # made elsewhere: only an undo without an id asks so
+        return str(exc).replace("refused: ", f"Cannot {verb} without an id: ", 1)
     except ReviewError as exc:
         return str(exc)
     if u is None:
-        return "Nothing to undo."
+        return f"Nothing to {verb}."
     if not led.is_own(u.src):
-        return str(_not_yours(led, u, "undo")).replace("refused: ", "Cannot undo ", 1)
+        return str(_not_yours(led, u, verb)).replace("refused: ", f"Cannot {verb} ", 1)
     if not u.trusted(led):
-        return f"Cannot undo {u.title} [{u.id}]: {NOT_OURS}."
-    if u.action == "undo" and u.undoes:
-        return describe_redo(ws, u.undoes, ledger=led)
-    if u.action == "redo" and u.redoes:
-        return describe_undo(ws, u.redoes, ledger=led)
-    state, reason, _ = _state(ws, led, u)
-    if state == "undone":
-        return f"Already undone: {u.title} (redo applies it again)."
-    if state in ("aborted", "open"):
-        return f"Cannot undo {u.title}: it was never completed ({state})."
-    if state == "blocked":
-        return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
-    return f"Undo: {u.title} — {_describe(led, u, back=True)}"
+        return f"Cannot {verb} {u.title} [{u.id}]: {NOT_OURS}."
+    if u.action == "undo" and u.undoes:  # undoing an undo, or redoing it: a redo
+        return _describe_turn(ws, u.undoes, led, back=False)
+    if back and u.action == "redo" and u.redoes:
+        return _describe_turn(ws, u.redoes, led, back=True)
+    if back:
+        state, reason, _ = _state(ws, led, u)
+        if state == "undone":
+            return f"Already undone: {u.title} (redo applies it again)."
+        if state in ("aborted", "open"):
+            return f"Cannot undo {u.title}: it was never completed ({state})."
+        if state == "blocked":
+            return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
+    elif not _is_undone(led, u):
+        return f"Nothing to redo: {u.title} is not undone."
+    else:
+        for f in u.files:
+            st = where(ws, f)
+            if st.where != "before":
+                return f"Cannot redo {u.title}: {f.get('path')}: {st.why or 'it changed since'}."
+    return f"{verb.capitalize()}: {u.title} — {_describe(led, u, back=back)}"
 
 
 def last_done(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
@@ -990,31 +986,6 @@ def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None
     led = _ledger(ws, ledger)
     u = _last_undone(led, _units(led))
     return _view(ws, led, u) if u is not None else None
-
-
-def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
-    """One line saying what redoing ``tx_id`` (default: the one undone last) would do."""
-    led = _ledger(ws, ledger)
-    units = _units(led)
-    try:
-        u = _find(led, units, tx_id) if tx_id else _last_undone(led, units)
-    except ReviewError as exc:
-        return str(exc)
-    if u is None:
-        return "Nothing to redo."
-    if not led.is_own(u.src):
-        return str(_not_yours(led, u, "redo")).replace("refused: ", "Cannot redo ", 1)
-    if not u.trusted(led):
-        return f"Cannot redo {u.title} [{u.id}]: {NOT_OURS}."
-    if u.action == "undo" and u.undoes:
-        return describe_redo(ws, u.undoes, ledger=led)
-    if not _is_undone(led, u):
-        return f"Nothing to redo: {u.title} is not undone."
-    for f in u.files:
-        st = where(ws, f)
-        if st.where != "before":
-            return f"Cannot redo {u.title}: {f.get('path')}: {st.why or 'it changed since'}."
-    return f"Redo: {u.title} — {_describe(led, u, back=False)}"
 
 
 # -- undo and redo ---------------------------------------------------------------------
@@ -1166,13 +1137,6 @@ def _deletes(f: dict[str, Any], *, back: bool) -> bool:
     return f.get(f"{side}_sha256") is None
 
 
-def _apply_checked(ws: Workspace, plan: TxPlan, led: Ledger) -> TxResult:
-    try:
-        return apply(ws, plan, ledger=led)
-    except PathRefused as exc:
-        raise UndoRefused(f"{exc}; nothing was restored") from exc
-
-
 def undo(
     ws: Workspace, tx_id: str, *, ledger: Ledger | None = None, who: str | None = None
 ) -> TxResult:
@@ -1187,10 +1151,10 @@ def undo(
     if u.action in ("undo", "redo") and not u.trusted(led):
         raise _not_ours(led, u, "undo")
     if u.action == "undo" and u.undoes:
-        return _redo_unit(ws, led, units, _find(led, units, u.undoes), who)
+        return _turn_unit(ws, led, units, _find(led, units, u.undoes), who, back=False)
     if u.action == "redo" and u.redoes:
-        return _undo_unit(ws, led, units, _find(led, units, u.redoes), who)
-    return _undo_unit(ws, led, units, u, who)
+        return _turn_unit(ws, led, units, _find(led, units, u.redoes), who, back=True)
+    return _turn_unit(ws, led, units, u, who, back=True)
 
 
 def undo_last(
@@ -1203,7 +1167,7 @@ def undo_last(
     recover(ws, ledger=led)
     units = _units(led)
     u = _last_here(led, units)
-    return _undo_unit(ws, led, units, u, who) if u is not None else None
+    return _turn_unit(ws, led, units, u, who, back=True) if u is not None else None
 
 
 def redo(
@@ -1227,7 +1191,7 @@ def redo(
         if not u.trusted(led):
             raise _not_ours(led, u, "redo")
         u = _find(led, units, u.undoes)
-    return _redo_unit(ws, led, units, u, who)
+    return _turn_unit(ws, led, units, u, who, back=False)
 
 
 def _not_ours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
@@ -1246,20 +1210,30 @@ def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
     )
 
 
-def _undo_unit(
-    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
+def _turn_unit(
+    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None, *, back: bool
 ) -> TxResult:
+    """Undo (``back``) or redo ``u`` as one new transaction."""
+    verb = "undo" if back else "redo"
     if not led.is_own(u.src):
-        raise _not_yours(led, u, "undo")
+        raise _not_yours(led, u, verb)
     if not u.trusted(led):
-        raise _not_ours(led, u, "undo")
-    if u.status != "committed":
+        raise _not_ours(led, u, verb)
+    if back and u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
-    if _is_undone(led, u):
+    if back and _is_undone(led, u):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is already undone (redo applies it again)")
-    writes = _turn_files(ws, led, units, u, back=True)
-    plan = TxPlan("undo", u.subjects, writes, undoes=u.id, who=who, note=u.title)
-    return _apply_checked(ws, plan, led)
+    if not back and u.action == "redo":
+        raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
+    if not back and (u.status != "committed" or not _is_undone(led, u)):
+        raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
+    writes = _turn_files(ws, led, units, u, back=back)
+    plan = TxPlan(verb, u.subjects, writes, who=who, note=u.title)
+    plan.undoes, plan.redoes = (u.id, None) if back else (None, u.id)
+    try:
+        return apply(ws, plan, ledger=led)
+    except PathRefused as exc:
+        raise UndoRefused(f"{exc}; nothing was restored") from exc
 
 
 def _turn_files(
@@ -1282,22 +1256,6 @@ def _turn_files(
     return writes
 
 
-def _redo_unit(
-    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None
-) -> TxResult:
-    if not led.is_own(u.src):
-        raise _not_yours(led, u, "redo")
-    if not u.trusted(led):
-        raise _not_ours(led, u, "redo")
-    if u.action == "redo":
-        raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
-    if u.status != "committed" or not _is_undone(led, u):
-        raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
-    writes = _turn_files(ws, led, units, u, back=False)
-    plan = TxPlan("redo", u.subjects, writes, redoes=u.id, who=who, note=u.title)
-    return _apply_checked(ws, plan, led)
-
-
 __all__ = [
     "NOT_OURS",
     "Effect",
@@ -1318,7 +1276,6 @@ __all__ = [
     "not_ours",
     "recover",
     "redo",
-    "reviewer",
     "tx_diff",
     "undo",
     "undo_last",
