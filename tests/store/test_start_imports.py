@@ -59,3 +59,9 @@ print(json.dumps([seen[0], ix.stats['parsed'], len(ix.sessions), ix.inbox_pendin
     assert pydantic_then is False
     assert tx_code is False  # no transaction left open: recovery's code is not imported
     assert inbox >= 1  # the proposals are read after, with their model
+
+
+def test_the_command_line_imports_no_event_loop() -> None:
+    """``asyncio`` (~40 ms of CPU) serves ``serve`` alone: ``show``, ``approve`` and
+    ``import-wrapup`` start without it (#47)."""
+    assert _run("import sys, tui.cli.main\nprint('asyncio' in sys.modules)") == "False"

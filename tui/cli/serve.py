@@ -11,7 +11,6 @@ replay it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hmac
 import logging
 import os
@@ -119,6 +118,8 @@ class Tickets:
 
 def make_server(command: str, *, host: str, port: int, title: str, token: str) -> Any:
     """A textual-serve ``Server`` that requires ``token`` and a same-origin ``Origin``."""
+    import asyncio  # only for a server: every other command starts without it
+
     import aiohttp_jinja2
     import jinja2
     from aiohttp import web
