@@ -1,22 +1,11 @@
 """Older ledger lines rewritten as transactions, once (docs/undo-and-history.md).
 
-Ledgers written before transactions hold one line per decision (``approve``, ``reject``,
-…, a batch's lines sharing ``batch``; a promotion's lines naming the file written with its
-hashes and backups) and ``undo`` lines naming the line they cancel. The ledger folds
-transactions only: each older batch (or lone line) becomes one self-contained ``commit``
-line under the batch's id (the line's own for a lone line), with its subjects, its effects
-and the files it wrote; the ``undo`` lines that cancel a batch become one ``undo``
-transaction naming it. Every other line is kept byte for byte, in its place.
-
-A line that this machine signed (:mod:`store.machine_key`) stays acted on: the transaction
-made of signed lines only is signed again; one made of any line not signed here is left
-unsigned, never acted on, as its lines were not.
-
-:func:`migrate_file` rewrites one of the local reviewer's ledger files (only ours: another
-reviewer's file is theirs and is converted as it is read, :func:`as_transactions`): the
-lines as they were are kept first beside it (``<name>.older``), then the file is replaced
-whole in one rename, under the lock every appender takes, and only if nothing was appended
-since it was read. A migration killed at any point leaves the file as it was, or migrated.
+Each older batch (or lone line) becomes one self-contained ``commit`` under the batch's id,
+the ``undo`` lines cancelling it one ``undo`` transaction; every other line is kept byte for
+byte. Lines this machine signed are signed again. :func:`migrate_file` rewrites only the
+local reviewer's file (another reviewer's is converted as read): the old bytes kept beside it
+(``<name>.older``), then replaced in one rename, only if nothing was appended since: a
+migration killed at any point leaves the file as it was, or migrated.
 """
 
 from __future__ import annotations
@@ -38,8 +27,6 @@ from store.write.atomic import (
 
 #: The suffix of the copy of a ledger file as it was before it was migrated.
 OLDER_SUFFIX = ".older"
-#: An older line's fields that describe the file it wrote (a promotion's), not its effect.
-_FILE_FIELDS = ("created", "created_by", "before_sha256", "after_sha256", "backup", "written")
 #: What an older line holds that is not its effect's.
 _LINE_FIELDS = frozenset({"id", "at", "op", "target", "batch", "channel", "sig", "undoes"})
 
@@ -235,13 +222,3 @@ def migrate_file(path: Path, state_dir: Path, guard: Callable[[Path], None]) -> 
             continue  # appended to meanwhile: read it again
         return count
     return 0
-
-
-__all__ = [
-    "OLDER_SUFFIX",
-    "as_transactions",
-    "converted",
-    "is_older",
-    "migrate_file",
-    "migrated_bytes",
-]
