@@ -95,8 +95,7 @@ class Ledger:
 
     @property
     def path(self) -> Path:
-        """The file this process appends to: the reviewer's own in team mode, else
-        ``ledger.jsonl``."""
+        """The file this process appends to (the reviewer's own in team mode)."""
         if team.is_team(self.state_dir):
             return team.ledger_file(self.state_dir, self.who)
         return self.local_path
@@ -107,13 +106,11 @@ class Ledger:
         return src == "" or src == team.file_name(self.who)
 
     def is_ledger_file(self, path: Path) -> bool:
-        """Whether ``path`` is one of the ledger's files (``ledger.jsonl`` or a reviewer's)."""
         return path == self.local_path or (
             path.parent == team.team_dir(self.state_dir) and path.suffix == ".jsonl"
         )
 
     def paths(self) -> list[Path]:
-        """The ledger files read, in the order of their names."""
         with self.lock:
             return [p for p, _k, _r in self._files()]
 
@@ -133,8 +130,7 @@ class Ledger:
             return self._refresh()
 
     def _check_dirs(self) -> None:
-        """The ledger is kept in real directories inside the workspace, never through a
-        link (a teammate could push ``ledger/`` as one): refused, naming it."""
+        """Never through a link (a teammate could push ``ledger/`` as one)."""
         linked = team.linked_dir(self.state_dir)
         if linked is not None:
             raise PathRefused(
@@ -276,7 +272,6 @@ class Ledger:
         return True
 
     def _clear(self) -> None:
-        """Forget what was worked out (the lines are folded again, in their order)."""
         self.revision += 1
         self.entries, self.folded, self.undone, self.states = [], [], set(), {}
         self.txs = {}
@@ -286,11 +281,6 @@ class Ledger:
     def _reset(self) -> None:
         self._clear()
         self._sources, self._shapes, self._authentic = {}, {}, {}
-
-    def _owner(self, ref: str) -> str | None:
-        """Whose transaction ``ref`` is (``None``: not read)."""
-        rec = self.txs.get(ref)
-        return rec.src if rec is not None else None
 
     @property
     def _order(self) -> list[OrderKey]:
@@ -306,13 +296,12 @@ class Ledger:
         )
 
     def _last(self) -> OrderKey:
-        """The place of the last entry in the fold."""
         return (self._times[-1], self.entries[-1].src, self._ranks[-1], self._counts[-1])
 
     def _may_touch(self, e: Entry, ref: str) -> bool:
         """A reviewer's line undoes or redoes only that reviewer's own."""
-        owner = self._owner(ref)
-        return owner is None or owner == e.src
+        rec = self.txs.get(ref)
+        return rec is None or rec.src == e.src
 
     def _apply(self, placed: Placed) -> bool:
         """Take one line in (what it adds to ``folded`` is folded after, see ``_refresh``);
@@ -350,8 +339,8 @@ class Ledger:
                 self.undone.add(rec.undoes)
             return True
         if rec.redoes:
-            if self._may_touch(rec.begin, rec.redoes):
-                self._redo(rec.redoes)
+            if self._may_touch(rec.begin, rec.redoes):  # what undid it no longer counts
+                self.undone.discard(rec.redoes)
             return True
         made = effects_of(rec)
         if type(made) is Entry:
@@ -359,10 +348,6 @@ class Ledger:
             return False
         self.folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
         return False
-
-    def _redo(self, tx: str) -> None:
-        """What cancelled the transaction ``tx`` no longer counts."""
-        self.undone.discard(tx)
 
     def is_undone(self, e: Entry) -> bool:
         return e.id in self.undone or e.group in self.undone
@@ -401,11 +386,6 @@ class Ledger:
             st = self._located[key] = base.copy() if base is not None else ItemState()
             keys.append(key)
         fold_entry(st, e)
-
-    @property
-    def located_states(self) -> dict[str, ItemState]:
-        """The states kept per report of the shared ids (by located key)."""
-        return self._located
 
     def locate(self, report_ids: Iterable[str]) -> None:
         """Keep the states of these report ids' items per report (``store.located``): the

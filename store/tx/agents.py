@@ -1,23 +1,12 @@
-"""Approval is a person's act: decisions refused inside an agent's session.
+"""Approval is a person's act: decisions refused inside an agent's session
+(docs/trust-boundary.md#approval-is-a-persons).
 
-An agent with a shell could run ``hurikaeri approve … --yes`` itself and approve its own
-proposal: the gate would be applied by the one it guards. The agents people run mark the
-commands they start with an environment variable (Claude Code ``CLAUDECODE=1``, Gemini
-CLI ``GEMINI_CLI=1``, Cursor ``CURSOR_AGENT=1``, Goose ``GOOSE_TERMINAL=1``, Codex
-``CODEX_SANDBOX`` / ``CODEX_THREAD_ID``, and the vendor-neutral ``AGENT`` and
-``AI_AGENT``). A decision made under one of them is refused, ``--yes`` or not. Only the
-person's own config file — at its default place for the user account, not one named by
-``--config``, ``HURIKAERI_CONFIG``, ``HOME`` or ``XDG_CONFIG_HOME``, which an agent could
-point anywhere — may allow it (``[review]
-agent_decisions = "allow"``, e.g. for CI).
-
-The check runs in :func:`store.tx.transactions.apply`, the one path every decision
-is recorded through (the command line also checks first, before planning anything): the
-app started inside an agent's session refuses too. An allowed decision is recorded with
-the channel ``agent``.
-
-This is a guard against an agent acting on its own, not a sandbox: an agent that clears the
-variable on purpose is not stopped by it (see the trust boundary in the docs).
+Agents mark the commands they start with an environment variable (:data:`AGENT_VARIABLES`):
+a decision made under one is refused, ``--yes`` or not, unless the person's own config file,
+at its default place for the account (never one an agent can point elsewhere through
+``--config``, ``HURIKAERI_CONFIG``, ``HOME`` or ``XDG_CONFIG_HOME``), allows it. The check
+runs in :func:`store.tx.transactions.apply`, the one path of every decision. A guard against
+an agent acting on its own, not a sandbox.
 """
 
 from __future__ import annotations

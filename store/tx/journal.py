@@ -1,22 +1,13 @@
 """The files of a transaction: planned changes, backups, writing, and where a file stands.
 
-An action plans each file it changes as a :class:`FileWrite`; the transaction
-(:mod:`store.tx.transactions`) prepares them all (guard and conflict checks, appends
-locked and measured), keeps backups under ``.hurikaeri/backups/<tx>/``, records the files
-in its ``begin`` line and only then writes them. A *file record* (the dict in the ledger)
-holds everything needed to tell, later, whether the file is still as the transaction left
-it (:func:`where`) and to put it back or write it again (:func:`back_write`,
-:func:`forward_write`). Four kinds of change:
-
-- ``replace``: the whole file (created, rewritten or deleted); SHA-256 of the whole file
-  before and after, the old bytes as ``backup`` and the new ones as ``written``.
-- ``append``: lines added at the end (other programs append to these files as well);
-  size and SHA-256 of the whole file before and after, the added bytes as ``written``.
-- ``truncate``: the reverse, lines taken off the end again (the undo of an append).
-- ``record``: one JSONL record rewritten, removed or put back in a file agents keep
-  appending to; SHA-256 of the old and new record, both kept, and the line before it (where
-  a removed record goes back). Found again by its bytes, so appends and edits of *other*
-  records never stand in the way.
+An action plans each file as a :class:`FileWrite`; the transaction prepares them all, keeps
+backups under ``.hurikaeri/backups/<tx>/`` and records them in its ``begin`` line (a *file
+record*: what tells later whether the file is as the transaction left it, :func:`where`, and
+how to turn it back or forward, :func:`back_write`, :func:`forward_write`). Four kinds:
+``replace`` (the whole file), ``append`` (lines added at the end of a file other programs
+append to), ``truncate`` (the undo of an append), and ``record`` (one JSONL record rewritten,
+removed or put back, found again by its bytes, so edits of other records never stand in the
+way).
 """
 
 from __future__ import annotations
@@ -32,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from store.ledger import Entry
 from store.read.textio import FileStamp
 from store.workspace import Workspace
 from store.write.atomic import (
@@ -159,11 +149,6 @@ def record_path(ws: Workspace, rec: dict[str, Any]) -> Path:
     """The absolute path a file record names (relative to the root when inside it)."""
     p = Path(str(rec.get("path")))
     return p if p.is_absolute() else ws.root / p
-
-
-def entry_path(ws: Workspace, e: Entry) -> Path:
-    """The absolute path an older journaled entry wrote."""
-    return record_path(ws, e.data)
 
 
 def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
@@ -320,12 +305,6 @@ def _open_locked(real: Path, *, create: bool = False) -> int:
     return fd
 
 
-def _measure(fd: int) -> tuple[int, str | None]:
-    """``(size, sha256)`` of the open file."""
-    size = os.fstat(fd).st_size
-    return size, _hash_prefixes(fd, [size]).get(size)
-
-
 def _stamp(data: bytes | None) -> FileStamp | None:
     return FileStamp(len(data), 0, sha256(data) or "") if data is not None else None
 
@@ -363,7 +342,7 @@ def write_backups(ws: Workspace, tx: str, i: int, p: Prepared) -> None:
             p.rec[key] = None
             continue
         atomic_write(
-            ws.state_dir / rel, data, _kept_stamp(ws.state_dir / rel), guard=own, create=True
+            ws.state_dir / rel, data, _stamp(read_file(ws.state_dir / rel)), guard=own, create=True
         )
         p.rec[key] = rel
         if key == "anchor":  # the other copies' hashes are the record's before and after
@@ -377,11 +356,6 @@ def kept_anchor(ws: Workspace, rec: dict[str, Any]) -> bytes | None:
         return b""
     data = read_kept(ws, rec.get("anchor"))
     return data if data is not None and sha256(data) == rec.get("anchor_sha256") else None
-
-
-def _kept_stamp(path: Path) -> FileStamp | None:
-    data = read_file(path)
-    return _stamp(data)
 
 
 # -- writing ---------------------------------------------------------------------------
@@ -461,7 +435,8 @@ def _append(p: Prepared) -> None:
 
 def _truncate(p: Prepared) -> None:
     keep = p.rec["before_size"] - len(p.fw.before or b"")
-    size, digest = _measure(p.fd)
+    size = os.fstat(p.fd).st_size
+    digest = _hash_prefixes(p.fd, [size]).get(size)
     if (size, digest) != (p.rec["before_size"], p.rec["before_sha256"]):
         raise ConflictError(p.fw.path, None, None)
     if p.rec["after_size"] is None:

@@ -1,16 +1,9 @@
-"""The reviewed state of the files agents load (issue #45): what the person last saw of each.
+"""The reviewed state of the files agents load (issue #45, docs/changes.md): what the person
+last saw of each, as content-addressed copies under ``.hurikaeri/reviewed/blobs/`` and an
+index (``reviewed/index.json``: path → hash, time), written whole and atomically.
 
-Every target (and the config file) has one: a copy of its bytes under
-``.hurikaeri/reviewed/blobs/<sha256>`` (content-addressed, so a copy shared by many files or
-many versions is kept once) and a line of ``.hurikaeri/reviewed/index.json`` mapping its path
-(relative to the root when inside it) to that hash and the time it was taken. The index is
-written whole and atomically; a copy no path and no undoable ``keep`` names is removed.
-
-hurikaeri's own writes move the reviewed state with them
-(:func:`store.tx.transactions.follow`, as a transaction commits): a file that was as
-reviewed stays reviewed as written. ``keep`` moves it by its effect (and undo / redo of a
-keep move it back and forth); a ``revert`` never moves it (undoing a revert brings the
-change back to review).
+Our own writes move it as they commit (:func:`store.tx.transactions.follow`): a file that was
+as reviewed stays so as written; ``keep`` moves it by its effect, a ``revert`` never does.
 """
 
 from __future__ import annotations

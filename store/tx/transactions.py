@@ -518,61 +518,48 @@ def _file_view(f: dict[str, Any]) -> FileView:
 
 
 @dataclass(slots=True)
-class _Unit:
-    id: str
-    at: str
-    who: str | None
-    action: str
-    #: its subjects and file records (``None``: its transaction's, read when asked)
-    _subjects: list[str] | None
-    _files: list[dict[str, Any]] | None
-    effects: list[Entry]
-    status: str
-    seq: int
-    undoes: str | None = None
-    redoes: str | None = None
-    note: str | None = None
-    reason: str = ""
+class _Unit(TxRecord):
+    """A transaction as history, undo and redo see it: its record as read then."""
+
+    #: the review-state changes it folded
+    entries: list[Entry] = field(default_factory=list)
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
-    #: whose ledger file holds it (see ``Entry.src``)
-    src: str = ""
-    #: the transaction it is, and its end as it was then
-    tx: TxRecord | None = None
-    tx_end: Entry | None = None
-    #: where it was made (``store.ledger.CHANNELS``; ``None``: not recorded)
-    channel: str | None = None
-    #: whether its lines are this machine's (``None``: not asked yet)
+    _subjects: list[str] | None = None
+    _files: list[dict[str, Any]] | None = None
     _trusted: bool | None = None
-
-    def __post_init__(self) -> None:
-        self.applied = max(self.applied, self.seq)
 
     def trusted(self, led: Ledger) -> bool:
         """Whether it is the local reviewer's and every line of it was written on this
         machine (:meth:`Ledger.is_ours`): what undo, redo and recovery may act on."""
         if self._trusted is None:
-            t = self.tx
-            end = self.tx_end
-            self._trusted = t is not None and led.is_ours(
-                TxRecord(t.id, t.begin, t.status, end, t.seq)
-            )
+            self._trusted = led.is_ours(self)
         return self._trusted
 
     @property
-    def subjects(self) -> list[str]:
+    def subjects(self) -> list[str]:  # each parsed from the line once
         if self._subjects is None:
-            self._subjects = self.tx.subjects if self.tx is not None else []
+            self._subjects = TxRecord.subjects.fget(self)  # type: ignore[attr-defined]
         return self._subjects
 
     @property
     def files(self) -> list[dict[str, Any]]:
-        if self._files is None:  # as they were when the unit was made (``tx_end``)
-            t = self.tx
-            self._files = (
-                TxRecord(t.id, t.begin, t.status, self.tx_end, t.seq).files if t is not None else []
-            )
+        if self._files is None:
+            self._files = TxRecord.files.fget(self)  # type: ignore[attr-defined]
         return self._files
+
+    @property
+    def reason(self) -> str:
+        """Why it was aborted."""
+        if self.status != "aborted" or self.end is None:
+            return ""
+        return str(self.end.data.get("reason") or "")
+
+    @property
+    def channel(self) -> str | None:
+        """Where it was made (``store.ledger.CHANNELS``; ``None``: not recorded)."""
+        c = self.begin.data.get("channel")
+        return str(c) if c else None
 
     @property
     def title(self) -> str:
@@ -581,46 +568,15 @@ class _Unit:
 
 
 def _units(led: Ledger) -> list[_Unit]:
-    """Every transaction, oldest first."""
+    """Every transaction, oldest first (each a copy of its record as it is now)."""
     with led.lock, paused_gc():
-        return _build_units(led)
-
-
-def _build_units(led: Ledger) -> list[_Unit]:
-    units: list[_Unit] = []
-    groups: dict[str, list[Entry]] = {}
-    for e in led.folded:
-        g = e.group
-        members = groups.get(g)
-        if members is None:
-            groups[g] = [e]
-        else:
-            members.append(e)
-    for rec in led.txs.values():
-        reason = ""
-        if rec.status == "aborted" and rec.end is not None:
-            reason = str(rec.end.data.get("reason") or "")
-        units.append(
-            _Unit(
-                rec.id,
-                rec.at,
-                rec.who,
-                rec.action,
-                None,  # read when asked: most units are only counted or filtered
-                None,
-                groups.get(rec.id, []),
-                rec.status,
-                rec.seq,
-                rec.undoes,
-                rec.redoes,
-                rec.note,
-                reason,
-                src=rec.src,
-                tx=rec,
-                tx_end=rec.end,
-                channel=_channel_of(rec.begin),
-            )
-        )
+        groups: dict[str, list[Entry]] = {}
+        for e in led.folded:
+            groups.setdefault(e.group, []).append(e)
+        units = [
+            _Unit(r.id, r.begin, r.status, r.end, r.seq, groups.get(r.id, []), r.seq)
+            for r in led.txs.values()
+        ]
     units.sort(key=lambda u: u.seq)
     by_id = {u.id: u for u in units}
     for u in units:  # a redo applies a transaction again: it is as new as the redo
@@ -628,11 +584,6 @@ def _build_units(led: Ledger) -> list[_Unit]:
             target = by_id[u.redoes]
             target.applied = max(target.applied, u.seq)
     return units
-
-
-def _channel_of(e: Entry) -> str | None:
-    c = e.data.get("channel")
-    return str(c) if c else None
 
 
 def _is_undone(led: Ledger, u: _Unit) -> bool:
@@ -689,7 +640,7 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         u.undoes,
         u.redoes,
         u.note,
-        [(e.op, e.target) for e in u.effects],
+        [(e.op, e.target) for e in u.entries],
         led.is_own(u.src),
         u.trusted(led) if led.is_own(u.src) else False,
         u.channel,
@@ -833,7 +784,7 @@ def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
     u = _find(led, _units(led), tx_id)
     by = f" by {u.who}" if u.who else ""
     out = [f"# {u.action} {', '.join(u.subjects)}  [{u.id}] {u.at}{by}"]
-    out += [f"# review state: {e.op} {e.target}" for e in u.effects]
+    out += [f"# review state: {e.op} {e.target}" for e in u.entries]
     if not u.files:
         out.append("# (no file written: review state only)")
     done = u.status == "committed" and u.action not in ("undo", "redo") and not _is_undone(led, u)
@@ -908,7 +859,7 @@ def _effect_phrase(led: Ledger, u: _Unit, e: Entry, *, back: bool) -> str:
 def _describe(led: Ledger, u: _Unit, *, back: bool) -> str:
     parts = [_file_phrase(f, back=back) for f in (reversed(u.files) if back else u.files)]
     seen: set[tuple[str, str]] = set()
-    for e in u.effects:
+    for e in u.entries:
         phrase = _effect_phrase(led, u, e, back=back)
         if phrase and (e.op, e.target) not in seen:
             seen.add((e.op, e.target))
