@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from store.ledger.entry import Entry
 from store.located import plain_key
-
-_setattr = object.__setattr__
 
 State = Literal["pending", "approved", "rejected", "contested"]
 DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
@@ -16,7 +14,7 @@ DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
 UNDECIDED: tuple[str, ...] = ("pending", "contested")
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """One reviewer's standing decision on an item."""
 
@@ -26,22 +24,6 @@ class Decision:
     note: str | None = None
     #: the transaction (or older line, or batch) that made it
     id: str = ""
-
-    def __init__(
-        self,
-        state: State,
-        who: str,
-        at: str,
-        note: str | None = None,
-        id: str = "",
-    ) -> None:
-        """As the dataclass's own would, in fewer steps (every decision folded makes one)."""
-        s = _setattr
-        s(self, "state", state)
-        s(self, "who", who)
-        s(self, "at", at)
-        s(self, "note", note)
-        s(self, "id", id)
 
 
 @dataclass(slots=True)
@@ -91,19 +73,7 @@ class ItemState:
         return {self.by: one}
 
     def copy(self) -> ItemState:
-        return ItemState(
-            self.state,
-            self.note,
-            self.at,
-            self.edited,
-            self.archived,
-            self.promoted,
-            self.who,
-            self.by,
-            self.by_id,
-            dict(self.several) if self.several is not None else None,
-            self.settled,
-        )
+        return replace(self, several=dict(self.several) if self.several is not None else None)
 
     def _decide(self, e: Entry, state: State, who: str) -> State:
         """Let ``e``'s decision stand (replacing its reviewer's earlier one); the item's
