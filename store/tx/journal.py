@@ -472,13 +472,8 @@ _BOM = b"\xef\xbb\xbf"
 
 def _at_line_starts(data: bytes, needle: bytes) -> list[int]:
     """Where ``needle`` starts a line (right after a byte-order mark counts)."""
-    out = []
-    i = data.find(needle)
-    while i >= 0:
-        if i == 0 or data[i - 1 : i] == b"\n" or (i == 3 and data[:3] == _BOM):
-            out.append(i)
-        i = data.find(needle, i + 1)
-    return out
+    bom = data.startswith(_BOM)
+    return [i for i in _all(data, needle) if i == 0 or data[i - 1] == 10 or (i == 3 and bom)]
 
 
 def locate(data: bytes, span: bytes, offset: int, anchor: bytes) -> int | None:
@@ -551,22 +546,16 @@ def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standi
         size, digest, first = _digests(path, n)
     if size is None and path.exists():
         return Standing("changed", "it is not a regular file", None)
-    if how in ("append", "truncate"):
-        if (size, digest) == (rec.get("after_size"), rec.get("after_sha256")):
-            return Standing("after", now=now)
-        if (size, digest) == (rec.get("before_size"), rec.get("before_sha256")):
-            return Standing("before", now=now)
-        longest = max(rec.get("after_size") or 0, rec.get("before_size") or 0)
-        if size is not None and size > longest and rec.get("after_sha256"):
-            if now is not None:  # (the chunked read hashed its first bytes already)
-                first = hashlib.sha256(memoryview(now)[:n]).hexdigest()
-            if first == rec.get("after_sha256"):
-                return Standing("changed", "lines were appended after it since", now)
-        return Standing("changed", "it changed since", now)
-    if digest == rec.get("after_sha256"):
-        return Standing("after", now=now)
-    if digest == rec.get("before_sha256"):
-        return Standing("before", now=now)
+    sized = how in ("append", "truncate")  # a file others append to: its size too
+    for side in ("after", "before"):
+        if digest == rec.get(f"{side}_sha256") and (not sized or size == rec.get(f"{side}_size")):
+            return Standing(side, now=now)
+    longest = max(rec.get("after_size") or 0, rec.get("before_size") or 0)
+    if sized and size is not None and size > longest and rec.get("after_sha256"):
+        if now is not None:  # (the chunked read hashed its first bytes already)
+            first = hashlib.sha256(memoryview(now)[:n]).hexdigest()
+        if first == rec.get("after_sha256"):
+            return Standing("changed", "lines were appended after it since", now)
     return Standing("changed", "it changed since", now)
 
 

@@ -409,7 +409,7 @@ def _policy_action(led: Ledger, rec: TxRecord) -> str:
     turned = (rec.undoes or rec.redoes) if rec.action in ("undo", "redo") else None
     if not turned:
         return rec.action
-    found = next((u for u in _units(led) if u.id == turned), None)
+    found = led.txs.get(turned)
     return found.action if found is not None else rec.action
 
 
