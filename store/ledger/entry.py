@@ -25,15 +25,10 @@ _setattr = object.__setattr__
 @dataclass(frozen=True, slots=True, init=False)
 class Entry:
     """One line of the ledger, or one effect of a committed transaction (its ``tx`` then
-    is the transaction's id).
-
-    A transaction line read from a ledger file keeps only its single values in ``data``
-    (``action``, ``who``, ``reason``, …); its lists and objects (``subjects``, ``effects``,
-    ``files``, …) are kept apart (``raw``) and made again when asked for: :attr:`full_data`
-    (and :class:`TxRecord`'s properties). A line's ``tx`` is never in ``data`` but kept on
-    its own (``tx``), so that lines and effects alike share one ``data`` (a transaction's
-    action and reviewer, an effect's file and reviewer): a large ledger holds tens of
-    thousands of lines."""
+    is the transaction's id). A transaction line read slim keeps only its single values in
+    ``data``, its lists and objects in the line's text (``raw``, parsed again when asked:
+    :attr:`full_data`), and its ``tx`` on its own, so that lines and effects share one
+    ``data``: a large ledger holds tens of thousands of lines."""
 
     id: str
     at: str

@@ -316,7 +316,8 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
                 p.close()
                 prepared.remove(p)
             if not prepared and not plan.effects:
-                return _nothing(plan, str(head["who"]))
+                who = str(head["who"])  # nothing recorded: ``id`` empty
+                return TxResult("", plan.action, who, now_iso(), plan.subjects, [], [])
             for i, p in enumerate(prepared):
                 write_backups(ws, tx, i, p)
             led.append({**head, "op": "begin", "files": [p.rec for p in prepared]})
@@ -484,12 +485,6 @@ def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
         rec.redoes,
         [record_path(ws, f) for f in rec.files],
     )
-
-
-def _nothing(plan: TxPlan, who: str) -> TxResult:
-    """What :func:`apply` returns when every file was already as the plan would make it
-    (appends that found their lines there): nothing recorded, ``id`` empty."""
-    return TxResult("", plan.action, who, now_iso(), plan.subjects, [], [])
 
 
 def _file_view(f: dict[str, Any]) -> FileView:
