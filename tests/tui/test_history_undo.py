@@ -109,7 +109,8 @@ async def test_history_lists_diffs_undoes_an_older_one_past_a_blocked_one_and_re
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: claude.read_bytes() == promoted)
-        assert app.index.ledger.state(KEY).promoted
+        # the file is written before the commit line: its state follows a moment later
+        await until(pilot, lambda: bool(app.index.ledger.state(KEY).promoted))
 
 
 async def test_a_write_that_fails_in_its_worker_is_told_and_changes_nothing(
