@@ -132,7 +132,7 @@ if mode == "app":
     wi = WorkspaceIndex(ws)
     wi.load_all()
     handle = search_for(wi)
-    handle.ensure(True)
+    handle.ensure()
     for q in queries:
         for n in range(1, len(q) + 1):
             handle.search(q[:n], 50)

@@ -36,17 +36,12 @@ class SearchProvider(Provider):
         index = getattr(self.app, "index", None)
         return index if isinstance(index, WorkspaceIndex) else None
 
-    def _loaded(self) -> bool:
-        loaded = getattr(self.app, "loaded", None)
-        is_set = getattr(loaded, "is_set", None)
-        return bool(is_set()) if callable(is_set) else False
-
     async def startup(self) -> None:
         index = self._index
         if index is not None:
             from store.search.facade import search_for
 
-            await asyncio.to_thread(search_for(index).ensure, self._loaded())
+            await asyncio.to_thread(search_for(index).ensure)
 
     async def search(self, query: str) -> Hits:
         index = self._index

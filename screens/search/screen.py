@@ -64,10 +64,6 @@ to lay out, and laying it out while the next key comes delays that key's frame).
 COLLECT_PAUSE = 1.0
 """Seconds of quiet after the last key before the garbage left by typing is collected:
 while a person types, the cycle collector waits (see :class:`HeldCollection`)."""
-NEXT_PAUSE = 0.03
-"""Seconds without a new key, after a typed query's results are shown (its frame drawn
-meanwhile), before a worker makes what the next key narrows from: the matches of the last
-query, made by the next key otherwise."""
 WAIT_STEP = 0.01
 """How often a worker waiting for the search before it looks whether it was cancelled."""
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
@@ -102,9 +98,9 @@ class SearchScreen(EvidenceFilter, Screen[None]):
     class Answered(Message):
         """A query's results, posted by the search thread."""
 
-        def __init__(self, seq: int, result: SearchResult, typed: bool) -> None:
+        def __init__(self, seq: int, result: SearchResult) -> None:
             super().__init__()
-            self.seq, self.result, self.typed = seq, result, typed
+            self.seq, self.result = seq, result
 
     def __init__(self, index: WorkspaceIndex, query: str = "") -> None:
         super().__init__()
@@ -119,12 +115,11 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         #: were last shown: moves made before the new query's results come are kept (from
         #: its first row), not undone by the new list starting at the top
         self._row_at_change: int | None = None
-        #: one search at a time (the index's narrowing state is the last query's)
+        #: one search at a time
         self._searching = threading.Lock()
         self._seq = 0
         self._ready = False
         self._preview_timer: Timer | None = None
-        self._next_timer: Timer | None = None
         #: no cycle collection in a keystroke's frame: it waits for a pause in the typing
         self._collection = HeldCollection()
         self._collect_timer: Timer | None = None
@@ -177,25 +172,18 @@ class SearchScreen(EvidenceFilter, Screen[None]):
 
     # -- the index ---------------------------------------------------------------
 
-    def _workspace_loaded(self) -> bool:
-        loaded = getattr(self.app, "loaded", None)
-        is_set = getattr(loaded, "is_set", None)
-        return bool(is_set()) if callable(is_set) else bool(self.index.files)
-
     @work(thread=True, exclusive=True, group="search-prepare")
     def prepare(self, paths: frozenset[Path] | None = None) -> None:
         """Load or build the index, and bring it in step with the workspace (a thread)."""
-        loaded = self._workspace_loaded()
         if self.search.index is None:
             self.app.call_from_thread(self._status_text, "building the search index…")
         if paths:
             self.search.sync(paths)
-        elif self.search.ensure(loaded) is None:
+        elif self.search.ensure() is None:
             self.app.call_from_thread(self._status_text, "reading the workspace…")
             return
         self._ready = True
         self.app.call_from_thread(self.rerun)
-        self.search.save(min_interval=30.0)
 
     def on_workspace_changed(self, event: WorkspaceChanged) -> None:
         self._evidence_asked = False  # an evidence: query checks the reports again
@@ -212,9 +200,6 @@ class SearchScreen(EvidenceFilter, Screen[None]):
     def submit(self, text: str, count: bool = True) -> int:
         """Search for ``text`` in a worker (cancelling the one before); its number."""
         self._seq += 1
-        if self._next_timer is not None:
-            self._next_timer.stop()
-            self._next_timer = None
         if self._ready:  # (until then, the index's preparation searches when it is done)
             self.search_for(self._seq, text, count)
         return self._seq
@@ -246,29 +231,12 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         finally:
             self._searching.release()
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Answered(seq, result, typed=not count))
-
-    def _next_later(self) -> None:
-        """A typed query's results are in: unless a key follows at once, make what the
-        next key narrows from."""
-        if self._next_timer is not None:
-            self._next_timer.stop()
-        self._next_timer = self.set_timer(NEXT_PAUSE, self.narrow_next, name="search-next")
-
-    @work(thread=True, exclusive=True, group="search")
-    def narrow_next(self) -> None:
-        """Between two keys, what the next one narrows from (a thread; a key cancels it)."""
-        if not self._my_turn():
-            return
-        try:
-            self.search.prepare_next()
-        finally:
-            self._searching.release()
+            self.post_message(self.Answered(seq, result))
 
     def on_search_screen_answered(self, event: Answered) -> None:
-        self.show_results(event.seq, event.result, event.typed)
+        self.show_results(event.seq, event.result)
 
-    def show_results(self, seq: int, result: SearchResult, typed: bool = False) -> None:
+    def show_results(self, seq: int, result: SearchResult) -> None:
         if seq != self._seq:
             return  # an answer to a query the box no longer holds
         if seq == self._counting and self._same_hits(result):
@@ -277,8 +245,6 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         else:
             self._show_results(result)
         self.query_one("#search-input", QueryInput).let_go()  # (after the results' repaints)
-        if typed:
-            self._next_later()
 
     def _show_results(self, result: SearchResult) -> None:
         status = self.query_one("#search-status", Static)

@@ -1,22 +1,9 @@
 """Fuzzy search across everything a workspace holds: "where did we learn that?"
 
-The pieces, each in its own module:
-
-- :mod:`store.search.query` — the query language (words, ``"phrases"``, ``name:value``
-  filters, ``-`` negation) and :class:`QueryError` for what cannot be meant;
-- :mod:`store.search.records` — one compact :class:`SearchRecord` per KPT report and item,
-  summary, lesson, skill, pattern, anti-pattern, memory entry, proposal, feedback,
-  discussion, piece and movement;
-- :mod:`store.search.text` — normal form (NFKC, casefold), tokens (words, CJK characters,
-  compounds such as ``kpt-20260208-001``), highlight spans;
-- :mod:`store.search.index` — the tantivy index under ``.hurikaeri/`` (schema, records
-  as documents, a full build, updates by file, the writer lock);
-- :mod:`store.search.engine` — the tiers (exact, prefix, inside a word, fuzzy), filters,
-  grouping and highlighting → :class:`SearchResult` of grouped :class:`Hit` s;
-- :mod:`store.search.scan` — the workspace's documents and their parsing.
-
-This module adds :class:`WorkspaceSearch`, the app's handle: one per
-:class:`~store.index.workspace_index.WorkspaceIndex`, fed from the records the app has already parsed.
+The query language is :mod:`.query`, the records :mod:`.records`, the text forms :mod:`.text`,
+the tantivy index :mod:`.index`, the tiers, filters and hits :mod:`.engine`, the workspace's
+files :mod:`.scan`. This module adds :class:`WorkspaceSearch`, the app's handle: one per
+:class:`~store.index.workspace_index.WorkspaceIndex`.
 """
 
 from __future__ import annotations
@@ -32,7 +19,7 @@ from store.search.engine import TIER_NAMES, Engine, Hit, SearchResult
 from store.search.index import IndexBusy, open_workspace_index, sync_workspace
 from store.search.model import SearchRecord, Stamp
 from store.search.query import FILTERS, KINDS, Filter, Query, QueryError, parse_query
-from store.search.scan import iter_parsed, scan_workspace, whole_files
+from store.search.scan import iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
     from store.index.workspace_index import IndexedFile, WorkspaceIndex
@@ -93,29 +80,20 @@ def resolve_line(rec: SearchRecord) -> int:
     return line
 
 
-def _parse(ws: Workspace, progress: Callable[[int, int], None] | None, parallel: bool) -> Any:
-    def parse(
-        items: list[tuple[str, Kind | None]],
-    ) -> Iterator[tuple[str, Stamp | None, list[SearchRecord]]]:
-        yield from whole_files(iter_parsed(ws, items, progress, parallel))
-
-    return parse
-
-
 def open_index(
-    ws: Workspace,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    parallel: bool = True,
-    files: dict[str, tuple[Kind | None, Stamp]] | None = None,
+    ws: Workspace, *, progress: Callable[[int, int], None] | None = None
 ) -> tuple[Engine, dict[str, int]]:
-    """The index of ``ws``, brought in step with its files (``files``: as scanned, else
-    scanned now): built when new or made for another schema or workspace, else the changed
-    files re-read. While another process writes it, this one waits, then reads it as it is
-    (or, when there is none it can use, builds one in memory)."""
-    files = scan_workspace(ws) if files is None else files
+    """The index of ``ws``, brought in step with its files: built when new or made for
+    another schema or workspace, else the changed files re-read. While another process
+    writes it, this one waits, then reads it as it is (or, when there is none it can use,
+    builds one in memory)."""
+    files = scan_workspace(ws)
     index = open_workspace_index(ws)
-    parse = _parse(ws, progress, parallel)
+
+    def parse(items: list[tuple[str, Kind | None]]) -> Iterator[tuple[str, Stamp | None, Any]]:
+        for path, _part, stamp, recs in iter_parsed(ws, items, progress):
+            yield path, stamp, recs
+
     try:
         stats = sync_workspace(index, ws, files, parse)
     except IndexBusy:
@@ -147,7 +125,7 @@ class WorkspaceSearch:
         self.index: Engine | None = None
         self._lock = threading.RLock()
 
-    def ensure(self, loaded: bool = True) -> Engine | None:
+    def ensure(self) -> Engine | None:
         """The index, opened (and built or brought in step with the files on disk)."""
         with self._lock:
             if self.index is None:
@@ -186,19 +164,12 @@ class WorkspaceSearch:
             finally:
                 index.close_writer()
 
-    def save(self, min_interval: float = 0.0) -> bool:
-        """Nothing to do: every update is committed as it is made (kept for callers)."""
-        return False
-
     def search(self, text: str | Query, limit: int = 100, *, count: bool = True) -> SearchResult:
-        """See :meth:`Engine.search` (``count`` is kept for callers: always counted)."""
+        """See :meth:`Engine.search`."""
         engine = self.index
         if engine is None:
             return SearchResult(None, text=text if isinstance(text, str) else text.text)
         return engine.search(text, limit, ledger=self.wi.ledger, count=count)
-
-    def prepare_next(self) -> None:
-        """Nothing to prepare between keys (kept for callers)."""
 
 
 _HANDLES: weakref.WeakKeyDictionary[WorkspaceIndex, WorkspaceSearch] = weakref.WeakKeyDictionary()

@@ -230,9 +230,10 @@ def sid_hash(sid: str) -> int:
     return int.from_bytes(hashlib.blake2b(sid.encode(), digest_size=8).digest()) >> 1
 
 
-def make_doc(rec: SearchRecord, rank: int) -> tantivy.Document:
-    """The document of a record. What its session adds (a KPT report's project is named
-    by its summary, a lesson's outcome by its report) is joined at query time."""
+def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.Document:
+    """The document of a record (``gist``: its :func:`group_hash`, when known). What its
+    session adds (a KPT report's project is named by its summary, a lesson's outcome by its
+    report) is joined at query time."""
     norm = index_text(rec)
     title = normalize(rec.title[:1024])
     project = normalize(rec.project)
@@ -248,7 +249,7 @@ def make_doc(rec: SearchRecord, rank: int) -> tantivy.Document:
         "id": rec.id,
         "path": rec.path,
         "day": date_number(rec.date),
-        "gist": group_hash(rec),
+        "gist": group_hash(rec) if gist is None else gist,
         "rank": rank,
         "rec": record_json(rec),
     }
@@ -264,10 +265,13 @@ def make_doc(rec: SearchRecord, rank: int) -> tantivy.Document:
 
 def rank_of(rec: SearchRecord, size: int) -> int:
     """Static rank, higher first: bigger groups of near duplicates (a record in none: 1),
-    newer, the kind's place in :data:`KINDS`, an earlier line."""
+    newer, the kind's place in :data:`KINDS`, an earlier line (records of one rank would
+    come in the order the build read them, which is not the files' order)."""
     kind = KIND_CODE.get(rec.kind, 31)
-    line = 0xFFFF - min(rec.line, 0xFFFF)
-    return (min(size, 0x7FFF) << 48) | (date_number(rec.date) << 21) | ((31 - kind) << 16) | line
+    d = date_number(rec.date)
+    day = (d // 10000) * 372 + (d // 100 % 100) * 31 + d % 100  # in order, 22 bits
+    line = 0x1FFFFF - min(rec.line, 0x1FFFFF)
+    return (min(size, 0x7FFF) << 48) | (day << 26) | ((31 - kind) << 21) | line
 
 
 # -- the index -------------------------------------------------------------------------------
@@ -402,8 +406,9 @@ class SearchIndex:
         ident: dict[str, Any],
         files: Iterable[tuple[str, Stamp, list[SearchRecord]]],
     ) -> None:
-        """Everything anew from ``files`` (path, identity, records), in one commit: until it
-        is made, readers see the index as it was."""
+        """Everything anew from ``files`` (path, identity, records; a big file may come in
+        parts, each with the file's path), in one commit: until it is made, readers see
+        the index as it was."""
         with self.lock, tempfile.TemporaryFile() as spool:
             w = self.writer()
             w.delete_all_documents()
@@ -416,15 +421,15 @@ class SearchIndex:
             parts = 0
             for path, stamp, recs in files:
                 self.stamps[path] = stamp
-                sizes.update(group_hash(r) for r in recs)
-                marshal.dump([tuple(r) for r in recs], spool)
+                rows = [(tuple(r), group_hash(r)) for r in recs]
+                sizes.update(g for _r, g in rows)
+                marshal.dump(rows, spool)
                 parts += 1
             spool.seek(0)
             for _ in range(parts):
-                for row in marshal.load(spool):
+                for row, g in marshal.load(spool):
                     r = SearchRecord(*row)
-                    g = group_hash(r)
-                    w.add_document(make_doc(r, rank_of(r, sizes[g] if g else 1)))
+                    w.add_document(make_doc(r, rank_of(r, sizes[g] if g else 1), g))
             self.ident = dict(ident)
             self._commit(w)
 
@@ -530,7 +535,8 @@ def sync_workspace(
     ],
 ) -> dict[str, int]:
     """Bring ``index`` in step with ``files`` (path → (kind, identity)): a full build when
-    it is new or foreign, else the files whose identity changed re-read. What was done."""
+    it is new or foreign, else the files whose identity changed re-read (``parse`` yields
+    each file's records, a big file's in parts, as they are read). What was done."""
     ident = identity(ws)
     stats = {"files": len(files), "parsed": 0, "removed": 0, "rebuilt": 0}
     if index.ident != ident:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import mmap
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from store.index.parallel import chunk_by_size, map_chunks
@@ -143,39 +143,14 @@ def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
     )
 
 
-def parse_files(
-    ws: Workspace,
-    items: list[tuple[str, Kind | None]],
-    progress: Callable[[int, int], None] | None = None,
-    parallel: bool = True,
-) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
-    """Parse files into records, in worker processes when there are many."""
-    return whole_files(iter_parsed(ws, items, progress, parallel))
-
-
-def whole_files(
-    parsed: Iterable[Parsed],
-) -> list[tuple[str, Stamp | None, list[SearchRecord]]]:
-    """Each file's parts put back together, in order: (path, identity, records)."""
-    got: dict[str, list[tuple[int, Stamp | None, list[SearchRecord]]]] = {}
-    for path, k, stamp, recs in parsed:
-        got.setdefault(path, []).append((k, stamp, recs))
-    out = []
-    for path, parts in got.items():
-        parts.sort(key=lambda p: p[0])
-        out.append((path, parts[0][1], [r for _k, _s, recs in parts for r in recs]))
-    return out
-
-
 def iter_parsed(
     ws: Workspace,
     items: list[tuple[str, Kind | None]],
     progress: Callable[[int, int], None] | None = None,
-    parallel: bool = True,
 ) -> Iterator[Parsed]:
-    """:func:`parse_files`, each file's records (or each part's, for a big JSONL file)
-    yielded as its chunk is done, in no particular order, so that they need not all be
-    held at once."""
+    """Parse files into records, in worker processes when there are many: each file's
+    records (or each part's, for a big JSONL file) yielded as its chunk is done, in no
+    particular order, so that they need not all be held at once."""
     total = len(items)
     jobs: list[_Job] = []
     sizes: list[int] = []
@@ -195,7 +170,7 @@ def iter_parsed(
     preload = ["store.search.records"]
     left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
     done = 0
-    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes) if parallel else 0, preload):
+    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes), preload):
         yield from chunk_result
         for p, _k, _s, _r in chunk_result:
             left[p] -= 1

@@ -140,7 +140,7 @@ def test_with_evidence_names_the_records() -> None:
 def test_search_keeps_only_what_the_evidence_filter_names(demo_root: Path) -> None:
     ix = _index(demo_root)
     search = search_for(ix)
-    assert search.ensure(True) is not None
+    assert search.ensure() is not None
     values = _states(demo_root).record_values()
 
     def ids(text: str) -> set[str]:

@@ -45,7 +45,7 @@ async def test_deciding_one_report_leaves_the_other_with_the_same_id_alone(
         from store.search.facade import search_for
 
         search = search_for(app.index)
-        search.ensure(True)
+        search.ensure()
         hits = search.search("pin the version").hits
         alice_hit = next(h for h in hits if h.path.endswith(ALICE) and h.kind == "try")
         target = hit_target(app.index, alice_hit)
