@@ -86,6 +86,17 @@ FILTERS = (
     "before",
     "evidence",
 )
+#: filter → its values, their aliases, what a value is and its list's name (for errors)
+EXPAND: dict[str, tuple[tuple[str, ...], Mapping[str, tuple[str, ...]], str, str]] = {
+    "kind": (KINDS, KIND_ALIASES, "kind", "kinds"),
+    "status": (STATUSES, {}, "status", "statuses"),
+    "evidence": (
+        EVIDENCE,
+        {k: (v,) for k, v in EVIDENCE_ALIASES.items()},
+        "evidence state",
+        "evidence",
+    ),
+}
 _FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
 _DAY = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
 
@@ -168,41 +179,19 @@ def _tokens(text: str) -> list[tuple[int, int, str, bool, bool]]:
     return out
 
 
-def _expand_kind(value: str, start: int, end: int) -> tuple[str, ...]:
+def _expand(
+    value: str, choices: tuple[str, ...], aliases: Mapping[str, tuple[str, ...]]
+) -> tuple[str, ...]:
+    """The values of ``choices`` that ``value`` names: itself, an alias, a plural or a start."""
     v = normalize(value).replace(" ", "_")
-    if v in KINDS:
+    if v in choices:
         return (v,)
-    if v in KIND_ALIASES:
-        return KIND_ALIASES[v]
-    if v.endswith("s") and v[:-1] in KINDS:
+    if v in aliases:
+        return aliases[v]
+    if v.endswith("s") and v[:-1] in choices:
         return (v[:-1],)
     v = v.replace("-", "_")
-    matches = tuple(k for k in KINDS if k.startswith(v))
-    if not matches:
-        raise QueryError(
-            f"unknown kind '{value}'; kinds: {', '.join(KINDS)}, kpt, item", start, end
-        )
-    return matches
-
-
-def _expand_status(value: str, start: int, end: int) -> tuple[str, ...]:
-    v = normalize(value)
-    matches = tuple(s for s in STATUSES if s.startswith(v))
-    if not matches:
-        raise QueryError(f"unknown status '{value}'; statuses: {', '.join(STATUSES)}", start, end)
-    return matches
-
-
-def _expand_evidence(value: str, start: int, end: int) -> tuple[str, ...]:
-    v = normalize(value).replace(" ", "_").replace("-", "_")
-    if v in EVIDENCE_ALIASES:
-        return (EVIDENCE_ALIASES[v],)
-    matches = tuple(e for e in EVIDENCE if e.startswith(v))
-    if not matches:
-        raise QueryError(
-            f"unknown evidence state '{value}'; evidence: {', '.join(EVIDENCE)}", start, end
-        )
-    return matches
+    return aliases.get(v) or tuple(c for c in choices if c.startswith(v))
 
 
 def parse_day(value: str) -> int | None:
@@ -222,21 +211,16 @@ def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | No
     values = [v.strip() for v in raw.split(",") if v.strip()]
     if not values:
         return None  # still being typed: "kind:"
-    if name == "kind":
-        kinds: list[str] = []
+    if name in EXPAND:
+        choices, aliases, what, label = EXPAND[name]
+        got: list[str] = []
         for v in values:
-            kinds += [k for k in _expand_kind(v, start, end) if k not in kinds]
-        return Filter(name, tuple(kinds), neg)
-    if name == "status":
-        statuses: list[str] = []
-        for v in values:
-            statuses += [s for s in _expand_status(v, start, end) if s not in statuses]
-        return Filter(name, tuple(statuses), neg)
-    if name == "evidence":
-        states: list[str] = []
-        for v in values:
-            states += [e for e in _expand_evidence(v, start, end) if e not in states]
-        return Filter(name, tuple(states), neg)
+            found = _expand(v, choices, aliases)
+            if not found:
+                listed = ", ".join(choices) + (", kpt, item" if name == "kind" else "")
+                raise QueryError(f"unknown {what} '{v}'; {label}: {listed}", start, end)
+            got += [x for x in found if x not in got]
+        return Filter(name, tuple(got), neg)
     if name in ("after", "before"):
         if len(values) != 1 or parse_day(values[0]) is None:
             raise QueryError(
