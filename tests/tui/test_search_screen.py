@@ -431,3 +431,46 @@ async def test_counted_groups_put_the_rows_in_again(
         assert [hit_key(h) for h in last.hits] == [hit_key(h) for h in first.hits]
         assert last.hits[0].count == first.hits[0].count - 5
         assert screen.hits[hit_key(last.hits[0])].count == last.hits[0].count
+
+
+async def test_counting_after_a_pause_never_replaces_a_newer_query(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pause that counts the shown results' matches can come while a newer query is
+    still being searched (a slow search): the newer one is answered, not dropped for the
+    count of the older."""
+    from dataclasses import replace
+
+    import screens.search.screen as search_screen
+
+    real = WorkspaceSearch.search
+    paused = threading.Event()  # the pause came with "rotation" in the box
+
+    def search(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
+        got = real(self, text, limit, **kw)
+        if kw.get("count", True):
+            return got
+        if str(text) == "rotation":
+            paused.wait(120)  # slower than the pause
+        return replace(got, counted=False)  # typed: counted at the pause
+
+    show_preview = SearchScreen.show_preview
+
+    def preview(self: SearchScreen, key: str | None) -> None:
+        show_preview(self, key)
+        if self.query_one("#search-input", Input).value == "rotation":
+            paused.set()
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        monkeypatch.setattr(WorkspaceSearch, "search", search)
+        monkeypatch.setattr(SearchScreen, "show_preview", preview)
+        monkeypatch.setattr(search_screen, "PREVIEW_PAUSE", 3600.0)  # no pause before "n"
+        assert not (await typed(pilot, screen, "rotatio")).counted
+        monkeypatch.setattr(search_screen, "PREVIEW_PAUSE", 0.05)
+        await pilot.press("n")  # searched slowly: the pause (to count "rotatio") comes first
+        last = await counted(pilot, screen)
+        assert paused.is_set()
+        assert last.text == "rotation"
+        assert screen.query_one("#search-input", Input).value == "rotation"
