@@ -1,24 +1,12 @@
 """A query on the tantivy index: tiers, filters, grouping, highlighting.
 
-Tiers, best first (each a tantivy query, the next one holding the one before):
-
-0. exact — the words as written, whole (one word: the word itself; several: the phrase;
-   a CJK string: wherever it occurs);
-1. prefix — every word found where a word starts (``rot`` finds ``rotation``);
-2. substring — some word of three characters or more found only inside a word
-   (``limit`` in ``ratelimiter``);
-3. fuzzy — a typo away (edit distance 1, 2 for words of eight characters or more, a swap
-   of neighbours one edit; of a whole word or of its start), looked for only when the
-   strict tiers hold fewer hits than asked for.
-
-Within a tier, hits whose title holds every word come first, then the static rank (bigger
-groups of near duplicates, then newer). Records of one group (the same learning recorded
-in several sessions) are one hit, with the count of its matching records.
-
-Filters are tantivy queries too, built at each search: the review states (``status:``)
-from the ledger as it is now and the evidence states handed over by the caller, so a
-decision made a second ago is searchable; ``project:`` and ``outcome:`` are joined over
-the records of a session (a KPT report names no project: its summary does).
+Tiers, best first, each a tantivy query holding the one before: exact (the word, the phrase
+of the words, a CJK string), prefix (every word where a word starts), substring (a word of
+three characters or more inside a word), and fuzzy (a typo away), looked for only when the
+others hold fewer hits than asked for. Within a tier, titles holding every word first, then
+the static rank. Filters are queries made at each search: review states from the ledger as
+it is now, so a decision made a second ago is searchable; ``project:`` and ``outcome:``
+joined over a session's records (a KPT report names no project: its summary does).
 """
 
 from __future__ import annotations

@@ -1,24 +1,15 @@
 """The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``.
 
-One document per :class:`SearchRecord`, with the record itself stored (JSON) and its
-normalised text (:func:`~store.search.text.normalize`) indexed in fields made for the
-query language (:mod:`store.search.engine`):
+One document per :class:`SearchRecord`, the record stored (JSON) and its normalised text
+indexed for the query language (:mod:`store.search.engine`): ``w`` words with positions
+(phrases), ``c`` compound tokens and their tails (``kpt-20260208-001``, ``20260208-001``),
+``u`` / ``g`` CJK characters and neighbour pairs with positions (a CJK string is the phrase
+of its pairs), ``tw`` / ``tu`` the title's, exact terms for filters and deletes, and
+``day``, ``gist`` (near-duplicate group), ``rank`` and ``sidh`` as fast fields.
 
-- ``w``: words (letters and digits of scripts with spaces), with positions (phrases);
-- ``c``: compound tokens (``kpt-20260208-001``, ``rate_limit``, ``jwks.ts``) and their
-  tails from each word start on (``20260208-001``);
-- ``u`` / ``g``: each CJK character, and each pair of neighbours within a run, with
-  positions (a CJK string of n characters is the phrase of its n-1 pairs: a substring);
-- ``tw`` / ``tu``: the title's words and CJK characters (the title bonus);
-- ``kind`` ``id`` ``path`` ``sid`` ``project`` ``facet``: exact terms for filters and
-  deletes; ``day`` (YYYYMMDD), ``gist`` (near-duplicate group) and ``rank`` (group size,
-  then day) as fast fields.
-
-A *manifest* document holds what the index was built from: the schema version, the
-workspace's root and locations, and every file's identity (size, mtime_ns). It is written
-in the same commit as the records, so the index and its manifest agree after any crash:
-tantivy publishes a commit atomically (a process killed mid-commit leaves the last one).
-One process writes (tantivy's writer lock); another one waits for it, then reads.
+A *manifest* document, in the same commit as the records, names the schema, the workspace
+and every file's identity: tantivy publishes a commit atomically, so after any crash the
+index and its manifest agree. One process writes (tantivy's writer lock).
 """
 
 from __future__ import annotations
@@ -209,20 +200,6 @@ def record_from_json(raw: bytes) -> SearchRecord:
     return SearchRecord(
         kind, rid, path, line, anchor, title, tuple(fields), date, project, sid, tuple(facets), gist
     )
-
-
-def _facet_value(rec: SearchRecord, name: str) -> str:
-    prefix = name + "="
-    return next((f[len(prefix) :] for f in rec.facets if f.startswith(prefix)), "")
-
-
-def session_row(r: SearchRecord) -> tuple[str, str]:
-    """What a record tells of its session: (project, outcome)."""
-    return r.project, _facet_value(r, "outcome") if r.kind == "report" else ""
-
-
-def join(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str]:
-    return (a[0] or b[0], a[1] or b[1])
 
 
 def sid_hash(sid: str) -> int:
@@ -454,25 +431,17 @@ class SearchIndex:
             w.add_document(make_doc(r, rank_of(r, sizes[group_hash(r)])))
         self._commit(w)
 
-    def _sessions_of(self, sids: set[str]) -> dict[str, tuple[str, str]]:
-        """(project, outcome) of each session, joined over the records the index holds."""
-        out: dict[str, tuple[str, str]] = {}
-        ids = sorted(sids)
-        for start in range(0, len(ids), 2048):
-            q = tantivy.Query.term_set_query(SCHEMA_OBJ, "sid", ids[start : start + 2048])
-            for r in self.records_where(q):
-                out[r.session_id] = join(out.get(r.session_id, ("", "")), session_row(r))
-        return out
-
     def session(self, sid: str) -> tuple[str, str]:
-        """(project, outcome) of one session. Remembered until the next commit: a commit
-        meanwhile replaces the memo, so an answer read before it is never kept after it."""
-        if not sid:
-            return "", ""
-        memo = self._session_memo
-        got = memo.get(sid)
+        """(project, outcome) of a session, joined over its records (a KPT report names no
+        project, its summary does). Remembered until the next commit, which drops the memo."""
+        got = self._session_memo.get(sid) if sid else ("", "")
         if got is None:
-            got = memo[sid] = self._sessions_of({sid}).get(sid, ("", ""))
+            project = outcome = ""
+            for r in self.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "sid", sid)):
+                project = project or r.project
+                if r.kind == "report" and not outcome:
+                    outcome = next((f[8:] for f in r.facets if f.startswith("outcome=")), "")
+            got = self._session_memo[sid] = (project, outcome)
         return got
 
     def update_files(

@@ -1,6 +1,4 @@
-"""The search record: what the index keeps of one thing a person looks for.
-
-Kept apart from :mod:`store.search.records` (which reads the pydantic models) so that a
+"""The search record, apart from :mod:`store.search.records` (which reads the models): a
 warm ``hurikaeri search`` imports neither pydantic nor the YAML loader.
 """
 
@@ -30,12 +28,12 @@ class SearchRecord(NamedTuple):
     title: str
     fields: tuple[str, ...]
     """Alternating label and value: everything searchable, and what the preview shows."""
-    date: str
-    project: str
-    session_id: str
-    facets: tuple[str, ...]
+    date: str = ""
+    project: str = ""
+    session_id: str = ""
+    facets: tuple[str, ...] = ()
     """``name=value`` for filters: outcome, scope, category, impact, tag, status."""
-    gist: str
+    gist: str = ""
     """The learning itself, for finding the same one recorded in other sessions."""
 
     def values(self) -> list[str]:

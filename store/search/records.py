@@ -1,14 +1,9 @@
 """What the search index holds of each file: one compact record per thing a person looks for.
 
-A KPT report gives a record for itself and one per keep/problem/try/omission item; a JSONL
-file one per session summary or lesson; a project memory one per learned behaviour and
-known issue (and its preferences); a piece one for itself and one per movement; every other
-document one record. A record keeps strings only — what lists show, what search matches and
-what the preview prints — never the models.
-
-The record type itself is in :mod:`store.search.model`, which imports no models, so that
-a warm ``hurikaeri search`` never loads pydantic. Nothing here reads a date from an id. The line of a record inside a YAML file is found
-lazily from its ``anchor`` (only for the hits that are printed).
+A KPT report gives a record for itself and one per item, a JSONL file one per summary or
+lesson, a project memory one per learned behaviour and known issue (and its preferences), a
+piece one for itself and one per movement, any other document one. A record keeps strings
+only, never the models; a YAML item's line is found from its ``anchor`` when shown.
 """
 
 from __future__ import annotations
@@ -309,9 +304,6 @@ def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
                 _fields(("preferences", doc.preferences)),
                 date,
                 project,
-                "",
-                (),
-                "",
             )
         )
     for k, b in enumerate(doc.learned_behaviors or []):
@@ -326,9 +318,7 @@ def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
                 _fields(("trigger", b.trigger), ("behavior", b.behavior), ("reason", b.reason)),
                 date,
                 project,
-                "",
-                (),
-                b.behavior or "",
+                gist=b.behavior or "",
             )
         )
     for k, issue in enumerate(doc.known_issues or []):
@@ -343,9 +333,7 @@ def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
                 _fields(("known issue", issue.description), ("workaround", issue.workaround)),
                 date,
                 project,
-                "",
-                (),
-                issue.description or "",
+                gist=issue.description or "",
             )
         )
     return out
@@ -417,11 +405,6 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
             "",
             name + (f" — {first_line(doc.description)}" if doc.description else ""),
             _fields(("name", doc.name), ("description", doc.description)),
-            "",
-            "",
-            "",
-            (),
-            "",
         )
     ]
     for mv in doc.movements or []:
@@ -442,11 +425,6 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
                         ("instruction", m.instruction or m.instruction_template),
                         ("rules", rules),
                     ),
-                    "",
-                    "",
-                    "",
-                    (),
-                    "",
                 )
             )
     return out
@@ -474,9 +452,7 @@ def discussion_record(path: Path, display: str, body: str, block: MetaBlock | No
             ("blockers", block.blockers),
             ("next steps", block.next_steps),
         ]
-    return SearchRecord(
-        "discussion", display, str(path), 1, "", title, _fields(*pairs), "", "", "", (), ""
-    )
+    return SearchRecord("discussion", display, str(path), 1, "", title, _fields(*pairs))
 
 
 def records_for(

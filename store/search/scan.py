@@ -1,9 +1,6 @@
-"""Finding a workspace's documents and reading them into search records, in parallel.
-
-:func:`scan_workspace` lists every document with its identity (size, mtime_ns) by the
-rules of :meth:`Workspace.discover`, on strings and ``DirEntry`` stats (several times
-faster than with ``Path``); :func:`iter_parsed` reads them into
-:class:`~store.search.model.SearchRecord` s in worker processes, a big JSONL file in parts.
+"""A workspace's documents with their identity (:func:`scan_workspace`, on strings and
+``DirEntry`` stats: several times faster than with ``Path``), read into records in worker
+processes, a big JSONL file in parts (:func:`iter_parsed`).
 """
 
 from __future__ import annotations

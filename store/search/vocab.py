@@ -1,16 +1,11 @@
 """The distinct terms of the word and compound fields, for the searches made while typing.
 
-A prefix or an in-word string asked of tantivy as a regex walks the term dictionary and
-unions every term it matches: ``ll-ai-`` stands for the id of every lesson (60,000 terms at
-10k reports), ``.+con.*`` walks all 400,000 compound terms. While a query is typed the
-engine expands such a word here instead (a bisection for a prefix, a scan of the terms for
-an in-word string) into at most :data:`CAP` terms, the most frequent, and asks for those
-exactly; beyond the cap the count is "about" and the list is put right when typing pauses.
-
-The terms are read once from tantivy's term dictionary (``terms_with_prefix``), sorted as
-UTF-8 bytes in one block (about 8 MB at 10k reports); the terms of records added since
-(:attr:`SearchIndex.new_terms`) are kept beside them, and a term whose records were deleted
-only matches nothing.
+As a regex, a prefix or an in-word string walks tantivy's term dictionary and unions every
+term it matches (``ll-ai-``: every lesson's id, 60,000 terms at 10k reports). While a query
+is typed the engine expands such a word here instead, into at most :data:`CAP` terms, the
+most frequent, asked for exactly; beyond the cap the count is "about" until the pause. The
+terms are read once (``terms_with_prefix``) into one sorted UTF-8 block; those of records
+added since are kept beside it (a term whose records were deleted matches nothing).
 """
 
 from __future__ import annotations
