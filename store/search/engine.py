@@ -279,8 +279,8 @@ class Engine:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
         self.sessions = _Sessions(index)
-        self._vocab: Vocab | None = None
         """session id → (project, outcome), joined over the session's records."""
+        self._vocab: Vocab | None = None
 
     @classmethod
     def build(cls, files: dict[str, tuple[Stamp, list[SearchRecord]]]) -> Engine:
@@ -289,9 +289,6 @@ class Engine:
         index.rebuild({}, ((p, st, recs) for p, (st, recs) in sorted(files.items())))
         index.close_writer()
         return cls(index)
-
-    def __len__(self) -> int:
-        return len(self.index)
 
     def search(
         self,

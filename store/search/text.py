@@ -3,11 +3,9 @@
 Everything is compared in one normal form: NFKC (full-width ``ＪＷＴ`` is ``jwt``, half-width
 ``ｶﾅ`` is ``カナ``) and casefolded. Words are runs of letters and digits of scripts that
 separate words (Latin, Hangul, Cyrillic, ...); a word starts after anything that is not one.
-Chinese and Japanese (Han, kana) have no word boundaries, so each of their characters and
-each pair of adjacent characters is indexed, and a CJK query matches anywhere, as a
-substring. Compound tokens (runs
-holding ``-``, ``.``, ``_`` or ``:`` inside, e.g. ``kpt-20260208-001``, ``rate_limit``,
-``jwks.ts``) are indexed too, so an id-like query is a prefix lookup, not a scan.
+Chinese and Japanese (Han, kana) have no word boundaries: each character and each pair of
+neighbours is indexed, and a CJK query matches anywhere. Compound tokens (``-._:`` inside:
+``kpt-20260208-001``, ``rate_limit``) are indexed too: an id-like query is a prefix lookup.
 """
 
 from __future__ import annotations
@@ -120,25 +118,12 @@ def collapse(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-_CJK_RANGES = (
-    (0x3005, 0x3006),
-    (0x3040, 0x30FF),
-    (0x31F0, 0x31FF),
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xF900, 0xFAFF),
-    (0x20000, 0x2FA1F),
-)
+_WORD_CHAR = re.compile(WORD_CHAR)
 
 
 def is_word_char(c: str) -> bool:
     """A character that continues a word: a letter or digit of a script with spaces."""
-    if c.isascii():
-        return c.isalnum()
-    if not c.isalnum():
-        return False
-    o = ord(c)
-    return not any(lo <= o <= hi for lo, hi in _CJK_RANGES)
+    return c.isalnum() if c.isascii() else _WORD_CHAR.match(c) is not None
 
 
 #: Occurrences of a term that fail the word-boundary check, looked at one by one, before a

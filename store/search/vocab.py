@@ -50,9 +50,6 @@ class Terms:
             del rows, pairs
         self.blob = b"\n" + b"\n".join(parts) + b"\n"
 
-    def __len__(self) -> int:
-        return len(self.starts)
-
     def term(self, i: int) -> bytes:
         at = self.starts[i]
         return self.blob[at : self.blob.index(b"\n", at)]
