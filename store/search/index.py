@@ -47,7 +47,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 2
+SCHEMA = 3
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")

@@ -110,6 +110,18 @@ def test_old_cache_files_are_removed_on_first_open(tmp_path: Path) -> None:
     assert sorted(p.name for p in ws.state_dir.iterdir() if "search" in p.name) == [DIR_NAME]
 
 
+def test_an_index_of_the_schema_before_is_removed_and_built_again(tmp_path: Path) -> None:
+    """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
+    build read them): its index is not read, and goes."""
+    ws = write_ws(tmp_path, 3)
+    old = ws.state_dir / "search-v2"
+    old.mkdir(parents=True)
+    (old / "meta.json").write_text("{}", encoding="utf-8")
+    engine, stats = open_index(ws)
+    assert stats["rebuilt"] == 1 and engine.search("jwt", 10).total == 3
+    assert not old.exists()
+
+
 def test_a_changed_workspace_identity_rebuilds(tmp_path: Path) -> None:
     ws = write_ws(tmp_path / "a", 2)
     open_index(ws)
