@@ -39,6 +39,7 @@ from store.search.text import (
     CJK,
     MAX_TEXT,
     WORD_CHAR,
+    cjk_runs,
     compound_tails,
     gist_key,
     normalize,
@@ -57,14 +58,7 @@ WRITER_WAIT = 30.0
 WRITER_HEAP = 48_000_000
 
 
-def _rust_class(chars: str) -> str:
-    out = []
-    for ch in chars:
-        out.append(ch if ch == "-" else f"\\x{{{ord(ch):x}}}")
-    return "".join(out)
-
-
-_CJK_RUST = _rust_class(CJK)
+_CJK_RUST = "".join(c if c == "-" else f"\\x{{{ord(c):x}}}" for c in CJK)  # for Rust's regex
 _WORD_RUST = f"[[\\p{{L}}\\p{{N}}]--[{_CJK_RUST}]]"
 WORD_RE = f"{_WORD_RUST}+"
 CJK_RE = f"[{_CJK_RUST}]"
@@ -158,8 +152,6 @@ def cjk_pairs(norm: str) -> str:
     a filler (``|``) so that no phrase of pairs crosses from one run into the next."""
     if norm.isascii():
         return ""
-    from store.search.text import cjk_runs
-
     out: list[str] = []
     for run in cjk_runs(norm):
         if out:
