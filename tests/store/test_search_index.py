@@ -110,6 +110,19 @@ def test_old_cache_files_are_removed_on_first_open(tmp_path: Path) -> None:
     assert sorted(p.name for p in ws.state_dir.iterdir() if "search" in p.name) == [DIR_NAME]
 
 
+def test_a_file_given_in_parts_ranks_as_given_whole() -> None:
+    """A big file's parts come as the workers finish them, between other files' records:
+    records of one rank still come a file at a time, each file's in its order."""
+    a = [record("/ws/a.jsonl", n, ["limit"], 1)._replace(gist="") for n in range(4)]
+    b = [record("/ws/b.jsonl", n, ["limit"], 1)._replace(gist="") for n in range(4)]
+    whole, parts = SearchIndex.open(None), SearchIndex.open(None)
+    whole.rebuild({}, [("/ws/a.jsonl", (1, 1), a), ("/ws/b.jsonl", (1, 1), b)])
+    files = [("/ws/a.jsonl", a[:2]), ("/ws/b.jsonl", b), ("/ws/a.jsonl", a[2:])]
+    parts.rebuild({}, [(p, (1, 1), recs) for p, recs in files])
+    ids = [[h.id for h in Engine(i).search("limit", 10).hits] for i in (whole, parts)]
+    assert ids[0] == ids[1] and len(ids[0]) == 8
+
+
 def test_an_index_of_the_schema_before_is_removed_and_built_again(tmp_path: Path) -> None:
     """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
     build read them): its index is not read, and goes."""
