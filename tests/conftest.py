@@ -41,7 +41,7 @@ def demo_root(tmp_path: Path) -> Path:
     """A private copy of the demo workspace (without caches a run in the checkout left)."""
     root = tmp_path / "demo"
     shutil.copytree(
-        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     )
     return root
 

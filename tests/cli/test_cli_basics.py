@@ -113,8 +113,8 @@ def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
     (fake / "__init__.py").touch()
     state = fake / "demo" / ".hurikaeri"
     (state / "index-cache-v6.json").write_text("{}")
-    (state / "search-v2").mkdir()
-    (state / "search-v2" / "meta.json").write_text("{}")
+    (state / "search-v3").mkdir()
+    (state / "search-v3" / "meta.json").write_text("{}")
     monkeypatch.setattr(assets, "__file__", str(fake / "__init__.py"))
     copy = cli_ui.copy_demo()
     try:
@@ -124,7 +124,7 @@ def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
             for p in (fake / "demo").rglob("*")
             if p.is_file()
         }
-        assert not any("index-cache" in p or "search-v2" in p for p in kept)
-        assert kept == {p for p in shipped if "index-cache" not in p and "search-v2" not in p}
+        assert not any("index-cache" in p or "search-v" in p for p in kept)
+        assert kept == {p for p in shipped if "index-cache" not in p and "search-v" not in p}
     finally:
         shutil.rmtree(copy)

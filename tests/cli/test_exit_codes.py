@@ -146,7 +146,7 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("exit")
     root = tmp / "demo"
     shutil.copytree(
-        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     )
     wrapup = json.loads((SEEDS / "wrapup-input-v1.4.json").read_text(encoding="utf-8"))
     wrapup["session_id"] = "exit-codes-1"
@@ -197,7 +197,7 @@ def test_exit_statuses_that_need_an_earlier_write_in_order(
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
     root = tmp_path / "demo"
     shutil.copytree(
-        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     )
     for _command, argv, status in IN_ORDER:
         code = main([a.format(root=root) for a in argv])

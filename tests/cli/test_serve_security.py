@@ -107,7 +107,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("serve")
     root = tmp / "demo"
     shutil.copytree(
-        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     )
     env = dict(os.environ)
     env.pop("HURIKAERI_CONFIG", None)

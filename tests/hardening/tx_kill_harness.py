@@ -50,7 +50,7 @@ def make_workspace(root: Path) -> Workspace:
     """A copy of the demo workspace with an empty ledger (so that undoing everything at the
     end must give back exactly this)."""
     shutil.copytree(
-        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+        DEMO, root, ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     )
     shutil.rmtree(root / ".hurikaeri")
     return Workspace(root)

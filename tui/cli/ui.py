@@ -27,7 +27,7 @@ def copy_demo() -> Path:
 
     target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
     demo = Path(assets.__file__).parent / "demo"
-    caches = shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v2")
+    caches = shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
     shutil.copytree(demo, target, dirs_exist_ok=True, symlinks=True, ignore=caches)
     _sign_demo_ledger(target / ".hurikaeri" / "ledger.jsonl")
     return target
