@@ -534,7 +534,10 @@ def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standi
     ``None``), for the history's state of every transaction of a 36 MB lessons file."""
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
-    n = rec.get("after_size") or 0
+    # sizes as a whole number (0 otherwise): a teammate's line is any JSON, not a crash
+    n, old_n = (
+        v if isinstance(v, int) else 0 for v in (rec.get("after_size"), rec.get("before_size"))
+    )
     if content or how == "record":
         now = read_file(path)
         if how == "record":
@@ -550,8 +553,7 @@ def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standi
     for side in ("after", "before"):
         if digest == rec.get(f"{side}_sha256") and (not sized or size == rec.get(f"{side}_size")):
             return Standing(side, now=now)
-    longest = max(rec.get("after_size") or 0, rec.get("before_size") or 0)
-    if sized and size is not None and size > longest and rec.get("after_sha256"):
+    if sized and size is not None and size > max(n, old_n) and rec.get("after_sha256"):
         if now is not None:  # (the chunked read hashed its first bytes already)
             first = hashlib.sha256(memoryview(now)[:n]).hexdigest()
         if first == rec.get("after_sha256"):

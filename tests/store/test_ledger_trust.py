@@ -404,3 +404,21 @@ def test_a_forged_redo_file_beside_a_file_writes_nothing(ws: Workspace) -> None:
         assert finish_interrupted_rewrites([target.parent]) == []
         WorkspaceIndex(ws).load_all()
         assert target.read_bytes() == now
+
+
+@pytest.mark.parametrize("how", ["replace", "append", "truncate"])
+@pytest.mark.parametrize("size", ["6", 6.0, [6], {"n": 6}])
+def test_a_teammates_line_with_odd_sizes_is_shown_not_a_crash(
+    tmp_path: Path, how: str, size: object
+) -> None:
+    """A teammate's ledger (pushed through git) is not ours to trust: a file record whose
+    size is no whole number leaves the history listable, its transaction shown."""
+    (tmp_path / "hurikaeri").mkdir()
+    ws = Workspace(tmp_path)
+    (ws.state_dir / "ledger").mkdir(parents=True)
+    (tmp_path / "CLAUDE.md").write_bytes(b"after\n")
+    rec = replace_tx(ws.state_dir, "f5f5f5f5f5f5", "CLAUDE.md", b"before\n", b"after\n", sig=None)
+    rec["files"][0] |= {"how": how, "after_size": size, "before_size": size}
+    write_lines(ws.state_dir / "ledger" / "bob@example.com.jsonl", rec, commit_of(rec, sig=None))
+    [view] = history(ws)
+    assert view.id == "f5f5f5f5f5f5" and view.files[0].path == "CLAUDE.md"
