@@ -40,6 +40,9 @@ from store.write.atomic import PathRefused, WriteError
 from store.write.policy import in_place
 
 _ID_SEQ = re.compile(r"^(?P<prefix>.+)-(?P<date>\d{8})-(?P<seq>\d+)$")
+#: A longer sequence is another program's (agents write ids and file names): counting on
+#: from it would give ids no file may be named after, or too long to be read back as ids.
+MAX_SEQ_DIGITS = 9
 
 
 def project_slug(project: str) -> str:
@@ -307,13 +310,19 @@ def _is_json_object(line: bytes) -> bool:
 
 
 def next_id(prefix: str, day: str, taken: Iterable[str]) -> str:
-    """``PREFIX-DAY-NNN`` after the highest sequence ``taken`` holds for that prefix and day."""
-    seqs = [
+    """``PREFIX-DAY-NNN`` after the highest sequence ``taken`` holds for that prefix and day
+    (the first free one when that would be too long)."""
+    seqs = {
         int(m.group("seq"))
         for t in taken
-        if (m := _ID_SEQ.match(t)) and m.group("prefix") == prefix and m.group("date") == day
-    ]
-    return f"{prefix}-{day}-{max(seqs, default=0) + 1:03d}"
+        if (m := _ID_SEQ.match(t))
+        and (m.group("prefix"), m.group("date")) == (prefix, day)
+        and len(m.group("seq")) <= MAX_SEQ_DIGITS
+    }
+    n = max(seqs, default=0) + 1
+    if n >= 10**MAX_SEQ_DIGITS:
+        n = min(set(range(1, len(seqs) + 2)) - seqs)
+    return f"{prefix}-{day}-{n:03d}"
 
 
 def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagnostic]]:

@@ -126,3 +126,14 @@ def test_dry_run_writes_nothing(ws: Workspace) -> None:
     before = p.read_bytes()
     out = export_feedback(ws, "kpt-20260208-001", dry_run=True)
     assert p.read_bytes() == before and not out.feedback_path.exists()
+
+
+def test_a_foreign_feedback_file_with_a_huge_number_does_not_stop_an_export(
+    ws: Workspace,
+) -> None:
+    """A file another program put in feedback/ whose number is as long as a name may be:
+    the export still gets an id a file can be named after."""
+    (ws.root / "feedback").mkdir()
+    (ws.root / "feedback" / f"fb-20261122-{'9' * 238}.yaml").write_text("{}\n")
+    out = export_feedback(ws, "kpt-20260208-001")
+    assert out.feedback_path.name == "fb-20261122-001.yaml" and out.feedback_path.is_file()

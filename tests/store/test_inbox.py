@@ -205,3 +205,21 @@ def test_undo_refuses_a_ledger_entry_that_points_outside(demo_root: Path, tmp_pa
     with pytest.raises(UndoRefused, match="outside the workspace"):
         undo_last(ws, ledger=Ledger(ws.state_dir))
     assert victim.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("digits", [250, 5000])
+def test_an_agents_proposal_with_a_huge_id_does_not_stop_a_persons(
+    demo_root: Path, digits: int
+) -> None:
+    """Agents write proposal ids: one whose number is longer than a file name may be (or
+    than Python reads as a number) leaves the person's new proposal a short free id."""
+    from datetime import datetime
+
+    ws = Workspace(demo_root)
+    day = datetime.now().strftime("%Y%m%d")
+    (inbox.inbox_dir(ws) / "prop-by-agent.yaml").write_text(
+        f"id: prop-{day}-{'9' * digits}\nkind: pattern\nstatus: pending\n"
+        "target: knowledge_base/global/patterns/x.yaml\npayload: {name: x}\n"
+    )
+    path, _tx = inbox.propose(ws, {"kind": "pattern", "target": "x.yaml", "payload": {"name": "y"}})
+    assert path.is_file() and path.name.startswith(f"prop-{day}-") and len(path.name) < 30

@@ -175,3 +175,29 @@ def test_the_models_package_names_every_model_from_its_module() -> None:
         assert cls.__name__ == name and cls.__module__.startswith("store.models.")
     with pytest.raises(AttributeError):
         store.models.NoSuchModel  # noqa: B018
+
+
+def test_a_foreign_id_near_the_length_ids_are_read_at_never_gives_one_id_twice(
+    tmp_path: Path,
+) -> None:
+    """An id of another program whose number is just short of what is read as an id
+    (200 bytes): counting on from it would give an id too long to be seen by the next
+    import, which would give it again."""
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    foreign = STEM + "9" * (200 - len(STEM))
+    ai.write_text(json.dumps({"id": foreign, "title": "foreign"}) + "\n", encoding="utf-8")
+    ws = Workspace(tmp_path)
+    import_wrapup(ws, EXAMPLE)
+    data = json.loads(EXAMPLE)
+    data["session_id"] = "def-456"
+    import_wrapup(ws, json.dumps(data))
+    ids = [r["id"] for r in _lines(ai)]
+    assert len(ids) == 3 and len(set(ids)) == 3, ids
+
+
+def test_after_the_longest_sequence_the_first_free_one_is_given() -> None:
+    taken = {"fb-20261122-999999999", "fb-20261122-001", "fb-20261122-" + "7" * 12}
+    given_id = wrapup.next_id("fb", "20261122", taken)
+    assert given_id == "fb-20261122-002"
+    assert wrapup.next_id("fb", "20261122", {*taken, given_id}) == "fb-20261122-003"
