@@ -258,22 +258,25 @@ def _under(path: Path, top: Path, recursive: bool) -> bool:
 
 
 def _walk(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:
-    """Files under ``top`` with one of ``suffixes``, skipping dot-dirs and editor droppings."""
-    try:
-        entries = sorted(os.scandir(top), key=lambda e: e.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return
-    dirs = []
-    for entry in entries:
-        if ignored_name(entry.name):
-            continue
+    """Files under ``top`` with one of ``suffixes``, skipping dot-dirs and editor droppings,
+    depth first in name order; a directory that cannot be read (a link loop) is passed over,
+    and a tree of any depth is walked (no recursion)."""
+    stack = [top]
+    while stack:
         try:
-            if entry.is_dir(follow_symlinks=False):
-                dirs.append(entry)
-            elif entry.is_file() and entry.name.lower().endswith(suffixes):
-                yield Path(entry.path)
+            entries = sorted(os.scandir(stack.pop()), key=lambda e: e.name)
         except OSError:
             continue
-    if recursive:
-        for entry in dirs:
-            yield from _walk(Path(entry.path), suffixes)
+        dirs = []
+        for entry in entries:
+            if ignored_name(entry.name):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(Path(entry.path))
+                elif entry.is_file() and entry.name.lower().endswith(suffixes):
+                    yield Path(entry.path)
+            except OSError:
+                continue
+        if recursive:
+            stack.extend(reversed(dirs))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -477,3 +477,54 @@ async def test_an_authors_directory_a_pull_brings_is_followed(
         later = new.parent / "kpt-20260209-001.yaml"
         later.write_text("id: kpt-20260209-001\n")
         await w.until_path(later)
+
+
+@pytest.fixture
+def deep_dirs() -> Iterator[list[Path]]:
+    """Directories made one inside the other, removed innermost first (shutil.rmtree, which
+    cleans tmp_path, recurses too deep for them)."""
+    made: list[Path] = []
+    yield made
+    for d in reversed(made):
+        for f in d.iterdir():
+            if not f.is_dir():
+                f.unlink()
+        d.rmdir()
+
+
+def _looped_or_deep(root: Path, shape: str, made: list[Path]) -> None:
+    """A location an agent can make unwalkable by recursion or by following links."""
+    (root / "hurikaeri").mkdir(parents=True)
+    (root / "hurikaeri" / "kpt-20260101-001.yaml").write_text("id: kpt-20260101-001\n")
+    if shape == "link loop":
+        (root / "discussions").symlink_to(root / "discussions")
+        return
+    deep = root / "discussions"
+    deep.mkdir()
+    for _ in range(1100):  # one by one: mkdir(parents=True) itself recurses
+        deep /= "d"
+        deep.mkdir()
+        made.append(deep)
+    (deep / "deep.md").write_text("# deep\n")
+
+
+@pytest.mark.parametrize("shape", ["link loop", "deep tree"])
+def test_the_scan_goes_past_a_looped_or_very_deep_location(
+    tmp_path: Path, shape: str, deep_dirs: list[Path]
+) -> None:
+    _looped_or_deep(tmp_path, shape, deep_dirs)
+    plan = store.watch._make_plan(Workspace(tmp_path))
+    assert plan is not None
+    names = {p.name for p in store.watch._scan(plan)}
+    assert "kpt-20260101-001.yaml" in names
+    assert shape == "link loop" or "deep.md" in names
+
+
+@pytest.mark.parametrize("shape", ["link loop", "deep tree"])
+def test_discovery_goes_past_a_looped_or_very_deep_location(
+    tmp_path: Path, shape: str, deep_dirs: list[Path]
+) -> None:
+    _looped_or_deep(tmp_path, shape, deep_dirs)
+    names = {f.path.name for f in Workspace(tmp_path).discover()}
+    assert "kpt-20260101-001.yaml" in names
+    assert shape == "link loop" or "deep.md" in names
