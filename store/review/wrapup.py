@@ -184,17 +184,28 @@ def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
     at = data.find(needle)
     while at >= 0:
         value = _ID_VALUE.match(data, at, at + 203)
-        if value is not None and _ID_KEY.search(data, max(0, at - 256), at):
+        if value is not None and _id_key_before(data, at):
             out.add(value.group(1).decode("utf-8", "replace"))
         at = data.find(needle, at + 1)
     return out
 
 
+def _id_key_before(data: bytes | mmap.mmap, at: int) -> bool:
+    """Whether ``"id"``, a colon and any whitespace come right before ``at``."""
+    for want in (b":", b'"id"'):
+        while at > 0 and data[at - 1] in _SPACE:
+            at -= 1
+        if at < len(want) or data[at - len(want) : at] != want:
+            return False
+        at -= len(want)
+    return True
+
+
 #: An id's value, from its opening quote: ``"id": "…"`` is a pair ``"id"\s*:\s*"…"`` (a
 #: pretty-printed one too) whose value is 1–200 bytes without quotes, backslashes or line ends.
 _ID_VALUE = re.compile(rb'"([^"\\\r\n]{1,200})"')
-#: ``"id":`` right before a value (searched in the bytes just before it).
-_ID_KEY = re.compile(rb'"id"\s*:\s*\Z')
+#: What ``\s`` matches in bytes: JSON allows any run of it around the colon.
+_SPACE = b" \t\n\r\x0b\x0c"
 #: Nesting deeper than this in a wrap-up input is refused.
 MAX_INPUT_DEPTH = 64
 

@@ -201,3 +201,14 @@ def test_after_the_longest_sequence_the_first_free_one_is_given() -> None:
     given_id = wrapup.next_id("fb", "20261122", taken)
     assert given_id == "fb-20261122-002"
     assert wrapup.next_id("fb", "20261122", {*taken, given_id}) == "fb-20261122-003"
+
+
+@pytest.mark.parametrize("gap", [" " * 300, "\t \r" * 100, " " * 150 + ":" + " " * 150])
+def test_an_id_far_from_its_key_still_counts(tmp_path: Path, gap: str) -> None:
+    """JSON allows any run of whitespace around the colon of ``"id": "…"``."""
+    ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    ai.parent.mkdir(parents=True)
+    key = '"id"' + gap if ":" in gap else '"id":' + gap
+    ai.write_text("{" + key + '"ll-ai-20260223-001", "title": "far"}\n', encoding="utf-8")
+    plan = import_wrapup(Workspace(tmp_path), EXAMPLE)
+    assert plan.ai_lessons[0]["id"] == "ll-ai-20260223-002"
