@@ -3,7 +3,6 @@ command that writes (issue 16)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.ledger_forge import ours
+from tests.ledger_forge import ours, replace_tx, write_lines
 from tui.cli.main import main
 
 WRAPUP = {
@@ -159,33 +158,9 @@ def test_a_command_that_writes_recovers_first(
     old = claude.read_bytes()
     new = old + b"- half\n"
     tx = "cafecafe0001"
-    kept = demo_root / ".hurikaeri" / "backups" / tx
-    kept.mkdir(parents=True)
-    (kept / "00-CLAUDE.md").write_bytes(old)
-    (kept / "00-CLAUDE.md.after").write_bytes(new)
-    begin = {
-        "id": tx,
-        "at": "2026-12-31T10:00:00+00:00",
-        "op": "begin",
-        "target": "k/t",
-        "tx": tx,
-        "action": "promote",
-        "who": "x",
-        "subjects": ["k/t"],
-        "effects": [],
-        "files": [
-            {
-                "path": "CLAUDE.md",
-                "how": "replace",
-                "before_sha256": hashlib.sha256(old).hexdigest(),
-                "after_sha256": hashlib.sha256(new).hexdigest(),
-                "backup": f"backups/{tx}/00-CLAUDE.md",
-                "written": f"backups/{tx}/00-CLAUDE.md.after",
-            }
-        ],
-    }
-    with open(demo_root / ".hurikaeri" / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(ours(demo_root / ".hurikaeri", begin)) + "\n")  # this machine's
+    state_dir = demo_root / ".hurikaeri"
+    begin = replace_tx(state_dir, tx, "CLAUDE.md", old, new, sig=None)
+    write_lines(state_dir / "ledger.jsonl", ours(state_dir, begin))  # this machine's
     claude.write_bytes(new)
     code, _, err = cli(capsys, *command, "--root", str(demo_root))
     assert code == 0 and f"rolled back an unfinished promote k/t [{tx}]" in err

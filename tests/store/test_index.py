@@ -178,43 +178,15 @@ def test_opening_the_index_rolls_back_what_a_killed_process_left(demo_root: Path
     """A transaction begun and never ended (its process killed after writing a file) is
     rolled back by the next reading of the workspace; a reading with none open leaves the
     files as they are."""
-    import hashlib
-    import json
-
-    from tests.ledger_forge import ours
+    from tests.ledger_forge import ours, replace_tx, write_lines
 
     ws = Workspace(demo_root)
     target = demo_root / "CLAUDE.md"
     old = target.read_bytes()
     new = old + b"- half done\n"
-    tx = "deadbeef0047"
-    backups = ws.state_dir / "backups" / tx
-    backups.mkdir(parents=True)
-    (backups / "00-CLAUDE.md").write_bytes(old)
-    (backups / "00-CLAUDE.md.after").write_bytes(new)
-    begin = {
-        "id": tx,
-        "at": "2026-12-31T10:00:00+00:00",
-        "op": "begin",
-        "target": "k/t",
-        "tx": tx,
-        "action": "promote",
-        "who": "someone",
-        "subjects": ["k/t"],
-        "effects": [{"op": "approve", "target": "k/t"}],
-        "files": [
-            {
-                "path": "CLAUDE.md",
-                "how": "replace",
-                "before_sha256": hashlib.sha256(old).hexdigest(),
-                "after_sha256": hashlib.sha256(new).hexdigest(),
-                "backup": f"backups/{tx}/00-CLAUDE.md",
-                "written": f"backups/{tx}/00-CLAUDE.md.after",
-            }
-        ],
-    }
-    with open(ws.state_dir / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(ours(ws.state_dir, begin)) + "\n")
+    begin = replace_tx(ws.state_dir, "deadbeef0047", "CLAUDE.md", old, new, sig=None)
+    begin["effects"] = [{"op": "approve", "target": "k/t"}]
+    write_lines(ws.state_dir / "ledger.jsonl", ours(ws.state_dir, begin))
     target.write_bytes(new)
     _index(demo_root)
     assert target.read_bytes() == old

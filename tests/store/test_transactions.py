@@ -39,7 +39,7 @@ from store.tx.transactions import (
 )
 from store.workspace import Workspace
 from store.write.policy import in_place
-from tests.ledger_forge import ours
+from tests.ledger_forge import ours, replace_tx, write_lines
 
 RID = "kpt-20261231-901"
 BATCH_REPORT = f"""id: {RID}
@@ -605,32 +605,9 @@ def test_recover_by_hand_written_begin_line(ws: Workspace) -> None:
     old = target.read_bytes()
     new = old + b"- half done\n"
     tx = "deadbeef0001"
-    (ws.state_dir / "backups" / tx).mkdir(parents=True)
-    (ws.state_dir / "backups" / tx / "00-CLAUDE.md").write_bytes(old)
-    (ws.state_dir / "backups" / tx / "00-CLAUDE.md.after").write_bytes(new)
-    begin = {
-        "id": tx,
-        "at": "2026-12-31T10:00:00+00:00",
-        "op": "begin",
-        "target": "k/t",
-        "tx": tx,
-        "action": "promote",
-        "who": "someone",
-        "subjects": ["k/t"],
-        "effects": [{"op": "approve", "target": "k/t"}],
-        "files": [
-            {
-                "path": "CLAUDE.md",
-                "how": "replace",
-                "before_sha256": hashlib.sha256(old).hexdigest(),
-                "after_sha256": hashlib.sha256(new).hexdigest(),
-                "backup": f"backups/{tx}/00-CLAUDE.md",
-                "written": f"backups/{tx}/00-CLAUDE.md.after",
-            }
-        ],
-    }
-    with open(ws.state_dir / "ledger.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(ours(ws.state_dir, begin)) + "\n")  # this machine's
+    begin = replace_tx(ws.state_dir, tx, "CLAUDE.md", old, new, sig=None)
+    begin["effects"] = [{"op": "approve", "target": "k/t"}]
+    write_lines(ws.state_dir / "ledger.jsonl", ours(ws.state_dir, begin))  # this machine's
     target.write_bytes(new)
     assert state(ws, "k/t") == "pending"
     assert [r.id for r in recover(ws)] == [tx]
