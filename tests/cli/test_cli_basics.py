@@ -109,12 +109,17 @@ def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
     import assets
 
     fake = tmp_path / "assets"
-    shutil.copytree(Path(assets.__file__).parent / "demo", fake / "demo")
+    shutil.copytree(
+        Path(assets.__file__).parent / "demo",
+        fake / "demo",
+        ignore=shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*"),
+    )
     (fake / "__init__.py").touch()
     state = fake / "demo" / ".hurikaeri"
     (state / "index-cache-v6.json").write_text("{}")
     (state / "search-v3").mkdir()
     (state / "search-v3" / "meta.json").write_text("{}")
+    (fake / "demo" / "knowledge_base" / "search-vs-grep.md").write_text("a demo file\n")
     monkeypatch.setattr(assets, "__file__", str(fake / "__init__.py"))
     copy = cli_ui.copy_demo()
     try:
@@ -124,7 +129,8 @@ def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
             for p in (fake / "demo").rglob("*")
             if p.is_file()
         }
-        assert not any("index-cache" in p or "search-v" in p for p in kept)
-        assert kept == {p for p in shipped if "index-cache" not in p and "search-v" not in p}
+        caches = {".hurikaeri/index-cache-v6.json", ".hurikaeri/search-v3/meta.json"}
+        assert "knowledge_base/search-vs-grep.md" in kept
+        assert kept == shipped - caches
     finally:
         shutil.rmtree(copy)

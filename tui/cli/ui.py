@@ -27,10 +27,16 @@ def copy_demo() -> Path:
 
     target = Path(tempfile.mkdtemp(prefix="hurikaeri-demo-"))
     demo = Path(assets.__file__).parent / "demo"
-    caches = shutil.ignore_patterns("index-cache-*", "search-cache-*", "search-v*")
-    shutil.copytree(demo, target, dirs_exist_ok=True, symlinks=True, ignore=caches)
+    shutil.copytree(demo, target, dirs_exist_ok=True, symlinks=True, ignore=_caches)
     _sign_demo_ledger(target / ".hurikaeri" / "ledger.jsonl")
     return target
+
+
+def _caches(directory: str, names: list[str]) -> set[str]:
+    """What a checkout's state directory gained when hurikaeri ran on the demo itself."""
+    if Path(directory).name != ".hurikaeri":
+        return set()
+    return {n for n in names if n.startswith(("index-cache-", "search-cache-", "search-v"))}
 
 
 def _sign_demo_ledger(path: Path) -> None:
