@@ -90,8 +90,8 @@ def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
     ]
     notes: list[Content] = []
     for r in rows:
-        reported = _value(r.reported)
-        counted = _value(r.counted)
+        reported = r.shown(r.reported)
+        counted = r.shown(r.counted)
         text = f"{r.name:<{width}}  {reported:>8}  {counted:>10}"
         if r.differs:
             lines.append(
@@ -108,11 +108,3 @@ def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
         else:
             lines.append(literal(text))
     return Content("\n").join(lines + notes)
-
-
-def _value(value: object) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
-    return str(value)

@@ -331,6 +331,16 @@ class MetricRow:
     #: another definition under which the transcript gives the report's value
     other: str | None = None
 
+    @staticmethod
+    def shown(value: object) -> str:
+        """A value as a cell: a list (``unique_tools``) by its length, so tables keep their
+        columns; none as a dash."""
+        if value is None:
+            return "—"
+        if isinstance(value, list):
+            return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
+        return str(value)
+
     @property
     def differs(self) -> bool:
         if self.reported is None or self.counted is None or self.other is not None:

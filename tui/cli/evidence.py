@@ -176,11 +176,11 @@ def _metric_lines(rows: list[MetricRow]) -> list[str]:
     notes: list[str] = []
     for r in rows:
         mark = "  ≠" if r.differs else "  ~" if r.other else ""
-        out.append(f"{r.name:<{width}}  {_value(r.reported):>10}  {_value(r.counted):>10}{mark}")
+        out.append(f"{r.name:<{width}}  {r.shown(r.reported):>10}  {r.shown(r.counted):>10}{mark}")
         if r.other:
             notes.append(
-                f"~ {r.name}: the report's {_value(r.reported)} is the count of {r.other}; "
-                f"counted as {r.definition}: {_value(r.counted)}"
+                f"~ {r.name}: the report's {r.shown(r.reported)} is the count of {r.other}; "
+                f"counted as {r.definition}: {r.shown(r.counted)}"
             )
         if isinstance(r.reported, list) and isinstance(r.counted, list) and r.differs:
             notes.append(f"≠ {r.name}: {_list_difference(r.reported, r.counted)}")
@@ -203,12 +203,3 @@ def _list_difference(reported: list[object], counted: list[object]) -> str:
     if only_seen:
         parts.append("used, not named by the report: " + ", ".join(only_seen))
     return printable("; ".join(parts), keep_newlines=False)
-
-
-def _value(value: object) -> str:
-    """A cell: a list (``unique_tools``) by its length, so the table keeps its columns."""
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
-    return str(value)
