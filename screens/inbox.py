@@ -37,7 +37,7 @@ from store.review.inbox import (
     ProposalRef,
     check_payload,
     decide_proposals,
-    list_proposals,
+    known_proposals,
     plan_decision,
 )
 from store.tx.transactions import TxResult
@@ -117,7 +117,7 @@ class InboxScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="inbox-load", exit_on_error=False)
     def reload(self) -> None:
-        refs = list_proposals(self.index.ws)
+        refs = known_proposals(self.index)
         self.app.call_from_thread(self.show_list, refs)
 
     def show_list(self, refs: list[ProposalRef]) -> None:

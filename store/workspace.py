@@ -165,10 +165,13 @@ class Workspace:
                     return kind, (n, i, down)
         return None
 
-    def discover(self) -> Iterator[Found]:
-        """Every document of the workspace, location by location, in a stable order."""
+    def discover(self, only: Kind | None = None) -> Iterator[Found]:
+        """Every document of the workspace, location by location, in a stable order; with
+        ``only``, those of that kind, walking only the locations that can give it."""
         seen: set[Path] = set()
         for key, suffixes, recursive, kind in _RULES:
+            if only is not None and kind not in (only, None):
+                continue
             for top in self.locations[key]:
                 for d in piece_dirs(top) if key == "pieces" else [top]:
                     one_file = key.startswith("lessons_") and d.is_file()
@@ -176,12 +179,11 @@ class Workspace:
                         if p in seen or (key == "pieces" and is_support_file(p, d)):
                             continue  # TAKT's config, categories, fragments: not pieces
                         seen.add(p)
+                        f = Found(p, kind)
                         if key == "knowledge_base":
-                            yield Found(
-                                p, kind_from_path(Path("knowledge_base") / p.relative_to(d))
-                            )
-                        else:
-                            yield Found(p, kind)
+                            f = Found(p, kind_from_path(Path("knowledge_base") / p.relative_to(d)))
+                        if only is None or (f.kind is only and self.found(p) == f):
+                            yield f  # (a location left unwalked may come first for ``p``)
 
     def nothing_here(self) -> str | None:
         """Why this workspace holds nothing to review (no root, or a ``~/.claude`` where no

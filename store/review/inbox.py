@@ -8,12 +8,14 @@ asked can read it. A proposal against an older version of its target is *stale*.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from store.check.secrets import SecretHit, refusal, scan_added
+from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger, now_iso
 from store.models import Proposal
 from store.models.knowledge import LearnedBehavior
@@ -66,12 +68,18 @@ def inbox_dir(ws: Workspace) -> Path:
 
 def list_proposals(ws: Workspace) -> list[ProposalRef]:
     """Every readable proposal, newest first."""
-    out = []
-    for f in ws.discover():
-        if f.kind is Kind.PROPOSAL:
-            ref = _read(f.path)
-            if ref is not None:
-                out.append(ref)
+    return _newest_first(_read(f.path) for f in ws.discover(only=Kind.PROPOSAL))
+
+
+def known_proposals(index: WorkspaceIndex) -> list[ProposalRef]:
+    """:func:`list_proposals` without a walk: the files the index knows as proposals."""
+    with index.lock:
+        paths = [p for p, kind in index.kinds.items() if kind is Kind.PROPOSAL]
+    return _newest_first(_read(p) for p in paths)
+
+
+def _newest_first(refs: Iterable[ProposalRef | None]) -> list[ProposalRef]:
+    out = [r for r in refs if r is not None]
     out.sort(key=lambda r: (r.doc.created_at or "", r.id), reverse=True)
     return out
 

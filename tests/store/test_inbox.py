@@ -7,10 +7,19 @@ from pathlib import Path
 import pytest
 
 import store.review.inbox as inbox
+from store.config import parse_config
+from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.models import Proposal, Skill
+from store.read.kinds import Kind
 from store.read.loader import load_file
-from store.review.inbox import decide_proposals, find_proposal, list_proposals, plan_decision
+from store.review.inbox import (
+    decide_proposals,
+    find_proposal,
+    known_proposals,
+    list_proposals,
+    plan_decision,
+)
 from store.review.items import ReviewError
 from store.tx.transactions import undo_last
 from store.workspace import Workspace
@@ -223,3 +232,23 @@ def test_an_agents_proposal_with_a_huge_id_does_not_stop_a_persons(
     )
     path, _tx = inbox.propose(ws, {"kind": "pattern", "target": "x.yaml", "payload": {"name": "y"}})
     assert path.is_file() and path.name.startswith(f"prop-{day}-") and len(path.name) < 30
+
+
+def test_proposals_are_the_files_discover_calls_proposals(tmp_path: Path) -> None:
+    """With the reports' folder set to the inbox, the files at its top are reports (the
+    earlier location gives the kind): the CLI's walk and the app's index agree."""
+    inbox_dir = tmp_path / "knowledge_base" / "inbox"
+    text = "id: {}\nkind: skill\ncreated_at: '2026-11-2{}'\n"
+    for n, name in enumerate(["prop-a", "later/prop-b", "now/prop-c"]):
+        (inbox_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (inbox_dir / f"{name}.yaml").write_text(text.format(Path(name).name, n))
+    ws = Workspace(
+        tmp_path, parse_config({"paths": {"kpt": "knowledge_base/inbox"}}, tmp_path / "c.toml")
+    )
+    proposals = {f.path for f in ws.discover() if f.kind is Kind.PROPOSAL}
+    assert {p.name for p in proposals} == {"prop-b.yaml", "prop-c.yaml"}
+    assert {f.path for f in ws.discover(only=Kind.PROPOSAL)} == proposals
+    assert [r.id for r in list_proposals(ws)] == ["prop-c", "prop-b"]
+    index = WorkspaceIndex(ws, use_cache=False)
+    index.load_all(parallel=False)
+    assert [r.id for r in known_proposals(index)] == ["prop-c", "prop-b"]
