@@ -40,8 +40,7 @@ from store.ledger import LEDGER_NAME
 from store.read.kinds import ignored_name
 from store.read.textio import FileStamp
 from store.team import team_dir
-from store.workspace import Workspace
-from store.workspace import _walk as walk_files
+from store.workspace import Workspace, walk_files
 
 log = logging.getLogger(__name__)
 

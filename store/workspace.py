@@ -175,7 +175,7 @@ class Workspace:
             for top in self.locations[key]:
                 for d in piece_dirs(top) if key == "pieces" else [top]:
                     one_file = key.startswith("lessons_") and d.is_file()
-                    for p in [d] if one_file else _walk(d, suffixes, recursive):
+                    for p in [d] if one_file else walk_files(d, suffixes, recursive):
                         if p in seen or (key == "pieces" and is_support_file(p, d)):
                             continue  # TAKT's config, categories, fragments: not pieces
                         seen.add(p)
@@ -244,7 +244,7 @@ def _globbed(paths: list[Path]) -> list[Path]:
 
 
 def _under(path: Path, top: Path, recursive: bool) -> bool:
-    """Whether :func:`_walk` from ``top`` reaches ``path`` (no dot-dirs, no symlinked dirs)."""
+    """Whether :func:`walk_files` from ``top`` reaches ``path`` (no dot-dirs, no symlinked dirs)."""
     try:
         rel = path.relative_to(top)
     except ValueError:
@@ -259,7 +259,7 @@ def _under(path: Path, top: Path, recursive: bool) -> bool:
     return not ignored_name(rel.name)
 
 
-def _walk(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:
+def walk_files(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:
     """Files under ``top`` with one of ``suffixes``, skipping dot-dirs and editor droppings,
     depth first in name order; a directory that cannot be read (a link loop) is passed over,
     and a tree of any depth is walked (no recursion)."""

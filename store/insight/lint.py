@@ -90,7 +90,7 @@ def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnost
     """Lint the given files and directories; a file's kind comes from where it lies."""
     from store.read.kinds import ignored_name, kind_from_path
     from store.read.takt_layout import in_takt_tree_support, piece_dirs
-    from store.workspace import _walk
+    from store.workspace import walk_files
 
     seen: set[Diagnostic] = set()
     for path in paths:
@@ -98,7 +98,7 @@ def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnost
             files = [  # a TAKT directory: only its pieces (not config.yaml, tasks, logs)
                 f
                 for top in piece_dirs(path)
-                for f in _walk(top, (".yaml", ".yml", ".jsonl", ".json", ".md"))
+                for f in walk_files(top, (".yaml", ".yml", ".jsonl", ".json", ".md"))
                 if not in_takt_tree_support(f, top)
             ]
         elif path.exists():

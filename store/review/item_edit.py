@@ -46,7 +46,7 @@ def validate_item(section: str, data: dict[str, Any], display: str) -> list[Diag
     return sink.items
 
 
-def _index_of(editor: YamlEditor, section: str, item_id: str) -> int:
+def index_of(editor: YamlEditor, section: str, item_id: str) -> int:
     items = editor.get([section])
     if isinstance(items, list):
         for i, item in enumerate(items):
@@ -89,7 +89,7 @@ def _edited(
     editor = YamlEditor.open(path)
     if base is not None and editor.stamp is not None and editor.stamp.sha256 != base.sha256:
         raise ConflictError(path, base, editor.stamp)
-    i = _index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
+    i = index_of(editor, section, item_id) if item_id else _index_at(editor, section, position)
     for key, value in changes.items():
         if value is None:
             editor.delete([section, i, key])

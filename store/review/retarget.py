@@ -6,7 +6,7 @@ from pathlib import Path
 
 from store.ledger import Ledger
 from store.models.kpt import TARGET_TYPES
-from store.review.item_edit import _index_of
+from store.review.item_edit import index_of
 from store.review.items import ItemRef, ReviewError
 from store.review.promote import policy_refusal
 from store.tx.journal import FileWrite
@@ -33,7 +33,7 @@ def _check(ws: Workspace, ref: ItemRef, type_: str, path: str) -> None:
 def _set_target(
     editor: YamlEditor, ref: ItemRef, type_: str, path: str, section: str | None
 ) -> None:
-    i = _index_of(editor, "try", ref.item_id)
+    i = index_of(editor, "try", ref.item_id)
     loc: list[str | int] = ["try", i, "persistence_target"]
     current = editor.get(loc)
     if isinstance(current, dict):

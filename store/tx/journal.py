@@ -29,12 +29,12 @@ from store.write.atomic import (
     ConflictError,
     Guard,
     WriteError,
-    _friendly,
     atomic_write,
     fsync_dir,
+    open_locked,
     resolve_target,
+    write_error,
 )
-from store.write.atomic import _open_locked as open_locked
 from store.write.jsonl_edit import pad_to, replace_span
 from store.write.policy import action_writes, created_by_an_action, state
 
@@ -288,7 +288,7 @@ def _hasher(fd: int, n: int) -> Any:
 
 def _open_locked(real: Path, *, create: bool = False) -> int:
     """The file open for appending and truncating, under the advisory lock our writers of
-    one file share (:func:`store.write.atomic._open_locked`: never a link, FIFO or
+    one file share (:func:`store.write.atomic.open_locked`: never a link, FIFO or
     hard-linked file, the lock waited for at most ``LOCK_TIMEOUT``). -1 when there is no
     such file; ``create``: made now (it must not exist, else a conflict)."""
     if not create and not os.path.lexists(real):
@@ -297,7 +297,7 @@ def _open_locked(real: Path, *, create: bool = False) -> int:
         try:
             real.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _friendly(exc, real.parent) from exc
+            raise write_error(exc, real.parent) from exc
     fd = open_locked(real, real, create=create, what="written")
     if create and os.fstat(fd).st_size:
         os.close(fd)  # another program created it meanwhile
@@ -401,7 +401,7 @@ def perform(ws: Workspace, p: Prepared) -> None:
         else:
             _truncate(p)
     except OSError as exc:
-        raise _friendly(exc, p.real) from exc
+        raise write_error(exc, p.real) from exc
 
 
 def _append(p: Prepared) -> None:
@@ -460,7 +460,7 @@ def _delete(real: Path, expected: FileStamp | None, guard: Guard) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise _friendly(exc, real) from exc
+        raise write_error(exc, real) from exc
     fsync_dir(real.parent)
 
 

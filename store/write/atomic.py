@@ -110,7 +110,7 @@ def fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def _friendly(exc: OSError, path: Path) -> WriteError:
+def write_error(exc: OSError, path: Path) -> WriteError:
     if exc.errno == errno.ENOSPC:
         return WriteError(f"{path}: the disk is full; nothing was changed")
     if exc.errno in (errno.EACCES, errno.EPERM):
@@ -183,7 +183,7 @@ def atomic_write(
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _friendly(exc, directory) from exc
+            raise write_error(exc, directory) from exc
     try:
         old_mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
@@ -211,7 +211,7 @@ def atomic_write(
                 os.close(held)
         tmp_name = ""
     except OSError as exc:
-        raise _friendly(exc, target) from exc
+        raise write_error(exc, target) from exc
     finally:
         if fd >= 0:
             os.close(fd)
@@ -245,7 +245,7 @@ def _ends_with_newline(fd: int) -> bool:
     return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
 
 
-def _open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
+def open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
     """``target`` opened (``O_APPEND``) and locked, still named by the path; a link, a non-regular
     file or one with other hard links is refused."""
     # O_NOFOLLOW: a link made after the check is not followed; O_NONBLOCK: a FIFO or device
@@ -258,7 +258,7 @@ def _open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise PathRefused(f"refused: {path} became a link while it was {what}") from exc
-            raise _friendly(exc, target) from exc
+            raise write_error(exc, target) from exc
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -290,8 +290,8 @@ def append_bytes(
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _friendly(exc, target.parent) from exc
-    fd = _open_locked(path, target, create=create, what="appended to")
+            raise write_error(exc, target.parent) from exc
+    fd = open_locked(path, target, create=create, what="appended to")
     try:
         for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
             if delay:
@@ -313,7 +313,7 @@ def append_bytes(
             raise WriteError(f"{target}: short write ({written} of {len(line)} bytes)")
         os.fsync(fd)
     except OSError as exc:
-        raise _friendly(exc, target) from exc
+        raise write_error(exc, target) from exc
     finally:
         os.close(fd)  # also releases the lock
 

@@ -30,10 +30,10 @@ from store.write.atomic import (
     ConflictError,
     Guard,
     WriteError,
-    _friendly,
-    _open_locked,
     fsync_dir,
+    open_locked,
     resolve_target,
+    write_error,
 )
 
 #: Prefix of the redo file that holds a rewrite's bytes until they are all in place.
@@ -93,7 +93,7 @@ def replace_span(
     guard(target)
     if not os.path.lexists(target):
         raise ConflictError(target, FileStamp(prefix_len, 0, prefix_sha256), None)
-    fd = _open_locked(path, target, create=False, what="rewritten")
+    fd = open_locked(path, target, create=False, what="rewritten")
     try:
         _replay(target, fd)
         data = _read_all(fd)
@@ -119,7 +119,7 @@ def replace_span(
             _write_in_place(target, fd, start, _shifted(fd, end, new, len(new) - len(old)))
         _touch(fd, mtime)
     except OSError as exc:
-        raise _friendly(exc, target) from exc
+        raise write_error(exc, target) from exc
     finally:
         os.close(fd)  # also releases the lock
     return SpanWrite(start, old, written)
@@ -268,7 +268,7 @@ def finish_interrupted_rewrites(directories: Iterable[Path]) -> list[Path]:
                     (Path(d) / name).unlink()
                 continue
             try:
-                fd = _open_locked(target, target, create=False, what="repaired")
+                fd = open_locked(target, target, create=False, what="repaired")
             except WriteError:
                 continue
             try:

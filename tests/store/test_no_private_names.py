@@ -25,6 +25,8 @@ exactly, over the AST of every module of the three packages:
    A named tuple's documented ``_fields``, ``_replace``, ``_asdict``, ``_make`` are public.
 5. **A module of ours** (``from store.check import secrets``), then ``secrets._x``: ours
    when that module defines ``_x`` at its top level.
+6. **A private name of another module of ours** (``from store.workspace import _walk``) is
+   refused too: it is given a public name where it lives.
 
 Defining a method named like Textual's event handlers (``_on_click``, ``_on_resize``) is
 the documented way to handle an event and is not an access.
@@ -205,6 +207,8 @@ class _Checker(ast.NodeVisitor):
             return
         if _ours(source):
             for alias in node.names:
+                if _private(alias.name):  # (rule 6)
+                    self.report(node, f"from {source} import {alias.name}: private to it")
                 if f"{source}.{alias.name}" in self.own.modules:  # a module of ours
                     self.own_modules[alias.asname or alias.name] = f"{source}.{alias.name}"
             return
@@ -325,6 +329,8 @@ NESTED = (
         ("class C:\n    _cache = {}\ndef f(o):\n    return o._cache\n", False),
         ("def _actions():\n    pass\ndef f(parser):\n    return parser._actions\n", True),
         ("from store.probe_private import C\nx = C._fields\n", False),
+        ("from store.workspace import _walk\n", True),
+        ("from .sibling import _helper\n", True),
         (NESTED.format(call="super()._check_refresh()"), True),
         (NESTED.format(call="self._compositor"), True),
         (NESTED.format(call="self._mine"), False),
