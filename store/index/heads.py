@@ -468,10 +468,6 @@ class HeadTable:
             return buf
         return buf[lo:hi]
 
-    @property
-    def mapped(self) -> bool:
-        return not isinstance(self._lines[0], bytes)
-
     def release(self) -> None:
         """Give back the mapped pages read so far."""
         buf, lo, hi, _ends = self._lines

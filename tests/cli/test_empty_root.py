@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from store.config import Config
-from tests.tui.helpers import ready
+from tests.tui.helpers import ready, telling, told
 from tui.app import create_app
 from tui.cli.main import main
 
@@ -72,16 +72,16 @@ def test_a_root_given_is_taken_as_given(home: Path, capsys: pytest.CaptureFixtur
 
 async def test_the_app_says_so_at_start(home: Path) -> None:
     claude_code_only(home)
-    app = create_app(None, Config(), watch=False)
+    app = telling(create_app(None, Config(), watch=False))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        (note,) = [n for n in app._notifications if "nothing to review" in str(n.message)]
+        (note,) = [n for n in told(app) if "nothing to review" in n.message]
         assert "hurikaeri demo" in note.message and "--root" in note.message
         assert note.severity == "warning"
 
 
 async def test_the_app_on_a_workspace_says_nothing(demo_root: Path) -> None:
-    app = create_app(demo_root, watch=False)
+    app = telling(create_app(demo_root, watch=False))
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        assert not [n for n in app._notifications if "nothing to review" in str(n.message)]
+        assert not [n for n in told(app) if "nothing to review" in n.message]

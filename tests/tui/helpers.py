@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
+from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.pilot import Pilot
+from textual.widgets import OptionList, Select
 from textual.worker import WorkerState
 
 from tui.app import HurikaeriApp, create_app
@@ -17,8 +22,53 @@ from tui.app import HurikaeriApp, create_app
 FRAMES = 6000
 
 
+AppT = TypeVar("AppT", bound=App[Any])
+
+
+class Told(NamedTuple):
+    """A notification the app was asked to show."""
+
+    message: str
+    title: str
+    severity: SeverityLevel
+
+
+_TOLD: weakref.WeakKeyDictionary[App[Any], list[Told]] = weakref.WeakKeyDictionary()
+
+
+def telling(app: AppT) -> AppT:
+    """``app``, keeping every notification it is asked to show for :func:`told` (Textual's
+    own list is private and drops them as they time out)."""
+    kept = _TOLD.setdefault(app, [])
+    notify = app.notify
+
+    def note(
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        kept.append(Told(str(message), title, severity))
+        notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    app.notify = note  # type: ignore[method-assign]
+    return app
+
+
+def told(app: App[Any]) -> list[Told]:
+    """The notifications ``app`` (made by :func:`make_app` or :func:`telling`) was asked for."""
+    return _TOLD[app]
+
+
+def prompts(select: Select[Any]) -> list[str]:
+    """The options of ``select`` as its list shows them."""
+    return [str(o.prompt) for o in select.query_one(OptionList).options]
+
+
 def make_app(root: Path, *, watch: bool = False) -> HurikaeriApp:
-    return create_app(root, watch=watch)
+    return telling(create_app(root, watch=watch))
 
 
 async def ready(pilot: Pilot[None]) -> None:

@@ -13,7 +13,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer
-from textual.widgets._footer import FooterKey
 
 from screens.dialogs.confirm import ConfirmScreen
 from screens.dialogs.conflict import ConflictScreen
@@ -144,7 +143,7 @@ async def test_every_dialog_fits_and_shows_its_own_keys(  # type: ignore[no-unty
                 return False  # still being composed
             return all(
                 _on_screen(screen, screen.query_one(f"#{bid}", Button)) for bid in buttons
-            ) and bool(footers and keys <= {fk.key for fk in footers[0].query(FooterKey)})
+            ) and bool(footers and keys <= {fk.key for fk in footers[0].query("FooterKey")})
 
         # laid out and drawn (on a loaded machine this takes a while): then each part is
         # checked on its own below, naming what does not fit
@@ -155,7 +154,7 @@ async def test_every_dialog_fits_and_shows_its_own_keys(  # type: ignore[no-unty
             assert _on_screen(screen, button), f"{name}: {bid} is not on screen at {size}"
         footers = list(screen.query(Footer))
         assert footers, f"{name} has no footer of its own"
-        shown = {fk.key for fk in footers[0].query(FooterKey)}
+        shown = {fk.key for fk in footers[0].query("FooterKey")}
         assert keys <= shown, f"{name}: footer shows {shown}"
         assert "a" not in shown and "p" not in shown  # not the review screen's keys
 

@@ -78,7 +78,7 @@ async def test_wrapped_lines_keep_their_marker_and_text_is_literal() -> None:
         y_removed = next(i for i, r in enumerate(rows) if r.kind == "removed")
         y_added = next(i for i, r in enumerate(rows) if r.kind == "added")
         y_hunk = 0
-        colour = lambda y: view.render_line(y)._segments[0].style  # noqa: E731
+        colour = lambda y: next(iter(view.render_line(y))).style  # noqa: E731
         assert colour(y_removed) != colour(y_added) != colour(y_hunk)
         assert any("[bold red]not markup[/]" in view.render_line(y).text for y in range(len(rows)))
 

@@ -21,7 +21,7 @@ from screens.problems import ProblemsScreen
 from screens.session import SessionScreen
 from screens.widgets.virtual_table import VirtualTable
 from store.review.inbox import propose
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, told, until
 
 SESSION = "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3"  # kpt-20261028-001
 KEY = "kpt-20261028-001/try-001"  # approved in the demo, promotable
@@ -30,7 +30,7 @@ PENDING = "kpt-20261120-001/keep-001"
 
 
 def _told(app, text: str) -> bool:  # type: ignore[no-untyped-def]
-    return any(text in str(n.message) for n in app._notifications)
+    return any(text in n.message for n in told(app))
 
 
 async def _at(pilot, app, session: str, key: str) -> SessionScreen:  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.tui.helpers import make_app, until
+from tests.tui.helpers import make_app, told, until
 
 
 async def test_the_app_refuses_a_fifo_ledger_and_quits(demo_root: Path) -> None:
@@ -17,7 +17,7 @@ async def test_the_app_refuses_a_fifo_ledger_and_quits(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await until(
             pilot,
-            lambda: any("not a regular file" in str(n.message) for n in app._notifications),
+            lambda: any("not a regular file" in n.message for n in told(app)),
         )
         await pilot.press("q")
         await until(pilot, lambda: not app.is_running)

@@ -16,7 +16,7 @@ from screens.dialogs.lesson_form import LessonForm
 from screens.lessons import LessonsScreen
 from screens.widgets.virtual_table import VirtualTable
 from store.write.atomic import ConflictError, WriteError
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, told, until
 
 LESSON = "ll-ai-20261028-001"
 
@@ -52,9 +52,8 @@ async def test_a_conflicting_lesson_save_is_told_in_the_form(
         await until(
             pilot,
             lambda: any(
-                "Not done: edit ll-ai-20261028-001" in str(n.message)
-                and "deleted or moved" in str(n.message)
-                for n in app._notifications
+                "Not done: edit ll-ai-20261028-001" in n.message and "deleted or moved" in n.message
+                for n in told(app)
             ),
         )
         assert isinstance(app.screen, LessonForm) and app.is_running
@@ -79,6 +78,6 @@ async def test_a_failing_lesson_removal_is_told(
         await pilot.press("X")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: any("read-only" in str(n.message) for n in app._notifications))
+        await until(pilot, lambda: any("read-only" in n.message for n in told(app)))
         assert app.screen is screen and app.is_running
     assert path.read_bytes() == before

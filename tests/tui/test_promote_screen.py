@@ -12,7 +12,7 @@ from screens.dialogs.retarget import RetargetScreen
 from screens.session import SessionScreen
 from screens.widgets.diff_view import DiffView
 from screens.widgets.virtual_table import VirtualTable
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, prompts, ready, until
 
 SESSION = "sid:3f9c2a1e-8b4d-4c6f-9a2e-51d7c0b8e4a3"  # kpt-20261028-001
 KEY = "kpt-20261028-001/try-001"
@@ -110,11 +110,8 @@ async def test_retarget_several_selected_items(demo_root: Path) -> None:
         form.query_one("#rt-type", Select).value = "claude_md"
         form.query_one("#rt-path", Input).value = "CLAUDE.md"
         await until(
-            pilot,
-            lambda: (
-                "## Git Workflow" in [o[0] for o in form.query_one("#rt-section", Select)._options]
-            ),
-        )  # type: ignore[attr-defined]
+            pilot, lambda: "## Git Workflow" in prompts(form.query_one("#rt-section", Select))
+        )
         form.query_one("#rt-section", Select).value = "## Git Workflow"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, RetargetScreen))

@@ -12,7 +12,7 @@ from screens.session import SessionScreen
 from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
 from tests.transcript_lines import TranscriptWriter
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import make_app, ready, told, until
 
 SID = "7d4a9e2c-1b86-4f3d-a5e0-c8b2f6d9e413"  # kpt-20261120-001
 SESSION = f"sid:{SID}"
@@ -102,6 +102,4 @@ async def test_a_session_without_transcript_says_so(demo_root: Path) -> None:
         await pilot.press("a")  # no transcript: nothing to contradict the item, no question
         await until(pilot, lambda: app.index.ledger.state(KEEP).state == "approved")
         await pilot.press("v")
-        await until(
-            pilot, lambda: any("No transcript" in str(n.message) for n in app._notifications)
-        )
+        await until(pilot, lambda: any("No transcript" in n.message for n in told(app)))

@@ -144,7 +144,8 @@ async def test_project_names_with_markup_are_literal(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         sel = app.screen.query_one("#f-project", Select)
-        assert "/x/[bold red]evil[/]" in [o[1] for o in sel._options]  # type: ignore[attr-defined]
+        sel.value = "/x/[bold red]evil[/]"  # one of its options (any other value is refused)
+        sel.clear()
         table = app.screen.query_one("#sessions", VirtualTable)
         assert table.move_to_key("sid:mk")
         await pilot.pause()
@@ -226,15 +227,14 @@ async def test_a_start_from_the_cache_draws_the_sessions_before_it_reads_on(
     monkeypatch.setattr(WorkspaceIndex, "_merge", noted)
     monkeypatch.setattr("tui.app.DRAW_WAIT", 60.0)  # the order, not the time: a busy machine
     app = make_app(demo_root)
-    display = app._display
+    render_line = VirtualTable.render_line
 
-    def drawn(screen: Any, update: Any) -> None:
-        display(screen, update)
-        table = screen.query("#sessions")
-        if update is not None and table and table.first().row_count == 33:
+    def drawn(table: VirtualTable, y: int) -> Any:
+        if table.id == "sessions" and table.row_count == 33 and "sessions drawn" not in events:
             events.append("sessions drawn")
+        return render_line(table, y)
 
-    monkeypatch.setattr(app, "_display", drawn)
+    monkeypatch.setattr(VirtualTable, "render_line", drawn)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
     assert events.index("sessions read") < events.index("sessions drawn")

@@ -18,7 +18,7 @@ from store.config import Config
 from store.ledger import Ledger
 from store.review.items import decide_keys
 from store.workspace import Workspace
-from tests.tui.helpers import make_app, ready, settled, until, watching
+from tests.tui.helpers import make_app, ready, settled, telling, told, until, watching
 from tui.app import HurikaeriApp
 
 REPORT = "kpt-20261120-001"
@@ -37,7 +37,7 @@ def team_root(demo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def team_notices(app: HurikaeriApp) -> list[str]:
-    return [str(n.message) for n in app._notifications if n.title == TITLE]
+    return [n.message for n in told(app) if n.title == TITLE]
 
 
 def row_text(table: VirtualTable, key: str) -> str:
@@ -120,7 +120,7 @@ async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) 
 
     root = tmp_path / "root"
     write_report(root, ALICE, "alice")
-    app = create_app(team_ws(root), watch=True)
+    app = telling(create_app(team_ws(root), watch=True))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.push_screen(SessionScreen(app.index, "sid:s-alice"))
@@ -139,9 +139,9 @@ async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) 
         await until(pilot, lambda: app.screen is form)
         await settled(pilot)
         assert app.screen is form and screen in app.screen_stack
-        assert not any("files were removed" in str(n.message) for n in app._notifications)
+        assert not any("files were removed" in n.message for n in told(app))
         await pilot.press("escape")  # asks before dropping what was typed
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
-        assert any("files were removed" in str(n.message) for n in app._notifications)
+        assert any("files were removed" in n.message for n in told(app))
