@@ -15,6 +15,8 @@ from typing import Any
 
 import platformdirs
 
+from store.errors import cannot_read
+
 ENV_CONFIG = "HURIKAERI_CONFIG"
 
 #: Every location of the workspace and its default, relative to the root.
@@ -120,7 +122,7 @@ def load_config(explicit: Path | None = None) -> Config:
             raise ConfigError(f"{path}: config file not found") from None
         return Config(save_to=path)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
+        raise ConfigError(cannot_read(path, exc)) from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

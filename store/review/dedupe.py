@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from store.errors import ReviewError
+from store.errors import ReviewError, cannot_read
 from store.insight.targets import Rule
 from store.ledger import Ledger
 from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
@@ -76,7 +76,7 @@ def plan_merge(ws: Workspace, rules: list[Rule], keep: Rule) -> MergePlan:
         try:
             data, _ = read_regular(path, MAX_DOCUMENT_BYTES)
         except (NotReadable, OSError) as exc:
-            raise ReviewError(f"{ws.display(path)}: cannot read: {exc}") from exc
+            raise ReviewError(cannot_read(ws.display(path), exc)) from exc
         lines = data.splitlines(keepends=True)
         drop: set[int] = set()
         for r in rs:

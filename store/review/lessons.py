@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from store.errors import cannot_read
 from store.ledger import Ledger
 from store.models import Lesson
 from store.read.diagnostics import DiagnosticSink
@@ -39,7 +40,7 @@ def find_lesson(path: Path, lesson_id: str) -> LessonRef:
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}") from exc
     except (OSError, ValueError) as exc:
-        raise ReviewError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        raise ReviewError(cannot_read(path, exc)) from exc
     scan = scan_jsonl(data, DiagnosticSink(str(path)))
     for rec in scan.records:
         if rec.data.get("id") == lesson_id:

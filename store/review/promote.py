@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz
 
 from store.check.secrets import SecretHit, refusal, scan_added
+from store.errors import cannot_read
 from store.ledger import Ledger, now_iso
 from store.located import loc_record
 from store.models.knowledge import ProjectMemory, Skill
@@ -162,7 +163,7 @@ def plan_promotion(
             plan.before = path.read_bytes()
             plan.stamp = current_stamp(path)
         except OSError as exc:
-            plan.status, plan.message = "refused", f"cannot read {path}: {exc.strerror}"
+            plan.status, plan.message = "refused", cannot_read(path, exc)
             return plan
     try:
         if promotion_kind(ttype) == "memory":

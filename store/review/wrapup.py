@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from store.check.secrets import check_write
-from store.errors import ReviewError
+from store.errors import ReviewError, cannot_read
 from store.ledger import Ledger
 from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput, WrapupSummary
 from store.read.diagnostics import Diagnostic, DiagnosticSink
@@ -224,9 +224,7 @@ def _existing(
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except (OSError, ValueError) as exc:
-        raise ReviewError(
-            f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}; nothing written"
-        ) from exc
+        raise ReviewError(f"{cannot_read(path, exc)}; nothing written") from exc
     try:
         st = os.fstat(fd)
         check_regular(st, MAX_JSONL_BYTES)
@@ -251,7 +249,7 @@ def _existing(
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
-        raise ReviewError(f"{path}: cannot read: {exc.strerror or exc}; nothing written") from exc
+        raise ReviewError(f"{cannot_read(path, exc)}; nothing written") from exc
     finally:
         os.close(fd)
 

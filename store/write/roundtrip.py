@@ -20,6 +20,7 @@ from ruamel.yaml.scalarstring import (
 )
 from ruamel.yaml.util import load_yaml_guess_indent
 
+from store.errors import cannot_read
 from store.read.textio import MAX_DOCUMENT_BYTES, FileStamp
 from store.write.atomic import Guard, WriteError, atomic_write
 from store.write.linemerge import merge_edit
@@ -97,7 +98,7 @@ class YamlEditor:
             raw = path.read_bytes()
             st = path.stat()
         except OSError as exc:
-            raise EditError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+            raise EditError(cannot_read(path, exc)) from exc
         if len(raw) > MAX_DOCUMENT_BYTES:
             raise EditError(f"{path}: too large to edit")
         try:

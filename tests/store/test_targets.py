@@ -379,3 +379,14 @@ def test_wrapup_import_and_person_report_with_a_secret_are_refused(tmp_path: Pat
     with pytest.raises(SecretFound):
         write_person_report(ws, Ledger(ws.state_dir), "kpt-20260101-009", report)
     assert not (ws.root / "hurikaeri" / "kpt-20260101-009.yaml").exists()
+
+
+def test_merge_says_in_one_line_why_a_file_cannot_be_read(tmp_path: Path) -> None:
+    ws, _ = _ws(tmp_path)
+    a = _write(ws.root / "CLAUDE.md", "- same rule here\n")
+    b = _write(ws.root / "rules" / "x.md", "- same rule here\n")
+    rules = [Rule(a, 1, "same rule here"), Rule(b, 1, "same rule here")]
+    b.unlink()
+    with pytest.raises(ReviewError) as told:
+        plan_merge(ws, rules, rules[0])
+    assert str(told.value) == "rules/x.md: cannot read: No such file or directory"

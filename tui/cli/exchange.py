@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.errors import cannot_read
 from store.read.textsafe import printable
 from tui.cli.errors import ALLOW_SECRET, JSON_WRITTEN, SubjectError, dump_json, flags
 from tui.cli.history import recovered_note, tx_json
@@ -55,9 +56,7 @@ def read_input(name: str) -> tuple[str, str]:
     except NotReadable as exc:
         raise SubjectError(f"{source}: {exc}") from exc
     except (OSError, ValueError) as exc:
-        raise SubjectError(
-            f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}"
-        ) from exc
+        raise SubjectError(cannot_read(source, exc)) from exc
     try:
         return data.decode("utf-8").removeprefix("\ufeff"), source
     except UnicodeDecodeError as exc:
