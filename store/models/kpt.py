@@ -8,12 +8,12 @@ from pydantic import Field
 
 from store.models.base import Choice, DateText, IdPattern, Record, Required
 from store.models.kpt_terms import SECTIONS as SECTIONS
+from store.models.kpt_terms import TARGET_TYPES as TARGET_TYPES
 
 KEEP_CATEGORIES = ("approach", "tool_use", "communication", "architecture")
 PROBLEM_CATEGORIES = ("error", "inefficiency", "misunderstanding", "oversight", "wrong_approach")
 LEVELS = ("high", "medium", "low")
 SCOPES = ("immediate", "session", "project", "global")
-TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
 OUTCOMES = ("success", "partial", "failure")
 SECTION_TITLES = {"keep": "Keep", "problem": "Problem", "try": "Try", "omission": "Omission"}
 

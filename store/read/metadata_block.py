@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from store.models.metablock import SEVERITIES, STATUSES, TEXT_LISTS, VERDICTS, Finding, MetaBlock
+from store.models.reply_terms import REPLY_KINDS, ReplyKind
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.validate import validate_tolerant
 from store.read.yamlload import load_yaml
 
-ReplyKind = Literal["review", "discussion"]
 Source = Literal["block", "fallback"]
-REPLY_KINDS: tuple[ReplyKind, ...] = ("review", "discussion")
 
 _VERDICT = re.compile(r"\b(PASS|FAIL|CONDITIONAL)\b")
 _FENCE = re.compile(r"^\s*(```+|~~~+)")

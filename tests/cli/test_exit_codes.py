@@ -15,7 +15,6 @@ import pytest
 from tests.conftest import DEMO, SEEDS
 from tui.cli.main import main
 from tui.cli.parser import build_parser
-from tui.cli.review import TARGET_TYPES
 
 MISSING = "/no/such/dir"
 DISCUSSION = "discussions/auth-token-strategy/2026-11-03-codex-round2.md"
@@ -216,12 +215,6 @@ def test_every_command_has_its_cases() -> None:
     for command in commands - {"demo", "serve", "sync", "completion"}:
         statuses = {s for c, _a, s in CASES + IN_ORDER if c == command}
         assert statuses == {0, 1, 2}, (command, statuses)
-
-
-def test_retarget_types_are_the_models() -> None:
-    from store.models.kpt import TARGET_TYPES as MODEL_TYPES
-
-    assert TARGET_TYPES == MODEL_TYPES
 
 
 def test_promote_and_retarget_take_either_form(

@@ -14,17 +14,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.models.reply_terms import REPLY_KINDS, ReplyKind
 from store.read.textsafe import printable
 from tui.cli.errors import PROG, dump_json
 
 if TYPE_CHECKING:  # imported by cmd_meta: the parser is built without the models
     from store.read.diagnostics import DiagnosticSink
-    from store.read.metadata_block import ReplyKind
     from store.workspace import Workspace
 
-#: ``store.read.metadata_block.REPLY_KINDS``, spelled out so that building the command
-#: line does not import the models (a test holds the two equal).
-REPLY_KINDS = ("review", "discussion")
 FIELDS = (
     "status",
     "verdict",

@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from store.errors import ReviewError
+from store.models.kpt_terms import TARGET_TYPES
 from store.read.textsafe import printable
 from tui.cli.errors import ALLOW_SECRET, JSON_WRITTEN, PROG, UsageError, dump_json, flags
 from tui.cli.history import recovered_note, tx_json
@@ -16,10 +17,6 @@ from tui.cli.history import recovered_note, tx_json
 if TYPE_CHECKING:
     from store.review.inbox import Decision
     from store.workspace import Workspace
-
-#: A try-item's persistence target types (``store.models.kpt.TARGET_TYPES``, which loads
-#: pydantic: repeated here for the parser; a test keeps the two equal).
-TARGET_TYPES = ("claude_md", "skill", "hook", "memory")
 
 
 def add_review_parsers(sub: Any, common: argparse.ArgumentParser) -> None:

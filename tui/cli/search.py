@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from store.models.kpt_terms import SECTIONS
 from store.read.textsafe import printable
 from tui.cli.errors import PROG, Parser, SubjectError, common_options, dump_json, failed, flags
 
 #: hits whose id names a report (located when the report's id is shared)
-SHOWN_LOCATED = ("report", "keep", "problem", "try", "omission")
+SHOWN_LOCATED = ("report", *SECTIONS)
 DEFAULT_LIMIT = 20
 
 
