@@ -73,10 +73,14 @@ class SessionsScreen(Screen[None]):
         Binding("slash", "app.open_screen('search')", "Search", id="sessions.search"),
         Binding("I", "app.open_screen('inbox')", "Inbox", id="sessions.inbox"),
         Binding(
-            "K", "app.open_screen('knowledge')", "Knowledge", id="sessions.knowledge", show=False
+            "K",
+            "app.open_screen('knowledge')",
+            "Knowledge base",
+            id="sessions.knowledge",
+            show=False,
         ),
         Binding("L", "app.open_screen('lessons')", "Lessons", id="sessions.lessons"),
-        Binding("S", "app.open_screen('stats')", "Stats", id="sessions.stats", show=False),
+        Binding("S", "app.open_screen('stats')", "Statistics", id="sessions.stats", show=False),
         Binding("P", "app.open_screen('problems')", "Problems", id="sessions.problems"),
     ]
 

@@ -28,11 +28,11 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("Problems", "files with errors or warnings", "problems"),
     ("Inbox", "proposals waiting for a decision", "inbox"),
     ("Knowledge base", "skills, patterns, anti-patterns and project memory", "knowledge"),
-    ("Match skills", "which skills would load for a task", "match"),
+    ("Skill matching", "which skills would load for a task", "match"),
     ("Lessons", "user and AI lessons: filter, group, edit, archive", "lessons"),
     ("Statistics", "outcomes, problems, review progress, recurring problems", "stats"),
     ("Discussions", "agent replies with their metadata blocks", "discussions"),
-    ("TAKT pieces", "workflows: movement graph, facets, lint", "pieces"),
+    ("Pieces", "TAKT workflows: movement graph, facets, lint", "pieces"),
     ("Targets", "the files agents load: budgets, duplicates, stale rules, secrets", "targets"),
     (
         "Changes",

@@ -33,13 +33,13 @@ if TYPE_CHECKING:  # the search engine is imported when a hit is first opened
 #: The app-wide keys that open a screen: key, screen name, description (binding ``app.<name>``).
 SCREEN_KEYS = (
     ("I", "inbox", "Inbox"),
-    ("K", "knowledge", "Knowledge"),
-    ("M", "match", "Match skills"),
+    ("K", "knowledge", "Knowledge base"),
+    ("M", "match", "Skill matching"),
     ("L", "lessons", "Lessons"),
     ("S", "stats", "Statistics"),
     ("slash", "search", "Search"),
     ("D", "discussions", "Discussions"),
-    ("T", "pieces", "TAKT pieces"),
+    ("T", "pieces", "Pieces"),
     ("H", "history", "History"),
     ("C", "targets", "Targets"),
     ("P", "problems", "Problems"),
