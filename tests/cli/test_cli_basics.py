@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
@@ -134,3 +137,41 @@ def test_the_demo_copy_leaves_caches_of_a_checkout_behind(
         assert kept == shipped - caches
     finally:
         shutil.rmtree(copy)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_demo_removes_its_copy_when_its_terminal_closes(tmp_path: Path, signum: int) -> None:
+    """``tmux kill-session`` hangs up the demo's terminal (SIGHUP) before ``q``: the app
+    ends as on ``q`` and the copy is removed (so on SIGTERM)."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tui", "demo"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=REPO,
+        env={**os.environ, "TERM": "xterm-256color", "TMPDIR": str(tmp_path)},
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        while b"hurikaeri" not in seen:  # the first screen is drawn: the app runs
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, f"the demo drew nothing: {seen[-500:]!r}"
+            seen += os.read(master, 65536)
+        assert list(tmp_path.glob("hurikaeri-demo-*"))  # its copy
+        child.send_signal(signum)
+        while child.poll() is None:  # its last output read (a full terminal would block it)
+            if select.select([master], [], [], 1)[0]:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:  # the pty closed with the process
+                    break
+        child.wait(timeout=120)  # a bound for a failing run only
+    finally:
+        os.close(master)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert list(tmp_path.glob("hurikaeri-demo-*")) == [], seen[-500:]

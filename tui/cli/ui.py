@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +74,36 @@ def run_ui(workspace: Workspace) -> int:
     from tui.app import create_app
 
     set_channel("app")  # what the app records, and what its undo takes back
-    create_app(workspace).run()
+    app = create_app(workspace)
+    before = {s: signal.signal(s, _ender(app)) for s in _ENDING}
+    try:
+        app.run()
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
     return 0
+
+
+#: the terminal closed (tmux kill-session), or asked to end
+_ENDING = [s for s in (getattr(signal, "SIGHUP", None), signal.SIGTERM) if s is not None]
+
+
+def _ender(app: Any) -> Callable[[int, Any], None]:
+    """A signal handler that ends the app as ``q`` does, so that what follows ``run``
+    happens (the demo's copy removed, the index cache saved); a second signal ends it
+    at once."""
+
+    def end(signum: int, _frame: Any) -> None:
+        import asyncio  # here: a small command does not import it
+
+        signal.signal(signum, signal.SIG_DFL)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the app is not running: end here, through the finally clauses
+            raise SystemExit(128 + signum) from None
+        loop.call_soon_threadsafe(app.exit)
+
+    return end
 
 
 def run_demo(config: Any, keep: bool) -> int:
