@@ -74,3 +74,12 @@ class HeldCollection:
             _resume()
             if gc.isenabled():
                 gc.collect()
+
+
+def give_back_freed() -> None:
+    """Hand the C heap's free pages back to the system: glibc keeps them after a burst of
+    allocations (~90 MB of RSS after the search index's build at 10k). Elsewhere, nothing."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)

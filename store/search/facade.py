@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.gc_pause import give_back_freed
 from store.search.engine import TIER_NAMES, Engine, Hit, SearchResult
 from store.search.index import IndexBusy, open_workspace_index, sync_workspace
 from store.search.model import SearchRecord, Stamp
@@ -131,6 +132,7 @@ class WorkspaceSearch:
             if self.index is None:
                 self.index, _stats = open_index(self.ws)
                 self.index.vocabulary()  # read here, in the worker, not at the first key
+                give_back_freed()  # what the build freed, or RSS stays at its peak
             return self.index
 
     def sync(self, paths: Iterable[Path] | None = None) -> bool:
