@@ -230,7 +230,7 @@ class HurikaeriApp(App[None]):
         ledger_paths = {p for p in paths if ledger.is_ledger_file(p)}
         if ledger_paths:  # ledger.jsonl, or any reviewer's ledger a sync brought
             paths -= ledger_paths
-            known = set(ledger.txs)
+            known = ledger.tx_ids()
             review = await asyncio.to_thread(ledger.refresh) or review
             news = ledger.news(known)
             if news:

@@ -190,12 +190,9 @@ def ws_path(ws: Workspace, raw: object) -> Path | None:
 
 def _tx_paths(ws: Workspace, ledger: Ledger) -> Iterator[tuple[Path, str, str]]:
     """(absolute path, action, time) of every file a committed transaction wrote."""
-    with ledger.lock:
-        records = [rec for rec in ledger.txs.values() if rec.status == "committed"]
-    for rec in records:
-        for f in rec.files:
-            if (p := ws_path(ws, f.get("path"))) is not None:
-                yield p, rec.action, rec.at
+    for raw, action, at in ledger.written():
+        if (p := ws_path(ws, raw)) is not None:
+            yield p, action, at
 
 
 def written_by_us(ws: Workspace, ledger: Ledger | None = None) -> list[Path]:

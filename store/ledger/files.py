@@ -4,10 +4,11 @@ fold."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import math
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ class Source:
     #: lines taken in so far, and the latest time among them
     count: int = 0
     last: float = -math.inf
+    #: the SHA-256 of the bytes read (``store.ledger.snapshot``)
+    digest: Any = field(default_factory=hashlib.sha256)
 
 
 #: Where a line lies in the fold: (time, reviewer, rank, place in its file).

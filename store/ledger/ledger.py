@@ -20,6 +20,7 @@ from store.ledger.entry import LEDGER_NAME, TX_OPS, Entry, TxRecord
 from store.ledger.files import OrderKey, Placed, Source, open_ledger, plain_pairs, seconds_of
 from store.ledger.migrate import converted, is_older, migrate_file
 from store.ledger.parse import Strs, effects_of, entry_of, keep_rest
+from store.ledger.snapshot import KEEP_BYTES, Fold, Prefix, load, write
 from store.ledger.state import ItemState, fold_entry
 from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
@@ -28,6 +29,10 @@ from store.write.atomic import PathRefused, WriteError, append_bytes
 
 #: the place in the fold of a line read
 _place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
+
+
+class _Replay(Exception):
+    """A line read after a kept fold needs the lines it stands for: everything is read."""
 
 
 class Ledger:
@@ -46,14 +51,19 @@ class Ledger:
         #: member's older one)
         self.local_path = state_dir / LEDGER_NAME
         self._who = who
-        #: every line read, in fold order
-        self.entries: list[Entry] = []
-        #: what the state is folded from, in order: the effects of committed transactions
-        #: (placed where their commit is)
-        self.folded: list[Entry] = []
+        #: ``entries``, ``folded``, ``txs``: after a kept fold (``_prefix``), only the
+        #: lines read since; read whole when asked for
+        self._entries: list[Entry] = []
+        self._folded: list[Entry] = []
+        self._txs: dict[str, TxRecord] = {}
+        #: the fold kept by another process stands for the lines before ``_sources``'
+        #: offsets (``store.ledger.snapshot``); ``None``: every line is read
+        self._prefix: Prefix | None = None
+        #: the bytes the kept fold covers (a new one is kept past ``KEEP_BYTES`` more)
+        self._kept_at = 0
+        self._older, self._refolded = False, False
         #: the transactions undone now
         self.undone: set[str] = set()
-        self.txs: dict[str, TxRecord] = {}
         self.states: dict[str, ItemState] = {}
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, Source] = {}
@@ -124,10 +134,74 @@ class Ledger:
 
     # -- reading -----------------------------------------------------------------
 
+    @property
+    def entries(self) -> list[Entry]:
+        """Every line read, in fold order."""
+        return self._whole()._entries
+
+    @property
+    def folded(self) -> list[Entry]:
+        """What the state is folded from, in order: the effects of committed transactions
+        (placed where their commit is)."""
+        return self._whole()._folded
+
+    @property
+    def txs(self) -> dict[str, TxRecord]:
+        return self._whole()._txs
+
+    def _whole(self) -> Ledger:
+        """This ledger with every line read (not only those after a kept fold)."""
+        if self._prefix is not None:
+            with self.lock, paused_gc():
+                if self._prefix is not None:
+                    kept = self._kept_at
+                    self._reset(keep=False)
+                    self._refresh()
+                    self._kept_at, self._refolded = kept, False  # (what the kept fold holds)
+        return self
+
+    def tx(self, tx: str) -> TxRecord | None:
+        """The transaction ``tx`` (its lines read whole when a kept fold holds it)."""
+        with self.lock:
+            rec = self._txs.get(tx)
+            if rec is None and self._prefix is not None and tx in self._prefix.tx_ids:
+                rec = self.txs.get(tx)
+            return rec
+
+    def tx_ids(self) -> set[str]:
+        with self.lock:
+            return set(self._txs) | (self._prefix.tx_ids if self._prefix is not None else set())
+
+    def written(self) -> list[tuple[Any, str, str]]:
+        """(path as its line names it, action, time) of each file a committed transaction
+        wrote, in order."""
+        with self.lock:
+            kept = self._prefix.written if self._prefix is not None else []
+            txs = [t for t in self._txs.values() if t.status == "committed"]
+            return kept + [(f.get("path"), t.action, t.at) for t in txs for f in t.files]
+
+    def effects(self, tx: str) -> list[Entry]:
+        """The folded entries of the transaction ``tx`` (its effects, when it committed)."""
+        with self.lock:
+            p = self._prefix
+            if p is not None and (tx in p.fold_txs or tx in p.tx_ids):
+                self._whole()
+            return [e for e in self._folded if e.tx == tx]
+
     def refresh(self) -> bool:
         """Read lines appended since the last read; True when anything changed."""
         with self.lock, paused_gc():
-            return self._refresh()
+            changed = self._refresh()
+            self._keep_if_due()
+            return changed
+
+    def _keep_if_due(self) -> None:
+        """Keep the fold past ``KEEP_BYTES`` read since, or after an undo or redo (which
+        the next process would otherwise read every line for)."""
+        total = sum(s.offset for s in self._sources.values())
+        read = total - self._kept_at
+        if read >= KEEP_BYTES or (read > 0 and self._refolded and total >= KEEP_BYTES):
+            self._keep()
 
     def _check_dirs(self) -> None:
         """Never through a link (a teammate could push ``ledger/`` as one)."""
@@ -172,6 +246,15 @@ class Ledger:
             if self._sources:
                 self._reset()
                 reset = True
+        if not self._sources and self._kept_at >= 0 and not self.located_ids:
+            self._load_kept()
+        try:
+            return self._take_in() or reset
+        except _Replay:  # only after a kept fold: read everything
+            self._reset(keep=False)
+            return self._refresh() or True
+
+    def _take_in(self) -> bool:
         new: list[Placed] = []
         strs: Strs = {}  # each recurring text once
         for path, whose, rank in self._files():
@@ -183,28 +266,70 @@ class Ledger:
                 return self._refresh() or True
         del strs
         if not new:
-            return reset
+            return False
         new.sort(key=_place)
-        if self.entries and _place(new[0]) < self._last():
+        last = self._last()
+        if last is not None and _place(new[0]) < last:
+            if self._prefix is not None:
+                raise _Replay
             # lines of another reviewer's past: everything folded again, in order
             new = sorted(
-                [*((*place, e) for place, e in zip(self._order, self.entries, strict=True)), *new],
+                [*((*place, e) for place, e in zip(self._order, self._entries, strict=True)), *new],
                 key=_place,
             )
             self._clear()
         refold = False
-        start = len(self.folded)
+        start = len(self._folded)
         new.reverse()
         pop = new.pop
         while new:  # each let go of as it is taken in (memory for the fold to reuse)
             refold = self._apply(pop()) or refold
         if refold:  # something was undone or redone: everything is folded again
+            if self._prefix is not None:
+                raise _Replay
             self._refold()
+            self._refolded = True
         else:  # what was undone stays so: the new entries fold onto the states
             fold = self._fold_one
-            for e in islice(self.folded, start, None):
+            for e in islice(self._folded, start, None):
                 fold(e)
         return True
+
+    def _local_key(self) -> str:
+        return team.file_name(self.who) if self._team else ""
+
+    def _load_kept(self) -> None:
+        """Start from the fold another process kept, when it still holds (see
+        ``store.ledger.snapshot``): only the lines after it are read."""
+        fold = load(self.state_dir, self._team, self._local_key())
+        if fold is None:
+            return
+        self._sources = {s.path: s for s in fold.sources}
+        self.states, self.undone, self._prefix = fold.states, fold.undone, fold.prefix
+        self._kept_at = sum(s.offset for s in fold.sources)
+        self.revision += 1
+
+    def _keep(self) -> None:
+        """Keep the fold for the next process (not of a ledger with broken or older lines:
+        what a replay reports or rewrites is left to it)."""
+        if self.diagnostics or self._older or self.located_ids:
+            return
+        p = self._prefix
+        txs = self._txs
+        fold_txs = {e.tx for e in self._folded if type(e.tx) is str}
+        tail_last = self._last_read()
+        prefix = Prefix(
+            set(txs) | (p.tx_ids if p else set()),
+            fold_txs | (p.fold_txs if p else set()),
+            any(t.status == "open" for t in txs.values()) or bool(p and p.open),
+            tail_last if tail_last is not None else (p.last if p else None),
+            len(self._entries) + (p.entries if p else 0),
+            self.written(),
+        )
+        sources = list(self._sources.values())
+        fold = Fold(sources, self.states, self.undone, prefix)
+        if write(self.state_dir, self._team, self._local_key(), fold):
+            self._kept_at, self._refolded = sum(s.offset for s in sources), False
 
     def _read(self, src: Source, new: list[Placed], strs: Strs) -> bool:
         """Add the lines appended to ``src`` since it was last read to ``new``, each after
@@ -229,16 +354,21 @@ class Ledger:
             records, lines = plain
             src.line += data.count(b"\n")
             src.offset += len(data)
+            src.digest.update(data)
         else:  # anything else (broken, torn, pretty-printed lines): read as any JSONL
             sink = DiagnosticSink(str(src.path))
             scan = scan_jsonl(data, sink, base_offset=src.offset, base_line=src.line)
             self.diagnostics.extend(sink.items)
             consumed = scan.complete_until - src.offset
             src.line += data[:consumed].count(b"\n")
+            src.digest.update(data[:consumed])
             src.offset = scan.complete_until
             records = [r.data for r in scan.records]
             lines = repeat(None)
         if any(is_older(r) for r in records):  # lines written before transactions
+            if self._prefix is not None:  # a whole read may migrate them
+                raise _Replay
+            self._older = True
             if src.path not in self._migrated and self.is_own(src.key) and not src.count:
                 self._migrated.add(src.path)  # once: the file is then read again
                 with contextlib.suppress(OSError, WriteError):
@@ -273,14 +403,16 @@ class Ledger:
 
     def _clear(self) -> None:
         self.revision += 1
-        self.entries, self.folded, self.undone, self.states = [], [], set(), {}
-        self.txs = {}
+        self._entries, self._folded, self.undone, self.states = [], [], set(), {}
+        self._txs, self._prefix, self._older = {}, None, False
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._located, self._placeless, self._places = {}, {}, {}
 
-    def _reset(self) -> None:
+    def _reset(self, keep: bool = True) -> None:
+        """Read everything again (``keep``: from the kept fold if it holds)."""
         self._clear()
         self._sources, self._shapes, self._authentic = {}, {}, {}
+        self.diagnostics, self._kept_at = [], 0 if keep else -1
 
     @property
     def _order(self) -> list[OrderKey]:
@@ -288,19 +420,26 @@ class Ledger:
         return list(
             zip(
                 self._times,
-                [e.src for e in self.entries],
+                [e.src for e in self._entries],
                 self._ranks,
                 self._counts,
                 strict=True,
             )
         )
 
-    def _last(self) -> OrderKey:
-        return (self._times[-1], self.entries[-1].src, self._ranks[-1], self._counts[-1])
+    def _last_read(self) -> OrderKey | None:
+        """The place of the last line read (not counting a kept fold's)."""
+        if not self._entries:
+            return None
+        return (self._times[-1], self._entries[-1].src, self._ranks[-1], self._counts[-1])
+
+    def _last(self) -> OrderKey | None:
+        last = self._last_read()
+        return self._prefix.last if last is None and self._prefix is not None else last
 
     def _may_touch(self, e: Entry, ref: str) -> bool:
         """A reviewer's line undoes or redoes only that reviewer's own."""
-        rec = self.txs.get(ref)
+        rec = self._txs.get(ref)
         return rec is None or rec.src == e.src
 
     def _apply(self, placed: Placed) -> bool:
@@ -308,7 +447,7 @@ class Ledger:
         True when the whole state must be folded again."""
         t, _src, rank, count, e = placed
         self.revision += 1
-        self.entries.append(e)
+        self._entries.append(e)
         self._times.append(t)
         self._ranks.append(rank)
         self._counts.append(count)
@@ -318,15 +457,19 @@ class Ledger:
         tx = str(e.tx or "")
         if not tx:
             return False
-        rec = self.txs.get(tx)
+        p = self._prefix
+        if p is not None and tx in p.tx_ids:  # its begin, or itself, before: read whole
+            raise _Replay
+        rec = self._txs.get(tx)
+        seq = len(self._entries) - 1 + (p.entries if p is not None else 0)
         if e.op == "begin":
             if rec is None:
-                self.txs[tx] = TxRecord(tx, e, seq=len(self.entries) - 1)
+                self._txs[tx] = TxRecord(tx, e, seq=seq)
             return False
         if rec is None:
             if e.op != "commit" or "action" not in e.data:
                 return False  # the end of a transaction whose begin is lost
-            rec = self.txs[tx] = TxRecord(tx, e, seq=len(self.entries) - 1)  # self-contained
+            rec = self._txs[tx] = TxRecord(tx, e, seq=seq)  # self-contained
         if rec.status != "open" or rec.src != e.src:  # only its own reviewer ends it
             return False
         rec.end = e
@@ -344,9 +487,9 @@ class Ledger:
             return True
         made = effects_of(rec)
         if type(made) is Entry:
-            self.folded.append(made)
+            self._folded.append(made)
             return False
-        self.folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
+        self._folded += [entry for entry in made if entry is not None]  # type: ignore[union-attr]
         return False
 
     def is_undone(self, e: Entry) -> bool:
@@ -394,9 +537,10 @@ class Ledger:
             new = set(report_ids) - self.located_ids
             if not new:
                 return
+            self._whole()  # the kept fold holds no states per report
             self.located_ids |= new
             self.revision += 1
-            for e in self.folded:  # theirs alone, in order (nothing was kept for them yet)
+            for e in self._folded:  # theirs alone, in order (nothing was kept for them yet)
                 if self.undone and self.is_undone(e):
                     continue
                 target = plain_key(e.target) if "@" in e.target else e.target
@@ -406,7 +550,7 @@ class Ledger:
     def _refold(self) -> None:
         self.states = {}
         self._located, self._placeless, self._places = {}, {}, {}
-        for e in self.folded:
+        for e in self._folded:
             self._fold_one(e)
 
     def state(self, key: str) -> ItemState:
@@ -439,9 +583,11 @@ class Ledger:
         ids read then), one line each, ``alice@example.com: approve kpt-…/try-001``; a
         last line counts the rest."""
         with self.lock:
+            p = self._prefix
+            txs = self._txs if p is not None and p.tx_ids <= known else self.txs
             fresh = [
                 t
-                for t in self.txs.values()
+                for t in txs.values()
                 if t.id not in known and t.status == "committed" and not self.is_own(t.src)
             ]
         lines = []
@@ -457,7 +603,8 @@ class Ledger:
         progress elsewhere, or left by a process that was killed:
         :func:`store.tx.transactions.recover`). Another reviewer's are theirs to end."""
         with self.lock:
-            return [t for t in self.txs.values() if t.status == "open" and self.is_own(t.src)]
+            txs = self.txs if self._prefix is not None and self._prefix.open else self._txs
+            return [t for t in txs.values() if t.status == "open" and self.is_own(t.src)]
 
     # -- writing -----------------------------------------------------------------
 
@@ -474,6 +621,8 @@ class Ledger:
             line = encode_record({**body, "sig": sig} if sig else body)
             append_bytes(path, line, guard=guard, repair_torn=True)
             self._refresh()
+            if self._refolded:  # an undo or a redo: kept now, not replayed by the next
+                self._keep_if_due()
 
     def authentic(self, e: Entry | None) -> bool:
         """Whether the line of ``e`` was written by this machine in this workspace, as it

@@ -325,7 +325,9 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
                 for p in prepared:
                     perform(ws, p)
             except BaseException as exc:
-                _abort(ws, led, led.txs[tx], f"{type(exc).__name__}: {exc}")
+                begun = led.tx(tx)
+                assert begun is not None  # its begin was just read back
+                _abort(ws, led, begun, f"{type(exc).__name__}: {exc}")
                 raise
             end: dict[str, Any] = {
                 "id": new_id(),
@@ -410,7 +412,7 @@ def _policy_action(led: Ledger, rec: TxRecord) -> str:
     turned = (rec.undoes or rec.redoes) if rec.action in ("undo", "redo") else None
     if not turned:
         return rec.action
-    found = led.txs.get(turned)
+    found = led.tx(turned)
     return found.action if found is not None else rec.action
 
 
@@ -472,7 +474,8 @@ def _recover_locked(ws: Workspace, led: Ledger) -> list[Recovered]:
 
 
 def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
-    rec = led.txs[tx]
+    rec = led.tx(tx)
+    assert rec is not None
     return TxResult(
         tx,
         rec.action,
@@ -480,7 +483,7 @@ def _result(ws: Workspace, led: Ledger, tx: str) -> TxResult:
         rec.at,
         rec.subjects,
         [_file_view(f) for f in rec.files],
-        [e for e in led.folded if e.tx == tx],
+        led.effects(tx),
         rec.undoes,
         rec.redoes,
         [record_path(ws, f) for f in rec.files],
@@ -666,7 +669,7 @@ def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
         return
     origin, effects, back = plan.action, [e.as_record() for e in plan.effects], False
     if plan.undoes or plan.redoes:
-        rec = ledger.txs.get(plan.undoes or plan.redoes or "")
+        rec = ledger.tx(plan.undoes or plan.redoes or "")
         if rec is None:
             return
         origin, effects, back = rec.action, rec.effects, bool(plan.undoes)
