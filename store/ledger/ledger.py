@@ -328,8 +328,8 @@ class Ledger:
         )
         sources = list(self._sources.values())
         fold = Fold(sources, self.states, self.undone, prefix)
-        if write(self.state_dir, self._team, self._local_key(), fold):
-            self._kept_at, self._refolded = sum(s.offset for s in sources), False
+        write(self.state_dir, self._team, self._local_key(), fold)  # (not again if it fails)
+        self._kept_at, self._refolded = sum(s.offset for s in sources), False
 
     def _read(self, src: Source, new: list[Placed], strs: Strs) -> bool:
         """Add the lines appended to ``src`` since it was last read to ``new``, each after

@@ -3,8 +3,8 @@ states after the bytes read of each ledger file, so that a start reads only what
 appended since (:class:`store.ledger.Ledger`; the lines themselves are read again only
 when History, undo or recovery ask for them).
 
-Trusted only whole and as written here: the header names format, versions and the state
-directory, and holds the SHA-256 of the body, signed with this machine's key
+Trusted only whole and as written here: the header names format and versions and holds
+the SHA-256 of the body, signed with this machine's key for this state directory
 (``store.machine_key``: anyone can write into a workspace; a fold forged there could show
 states no line gives). Each file's read prefix must hash as it did; anything else —
 another version, key or workspace, a file shrunk, replaced or rewritten — is a full
@@ -13,6 +13,7 @@ replay, never an error. JSON, never pickle; written atomically.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -106,8 +107,8 @@ def _states(rows: dict[str, list[Any]], names: list[Any]) -> dict[str, ItemState
     return out
 
 
-def write(state_dir: Path, team: bool, local: str, fold: Fold) -> bool:
-    """Keep ``fold`` (its sources as read: each one's digest covers its offset); ``False``
+def write(state_dir: Path, team: bool, local: str, fold: Fold) -> None:
+    """Keep ``fold`` (its sources as read: each one's digest covers its offset); nothing
     when it cannot be signed or written (the next start replays: nothing is lost)."""
     p = fold.prefix
     names: dict[Any, int] = {}
@@ -140,13 +141,9 @@ def write(state_dir: Path, team: bool, local: str, fold: Fold) -> bool:
     raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     head = _head(hashlib.sha256(raw).hexdigest())
     sig = machine_key.sign_scoped(_scope(state_dir), head)
-    if sig is None:
-        return False
-    try:
-        replace_file(state_dir / NAME, [json.dumps({**head, "sig": sig}).encode() + b"\n", raw])
-    except OSError:
-        return False
-    return True
+    if sig is not None:
+        with contextlib.suppress(OSError):
+            replace_file(state_dir / NAME, [json.dumps({**head, "sig": sig}).encode() + b"\n", raw])
 
 
 def load(state_dir: Path, team: bool, local: str) -> Fold | None:
