@@ -29,6 +29,8 @@ from store.write.atomic import PathRefused, WriteError, append_bytes
 
 #: the place in the fold of a line read
 _place: Callable[[Placed], OrderKey] = itemgetter(0, 1, 2, 3)
+#: A ledger is parsed this many bytes at a time (in whole lines)
+_PIECE = 256 << 10
 
 
 class _Replay(Exception):
@@ -346,9 +348,30 @@ class Ledger:
                 data = fh.read()
         except FileNotFoundError:
             return not src.offset
-        if not data:
-            return True
-        plain = plain_pairs(data)
+        whole, at = not src.count, 0  # (whole: read from its start)
+        while at < len(data):  # a piece at a time: what a piece parses into is let go of
+            end = data.find(b"\n", at + _PIECE) + 1 or len(data)
+            plain = plain_pairs(data[at:end])
+            if plain is None or any(is_older(r) for r in plain[0]):
+                end, plain = len(data), None  # broken, torn or older lines: the rest at once
+            if not self._lines(src, data[at:end], plain, new, strs, whole):
+                return False
+            at = end
+        return True
+
+    def _lines(
+        self,
+        src: Source,
+        data: bytes,
+        plain: tuple[list[dict[str, Any]], list[str]] | None,
+        new: list[Placed],
+        strs: Strs,
+        whole: bool,
+    ) -> bool:
+        """Add the lines of ``data`` (read from ``src`` where it was read up to; ``plain``:
+        their objects and texts, when already parsed) to ``new``; see ``_read``."""
+        if plain is None:
+            plain = plain_pairs(data)
         lines: Iterable[str | None]
         if plain is not None:  # every line one object: what scan_jsonl would find
             records, lines = plain
@@ -369,7 +392,7 @@ class Ledger:
             if self._prefix is not None:  # a whole read may migrate them
                 raise _Replay
             self._older = True
-            if src.path not in self._migrated and self.is_own(src.key) and not src.count:
+            if src.path not in self._migrated and self.is_own(src.key) and whole:
                 self._migrated.add(src.path)  # once: the file is then read again
                 with contextlib.suppress(OSError, WriteError):
                     if migrate_file(src.path, self.state_dir, self._guard_for(src.path)):

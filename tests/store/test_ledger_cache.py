@@ -429,3 +429,32 @@ def test_an_undo_keeps_the_fold_for_the_next_start(
     got = list(led.states.items())
     (ws.state_dir / NAME).unlink()
     assert got == list(Ledger(ws.state_dir).states.items())
+
+
+@pytest.mark.parametrize("piece", [1, 200, 5_000])
+def test_a_ledger_read_a_piece_at_a_time_reads_as_one(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """Parsed a piece at a time (the memory a full replay takes stays small), a ledger
+    with broken, older-style and torn lines reads as it does at once."""
+    steps = [("older", "ledger.jsonl", 30, "approve", KEYS[1], 2), *[("undo", "", 31, "", "", 3)]]
+    _write(ws.state_dir, _lines(ws.state_dir, steps, 300, False))
+    with open(ws.state_dir / "ledger.jsonl", "a") as fh:
+        fh.write('{"broken": \n')
+    _append(ws, 5, start=400)
+    with open(ws.state_dir / "ledger.jsonl", "a") as fh:
+        fh.write('{"id": "torn", "at"')
+
+    def read(size: int) -> list[Any]:
+        monkeypatch.setattr(ledger_module, "_PIECE", size, raising=False)
+        led = Ledger(ws.state_dir, read=False)
+        led.refresh()
+        (ws.state_dir / NAME).unlink(missing_ok=True)
+        return [
+            list(led.states.items()),
+            [(e.as_record(), e.src, e.group) for e in led.entries],  # (slim or not)
+            [(t.id, t.status, t.seq, t.data) for t in led.txs.values()],
+            [str(d) for d in led.diagnostics],
+        ]
+
+    assert read(piece) == read(1 << 30)
