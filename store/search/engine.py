@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import groupby
 from typing import Any, Protocol
 
 import tantivy
@@ -369,7 +370,7 @@ class Engine:
 
         if not terms:
             everything = scoped(_and(must) if must else _records())
-            found, total = self._ranked(s, everything, [], limit)
+            found, total = self._ranked(s, everything, [], limit, count)
             return self._hits(s, q, found, everything, spans, limit), total, True
         if len(terms) == 1:
             exact = terms[0].whole(ex)
@@ -380,32 +381,32 @@ class Engine:
         start = _and([t.start(ex) for t in terms])
         classes = [(exact, PHRASE_W), (start, PREFIX_W), (_and([t.in_title() for t in terms]), 1)]
         if not count and any(t.midword for t in terms):
-            found, total = self._ranked(s, scoped(start), classes, limit)
+            found, total = self._ranked(s, scoped(start), classes, limit, count)
             if len(found) >= limit:  # the list is full: inside words can wait for the pause
                 return self._hits(s, q, found, None, spans, limit, terms), total, False
         strict = _and([_or([t.start(ex), *filter(None, [t.inside(ex)])]) for t in terms])
         classes.append((strict, SUBSTRING_W))
         last = scoped(strict)
-        found, total = self._ranked(s, last, classes, limit)
+        found, total = self._ranked(s, last, classes, limit, count)
         if total < limit and any(t.typo_tolerant for t in terms):
             typo = _and(
                 [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
             )
             last = scoped(typo)
-            found, total = self._ranked(s, last, classes, limit)
+            found, total = self._ranked(s, last, classes, limit, count)
         # capped while typing: the count is "about", and so a group's, its size (as above)
         groups = None if ex is not None and ex.capped else last
         return self._hits(s, q, found, groups, spans, limit, terms), total, True
 
     @staticmethod
     def _ranked(
-        s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int
+        s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int, exact: bool = True
     ) -> tuple[list[tuple[int, int, Any, int]], int]:
         """(tier, title bonus, address, group) of the best ``limit`` groups of ``matching``,
         and how many records match. One search: each class a constant score (the tiers
         hold one another, so a record's score says its tier and whether its title holds the
-        words); records of one score come in index order, the static rank (the index is
-        sorted by it)."""
+        words); records of one score in the order of their static rank (not ``exact``,
+        while typing: of those tantivy collected first, a segment before another)."""
         # a query given twice (a CJK string is its own prefix, and what matches) is asked
         # once, with the weights added
         weights: dict[int, list[Any]] = {id(matching): [matching, 0.0]}
@@ -416,29 +417,61 @@ class Engine:
             [(MUST, Q.const_score_query(*first))]
             + [(SHOULD, Q.const_score_query(c, w)) for c, w in weights.values()]
         )
-        more = limit + limit // 4 + 2  # a few more: near-identical wordings may join (_hits)
+
+        def scored(score: float) -> Any:
+            """The records of one score (the classes' weights are distinct bits)."""
+            rest = int(score - first[1])
+            return Q.boolean_query(
+                [(MUST, first[0])]
+                + [(MUST if rest & int(w) == int(w) else NOT, c) for c, w in weights.values()]
+            )
+
+        more = limit + limit // 2 + 2  # a few more: near-identical wordings may join (_hits)
+
+        def best(hits: list[tuple[float, Any]]) -> list[tuple[int, int, Any, int]]:
+            """The first ``more`` groups of ``hits`` (by score), of one score by rank."""
+            out: list[tuple[int, int, Any, int]] = []
+            seen: set[int] = set()
+            for score, part in groupby(hits, key=lambda h: h[0]):
+                addrs = [a for _s, a in part]
+                ranks, gists = (s.fast_field_values(f, addrs) for f in ("rank", "gist"))
+                tier = _tier(score) if classes else PREFIX
+                for k in sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True):
+                    g = gists[k]
+                    if g and g in seen:
+                        continue
+                    seen.add(g)
+                    out.append((tier, int(score) % 2, addrs[k], g or 0))
+                    if len(out) >= more:
+                        return out
+            return out
+
         want = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
         while True:
             # the best ``want`` records, a few per group: four times as many at each try
             # (one search each, not one per page: each search scores every match again)
             got = s.search(q, want, count=True)
-            addrs = [a for _r, a in got.hits]
-            out: list[tuple[int, int, Any, int]] = []
-            seen: set[int] = set()
-            for (score, a), g in zip(got.hits, s.fast_field_values("gist", addrs), strict=True):
-                if g and g in seen:
-                    continue
-                if g:
-                    seen.add(g)
-                tier = _tier(score) if classes else PREFIX
-                out.append((tier, int(score) % 2, a, g or 0))
+            hits = got.hits
+            if len(hits) < want or not exact:
+                out = best(hits)
+                if len(out) >= more or len(hits) < want:
+                    return out, got.count
+                want *= 4
+                continue
+            # tantivy breaks a tie of scores by segment, not by rank: the last score's
+            # records (maybe cut short) are asked for again, best rank first
+            cut = hits[-1][0]
+            hits = [h for h in hits if h[0] > cut]
+            n = want
+            while True:
+                ranked = s.search(scored(cut), n, count=False, order_by_field="rank")
+                out = best(hits + [(cut, a) for _r, a in ranked.hits])
                 if len(out) >= more:
+                    return out, got.count
+                if len(ranked.hits) < n:  # that score is done: lower ones are needed
                     break
-            if len(out) >= more or len(addrs) < want:
-                total = got.count
-                break
-            want *= 4
-        return out, total
+                n *= 4
+            want = 4 * (len(hits) + n)
 
     def _hits(
         self,

@@ -243,3 +243,23 @@ def test_a_sessions_project_follows_an_update_of_its_records() -> None:
     assert index.session("s1") == ("etl", "")
     index.update_files([("/ws/a.jsonl", None, None)])
     assert index.session("s1") == ("", "")
+
+
+def test_bigger_groups_first_whatever_the_segment_they_were_added_in() -> None:
+    """Each update is its own tantivy segment, and tantivy breaks a tie of scores by
+    segment (the one of most documents first): within a tier, the groups still come
+    biggest first."""
+    index = SearchIndex.open(None)
+    sizes = {"alpha": 2, "beta": 4, "gamma": 3, "delta": 5, "eps": 1, "zeta": 6}
+    for k, (word, n) in enumerate(sizes.items()):
+        path = f"/ws/{word}.jsonl"
+        recs = [record(path, i, ["limit", word], 1)._replace(gist=word) for i in range(n)]
+        # the bigger a file's group, the fewer its records (its segment comes later)
+        recs += [record(path, n + i, ["other"], 1)._replace(gist="") for i in range(20 - 3 * n)]
+        if k == 0:
+            index.rebuild({}, [(path, (1, 1), recs)])
+        else:
+            index.update_files([(path, (1, 1), recs)])
+    engine = Engine(index)
+    assert [h.count for h in engine.search("limit", 10).hits] == [6, 5, 4, 3, 2, 1]
+    assert [h.count for h in engine.search("", 10).hits][:5] == [6, 5, 4, 3, 2]
