@@ -48,7 +48,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 3
+SCHEMA = 4
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -72,7 +72,7 @@ def _schema() -> tantivy.Schema:
     b.add_text_field("g", tokenizer_name="whitespace", index_option="position")
     b.add_text_field("tw", tokenizer_name="hk_word", index_option="basic")
     b.add_text_field("tu", tokenizer_name="hk_cjk", index_option="basic")
-    for name in ("kind", "id", "path", "sid", "project", "facet"):
+    for name in ("kind", "id", "path", "project", "facet"):
         b.add_text_field(name, tokenizer_name="raw", index_option="basic")
     b.add_unsigned_field("day", indexed=True, fast=True)
     b.add_unsigned_field("gist", indexed=True, fast=True)
@@ -115,13 +115,13 @@ def date_number(text: str) -> int:
 
 
 def group_hash(rec: SearchRecord) -> int:
-    """The near-duplicate group of a record: its kind and gist (0: in no group, as a record
-    whose gist is empty once normalised: a lesson with neither title nor summary)."""
+    """The near-duplicate group of a record: its kind and gist, in 48 bits (0: in no group,
+    as a record whose gist is empty once normalised: a lesson with neither title nor summary)."""
     key = gist_key(rec.gist) if rec.gist else ""
     if not key:
         return 0
     data = f"{rec.kind}\x1f{key}".encode("utf-8", "surrogatepass")
-    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 63) - 1) or 1
+    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 48) - 1) or 1
 
 
 def index_text(rec: SearchRecord) -> str:
@@ -195,8 +195,9 @@ def record_from_json(raw: bytes) -> SearchRecord:
 
 
 def sid_hash(sid: str) -> int:
-    """A session id as a number (a fast field: the sessions of many records read at once)."""
-    return int.from_bytes(hashlib.blake2b(sid.encode(), digest_size=8).digest()) >> 1
+    """A session id as a number of 40 bits (a fast field: the sessions of many records read
+    at once; a term: a session's records)."""
+    return int.from_bytes(hashlib.blake2b(sid.encode(), digest_size=5).digest())
 
 
 def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.Document:
@@ -223,7 +224,6 @@ def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.D
         "rec": record_json(rec),
     }
     if rec.session_id:
-        fields["sid"] = rec.session_id
         fields["sidh"] = sid_hash(rec.session_id)
     if project:
         fields["project"] = project
@@ -431,7 +431,11 @@ class SearchIndex:
         got = self._session_memo.get(sid) if sid else ("", "")
         if got is None:
             project = outcome = ""
-            for r in self.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "sid", sid)):
+            for r in self.records_where(
+                tantivy.Query.term_query(SCHEMA_OBJ, "sidh", sid_hash(sid))
+            ):
+                if r.session_id != sid:  # (another session of the same 40-bit hash)
+                    continue
                 project = project or r.project
                 if r.kind == "report" and not outcome:
                     outcome = next((f[8:] for f in r.facets if f.startswith("outcome=")), "")

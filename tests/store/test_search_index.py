@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -123,11 +124,15 @@ def test_a_file_given_in_parts_ranks_as_given_whole() -> None:
     assert ids[0] == ids[1] and len(ids[0]) == 8
 
 
-def test_an_index_of_the_schema_before_is_removed_and_built_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["search-v2", "search-v3"])
+def test_an_index_of_the_schema_before_is_removed_and_built_again(
+    tmp_path: Path, name: str
+) -> None:
     """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
-    build read them): its index is not read, and goes."""
+    build read them), search-v3 hashed groups and sessions in 63 bits and indexed session
+    ids as text: their index is not read, and goes."""
     ws = write_ws(tmp_path, 3)
-    old = ws.state_dir / "search-v2"
+    old = ws.state_dir / name
     old.mkdir(parents=True)
     (old / "meta.json").write_text("{}", encoding="utf-8")
     engine, stats = open_index(ws)
