@@ -281,7 +281,6 @@ class SearchIndex:
         self.stamps: dict[str, Stamp] = {}
         """Identity of every file the index reflects (path → (size, mtime_ns))."""
         self.ident: dict[str, Any] = {}
-        self.version = 0
         self.builds = 0
         """Full builds made by this process (each one another vocabulary: ``vocab.Vocab``)."""
         self.new_terms: dict[str, set[str]] = {"w": set(), "c": set()}
@@ -368,7 +367,6 @@ class SearchIndex:
         w.commit()
         self._searcher = None
         self._session_memo = {}
-        self.version += 1
 
     def rebuild(
         self,

@@ -462,7 +462,7 @@ def records_for(
     records: Iterable[tuple[int, BaseModel]] = (),
     display: str = "",
 ) -> list[SearchRecord]:
-    """The search records of one loaded file (discussions are read here: the index drops them)."""
+    """The search records of one loaded file (a discussion's: :func:`discussion_record`)."""
     p = str(path)
     if kind in (Kind.SUMMARIES, Kind.LESSONS) or records:
         out = []
@@ -472,8 +472,6 @@ def records_for(
             elif isinstance(rec, SessionSummary):
                 out.append(summary_record(p, line, rec, display))
         return out
-    if kind is Kind.DISCUSSION:
-        return _discussion(path, display or path.name)
     if isinstance(doc, KptReport):
         return kpt_records(p, doc, path.stem)
     if isinstance(doc, Skill):
@@ -491,19 +489,6 @@ def records_for(
     if isinstance(doc, Piece):
         return piece_records(path, doc)
     return []
-
-
-def _discussion(path: Path, display: str) -> list[SearchRecord]:
-    from store.read.diagnostics import DiagnosticSink
-    from store.read.metadata_block import parse_reply
-    from store.read.textio import read_text
-
-    sink = DiagnosticSink(display)
-    raw = read_text(path, sink)
-    if raw.text is None:
-        return []
-    reply = parse_reply(raw.text, sink)
-    return [discussion_record(path, display, reply.body, reply.block)]
 
 
 def load_records(
