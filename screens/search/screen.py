@@ -287,7 +287,8 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         self.query_one("#search-status", Static).update(count_line(result), layout=False)
 
     def row(self, hit: Hit) -> Row:
-        return hit_row(hit, hit_project(hit, self.search.index), hit_state(hit, self.index))
+        project = hit_project(hit, self.search.index, self.index)
+        return hit_row(hit, project, hit_state(hit, self.index))
 
     # -- the preview --------------------------------------------------------------
 
@@ -325,7 +326,7 @@ class SearchScreen(EvidenceFilter, Screen[None]):
                 hit,
                 name=self.index.located_key(rec.id, rec.path) if rec.kind in SECTIONS else rec.id,
                 where=f"{self.index.ws.display(Path(rec.path))}:{resolve_line(rec)}",
-                project=hit_project(hit, index),
+                project=hit_project(hit, index, self.index),
                 state=hit_state(hit, self.index),
                 terms=list(self.result.query.terms) if self.result and self.result.query else [],
                 others=index.group_records(hit, 20) if hit.count > 1 and index else None,

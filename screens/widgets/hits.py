@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content, Span
 
+from store.index.sessions import session_key
 from store.models.kpt_terms import SECTIONS
 from store.read.textsafe import printable
 from store.search.text import highlight_spans
@@ -110,13 +111,17 @@ def hit_row(hit: Hit, project: str, state: str) -> Row:
     )
 
 
-def hit_project(hit: Hit, index: Engine | None) -> str:
+def hit_project(hit: Hit, index: Engine | None, listed: WorkspaceIndex | None = None) -> str:
     """The record's project, or its session's (a KPT report names none: its session's
-    summary or lessons do — what ``project:`` filters on)."""
+    summary or lessons do — what ``project:`` filters on): the ``listed`` session's, in
+    memory, else a search of the index's."""
     rec = hit.record
-    if rec.project or index is None or not rec.session_id:
+    if rec.project or not rec.session_id:
         return rec.project
-    return index.sessions.get(rec.session_id, ("", ""))[0]
+    session = listed.sessions.get(session_key(rec.session_id, "")) if listed else None
+    if session is not None and session.project:
+        return session.project
+    return index.sessions.get(rec.session_id, ("", ""))[0] if index is not None else ""
 
 
 def hit_state(hit: Hit, index: WorkspaceIndex) -> str:

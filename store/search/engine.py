@@ -107,6 +107,8 @@ class SearchResult:
     elapsed: float = 0.0
     text: str = ""
     counted: bool = True
+    """Everything counted; ``False`` while typing when the total is "about" or a group's
+    ×N is its size (the count follows at the pause)."""
 
 
 # -- queries -----------------------------------------------------------------------------------
@@ -310,17 +312,18 @@ class Engine:
         s = self.index.searcher()
         try:
             filt = self._filters(s, q.filters, ledger)
-            hits, total, counted = self._search(s, q, filt, limit, spans, count)
+            hits, total, exact = self._search(s, q, filt, limit, spans, count)
         except ValueError:  # a query tantivy cannot run (a regex too large): nothing found
-            hits, total, counted = [], 0, True
+            hits, total, exact = [], 0, True
         return SearchResult(
             q,
             hits,
             total,
-            exact=counted,
+            exact=exact,
             elapsed=time.perf_counter() - t0,
             text=raw,
-            counted=counted,
+            # while typing, a group's ×N is its size: its matches are counted at the pause
+            counted=exact and (count or all(h.count == 1 for h in hits)),
         )
 
     # -- tiers ---------------------------------------------------------------------------
@@ -330,10 +333,10 @@ class Engine:
     ) -> tuple[list[Hit], int, bool]:
         terms = [t for t in map(analyse, dict.fromkeys(q.terms)) if t is not None]
         ex = None if count else self._expansion()
-        hits, total, counted = self._tiers(s, q, terms, filt, limit, spans, count, ex)
+        hits, total, exact = self._tiers(s, q, terms, filt, limit, spans, count, ex)
         if ex is not None and ex.capped:  # some word stood for more terms than were asked
             return hits, ex.estimate(total, len(self.index)), False
-        return hits, total, counted
+        return hits, total, exact
 
     def vocabulary(self) -> Vocab:
         """The index's terms, read when first needed (and after each build)."""
@@ -371,7 +374,7 @@ class Engine:
         if not terms:
             everything = scoped(_and(must) if must else _records())
             found, total = self._ranked(s, everything, [], limit, count)
-            return self._hits(s, q, found, everything, spans, limit), total, True
+            return self._hits(s, q, found, everything if count else None, spans, limit), total, True
         if len(terms) == 1:
             exact = terms[0].whole(ex)
         elif all(t.kind == "word" for t in terms) and q.free == " ".join(t.text for t in terms):
@@ -394,8 +397,7 @@ class Engine:
             )
             last = scoped(typo)
             found, total = self._ranked(s, last, classes, limit, count)
-        # capped while typing: the count is "about", and so a group's, its size (as above)
-        groups = None if ex is not None and ex.capped else last
+        groups = last if count else None  # (while typing, a group's size)
         return self._hits(s, q, found, groups, spans, limit, terms), total, True
 
     @staticmethod

@@ -184,6 +184,21 @@ def test_group_count_counts_only_members_that_match_the_filters() -> None:
     assert [h.count for h in result.hits] == [2]
 
 
+def test_while_typing_a_groups_count_is_left_for_the_pause() -> None:
+    """Typed (``count=False``), the members of a group that match are not counted: the
+    result says so (the search screen counts them when the typing pauses), its total is
+    exact; counted, the group's ×N is its members that match."""
+    index = build(
+        rec("lesson", "a", "Pin the node version", project="c:/work/api"),
+        rec("lesson", "b", "Pin the node version", project="/srv/web"),
+        rec("lesson", "c", "pin the Node version.", project="c:/work/api"),
+    )
+    typed = index.search("pin node project:api", 10, count=False)
+    assert not typed.counted and typed.exact and typed.total == 2
+    counted = index.search(typed.query or "", 10)
+    assert counted.counted and [h.count for h in counted.hits] == [2]
+
+
 # -- filters --------------------------------------------------------------------------------
 
 

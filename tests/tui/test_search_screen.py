@@ -216,6 +216,31 @@ async def test_the_preview_shows_the_record_literally(demo_root: Path) -> None:
         assert app.is_running
 
 
+async def test_a_groups_count_shown_while_typing_is_made_exact_at_the_pause(
+    demo_root: Path,
+) -> None:
+    """A learning recorded three times, twice in the project asked for: once the typing
+    pauses, its row says ×2 (while typing it may say how many the group holds)."""
+    with open(demo_root / "lessons/ai/lessons.jsonl", "a", encoding="utf-8") as fh:
+        for n, project in enumerate(("c:/work/quokka-api", "/srv/web", "c:/work/quokka-api")):
+            lesson = {
+                "id": f"ll-ai-20261122-00{n + 1}",
+                "date": "2026-11-22T10:00:00",
+                "type": "ai_trial_error",
+                "project": project,
+                "title": "Warm the wombat cache before the first request",
+            }
+            fh.write(json.dumps(lesson) + "\n")
+    app = make_app(demo_root)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_search(pilot)
+        await typed(pilot, screen, "wombat project:quokka")
+        result = await counted(pilot, screen)
+        await settled(pilot)
+        assert [h.count for h in result.hits] == [2]
+        assert [cells[2] for _key, cells in table(screen)._rows] == [Content("×2")]
+
+
 @pytest.mark.parametrize(
     ("query", "screen_type"),
     [
