@@ -37,7 +37,7 @@ from store.search.text import (
     word_parts,
     word_run,
 )
-from store.search.vocab import Expansion, Vocab
+from store.search.vocab import NOTHING, Expansion, Vocab
 
 PHRASE, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
 #: Constant scores of the tiers (each holds the ones before it) and the title bonus (1).
@@ -120,16 +120,21 @@ def esc(text: str) -> str:
 
 
 def _and(qs: Sequence[Any]) -> Any:
+    if any(q is NOTHING for q in qs):
+        return NOTHING
     return qs[0] if len(qs) == 1 else Q.boolean_query([(MUST, q) for q in qs])
 
 
 def _or(qs: Sequence[Any]) -> Any:
+    qs = [q for q in qs if q is not NOTHING]
     if not qs:
-        return Q.empty_query()
+        return NOTHING
     return qs[0] if len(qs) == 1 else Q.boolean_query([(SHOULD, q) for q in qs])
 
 
 def _without(q: Any, *nots: Any) -> Any:
+    if q is NOTHING:
+        return NOTHING
     return Q.boolean_query([(MUST, q), *((NOT, n) for n in nots if n is not None)])
 
 
@@ -265,7 +270,7 @@ def _contains(text: str) -> Any:
         return _and([_contains(w) for w in words])
     term = analyse(text)
     if term is None:
-        return Q.empty_query()
+        return NOTHING
     if term.kind == "word":
         return _re("w", ".*" + esc(text) + ".*")
     if term.kind == "compound":
@@ -409,6 +414,8 @@ class Engine:
         hold one another, so a record's score says its tier and whether its title holds the
         words); records of one score in the order of their static rank (not ``exact``,
         while typing: of those tantivy collected first, a segment before another)."""
+        if matching is NOTHING:  # a word typed that no term of the index holds: not searched
+            return [], 0
         # a query given twice (a CJK string is its own prefix, and what matches) is asked
         # once, with the weights added
         weights: dict[int, list[Any]] = {id(matching): [matching, 0.0]}

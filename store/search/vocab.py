@@ -22,6 +22,8 @@ from store.search.index import SCHEMA_OBJ
 
 #: The most terms one word of the query stands for while typing.
 CAP = 256
+#: The query of a word no term stands for (this object: what holds it is not searched).
+NOTHING = tantivy.Query.empty_query()
 #: Terms beyond this many are not sorted by frequency (see :meth:`Expansion._pick`).
 SORT_MAX = 4096
 FIELDS = ("w", "c")
@@ -111,9 +113,7 @@ class Expansion:
         if got is None:
             terms = self.inside(fld, text) if inside else self.prefixed(fld, text, ends)
             got = self.queries[key] = (
-                tantivy.Query.term_set_query(SCHEMA_OBJ, fld, terms)
-                if terms
-                else tantivy.Query.empty_query()
+                tantivy.Query.term_set_query(SCHEMA_OBJ, fld, terms) if terms else NOTHING
             )
         return got
 

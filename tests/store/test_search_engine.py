@@ -578,6 +578,20 @@ def test_answers_typed_a_key_at_a_time_are_those_of_a_fresh_index() -> None:
             assert (got.total, got.exact) == (fresh.total, fresh.exact), query[:n]
 
 
+def test_typed_words_no_term_holds_find_what_a_counted_search_finds() -> None:
+    """While typing, a word no term of the index begins or holds (a typo) is not searched
+    for by itself: the typo-tolerant tier answers as a counted search does, key by key."""
+    index = build(*(rec("lesson", f"l{i}", t) for i, t in enumerate(TYPED_WORDS * 3)))
+    for query in ("migraton scrpit", "rate limti", "confgi rate", "qzx rate", "-qzx rate"):
+        for n in range(1, len(query) + 1):
+            typed = index.search(query[:n], 50, count=False)
+            counted = index.search(query[:n], 50)
+            assert [(h.id, h.tier) for h in typed.hits] == [(h.id, h.tier) for h in counted.hits], (
+                query[:n]
+            )
+            assert typed.total == counted.total, query[:n]
+
+
 def test_a_typed_word_gathers_them_when_the_list_is_not_full() -> None:
     """When the records holding the word at a word start do not fill the list (here: they
     are all one group), the ones holding it inside words are gathered after all: the
