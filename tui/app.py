@@ -98,6 +98,10 @@ class HurikaeriApp(App[None]):
         #: files agents load changed since the last review (the header's count, #45)
         self.changed_count = 0
         self._change_watch: ChangeWatch | None = None
+        #: the ledger when its lines were last told (a teammate's other transactions are
+        #: news, another revision a review change): another refresh, the changes poll's,
+        #: may read a new line before the watcher's batch comes
+        self._told: tuple[set[str], int] = (set(), 0)
         self._polling = threading.Lock()
 
     def on_mount(self) -> None:
@@ -174,6 +178,7 @@ class HurikaeriApp(App[None]):
                     screen.show_progress(None, None)
             self.broadcast(Change(initial=True))
             if self.watch_files:
+                self._told = (self.index.ledger.tx_ids(), self.index.ledger.revision)
                 self.watch_workspace_files()
                 self.set_interval(CHANGES_EVERY, self.poll_changes)
             if self._save_timer is None:  # once, however often the workspace is reloaded
@@ -230,9 +235,11 @@ class HurikaeriApp(App[None]):
         ledger_paths = {p for p in paths if ledger.is_ledger_file(p)}
         if ledger_paths:  # ledger.jsonl, or any reviewer's ledger a sync brought
             paths -= ledger_paths
-            known = ledger.tx_ids()
-            review = await asyncio.to_thread(ledger.refresh) or review
+            await asyncio.to_thread(ledger.refresh)
+            known, revision = self._told
+            review = review or ledger.revision != revision
             news = ledger.news(known)
+            self._told = (ledger.tx_ids(), ledger.revision)
             if news:
                 self.notify("\n".join(news), title="From your team", markup=False)
         before = self.index.kinds  # replaced, never changed, by the update

@@ -107,6 +107,26 @@ async def test_another_reviewers_decision_shows_live_with_who_decided(team_root:
         assert app.index.ledger.state(keep1).contested  # still Bob's and mine
 
 
+async def test_a_decision_read_first_by_another_refresh_is_still_told(team_root: Path) -> None:
+    """The changes poll refreshes the same ledger in its thread: a teammate's line it reads
+    before the watcher's batch comes is news all the same, and the open session shows it
+    (the notice was lost about 1 run in 3)."""
+    app = make_app(team_root, watch=True)
+    keep1 = f"{REPORT}/keep-001"
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_session(pilot, app)
+        items = screen.query_one("#items", VirtualTable)
+        await watching(pilot)
+        before = row_text(items, keep1)
+        bob = Ledger(team_root / ".hurikaeri", who=BOB)
+        decide_keys(Workspace(team_root, Config()), [keep1], "reject", "", ledger=bob)
+        app.index.ledger.refresh()  # as the poll would, before the loop takes the batch
+        await until(pilot, lambda: bool(team_notices(app)))
+        assert team_notices(app) == [f"{BOB}: reject {keep1}"]
+        await until(pilot, lambda: row_text(items, keep1) != before)
+        assert "reject" in row_text(items, keep1)
+
+
 async def test_a_form_stays_open_when_its_sessions_files_vanish(tmp_path: Path) -> None:
     """A pull removes the session's report while the person types in the item form: the
     form (and what was typed) stays; the session screen closes, saying why, once the form
