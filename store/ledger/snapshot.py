@@ -150,7 +150,7 @@ def load(state_dir: Path, team: bool, local: str) -> Fold | None:
     """The kept fold, when it is this version's, signed here for this state directory, and
     every file it read still starts with the bytes it read (``None``: replay)."""
     try:
-        with open(state_dir / NAME, "rb") as fh:
+        with open_ledger(state_dir / NAME) as fh:  # never a FIFO, never through a link
             head = json.loads(fh.readline())
             raw = fh.read()
         want = _head(hashlib.sha256(raw).hexdigest())

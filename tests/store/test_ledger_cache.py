@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -458,3 +459,30 @@ def test_a_ledger_read_a_piece_at_a_time_reads_as_one(
         ]
 
     assert read(piece) == read(1 << 30)
+
+
+@pytest.mark.parametrize("what", ["fifo", "link"])
+def test_a_fifo_or_link_in_place_of_the_kept_fold_is_not_read(
+    ws: Workspace, parsed: list[int], tmp_path: Path, what: str
+) -> None:
+    """Anyone can write into ``.hurikaeri/``: a FIFO there would block every start and
+    command, a link would read a file elsewhere. Neither is opened; every line is read."""
+    whole = Ledger(ws.state_dir).states
+    kept = ws.state_dir / NAME
+    elsewhere = tmp_path / "elsewhere.json"
+    shutil.copyfile(kept, elsewhere)  # a fold that would hold, through the link
+    kept.unlink()
+    if what == "fifo":
+        os.mkfifo(kept)
+    else:
+        kept.symlink_to(elsewhere)
+    parsed[0] = 0
+    got: list[Any] = []
+    reader = threading.Thread(target=lambda: got.append(Ledger(ws.state_dir).states), daemon=True)
+    reader.start()
+    reader.join(60)  # a bound for a failing run only: a blocked open never returns
+    if reader.is_alive() and what == "fifo":  # let the blocked open go, then fail
+        os.close(os.open(kept, os.O_WRONLY | os.O_NONBLOCK))
+    assert not reader.is_alive(), "the start blocked on the kept fold's path"
+    assert got == [whole]
+    assert parsed[0] >= 60  # every line read, not the fold behind the link
