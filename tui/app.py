@@ -235,11 +235,9 @@ class HurikaeriApp(App[None]):
         ledger_paths = {p for p in paths if ledger.is_ledger_file(p)}
         if ledger_paths:  # ledger.jsonl, or any reviewer's ledger a sync brought
             paths -= ledger_paths
-            await asyncio.to_thread(ledger.refresh)
             known, revision = self._told
-            review = review or ledger.revision != revision
-            news = ledger.news(known)
-            self._told = (ledger.tx_ids(), ledger.revision)
+            news, self._told = await asyncio.to_thread(self._read_news, known)
+            review = review or self._told[1] != revision
             if news:
                 self.notify("\n".join(news), title="From your team", markup=False)
         before = self.index.kinds  # replaced, never changed, by the update
@@ -253,6 +251,14 @@ class HurikaeriApp(App[None]):
             self.broadcast(
                 Change(frozenset(changed), frozenset(removed), frozenset(kinds), review=review)
             )
+
+    def _read_news(self, known: set[str]) -> tuple[list[str], tuple[set[str], int]]:
+        """The ledger read on (in a thread: it may read every line): what teammates did
+        that ``known`` does not hold, and the ledger as told now."""
+        ledger = self.index.ledger
+        with ledger.lock:
+            ledger.refresh()
+            return ledger.news(known), (ledger.tx_ids(), ledger.revision)
 
     async def on_files_written(self, event: FilesWritten) -> None:
         for p in event.paths:
