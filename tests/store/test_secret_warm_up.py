@@ -1,6 +1,7 @@
-"""The secret scanner's rules load on a thread ahead of the first scan (``warm_up``, which
-``import-wrapup`` and the app start at launch): once per process, the scan waits for it, and a library
-that cannot be loaded is reported by the scan that needs it, not by the thread."""
+"""The secret scanner's rules load on a thread ahead of the first scan (``warm_up``, which the
+app starts at launch and ``import-wrapup`` once it has a record to write): once per process,
+the scan waits for it, and a library that cannot be loaded is reported by the scan that needs
+it, not by the thread."""
 
 from __future__ import annotations
 
