@@ -12,7 +12,7 @@ from store.config import load_config
 from store.workspace import Workspace
 from tui.cli import ui
 from tui.cli.errors import PROG, SubjectError, failed
-from tui.cli.parser import build_parser
+from tui.cli.parser import parse
 from tui.visible_output import visible_output
 
 #: The commands that decide or write as a person does: refused inside an agent's session
@@ -25,7 +25,7 @@ PERSON_ONLY = frozenset(
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = parse(argv)
         if args.command == "import-wrapup":  # reads no YAML: the loader is looked for only
             from importlib.util import find_spec
 
