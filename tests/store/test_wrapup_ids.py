@@ -212,3 +212,24 @@ def test_an_id_far_from_its_key_still_counts(tmp_path: Path, gap: str) -> None:
     ai.write_text("{" + key + '"ll-ai-20260223-001", "title": "far"}\n', encoding="utf-8")
     plan = import_wrapup(Workspace(tmp_path), EXAMPLE)
     assert plan.ai_lessons[0]["id"] == "ll-ai-20260223-002"
+
+
+@pytest.mark.parametrize(
+    "dump",
+    [
+        lambda r: json.dumps(r, ensure_ascii=False),
+        lambda r: json.dumps(r),  # non-ASCII escaped
+        lambda r: json.dumps(r, ensure_ascii=False, separators=(" , ", " :\t")),
+    ],
+    ids=["utf-8", "escaped", "spaced"],
+)
+def test_a_retry_finds_its_session_however_its_lines_are_written(tmp_path: Path, dump: Any) -> None:
+    ws = Workspace(tmp_path)
+    data = {**json.loads(EXAMPLE), "session_id": "세션-1"}
+    first = import_wrapup(ws, json.dumps(data))
+    for path in (first.summary_path, first.user_path, first.ai_path):
+        path.write_text("".join(dump(r) + "\n" for r in _lines(path)), encoding="utf-8")
+    assert import_wrapup(ws, json.dumps(data)).already_imported
+    # a session whose id is part of another's is another session
+    again = import_wrapup(ws, json.dumps({**data, "session_id": "세션-"}))
+    assert not again.already_imported and not again.present
