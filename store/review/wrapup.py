@@ -232,10 +232,14 @@ MAX_INPUT_DEPTH = 64
 
 
 def _existing(
-    path: Path, session_id: str | None, records: list[tuple[str, dict[str, Any]]], day: str
+    path: Path,
+    session_id: str | None,
+    records: list[tuple[str, dict[str, Any]]],
+    day: str,
+    digest: bool = True,
 ) -> _Existing:
     """What a file lines are appended to holds, after checking it can take a line; mapped, not
-    read (a gigabyte costs page cache, not memory)."""
+    read (a gigabyte costs page cache, not memory). ``digest``: hashed beside the search."""
     try:
         st = os.stat(path)
         check_regular(st, MAX_JSONL_BYTES)
@@ -254,10 +258,10 @@ def _existing(
         settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            digest = _Digest(fd) if settled else None
+            hashing = _Digest(fd) if settled and digest else None
             found = _scan(data, session_id, records, day)
-        if digest is not None:
-            found.seen, found.digest = _identity(st), digest
+        if hashing is not None:
+            found.seen, found.digest = _identity(st), hashing
         return found
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
@@ -508,12 +512,18 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
             }
             _add_extras(record, les.model_extra)
             out.append(record)
+    # the summaries file comes first: once it has a record to write, the lessons files are
+    # hashed as they are searched and the secret rules load meanwhile (an import retried
+    # writes nothing: no digest, no scan)
+    writes = False
     for path, records in _by_file(plan).items():
-        found = _existing(path, model.session_id, records, day)
+        found = _existing(path, model.session_id, records, day, digest=writes)
         plan.existing[path] = found
         _assign(records, found, day, plan.present)
-        if scan and not all(r["id"] in plan.present for _, r in records):
-            warm_up()  # the summaries file comes first: the lessons are searched meanwhile
+        if not writes and not all(r["id"] in plan.present for _, r in records):
+            writes = True
+            if scan:
+                warm_up()
     return plan
 
 
