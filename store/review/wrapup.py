@@ -93,33 +93,13 @@ class _Existing:
     #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
     #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
     seen: tuple[int, int, int, int, int] | None = None
-    #: the SHA-256 of those bytes, worked out beside the search when the file had settled
-    #: (the transaction's record of the file needs it)
-    digest: _Digest | None = None
+    #: the SHA-256 of those bytes (a ``hashlib`` object), worked out beside the search when
+    #: the file had settled and the import writes (the transaction's record needs it)
+    digest: Any = None
 
     def hashed(self, st: os.stat_result) -> Any:
-        """The digest of the file read (a ``hashlib`` object), if ``st`` shows it is that file
-        unchanged."""
-        if self.digest is None or self.seen != _identity(st):
-            return None
-        self.digest.join()
-        return self.digest.sha
-
-
-class _Digest(threading.Thread):
-    """A file's SHA-256 on a thread with a map of its own (hashing lets go of the
-    interpreter: a second core hashes while this one searches, and an import that writes
-    nothing never waits for it)."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__(name="wrapup-digest", daemon=True)
-        self.sha = hashlib.sha256()
-        self._data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-        self.start()
-
-    def run(self) -> None:
-        with self._data:
-            self.sha.update(self._data)
+        """The digest of the file read, if ``st`` shows it is that file unchanged."""
+        return self.digest if self.seen is not None and self.seen == _identity(st) else None
 
 
 def _content_key(rec: dict[str, Any]) -> str:
@@ -258,10 +238,18 @@ def _existing(
         settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            hashing = _Digest(fd) if settled and digest else None
-            found = _scan(data, session_id, records, day)
-        if hashing is not None:
-            found.seen, found.digest = _identity(st), hashing
+            # hashing lets go of the interpreter: a second core hashes while this one searches
+            sha = hashlib.sha256() if settled and digest else None
+            hashing = threading.Thread(target=sha.update, args=(data,)) if sha else None
+            if hashing is not None:
+                hashing.start()
+            try:
+                found = _scan(data, session_id, records, day)
+            finally:
+                if hashing is not None:
+                    hashing.join()  # before the map is closed
+        if settled:
+            found.seen, found.digest = _identity(st), sha
         return found
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
