@@ -1,13 +1,9 @@
 """The files of a transaction: planned changes, backups, writing, and where a file stands.
 
-An action plans each file as a :class:`FileWrite`; the transaction prepares them all, keeps
-backups under ``.hurikaeri/backups/<tx>/`` and records them in its ``begin`` line (a *file
-record*: what tells later whether the file is as the transaction left it, :func:`where`, and
-how to turn it back or forward, :func:`back_write`, :func:`forward_write`). Four kinds:
-``replace`` (the whole file), ``append`` (lines added at the end of a file other programs
-append to), ``truncate`` (the undo of an append), and ``record`` (one JSONL record rewritten,
-removed or put back, found again by its bytes, so edits of other records never stand in the
-way).
+Each file's *record* in the ``begin`` line tells later where it stands (:func:`where`) and how
+to turn it back or forward. Four kinds: ``replace`` (the whole file), ``append`` (lines added
+to a file others append to), ``truncate`` (its undo), ``record`` (one JSONL record, found again
+by its bytes, so edits of other records never stand in the way).
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ import hashlib
 import json
 import os
 import stat
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +26,10 @@ from store.write.atomic import (
     WriteError,
     atomic_write,
     fsync_dir,
+    make_dir,
     open_locked,
     resolve_target,
+    whole_lines,
     write_error,
 )
 from store.write.jsonl_edit import pad_to, replace_span
@@ -67,7 +64,7 @@ class FileWrite:
     guard: Guard
     how: How = "replace"
     #: which kind of action created the file (what an undo may delete; see
-    #: :class:`store.write.policy.Creatable`)
+    #: :func:`store.write.policy.created_by_an_action`)
     created_by: str | None = None
     expect: Expect | None = None
     offset: int = 0
@@ -129,8 +126,8 @@ def read_file(path: Path) -> bytes | None:
 
 
 def kept_path(ws: Workspace, name: object) -> Path | None:
-    """Where a copy a file record names is: only ever inside the state directory's
-    backups (``None`` otherwise, or when there is none): the ledger lies in the workspace."""
+    """Where a copy a file record names is, only ever inside the backups (``None`` otherwise):
+    the ledger lies in the workspace."""
     if not name or not isinstance(name, str):
         return None
     backups = os.path.realpath(ws.state_dir / BACKUPS)
@@ -151,18 +148,24 @@ def record_path(ws: Workspace, rec: dict[str, Any]) -> Path:
     return p if p.is_absolute() else ws.root / p
 
 
+def _feed(h: Any, fd: int, pos: int, n: int) -> int:
+    """Hash the open file's bytes from ``pos`` up to ``n`` into ``h``; where it stopped."""
+    while pos < n:
+        chunk = os.pread(fd, min(_CHUNK, n - pos), pos)
+        if not chunk:
+            break
+        h.update(chunk)
+        pos += len(chunk)
+    return pos
+
+
 def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
     """SHA-256 of the first ``n`` bytes of the open file, for each ``n`` (one pass)."""
-    h = hashlib.sha256()
-    out: dict[int, str] = {}
-    pos = 0
+    h, out, pos = hashlib.sha256(), {}, 0
     for n in sorted(set(sizes)):
-        while pos < n:
-            chunk = os.pread(fd, min(_CHUNK, n - pos), pos)
-            if not chunk:
-                return out
-            h.update(chunk)
-            pos += len(chunk)
+        pos = _feed(h, fd, pos, n)
+        if pos < n:
+            break
         out[n] = h.hexdigest()
     return out
 
@@ -171,9 +174,8 @@ def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
 
 
 def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
-    """Check one planned change against the file as it is now (the transaction lock is
-    held): the guard, and that the file is still what the action read. Appends and
-    truncations keep the file open and locked until the transaction ends."""
+    """Check one planned change against the file now (under the transaction lock): the guard,
+    and that it is still what the action read. Appends and truncations keep it open, locked."""
     real = resolve_target(fw.path)
     fw.guard(real)
     rec: dict[str, Any] = {"path": ws.display(fw.path), "how": fw.how}
@@ -213,8 +215,11 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
     p = Prepared(fw, real, rec)
     p.fd = _open_locked(real)
     try:
-        if fw.how == "append" and p.fd >= 0:
-            _wait_for_whole_line(p.fd, real)
+        if fw.how == "append" and p.fd >= 0 and not whole_lines(p.fd):
+            raise WriteError(
+                f"{real}: the last line is unfinished (another program may be writing it); "
+                "nothing was appended"
+            )
         if fw.how == "append" and fw.compose is not None:
             fw.after = fw.compose(p.fd)
         tail = (fw.after if fw.how == "append" else fw.before) or b""
@@ -259,45 +264,19 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
     return p
 
 
-def _wait_for_whole_line(fd: int, real: Path) -> None:
-    """An append never glues onto a line another program is still writing: its last line
-    is waited for briefly, then the append is refused."""
-    for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
-        if delay:
-            time.sleep(delay)
-        size = os.fstat(fd).st_size
-        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-            return
-    raise WriteError(
-        f"{real}: the last line is unfinished (another program may be writing it); "
-        "nothing was appended"
-    )
-
-
 def _hasher(fd: int, n: int) -> Any:
     h = hashlib.sha256()
-    pos = 0
-    while pos < n:
-        chunk = os.pread(fd, min(_CHUNK, n - pos), pos)
-        if not chunk:
-            break
-        h.update(chunk)
-        pos += len(chunk)
+    _feed(h, fd, 0, n)
     return h
 
 
 def _open_locked(real: Path, *, create: bool = False) -> int:
-    """The file open for appending and truncating, under the advisory lock our writers of
-    one file share (:func:`store.write.atomic.open_locked`: never a link, FIFO or
-    hard-linked file, the lock waited for at most ``LOCK_TIMEOUT``). -1 when there is no
-    such file; ``create``: made now (it must not exist, else a conflict)."""
+    """The file open and locked (:func:`store.write.atomic.open_locked`) for appending and
+    truncating; -1 when there is none; ``create``: made now (it must not exist)."""
     if not create and not os.path.lexists(real):
         return -1
     if create:
-        try:
-            real.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise write_error(exc, real.parent) from exc
+        make_dir(real.parent)
     fd = open_locked(real, real, create=create, what="written")
     if create and os.fstat(fd).st_size:
         os.close(fd)  # another program created it meanwhile
@@ -529,9 +508,8 @@ def _digests(path: Path, head: int) -> tuple[int | None, str | None, str | None]
 
 
 def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standing:
-    """Is the file as the record's transaction found it, as it left it, or neither?
-    ``content=False``: only that, hashed in chunks without keeping the file (``now`` is
-    ``None``), for the history's state of every transaction of a 36 MB lessons file."""
+    """Is the file as the record's transaction found it, left it, or neither? ``content=False``:
+    hashed in chunks, not kept (the history's state of each transaction of a 36 MB file)."""
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
     # sizes as a whole number (0 otherwise): a teammate's line is any JSON, not a crash
@@ -652,10 +630,8 @@ def _all(data: bytes, needle: bytes) -> list[int]:
 
 
 def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool, action: str) -> Guard:
-    """What an undo, redo or roll-back of a record of an ``action`` transaction may write:
-    only what that action may write now (:func:`store.write.policy.action_writes`), and
-    deleting only a file an action of that kind creates (the ledger lies in the
-    workspace: a line must not lead anywhere its action could not go)."""
+    """What an undo, redo or roll-back of an ``action`` record may write: what that action may
+    write now, deleting only a file such an action creates (a line must not lead elsewhere)."""
     allowed = action_writes(ws, action)
     creatable = created_by_an_action(ws)
     kind = rec.get("created_by")
@@ -789,9 +765,7 @@ def _turn(
 
 
 def kept_side(ws: Workspace, rec: dict[str, Any], side: Literal["before", "after"]) -> bytes | None:
-    """The bytes of one side of a record, as far as they are kept (for diffs): the whole
-    file (replace), the record (record), or the lines added or taken off (append,
-    truncate: the other side is empty)."""
+    """The bytes of one side of a record as kept, for diffs (append, truncate: the lines only)."""
     how = rec.get("how") or "replace"
     if how in ("replace", "record"):
         return read_kept(ws, rec.get("backup" if side == "before" else "written"))

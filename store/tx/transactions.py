@@ -1,18 +1,10 @@
 """One model for every write (docs/architecture.md): apply, recover, undo, redo, history.
 
-:func:`apply` runs a :class:`TxPlan` under the workspace's lock (``.hurikaeri/tx.lock``):
-every file checked against what the action read, both sides kept under
-``.hurikaeri/backups/<tx>/``, a ``begin`` line naming each file with its hashes, the writes,
-then ``commit`` (or, when a write fails, the files put back and ``abort``). A transaction
-that writes no file is one ``commit`` line. :func:`recover` rolls back what a killed process
-left open. :func:`undo` and :func:`redo` are transactions too: every file restored byte for
-byte, or :class:`UndoRefused` naming the file that changed since.
-
-The ledger is a record, never a licence to write: recovery, undo and redo act only on the
-local reviewer's transactions whose lines this machine signed (:meth:`Ledger.is_ours`) and
-whose files and kept copies match their hashes, where the action may write now; anything
-else is :data:`NOT_OURS`. An undo without an id takes back the newest change only when this
-channel (app, terminal, script) made it.
+:func:`apply` runs a :class:`TxPlan` under ``.hurikaeri/tx.lock``: files checked against what
+the action read, both sides kept under ``backups/<tx>/``, ``begin``, the writes, ``commit``
+(or the files put back and ``abort``). The ledger is a record, never a licence to write:
+recovery, undo and redo act only on this machine's signed lines (:meth:`Ledger.is_ours`)
+whose files and copies match their hashes, where the action may write now.
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -83,9 +75,7 @@ class UndoRefused(ReviewError):
 
 @dataclass(slots=True)
 class Effect:
-    """A change of review state a transaction makes when it commits (folded by the ledger
-    like a decision line: ``approve``, ``reject``, ``reopen``, ``edit``, ``promote``,
-    ``archive``, ``restore``)."""
+    """A change of review state a transaction makes when it commits (folded like a decision)."""
 
     op: str
     target: str
@@ -128,14 +118,9 @@ class FileView:
     record: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
-            "change": self.change,
-            "before_sha256": self.before_sha256,
-            "after_sha256": self.after_sha256,
-        }
-        if self.record:
-            out["record"] = self.record
+        out = asdict(self)
+        if not self.record:
+            del out["record"]
         return out
 
 
@@ -264,10 +249,8 @@ def tx_lock(ws: Workspace) -> Iterator[None]:
 
 
 def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxResult:
-    """Carry out one transaction (see the module's docstring). Raises before anything is
-    written when a file is refused or changed since it was read
-    (:class:`~store.write.atomic.ConflictError`), and after putting back whatever was
-    written when a write fails."""
+    """Carry out one transaction; a refused or changed file raises before anything is written,
+    a failed write after putting back what was written."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     channel = plan.channel or current_channel()
     if plan.action in PERSON_ACTIONS and check_person(plan.action, ws.config, os.environ):
@@ -365,9 +348,8 @@ def _marked(led: Ledger, effects: list[Effect]) -> list[dict[str, Any]]:
 def _abort(
     ws: Workspace, led: Ledger, rec: TxRecord, reason: str, *, recovered: bool = False
 ) -> tuple[list[str], list[str]]:
-    """Put back every file of an unfinished transaction that it changed, and record
-    ``abort``; returns the files put back, and those that could not be (changed by
-    someone else since)."""
+    """Put back the files of an unfinished transaction and record ``abort``; returns those
+    put back and those that could not be (changed by someone else since)."""
     left: list[str] = []
     restored: list[str] = []
     action = _policy_action(led, rec)
@@ -430,10 +412,8 @@ class Recovered:
 
 
 def recover(ws: Workspace, *, ledger: Ledger | None = None) -> list[Recovered]:
-    """Roll back every transaction a killed process left between ``begin`` and
-    ``commit`` and mark it aborted. Cheap when there is none (the ledger is read, no lock
-    taken); safe while other processes work (open transactions are only touched under the
-    lock, which every live transaction holds)."""
+    """Roll back and mark aborted what a killed process left between ``begin`` and ``commit``;
+    no lock is taken when there is none (every live transaction holds the lock)."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     led.refresh()
     if not _ours_open(led):
@@ -519,7 +499,6 @@ def _file_view(f: dict[str, Any]) -> FileView:
 class _Unit(TxRecord):
     """A transaction as history, undo and redo see it: its record as read then."""
 
-    #: the review-state changes it folded
     entries: list[Entry] = field(default_factory=list)
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
@@ -528,8 +507,7 @@ class _Unit(TxRecord):
     _trusted: bool | None = None
 
     def trusted(self, led: Ledger) -> bool:
-        """Whether it is the local reviewer's and every line of it was written on this
-        machine (:meth:`Ledger.is_ours`): what undo, redo and recovery may act on."""
+        """:meth:`Ledger.is_ours`, asked once: what undo, redo and recovery may act on."""
         if self._trusted is None:
             self._trusted = led.is_ours(self)
         return self._trusted
@@ -711,10 +689,8 @@ def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
 
 
 def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]:
-    """What lint says of the transactions in the local reviewer's own ledger file whose
-    lines this machine did not write (forged by an agent, copied, pulled, or written before
-    lines were signed) and that name files: never rolled back, undone or redone. One
-    warning per unfinished one (recovery would have written), one for the finished ones."""
+    """Lint's warnings on the transactions in the reviewer's own ledger file that name files
+    but whose lines this machine did not sign: one per unfinished one, one for the rest."""
     try:
         led = _ledger(ws, ledger)
     except (OSError, WriteError) as exc:  # a ledger that cannot be read at all says so
@@ -759,9 +735,7 @@ def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]
 def history(
     ws: Workspace, *, limit: int | None = None, ledger: Ledger | None = None
 ) -> list[TxView]:
-    """Transactions newest first, each with its state: ``done``, ``undone``, ``blocked``
-    (a file changed since: ``reason`` and ``blocked_path`` say which), ``aborted`` (rolled
-    back) or ``open`` (in progress)."""
+    """Transactions newest first, each with its state (:data:`TxState`)."""
     led = _ledger(ws, ledger)
     units = list(reversed(_units(led)))
     if limit is not None:
@@ -866,9 +840,7 @@ def _describe(led: Ledger, u: _Unit, *, back: bool) -> str:
 
 
 def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
-    """One line saying what undoing ``tx_id`` (default: the newest transaction done) would
-    do, or why it cannot: ``Undo: approve prop-… — deletes …, sets the proposal back to
-    pending``."""
+    """What undoing ``tx_id`` (default: the newest done) would do, or why it cannot, in a line."""
     return _describe_turn(ws, tx_id, ledger, back=True)
 
 
@@ -920,8 +892,7 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
 
 
 def last_done(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
-    """The transaction ``u`` undoes now (the one done most recently), or ``None``; its id
-    makes the undo that follows a question exactly the one asked about."""
+    """The transaction ``u`` undoes now, or ``None`` (its id makes the undo the one asked about)."""
     led = _ledger(ws, ledger)
     try:
         u = _last_here(led, _units(led))
@@ -985,9 +956,8 @@ def _here(channel: str) -> str:
 
 
 def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
-    """The transaction undone most recently, as
-    long as no new action of ours came after that undo: as in every editor, a new action
-    ends what can be redone (a transaction is still redone by its id)."""
+    """The transaction undone most recently, unless a new action of ours came after that undo
+    (as in every editor; it is still redone by its id)."""
     newest = max(
         (
             u.seq
@@ -1089,10 +1059,8 @@ def _deletes(f: dict[str, Any], *, back: bool) -> bool:
 def undo(
     ws: Workspace, tx_id: str, *, ledger: Ledger | None = None, who: str | None = None
 ) -> TxResult:
-    """Undo one transaction by id: every file it wrote back to the bytes it found, and its
-    review-state changes cancelled, as one new transaction — or :class:`UndoRefused`
-    naming the file that changed since (with the diff), and nothing changed. Undoing an
-    undo is a redo; undoing a redo undoes what it applied."""
+    """Undo one transaction by id as a new one, or :class:`UndoRefused` naming the file that
+    changed since (with the diff). Undoing an undo is a redo; a redo, what it applied."""
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
@@ -1109,9 +1077,7 @@ def undo(
 def undo_last(
     ws: Workspace, *, ledger: Ledger | None = None, who: str | None = None
 ) -> TxResult | None:
-    """Undo the newest transaction that is done (``None``: there is none). When it cannot
-    be undone (a file changed since), :class:`UndoRefused` names it; an older one can still
-    be undone by its id (:func:`undo`)."""
+    """Undo the newest transaction done (``None``: there is none); see :func:`undo`."""
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
@@ -1126,10 +1092,8 @@ def redo(
     ledger: Ledger | None = None,
     who: str | None = None,
 ) -> TxResult | None:
-    """Apply an undone transaction again (default: the one undone last; ``None`` when
-    there is none): every file from the bytes it had before to the bytes the transaction
-    wrote, or :class:`UndoRefused` naming the file that changed since. ``tx_id`` may name
-    the undo itself."""
+    """Apply an undone transaction again (default: the one undone last; ``None``: none), or
+    :class:`UndoRefused` naming the file that changed since; ``tx_id`` may name the undo."""
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
@@ -1188,9 +1152,8 @@ def _turn_unit(
 def _turn_files(
     ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back: bool
 ) -> list[FileWrite]:
-    """The writes that take every file of ``u`` back to its bytes before (``back``: undo,
-    last file first) or forward to its bytes after (redo) — every file checked before
-    anything is written: each must be exactly as ``u`` left it (undo) or found it (redo)."""
+    """The writes that take ``u``'s files back (undo, last first) or forward (redo), every
+    file checked first to be exactly as ``u`` left it (undo) or found it (redo)."""
     verb, expected = ("undo", "after") if back else ("redo", "before")
     writes: list[FileWrite] = []
     for f in reversed(u.files) if back else u.files:

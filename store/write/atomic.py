@@ -180,10 +180,7 @@ def atomic_write(
     check_unchanged(target, expected)
     directory = target.parent
     if create:
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise write_error(exc, directory) from exc
+        make_dir(directory)
     try:
         old_mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
@@ -240,9 +237,23 @@ def replace_file(path: Path, chunks: Iterable[bytes]) -> None:
             tmp.unlink()
 
 
-def _ends_with_newline(fd: int) -> bool:
-    size = os.fstat(fd).st_size
-    return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+def make_dir(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, directory) from exc
+
+
+def whole_lines(fd: int) -> bool:
+    """Whether the open file ends with a whole line, its last line waited for briefly (another
+    program may be writing it)."""
+    for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
+        if delay:
+            time.sleep(delay)
+        size = os.fstat(fd).st_size
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+            return True
+    return False
 
 
 def open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
@@ -287,18 +298,10 @@ def append_bytes(
     target = resolve_target(path)
     guard(target)
     if create:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise write_error(exc, target.parent) from exc
+        make_dir(target.parent)
     fd = open_locked(path, target, create=create, what="appended to")
     try:
-        for delay in (0.0, 0.01, 0.05, 0.1, 0.25):
-            if delay:
-                time.sleep(delay)
-            if _ends_with_newline(fd):
-                break
-        else:
+        if not whole_lines(fd):
             if repair_torn:
                 os.write(fd, b"\n")
             else:

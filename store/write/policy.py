@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Literal
 
@@ -47,41 +47,11 @@ _KB_KINDS: dict[str, Kind] = {
 }
 _DANGEROUS_PARTS = {".git", ".hg", ".svn", ".hurikaeri"}
 #: Settings, scripts and programs: never written from agent text, whatever the path says.
-_DANGEROUS_SUFFIXES = {
-    ".json",
-    ".jsonc",
-    ".jsonl",
-    ".toml",
-    ".ini",
-    ".cfg",
-    ".conf",
-    ".env",
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".fish",
-    ".ps1",
-    ".bat",
-    ".cmd",
-    ".exe",
-    ".com",
-    ".py",
-    ".pyw",
-    ".js",
-    ".mjs",
-    ".cjs",
-    ".ts",
-    ".rb",
-    ".pl",
-    ".php",
-    ".lua",
-    ".so",
-    ".dylib",
-    ".dll",
-    ".service",
-    ".plist",
-    ".desktop",
-}
+_DANGEROUS_SUFFIXES_TEXT = (
+    ".json .jsonc .jsonl .toml .ini .cfg .conf .env .sh .bash .zsh .fish .ps1 .bat .cmd .exe .com "
+    ".py .pyw .js .mjs .cjs .ts .rb .pl .php .lua .so .dylib .dll .service .plist .desktop"
+)
+_DANGEROUS_SUFFIXES = frozenset(_DANGEROUS_SUFFIXES_TEXT.split())
 
 
 def _inside(path: PurePath, base: PurePath) -> bool:
@@ -430,17 +400,23 @@ def action_writes(ws: Workspace, action: str) -> Guard:
     def guard(path: Path) -> None:
         if not guards:
             raise PathRefused(f"refused: {path}: no {action or 'such'} action writes files")
-        first: PathRefused | None = None
-        for g in guards:
-            try:
-                g(path)
-                return
-            except PathRefused as exc:
-                first = first or exc
-        assert first is not None
-        raise PathRefused(f"{first} (what {action} may write)") from first
+        first = _first_refusal(guards, path)
+        if first is not None:
+            raise PathRefused(f"{first} (what {action} may write)") from first
 
     return guard
+
+
+def _first_refusal(guards: Sequence[Guard], path: Path) -> PathRefused | None:
+    """``None`` when one of ``guards`` lets ``path`` be written, else the first refusal."""
+    first: PathRefused | None = None
+    for g in guards:
+        try:
+            g(path)
+            return None
+        except PathRefused as exc:
+            first = first or exc
+    return first
 
 
 def export_file(ws: Workspace) -> Guard:
@@ -499,27 +475,17 @@ CREATED_IN = {
 }
 
 
-class Creatable:
+def created_by_an_action(ws: Workspace) -> Callable[..., None]:
     """Whether a file an undo would delete is one an action creates (:data:`CREATED_IN`); an
     agent's file is never deleted."""
+    targets = [target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")]
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.targets = [
-            target(ws, k) for k in ("skill", "pattern", "anti_pattern", "memory", "markdown")
-        ]
-        self.reports = in_place(ws, "kpt")
+    def guard(path: Path, *, kind: str | None = None) -> None:
+        own = [in_place(ws, *CREATED_IN[kind])] if kind in CREATED_IN else []
+        first = _first_refusal([*targets, *own], path)
+        if first is not None:
+            raise PathRefused(
+                f"refused: undo would delete {path}, which no action creates"
+            ) from first
 
-    def __call__(self, path: Path, *, person: bool = False, kind: str | None = None) -> None:
-        first: PathRefused | None = None
-        own = [in_place(self.ws, *CREATED_IN[kind])] if kind in CREATED_IN else []
-        for g in [*self.targets, *([self.reports] if person else []), *own]:
-            try:
-                g(path)
-                return
-            except PathRefused as exc:
-                first = first or exc
-        raise PathRefused(f"refused: undo would delete {path}, which no action creates") from first
-
-
-created_by_an_action = Creatable
+    return guard
