@@ -8,6 +8,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
+from pydantic import BaseModel
+
 from store.check.piece_lint import PieceLinter
 from store.models import KptReport, Proposal
 from store.models.knowledge import LearnedBehavior
@@ -19,7 +21,13 @@ from store.read.loader import MODELS, Loaded, load_file
 from store.read.validate import LineOf, validate_tolerant
 from store.write.policy import lexical_target_problem, promotion_kind, proposal_kind
 
-PAYLOAD_KINDS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
+#: A proposal's kind → the model its payload is validated as.
+PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
+    "skill": MODELS[Kind.SKILL],
+    "pattern": MODELS[Kind.PATTERN],
+    "anti_pattern": MODELS[Kind.ANTI_PATTERN],
+    "memory": LearnedBehavior,
+}
 
 
 def cross_check(loaded: Loaded) -> list[Diagnostic]:
@@ -121,17 +129,13 @@ def check_proposal(doc: Proposal, path: Path, sink: DiagnosticSink, lo: LineOf) 
                     f"approving this {doc.kind} proposal would be refused: {problem}",
                     lo(("target",)),
                 )
-    if doc.payload is not None and doc.kind is not None:
+    model = PAYLOAD_MODELS.get(doc.kind or "")
+    if doc.payload is not None and model is not None:
 
         def payload_line(loc: Sequence[str | int]) -> int | None:
             return lo(("payload", *loc))
 
-        if doc.kind in PAYLOAD_KINDS:
-            validate_tolerant(
-                MODELS[PAYLOAD_KINDS[doc.kind]], doc.payload, sink, payload_line, "payload"
-            )
-        elif doc.kind == "memory":
-            validate_tolerant(LearnedBehavior, doc.payload, sink, payload_line, "payload")
+        validate_tolerant(model, doc.payload, sink, payload_line, "payload")
 
 
 def check_loaded(loaded: Loaded, *, finished: bool = True) -> list[Diagnostic]:

@@ -14,14 +14,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from store.check.files import PAYLOAD_MODELS
 from store.check.secrets import SecretHit, refusal, scan_added
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger, now_iso
 from store.models import Proposal
-from store.models.knowledge import LearnedBehavior
 from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
-from store.read.loader import MODELS, load_file
+from store.read.loader import load_file
 from store.read.textio import FileStamp
 from store.read.validate import validate_tolerant
 from store.review.items import ReviewError
@@ -43,7 +43,6 @@ from store.write.roundtrip import EditError, YamlEditor, new_yaml_document, plai
 from store.write.textdiff import file_diff
 
 Decision = Literal["approve", "reject", "reopen"]
-KIND_MODELS = {"skill": Kind.SKILL, "pattern": Kind.PATTERN, "anti_pattern": Kind.ANTI_PATTERN}
 
 
 @dataclass(slots=True)
@@ -133,12 +132,9 @@ def check_payload(doc: Proposal) -> list[str]:
     if doc.payload is None:
         return ["the proposal has no payload"]
     kind = (doc.kind or "").lower()
-    if kind in KIND_MODELS:
-        validate_tolerant(MODELS[KIND_MODELS[kind]], doc.payload, sink, what=f"{kind} payload")
-    elif kind == "memory":
-        validate_tolerant(LearnedBehavior, doc.payload, sink, what="memory payload")
-    else:
+    if kind not in PAYLOAD_MODELS:
         return [f"unknown proposal kind '{doc.kind}'"]
+    validate_tolerant(PAYLOAD_MODELS[kind], doc.payload, sink, what=f"{kind} payload")
     return [d.message for d in sink.items if d.severity == "error"]
 
 

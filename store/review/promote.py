@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from rapidfuzz import fuzz
 
 from store.check.secrets import SecretHit, refusal, scan_added
 from store.errors import cannot_read
@@ -26,7 +25,7 @@ from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
-from store.write.markdown_edit import NEAR_DUPLICATE, MarkdownDoc, MarkdownTarget, bullet_text
+from store.write.markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text, closest
 from store.write.policy import (
     MARKDOWN_SUFFIXES,
     PathRefused,
@@ -254,23 +253,21 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
         plan.after = new_memory(path, entry)
         return
     editor = YamlEditor(path, plan.before, plan.stamp)
-    existing = editor.get(["learned_behaviors"]) or []
-    want = plan.new_text.casefold()
-    best: tuple[float, int, str] | None = None
-    for i, b in enumerate(existing):
-        have = bullet_text(str(b.get("behavior", ""))) if isinstance(b, dict) else ""
-        if have.casefold() == want:
-            plan.status, plan.near_text = "identical", have
-            plan.message = "the same learned behavior is already in the project memory"
-            return
-        score = fuzz.ratio(have.casefold(), want)
-        if have and score >= NEAR_DUPLICATE and (best is None or score > best[0]):
-            best = (score, i, have)
-    if best is not None and near != "keep-both":
-        plan.near_text = best[2]
+    said = [
+        (i, bullet_text(str(b.get("behavior", ""))))
+        for i, b in enumerate(editor.get(["learned_behaviors"]) or [])
+        if isinstance(b, dict)
+    ]
+    found = closest(said, plan.new_text)
+    if found.outcome == "identical":
+        plan.status, plan.near_text = "identical", found.existing_text
+        plan.message = "the same learned behavior is already in the project memory"
+        return
+    if found.outcome == "near-duplicate" and near != "keep-both":
+        plan.near_text = found.existing_text
         if near is None:
             plan.status = "near-duplicate"
-            plan.message = f"a similar learned behavior is already there ({best[0]:.0f}% alike)"
+            plan.message = f"a similar learned behavior is already there ({found.score:.0f}% alike)"
             return
         if near == "skip":
             plan.status, plan.message = (
@@ -278,7 +275,7 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
                 "skipped: a similar learned behavior is already there",
             )
             return
-        editor.set(["learned_behaviors", best[1]], entry)
+        editor.set(["learned_behaviors", found.existing_line or 0], entry)
     else:
         editor.append(["learned_behaviors"], entry)
     editor.set(["last_updated"], now_iso())

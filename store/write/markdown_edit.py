@@ -8,6 +8,7 @@ at any level, case and spaces ignored, or after a leading number (``### 4. éµãƒ
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -117,6 +118,19 @@ class BulletPlan:
     score: float = 0.0
 
 
+def closest(texts: Iterable[tuple[int, str]], text: str) -> BulletPlan:
+    """The first of ``texts`` (place, text) equal to ``text`` once normalised, else the most
+    alike at :data:`NEAR_DUPLICATE` or more; ``insert`` when none is."""
+    want, best = _norm(text), BulletPlan("insert")
+    for i, existing in texts:
+        if _norm(existing) == want:
+            return BulletPlan("identical", i, existing, 100.0)
+        score = fuzz.ratio(_norm(existing), want)
+        if score >= NEAR_DUPLICATE and score > best.score:
+            best = BulletPlan("near-duplicate", i, existing, score)
+    return best
+
+
 class MarkdownTarget:
     """A Markdown file (or text) to which a bullet is added under a heading."""
 
@@ -151,21 +165,10 @@ class MarkdownTarget:
         if h is None:
             return BulletPlan("insert")
         start, end = self.section_range(h)
-        want = _norm(text)
-        best: tuple[float, int, str] | None = None
-        for i in range(start, end):
-            m = _BULLET.match(self.doc.lines[i])
-            if not m:
-                continue
-            existing = m.group(3)
-            if _norm(existing) == want:
-                return BulletPlan("identical", i, existing, 100.0)
-            score = fuzz.ratio(_norm(existing), want)
-            if score >= NEAR_DUPLICATE and (best is None or score > best[0]):
-                best = (score, i, existing)
-        if best is not None:
-            return BulletPlan("near-duplicate", best[1], best[2], best[0])
-        return BulletPlan("insert")
+        lines = self.doc.lines
+        return closest(
+            ((i, m.group(3)) for i in range(start, end) if (m := _BULLET.match(lines[i]))), text
+        )
 
     def _marker(self, start: int, end: int) -> tuple[str, str]:
         for i in range(start, end):
