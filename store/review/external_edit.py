@@ -3,6 +3,7 @@ errors is written back, and only if the original is still what the editor opened
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -49,10 +50,11 @@ class ExternalEdit:
             original = path.read_bytes()
             base = FileStamp.of_bytes(original, path.stat())
         state_dir.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix="edit-", suffix=path.suffix, dir=state_dir)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(original)
-        return cls(path, kind, base, original, Path(name), guard)
+        # in a private folder under the file's own name: its checks (an id is its file's
+        # name) and the editor's syntax see the file as it is named
+        work = Path(tempfile.mkdtemp(prefix="edit-", dir=state_dir)) / path.name
+        work.write_bytes(original)
+        return cls(path, kind, base, original, work, guard)
 
     def run_editor(self) -> int:
         """Run the editor in the foreground (the caller suspends the UI around it)."""
@@ -72,28 +74,12 @@ class ExternalEdit:
     def problems(self) -> list[Diagnostic]:
         """Errors in the edited copy (warnings are allowed through)."""
         loaded = load_file(self.work, self.kind, str(self.path))
-        found = [
-            d for d in check_loaded(loaded) if d.severity == "error" and d.code != "id-mismatch"
-        ]
-        doc_id = getattr(loaded.doc, "id", None)
-        if (
-            self.kind in (Kind.KPT, Kind.PROPOSAL)
-            and doc_id is not None
-            and doc_id != self.path.stem
-        ):
-            found.append(
-                Diagnostic(
-                    str(self.path),
-                    loaded.yaml.line_of(("id",)) if loaded.yaml else None,
-                    "error",
-                    "id-mismatch",
-                    f"id '{doc_id}' does not match the file name '{self.path.name}'",
-                )
-            )
-        return found
+        return [d for d in check_loaded(loaded) if d.severity == "error"]
 
     def discard(self) -> None:
         self.work.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # an editor's backup left in it keeps it
+            self.work.parent.rmdir()
 
 
 def save_external_edit(

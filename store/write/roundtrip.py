@@ -22,7 +22,7 @@ from ruamel.yaml.util import load_yaml_guess_indent
 
 from store.errors import cannot_read
 from store.read.textio import MAX_DOCUMENT_BYTES, FileStamp
-from store.write.atomic import Guard, WriteError, atomic_write
+from store.write.atomic import WriteError
 from store.write.linemerge import merge_edit
 
 _WIDTH = 1 << 30
@@ -167,28 +167,16 @@ class YamlEditor:
         elif isinstance(parent, list) and isinstance(loc[-1], int):
             del parent[loc[-1]]
 
-    def render_lines(self) -> list[str]:
+    def render(self) -> bytes:
         edited = _dump(self.yaml, self.data).split("\n")
         if edited and edited[-1] == "":
             edited.pop()
-        return merge_edit(self.lines, self.base, edited)
-
-    def render(self) -> bytes:
-        lines = self.render_lines()
+        lines = merge_edit(self.lines, self.base, edited)
         if lines == self.lines:
             return self.original_bytes
         nl = "\r\n" if self.crlf else "\n"
         text = nl.join(lines) + (nl if self.final_newline and lines else "")
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
-
-    def save(self, guard: Guard) -> FileStamp | None:
-        """Write the edit atomically if the file is still as read and ``guard`` allows it."""
-        out = self.render()
-        if out == self.original_bytes:
-            return self.stamp
-        self.stamp = atomic_write(self.path, out, self.stamp, guard=guard)
-        self.original_bytes = out
-        return self.stamp
 
 
 def _styled(old: Any, new: Any) -> Any:

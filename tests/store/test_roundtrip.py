@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store.write.atomic import ConflictError
+from store.write.atomic import ConflictError, atomic_write
 from store.write.roundtrip import EditError, YamlEditor
 from tests.conftest import DEMO, SEEDS, TAKT
 from tests.guards import anywhere
@@ -30,7 +30,7 @@ def test_noop_save_is_byte_identical(path: Path, tmp_path: Path) -> None:
     shutil.copy2(path, copy)
     editor = YamlEditor.open(copy)
     assert editor.render() == path.read_bytes()
-    editor.save(anywhere)
+    atomic_write(copy, editor.render(), editor.stamp, guard=anywhere)
     assert copy.read_bytes() == path.read_bytes()
 
 
@@ -45,7 +45,7 @@ def test_one_field_edit_changes_only_its_line(tmp_path: Path) -> None:
     shutil.copy2(src, p)
     e = YamlEditor.open(p)
     e.set(["try", 0, "persistence_target", "section"], "## 依存関係")
-    e.save(anywhere)
+    atomic_write(p, e.render(), e.stamp, guard=anywhere)
     changed = _changed_lines(src.read_bytes(), p.read_bytes())
     assert changed == ['-       section: "## パッケージ管理"', '+       section: "## 依存関係"']
 
@@ -102,7 +102,7 @@ def test_save_refuses_when_file_changed(tmp_path: Path) -> None:
     p.write_bytes(b"a: 1\nb: 2\n")
     e.set(["a"], 5)
     with pytest.raises(ConflictError):
-        e.save(anywhere)
+        atomic_write(p, e.render(), e.stamp, guard=anywhere)
     assert p.read_bytes() == b"a: 1\nb: 2\n"
 
 

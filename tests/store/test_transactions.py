@@ -180,6 +180,19 @@ def test_editor_edit(ws: Workspace) -> None:
     assert b"promoting many" in path.read_bytes()
 
 
+def test_an_editor_edit_that_renames_the_report_is_an_error_and_leaves_nothing(
+    ws: Workspace,
+) -> None:
+    path = ws.root / "hurikaeri" / f"{RID}.yaml"
+    edit = ExternalEdit.start(path, Kind.KPT, ws.state_dir / "edits", in_place(ws, "kpt"))
+    # the copy is checked as the file it stands for: its id is that file's name
+    assert "id-mismatch" not in [d.code for d in edit.problems()]
+    edit.work.write_bytes(edit.original.replace(RID.encode(), b"kpt-20990101-001", 1))
+    assert "id-mismatch" in [d.code for d in edit.problems()]
+    edit.discard()
+    assert list((ws.state_dir / "edits").iterdir()) == []
+
+
 def test_retarget(ws: Workspace) -> None:
     ref = find_item(ws, f"{RID}/try-003")
     r = roundtrip(ws, lambda: retarget_items(ws, [ref], "claude_md", "notes/OTHER.md", "## Other"))
