@@ -1,7 +1,7 @@
 """When each rule of a target was last put there by a person, from the ledger: the bullets a
 committed, not undone promotion or approval added (the ledger keeps the bytes it wrote), at
-the transaction's time; older ledgers' ``promote`` lines count the same. A rule not found has
-no time of its own and is judged by its file's. Cached per ledger revision."""
+the transaction's time (an older ledger's lines are read as transactions too). A rule not
+found has no time of its own and is judged by its file's. Cached per ledger revision."""
 
 from __future__ import annotations
 
@@ -64,17 +64,10 @@ def rule_times(ws: Workspace, ledger: Ledger | None = None) -> RuleTimes:
             and rec.action != "merge-duplicates"  # a merge only takes lines out
             and rec.id not in led.undone
         ]
-        older = [
-            e
-            for e in led.entries
-            if e.op == "promote" and "written" in e.data and e.tx is None and not led.is_undone(e)
-        ]
     out: RuleTimes = {}
     for at, files in txs:
         for rec in files:
             _file_record(ws, out, rec, at)
-    for e in older:
-        _file_record(ws, out, e.data, e.at)
     with _lock:
         if len(_cache) > 8:
             _cache.clear()
