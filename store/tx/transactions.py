@@ -137,7 +137,6 @@ class TxView:
     state: TxState
     #: why it cannot be undone now (the file that changed since), or why it was aborted
     reason: str = ""
-    blocked_path: str | None = None
     undoes: str | None = None
     redoes: str | None = None
     note: str | None = None
@@ -566,26 +565,26 @@ def _is_undone(led: Ledger, u: _Unit) -> bool:
     return u.id in led.undone
 
 
-def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str, str | None]:
+def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str]:
     if u.status == "aborted":
-        return "aborted", u.reason, None
+        return "aborted", u.reason
     if led.is_own(u.src) and not u.trusted(led):  # shown as it folds, never acted on
         folded: TxState = (
             "open" if u.status == "open" else "undone" if _is_undone(led, u) else "done"
         )
-        return folded, NOT_OURS, None
+        return folded, NOT_OURS
     if u.status == "open":
-        return "open", "in progress, or left by a process that stopped (recovered on start)", None
+        return "open", "in progress, or left by a process that stopped (recovered on start)"
     if u.action in ("undo", "redo"):
-        return "done", "", None
+        return "done", ""
     if _is_undone(led, u):
-        return "undone", "", None
+        return "undone", ""
     for f in reversed(u.files):
         st = where(ws, f, content=False)
         if st.where != "after":
             why = st.why or "it changed since"
-            return "blocked", f"{f.get('path')}: {why}", str(f.get("path"))
-    return "done", "", None
+            return "blocked", f"{f.get('path')}: {why}"
+    return "done", ""
 
 
 def _find(led: Ledger, units: list[_Unit], tx_id: str) -> _Unit:
@@ -602,7 +601,7 @@ def _find(led: Ledger, units: list[_Unit], tx_id: str) -> _Unit:
 
 
 def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
-    state, reason, blocked = _state(ws, led, u)
+    state, reason = _state(ws, led, u)
     return TxView(
         u.id,
         u.at,
@@ -612,7 +611,6 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         [_file_view(f) for f in u.files],
         state,
         reason,
-        blocked,
         u.undoes,
         u.redoes,
         u.note,
@@ -874,7 +872,7 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
     if back and u.action == "redo" and u.redoes:
         return _describe_turn(ws, u.redoes, led, back=True)
     if back:
-        state, reason, _ = _state(ws, led, u)
+        state, reason = _state(ws, led, u)
         if state == "undone":
             return f"Already undone: {u.title} (redo applies it again)."
         if state in ("aborted", "open"):
