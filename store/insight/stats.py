@@ -4,8 +4,6 @@ and unspaced scripts alike), for the screen and ``stats --json``."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -17,14 +15,9 @@ from store.index.sessions import Session, parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import ItemState, item_key
 from store.read.kinds import Kind
+from store.search.text import gist_key as normalise
 
 SIMILAR = 65.0
-
-
-def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[\W_]+", " ", text)
-    return " ".join(text.split())
 
 
 @dataclass(slots=True)
