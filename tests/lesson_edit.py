@@ -14,15 +14,14 @@ from store.write.atomic import Guard
 from store.write.jsonl_edit import prefix_digest, replace_span
 
 
-def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> bytes:
+def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> None:
     """Rewrite the lesson's record with ``changes`` (validated first); every other line of the
-    file, broken ones included, stays byte for byte. Returns the bytes now in the record's
-    place: the new line, padded with spaces before its line ending when it is shorter than
-    the old one (a file other programs append to is never shortened: see
+    file, broken ones included, stays byte for byte. A shorter line is padded with spaces
+    before its line ending (a file other programs append to is never shortened: see
     :mod:`store.write.jsonl_edit`)."""
     line = lesson_line(ref, changes)
     old = ref.data[ref.record.start : ref.record.end]
-    done = replace_span(
+    replace_span(
         ref.path,
         ref.record.start,
         ref.record.end,
@@ -32,7 +31,6 @@ def edit_lesson(ref: LessonRef, changes: dict[str, Any], *, guard: Guard) -> byt
         guard=guard,
         relocate=lambda now: relocate_record(now, ref.path, ref.record.data.get("id"), old),
     )
-    return done.new
 
 
 def relocate_record(

@@ -5,7 +5,7 @@ refused, and so is a project memory's learned behaviour (edit it in the knowledg
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from store.errors import ReviewError, cannot_read
@@ -24,7 +24,6 @@ class MergeFile:
     path: Path
     before: bytes
     after: bytes
-    removed: list[int] = field(default_factory=list)  # 1-based lines of ``before``
 
 
 @dataclass(slots=True)
@@ -95,7 +94,7 @@ def plan_merge(ws: Workspace, rules: list[Rule], keep: Rule) -> MergePlan:
         if kept and lines and not lines[-1].endswith(b"\n") and kept[-1].endswith(b"\n"):
             # the file had no final newline: neither has it now
             kept[-1] = kept[-1].rstrip(b"\r\n")
-        files.append(MergeFile(path, data, b"".join(kept), sorted(r.line for r in rs)))
+        files.append(MergeFile(path, data, b"".join(kept)))
     return MergePlan(keep, remove, files)
 
 

@@ -83,8 +83,7 @@ def draft_proposal(
             "why_bad": why,
             "correct_approach": "\n".join(
                 f"- {bullet_text(t.description or '')}" for t in addressing
-            )
-            or "",
+            ),
             "evidence": [
                 {
                     "project": project,

@@ -20,7 +20,6 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from store import machine_key
@@ -42,16 +41,6 @@ REDO_PREFIX = ".hurikaeri-redo-"
 #: Given the file as it is now (under the lock), where the record to replace lies now:
 #: ``(start, end)``, or ``None`` when it is gone or changed (a conflict).
 Relocate = Callable[[bytes], tuple[int, int] | None]
-
-
-@dataclass(frozen=True, slots=True)
-class SpanWrite:
-    """What a rewrite did: at ``start`` the bytes ``old`` became ``new`` (``new`` padded
-    when it was shorter); the file grew by ``len(new) - len(old)``."""
-
-    start: int
-    old: bytes
-    new: bytes
 
 
 def prefix_digest(data: bytes, length: int) -> str:
@@ -86,9 +75,9 @@ def replace_span(
     prefix_sha256: str,
     guard: Guard,
     relocate: Relocate | None = None,
-) -> SpanWrite:
+) -> None:
     """Replace bytes ``[start, end)`` in place if the prefix is as read (or ``relocate`` finds
-    the record again); see the module docstring."""
+    the record again), a shorter ``new`` padded; see the module docstring."""
     target = resolve_target(path)
     guard(target)
     if not os.path.lexists(target):
@@ -112,17 +101,14 @@ def replace_span(
         old = data[start:end]
         mtime = os.fstat(fd).st_mtime_ns
         if len(new) <= len(old):
-            written = pad_to(new, len(old), old)
-            _write_in_place(target, fd, start, written)
+            _write_in_place(target, fd, start, pad_to(new, len(old), old))
         else:
-            written = new
             _write_in_place(target, fd, start, _shifted(fd, end, new, len(new) - len(old)))
         _touch(fd, mtime)
     except OSError as exc:
         raise write_error(exc, target) from exc
     finally:
         os.close(fd)  # also releases the lock
-    return SpanWrite(start, old, written)
 
 
 def _read_all(fd: int, start: int = 0, stop: int | None = None) -> bytes:
