@@ -104,7 +104,7 @@ class Reviewed:
         else:
             self.entries[key] = {"sha256": digest, "at": at or now_iso()}
 
-    def save(self, ledger: Ledger | None = None) -> bool:
+    def save(self, ledger: Ledger | None = None) -> None:
         """Write the index (atomically) and remove the copies nothing needs any more."""
         self.top.mkdir(parents=True, exist_ok=True)
         self.entries = dict(sorted(self.entries.items()))  # the same state, the same bytes
@@ -112,11 +112,10 @@ class Reviewed:
         self.exists = self.exists or ok
         if ok:
             self.prune(ledger)
-        return ok
 
-    def prune(self, ledger: Ledger | None = None) -> int:
+    def prune(self, ledger: Ledger | None = None) -> None:
         """Remove the copies no path points at and no keep of the history needs (to be
-        undone or redone); returns how many."""
+        undone or redone)."""
         needed = {self.sha(k) for k in self.entries}
         if ledger is not None:
             with ledger.lock:
@@ -124,13 +123,10 @@ class Reviewed:
             for rec in records:
                 for eff in rec.effects:
                     needed.update((eff.get("from"), eff.get("to")))
-        removed = 0
         for sub in (self.top / "blobs").glob("*/*"):
             if sub.name not in needed and not sub.name.startswith("."):
                 with contextlib.suppress(OSError):
                     sub.unlink()
-                    removed += 1
-        return removed
 
 
 def target_like(ws: Workspace, path: Path) -> bool:
