@@ -693,38 +693,23 @@ def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]
         led = _ledger(ws, ledger)
     except (OSError, WriteError) as exc:  # a ledger that cannot be read at all says so
         return [Diagnostic(ws.display(ws.state_dir), None, "error", "ledger-refused", str(exc))]
-    where_ = ws.display(led.path)
-    out: list[Diagnostic] = []
+    messages: list[str] = []
     finished: list[_Unit] = []
     for u in _units(led):
         if not led.is_own(u.src) or u.status == "aborted":
             continue
-        if (u.status == "open" or u.files) and not u.trusted(led):
-            if u.status == "open":
-                out.append(
-                    Diagnostic(
-                        where_,
-                        None,
-                        "warning",
-                        "ledger-not-ours",
-                        f"unfinished {u.title} [{u.id}] is {NOT_OURS}: no file was rolled back",
-                    )
-                )
-            else:
-                finished.append(u)
+        if u.status == "open" and not u.trusted(led):
+            messages.append(f"unfinished {u.title} [{u.id}] is {NOT_OURS}: no file was rolled back")
+        elif u.files and not u.trusted(led):
+            finished.append(u)
     if finished:
         ids = ", ".join(u.id for u in finished[:5]) + (" …" if len(finished) > 5 else "")
-        out.append(
-            Diagnostic(
-                where_,
-                None,
-                "warning",
-                "ledger-not-ours",
-                f"{len(finished)} transaction(s) that wrote files ({ids}) are {NOT_OURS}; "
-                "undo and redo never act on them",
-            )
+        messages.append(
+            f"{len(finished)} transaction(s) that wrote files ({ids}) are {NOT_OURS}; "
+            "undo and redo never act on them"
         )
-    return out
+    where_ = ws.display(led.path)
+    return [Diagnostic(where_, None, "warning", "ledger-not-ours", m) for m in messages]
 
 
 # -- history, describe, diff -----------------------------------------------------------
