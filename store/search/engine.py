@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import tantivy
 
-from store.search.index import MANIFEST, TOKEN_MAX, SearchIndex, record_from_json
+from store.search.index import MANIFEST, TOKEN_MAX, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
@@ -503,7 +503,7 @@ class Engine:
             got = s.search(_and([matching, Q.term_set_query(S, "gist", gists)]), ALL, count=False)
             counts = Counter(s.fast_field_values("gist", [a for _r, a in got.hits]))
         rows = [
-            (record_from_json(bytes(s.doc(addr)["rec"][0])), tier, bonus, g, max(1, counts[g]))
+            (unpack_record(bytes(s.doc(addr)["rec"][0])), tier, bonus, g, max(1, counts[g]))
             for tier, bonus, addr, g in found
         ]
         out = []
@@ -590,7 +590,7 @@ class Engine:
         s = self.index.searcher()
         q = Q.term_set_query(S, "gist", [r for r in refs if r])
         got = s.search(q, limit, count=False, order_by_field="rank")
-        out = [record_from_json(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
+        out = [unpack_record(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
         return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
 
 

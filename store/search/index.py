@@ -1,9 +1,9 @@
 """The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``.
 
-One document per :class:`SearchRecord`, the record stored (JSON) and its normalised text
+One document per :class:`SearchRecord`, the record stored (its strings joined) and its normalised text
 indexed for the query language (:mod:`store.search.engine`): ``w`` words with positions
 (phrases), ``c`` compound tokens and their tails (``kpt-20260208-001``, ``20260208-001``),
-``u`` / ``g`` CJK characters and neighbour pairs with positions (a CJK string is the phrase
+``u`` / ``g`` CJK characters (of a text that has any) and neighbour pairs with positions (a CJK string is the phrase
 of its pairs), ``tw`` / ``tu`` the title's, exact terms for filters and deletes, and
 ``day``, ``gist`` (near-duplicate group), ``rank`` and ``sidh`` as fast fields.
 
@@ -48,7 +48,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 4
+SCHEMA = 5
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -150,8 +150,6 @@ def long_word_heads(norm: str) -> list[str]:
 def cjk_pairs(norm: str) -> str:
     """The pairs of neighbouring CJK characters of each run, space-separated, runs apart by
     a filler (``|``) so that no phrase of pairs crosses from one run into the next."""
-    if norm.isascii():
-        return ""
     out: list[str] = []
     for run in cjk_runs(norm):
         if out:
@@ -160,37 +158,41 @@ def cjk_pairs(norm: str) -> str:
     return " ".join(out)
 
 
-def record_json(rec: SearchRecord) -> bytes:
-    """A record as the index stores it: a title that is the first line of a field, and a
-    gist that is a field (or a lesson's first two), as the field's number."""
+_SEP = "\x1f"
+
+
+def pack_record(rec: SearchRecord) -> bytes:
+    """A record as the index stores it: its strings joined by a unit separator (a JSON list
+    if one holds it; either reads back and writes several times faster than JSON alone),
+    a title that is the first line of a field and a gist that is a field (or a lesson's
+    first two) given as the field's number (-1: the string follows the facets)."""
     values = rec.fields[1::2]
-    title: str | int = next(
-        (k for k, v in enumerate(values) if first_line(v) == rec.title), rec.title
-    )
-    gist: str | int | list[int] = rec.gist
-    if rec.gist in values:
-        gist = values.index(rec.gist)
-    elif len(values) >= 2 and rec.gist == f"{values[0]}\n{values[1]}":
-        gist = [0, 1]
-    row = [*rec[:5], title, rec.fields, *rec[7:11], gist]
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", "surrogatepass"
-    )
+    t = next((k for k, v in enumerate(values) if first_line(v) == rec.title), -1)
+    g = values.index(rec.gist) if rec.gist in values else -1
+    if g < 0 and len(values) >= 2 and rec.gist == f"{values[0]}\n{values[1]}":
+        g = -2
+    parts = [*rec[:3], str(rec.line), rec.anchor, *rec[7:10], f"{t} {g} {len(rec.facets)}"]
+    parts += [*rec.facets, *([rec.title] if t < 0 else []), *([rec.gist] if g == -1 else [])]
+    parts += rec.fields
+    text = _SEP.join(parts)
+    if text.count(_SEP) >= len(parts):
+        text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
 
 
-def record_from_json(raw: bytes) -> SearchRecord:
-    kind, rid, path, line, anchor, title, fields, date, project, sid, facets, gist = json.loads(
-        raw.decode("utf-8", "surrogatepass")
-    )
+def unpack_record(raw: bytes) -> SearchRecord:
+    text = raw.decode("utf-8", "surrogatepass")
+    parts: list[str] = json.loads(text) if text[:1] == "[" else text.split(_SEP)
+    kind, rid, path, line, anchor, date, project, sid, codes = parts[:9]
+    t, g, n = map(int, codes.split())
+    at = 9 + n + (t < 0) + (g == -1)
+    fields = tuple(parts[at:])
     values = fields[1::2]
-    if isinstance(title, int):
-        title = first_line(values[title])
-    if isinstance(gist, int):
-        gist = values[gist]
-    elif isinstance(gist, list):
-        gist = f"{values[0]}\n{values[1]}"
+    title = first_line(values[t]) if t >= 0 else parts[9 + n]
+    gist = values[g] if g >= 0 else f"{values[0]}\n{values[1]}" if g == -2 else parts[at - 1]
+    facets = tuple(parts[9 : 9 + n])
     return SearchRecord(
-        kind, rid, path, line, anchor, title, tuple(fields), date, project, sid, tuple(facets), gist
+        kind, rid, path, int(line), anchor, title, fields, date, project, sid, facets, gist
     )
 
 
@@ -211,18 +213,19 @@ def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.D
     fields: dict[str, Any] = {
         "w": [norm, *long_word_heads(norm)],
         "c": " ".join(compound_tails(norm)),
-        "u": norm,
-        "g": cjk_pairs(norm),
         "tw": title,
-        "tu": title,
         "kind": rec.kind,
         "id": rec.id,
         "path": rec.path,
         "day": date_number(rec.date),
         "gist": group_hash(rec) if gist is None else gist,
         "rank": rank,
-        "rec": record_json(rec),
+        "rec": pack_record(rec),
     }
+    if not norm.isascii():  # (an ASCII text holds no CJK: not tokenised for nothing)
+        fields.update(u=norm, g=cjk_pairs(norm))
+    if not title.isascii():
+        fields["tu"] = title
     if rec.session_id:
         fields["sidh"] = sid_hash(rec.session_id)
     if project:
@@ -255,7 +258,8 @@ def identity(ws: Workspace) -> dict[str, Any]:
         },
         sort_keys=True,
     )
-    return {"schema": SCHEMA, "workspace": hashlib.sha256(data.encode()).hexdigest()[:32]}
+    digest = hashlib.sha256(data.encode()).hexdigest()[:32]
+    return {"schema": SCHEMA, "workspace": digest}
 
 
 def remove_old_files(state_dir: Path) -> None:
@@ -405,7 +409,7 @@ class SearchIndex:
     def records_where(self, query: tantivy.Query, limit: int = 1_000_000) -> list[SearchRecord]:
         s = self.searcher()
         got = s.search(query, limit, count=False)
-        return [record_from_json(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
+        return [unpack_record(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
 
     def _rerank(self, gists: set[int], w: Any, commit_first: bool = False) -> None:
         """Give the records of these groups their group's size as rank (re-added), in the

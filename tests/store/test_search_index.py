@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from store.search.engine import Engine
 from store.search.facade import open_index
-from store.search.index import DIR_NAME, SearchIndex
+from store.search.index import DIR_NAME, SearchIndex, pack_record, unpack_record
 from store.search.model import SearchRecord
 from store.workspace import Workspace
 from tests.conftest import REPO
@@ -101,6 +101,30 @@ def write_ws(root: Path, n: int) -> Workspace:
     return Workspace(root)
 
 
+text_st = st.text(st.sampled_from(["a", " ", "\n", "\x1f", "[", "認", "\udcff", "-"]), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(text_st, max_size=6).map(
+        lambda v: tuple(x for k, t in enumerate(v) for x in (f"l{k}", t))
+    ),
+    st.tuples(text_st, text_st, text_st, text_st),
+    st.lists(text_st, max_size=3),
+    st.integers(0, 3),
+)
+def test_a_stored_record_reads_back_the_same(fields, strings, facets, which) -> None:  # type: ignore[no-untyped-def]
+    """Agent text holding the separator, brackets, CJK or lone surrogates; a title or gist
+    that is a field's first line, a field, the first two, or text of its own."""
+    values = fields[1::2]
+    own, anchor, date, sid = strings
+    title = [own, *(v.split("\n")[0] for v in values)][min(which, len(values))]
+    gist = [own, "\n".join(values[:2]), *values][min(which, len(values) + 1)]
+    rec = SearchRecord("lesson", own, "/ws/a b.jsonl", which, anchor, title, fields, date,
+                       own, sid, tuple(facets), gist)  # fmt: skip
+    assert unpack_record(pack_record(rec)) == rec
+
+
 def test_old_cache_files_are_removed_on_first_open(tmp_path: Path) -> None:
     ws = write_ws(tmp_path, 3)
     ws.state_dir.mkdir(parents=True, exist_ok=True)
@@ -124,13 +148,13 @@ def test_a_file_given_in_parts_ranks_as_given_whole() -> None:
     assert ids[0] == ids[1] and len(ids[0]) == 8
 
 
-@pytest.mark.parametrize("name", ["search-v2", "search-v3"])
+@pytest.mark.parametrize("name", ["search-v2", "search-v3", "search-v4"])
 def test_an_index_of_the_schema_before_is_removed_and_built_again(
     tmp_path: Path, name: str
 ) -> None:
     """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
     build read them), search-v3 hashed groups and sessions in 63 bits and indexed session
-    ids as text: their index is not read, and goes."""
+    ids as text, search-v4 stored records as JSON: their index is not read, and goes."""
     ws = write_ws(tmp_path, 3)
     old = ws.state_dir / name
     old.mkdir(parents=True)
