@@ -516,7 +516,7 @@ def sync_workspace(
         )
         stats.update(parsed=len(items), rebuilt=1)
         return stats
-    changed = [(p, k) for p, (k, st) in sorted(files.items()) if index.stamps.get(p) != st]
+    changed = sorted((p, k) for p, (k, st) in files.items() if index.stamps.get(p) != st)
     removed = [p for p in index.stamps if p not in files]
     if not changed and not removed:
         return stats

@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from store.index.parallel import chunk_by_size, map_chunks
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 from store.read.takt_layout import piece_dirs
 from store.search.model import SearchRecord, Stamp
@@ -148,6 +147,8 @@ def iter_parsed(
     """Parse files into records, in worker processes when there are many: each file's
     records (or each part's, for a big JSONL file) yielded as its chunk is done, in no
     particular order, so that they need not all be held at once."""
+    from store.index.parallel import chunk_by_size, map_chunks  # (not for a warm search)
+
     total = len(items)
     jobs: list[_Job] = []
     sizes: list[int] = []

@@ -81,6 +81,21 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))
 
 
+def test_a_warm_search_imports_no_worker_pool(demo_root: Path) -> None:
+    """The parsing workers' machinery (multiprocessing, concurrent.futures: ~20 ms) is for a
+    build only; a fresh interpreter's ``sys.modules`` start empty."""
+    cmd = [sys.executable, "-m", "tui.cli.search", "--root", str(demo_root), "--", "jwt"]
+    subprocess.run(cmd, cwd=REPO, capture_output=True, check=True, timeout=120)  # built
+    code = (
+        "import sys\nfrom tui.cli.search import main\n"
+        f"main(['--root', {str(demo_root)!r}, '--', 'jwt'])\n"
+        "print('multiprocessing' in sys.modules, 'concurrent.futures' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "False False"
+
+
 def test_the_fast_entry_says_a_usage_error_in_one_line_as_every_command(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
