@@ -89,7 +89,7 @@ class MatchScreen(Screen[None]):
         self.result: MatchResult | None = None
         self._timer: Timer | None = None
         self._skills: dict[Path, Skill] = {}
-        self._rows: dict[str, SkillScore] = {}
+        self.scored: dict[str, SkillScore] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -189,10 +189,10 @@ class MatchScreen(Screen[None]):
         self.result = result
         loaded = set(result.loaded)
         rows: list[Row] = []
-        self._rows = {}
+        self.scored = {}
         for s in result.scores:
             key = f"{s.skill_id}\0{s.path}"
-            self._rows[key] = s
+            self.scored[key] = s
             rows.append((key, skill_cells(s, s.skill_id in loaded)))
         table = self.query_one("#match-skills", VirtualTable)
         table.set_rows(rows)
@@ -212,7 +212,7 @@ class MatchScreen(Screen[None]):
 
     def show_detail(self, key: str | None) -> None:
         why = self.query_one("#match-why", Static)
-        s = self._rows.get(key or "")
+        s = self.scored.get(key or "")
         if s is None or self.result is None:
             why.update(Content.styled("No skills in the knowledge base.", "$text-muted"))
             return
@@ -223,7 +223,7 @@ class MatchScreen(Screen[None]):
 
     @on(VirtualTable.Selected, "#match-skills")
     def skill_selected(self, event: VirtualTable.Selected) -> None:
-        s = self._rows.get(event.key)
+        s = self.scored.get(event.key)
         if s is not None:
             self.post_message(Open(KnowledgeTarget(s.path)))
 

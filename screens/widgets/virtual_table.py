@@ -141,6 +141,11 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._columns
 
     @property
+    def rows(self) -> Sequence[Row]:
+        """The rows as last set, in display order (``(key, cells)``)."""
+        return self._rows
+
+    @property
     def row_count(self) -> int:
         """Number of rows."""
         return len(self._rows)

@@ -368,3 +368,26 @@ def test_self_names_are_looked_up_along_the_class_hierarchy() -> None:
     assert _self_name_is_ours(Probe, "_set_here", own)
     assert not _self_name_is_ours(Probe, "_scroll_update", own)  # ScrollView's
     assert not _self_name_is_ours(Probe, "_styles_cache", own)  # set by Widget.__init__
+
+
+def test_tests_ask_our_widgets_through_their_public_api() -> None:
+    """No test reads a private name only a widget of ``screens/widgets`` defines (a
+    table's ``_rows``): it asks what the widget shows through its public API (``rows``)."""
+    own = own_names(REPO)
+
+    def defined(inside: bool) -> set[str]:
+        found = (
+            n for (m, _c), n in own.by_class.items() if m.startswith("screens.widgets.") == inside
+        )
+        return set().union(*found)
+
+    names = defined(True) - defined(False)
+    found = [
+        f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}"
+        for path in sorted((REPO / "tests").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Attribute)
+        and node.attr in names
+        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+    ]
+    assert found == [], "\n".join(found)

@@ -57,7 +57,7 @@ async def test_lists_every_discussion_with_its_metadata(demo_root: Path) -> None
         screen = await _open(pilot, demo_root)
         table = screen.query_one("#disc-list", VirtualTable)
         assert table.row_count == 4
-        rows = {Path(k).name: [str(c) for c in cells] for k, cells in table._rows}
+        rows = {Path(k).name: [str(c) for c in cells] for k, cells in table.rows}
         assert rows["2026-11-07-codex-review.md"][:3] == ["stop", "cond.", "1H 2M 1L"]
         assert rows["2026-10-30-codex-review.md"][:2] == ["stop*", "pass*"]  # fallbacks
         assert rows["2026-11-02-claude-round1.md"][0] == "continue"

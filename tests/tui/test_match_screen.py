@@ -29,7 +29,7 @@ def _cells(table: VirtualTable, skill_id: str) -> list[str]:
     for i in range(table.row_count):
         key = table.row_key_at(i) or ""
         if key.startswith(skill_id + "\0"):
-            return [str(c) for c in table._rows[i][1]]
+            return [str(c) for c in table.rows[i][1]]
     raise AssertionError(f"no row for {skill_id}")
 
 
@@ -120,7 +120,7 @@ async def test_enter_on_a_skill_opens_it_in_the_knowledge_base(demo_root: Path) 
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, KnowledgeScreen)
-        assert app.screen.current == screen._rows[key].path
+        assert app.screen.current == screen.scored[key].path
 
 
 async def test_knowledge_is_reloaded_when_the_workspace_changes(demo_root: Path) -> None:

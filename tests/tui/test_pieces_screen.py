@@ -93,7 +93,7 @@ async def test_lint_shown_under_its_movement(demo_root: Path) -> None:
         screen = await _open(pilot, demo_root, "pieces/builtin/bad.yaml", takt_home=None)
         rows = {
             Path(k).name: [str(c) for c in cells]
-            for k, cells in screen.query_one("#piece-list", VirtualTable)._rows
+            for k, cells in screen.query_one("#piece-list", VirtualTable).rows
         }
         assert rows["bad.yaml"][0].startswith("[red]bad[/red]")  # literal, not markup
         assert rows["bad.yaml"][2] == "⚠3"

@@ -125,7 +125,7 @@ async def test_results_as_you_type_with_the_matches_highlighted(demo_root: Path)
         screen = await open_search(pilot)
         assert screen.result is not None and screen.result.total > 300  # empty query: everything
         await type_query(pilot, screen, "jwks kind:try")
-        rows = table(screen)._rows
+        rows = table(screen).rows
         assert rows and all(screen.hits[key].kind == "try" for key, _cells in rows)
         title = rows[0][1][1]
         assert isinstance(title, Content) and title.spans  # "jwks" is highlighted
@@ -168,7 +168,7 @@ async def test_typing_stays_responsive_while_a_slow_search_runs(
         assert not any(held_too_long)  # the typing never waited for a search
         assert calls[-1] == "rotation"
         assert len(calls) < len("rotation")  # queries typed in between were skipped
-        shown = {screen.hits[key].id for key, _ in table(screen)._rows}
+        shown = {screen.hits[key].id for key, _ in table(screen).rows}
         fresh = {h.id for h in real(screen.search, "rotation", 50).hits}
         assert shown == fresh
 
@@ -238,7 +238,7 @@ async def test_a_groups_count_shown_while_typing_is_made_exact_at_the_pause(
         result = await counted(pilot, screen)
         await settled(pilot)
         assert [h.count for h in result.hits] == [2]
-        assert [cells[2] for _key, cells in table(screen)._rows] == [Content("×2")]
+        assert [cells[2] for _key, cells in table(screen).rows] == [Content("×2")]
 
 
 @pytest.mark.parametrize(
@@ -365,7 +365,7 @@ async def test_columns_give_way_whole_never_the_title_or_the_date(
         assert len(rows) > 10
         t = table(screen)
         for n, line in enumerate(rows):
-            hit = screen.hits[t._rows[round(t.scroll_y) + n][0]]
+            hit = screen.hits[t.rows[round(t.scroll_y) + n][0]]
             date = hit.record.date[:10]
             assert len(date) == 10 and line.rstrip().endswith(date), line  # never cut
 
@@ -382,7 +382,7 @@ async def test_kpt_items_show_their_sessions_project_and_review_state(demo_root:
         screen = await open_search(pilot)
         await type_query(pilot, screen, "kpt-20261118-001 kind:keep,problem")
         t = table(screen)
-        lines = dict(zip([k for k, _c in t._rows], _lines(screen)[1:], strict=False))
+        lines = dict(zip([k for k, _c in t.rows], _lines(screen)[1:], strict=False))
         by_id = {screen.hits[k].id: line for k, line in lines.items()}
         assert "approved" in by_id["kpt-20261118-001/keep-001"]
         assert "rejected" in by_id["kpt-20261118-001/prob-001"]
@@ -390,7 +390,7 @@ async def test_kpt_items_show_their_sessions_project_and_review_state(demo_root:
         # a KPT report names no project: its session's (what project: filters on) is shown
         assert all("harbor-api" in line for line in by_id.values())
         await type_query(pilot, screen, "project:harbor kind:keep,problem kpt-20261118-001")
-        assert {screen.hits[k].id for k, _c in t._rows} == set(by_id)
+        assert {screen.hits[k].id for k, _c in t.rows} == set(by_id)
         # proposals show their status too
         await type_query(pilot, screen, "kind:proposal")
         assert any("pending" in line for line in _lines(screen)[1:])

@@ -40,7 +40,7 @@ async def test_targets_screen_lists_targets_and_shows_findings_inline(tmp_path: 
         await until(pilot, lambda: screen.report is not None)
         table = screen.query_one("#targets-list", VirtualTable)
         assert table.row_count == 2
-        cells = [str(c) for c in table._rows[0][1]]
+        cells = [str(c) for c in table.rows[0][1]]
         assert cells[0] == "CLAUDE.md" and cells[1] == "claude_md"
         assert "SECRET 1" in cells[-2] and "dup 1" in cells[-2]
         assert cells[-1] == "—"  # the rules' usage: no transcript read
