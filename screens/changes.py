@@ -84,10 +84,9 @@ def detail(ch: Change, hunk: int) -> Content:
 class ChangesScreen(Screen[None]):
     DEFAULT_CSS = """
     ChangesScreen {
-        #changes-list { height: 1fr; border: round $primary 50%; }
-        #changes-list:focus { border: round $primary; }
+        #changes-list { height: 1fr; }
         #changes-detail { height: auto; max-height: 6; padding: 0 1; }
-        #changes-diff { height: 2fr; border: round $secondary 50%; }
+        #changes-diff { height: 2fr; }
     }
     """
 
@@ -116,9 +115,9 @@ class ChangesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical():
-            yield VirtualTable(COLUMNS, id="changes-list")
+            yield VirtualTable(COLUMNS, id="changes-list", classes="list")
             yield Static(id="changes-detail")
-            yield DiffView(id="changes-diff")
+            yield DiffView(id="changes-diff", classes="pane")
         yield Footer()
 
     def on_mount(self) -> None:

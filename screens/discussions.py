@@ -56,14 +56,11 @@ class DiscussionsScreen(Screen[None]):
 
     DEFAULT_CSS = """
     DiscussionsScreen {
-        #disc-list { height: 35%; min-height: 6; border: round $primary 50%; }
-        #disc-list:focus { border: round $primary; }
+        #disc-list { height: 35%; min-height: 6; }
         #disc-head { height: auto; max-height: 10; padding: 0 1; }
         #disc-detail { height: 1fr; }
-        #disc-items { width: 1fr; height: 1fr; border: round $secondary 50%; }
-        #disc-items:focus { border: round $secondary; }
-        #disc-body-scroll { width: 1fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        #disc-body-scroll:focus { border: round $secondary; }
+        #disc-items { width: 1fr; height: 1fr; }
+        #disc-body-scroll { width: 1fr; height: 1fr; padding: 0 1; }
         #disc-body { height: auto; margin: 0; padding: 0; }
     }
     """
@@ -89,11 +86,11 @@ class DiscussionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield VirtualTable(COLUMNS, id="disc-list")
+        yield VirtualTable(COLUMNS, id="disc-list", classes="list")
         yield Static(id="disc-head")
         with Horizontal(id="disc-detail"):
-            yield OptionList(id="disc-items")
-            with VerticalScroll(id="disc-body-scroll"):
+            yield OptionList(id="disc-items", classes="pane")
+            with VerticalScroll(id="disc-body-scroll", classes="pane"):
                 yield Markdown(id="disc-body", open_links=False)
         yield Footer()
 

@@ -105,10 +105,8 @@ def detail(view: TxView) -> Content:
 class HistoryScreen(Screen[None]):
     DEFAULT_CSS = """
     HistoryScreen {
-        #history-list { height: 2fr; border: round $primary 50%; }
-        #history-list:focus { border: round $primary; }
-        #history-detail-scroll { height: 1fr; min-height: 6; padding: 0 1;
-                                 border: round $secondary 50%; }
+        #history-list { height: 2fr; }
+        #history-detail-scroll { height: 1fr; min-height: 6; padding: 0 1; }
     }
     """
 
@@ -131,8 +129,8 @@ class HistoryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical():
-            yield VirtualTable(COLUMNS, id="history-list")
-            with VerticalScroll(id="history-detail-scroll"):
+            yield VirtualTable(COLUMNS, id="history-list", classes="list")
+            with VerticalScroll(id="history-detail-scroll", classes="pane"):
                 yield Static(id="history-detail")
         yield Footer()
 

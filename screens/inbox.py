@@ -55,15 +55,10 @@ STATUS_STYLE = {"pending": "$warning", "approved": "$success", "rejected": "$err
 class InboxScreen(Screen[None]):
     DEFAULT_CSS = """
     InboxScreen {
-        #inbox-list { height: 2fr; min-height: 5; border: round $primary 50%; }
-        #inbox-list:focus { border: round $primary; }
+        #inbox-list { height: 2fr; min-height: 5; }
         #inbox-side { height: 3fr; }
-        #inbox-detail-scroll {
-            width: 1fr; height: 1fr; padding: 0 1; border: round $secondary 50%;
-        }
-        #inbox-detail-scroll:focus { border: round $secondary; }
-        #inbox-diff { width: 1fr; height: 1fr; border: round $secondary 50%; }
-        #inbox-diff:focus { border: round $secondary; }
+        #inbox-detail-scroll { width: 1fr; height: 1fr; padding: 0 1; }
+        #inbox-diff { width: 1fr; height: 1fr; }
     }
     """
 
@@ -98,11 +93,11 @@ class InboxScreen(Screen[None]):
         # the list across the whole width (its titles have the room), the proposal and
         # what approving it writes side by side below
         with Vertical():
-            yield VirtualTable(COLUMNS, id="inbox-list")
+            yield VirtualTable(COLUMNS, id="inbox-list", classes="list")
             with Horizontal(id="inbox-side"):
-                with VerticalScroll(id="inbox-detail-scroll"):
+                with VerticalScroll(id="inbox-detail-scroll", classes="pane"):
                     yield WrappedText(id="inbox-detail")
-                yield DiffView(id="inbox-diff")
+                yield DiffView(id="inbox-diff", classes="pane")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -57,11 +57,8 @@ class KnowledgeScreen(Screen[None]):
             max-width: 46;
             height: 1fr;
             overflow-x: hidden;
-            border: round $primary 50%;
         }
-        #kb-tree:focus { border: round $primary; }
-        #kb-detail { width: 2fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        #kb-detail:focus { border: round $secondary; }
+        #kb-detail { width: 2fr; height: 1fr; padding: 0 1; }
         #kb-head { margin-bottom: 1; }
         #kb-diags {
             height: auto;
@@ -107,11 +104,11 @@ class KnowledgeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="kb-panes"):
-            tree: Tree[NodeData] = Tree("knowledge", id="kb-tree")
+            tree: Tree[NodeData] = Tree("knowledge", id="kb-tree", classes="list")
             tree.show_root = False
             tree.guide_depth = 2
             yield tree
-            with VerticalScroll(id="kb-detail"):
+            with VerticalScroll(id="kb-detail", classes="pane"):
                 yield Static(id="kb-head")
                 yield Static(id="kb-diags")
                 yield Static(id="kb-fields")

@@ -64,10 +64,8 @@ class MatchScreen(Screen[None]):
         .match-row Input { width: 1fr; }
         #match-summary { height: auto; padding: 0 1; margin-top: 1; }
         #match-panes { height: 1fr; }
-        #match-skills { width: 3fr; height: 1fr; border: round $primary 50%; }
-        #match-skills:focus { border: round $primary; }
-        #match-side { width: 2fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        #match-side:focus { border: round $secondary; }
+        #match-skills { width: 3fr; height: 1fr; }
+        #match-side { width: 2fr; height: 1fr; padding: 0 1; }
     }
     """
 
@@ -113,8 +111,8 @@ class MatchScreen(Screen[None]):
                 yield Input(placeholder="task type", id="match-type", compact=True)
         yield Static(id="match-summary")
         with Horizontal(id="match-panes"):
-            yield VirtualTable(COLUMNS, id="match-skills")
-            with VerticalScroll(id="match-side"):
+            yield VirtualTable(COLUMNS, id="match-skills", classes="list")
+            with VerticalScroll(id="match-side", classes="pane"):
                 yield Static(id="match-why")
                 yield Static(id="match-patterns")
         yield Footer()

@@ -63,18 +63,14 @@ class PiecesScreen(Screen[None]):
             min-width: 22;
             max-width: 48;
             height: 1fr;
-            border: round $primary 50%;
         }
-        #piece-list:focus { border: round $primary; }
         #piece-side { width: 3fr; height: 1fr; }
         #piece-head { height: auto; max-height: 6; padding: 0 1; }
         #piece-tabs { height: 1fr; }
-        #piece-graph-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
-        #piece-graph-scroll:focus { border: round $secondary; }
+        #piece-graph-scroll { height: 1fr; padding: 0 1; }
         #piece-facets-panes { height: 1fr; }
-        #piece-facets { width: 2fr; height: 1fr; border: round $secondary 50%; }
-        #piece-facets:focus { border: round $secondary; }
-        #piece-facet-scroll { width: 3fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #piece-facets { width: 2fr; height: 1fr; }
+        #piece-facet-scroll { width: 3fr; height: 1fr; padding: 0 1; }
         #piece-facet-md { height: auto; margin: 0; padding: 0; }
         #piece-yaml { height: 1fr; }
     }
@@ -111,21 +107,21 @@ class PiecesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="piece-panes"):
-            yield VirtualTable(COLUMNS, id="piece-list")
+            yield VirtualTable(COLUMNS, id="piece-list", classes="list")
             with Vertical(id="piece-side"):
                 yield Static(id="piece-head")
                 with TabbedContent(id="piece-tabs", initial="piece-graph-tab"):
                     with (
                         TabPane("Graph (1)", id="piece-graph-tab"),
-                        VerticalScroll(id="piece-graph-scroll"),
+                        VerticalScroll(id="piece-graph-scroll", classes="pane"),
                     ):
                         yield Static(id="piece-graph")
                     with (
                         TabPane("Facets (2)", id="piece-facets-tab"),
                         Horizontal(id="piece-facets-panes"),
                     ):
-                        yield OptionList(id="piece-facets")
-                        with VerticalScroll(id="piece-facet-scroll"):
+                        yield OptionList(id="piece-facets", classes="pane")
+                        with VerticalScroll(id="piece-facet-scroll", classes="pane"):
                             yield Static(id="piece-facet-title")
                             yield Markdown(id="piece-facet-md", open_links=False)
                     with TabPane("YAML (3)", id="piece-yaml-tab"):

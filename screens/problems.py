@@ -50,13 +50,11 @@ class ProblemsScreen(Screen[None]):
     DEFAULT_CSS = """
     ProblemsScreen {
         #panes { height: 1fr; }
-        #files { width: 2fr; height: 1fr; min-width: 30; border: round $primary 50%; }
-        #files:focus { border: round $primary; }
+        #files { width: 2fr; height: 1fr; min-width: 30; }
         #detail { width: 3fr; }
         #file-title { height: 1; padding: 0 1; color: $text-muted; }
         #file-text { height: 2fr; }
-        #diagnostics { height: 1fr; min-height: 5; border: round $primary 50%; }
-        #diagnostics:focus { border: round $primary; }
+        #diagnostics { height: 1fr; min-height: 5; }
     }
     """
 
@@ -79,13 +77,13 @@ class ProblemsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="panes"):
-            yield OptionList(id="files")
+            yield OptionList(id="files", classes="list")
             with Vertical(id="detail"):
                 yield Static(id="file-title")
                 yield TextArea(
                     id="file-text", read_only=True, show_line_numbers=True, soft_wrap=False
                 )
-                yield OptionList(id="diagnostics")
+                yield OptionList(id="diagnostics", classes="list")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -53,8 +53,7 @@ class SessionsScreen(Screen[None]):
         #filters Select { width: 1fr; margin-right: 1; }
         #filters Input { width: 12; margin-right: 1; }
         #filters Input.-invalid { color: $error; }
-        #sessions { height: 1fr; border: round $primary 50%; }
-        #sessions:focus { border: round $primary; }
+        #sessions { height: 1fr; }
         /* the workspace being read: shown until everything is in */
         #load-progress { height: 1; width: 100%; padding: 0 1; }
         #load-progress Bar { width: 1fr; }
@@ -114,7 +113,7 @@ class SessionsScreen(Screen[None]):
             yield Input(placeholder="to date", id="f-until", compact=True)
             yield Select(REVIEW, prompt="review", id="f-review", compact=True)
             yield Select(EVIDENCE, prompt="evidence", id="f-evidence", compact=True)
-        yield VirtualTable(COLUMNS, id="sessions")
+        yield VirtualTable(COLUMNS, id="sessions", classes="list")
         # shown while files are parsed (see show_progress); an indeterminate bar animating
         # meanwhile would only take time from the reading
         bar = ProgressBar(id="load-progress", show_eta=False)

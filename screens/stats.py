@@ -53,13 +53,13 @@ class StatsScreen(Screen[None]):
     DEFAULT_CSS = """
     StatsScreen {
         .stats-row { height: auto; }
-        .stats-panel { width: 1fr; height: auto; padding: 0 1; border: round $secondary 50%; }
+        .stats-panel { width: 1fr; height: auto; padding: 0 1; }
         .stats-title { margin-top: 1; text-style: bold; color: $text-primary; }
         .stats-spark-label { color: $text-muted; }
         #stats-body Sparkline { height: 2; margin-bottom: 1; }
         .spark-success > .sparkline--max-color { color: $success; }
         .spark-failure > .sparkline--max-color { color: $error; }
-        #stats-clusters { height: 10; border: round $primary 50%; }
+        #stats-clusters { height: 10; }
         #stats-effect { height: auto; padding: 0 1; }
     }
     """
@@ -82,32 +82,32 @@ class StatsScreen(Screen[None]):
         yield Header()
         with VerticalScroll(id="stats-body"):
             with Horizontal(classes="stats-row"):
-                with Vertical(classes="stats-panel"):
+                with Vertical(classes="stats-panel pane"):
                     yield Label("Outcomes per week", classes="stats-title")
                     for outcome in ("success", "partial", "failure"):
                         yield Static(id=f"stats-{outcome}-label", classes="stats-spark-label")
                         yield Sparkline([], id=f"stats-{outcome}", classes=f"spark-{outcome}")
-                with Vertical(classes="stats-panel"):
+                with Vertical(classes="stats-panel pane"):
                     yield Label("Evaluation scores over time (1–5)", classes="stats-title")
                     yield Static(id="stats-eval-ai-label", classes="stats-spark-label")
                     yield Sparkline([], id="stats-eval-ai")
                     yield Static(id="stats-eval-user-label", classes="stats-spark-label")
                     yield Sparkline([], id="stats-eval-user")
             with Horizontal(classes="stats-row"):
-                with Vertical(classes="stats-panel"):
+                with Vertical(classes="stats-panel pane"):
                     yield Label("Problem categories", classes="stats-title")
                     yield Static(id="stats-categories")
-                with Vertical(classes="stats-panel"):
+                with Vertical(classes="stats-panel pane"):
                     yield Label("Problem impact", classes="stats-title")
                     yield Static(id="stats-impact")
-                with Vertical(classes="stats-panel"):
+                with Vertical(classes="stats-panel pane"):
                     yield Label("Try-items", classes="stats-title")
                     yield Static(id="stats-tries")
             yield Label(
                 "Recurring problems (most frequent first; Enter opens the latest session)",
                 classes="stats-title",
             )
-            yield VirtualTable(CLUSTER_COLUMNS, id="stats-clusters")
+            yield VirtualTable(CLUSTER_COLUMNS, id="stats-clusters", classes="list")
             yield Label("Effect metrics (seed 003)", classes="stats-title")
             yield Static(id="stats-effect")
         yield Footer()

@@ -109,13 +109,11 @@ def target_cells(
 class TargetsScreen(Screen[None]):
     DEFAULT_CSS = """
     TargetsScreen {
-        #targets-list { height: 2fr; border: round $primary 50%; }
-        #targets-list:focus { border: round $primary; }
+        #targets-list { height: 2fr; }
         #target-detail { height: 3fr; }
         #target-title { height: 1; padding: 0 1; color: $text-muted; }
         #target-text { width: 3fr; }
-        #target-findings { width: 2fr; border: round $primary 50%; }
-        #target-findings:focus { border: round $primary; }
+        #target-findings { width: 2fr; }
     }
     """
 
@@ -139,14 +137,14 @@ class TargetsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield VirtualTable(COLUMNS, id="targets-list")
+        yield VirtualTable(COLUMNS, id="targets-list", classes="list")
         with Vertical(id="target-detail"):
             yield Static(id="target-title")
             with Horizontal():
                 yield TextArea(
                     id="target-text", read_only=True, show_line_numbers=True, soft_wrap=False
                 )
-                yield OptionList(id="target-findings")
+                yield OptionList(id="target-findings", classes="list")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -35,9 +35,8 @@ class ReviewItems(Horizontal):
 
     DEFAULT_CSS = """
     ReviewItems {
-        #items { width: 3fr; height: 1fr; border: round $primary 50%; }
-        #items:focus { border: round $primary; }
-        #item-detail-scroll { width: 2fr; height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #items { width: 3fr; height: 1fr; }
+        #item-detail-scroll { width: 2fr; height: 1fr; padding: 0 1; }
     }
     """
 
@@ -58,8 +57,8 @@ class ReviewItems(Horizontal):
         self.usage: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield VirtualTable(ITEM_COLUMNS, id="items")
-        with VerticalScroll(id="item-detail-scroll"):
+        yield VirtualTable(ITEM_COLUMNS, id="items", classes="list")
+        with VerticalScroll(id="item-detail-scroll", classes="pane"):
             yield WrappedText(id="item-detail")
 
     def show_items(self, s: Session | None, start: str | None = None) -> bool:
