@@ -3,7 +3,7 @@ a line is removed only on an explicit, confirmed request (undoable)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -42,16 +42,6 @@ GROUPS = ("none", "tag", "category")
 _NONE = LessonList(())
 
 
-class ShownRows(LazyRows):
-    """`LazyRows` over the shown lessons: no list of their keys, no dictionary of them
-    (`VirtualTable` takes ``key_index`` instead of building one)."""
-
-    def __init__(self, shown: Shown, cells: Callable[[str], tuple[Cell, ...]]) -> None:
-        super().__init__((), cells)
-        self.keys = shown.keys_seq  # type: ignore[assignment]
-        self.key_index = shown.index
-
-
 def archived_ids(ledger: Ledger) -> set[str]:
     """The ids of the archived lessons."""
     prefix = lesson_key("")
@@ -69,9 +59,8 @@ class LessonsScreen(Screen[None]):
         #lessons-filters { height: 1; margin: 0 1; }
         #lessons-filters Select { width: 1fr; margin-right: 1; }
         #lessons-filters Input { width: 16; margin-right: 1; }
-        #lessons-list { width: 3fr; border: round $primary 50%; }
-        #lessons-list:focus { border: round $primary; }
-        #lessons-detail-scroll { width: 2fr; padding: 0 1; border: round $secondary 50%; }
+        #lessons-list { width: 3fr; }
+        #lessons-detail-scroll { width: 2fr; padding: 0 1; }
     }
     """
 
@@ -110,8 +99,8 @@ class LessonsScreen(Screen[None]):
             yield Input(placeholder="from YYYY-MM-DD", id="lf-since", compact=True)
             yield Input(placeholder="to YYYY-MM-DD", id="lf-until", compact=True)
         with Horizontal():
-            yield VirtualTable(COLUMNS, id="lessons-list")
-            with VerticalScroll(id="lessons-detail-scroll"):
+            yield VirtualTable(COLUMNS, id="lessons-list", classes="list")
+            with VerticalScroll(id="lessons-detail-scroll", classes="pane"):
                 yield WrappedText(id="lessons-detail")
         yield Footer()
 
@@ -203,7 +192,8 @@ class LessonsScreen(Screen[None]):
             head = headers.get(key)
             return head if head is not None else self.row(shown[key.split("#", 1)[0]])[1]
 
-        rows = ShownRows(shown, cells) if self.grouping == "none" else LazyRows(keys, cells)
+        grouped = self.grouping != "none"
+        rows = LazyRows(keys, cells) if grouped else LazyRows(shown.keys_seq, cells, shown.index)
         table = self.query_one("#lessons-list", VirtualTable)
         table.set_rows(rows)
         table.border_title = (

@@ -1,18 +1,9 @@
 """Search: "where did we learn that?", answered as you type.
 
-Every change of the query starts an exclusive thread worker (``@work(thread=True,
-exclusive=True)``), which cancels the one before; one search runs at a time, a worker
-cancelled before its turn searches nothing, and the answer comes back as a message (one
-for an older query than the box now holds is dropped). While a query is typed, what only
-its count needs waits (the count says "about") until the typing pauses; the preview of the
-highlighted hit is drawn then too. The list shows the best hits (near-identical learnings
-as one line with a count), the matched characters highlighted. Enter opens a hit where it
-lives (:class:`screens.messages.HitTarget`).
-
-The query language is :mod:`store.search.query`'s; a malformed query shows its error in
-place of the count, and the last good results stay. ``evidence:`` needs every report's
-evidence checked against its transcript: the first such query starts that check in a
-worker ("checking evidence…" meanwhile; the states are cached under ``.hurikaeri/``).
+Every change of the query starts an exclusive thread worker, which cancels the one before;
+one search runs at a time and its answer comes back as a message (dropped when the box holds
+a newer query). The exact count and the preview wait until the typing pauses. A malformed
+query shows its error in place of the count; the last good results stay.
 """
 
 from __future__ import annotations
@@ -55,17 +46,12 @@ from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line
 
 __all__ = ["COLUMNS", "SearchScreen", "hit_key"]
 
-LIMIT = 50
-"""Hits listed per query: the best ones; a longer query narrows the rest."""
+LIMIT = 50  # hits listed per query, the best
+#: seconds of quiet before the preview is drawn (laying out a long text delays a key's frame)
 PREVIEW_PAUSE = 0.3
-"""Seconds of quiet after the last key or new results before the preview is drawn: while
-a person types, only the box, the list and the count are redrawn (a preview is a long text
-to lay out, and laying it out while the next key comes delays that key's frame)."""
+#: seconds of quiet before the garbage left by typing is collected (:class:`HeldCollection`)
 COLLECT_PAUSE = 1.0
-"""Seconds of quiet after the last key before the garbage left by typing is collected:
-while a person types, the cycle collector waits (see :class:`HeldCollection`)."""
-WAIT_STEP = 0.01
-"""How often a worker waiting for the search before it looks whether it was cancelled."""
+WAIT_STEP = 0.01  # how often a worker waiting for its turn looks whether it was cancelled
 PLACEHOLDER = 'search: words, "a phrase", kind:try project:api tag:jwt after:2026-01 -kind:lesson'
 
 
@@ -111,9 +97,8 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         self.result: SearchResult | None = None
         #: the number of the query that counts the shown results' matches, once typing paused
         self._counting = 0
-        #: the results' row the cursor was on when the query first changed since results
-        #: were last shown: moves made before the new query's results come are kept (from
-        #: its first row), not undone by the new list starting at the top
+        #: the cursor's row when the query first changed since results were shown: moves
+        #: made before the new results come are kept (from their first row)
         self._row_at_change: int | None = None
         #: one search at a time
         self._searching = threading.Lock()
@@ -150,9 +135,8 @@ class SearchScreen(EvidenceFilter, Screen[None]):
     # -- one frame per key ----------------------------------------------------------
 
     def _query_typed(self, value: str) -> None:
-        """Search for the new query at once (not a message later: Textual's ``Input.Changed``
-        takes a few hops to come back here). While typing, what only the count needs waits
-        (the count says "about"); it is counted when the typing pauses."""
+        """Search for the new query at once (``Input.Changed`` takes a few hops), uncounted
+        until the typing pauses."""
         if self._row_at_change is None:
             self._row_at_change = self.query_one("#search-results", VirtualTable).cursor_row
         self.submit(value, count=False)

@@ -1,13 +1,9 @@
-"""A `VirtualTable`'s columns, rows and cells, and how a cell becomes one line of a row.
-
-Cells are literal: a ``str`` is never parsed as markup, and the control characters of any
-cell are made visible one for one (:func:`store.read.textsafe.one_for_one`), so a styled
-``Content`` keeps its spans.
-"""
+"""A `VirtualTable`'s columns, rows and cells. Cells are literal: a ``str`` is never parsed
+as markup; control characters are made visible one for one, so a ``Content`` keeps its spans."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeAlias, TypeVar, overload
 
@@ -50,12 +46,18 @@ SEPARATOR = 1
 
 
 class LazyRows(Sequence[Row]):
-    """Rows given as their keys and a function that makes a row's cells from its key:
-    only the rows that are drawn are ever made (ten thousand sessions, forty on screen).
-    Made cells are kept until the next `VirtualTable.set_rows`."""
+    """Rows as their keys and a function making a row's cells: only the rows drawn are made
+    (ten thousand sessions, forty on screen)."""
 
-    def __init__(self, keys: Sequence[str], cells: Callable[[str], tuple[Cell, ...]]) -> None:
-        self.keys = list(keys)
+    def __init__(
+        self,
+        keys: Sequence[str],
+        cells: Callable[[str], tuple[Cell, ...]],
+        key_index: Mapping[str, int] | None = None,
+    ) -> None:
+        self.keys = keys
+        #: key → position when the keys bring one (a hundred thousand keys need no dict)
+        self.key_index = key_index
         self._cells = cells
         self._made: dict[int, Row] = {}
 
@@ -101,9 +103,8 @@ HEAD_SLACK = 8
 
 
 def cut_path(content: Content, width: int) -> Content:
-    """A path too wide for ``width`` cells cut in the middle: its start, ``…/`` and its
-    last part whole (``knowledge_base/glo…/debugging.yaml``); with no room for a start,
-    ``…/`` and the last part (which :func:`fit` cuts at its end when it is too wide too)."""
+    """A path too wide for ``width`` cut in the middle, its last part whole
+    (``knowledge_base/glo…/debugging.yaml``)."""
     plain = content.plain
     if content.cell_length <= width:
         return content
@@ -127,10 +128,8 @@ def fit(content: Content, width: int, align: str, *, path: bool = False) -> Cont
         content = cut_path(content, width)
     head_size = width + 1 + HEAD_SLACK
     if len(content.plain) > head_size:
-        # a long text (a title with its snippet) is measured and cut on its head alone
-        # when the head is already too wide: the cut, its ellipsis and its spans are the
-        # same, and the rest is never looked at (nor the snippet's dash, which is not
-        # one cell for sure and would make measuring the head slow)
+        # a long text (a title and its snippet) already too wide at its head is cut there:
+        # the same cut, and the rest is never measured
         head = content[:head_size]
         if head.cell_length > width:
             content = head
@@ -149,10 +148,8 @@ def total_width(widths: Sequence[int]) -> int:
 
 
 def column_widths(columns: Sequence[Column], available: int) -> tuple[int, ...]:
-    """Each column's width when ``available`` cells are there: fixed widths as given, the
-    flexible columns sharing the rest (each at least its ``min_width``). When even that is
-    too wide, columns give way whole in their ``drop`` order (width 0: not drawn), so a
-    date or a title is never cut to fit a column of less value."""
+    """Each column's width in ``available`` cells: fixed ones as given, flexible ones sharing
+    the rest; when too narrow, columns give way whole in their ``drop`` order (width 0)."""
     kept = list(range(len(columns)))
 
     def needed() -> int:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import math
 import sys
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import overload
 
 from store.read.transcript import Block, BlockKind, Turn
-
-from .table_rows import Cell, LazyRows
 
 #: Characters of a message, a tool call's input or a result kept per row: about a row's
 #: width (text that is not ASCII keeps two thirds: wide characters take two cells).
@@ -182,13 +180,3 @@ class KeyIndex(Mapping[str, int]):
 
     def __len__(self) -> int:
         return self.count
-
-
-class PositionalRows(LazyRows):
-    """`LazyRows` over positional keys: no list of keys, no dictionary of them
-    (`VirtualTable` takes ``key_index`` instead of building one)."""
-
-    def __init__(self, count: int, cells: Callable[[str], tuple[Cell, ...]]) -> None:
-        super().__init__((), cells)
-        self.keys = PositionalKeys(count)  # type: ignore[assignment]
-        self.key_index = KeyIndex(count)

@@ -23,14 +23,9 @@ from store.workspace import Workspace
 
 from .cjk_wrap import WrappedText
 from .literal import literal
-from .table_rows import Cell
+from .table_rows import Cell, LazyRows
 from .transcript_cells import COLUMNS, holds, row_cells, row_detail, status_line
-from .transcript_rows import (
-    ROW_TEXT_CAP,
-    PositionalRows,
-    TranscriptRow,
-    TranscriptRows,
-)
+from .transcript_rows import ROW_TEXT_CAP, KeyIndex, PositionalKeys, TranscriptRow, TranscriptRows
 from .virtual_table import VirtualTable
 
 #: Lines read before the first rows are shown, then per later batch.
@@ -54,9 +49,8 @@ class TranscriptView(Vertical, can_focus=False):
         }
         #transcript-find, #transcript-goto { display: none; height: 3; }
         #transcript-find.-shown, #transcript-goto.-shown { display: block; }
-        #transcript-rows { height: 2fr; border: round $primary 50%; }
-        #transcript-rows:focus { border: round $primary; }
-        #transcript-detail-scroll { height: 1fr; padding: 0 1; border: round $secondary 50%; }
+        #transcript-rows { height: 2fr; }
+        #transcript-detail-scroll { height: 1fr; padding: 0 1; }
     }
     """
 
@@ -121,8 +115,8 @@ class TranscriptView(Vertical, can_focus=False):
             placeholder="find in the transcript (Enter: next, Esc: close)", id="transcript-find"
         )
         yield Input(placeholder="go to turn N (Enter)", id="transcript-goto", type="integer")
-        yield VirtualTable(COLUMNS, id="transcript-rows")
-        with VerticalScroll(id="transcript-detail-scroll"):
+        yield VirtualTable(COLUMNS, id="transcript-rows", classes="list")
+        with VerticalScroll(id="transcript-detail-scroll", classes="pane"):
             yield WrappedText(id="transcript-detail")
 
     def on_mount(self) -> None:
@@ -198,7 +192,8 @@ class TranscriptView(Vertical, can_focus=False):
         return None
 
     def _set_rows(self) -> None:
-        self.table.set_rows(PositionalRows(len(self.rows), self._cells))
+        count = len(self.rows)
+        self.table.set_rows(LazyRows(PositionalKeys(count), self._cells, KeyIndex(count)))
 
     def _cells(self, key: str) -> tuple[Cell, ...]:
         return row_cells(self.rows.row(int(key)), self.cited)

@@ -1,15 +1,6 @@
-"""A table that draws only the rows on screen, for lists of tens of thousands of rows.
-
-Textual's ``ListView`` mounts a widget per item and ``DataTable`` measures every cell when
-rows are added. ``VirtualTable`` keeps the rows as plain tuples and draws a line only when
-the compositor asks for it (the Line API: ``ScrollView`` + ``render_line``; the lines by
-:mod:`.row_painter`): replacing all rows is O(n) list work, a cursor move repaints two
-lines. Line 0 is the header; line ``y > 0`` shows row ``scroll_y + y - 1``.
-
-Cells are literal: a ``str`` is never parsed as markup and its control characters are made
-visible, so agent-written text cannot style, link or rearrange the screen. A ``Content``
-cell keeps its own styles (``Content.styled("approved", "$success")``), also under the
-cursor.
+"""A table that draws only the rows on screen (Textual's Line API), for lists of tens of
+thousands of rows: ``DataTable`` measures every cell when rows are added. Line 0 is the
+header; line ``y > 0`` shows row ``scroll_y + y - 1``. Cells are literal (:mod:`.table_rows`).
 """
 
 from __future__ import annotations
@@ -33,8 +24,7 @@ __all__ = ["Cell", "Column", "LazyRows", "Row", "VirtualTable"]
 
 
 class _Frame(NamedTuple):
-    """What the lines of one frame share: the width, the columns' widths, the first row
-    in view, the cursor and the styles of a row."""
+    """What the lines of one frame share."""
 
     width: int
     widths: tuple[int, ...]
@@ -62,13 +52,6 @@ class VirtualTable(ScrollView, can_focus=True):
         "virtual-table--cursor",
         "virtual-table--empty",
     }
-    """
-    | Class | Description |
-    | :- | :- |
-    | `virtual-table--header` | The column titles. |
-    | `virtual-table--cursor` | The highlighted row. |
-    | `virtual-table--empty` | The "No rows" line of an empty table. |
-    """
 
     DEFAULT_CSS = """
     VirtualTable {
@@ -163,21 +146,13 @@ class VirtualTable(ScrollView, can_focus=True):
         return None
 
     def set_rows(self, rows: Sequence[Row], *, top: bool = False) -> None:
-        """Replace all rows.
-
-        The cursor stays on the same row key when it is still present, and the view is
-        scrolled by as many rows as the cursor moved (rows inserted or removed above do
-        not move what the person is looking at; at the very top, rows inserted above come
-        into sight); otherwise it keeps its index, clamped. With ``top`` (other rows
-        altogether: a new query's best first), the cursor is on the first row and the
-        view at the top. `Highlighted` is posted only if the highlighted key changed.
-        """
+        """Replace all rows. The cursor stays on its row key (the view moving with it), else
+        on its index; with ``top``, on the first row. `Highlighted` only for a new key."""
         old_key = None if top else self.cursor_key
         old_index = self.cursor_row
         self._rows = rows if isinstance(rows, LazyRows) else list(rows)
         keys = rows.keys if isinstance(rows, LazyRows) else [row[0] for row in self._rows]
-        # rows may bring their own key → position map (a million keys need no dict)
-        index = getattr(rows, "key_index", None)
+        index = rows.key_index if isinstance(rows, LazyRows) else None
         self._index = index if index is not None else {key: pos for pos, key in enumerate(keys)}
         self._update_virtual_size()
 
@@ -320,9 +295,8 @@ class VirtualTable(ScrollView, can_focus=True):
             self._fit_scrollbars(size)
 
     def _fit_scrollbars(self, size: Size) -> None:
-        """The scroll bars and the scroll position in step with ``size`` now: Textual does
-        it in the layout a new virtual size asks for, which a table whose size the CSS
-        fixes may skip (the search screen's)."""
+        """The scroll bars in step with ``size`` now: a table whose size the CSS fixes (the
+        search screen's) skips the layout that would do it."""
         width, height = self.container_size
         if self.show_vertical_scrollbar:
             bar = self.vertical_scrollbar

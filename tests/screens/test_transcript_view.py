@@ -10,7 +10,7 @@ from textual.widgets import Input, Static
 
 from screens.widgets.evidence_marks import evidence_detail, evidence_mark, metrics_comparison
 from screens.widgets.transcript_view import TranscriptView
-from screens.widgets.virtual_table import VirtualTable
+from screens.widgets.virtual_table import LazyRows, VirtualTable
 from store.insight.evidence import check_item, compare_metrics
 from store.models.kpt import KeepItem, KptMetrics
 from store.read.transcript import read_transcript
@@ -204,20 +204,23 @@ async def test_search_reads_past_the_previews(tmp_path: Path) -> None:
 
 
 def test_positional_keys_need_no_list_or_dictionary() -> None:
-    from screens.widgets.transcript_rows import KeyIndex, PositionalKeys, PositionalRows
+    from screens.widgets.transcript_rows import KeyIndex, PositionalKeys
 
     keys = PositionalKeys(3)
     assert list(keys) == ["0", "1", "2"] and keys[-1] == "2" and keys[1:] == ["1", "2"]
     index = KeyIndex(3)
     assert index.get("2") == 2 and index.get("3") is None and index.get("x") is None
     assert index.get("²") is None  # a digit, but not an ASCII one
-    rows = PositionalRows(3, lambda key: (key,))
+    rows = LazyRows(PositionalKeys(3), lambda key: (key,), KeyIndex(3))
     assert rows[1] == ("1", ("1",)) and rows.key_index.get("1") == 1
 
 
 async def test_a_table_of_positional_rows_moves_to_a_key() -> None:
     from screens.widgets.table_rows import Column
-    from screens.widgets.transcript_rows import PositionalRows
+    from screens.widgets.transcript_rows import KeyIndex, PositionalKeys
+
+    def positional(count: int) -> LazyRows:
+        return LazyRows(PositionalKeys(count), lambda key: (key,), KeyIndex(count))
 
     class TableHost(App[None]):
         def compose(self) -> ComposeResult:
@@ -226,8 +229,8 @@ async def test_a_table_of_positional_rows_moves_to_a_key() -> None:
     app = TableHost()
     async with app.run_test(size=(40, 10)) as pilot:
         table = app.query_one(VirtualTable)
-        table.set_rows(PositionalRows(100_000, lambda key: (key,)))
+        table.set_rows(positional(100_000))
         assert table.move_to_key("99999") and table.cursor_row == 99_999
-        table.set_rows(PositionalRows(100_001, lambda key: (key,)))  # one more row read
+        table.set_rows(positional(100_001))  # one more row read
         await pilot.pause()
         assert table.cursor_key == "99999"
