@@ -176,10 +176,7 @@ class DiscussionsScreen(Screen[None]):
         if before is not None and before < items.option_count:
             items.highlighted = before
         else:
-            for i in range(items.option_count):
-                if not items.get_option_at_index(i).disabled:
-                    items.highlighted = i
-                    break
+            items.action_first()
 
     # -- acting --------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ Decisions are written into the proposal files; ``u`` undoes them."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -332,10 +331,6 @@ class InboxScreen(Screen[None]):
     def action_edit(self) -> None:
         refs = self.chosen()
         if refs:
-            self.edit_externally(refs[0].path)
+            from screens.dialogs.edit_flow import start_edit
 
-    @work(exclusive=True, group="inbox-edit", exit_on_error=False)
-    async def edit_externally(self, path: Path) -> None:
-        from screens.dialogs.edit_flow import edit_in_editor
-
-        await edit_in_editor(self, self.index, path, Kind.PROPOSAL)
+            start_edit(self, self.index, refs[0].path, Kind.PROPOSAL)

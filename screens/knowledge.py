@@ -368,11 +368,6 @@ class KnowledgeScreen(Screen[None]):
         if path is None or path not in self.index.files:
             self.notify("Select a file to edit.", timeout=2)
             return
-        self.edit_externally(path)
+        from screens.dialogs.edit_flow import start_edit
 
-    @work(exclusive=True, group="external-edit", exit_on_error=False)
-    async def edit_externally(self, path: Path) -> None:
-        from screens.dialogs.edit_flow import edit_in_editor
-
-        entry = self.index.files.get(path)
-        await edit_in_editor(self, self.index, path, entry.kind if entry is not None else None)
+        start_edit(self, self.index, path, self.index.files[path].kind)

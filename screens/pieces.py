@@ -247,11 +247,8 @@ class PiecesScreen(Screen[None]):
         facets = self.query_one("#piece-facets", OptionList)
         facets.clear_options()
         facets.add_options(facet_options(view))
-        for i in range(facets.option_count):
-            if not facets.get_option_at_index(i).disabled:
-                facets.highlighted = i
-                break
-        else:
+        facets.action_first()
+        if facets.highlighted is None:
             self.show_facet(None)
         self.query_one("#piece-yaml", TextArea).load_text(visible(view.text))
 
@@ -329,16 +326,16 @@ class PiecesScreen(Screen[None]):
 
     def action_edit_file(self) -> None:
         f = self.files.get(self.current or "")
-        if f is not None:
-            self.edit_externally(f.path)
+        if f is None:
+            return
+        from screens.dialogs.edit_flow import start_edit
 
-    @work(exclusive=True, group="piece-edit", exit_on_error=False)
-    async def edit_externally(self, path: Path) -> None:
-        from screens.dialogs.edit_flow import edit_in_editor
+        def written() -> None:
+            if f.path in self.extra:
+                self.extra[f.path] = index_file(self.index.ws, f.path, Kind.PIECE)
+                self.refresh_list(reload=True)
 
-        if await edit_in_editor(self, self.index, path, Kind.PIECE) and path in self.extra:
-            self.extra[path] = index_file(self.index.ws, path, Kind.PIECE)
-            self.refresh_list(reload=True)
+        start_edit(self, self.index, f.path, Kind.PIECE, then=written)
 
 
 def _shown_dir(display: str) -> str:

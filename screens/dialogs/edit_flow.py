@@ -3,6 +3,7 @@ reopen or discard, a file changed meanwhile offers the conflict choice."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,24 @@ async def edit_in_editor(
         return True
     finally:
         edit.discard()
+
+
+def start_edit(
+    screen: Screen[Any],
+    index: WorkspaceIndex,
+    path: Path,
+    kind: Kind | None,
+    *,
+    subject: str | None = None,
+    then: Callable[[], None] | None = None,
+) -> None:
+    """:func:`edit_in_editor` in a worker of ``screen``'s; ``then`` runs once written."""
+
+    async def edit() -> None:
+        if await edit_in_editor(screen, index, path, kind, subject=subject) and then:
+            then()
+
+    screen.run_worker(edit(), group="external-edit", exclusive=True, exit_on_error=False)
 
 
 def _run_editor(screen: Screen[Any], edit: ExternalEdit) -> bool:

@@ -1,9 +1,5 @@
-"""The review keys of the session screen: decisions, promotion, targets, proposals, edits.
-
-Every key acts on the item under the cursor (or the selected try-items) and writes through
-one store transaction in a worker (:mod:`screens.writing`); ``u`` undoes it. The screen
-itself (:mod:`screens.session.screen`) shows the session and its tabs.
-"""
+"""The session screen's review keys: each acts on the item under the cursor (or the selected
+try-items) through one store transaction in a worker; ``u`` undoes it."""
 
 from __future__ import annotations
 
@@ -101,10 +97,8 @@ class ReviewKeys(Screen[None]):
         message: str | None = None,
         advance: bool = True,
     ) -> None:
-        """Record a decision on ``keys`` as one transaction, in a worker (writes run in the
-        order asked); the cursor moves on to the next item to review at once, and the items
-        are redrawn once written (a failure is told by the app and leaves the state as it
-        was)."""
+        """Record a decision on ``keys`` as one transaction in a worker; the cursor moves on at
+        once, the items are redrawn once written."""
         ws, led = self.index.ws, self.index.ledger
         s = self.session
         locs = self.index.report_loc(s) if s is not None else {}
@@ -338,12 +332,7 @@ class ReviewKeys(Screen[None]):
         s = self.session
         if s is None or s.report is None:
             return
-        self.edit_externally(s.report.path)
+        from screens.dialogs.edit_flow import start_edit
 
-    @work(exclusive=True, group="external-edit", exit_on_error=False)
-    async def edit_externally(self, path: Path) -> None:
-        from screens.dialogs.edit_flow import edit_in_editor
-
-        s = self.session
-        rid = self.index.report_key(s) if s is not None else None
-        await edit_in_editor(self, self.index, path, Kind.KPT, subject=rid or None)
+        rid = self.index.report_key(s)
+        start_edit(self, self.index, s.report.path, Kind.KPT, subject=rid or None)
