@@ -1,9 +1,5 @@
-"""Problems: every workspace file with diagnostics, its text and the line of each problem.
-
-Shows the files with errors or warnings (``a`` toggles all files), grouped by kind;
-selecting a file shows its text, and selecting a diagnostic moves to its line. A workspace
-full of broken files opens here and works.
-"""
+"""Problems: the workspace files with diagnostics (``a``: all files) by kind, a file's text,
+and its problems, each moving to its line. A workspace full of broken files works here."""
 
 from __future__ import annotations
 

@@ -109,6 +109,3 @@ def start_write(
                 always()
 
     node.run_worker(go(), group="write", exit_on_error=False)
-
-
-__all__ = ["Outcome", "run_write", "settled", "start_write"]

@@ -1,8 +1,5 @@
-"""The one router: which screen shows what a screen, a key or the palette asks to see.
-
-Screens never import each other: they post :class:`screens.messages.Open` and the app
-hands the target here. Screen modules are imported when first opened (a fast start).
-"""
+"""The one router: screens post :class:`screens.messages.Open` and never import each other;
+a screen's module is imported when it is first opened (a fast start)."""
 
 from __future__ import annotations
 

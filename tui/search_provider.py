@@ -1,10 +1,5 @@
-"""The search index in the command palette (Ctrl+P): records as you type, Enter opens one.
-
-Shares the search screen's index (one per workspace index, :func:`store.search.facade.search_for`)
-and its rendering of a hit (:mod:`screens.widgets.hits`); a record opens through the router
-(:mod:`tui.navigate`), as from the search screen. Searching runs in a thread: the palette stays responsive
-and drops answers to queries it no longer shows.
-"""
+"""The search index in the command palette (Ctrl+P): the search screen's index and hit
+rendering, searched in a thread; a record opens through the router (:mod:`tui.navigate`)."""
 
 from __future__ import annotations
 

@@ -155,14 +155,3 @@ async def confirm_budgets(node: DOMNode, ws: Workspace, writes: list[Write]) -> 
     cut = await asyncio.to_thread(what_to_cut, ws, checks)
     answer = await node.app.push_screen_wait(BudgetPrompt(checks, cut))
     return bool(answer)
-
-
-__all__ = [
-    "BudgetPrompt",
-    "budget_checks",
-    "budget_summaries",
-    "confirm_budgets",
-    "falling_out",
-    "merge_writes",
-    "what_to_cut",
-]

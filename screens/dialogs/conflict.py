@@ -1,9 +1,5 @@
-"""A file changed on disk while the person was editing it: they choose what happens.
-
-Nothing is overwritten silently. *Reload* drops the edit and shows the file as it is now;
-*Keep mine* applies the edit on top of the new file (only the fields that were edited);
-*Show diff* shows what the other program changed, then the same choice.
-"""
+"""A file changed on disk during an edit: reload theirs, keep mine (the edited fields on top
+of the new file), or see the diff first. Nothing is overwritten silently."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Exporting a KPT report as prompt-improver feedback: previewed, confirmed, then written.
-
-The feedback document is drafted without writing anything and shown in a confirmation;
-only on ``Export`` are the feedback file and the report's ``feedback_integration`` written
-(both in one step; ``u`` undoes it). Used by the session screen's ``F``.
-"""
+"""Exporting a KPT report as prompt-improver feedback (``F``): drafted and shown first, then
+the feedback file and the report's ``feedback_integration`` in one step (``u`` undoes it)."""
 
 from __future__ import annotations
 

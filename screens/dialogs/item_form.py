@@ -1,9 +1,5 @@
-"""Editing one KPT item in a form, validated by the item's model before anything is written.
-
-Only the fields the person changed are written, each changing only its own lines in the
-report. If the report changed on disk since the form opened, the conflict choice appears
-(reload, keep mine, see the diff); nothing is overwritten silently.
-"""
+"""Editing one KPT item, validated by its model; only the changed fields' lines are written,
+and a report changed on disk meanwhile brings the conflict choice (nothing overwritten)."""
 
 from __future__ import annotations
 

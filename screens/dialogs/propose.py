@@ -1,9 +1,5 @@
-"""A person's proposal drafted from a reviewed item: edit it, then it joins the inbox.
-
-The draft is prefilled from the item (a skill from a try-item, an anti-pattern from a
-problem and its root cause, a pattern from a keep-item); the payload is edited as YAML and
-validated as its kind before the proposal file is written.
-"""
+"""A person's proposal drafted from a reviewed item (a skill from a try-item, an anti-pattern
+from a problem, a pattern from a keep-item): edited as YAML, validated, then in the inbox."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Setting where try-items are promoted: type, path (checked, with completion) and section.
-
-The section is picked from the target file's existing headings, or typed as a new one. The
-new target is written into the report changing only the persistence_target lines; several
-selected try-items can get the same target at once.
-"""
+"""Where try-items are promoted: type, path (checked, completed) and section (one of the
+target's headings, or a new one); only the items' persistence_target lines are rewritten."""
 
 from __future__ import annotations
 

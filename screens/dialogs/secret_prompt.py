@@ -44,6 +44,3 @@ async def confirm_secret_override(node: DOMNode, hits: Iterable[SecretHit], what
     screen = SecretOverride(question, "Write it anyway")
     answer = await node.app.push_screen_wait(screen)
     return bool(answer)
-
-
-__all__ = ["SecretOverride", "confirm_secret_override", "describe_hits"]

@@ -1,8 +1,5 @@
-"""A message with a block of text (a diff, a listing) in a modal; Esc, Enter or q closes it.
-
-A unified diff is shown in a :class:`DiffView` (coloured, scrolled from the keyboard);
-any other text read-only in a ``TextArea``.
-"""
+"""A message with a block of text in a modal (Esc, Enter or q closes it): a unified diff in a
+:class:`DiffView`, other text read-only in a ``TextArea``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The search screen's ``evidence:`` filter: which records each value stands for.
-
-``evidence:missing`` needs every report's evidence checked against its transcript. The
-first such query of the screen starts that check in a worker ("checking evidence…"
-meanwhile, with its progress); the states are cached under ``.hurikaeri/``, so it is a
-``stat`` per report once done, and checked again when the workspace changes.
-"""
+"""The search screen's ``evidence:`` filter: its first query checks every report's evidence
+in a worker (cached under ``.hurikaeri/``), checked again when the workspace changes."""
 
 from __future__ import annotations
 

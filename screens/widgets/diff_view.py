@@ -134,16 +134,6 @@ class DiffView(ScrollView, can_focus=True):
         "diff-view--file",
         "diff-view--note",
     }
-    """
-    | Class | Description |
-    | :- | :- |
-    | `diff-view--added` | Added lines (`+`). |
-    | `diff-view--removed` | Removed lines (`-`). |
-    | `diff-view--context` | Unchanged lines around the changes. |
-    | `diff-view--hunk` | Hunk headers (`@@ -1,3 +1,4 @@`). |
-    | `diff-view--file` | File headers (`--- a/…`, `+++ b/…`). |
-    | `diff-view--note` | Anything else: notes, `\\ No newline at end of file`. |
-    """
 
     DEFAULT_CSS = """
     DiffView {

@@ -1,8 +1,5 @@
-"""Store documents rendered as Textual ``Content``: every agent string shown literally.
-
-These functions turn models into readable blocks (labelled fields, lists, scores); they
-never parse agent text as markup and never let control characters through.
-"""
+"""Store documents rendered as Textual ``Content``: labelled fields, lists and scores, every
+agent string literal."""
 
 from __future__ import annotations
 

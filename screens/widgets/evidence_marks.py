@@ -1,9 +1,5 @@
-"""How an item's evidence check looks: a mark for list rows, a section for the detail
-pane, and the report's metrics beside the transcript's counts.
-
-The checks come from :mod:`store.insight.evidence`; nothing here reads a file. Agent text
-(item names, notes quoting them) is shown literally.
-"""
+"""How an item's evidence check looks (from :mod:`store.insight.evidence`): a row's mark,
+the detail's section, and the report's metrics beside the transcript's counts."""
 
 from __future__ import annotations
 

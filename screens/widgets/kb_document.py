@@ -1,9 +1,5 @@
-"""Knowledge-base documents rendered: a skill, a pattern, an anti-pattern, a project memory.
-
-Each document's fields as labelled lines, its evidence, stats and the fields the format does
-not define; the Markdown parts (a skill's content, a pattern's solution, an anti-pattern's
-approaches) are shown by the screen's Markdown widgets. Agent text is shown literally.
-"""
+"""Knowledge-base documents rendered (skill, pattern, anti-pattern, project memory): their
+fields, evidence and stats; the screen's Markdown widgets show their Markdown parts."""
 
 from __future__ import annotations
 

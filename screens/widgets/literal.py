@@ -1,9 +1,5 @@
-"""Agent text shown literally: never parsed as markup, no control sequence reaches the terminal.
-
-Textual's ``Content`` built from a plain string is not markup-parsed; :func:`printable`
-makes control characters, escape sequences and bidi overrides visible instead of letting
-them act, so a report cannot rearrange or recolour the screen.
-"""
+"""Agent text shown literally: never parsed as markup, its control characters, escape
+sequences and bidi overrides made visible, so a report cannot rearrange the screen."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""A TAKT piece rendered: its graph with lint in place, its head, its facets, its list cell.
-
-Every name and text from the piece is shown literally; a diagnostic appears under the
-movement (or monitor) its line belongs to.
-"""
+"""A TAKT piece rendered: its graph with each diagnostic under its movement or monitor, its
+head, its facets and its list cell."""
 
 from __future__ import annotations
 

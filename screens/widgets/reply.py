@@ -1,8 +1,5 @@
-"""A discussion reply's metadata rendered: the list's cells, the head and the entries.
-
-Everything from the reply is agent text, shown literally; a value taken from the seed's
-fallbacks (no block, or a broken one) is in italics and marked ``*``.
-"""
+"""A discussion reply's metadata rendered (the list's cells, the head, the entries); a value
+from the seed's fallbacks (no block, or a broken one) is in italics and marked ``*``."""
 
 from __future__ import annotations
 

@@ -40,9 +40,8 @@ class RowPainter:
     def row(
         self, cells: Sequence[Cell], style: Style, width: int, widths: tuple[int, ...]
     ) -> Strip:
-        """One row's line, ``width`` cells: its cells side by side, each fitted to its
-        column's width in ``widths`` (0: a column that gave way, left out), a space
-        between; drawn once for the same cells, style and width."""
+        """One row's line: each cell fitted to its column's width in ``widths`` (0: left
+        out), drawn once for the same cells, style and width."""
         shown = tuple(map(_shown, cells))
         row_key = (shown, style, width)
         try:
@@ -80,8 +79,7 @@ class RowPainter:
     def _cell(
         self, cell: Cell, shown: object, width: int, align: str, style: Style, *, path: bool
     ) -> tuple[Segment, ...]:
-        """One cell fitted to ``width`` and drawn on ``style``, drawn once for what it
-        shows (``shown``: its text and spans, as a ``Content`` compares by its text alone)."""
+        """One cell fitted to ``width`` on ``style``, drawn once for what it shows (``shown``)."""
         key = (shown, width, align, style, path)
         try:
             drawn = self._cells.get(key)

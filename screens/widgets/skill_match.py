@@ -1,8 +1,5 @@
-"""Seed 003's skill matching rendered: a skill's row, the summary, why it scored, the patterns.
-
-Every figure comes from :mod:`store.insight.matching` (a :class:`SkillScore`'s points, its
-weight and cap); this module only lays them out. Skill ids and names are shown literally.
-"""
+"""Seed 003's skill matching laid out (every figure from :mod:`store.insight.matching`): a
+skill's row, the summary, why it scored, the patterns."""
 
 from __future__ import annotations
 

@@ -119,11 +119,6 @@ class VirtualTable(ScrollView, can_focus=True):
     # -- data ---------------------------------------------------------------------------
 
     @property
-    def columns(self) -> tuple[Column, ...]:
-        """The columns, in display order."""
-        return self._columns
-
-    @property
     def rows(self) -> Sequence[Row]:
         """The rows as last set, in display order (``(key, cells)``)."""
         return self._rows
