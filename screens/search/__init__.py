@@ -1,5 +1,5 @@
 """Search across every record: the screen (:mod:`.screen`) and its ``evidence:`` filter (:mod:`.evidence`)."""
 
-from screens.search.screen import COLUMNS, SearchScreen, hit_key
+from screens.search.screen import SearchScreen
 
-__all__ = ["COLUMNS", "SearchScreen", "hit_key"]
+__all__ = ["SearchScreen"]

@@ -44,8 +44,6 @@ from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt_terms import SECTIONS
 from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
 
-__all__ = ["COLUMNS", "SearchScreen", "hit_key"]
-
 LIMIT = 50  # hits listed per query, the best
 #: seconds of quiet before the preview is drawn (laying out a long text delays a key's frame)
 PREVIEW_PAUSE = 0.3

@@ -12,9 +12,9 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from screens.inbox import InboxScreen
-from screens.search import COLUMNS as SEARCH_COLUMNS
 from screens.session import SessionScreen
 from screens.targets import TargetsScreen
+from screens.widgets.hits import COLUMNS as SEARCH_COLUMNS
 from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
 from tests.transcript_lines import TranscriptWriter

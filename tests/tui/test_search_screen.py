@@ -16,8 +16,9 @@ from textual.widgets import Input, Static, TabbedContent
 from screens.inbox import InboxScreen
 from screens.knowledge import KnowledgeScreen
 from screens.problems import ProblemsScreen
-from screens.search import SearchScreen, hit_key
+from screens.search import SearchScreen
 from screens.session import SessionScreen
+from screens.widgets.hits import hit_key
 from screens.widgets.virtual_table import VirtualTable
 from store.search.facade import SearchResult, WorkspaceSearch
 from tests.tui.helpers import make_app, ready, settled, until
