@@ -18,12 +18,6 @@ class ConfirmScreen(ModalScreen[bool]):
     """Dismissed with True (confirmed) or False; ``diff``: shown (scrollable, coloured)
     between the question and the buttons, before anything is written."""
 
-    DEFAULT_CSS = """
-    ConfirmScreen {
-        #confirm-diff { height: 1fr; min-height: 4; }
-    }
-    """
-
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
@@ -39,7 +33,7 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog wide" if self.diff is not None else "dialog"):
             yield Static(self.question, classes="dialog-text")
             if self.diff is not None:
-                yield DiffView(self.diff, id="confirm-diff")
+                yield DiffView(self.diff, id="confirm-diff", classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button("Cancel (n)", id="no")

@@ -19,12 +19,6 @@ Choice = Literal["reload", "keep", "cancel"]
 
 
 class ConflictScreen(ModalScreen[Choice]):
-    DEFAULT_CSS = """
-    ConflictScreen {
-        #conflict-diff { height: 1fr; min-height: 4; }
-    }
-    """
-
     # priority: "k" means "Keep mine" even while the diff (where k scrolls) has focus
     BINDINGS = [
         Binding("r", "choose('reload')", "Reload", id="conflict.reload", priority=True),
@@ -51,7 +45,9 @@ class ConflictScreen(ModalScreen[Choice]):
                 ),
                 classes="dialog-text",
             )
-            area = DiffView(self.diff or "(no difference)", id="conflict-diff")
+            area = DiffView(
+                self.diff or "(no difference)", id="conflict-diff", classes="dialog-body"
+            )
             area.display = False
             yield area
             with Horizontal(classes="dialog-buttons"):

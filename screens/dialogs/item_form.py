@@ -54,13 +54,6 @@ def _choices(section: str, name: str) -> tuple[str, ...] | None:
 class ItemForm(ModalScreen[bool]):
     """Dismissed with True when the item was saved."""
 
-    DEFAULT_CSS = """
-    ItemForm {
-        #form-fields { height: 1fr; min-height: 4; }
-        #form-errors { height: auto; }
-    }
-    """
-
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="form.save"),
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
@@ -102,7 +95,7 @@ class ItemForm(ModalScreen[bool]):
                 Content.assemble(Content.styled("Edit ", "bold"), literal(self.key, "bold")),
                 classes="dialog-text",
             )
-            with VerticalScroll(id="form-fields"):
+            with VerticalScroll(id="form-fields", classes="dialog-body"):
                 for name in self.fields:
                     value = self.original.get(name)
                     yield Label(name, classes="form-label")

@@ -22,13 +22,6 @@ from store.review.lessons import edit_lesson_tx, find_lesson
 
 
 class LessonForm(ModalScreen[bool]):
-    DEFAULT_CSS = """
-    LessonForm {
-        #lesson-fields { height: 1fr; min-height: 4; }
-        #lesson-errors { height: auto; }
-    }
-    """
-
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="lesson_form.save"),
         Binding("escape", "cancel", "Cancel", id="lesson_form.cancel"),
@@ -50,7 +43,7 @@ class LessonForm(ModalScreen[bool]):
                 Content.assemble(Content.styled("Edit lesson ", "bold"), literal(les.id or "")),
                 classes="dialog-text",
             )
-            with VerticalScroll(id="lesson-fields"):
+            with VerticalScroll(id="lesson-fields", classes="dialog-body"):
                 yield Label("title", classes="form-label")
                 yield Input(str(les.title or ""), id="lesson-title")
                 yield Label("type", classes="form-label")

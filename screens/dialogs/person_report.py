@@ -31,7 +31,6 @@ class PersonReportDialog(ModalScreen[Path | None]):
     DEFAULT_CSS = """
     PersonReportDialog {
         #disc-kpt-yaml { height: 1fr; min-height: 5; }
-        #disc-kpt-errors { height: auto; }
     }
     """
 

@@ -38,7 +38,6 @@ class PromoteScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     PromoteScreen {
-        #promote-diff { height: 1fr; min-height: 4; }
         .near { height: auto; width: 1fr; padding: 0 1; border: round $warning 60%; }
     }
     """
@@ -84,7 +83,7 @@ class PromoteScreen(ModalScreen[bool]):
             with Horizontal(id="promote-near"):
                 yield Static(id="near-existing", classes="near")
                 yield Static(id="near-new", classes="near")
-            yield DiffView(id="promote-diff")
+            yield DiffView(id="promote-diff", classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Write (y)", variant="primary", id="write")
                 yield Button("Replace (r)", id="replace")

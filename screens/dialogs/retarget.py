@@ -47,13 +47,6 @@ def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
 
 
 class RetargetScreen(ModalScreen[bool]):
-    # the fields scroll when the terminal is short; the buttons stay on screen
-    DEFAULT_CSS = """
-    RetargetScreen {
-        #rt-fields { height: 1fr; min-height: 4; }
-    }
-    """
-
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="retarget.save"),
         Binding("escape", "cancel", "Cancel", id="retarget.cancel"),
@@ -76,7 +69,7 @@ class RetargetScreen(ModalScreen[bool]):
                 Content.assemble(Content.styled("Persistence target for ", "bold"), literal(names)),
                 classes="dialog-text",
             )
-            with VerticalScroll(id="rt-fields"):
+            with VerticalScroll(id="rt-fields", classes="dialog-body"):
                 yield Label("type", classes="form-label")
                 yield Select(
                     [(t, t) for t in TARGET_TYPES],

@@ -17,12 +17,6 @@ from screens.widgets.literal import literal, visible
 class TextView(ModalScreen[None]):
     """A long text to read, such as the diff of what undo restores."""
 
-    DEFAULT_CSS = """
-    TextView {
-        #text-view-body { height: 1fr; min-height: 4; }
-    }
-    """
-
     BINDINGS = [Binding("escape,enter,q", "close", "Close", id="text_view.close")]
 
     def __init__(self, message: str, text: str, title: str = "") -> None:
@@ -36,9 +30,11 @@ class TextView(ModalScreen[None]):
             parts = [Content.styled(f"{self.heading}\n", "bold $warning")] if self.heading else []
             yield Static(Content.assemble(*parts, literal(self.message)), classes="dialog-text")
             if self.text and looks_like_diff(self.text):
-                yield DiffView(self.text, id="text-view-body")
+                yield DiffView(self.text, id="text-view-body", classes="dialog-body")
             elif self.text:
-                area = TextArea(visible(self.text), read_only=True, id="text-view-body")
+                area = TextArea(
+                    visible(self.text), read_only=True, id="text-view-body", classes="dialog-body"
+                )
                 area.can_focus = False
                 yield area
             with Horizontal(classes="dialog-buttons"):
