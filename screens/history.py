@@ -113,8 +113,8 @@ class HistoryScreen(Screen[None]):
     BINDINGS = [
         HELP,
         Binding("enter", "diff", "Diff", id="history.diff", priority=True),
-        Binding("u", "undo", "Undo this", id="history.undo"),
-        Binding("r", "redo", "Redo this", id="history.redo"),
+        Binding("u", "turn('undo')", "Undo this", id="history.undo"),
+        Binding("r", "turn('redo')", "Redo this", id="history.redo"),
         Binding("escape", "app.pop_screen", "Back", id="history.back"),
     ]
 
@@ -191,19 +191,8 @@ class HistoryScreen(Screen[None]):
             return
         self.app.push_screen(TextView(view.title, text, title=f"{view.state} · {view.id}"))
 
-    @work(exclusive=True, group="undo", exit_on_error=False)
-    async def action_undo(self) -> None:
-        from screens.dialogs.undo_flow import undo_flow
-
-        view = self.current()
-        if view is None:
-            return
-        await undo_flow(self, self.index, view.id)
-
-    @work(exclusive=True, group="undo", exit_on_error=False)
-    async def action_redo(self) -> None:
-        from screens.dialogs.undo_flow import redo_flow
-
+    async def action_turn(self, verb: str) -> None:
+        """Undo (or redo) the highlighted transaction, as the app's ``u`` does the last one."""
         view = self.current()
         if view is not None:
-            await redo_flow(self, self.index, view.id)
+            await self.app.run_action(f"{verb}({view.id!r})")
