@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import store
 import store.ledger.ledger as ledger_module
+import store.ledger.snapshot as snapshot
 from store.config import Config
 from store.ledger import Ledger
 from store.tx.transactions import history, last_done, last_undone, undo
@@ -297,6 +298,32 @@ def test_a_fold_kept_elsewhere_is_not_trusted(
     parsed[0] = 0
     assert Ledger(sd).states == Ledger(sd).states
     assert parsed[0] >= 60  # the first read everything (the second, its own fold)
+
+
+def test_a_fold_kept_by_format_1_is_replayed_once(
+    ws: Workspace, parsed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgrade from the fold of a row per item: a full replay, then the new fold."""
+    with monkeypatch.context() as m:
+        m.setattr(snapshot, "VERSION", 1)
+        Ledger(ws.state_dir)
+    parsed[0] = 0
+    got = list(Ledger(ws.state_dir).states.items())
+    assert parsed[0] == 60
+    parsed[0] = 0
+    assert list(Ledger(ws.state_dir).states.items()) == got
+    assert parsed[0] == 0
+
+
+def test_a_decisions_note_is_kept_in_the_fold(ws: Workspace, parsed: list[int]) -> None:
+    rec = _commit("t0900", 59, "reject", KEYS[2], ME)
+    rec["effects"][0]["note"] = "breaks on Windows"
+    _write(ws.state_dir, {"ledger.jsonl": json.dumps(ours(ws.state_dir, rec)) + "\n"})
+    want = Ledger(ws.state_dir).state(KEYS[2])
+    parsed[0] = 0
+    assert Ledger(ws.state_dir).state(KEYS[2]) == want
+    assert parsed[0] == 0
+    assert (want.state, want.note) == ("rejected", "breaks on Windows")
 
 
 def test_a_forged_fold_shows_nothing_the_ledger_does_not(
