@@ -20,7 +20,7 @@ from store.ledger.entry import LEDGER_NAME, TX_OPS, Entry, TxRecord
 from store.ledger.files import OrderKey, Placed, Source, open_ledger, plain_pairs, seconds_of
 from store.ledger.migrate import converted, is_older, migrate_file
 from store.ledger.parse import Strs, effects_of, entry_of, keep_rest
-from store.ledger.snapshot import KEEP_BYTES, Fold, Prefix, load, write
+from store.ledger.snapshot import KEEP_BYTES, Fold, Kept, Prefix, load, write
 from store.ledger.state import ItemState, fold_entry
 from store.located import place_of, plain_key, split_located
 from store.read.diagnostics import DiagnosticSink
@@ -66,7 +66,10 @@ class Ledger:
         self._older, self._refolded = False, False
         #: the transactions undone now
         self.undone: set[str] = set()
-        self.states: dict[str, ItemState] = {}
+        #: the item states asked for or folded onto (``states``: all of them), and the kept
+        #: fold's others, each built when asked for
+        self._states: dict[str, ItemState] = {}
+        self._kept: Kept | None = None
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, Source] = {}
         #: the files migrated (or found not to be migratable) by this ledger: once each
@@ -307,7 +310,8 @@ class Ledger:
         if fold is None:
             return
         self._sources = {s.path: s for s in fold.sources}
-        self.states, self.undone, self._prefix = fold.states, fold.undone, fold.prefix
+        self._states, self.undone, self._prefix = {}, fold.undone, fold.prefix
+        self._kept = fold.states if isinstance(fold.states, Kept) else None
         self._kept_at = sum(s.offset for s in fold.sources)
         self.revision += 1
 
@@ -426,7 +430,8 @@ class Ledger:
 
     def _clear(self) -> None:
         self.revision += 1
-        self._entries, self._folded, self.undone, self.states = [], [], set(), {}
+        self._entries, self._folded, self.undone, self._states = [], [], set(), {}
+        self._kept = None
         self._txs, self._prefix, self._older = {}, None, False
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._located, self._placeless, self._places = {}, {}, {}
@@ -522,9 +527,9 @@ class Ledger:
         if self.undone and self.is_undone(e):
             return
         target = plain_key(e.target) if "@" in e.target else e.target
-        st = self.states.get(target)
+        st = self._state_of(target)
         if st is None:
-            st = self.states[target] = ItemState()
+            st = self._states[target] = ItemState()
         fold_entry(st, e)
         if self.located_ids and target.partition("/")[0] in self.located_ids:
             self._fold_located(e, target)
@@ -571,7 +576,7 @@ class Ledger:
                     self._fold_located(e, target)
 
     def _refold(self) -> None:
-        self.states = {}
+        self._states, self._kept = {}, None
         self._located, self._placeless, self._places = {}, {}, {}
         for e in self._folded:
             self._fold_one(e)
@@ -584,7 +589,27 @@ class Ledger:
             if plain.partition("/")[0] not in self.located_ids:
                 self.locate([plain.partition("/")[0]])
             return self._located.get(key) or self._placeless.get(plain) or ItemState()
-        return self.states.get(key) or ItemState()
+        return self._state_of(key) or ItemState()
+
+    @property
+    def states(self) -> dict[str, ItemState]:
+        """Every item's state, by key."""
+        if self._kept is not None:
+            with self.lock:
+                if self._kept is not None:
+                    self._states, self._kept = self._kept.all(self._states), None
+        return self._states
+
+    def _state_of(self, key: str) -> ItemState | None:
+        st = self._states.get(key)
+        if st is None and self._kept is not None:
+            with self.lock:  # (built once: a refresh may be folding onto it)
+                st = self._states.get(key)
+                if st is None and self._kept is not None:
+                    st = self._kept.get(key)
+                    if st is not None:
+                        self._states[key] = st
+        return st
 
     def state_without(self, key: str, group: str) -> ItemState:
         """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""

@@ -53,7 +53,8 @@ class Prefix:
 @dataclass(slots=True)
 class Fold:
     sources: list[Source]
-    states: dict[str, ItemState]
+    #: as kept (a fold loaded: :class:`Kept`)
+    states: dict[str, ItemState] | Kept
     undone: set[str]
     prefix: Prefix
 
@@ -107,18 +108,50 @@ def _decision(d: Decision) -> tuple[Any, ...]:
     return (d.state, d.who, d.at, d.note, d.id)
 
 
-def _states(c: dict[str, Any]) -> dict[str, ItemState]:
-    make, kinds = ItemState, [tuple(k) for k in c["kinds"]]
-    rows = zip(map(kinds.__getitem__, c["kind"]), c["at"], c["by_id"], strict=True)
-    states = [make(s, None, at, False, False, (), w, by, bid) for (s, w, by), at, bid in rows]
-    for i, note in c["notes"]:
-        states[i].note = note
-    for i, edited, archived, promoted, several, settled in c["rest"]:
-        st = states[i]
-        st.edited, st.archived, st.promoted = edited, archived, tuple(promoted)
-        st.several = {n: Decision(*d) for n, d in several.items()} if several else None
-        st.settled = frozenset(settled)
-    return dict(zip(c["keys"], states, strict=True))
+class Kept:
+    """The kept fold's item states, each built when first asked for: a small command asks
+    for one or two of a hundred thousand (the app, for all: :meth:`all`)."""
+
+    def __init__(self, c: dict[str, Any]) -> None:
+        self.keys: list[str] = c["keys"]
+        self._kinds = [(s, w, by) for s, w, by in c["kinds"]]
+        self._cols: tuple[list[int], list[str | None], list[str]] = (c["kind"], c["at"], c["by_id"])
+        if any(len(col) != len(self.keys) for col in self._cols):
+            raise ValueError("columns of different lengths")
+        self._notes: dict[int, str] = dict(c["notes"])
+        self._rest: dict[int, list[Any]] = {r[0]: r[1:] for r in c["rest"]}
+        self._index: dict[str, int] | None = None
+
+    def get(self, key: str) -> ItemState | None:
+        if self._index is None:
+            self._index = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        i = self._index.get(key)
+        if i is None:
+            return None
+        (s, w, by), at, bid = self._kinds[self._cols[0][i]], self._cols[1][i], self._cols[2][i]
+        return self._more(ItemState(s, self._notes.get(i), at, False, False, (), w, by, bid), i)
+
+    def all(self, built: dict[str, ItemState]) -> dict[str, ItemState]:
+        """Every state, those ``built`` (asked for, and folded onto since) as they are now;
+        in the order a replay folds them."""
+        make, kinds = ItemState, self._kinds
+        rows = zip(map(kinds.__getitem__, self._cols[0]), self._cols[1], self._cols[2], strict=True)
+        states = [make(s, None, at, False, False, (), w, by, bid) for (s, w, by), at, bid in rows]
+        for i, note in self._notes.items():
+            states[i].note = note
+        for i in self._rest:
+            self._more(states[i], i)
+        out = dict(zip(self.keys, states, strict=True))
+        out.update(built)
+        return out
+
+    def _more(self, st: ItemState, i: int) -> ItemState:
+        if (rest := self._rest.get(i)) is not None:
+            edited, archived, promoted, several, settled = rest
+            st.edited, st.archived, st.promoted = edited, archived, tuple(promoted)
+            st.several = {n: Decision(*d) for n, d in several.items()} if several else None
+            st.settled = frozenset(settled)
+        return st
 
 
 def write(state_dir: Path, team: bool, local: str, fold: Fold) -> None:
@@ -148,7 +181,7 @@ def write(state_dir: Path, team: bool, local: str, fold: Fold) -> None:
         "fold_txs": sorted(p.fold_txs - p.tx_ids),
         "undone": list(fold.undone),
         "written": p.written,
-        "states": _columns(fold.states),
+        "states": _columns(fold.states if isinstance(fold.states, dict) else fold.states.all({})),
     }
     raw = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     head = _head(hashlib.sha256(raw).hexdigest())
@@ -176,7 +209,7 @@ def load(state_dir: Path, team: bool, local: str) -> Fold | None:
         sources = [_source(state_dir, *row) for row in body["sources"]]
         if not all(sources):
             return None
-        states = _states(body["states"])
+        states = Kept(body["states"])
         last = body["last"]
         prefix = Prefix(
             set(body["txs"]),

@@ -59,7 +59,8 @@ _META = set("\\.+*?()|[]{}^$#&-~")
 
 
 class LedgerLike(Protocol):
-    states: dict[str, Any]
+    @property
+    def states(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)

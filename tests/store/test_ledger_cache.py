@@ -25,6 +25,7 @@ import store.ledger.ledger as ledger_module
 import store.ledger.snapshot as snapshot
 from store.config import Config
 from store.ledger import Ledger
+from store.ledger.state import ItemState
 from store.tx.transactions import history, last_done, last_undone, undo
 from store.workspace import Workspace
 from tests.ledger_forge import ours
@@ -324,6 +325,25 @@ def test_a_decisions_note_is_kept_in_the_fold(ws: Workspace, parsed: list[int]) 
     assert Ledger(ws.state_dir).state(KEYS[2]) == want
     assert parsed[0] == 0
     assert (want.state, want.note) == ("rejected", "breaks on Windows")
+
+
+def test_states_asked_for_one_at_a_time_then_all_read_as_a_replay(ws: Workspace) -> None:
+    """A kept fold's states are built when asked for: one, folded onto, then every one."""
+    Ledger(ws.state_dir)
+    new = "kpt-20260101-003/try-009"
+    steps = [
+        ("commit", "ledger.jsonl", 59, op, k, 0)
+        for op, k in [("reject", KEYS[4]), ("approve", new)]
+    ]
+    _write(ws.state_dir, _lines(ws.state_dir, steps, 800, False))
+    led = Ledger(ws.state_dir)
+    asked = [led.state(k) for k in [KEYS[4], new, KEYS[1], "kpt-20260101-009/try-001"]]
+    got = list(led.states.items())
+    (ws.state_dir / NAME).unlink()
+    replay = Ledger(ws.state_dir)
+    assert got == list(replay.states.items())
+    assert asked == [*(replay.state(k) for k in [KEYS[4], new, KEYS[1]]), ItemState()]
+    assert (asked[0].state, asked[1].state) == ("rejected", "approved")
 
 
 def test_a_forged_fold_shows_nothing_the_ledger_does_not(
