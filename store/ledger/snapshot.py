@@ -83,14 +83,8 @@ def _columns(states: dict[str, ItemState]) -> dict[str, Any]:
         kind.append(kinds.setdefault((st.state, st.who, st.by), len(kinds)))
         if st.note is not None:
             notes.append((i, st.note))
-        several = st.several
-        more = [
-            st.edited,
-            st.archived,
-            list(st.promoted),
-            None if several is None else {k: list(_decision(d)) for k, d in several.items()},
-            sorted(st.settled),
-        ]
+        several = {k: [d.state, d.who, d.at, d.note, d.id] for k, d in (st.several or {}).items()}
+        more = [st.edited, st.archived, list(st.promoted), several or None, sorted(st.settled)]
         if more != [False, False, [], None, []]:
             rest.append([i, *more])
     return {
@@ -102,10 +96,6 @@ def _columns(states: dict[str, ItemState]) -> dict[str, Any]:
         "notes": notes,
         "rest": rest,
     }
-
-
-def _decision(d: Decision) -> tuple[Any, ...]:
-    return (d.state, d.who, d.at, d.note, d.id)
 
 
 class Kept:
