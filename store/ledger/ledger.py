@@ -595,7 +595,7 @@ class Ledger:
     def states(self) -> dict[str, ItemState]:
         """Every item's state, by key."""
         if self._kept is not None:
-            with self.lock:
+            with self.lock, paused_gc():
                 if self._kept is not None:
                     self._states, self._kept = self._kept.all(self._states), None
         return self._states
