@@ -108,6 +108,13 @@ MIX: dict[str, list[list[str]]] = {
 SCREEN_KEYS = ["L", "S", "/", "I", "K", "D", "T", "M", "P", "H", "C"]
 
 
+def code_dir(env: dict[str, str]) -> str:
+    """Where a run starts: its code's tree (``python -c`` and the fork server's workers put
+    the working directory first on the path: from this tree, a ``--before`` run's workers
+    would parse with this tree's code)."""
+    return env.get("PYTHONPATH") or str(REPO)
+
+
 def env_for(bytecode: bool, pycache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "BENCH"))}
     env |= {"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.UTF-8"}
@@ -156,7 +163,7 @@ class Term:
             stdout=slave,
             stderr=slave,
             env=env,
-            cwd=REPO,
+            cwd=code_dir(env),
             start_new_session=True,
         )
         os.close(slave)
@@ -284,7 +291,9 @@ def first_row(argv: list[str], env: dict[str, str], timeout: float = 120.0) -> f
 
 def run_s(argv: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        argv, env=env, cwd=code_dir(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - t0
 
 
@@ -399,7 +408,7 @@ def prime_app(argv: list[str], env: dict[str, str], root: Path) -> None:
     subprocess.run(
         [argv[0], "stats", "--root", str(root)],
         env=env,
-        cwd=REPO,
+        cwd=code_dir(env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
@@ -459,7 +468,11 @@ def plain_cold(root: Path, env: dict[str, str]) -> dict[str, float]:
     )
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", code, str(root)], env=env, cwd=REPO, capture_output=True, text=True
+        [sys.executable, "-c", code, str(root)],
+        env=env,
+        cwd=code_dir(env),
+        capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - t0
     if done.returncode != 0:
