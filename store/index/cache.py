@@ -30,7 +30,7 @@ from store.write.atomic import replace_file
 
 FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
-VERSION = 6
+VERSION = 7
 #: Bump whenever a check changes what it reports (cached diagnostics of older checks).
 RULES = 4
 NAME = f"index-cache-v{VERSION}.json"

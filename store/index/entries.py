@@ -1,10 +1,13 @@
 """One file as the index holds it (:class:`IndexedFile`) and as the cache and worker
 processes carry it, an *entry* of plain JSON data:
 
-    [[size, mtime_ns, ino, ctime_ns, sha256], kind, diagnostics, payload, unfinished_line]
+    [identity, kind, diagnostics, payload, unfinished_line]
 
-``payload``: ``["R", report head]``, ``["T", session ids, kinds]``, ``["D"]`` or ``None``;
-the blob beside it holds the problems and tries, the head lines, or the model's JSON.
+``identity``: size, mtime_ns, inode and ctime_ns (``<qqQq``) and the SHA-256 packed, in
+hex (one string to decode, not five values), or ``null`` when the file was not read;
+``payload``: ``["R", report head]``, ``["T", session ids, kinds, projects or null]``,
+``["D"]`` or ``None``; the blob beside it holds the problems and tries, the head lines, or
+the model's JSON.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ Entry = list[Any]
 Parsed = tuple[Entry, bytes]
 
 _IDENT = struct.Struct("<qqQq")
+_PACKED = _IDENT.size + 32  # and the SHA-256
 #: One shared empty list (diagnostics are replaced whole, never changed in place).
 NO_DIAGNOSTICS: list[Diagnostic] = []
 _validating = threading.Lock()
@@ -190,16 +194,17 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     loaded = load_file(path, kind, display)
     diags = check_loaded(loaded, finished=False)
     stamp = loaded.stamp
-    ident = [-1, -1, 0, 0, ""]
+    ident = None
     if stamp is not None:
-        ident = [stamp.size, stamp.mtime_ns, 0, 0, stamp.sha256]
+        inode = (0, 0)
         try:
             st = os.stat(path)
         except OSError:
             pass
         else:  # inode and ctime only when still the file that was read
             if (st.st_size, st.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
-                ident[2:4] = [st.st_ino, st.st_ctime_ns]
+                inode = (st.st_ino, st.st_ctime_ns)
+        ident = _pack(stamp, inode).hex()
     payload: list[Any] | None = None
     blob = b""
     doc = loaded.doc
@@ -238,18 +243,18 @@ def file_of_entry(
 ) -> IndexedFile:
     """The in-memory form of ``entry`` (``ValueError``, ``TypeError``, ``KeyError`` when
     malformed); ``text``: ``str(path)`` when the caller has it."""
-    (size, mtime_ns, ino, ctime_ns, sha), kind_value, diag_rows, payload, unfinished = entry
+    ident, kind_value, diag_rows, payload, unfinished = entry
     display: str | int = ws.inside(text or str(path)) or ws.display(path)
     kind = _KINDS[kind_value] if kind_value is not None else None
-    stamp = FileStamp(size, mtime_ns, sha) if size >= 0 else None
+    packed = bytes.fromhex(ident) if ident is not None else None
+    if packed is not None and len(packed) != _PACKED:
+        raise ValueError("not a file's identity")
     diags = NO_DIAGNOSTICS
     if diag_rows:
         shown = (text or str(path))[display:] if isinstance(display, int) else display
         diags = [Diagnostic(row[4] if len(row) > 4 else shown, *row[:4]) for row in diag_rows]
-    f = IndexedFile(
-        path, display, kind, stamp, diagnostics=diags, unfinished_line=unfinished,
-        ident=(ino, ctime_ns),
-    )  # fmt: skip
+    f = IndexedFile(path, display, kind, None, diagnostics=diags, unfinished_line=unfinished)
+    f._ident = packed
     if payload is None:
         return f
     tag, *body = payload
@@ -269,7 +274,7 @@ def file_of_entry(
 
 
 def entry_of_file(f: IndexedFile) -> Parsed:
-    ident = list(f.identity() or (-1, -1, 0, 0, ""))
+    ident = f._ident.hex() if f._ident is not None else None
     payload: list[Any] | None = None
     blob = b""
     if f.head is not None:

@@ -34,29 +34,35 @@ _SHARED_MAX = 200_000
 
 _LETTER = {"keep": "k", "problem": "p", "try": "t", "omission": "o"}
 _SECTION = {letter: section for section, letter in _LETTER.items()}
-_ITEMS = object()
+_ITEMS, _JOINED = object(), object()
 
 
 def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
-    """The sections as one string of letters, then the ids (a start decodes two values,
-    not a list per item); ``[section, id]`` pairs when a section has no letter."""
+    """The sections as one string of letters, then the ids joined by spaces (a start
+    decodes two strings, not a list per item; a list when an id holds a space);
+    ``[section, id]`` pairs when a section has no letter."""
     letters = "".join([_LETTER.get(sec, "?") for sec, _id in items])
     if "?" in letters:
         return [list(x) for x in items]
-    return [letters, [item_id for _sec, item_id in items]]
+    ids = [item_id for _sec, item_id in items]
+    return [letters, ids if any(" " in i for i in ids) else " ".join(ids)]
 
 
 def _items(raw: list[Any]) -> tuple[tuple[str, str], ...]:
     """The pairs from :func:`_dump_items`' form: shared with a report that has the same."""
     if len(raw) == 2 and isinstance(raw[0], str):
         letters, ids = raw
-        if not isinstance(ids, list) or len(ids) != len(letters):
-            raise ValueError("a report head's items do not match their sections")
         # (keyed apart: a tuple of texts could be a try's addresses, which agents write)
-        key: tuple[Any, ...] = (_ITEMS, letters, *ids)
+        key: tuple[Any, ...] = (
+            (_JOINED, letters, ids) if isinstance(ids, str) else (_ITEMS, letters, *ids)
+        )
         got = _SHARED.get(key)
         if got is not None:
             return cast("tuple[tuple[str, str], ...]", got)
+        if isinstance(ids, str):
+            ids = ids.split(" ") if letters else []
+        if not isinstance(ids, list) or len(ids) != len(letters):
+            raise ValueError("a report head's items do not match their sections")
         sections = [_SECTION[c] for c in letters]
         got = _t(tuple([_t((sec, _i(b) or "")) for sec, b in zip(sections, ids, strict=True)]))
     else:
@@ -448,17 +454,21 @@ class HeadTable:
         blob: bytes | mmap.mmap,
         sids: list[str | None],
         kinds: str,
+        projects: list[str | None] | None = None,
         *,
         lo: int = 0,
         hi: int | None = None,
     ) -> None:
         hi = len(blob) if hi is None else hi
-        if len(kinds) != len(sids):
+        if len(kinds) != len(sids) or (projects is not None and len(projects) != len(sids)):
             raise ValueError("a head table's parts disagree")
         self._lines: _Lines = (blob, lo, hi, _line_ends(blob, lo, hi, len(kinds)))
         self.sids = [_i(s) for s in sids]
         self.kinds = kinds
-        self._projects: list[str | None] | None = None
+        if projects is not None and not all(p is None or type(p) is str for p in projects):
+            raise ValueError("a head table's projects are not texts")
+        #: kept with the session ids where sessions show them (a table with summaries)
+        self._projects = [_i(p) for p in projects] if projects is not None else None
         self.release()  # the pages just read to find the lines (a mapped table)
 
     @property
@@ -481,7 +491,8 @@ class HeadTable:
             for h in heads
         )
         kinds = "".join("L" if isinstance(h, LessonHead) else "S" for h in heads)
-        return cls(blob, [h.session_id for h in heads], kinds)
+        projects = [h.project for h in heads] if "S" in kinds else None
+        return cls(blob, [h.session_id for h in heads], kinds, projects)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -546,9 +557,11 @@ class HeadTable:
     __hash__ = None  # type: ignore[assignment]
 
     def snapshot(self) -> tuple[list[Any], bytes]:
-        """The session ids and kinds, and the lines, of the same records (a cache write
-        while another thread appends: the kinds grow last)."""
+        """The session ids, kinds and (with summaries) projects, and the lines, of the same
+        records (a cache write while another thread appends: the kinds grow last)."""
         kinds = self.kinds
         n = len(kinds)
         buf, lo, _hi, ends = self._lines
-        return [self.sids[:n], kinds], (read_mapped(buf, lo, ends[n - 1] + 1) if n else b"")
+        projects = [self.project(i) for i in range(n)] if "S" in kinds else None
+        meta = [self.sids[:n], kinds, projects]
+        return meta, (read_mapped(buf, lo, ends[n - 1] + 1) if n else b"")

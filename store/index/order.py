@@ -107,7 +107,7 @@ def ordered(index: WorkspaceIndex, flt: SessionFilter | None = None) -> list[Ses
         done, total = index.review_progress(s)
         if flt.matches(s, done, total):
             rows.append((done < total, s.sort_time, s.key, s))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
+    rows.sort(reverse=True)  # (the keys differ: the sessions are never compared)
     return [r[3] for r in rows]
 
 

@@ -200,6 +200,10 @@ class WorkspaceIndex:
         self._rid_keys: dict[str, set[str]] = {}
         #: the keys listed for a session's further reports, by the session's key
         self._more_keys: dict[str, list[str]] = {}
+        #: the index cache being hashed since :meth:`prefetch`, for the first load
+        self._reading: index_cache.Reading | None = None
+        #: (ledger revision, the report ids it holds an item's state of)
+        self._decided: tuple[int, set[str]] = (-1, set())
 
     # -- building ----------------------------------------------------------------
 
@@ -215,6 +219,11 @@ class WorkspaceIndex:
             return list(recover(self.ws, ledger=self.ledger))
         except (OSError, WriteError):
             return []
+
+    def prefetch(self) -> None:
+        """Start hashing the index cache now (off the interpreter: while the app starts)."""
+        if self.use_cache and self._reading is None:
+            self._reading = index_cache.Reading(self.ws)
 
     def load_all(
         self,
@@ -238,7 +247,9 @@ class WorkspaceIndex:
         parallel: bool,
     ) -> None:
         # the cache's checksum (off the interpreter) is hashed while the ledger is folded
-        reading = index_cache.Reading(self.ws) if self.use_cache else None
+        reading, self._reading = self._reading, None
+        if reading is None and self.use_cache:
+            reading = index_cache.Reading(self.ws)
         cached: index_cache.Cached | None = None
         try:
             self.ledger.refresh()
@@ -253,25 +264,26 @@ class WorkspaceIndex:
         if cached is not None:
             # reports and summaries first (the sessions list is complete with them), then
             # lessons, then small documents; the first merge relies on the cache's order
-            paths = {name: Path(name) for name in cached.lines}
+            paths: dict[str, Path] = {}  # (made as needed: the sessions' files first)
             first = (Kind.KPT.value, Kind.SUMMARIES.value)
             groups: tuple[list[str], list[str], list[str]] = ([], [], [])
             for name, (kind, *_where) in cached.lines.items():
                 groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
+                if i == 1:  # every file's path and order, made once the sessions are out
+                    paths = {name: paths.get(name) or Path(name) for name in cached.lines}
+                    self._rank = {p: n for n, p in enumerate(paths.values())}
                 batch: dict[Path, IndexedFile] = {}
                 for name, entry, blob in cached.entries(group):
                     if entry is None:
                         continue  # parsed again below
                     try:
-                        path = paths[name]
+                        path = paths.get(name) or paths.setdefault(name, Path(name))
                         batch[path] = file_of_entry(self.ws, path, entry, blob, name)
                     except (ValueError, TypeError, IndexError, KeyError):
                         continue
                 cached.release()  # the entries' pages: read once
                 files.update(batch)
-                if i == 1:  # the files' order, made once the sessions are out
-                    self._rank = {p: n for n, p in enumerate(paths.values())}
                 self._merge(batch, set(), reset=i == 0)
                 if publish is not None and i == 0:
                     publish()
@@ -495,27 +507,30 @@ class WorkspaceIndex:
             rid_keys, more_keys = self._rid_keys, self._more_keys
             newly_shared: set[str] = set()
             for key in touched:
-                for k in (key, *more_keys.pop(key, ())):
-                    old = sessions.pop(k, None)
-                    if old is not None and old.report_id:
-                        rid_keys.get(old.report_id, set()).discard(k)
-                        if by_report.get(old.report_id) is old:
-                            del by_report[old.report_id]
-                            lost.add(old.report_id)
                 if gathered is None:
+                    for k in (key, *more_keys.pop(key, ())):
+                        old = sessions.pop(k, None)
+                        if old is not None and old.report_id:
+                            rid_keys.get(old.report_id, set()).discard(k)
+                            if by_report.get(old.report_id) is old:
+                                del by_report[old.report_id]
+                                lost.add(old.report_id)
                     made = self._session(key, files)
-                else:
+                else:  # (nothing to take out of a first merge)
                     made = _sessions_of(key, _flat(gathered[key]))  # in order already
                 if len(made) > 1:
                     more_keys[key] = [m.key for m in made[1:]]
                 for s in made:
                     sessions[s.key] = s
-                    if s.report_id:
-                        by_report[s.report_id] = s
-                        keys = rid_keys.setdefault(s.report_id, set())
-                        keys.add(s.key)
-                        if len(keys) == 2:
-                            newly_shared.add(s.report_id)
+                    if rid := s.report_id:
+                        by_report[rid] = s
+                        keys = rid_keys.get(rid)
+                        if keys is None:
+                            rid_keys[rid] = {s.key}
+                        else:
+                            keys.add(s.key)
+                            if len(keys) == 2:
+                                newly_shared.add(rid)
             for s in sessions.values() if lost - by_report.keys() else ():
                 if s.report_id in lost and s.report_id not in by_report:  # another report
                     by_report[s.report_id] = s  # with the id stays
@@ -622,7 +637,9 @@ class WorkspaceIndex:
         rkey = self.report_key(s)
         items = s.report.head.items if rkey is not None and s.report is not None else ()
         done = 0
-        if rkey is not None and items:
+        if self._decided[0] != revision:  # most reports have no state: none looked up
+            self._decided = (revision, {k.partition("/")[0] for k in list(self.ledger.states)})
+        if rkey is not None and items and ("@" in rkey or rkey in self._decided[1]):
             states, state = self.ledger.states, self.ledger.state
             located, prefix = "@" in rkey, f"{rkey}/"
             for _sec, item_id in items:  # the keys of item_keys(), not built as a list

@@ -445,7 +445,7 @@ def test_a_mapped_table_read_while_it_grows_reads_whole_lines(tmp_path: Path) ->
                             for i in (0, n - 1, n // 2, len(t) - 1):
                                 if t[i].id != f"ll-{i}":
                                     errors.append(f"head {i} read as another")
-                            (sids, kinds), lines = t.snapshot()  # what a cache write takes
+                            (sids, kinds, _p), lines = t.snapshot()  # what a cache write takes
                             if not len(sids) == len(kinds) == lines.count(b"\n"):
                                 errors.append("a snapshot's parts disagree")
                         except Exception as exc:  # noqa: BLE001 - any failure is the finding

@@ -179,7 +179,7 @@ def test_snapshotting_every_mapped_head_table_gives_the_pages_back(
             for i in range(count)
         ]
         for table in tables:
-            (sids, kinds), lines = table.snapshot()
+            (sids, kinds, _projects), lines = table.snapshot()
             assert lines == src.blob and kinds == src.kinds and sids == src.sids
         _assert_mapping_given_back(path)
     finally:
@@ -214,16 +214,22 @@ def test_items_are_not_taken_for_a_tries_addresses_that_read_alike() -> None:
     head = _heads()[0]
     one = dataclasses.replace(head, items=(("keep", "keep-001"),))
     letters, ids = one.dump()[5]
-    TryHead("try-9", _t((letters, *ids)))  # an agent's addresses, shared first
-    _t((letters, *ids))
+    TryHead("try-9", _t((letters, ids)))  # an agent's addresses, shared first
+    _t((letters, ids))
     back = ReportHead.load(json.loads(json.dumps(one.dump())), one.rest_json())
     assert back.items == (("keep", "keep-001"),)
 
 
 @pytest.mark.parametrize(
     "items",
-    [["kx", ["keep-001"]], ["kz", ["a", "b"]], ["k", "keep-001"], [["keep"]]],
-    ids=["more letters than ids", "no such section", "ids not a list", "a pair of one"],
+    [["kx", ["keep-001"]], ["kx", "keep-001"], ["kz", ["a", "b"]], ["k", 7], [["keep"]]],
+    ids=[
+        "more letters than ids",
+        "more letters than joined ids",
+        "no such section",
+        "ids neither a list nor a text",
+        "a pair of one",
+    ],
 )
 def test_items_not_as_written_are_invalid(items: list[object]) -> None:
     raw = _heads()[0].dump()
