@@ -88,7 +88,6 @@ class HurikaeriApp(App[None]):
         start_helpers()  # before Textual captures standard error: see its docstring
         self.workspace = workspace
         self.index = WorkspaceIndex(workspace)
-        self.index.prefetch()
         self.watch_files = watch
         self.own_writes = OwnWrites()
         self.loaded = asyncio.Event()

@@ -465,8 +465,6 @@ class HeadTable:
         self._lines: _Lines = (blob, lo, hi, _line_ends(blob, lo, hi, len(kinds)))
         self.sids = [_i(s) for s in sids]
         self.kinds = kinds
-        if projects is not None and not all(p is None or type(p) is str for p in projects):
-            raise ValueError("a head table's projects are not texts")
         #: kept with the session ids where sessions show them (a table with summaries)
         self._projects = [_i(p) for p in projects] if projects is not None else None
         self.release()  # the pages just read to find the lines (a mapped table)

@@ -200,8 +200,6 @@ class WorkspaceIndex:
         self._rid_keys: dict[str, set[str]] = {}
         #: the keys listed for a session's further reports, by the session's key
         self._more_keys: dict[str, list[str]] = {}
-        #: the index cache being hashed since :meth:`prefetch`, for the first load
-        self._reading: index_cache.Reading | None = None
         #: (ledger revision, the report ids it holds an item's state of)
         self._decided: tuple[int, set[str]] = (-1, set())
 
@@ -219,11 +217,6 @@ class WorkspaceIndex:
             return list(recover(self.ws, ledger=self.ledger))
         except (OSError, WriteError):
             return []
-
-    def prefetch(self) -> None:
-        """Start hashing the index cache now (off the interpreter: while the app starts)."""
-        if self.use_cache and self._reading is None:
-            self._reading = index_cache.Reading(self.ws)
 
     def load_all(
         self,
@@ -247,9 +240,7 @@ class WorkspaceIndex:
         parallel: bool,
     ) -> None:
         # the cache's checksum (off the interpreter) is hashed while the ledger is folded
-        reading, self._reading = self._reading, None
-        if reading is None and self.use_cache:
-            reading = index_cache.Reading(self.ws)
+        reading = index_cache.Reading(self.ws) if self.use_cache else None
         cached: index_cache.Cached | None = None
         try:
             self.ledger.refresh()
