@@ -106,13 +106,7 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="filters"):
-            yield Select(OUTCOMES, prompt="outcome", id="f-outcome", compact=True)
-            yield Select([], prompt="project", id="f-project", compact=True)
-            yield Input(placeholder="from date", id="f-since", compact=True)
-            yield Input(placeholder="to date", id="f-until", compact=True)
-            yield Select(REVIEW, prompt="review", id="f-review", compact=True)
-            yield Select(EVIDENCE, prompt="evidence", id="f-evidence", compact=True)
+        yield Horizontal(id="filters")  # filled once the sessions are listed
         yield VirtualTable(COLUMNS, id="sessions", classes="list")
         # shown while files are parsed (see show_progress); an indeterminate bar animating
         # meanwhile would only take time from the reading
@@ -158,13 +152,29 @@ class SessionsScreen(Screen[None]):
         if self.filter.evidence is not None:
             self.check_evidence()  # transcripts are not watched: they may have grown
 
+    async def mount_filters(self) -> None:
+        """The filters, once the sessions are listed (before, ~0.1 s of a start: #47)."""
+        row = self.query_one("#filters", Horizontal)
+        if not row.children:
+            await row.mount_all(
+                [
+                    Select(OUTCOMES, prompt="outcome", id="f-outcome", compact=True),
+                    Select([], prompt="project", id="f-project", compact=True),
+                    Input(placeholder="from date", id="f-since", compact=True),
+                    Input(placeholder="to date", id="f-until", compact=True),
+                    Select(REVIEW, prompt="review", id="f-review", compact=True),
+                    Select(EVIDENCE, prompt="evidence", id="f-evidence", compact=True),
+                ]
+            )
+            self.refresh_projects()
+
     def refresh_projects(self) -> None:
-        sel = self.query_one("#f-project", Select)
-        current = sel.value
-        names = projects(self.index)
-        sel.set_options([(literal(short_project(p), keep_newlines=False), p) for p in names])
-        if current in names:
-            sel.value = current
+        for sel in self.query("#f-project").results(Select):  # (none before the list)
+            current = sel.value
+            names = projects(self.index)
+            sel.set_options([(literal(short_project(p), keep_newlines=False), p) for p in names])
+            if current in names:
+                sel.value = current
 
     def refresh_rows(self) -> None:
         loaded = getattr(self.app, "loaded", None)
@@ -188,6 +198,8 @@ class SessionsScreen(Screen[None]):
             shown = f"checking evidence… {done}/{of} reports" if of else "checking evidence…"
         table.border_title = shown
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
+        if total or not reading:  # (once the list drawn holds the sessions)
+            self.call_after_refresh(self.mount_filters)
         if loaded is not None and loaded.is_set() and self.filter == SessionFilter():
             self.keep_first_page()
         if self._pending_open is not None:
@@ -295,15 +307,14 @@ class SessionsScreen(Screen[None]):
         self.post_message(Open(NextToReview(s.key if s else None)))
 
     def action_focus_filters(self) -> None:
-        self.query_one("#f-outcome", Select).focus()
+        for sel in self.query("#f-outcome"):  # (none before the sessions are listed)
+            sel.focus()
 
     def action_clear_filters(self) -> None:
-        self.query_one("#f-outcome", Select).clear()
-        self.query_one("#f-project", Select).clear()
-        self.query_one("#f-since", Input).value = ""
-        self.query_one("#f-until", Input).value = ""
-        self.query_one("#f-review", Select).clear()
-        self.query_one("#f-evidence", Select).clear()
+        for sel in self.query("#filters Select").results(Select):
+            sel.clear()
+        for field in self.query("#filters Input").results(Input):
+            field.value = ""
         self.query_one("#sessions", VirtualTable).focus()
 
     @on(Select.Changed)
