@@ -12,6 +12,7 @@ command line prints it): never a silent fallback to one core.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -35,13 +36,31 @@ CHUNK_BYTES = 1024 * 1024
 log = logging.getLogger(__name__)
 
 
+@contextlib.contextmanager
+def _safe_path() -> Iterator[None]:
+    """Python processes started meanwhile (the resource tracker, the fork server, workers)
+    run as ``python -c``, which puts the working directory first on their path: started in
+    an agent's workspace, they would import its ``store/`` or ``selectors.py`` instead of
+    ours and the standard library's. ``PYTHONSAFEPATH`` keeps it off."""
+    old = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = old
+
+
 def start_helpers() -> None:
     """Start multiprocessing's resource tracker now, while this process's standard error is
     still a real file. A Textual app replaces ``sys.stderr`` with a capture whose
     ``fileno()`` is -1; the tracker, started later from inside the app, would be handed that
     descriptor and fail (``bad value(s) in fds_to_keep``), and no worker could start."""
     try:
-        resource_tracker.ensure_running()
+        with _safe_path():
+            resource_tracker.ensure_running()
     except (OSError, ValueError) as exc:
         log.warning("worker processes will not start: %s", exc)
 
@@ -87,7 +106,8 @@ def map_chunks(
     if method == "forkserver" and preload:
         ctx.set_forkserver_preload(list(preload))
     try:
-        pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        with _safe_path():  # (the tracker, when the app has not started it)
+            pool = concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx)
     except (OSError, ValueError) as exc:  # no semaphores (some containers): parse here
         _on_one_core(exc)
         for c in chunks:
@@ -100,8 +120,9 @@ def map_chunks(
             # process until they are taken, and a finished future is let go of at once
             todo = iter(enumerate(chunks))
             running: dict[concurrent.futures.Future[list[R]], int] = {}
-            for i, c in itertools.islice(todo, AHEAD * n):
-                running[pool.submit(fn, c)] = i
+            with _safe_path():  # the first submit starts the fork server and the workers
+                for i, c in itertools.islice(todo, AHEAD * n):
+                    running[pool.submit(fn, c)] = i
             while running:
                 finished, _ = concurrent.futures.wait(
                     running, return_when=concurrent.futures.FIRST_COMPLETED

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -47,3 +49,52 @@ def test_a_worker_that_dies_loses_no_chunk_another_finished() -> None:
         got.extend(result)
         time.sleep(0.6)  # the caller busy with what it took while the worker dies
     assert sorted(got) == sorted(c[0][0] for c in chunks)
+
+
+HOSTILE_STORE = """import os
+open(os.path.join(os.environ["MARKS"], "store-" + str(os.getpid())), "w").close()
+"""
+#: a standard library module shadowed: marks, then hands over the real one
+HOSTILE_SELECTORS = """import importlib, os, sys
+open(os.path.join(os.environ["MARKS"], "selectors-" + str(os.getpid())), "w").close()
+saved = list(sys.path)
+sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
+del sys.modules["selectors"]
+real = importlib.import_module("selectors")
+sys.path[:] = saved
+sys.modules["selectors"] = real
+globals().update({k: v for k, v in vars(real).items() if not k.startswith("__")})
+"""
+RUN = """import os
+from store.index import parallel
+
+def pid(chunk):
+    return [os.getpid()]
+
+if __name__ == "__main__":
+    got = parallel.map_chunks(pid, [[1], [2], [3]], parallel.SERIAL_BELOW + 1, ["store.index.entries"])
+    print(len({p for r in got for p in r if p != os.getpid()}))
+"""
+
+
+def test_workers_import_nothing_from_the_directory_hurikaeri_runs_in(tmp_path: Path) -> None:
+    """Run in an agent's workspace holding a ``store/`` package and a ``selectors.py``, the
+    tracker, the fork server and the workers import ours and the standard library's."""
+    here, marks, runner = tmp_path / "workspace", tmp_path / "marks", tmp_path / "runner"
+    for d in (here / "store", marks, runner):
+        d.mkdir(parents=True)
+    (here / "store" / "__init__.py").write_text(HOSTILE_STORE)
+    (here / "selectors.py").write_text(HOSTILE_SELECTORS)
+    (runner / "run.py").write_text(RUN)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONSAFEPATH"} | {"MARKS": str(marks)}
+    done = subprocess.run(
+        [sys.executable, str(runner / "run.py")],
+        cwd=here,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert sorted(p.name.split("-")[0] for p in marks.iterdir()) == []
+    assert int(done.stdout) >= 1, done.stderr  # parsed in workers, not here
+    assert "one core" not in done.stderr
