@@ -250,6 +250,13 @@ def add_serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
 
 
+def app_command(ws: Workspace, config: Path | None) -> list[str]:
+    """What textual-serve runs per session; ``-P``: never a ``tui`` from the directory serve
+    runs in (an agent's workspace) before ours."""
+    command = [sys.executable, "-P", "-m", "tui", "--root", str(ws.root)]
+    return [*command, "--config", str(config)] if config else command
+
+
 def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
     """The same app in a browser: textual-serve runs ``hurikaeri --root ROOT`` per session."""
     try:
@@ -261,9 +268,7 @@ def cmd_serve(args: argparse.Namespace, ws: Workspace) -> int:
         ) from None
 
     token = server_token()
-    command = [sys.executable, "-m", "tui", "--root", str(ws.root)]
-    if args.config:
-        command += ["--config", str(args.config)]
+    command = app_command(ws, args.config)
     if args.host not in LOOPBACK:
         print(
             f"{PROG}: serving on {args.host}: anyone who can reach it and has the URL "
