@@ -14,7 +14,8 @@ import re
 #: Bidirectional marks, embeddings, overrides and isolates: they reorder the text around them.
 _BIDI_CODES = (0x200E, 0x200F, 0x061C, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _BIDI_CLASS = "".join(chr(c) for c in _BIDI_CODES)
-_BIDI = re.compile(f"[{_BIDI_CLASS}]")
+#: ... and lone surrogates (JSON's ``"\\ud800"``), which no UTF-8 output can hold: spelled out
+_BIDI = re.compile(f"[{_BIDI_CLASS}\ud800-\udfff]")
 #: C0 controls but tab and line feed, DEL, C1 controls.
 _CONTROL = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f\\x80-\\x9f]")
 #: Every character either of the above, tab and line feed included.

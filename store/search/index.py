@@ -199,7 +199,9 @@ def unpack_record(raw: bytes) -> SearchRecord:
 def sid_hash(sid: str) -> int:
     """A session id as a number of 40 bits (a fast field: the sessions of many records read
     at once; a term: a session's records)."""
-    return int.from_bytes(hashlib.blake2b(sid.encode(), digest_size=5).digest())
+    return int.from_bytes(
+        hashlib.blake2b(sid.encode("utf-8", "surrogatepass"), digest_size=5).digest()
+    )
 
 
 def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.Document:
@@ -232,7 +234,19 @@ def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.D
         fields["project"] = project
     if facets:
         fields["facet"] = facets
-    return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
+    try:
+        return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
+    except ValueError:  # a lone surrogate (JSON's "\ud800"): U+FFFD in the index's UTF-8
+        return tantivy.Document.from_dict({k: _whole(v) for k, v in fields.items()}, SCHEMA_OBJ)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    return [_whole(v) for v in value] if isinstance(value, list) else value
 
 
 def rank_of(rec: SearchRecord, size: int) -> int:

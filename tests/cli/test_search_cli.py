@@ -108,3 +108,15 @@ def test_the_fast_entry_says_a_usage_error_in_one_line_as_every_command(
         err = capsys.readouterr().err
         assert err.startswith("hurikaeri: error: ") and err.count("\n") == 1, err
         assert "(see 'hurikaeri search --help')" in err
+
+
+def test_a_lesson_with_a_lone_surrogate_is_found_and_printed(demo_root: Path) -> None:
+    """JSON lets an agent escape half a surrogate pair: the lesson is indexed, found, and its
+    title printed with the character spelled out; the other lessons stay searchable."""
+    rec = {"id": "ll-ai-20990101-001", "type": "ai_trial_error", "title": "zap \ud800 title"}
+    with open(demo_root / "lessons" / "ai" / "lessons.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")  # "\ud800", ASCII on disk
+    for query, want in [("zap", "zap \u27e8U+D800\u27e9 title"), ("jwt", "jwt")]:
+        cmd = [sys.executable, "-m", "tui", "search", "--root", str(demo_root), query]
+        out = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and want.lower() in out.stdout.lower(), out.stderr

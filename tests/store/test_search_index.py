@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import tantivy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.search.engine import Engine
 from store.search.facade import open_index
-from store.search.index import DIR_NAME, SearchIndex, pack_record, unpack_record
+from store.search.index import DIR_NAME, SCHEMA_OBJ, SearchIndex, pack_record, unpack_record
 from store.search.model import SearchRecord
 from store.workspace import Workspace
 from tests.conftest import REPO
@@ -292,3 +293,20 @@ def test_bigger_groups_first_whatever_the_segment_they_were_added_in() -> None:
     engine = Engine(index)
     assert [h.count for h in engine.search("limit", 10).hits] == [6, 5, 4, 3, 2, 1]
     assert [h.count for h in engine.search("", 10).hits][:5] == [6, 5, 4, 3, 2]
+
+
+def test_a_record_with_lone_surrogates_is_indexed_and_found() -> None:
+    """JSON lets an agent write ``"\\ud800"``: such a record is indexed (its text with U+FFFD
+    in their place), found, and read back as written; the other records stay searchable."""
+    title = "rate \ud800 limit"
+    odd = record("/ws/a.jsonl", 0, ["limit"], 1)._replace(
+        id="l-\ud800", title=title, fields=("title", title, "note", "認証\udcff"),
+        session_id="s\udc80", project="p\ud83d",
+    )  # fmt: skip
+    index = SearchIndex.open(None)
+    index.rebuild({}, [("/ws/a.jsonl", (1, 1), [odd, record("/ws/a.jsonl", 1, ["rate"], 2)])])
+    engine = Engine(index)
+    assert [h.id for h in engine.search("limit", 10).hits] == [odd.id]
+    assert len(engine.search("rate", 10).hits) == 2 and engine.search("認証", 10).total == 1
+    assert index.session("s\udc80")[0] == "p\ud83d"
+    assert index.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "id", "l-\ufffd")) == [odd]
