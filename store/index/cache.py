@@ -296,7 +296,9 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
             piece = (
                 json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
                 + b"\t"
-                + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+                + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
+                    "utf-8", "backslashreplace"
+                )
                 + b"\n"
             )
             for part in (piece, blob):

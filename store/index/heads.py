@@ -485,7 +485,10 @@ class HeadTable:
     @classmethod
     def of(cls, heads: list[RecordHead]) -> HeadTable:
         blob = b"".join(
-            json.dumps(dump_record(h), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            json.dumps(dump_record(h), ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8", "backslashreplace"
+            )
+            + b"\n"
             for h in heads
         )
         kinds = "".join("L" if isinstance(h, LessonHead) else "S" for h in heads)

@@ -216,3 +216,20 @@ def test_lint_prints_each_problem_on_one_line(tmp_path: Path, name: str, shown: 
     r = run("lint", "--json", str(bad))
     diags = json.loads(r.stdout)
     assert diags and all(d["path"] == str(bad) for d in diags)
+
+
+def test_a_lesson_with_a_lone_surrogate_is_listed(demo_root: Path) -> None:
+    """JSON lets an agent escape half a surrogate pair (``"\\ud800"``): the workspace index
+    and its cache keep the lesson (the escape spelled out by lint), and read it back."""
+    rec = {
+        "id": "ll-ai-20990101-\ud800",
+        "type": "ai_trial_error",
+        "date": "2099-01-01",
+        "title": "zap \ud800 title",
+    }
+    with open(demo_root / "lessons" / "ai" / "lessons.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+    for _ in range(2):  # built, then read from its cache
+        r = run("lint", "--root", str(demo_root))
+        assert r.returncode == 0 and "'ll-ai-20990101-\u27e8U+D800\u27e9'" in r.stdout, r.stderr
+        assert run("stats", "--root", str(demo_root)).returncode == 0
