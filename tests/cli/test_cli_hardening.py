@@ -233,3 +233,15 @@ def test_a_lesson_with_a_lone_surrogate_is_listed(demo_root: Path) -> None:
         r = run("lint", "--root", str(demo_root))
         assert r.returncode == 0 and "'ll-ai-20990101-\u27e8U+D800\u27e9'" in r.stdout, r.stderr
         assert run("stats", "--root", str(demo_root)).returncode == 0
+
+
+def test_an_import_again_says_so_on_one_line(tmp_path: Path) -> None:
+    """The session id is agent text: a line break in it never breaks the one-line report."""
+    data = json.loads(EXAMPLE)
+    data["session_id"] = "abc\nappended ll-ai-20990101-001"
+    (tmp_path / "in.json").write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "root").mkdir()
+    for _ in range(2):
+        r = run("import-wrapup", str(tmp_path / "in.json"), "--root", str(tmp_path / "root"))
+        assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("already imported: session abc\u21b5 ") and r.stdout.count("\n") == 1

@@ -84,8 +84,9 @@ def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
     if args.json:
         dump_json(tx_json(plan.tx, **ids))
     elif plan.already_imported:
+        sid = printable(str(plan.summary.get("session_id")), keep_newlines=False)
         print(
-            f"already imported: session {plan.summary.get('session_id')} is in "
+            f"already imported: session {sid} is in "
             f"{plan.summary_path} as {ids['summary']} with its lessons; nothing written"
         )
     else:
