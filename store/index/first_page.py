@@ -60,7 +60,9 @@ def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
         "format": NAME,
         "rows": [[str(row.get(f, "")) for f in FIELDS] for row in rows[:ROWS]],
     }
-    data = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    # (a lone surrogate, which JSON lets an agent write, as its \\u escape: read back the same)
+    data = text.encode("utf-8", "backslashreplace")
     with contextlib.suppress(OSError):
         replace_file(page_path(ws), [data])
         return True

@@ -31,6 +31,14 @@ def test_written_rows_read_back(tmp_path: Path) -> None:
     assert first_page.read(ws) == []
 
 
+def test_a_title_with_a_lone_surrogate_reads_back(tmp_path: Path) -> None:
+    """JSON lets an agent write ``"\\ud800"`` in a summary: the page is kept all the same."""
+    ws = Workspace(tmp_path)
+    rows = [_row(1), {**_row(2), "title": "zap \ud800 title"}]
+    assert first_page.write(ws, rows)
+    assert first_page.read(ws) == rows
+
+
 def test_anything_unexpected_is_no_page(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     assert first_page.read(ws) == []  # no file
