@@ -93,7 +93,7 @@ def _earlier_ids(table: HeadTable, ids: set[str]) -> dict[str, int]:
     (found by searching the head lines for each: a few new ids, not every old one)."""
     seen: dict[str, int] = {}
     for rid in ids:
-        quoted = re.escape(json.dumps(rid, ensure_ascii=False).encode())
+        quoted = re.escape(json.dumps(rid, ensure_ascii=False).encode("utf-8", "backslashreplace"))
         m = table.search(re.compile(rb'^\["[LS]",\[(\d+),\d+,\d+\],' + quoted + rb",", re.M))
         if m is not None:
             seen[rid] = int(m.group(1))

@@ -325,7 +325,8 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
 def report_path_hint(ws: Workspace, report_id: str) -> Path | None:
     """The file where the cache last saw the KPT report ``report_id`` (a byte search): a
     hint the caller checks by reading the file; ``None`` when none."""
-    needle = b'["R",[' + json.dumps(report_id, ensure_ascii=False).encode() + b","
+    rid = json.dumps(report_id, ensure_ascii=False).encode("utf-8", "backslashreplace")
+    needle = b'["R",[' + rid + b","  # (a lone surrogate as the cache writes it)
     try:
         with (
             open(cache_path(ws), "rb") as f,

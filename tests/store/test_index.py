@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,22 @@ def test_opening_the_index_rolls_back_what_a_killed_process_left(demo_root: Path
     target.write_bytes(new)  # written by the person: nothing open, nothing rolled back
     _index(demo_root)
     assert target.read_bytes() == new
+
+
+def test_a_lesson_appended_with_a_lone_surrogate_id_is_read(demo_root: Path) -> None:
+    """JSON lets an agent escape half a surrogate pair: a lesson appended with one in its id
+    is read alone like any other, and a command asking for it by id finds nothing else."""
+    from store.index.cache import report_path_hint
+
+    ws = Workspace(demo_root)
+    ix = WorkspaceIndex(ws, use_cache=False)
+    ix.load_all(parallel=False)
+    path = demo_root / "lessons" / "ai" / "lessons.jsonl"
+    rec = {"id": "ll-ai-20990101-\ud800", "type": "ai_trial_error", "date": "2099-01-01"}
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec | {"title": "zap"}) + "\n")
+    changed, removed = ix.update([path])
+    assert path in changed and not removed
+    table = ix.files[path].records
+    assert table is not None and "ll-ai-20990101-\ud800" in {h.id for h in table}
+    assert report_path_hint(ws, "kpt-\ud800") is None
