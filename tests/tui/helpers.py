@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -103,3 +104,21 @@ async def settled(pilot: Pilot[None]) -> None:
     busy = (WorkerState.PENDING, WorkerState.RUNNING)
     await until(pilot, lambda: not any(w.state in busy and w.group != "watch" for w in app.workers))
     await pilot.pause()
+
+
+async def kept_page_then_held_reading(root: Path, monkeypatch: Any) -> threading.Event:
+    """Run the app once (it keeps its first page), then hold the next app's reading of the
+    workspace until the returned event is set: the kept page shows meanwhile."""
+    from store.index.workspace_index import WorkspaceIndex
+
+    async with make_app(root).run_test() as pilot:
+        await ready(pilot)
+    release = threading.Event()
+    load_all = WorkspaceIndex.load_all
+
+    def held(self: WorkspaceIndex, *args: Any, **kwargs: Any) -> None:
+        release.wait(60)  # the reading starts when the test says so
+        load_all(self, *args, **kwargs)
+
+    monkeypatch.setattr(WorkspaceIndex, "load_all", held)
+    return release

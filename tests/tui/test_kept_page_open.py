@@ -11,22 +11,13 @@ import pytest
 
 from screens.session import SessionScreen
 from store.index.workspace_index import WorkspaceIndex
-from tests.tui.helpers import make_app, ready, until
+from tests.tui.helpers import kept_page_then_held_reading, make_app, ready, until
 
 
 async def test_enter_on_a_kept_row_opens_it_once_read(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with make_app(demo_root).run_test() as pilot:  # a first run keeps the page
-        await ready(pilot)
-    release = threading.Event()
-    load_all = WorkspaceIndex.load_all
-
-    def held(self: WorkspaceIndex, *args: object, **kwargs: object) -> None:
-        release.wait(60)  # the reading starts when the test says so
-        load_all(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(WorkspaceIndex, "load_all", held)
+    release = await kept_page_then_held_reading(demo_root, monkeypatch)
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         table = app.screen.query_one("#sessions")

@@ -14,7 +14,7 @@ from screens.session import SessionScreen
 from screens.sessions import SessionsScreen
 from screens.widgets.virtual_table import VirtualTable
 from store.index.workspace_index import WorkspaceIndex
-from tests.tui.helpers import make_app, ready, until, watching
+from tests.tui.helpers import kept_page_then_held_reading, make_app, ready, until, watching
 
 
 async def test_lists_every_session_unreviewed_first(demo_root: Path) -> None:
@@ -36,16 +36,7 @@ async def test_the_filters_come_with_the_sessions_they_filter(
     """The filter row is filled once the sessions are listed (its widgets took ~0.1 s of
     CPU from a start before the list, #47): f and Esc meanwhile leave the list focused;
     then f goes to the filters."""
-    async with make_app(demo_root).run_test() as pilot:  # a first run keeps the page
-        await ready(pilot)
-    release = threading.Event()
-    load_all = WorkspaceIndex.load_all
-
-    def held(self: WorkspaceIndex, *args: object, **kwargs: object) -> None:
-        release.wait(60)  # the reading starts when the test says so
-        load_all(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(WorkspaceIndex, "load_all", held)
+    release = await kept_page_then_held_reading(demo_root, monkeypatch)
     app = make_app(demo_root)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.screen
