@@ -116,14 +116,28 @@ def parse_rule(text: str) -> RuleChecks:
     return out
 
 
+#: Options of ``sudo`` that take the next word (``sudo -u postgres psql`` runs ``psql``).
+_SUDO_ARG = frozenset(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U"])
+
+
 def program_of(command: str) -> list[str]:
     """The programs a shell command runs: the first word of each ``&&``, ``||``, ``;``, ``|``
-    part, leading ``VAR=value`` and ``sudo`` / ``env`` / ``time`` left out."""
+    part, leading ``VAR=value`` and ``sudo`` / ``env`` / ``time`` (and their options) left
+    out."""
     out = []
     for part in re.split(r"&&|\|\||[;|\n]|\$\(", command):
         words = part.split()
-        while words and ("=" in words[0] or words[0] in ("sudo", "env", "time", "exec", "(")):
-            words.pop(0)
+        wrapper = ""  # the last of sudo, env, time, exec: its options are left out too
+        while words and (
+            "=" in words[0]
+            or words[0] in ("sudo", "env", "time", "exec", "(")
+            or (wrapper and words[0].startswith("-"))
+        ):
+            word = words.pop(0)
+            if word in ("sudo", "env", "time", "exec"):
+                wrapper = word
+            elif wrapper == "sudo" and word in _SUDO_ARG and words:
+                words.pop(0)
         if words:
             out.append(words[0].rsplit("/", 1)[-1])
     return out
