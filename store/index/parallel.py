@@ -17,6 +17,7 @@ import itertools
 import logging
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
@@ -34,6 +35,7 @@ CHUNK_BYTES = 1024 * 1024
 
 
 log = logging.getLogger(__name__)
+_starting = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -41,16 +43,18 @@ def _safe_path() -> Iterator[None]:
     """Python processes started meanwhile (the resource tracker, the fork server, workers)
     run as ``python -c``, which puts the working directory first on their path: started in
     an agent's workspace, they would import its ``store/`` or ``selectors.py`` instead of
-    ours and the standard library's. ``PYTHONSAFEPATH`` keeps it off."""
-    old = os.environ.get("PYTHONSAFEPATH")
-    os.environ["PYTHONSAFEPATH"] = "1"
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["PYTHONSAFEPATH"]
-        else:
-            os.environ["PYTHONSAFEPATH"] = old
+    ours and the standard library's. ``PYTHONSAFEPATH`` keeps it off (one thread at a time:
+    another's restoring must not unset it while a process starts)."""
+    with _starting:
+        old = os.environ.get("PYTHONSAFEPATH")
+        os.environ["PYTHONSAFEPATH"] = "1"
+        try:
+            yield
+        finally:
+            if old is None:
+                del os.environ["PYTHONSAFEPATH"]
+            else:
+                os.environ["PYTHONSAFEPATH"] = old
 
 
 def start_helpers() -> None:
