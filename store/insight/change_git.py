@@ -16,6 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from store.git import run_git
+
 #: how many of a repository's newest commits touching the changed files are looked at
 DEPTH = 50
 #: seconds one git command may take
@@ -55,22 +57,13 @@ class Commit:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
-    """``git args`` run in ``cwd``: its output, or ``None`` (no git, failed, too slow)."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    """``git args`` run in ``cwd``: its output (paths kept byte for byte), or ``None`` (no git,
+    failed, too slow)."""
     try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args],
-            cwd=cwd,
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=False,
-            env=env,
-        )
+        done = run_git(cwd, "-c", "core.quotePath=false", *args, timeout=TIMEOUT)
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "replace")
+    return done.stdout if done.returncode == 0 else None
 
 
 def _blob(data: bytes | None, algo: str) -> str:
@@ -111,7 +104,10 @@ def _history(top: Path, rels: list[str]) -> dict[str, list[tuple[str, Commit]]]:
     commit: Commit | None = None
     for line in (out or "").splitlines():
         if line.startswith("\0"):
-            parts = line[1:].split("\x1f", 5)
+            # shown text, not a path: bytes that are not UTF-8 become U+FFFD
+            parts = (
+                line[1:].encode(errors="surrogateescape").decode(errors="replace").split("\x1f", 5)
+            )
             if len(parts) == 6 and parts[4].isdigit():
                 full, short, author, at, ct, subject = parts
                 commit = Commit(full, short, author, at, subject, int(ct))

@@ -6,6 +6,7 @@ first."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -119,3 +120,34 @@ def test_a_file_a_pulled_commit_deleted_is_attributed_to_it(tmp_path: Path) -> N
     [ch] = list_changes(ws)[0]
     assert ch.status == "deleted" and isinstance(ch.source, Commit)
     assert ch.source.subject == "rules: drop the old one"
+
+
+def test_a_folder_named_in_bytes_not_utf8_is_attributed_and_the_author_shown(
+    tmp_path: Path,
+) -> None:
+    """git's paths are kept byte for byte (a ``replace`` decoding loses the work tree); the
+    commit's author and subject are shown text (bytes not UTF-8 become U+FFFD)."""
+    base = tmp_path / os.fsdecode(b"d\xe9p\xf4t")
+    base.mkdir()
+    ws, upstream = _pulled(base)
+    (upstream / "CLAUDE.md").write_text(PULLED + "- one more\n")
+    _git(upstream, "add", "CLAUDE.md")
+    tree, head = _git(upstream, "write-tree"), _git(upstream, "rev-parse", "HEAD")
+    who = b"Ren\xe9 <r@example.org> 1893456000 +0000"  # git commit would make it UTF-8
+    raw = b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\nmore\n" % (
+        tree.encode(),
+        head.encode(),
+        who,
+        who,
+    )
+    made = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=upstream,
+        input=raw,
+        capture_output=True,
+        check=True,
+    )
+    _git(upstream, "reset", "-q", "--hard", made.stdout.decode().strip())
+    _git(ws.root, "pull", "-q", "--ff-only")
+    [ch] = list_changes(ws)[0]
+    assert isinstance(ch.source, Commit) and ch.source.author == "Ren\ufffd"
