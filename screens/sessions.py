@@ -3,8 +3,8 @@ The evidence filter checks reports only when first chosen, in a worker (cached).
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -365,18 +365,10 @@ class SessionsScreen(Screen[None]):
     def check_evidence(self) -> None:
         """Every report's evidence state, from the cache or read again where the report or
         its transcript changed (a thread: transcripts are read whole)."""
-        worker = get_current_worker()
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if now - last >= 0.1 or done == total:
-                last = now
-                self.app.call_from_thread(self.evidence_progress, done, total)
-
         from store.insight.evidence_cache import evidence_for
 
+        worker = get_current_worker()
+        progress = partial(self.app.call_from_thread, self.evidence_progress)
         states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
         if states is not None and not worker.is_cancelled:
             self.app.call_from_thread(self.got_evidence, states)

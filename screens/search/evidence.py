@@ -3,7 +3,7 @@ in a worker (cached under ``.hurikaeri/``), checked again when the workspace cha
 
 from __future__ import annotations
 
-import time
+from functools import partial
 
 from textual import work
 from textual.content import Content
@@ -57,20 +57,14 @@ class EvidenceFilter(Screen[None]):
         """Every report's evidence state (cached; transcripts read where a report or its
         transcript changed): a thread."""
         worker = get_current_worker()
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if self._evidence is None and (now - last >= 0.1 or done == total):
-                last = now
-                self.app.call_from_thread(
-                    self._status_text, f"checking evidence… {done}/{total} reports"
-                )
-
+        progress = partial(self.app.call_from_thread, self._evidence_progress)
         states = evidence_for(self.index).update(progress, lambda: worker.is_cancelled)
         if states is not None and not worker.is_cancelled:
             self.app.call_from_thread(self.got_evidence, states)
+
+    def _evidence_progress(self, done: int, total: int) -> None:
+        if self._evidence is None:
+            self._status_text(f"checking evidence… {done}/{total} reports")
 
     def got_evidence(self, states: EvidenceStates) -> None:
         self._evidence = states.record_values()

@@ -6,6 +6,7 @@ and its transcript's (path, size, mtime); anything else changed is checked again
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -182,7 +183,8 @@ class WorkspaceEvidence:
         cancelled: Callable[[], bool] | None = None,
     ) -> EvidenceStates | None:
         """Every report's state: a ``stat`` of each report and transcript, a check (reading
-        the transcript: call it in a worker) of those changed. ``None``: cancelled."""
+        the transcript: call it in a worker) of those changed. ``None``: cancelled.
+        ``progress(done, total)`` is called at most every 0.1 s, and at the end."""
         from store.index.transcript_locator import TranscriptLocator
 
         with self._lock:
@@ -206,11 +208,13 @@ class WorkspaceEvidence:
                     out[s.key] = got
                 else:
                     todo.append((s, key, transcript))
+            shown = 0.0
             for n, (s, key, transcript) in enumerate(todo):
                 if cancelled is not None and cancelled():
                     self.cache.save()
                     return None
-                if progress is not None:
+                if progress is not None and time.monotonic() - shown >= 0.1:
+                    shown = time.monotonic()
                     progress(n, len(todo))
                 assert s.report is not None
                 try:
