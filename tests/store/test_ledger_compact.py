@@ -312,7 +312,6 @@ def test_lines_of_the_past_fold_the_same_as_read_at_once(tmp_path: Path) -> None
         k: _tx_view(t) for k, t in once.txs.items()
     }
     assert _state_view(later) == _state_view(once)
-    assert later._order == once._order
 
 
 def test_lines_appended_fold_onto_what_was_read(tmp_path: Path) -> None:

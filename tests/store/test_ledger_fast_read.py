@@ -86,7 +86,7 @@ def test_lines_without_a_time_keep_their_order(tmp_path: Path) -> None:
     )
     led = Ledger(tmp_path)
     assert led.state("a/1").state == "rejected"
-    assert [k[0] for k in led._order] == [1577836800.0] * 3
+    assert [e.id for e in led.entries] == ["1", "2", "3"]  # the last not taken as of 1960
 
 
 def test_report_found_where_the_index_cache_saw_it(

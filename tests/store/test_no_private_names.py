@@ -370,18 +370,11 @@ def test_self_names_are_looked_up_along_the_class_hierarchy() -> None:
     assert not _self_name_is_ours(Probe, "_styles_cache", own)  # set by Widget.__init__
 
 
-def test_tests_ask_our_widgets_through_their_public_api() -> None:
-    """No test reads a private name only a widget of ``screens/widgets`` defines (a
-    table's ``_rows``): it asks what the widget shows through its public API (``rows``)."""
+def test_tests_ask_our_classes_through_their_public_api() -> None:
+    """No test reads a private name a class of ours defines (a table's ``_rows``, a screen's
+    ``_leaves``, the index's ``_merge``): it asks what is shown, or the public API."""
     own = own_names(REPO)
-
-    def defined(inside: bool) -> set[str]:
-        found = (
-            n for (m, _c), n in own.by_class.items() if m.startswith("screens.widgets.") == inside
-        )
-        return set().union(*found)
-
-    names = defined(True) - defined(False)
+    names = set().union(*own.by_class.values()) - NAMEDTUPLE_API
     found = [
         f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}"
         for path in sorted((REPO / "tests").rglob("*.py"))

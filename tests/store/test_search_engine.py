@@ -457,7 +457,6 @@ def test_typing_with_pauses_and_backspaces_counts_as_a_fresh_index() -> None:
                 typed.search(text, 50, count=False)
             if rng.random() < 0.3:
                 got = typed.search(text, 50)
-                fresh._narrow = None
                 want = fresh.search(text, 50)
                 assert (got.total, got.exact) == (want.total, want.exact), text
                 assert [(h.id, h.tier, h.count) for h in got.hits] == [

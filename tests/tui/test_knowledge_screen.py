@@ -41,6 +41,17 @@ def _labels(node: TreeNode) -> list[str]:  # type: ignore[type-arg]
     return out
 
 
+def _leaves(screen: KnowledgeScreen) -> dict[Path, TreeNode]:  # type: ignore[type-arg]
+    """The tree's documents as it shows them, by the file each opens."""
+    found, todo = {}, [screen.query_one("#kb-tree", Tree).root]
+    while todo:
+        node = todo.pop()
+        todo += node.children
+        if isinstance(node.data, Path):
+            found[node.data] = node
+    return found
+
+
 def _text(screen: KnowledgeScreen, selector: str) -> str:
     w = screen.query_one(selector, Static)
     return str(w.render()) if w.display else ""
@@ -83,7 +94,7 @@ async def test_tree_lists_the_knowledge_base(demo_root: Path) -> None:
             assert name in text, name
         assert "prop-" not in text  # the inbox has its own screen
         # every document of the tree is a file of the index
-        assert len(screen._leaves) == 13
+        assert len(_leaves(screen)) == 13
 
 
 async def test_selecting_a_skill_shows_its_content_and_stats(demo_root: Path) -> None:
@@ -197,13 +208,13 @@ async def test_broken_yaml_shows_its_diagnostic_and_the_screen_works(demo_root: 
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, app, broken)
         tree = screen.query_one("#kb-tree", Tree)
-        assert "✗" in str(screen._leaves[broken].label)
+        assert "✗" in str(_leaves(screen)[broken].label)
         diags = _text(screen, "#kb-diags")
         assert "error" in diags and "line" in diags
         await until(pilot, lambda: "unclosed" in screen.query_one("#kb-raw").text)  # type: ignore[attr-defined]
         # the rest still works
         tree.focus()
-        tree.move_cursor(screen._leaves[demo_root / UNITY])
+        tree.move_cursor(_leaves(screen)[demo_root / UNITY])
         await pilot.pause()
         await until(pilot, lambda: "groundMask" in _md(screen, "#kb-md"))
         assert not screen.query_one("#kb-diags").display
@@ -223,7 +234,7 @@ async def test_markup_in_documents_is_literal(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, app, path)
         assert "[bold red]boom[/] [@click=app.quit]q[/]" in _text(screen, "#kb-head")
-        assert "[bold red]boom[/]" in str(screen._leaves[path].label)
+        assert "[bold red]boom[/]" in str(_leaves(screen)[path].label)
 
 
 async def test_links_in_markdown_open_nothing(
@@ -289,7 +300,7 @@ async def test_workspace_changes_keep_the_selection(demo_root: Path) -> None:
         await app.apply_changes({new})
         await pilot.pause()
         await pilot.pause()
-        assert new in screen._leaves
+        assert new in _leaves(screen)
         assert screen.current == demo_root / REDIS
         tree = screen.query_one("#kb-tree", Tree)
         await until(
