@@ -4,51 +4,71 @@ results do not pile up in the caller's memory while it is busy with earlier ones
 
 from __future__ import annotations
 
+import concurrent.futures
+import itertools
 import multiprocessing
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from store.index import parallel
 
 
-def _mark(chunk: list[str]) -> list[str]:
-    Path(chunk[0]).touch()
+def _echo(chunk: list[str]) -> list[str]:
     return chunk
 
 
-def test_every_chunk_once_and_only_a_few_ahead_of_the_caller(tmp_path: Path) -> None:
-    chunks = [[str(tmp_path / f"chunk-{i}")] for i in range(24)]
-    got = parallel.map_chunks(_mark, chunks, parallel.SERIAL_BELOW + 1)
+def test_every_chunk_once_and_only_a_few_ahead_of_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    handed: list[object] = []
+    submit = concurrent.futures.ProcessPoolExecutor.submit
+
+    def counted(pool: Any, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        handed.append(args)
+        return submit(pool, fn, *args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit", counted)
+    chunks = [[f"chunk-{i}"] for i in range(24)]
+    got = parallel.map_chunks(_echo, chunks, parallel.SERIAL_BELOW + 1)
     first = next(got)
-    time.sleep(1.0)  # the caller busy: workers must not take every other chunk meanwhile
-    started = len(list(tmp_path.glob("chunk-*")))
-    n = min(parallel.workers(), len(chunks))
-    assert started <= parallel.AHEAD * n + 1 < len(chunks)
+    # the caller busy with it: no other chunk is handed to the workers meanwhile
+    assert len(handed) <= parallel.AHEAD * min(parallel.workers(), len(chunks)) < len(chunks)
     rest = list(got)
-    assert sorted(c[0] for c in [first, *rest]) == sorted(c[0] for c in chunks)
+    assert len(handed) == len(chunks)
+    assert sorted([*first, *itertools.chain(*rest)]) == sorted(c[0] for c in chunks)
 
 
-def _die_in_a_worker(chunk: list[tuple[str, float]]) -> list[str]:
-    name, delay = chunk[0]
-    time.sleep(delay)
+def _die_in_a_worker(chunk: list[tuple[str, Any]]) -> list[str]:
+    name, (before, dying) = chunk[0]
     if name == "die" and multiprocessing.parent_process() is not None:
+        assert before.wait(60)  # c1 finished first
+        dying.set()
         os._exit(1)  # a worker killed (the OOM killer, a crash in a C parser)
+    if name == "c1":
+        before.set()
     return [name]
 
 
-def test_a_worker_that_dies_loses_no_chunk_another_finished() -> None:
+def test_a_worker_that_dies_loses_no_chunk_another_finished(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Chunks finished before a worker died are still handed over, the rest parsed here."""
-    chunks = [[("c0", 0.0)], [("c1", 0.05)], [("die", 0.4)]] + [
-        [(f"c{i}", 0.05)] for i in range(3, 6)
-    ]
     got: list[str] = []
-    for result in parallel.map_chunks(_die_in_a_worker, chunks, parallel.SERIAL_BELOW + 1):
-        got.extend(result)
-        time.sleep(0.6)  # the caller busy with what it took while the worker dies
-    assert sorted(got) == sorted(c[0][0] for c in chunks)
+    with multiprocessing.Manager() as manager:
+        events = (manager.Event(), manager.Event())
+        names = ["c0", "c1", "die", "c3", "c4", "c5"]
+        chunks = [[(name, events)] for name in names]
+        for result in parallel.map_chunks(_die_in_a_worker, chunks, parallel.SERIAL_BELOW + 1):
+            got.extend(result)
+            if "c1" in got:  # the caller busy with what it took while the worker dies
+                assert events[1].wait(60)
+    assert sorted(got) == sorted(names)
+    assert "BrokenProcessPool" in caplog.text  # the rest read here
 
 
 HOSTILE_STORE = """import os
@@ -66,6 +86,8 @@ sys.modules["selectors"] = real
 globals().update({k: v for k, v in vars(real).items() if not k.startswith("__")})
 """
 RUN = """import os
+import pytest
+
 from store.index import parallel
 
 def pid(chunk):
