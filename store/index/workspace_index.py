@@ -426,11 +426,13 @@ class WorkspaceIndex:
         new_files: dict[Path, IndexedFile] = {}
         grown: dict[Path, tuple[IndexedFile, int]] = {}
         kinds: dict[Path, Kind | None] = {}
+        gone: set[Path] = set()  # read or only found so far (a load stopped after the walk)
         todo: list[Found] = []
         for path in set(paths):
             forget(path)
             found = self.ws.found(path)
             if found is None:
+                gone.add(path)
                 if path in self.files:
                     removed.add(path)
                 continue
@@ -452,7 +454,7 @@ class WorkspaceIndex:
             self._merge(new_files, removed, grown)
             self._dirty = True
         with self.lock:
-            self.kinds = {p: k for p, k in self.kinds.items() if p not in removed} | kinds
+            self.kinds = {p: k for p, k in self.kinds.items() if p not in gone} | kinds
         return changed, removed
 
     # -- sessions: joined incrementally ------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from store.index.heads import HeadTable
 from store.index.order import SessionFilter, next_unreviewed, ordered
 from store.index.workspace_index import WorkspaceIndex
+from store.read.kinds import Kind
 from store.workspace import Workspace
 from tests.ledger_lines import decide
 
@@ -111,6 +112,26 @@ def test_update_one_file(demo_root: Path) -> None:
     new.unlink()
     changed, removed = ix.update([new])
     assert removed == {new} and len(ix.sessions) == n
+
+
+def test_a_file_found_but_not_yet_read_then_removed_is_forgotten(demo_root: Path) -> None:
+    """A load stopped after the walk knows each file's kind before it is read (the inbox
+    lists proposals from it): a file removed then leaves it, read or not."""
+
+    class Stopped(Exception):
+        pass
+
+    def stop(_done: int, _total: int) -> None:
+        raise Stopped
+
+    ix = WorkspaceIndex(Workspace(demo_root), use_cache=False)
+    with pytest.raises(Stopped):
+        ix.load_all(stop, parallel=False)
+    proposal = next(p for p, kind in ix.kinds.items() if kind is Kind.PROPOSAL)
+    assert proposal not in ix.files
+    proposal.unlink()
+    assert ix.update([proposal]) == (set(), set())
+    assert proposal not in ix.kinds
 
 
 def test_a_sessions_lessons_are_read_as_references(demo_root: Path) -> None:
