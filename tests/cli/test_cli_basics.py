@@ -175,3 +175,39 @@ def test_demo_removes_its_copy_when_its_terminal_closes(tmp_path: Path, signum: 
             child.kill()
             child.wait()
     assert list(tmp_path.glob("hurikaeri-demo-*")) == [], seen[-500:]
+
+
+@pytest.mark.parametrize("how", ["missing", "broken"])
+def test_without_the_c_loader_a_clear_message(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ruamel.yaml's C extension not installed, or one that does not load (built for another
+    Python): one line saying what to install, exit status 2, for any command."""
+    if how == "missing":
+        monkeypatch.setitem(sys.modules, "_ruamel_yaml", None)
+    else:
+        from importlib.machinery import EXTENSION_SUFFIXES
+
+        (tmp_path / f"_ruamel_yaml{EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        monkeypatch.delitem(sys.modules, "_ruamel_yaml", raising=False)  # looked for again
+    assert cli.main(["--root", str(tmp_path), "lint"]) == 2
+    err = capsys.readouterr().err
+    assert "ruamel.yaml's C loader (ruamel.yaml.clib) is not installed" in err
+    assert err.count("\n") == 1
+
+
+def test_the_check_for_the_c_loader_imports_no_yaml() -> None:
+    """The check runs before every command; one that reads no YAML (completion, the UI
+    from a warm cache) does not pay ruamel.yaml's import for it."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from tui.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['completion', 'fish']) == 0\n"
+        "print('ruamel.yaml' in sys.modules)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert r.stdout == "False\n", r.stderr
