@@ -237,10 +237,17 @@ def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.D
     try:
         return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
     except ValueError:  # a lone surrogate (JSON's "\ud800"): U+FFFD in the index's UTF-8
-        return tantivy.Document.from_dict({k: _whole(v) for k, v in fields.items()}, SCHEMA_OBJ)
+        fields = {k: _whole(v) for k, v in fields.items()}
+        fields["path"] = path_term(rec.path)  # a file name not UTF-8: one term each still
+        return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def path_term(path: str) -> str:
+    """A file's ``path`` term: the path, or one not UTF-8 in hex after a NUL (no path has)."""
+    return "\0" + path.encode("utf-8", "surrogatepass").hex() if _SURROGATE.search(path) else path
 
 
 def _whole(value: Any) -> Any:
@@ -472,9 +479,9 @@ class SearchIndex:
             gists: set[int] = set()
             for path, stamp, recs in changes:
                 if path in self.stamps:
-                    q = tantivy.Query.term_query(SCHEMA_OBJ, "path", path)
+                    q = tantivy.Query.term_query(SCHEMA_OBJ, "path", path_term(path))
                     gists.update(group_hash(r) for r in self.records_where(q))
-                w.delete_documents_by_term("path", path)
+                w.delete_documents_by_term("path", path_term(path))
                 if stamp is None or recs is None:
                     self.stamps.pop(path, None)
                     continue

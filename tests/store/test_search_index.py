@@ -149,6 +149,18 @@ def test_a_file_given_in_parts_ranks_as_given_whole() -> None:
     assert ids[0] == ids[1] and len(ids[0]) == 8
 
 
+def test_a_file_named_in_bytes_not_utf8_is_updated_alone() -> None:
+    """A name not UTF-8 (``os.fsdecode`` gives lone surrogates) is its own ``path`` term: a
+    change to it replaces its records, not those of one whose name differs only there."""
+    a, b = os.fsdecode(b"/ws/caf\xe9.jsonl"), os.fsdecode(b"/ws/caf\xe8.jsonl")
+    index = SearchIndex.open(None)
+    index.rebuild({}, [(a, (1, 1), [record(a, 0, ["rate"], 1)])])
+    index.update_files([(b, (1, 1), [record(b, 0, ["token"], 1)])])
+    index.update_files([(a, (2, 2), [record(a, 0, ["limit"], 1)])])
+    engine = Engine(index)
+    assert [engine.search(q, 10).total for q in ("rate", "limit", "token")] == [0, 1, 1]
+
+
 @pytest.mark.parametrize("name", ["search-v2", "search-v3", "search-v4"])
 def test_an_index_of_the_schema_before_is_removed_and_built_again(
     tmp_path: Path, name: str
