@@ -371,16 +371,27 @@ def test_self_names_are_looked_up_along_the_class_hierarchy() -> None:
 
 
 def test_tests_ask_our_classes_through_their_public_api() -> None:
-    """No test reads a private name a class of ours defines (a table's ``_rows``, a screen's
-    ``_leaves``, the index's ``_merge``): it asks what is shown, or the public API."""
+    """No test reads or replaces a private name a class of ours defines (a table's
+    ``_rows``, a screen's ``_leaves``, ``setattr(WorkspaceIndex, "_merge", …)``): it asks
+    what is shown, or the public API."""
     own = own_names(REPO)
     names = set().union(*own.by_class.values()) - NAMEDTUPLE_API
+
+    def private(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            mine = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            return None if mine else node.attr
+        if isinstance(node, ast.Call) and len(node.args) > 1:
+            func, name = node.func, node.args[1]
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called == "setattr" and isinstance(name, ast.Constant) and name.value in names:
+                return str(name.value)
+        return None
+
     found = [
-        f"{path.relative_to(REPO)}:{node.lineno}: .{node.attr}"
+        f"{path.relative_to(REPO)}:{node.lineno}: .{name}"
         for path in sorted((REPO / "tests").rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text("utf-8")))
-        if isinstance(node, ast.Attribute)
-        and node.attr in names
-        and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+        if (name := private(node)) is not None
     ]
     assert found == [], "\n".join(found)
