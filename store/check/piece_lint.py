@@ -24,12 +24,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from store.check.piece_graph import aggregate_problems, build_graph, ref_text
 from store.check.takt_facets import FACET_KINDS, Resolution, resolve_reference
-from store.check.takt_format import (
-    RENAMED_VARIABLES,
-    TaktFormat,
-    dotted,
-    takt_format,
-)
+from store.check.takt_format import RENAMED_VARIABLES, TaktFormat, takt_format
 from store.models.piece import (
     SPECIAL_NEXT,
     WORKFLOW_SPECIAL_NEXT,
@@ -41,13 +36,14 @@ from store.models.piece import (
     Rule,
 )
 from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.markers import dotted
+from store.read.metadata_block import outside_code
 from store.read.takt_layout import Source
 from store.read.textio import read_text
 from store.read.yamlload import YamlDoc
 
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 Loc = tuple[str | int, ...]
@@ -493,28 +489,12 @@ def instruction_texts(refs: list[FacetRef]) -> Iterator[tuple[str, Loc, Path | N
                 yield raw.text, ref.loc, ref.path
 
 
-def prose_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Lines of ``text`` outside fenced code blocks, with inline code removed (1-based)."""
-    fence: str | None = None
-    for n, line in enumerate(text.splitlines(), 1):
-        m = _FENCE.match(line)
-        if m:
-            mark = m.group(1)[0] * 3
-            if fence is None:
-                fence = mark
-            elif mark == fence:
-                fence = None
-            continue
-        if fence is None:
-            yield n, _CODE_SPAN.sub("", line)
-
-
 def unknown_placeholders(
     text: str, variables: Sequence[str], prefixes: Sequence[str]
 ) -> Iterator[tuple[str, int]]:
     """Placeholders shaped like TAKT variables that are not in the list."""
-    for n, line in prose_lines(text):
-        for m in _PLACEHOLDER.finditer(line):
+    for n, line in outside_code(text):
+        for m in _PLACEHOLDER.finditer(_CODE_SPAN.sub("", line)):
             name, arg = m.group(1), m.group(2)
             if arg is not None:
                 if name in prefixes or not _close(name, prefixes):

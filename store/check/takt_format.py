@@ -209,10 +209,3 @@ def takt_format(piece: Piece) -> TaktFormat:
         return TaktFormat("workflow", f"TAKT ≥ 0.{need or 34}", (), tuple(workflow_keys))
     versions = "TAKT 0.12–0.33" if "max_movements" in written else "TAKT ≤ 0.33"
     return TaktFormat("piece", versions, tuple(piece_keys), ())
-
-
-def dotted(loc: Loc) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out

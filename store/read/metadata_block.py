@@ -24,6 +24,7 @@ when it is a known value written in another case (the file keeps what was writte
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -174,28 +175,24 @@ def find_block(text: str) -> BlockSpan | None:
     )
 
 
-def without_code(text: str) -> str:
-    """``text`` without fenced code blocks (test output there is not a verdict)."""
-    out: list[str] = []
+def outside_code(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``text`` outside fenced code blocks, numbered from 1."""
     fence: str | None = None
-    for line in text.splitlines():
+    for n, line in enumerate(text.splitlines(), 1):
         m = _FENCE.match(line)
-        if m:
-            mark = m.group(1)[0] * 3
-            if fence is None:
-                fence = mark
-                continue
-            if mark == fence:
-                fence = None
-                continue
-        if fence is None:
-            out.append(line)
-    return "\n".join(out)
+        mark = m.group(1)[0] if m else None  # ` or ~: a fence closes on its own kind
+        if mark is not None and fence is None:
+            fence = mark
+        elif mark is not None and mark == fence:
+            fence = None
+        elif fence is None:
+            yield n, line
 
 
 def text_verdict(text: str) -> str | None:
-    """The last PASS / FAIL / CONDITIONAL of the text (outside code blocks), lower case."""
-    found = _VERDICT.findall(without_code(text))
+    """The last PASS / FAIL / CONDITIONAL of the text (outside code blocks: test output
+    there is not a verdict), lower case."""
+    found = _VERDICT.findall("\n".join(line for _n, line in outside_code(text)))
     return found[-1].lower() if found else None
 
 

@@ -254,7 +254,7 @@ class TranscriptReader:
         self._sink = DiagnosticSink(str(path))
         self._dropped = 0
         self._fh: IO[bytes] | None = None
-        self._offset = 0
+        self._lines: Iterator[tuple[int, bytes | None]] = iter(())
         self._calls: dict[str, tuple[Turn | None, Block]] = {}
         self._warned: set[str] = set()
         self._current: Turn | None = None
@@ -319,29 +319,26 @@ class TranscriptReader:
                 self._publish_diagnostics()
                 return None
             self.transcript.size = st.st_size
-            self._fh = fh
+            self._fh, self._lines = fh, _raw_lines(fh)
         return self._fh
 
     def read(self, max_lines: int | None = None) -> bool:
         """Read up to ``max_lines`` more lines (all when ``None``); ``True`` once the end
         of the file has been reached (or it cannot be read)."""
-        fh = self._open()
-        if fh is None:
+        if self._open() is None:
             return True
         count = 0
         while max_lines is None or count < max_lines:
-            start = self._offset
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
+            got = next(self._lines, None)
+            if got is None:
                 self.transcript.complete = True
                 self.close()
                 break
             count += 1
             self.transcript.lines += 1
             number = self.transcript.lines
-            self._offset += len(raw)
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                self._skip_rest(fh)
+            start, raw = got
+            if raw is None:
                 self.transcript.skipped += 1
                 self._diag(
                     "warning",
@@ -350,17 +347,9 @@ class TranscriptReader:
                     number,
                 )
                 continue
-            unfinished = not raw.endswith(b"\n")
-            self._line(raw, number, start, unfinished)
+            self._line(raw, number, start, not raw.endswith(b"\n"))
         self._publish_diagnostics()
         return self.done
-
-    def _skip_rest(self, fh: IO[bytes]) -> None:
-        while True:
-            chunk = fh.readline(1 << 20)
-            self._offset += len(chunk)
-            if not chunk or chunk.endswith(b"\n"):
-                return
 
     def _line(self, raw: bytes, number: int, offset: int, unfinished: bool) -> None:
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -467,13 +456,6 @@ class TranscriptReader:
             number,
         )
 
-    def _attach(self, block: Block) -> None:
-        """A block that is no turn of its own: into the current turn, else the preamble."""
-        if self._current is not None:
-            self._add(self._current, block)
-        else:
-            self._add(None, block)
-
     def _add(self, turn: Turn | None, block: Block) -> None:
         """Append ``block`` to ``turn`` (``None``: the preamble)."""
         block.step = self.transcript.trace.turn
@@ -546,19 +528,14 @@ class TranscriptReader:
                 capped, cut = _cap(text, self.text_cap)
                 if meta or summary or _is_meta_text(text) or side:
                     name = COMPACT_SUMMARY if summary else ""
-                    self._attach(
-                        Block("meta", capped, number, offset, cut, name=name, sidechain=side)
-                    )
+                    block = Block("meta", capped, number, offset, cut, name=name, sidechain=side)
+                    self._add(self._current, block)
                     continue
                 if turn is None:
                     turn = self._new_turn("user", number, stamp, None)
                 self._add(turn, Block("text", capped, number, offset, cut))
                 continue
-            block = self._other(part, number, offset, side)
-            if turn is not None:
-                self._add(turn, block)
-            else:
-                self._attach(block)
+            self._add(turn or self._current, self._other(part, number, offset, side))
 
     def _assistant(
         self,
@@ -603,10 +580,7 @@ class TranscriptReader:
                     self._calls[block.tool_id] = (turn or self._current, block)
             else:
                 block = self._other(part, number, offset, side)
-            if turn is not None:
-                self._add(turn, block)
-            else:
-                self._attach(block)
+            self._add(turn or self._current, block)
 
     def _tool_result(self, part: dict[str, Any], number: int, offset: int, side: bool) -> None:
         tool_id = _str(part.get("tool_use_id")) or ""
@@ -629,16 +603,13 @@ class TranscriptReader:
                 "a tool result whose call is not in the transcript",
                 number,
             )
-            self._attach(block)
+            self._add(self._current, block)
             return
         owner, call = found
         block.name, block.target = call.name, call.target
         if call.result is None:
             call.result = block
-        if owner is not None:
-            self._add(owner, block)
-        else:
-            self._add(None, block)
+        self._add(owner, block)
 
     def _other(self, part: dict[str, Any], number: int, offset: int, side: bool) -> Block:
         btype = part.get("type")
@@ -654,6 +625,20 @@ class TranscriptReader:
 
 
 _BROKEN = object()
+
+
+def _raw_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """Each line's offset and bytes (``None``: over :data:`MAX_LINE_BYTES`, not loaded)."""
+    offset = 0
+    while raw := fh.readline(MAX_LINE_BYTES + 1):
+        start, offset = offset, offset + len(raw)
+        if len(raw) <= MAX_LINE_BYTES or raw.endswith(b"\n"):
+            yield start, raw
+            continue
+        while raw and not raw.endswith(b"\n"):
+            raw = fh.readline(1 << 20)
+            offset += len(raw)
+        yield start, None
 
 
 def read_transcript(path: Path, session_id: str | None = None) -> Transcript:
@@ -769,20 +754,10 @@ def scan_for(path: Path, text: str, stop: Callable[[], bool] | None = None) -> d
     except OSError:
         return out
     with fh:
-        offset = 0
-        count = 0
-        while True:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                break
-            start, offset = offset, offset + len(raw)
-            count += 1
+        for count, (start, raw) in enumerate(_raw_lines(fh), 1):
             if count % 2000 == 0 and stop is not None and stop():
                 break
-            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                while raw and not raw.endswith(b"\n"):
-                    raw = fh.readline(1 << 20)
-                    offset += len(raw)
+            if raw is None:
                 continue
             maybe = needle in raw.decode("utf-8", errors="replace").casefold()
             if not maybe and raw_only and (ascii_needle or b"\\u" not in raw):
