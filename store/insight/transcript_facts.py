@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from store.read.trace_counts import TraceCounts
-from store.read.transcript import CODE_CHANGE_TOOLS, MAX_LINE_BYTES
+from store.read.transcript import CODE_CHANGE_TOOLS, raw_lines
 from store.write.state_file import read_state, write_state
 
 CACHE_NAME = "usage-facts-v1.json"
@@ -200,18 +200,12 @@ def _read_from(
         reader = _Reader(entry.facts)
         fh.seek(entry.offset)
         offset = start = entry.offset
-        while True:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw or not raw.endswith(b"\n"):
-                if len(raw) > MAX_LINE_BYTES:  # too long to read: skipped, like the viewer
-                    offset += len(raw)
-                    while raw and not raw.endswith(b"\n"):
-                        raw = fh.readline(1 << 20)
-                        offset += len(raw)
-                    continue
-                break  # the end, or an unfinished last line: read it next time
-            offset += len(raw)
-            reader.raw(raw)
+        for _at, raw in raw_lines(fh, start):  # a line too long to read: skipped (None)
+            if raw is not None and not raw.endswith(b"\n"):
+                break  # an unfinished last line: read it next time
+            offset = fh.tell()
+            if raw is not None:
+                reader.raw(raw)
         entry.facts.corrections += reader.trace.correction_count
         entry.offset = offset
         entry.tail = _tail_hash(fh, offset)

@@ -319,7 +319,7 @@ class TranscriptReader:
                 self._publish_diagnostics()
                 return None
             self.transcript.size = st.st_size
-            self._fh, self._lines = fh, _raw_lines(fh)
+            self._fh, self._lines = fh, raw_lines(fh)
         return self._fh
 
     def read(self, max_lines: int | None = None) -> bool:
@@ -627,9 +627,9 @@ class TranscriptReader:
 _BROKEN = object()
 
 
-def _raw_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
-    """Each line's offset and bytes (``None``: over :data:`MAX_LINE_BYTES`, not loaded)."""
-    offset = 0
+def raw_lines(fh: IO[bytes], offset: int = 0) -> Iterator[tuple[int, bytes | None]]:
+    """Each line's offset and bytes from ``offset`` (where ``fh`` is), ``None`` for a line
+    over :data:`MAX_LINE_BYTES` (skipped, not loaded)."""
     while raw := fh.readline(MAX_LINE_BYTES + 1):
         start, offset = offset, offset + len(raw)
         if len(raw) <= MAX_LINE_BYTES or raw.endswith(b"\n"):
@@ -754,7 +754,7 @@ def scan_for(path: Path, text: str, stop: Callable[[], bool] | None = None) -> d
     except OSError:
         return out
     with fh:
-        for count, (start, raw) in enumerate(_raw_lines(fh), 1):
+        for count, (start, raw) in enumerate(raw_lines(fh), 1):
             if count % 2000 == 0 and stop is not None and stop():
                 break
             if raw is None:
