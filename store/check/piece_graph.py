@@ -1,14 +1,8 @@
 """The movement graph of a TAKT piece (or workflow): transitions, reachability, exits and
-the ``all()`` / ``any()`` aggregates, as TAKT's engine evaluates them.
-
-Nodes are the top-level movements; a parallel movement's sub-steps only classify results (the
-parent's rules route). Edges are the rules' ``next`` plus the targets of loop-monitor judges,
-reachable from any movement of the monitored cycle. A workflow's ``return:`` rule and its
-adjudication markers end it like ``COMPLETE``; a failed parallel sub-step reports ``error``
-(TAKT ≥ 0.59); a dynamic ``parallel: {fixed, pool}`` picks sub-steps at run time, so
-positional ``all()`` is not checked there, nor is a fragment's sub-step whose outcomes the
-file does not show.
-"""
+the ``all()`` / ``any()`` aggregates, as TAKT's engine evaluates them (what is not checked,
+and why: docs/command-line.md, "Newer TAKT"). Nodes are the top-level movements (a parallel
+movement's sub-steps only classify results); edges are the rules' ``next`` plus the targets
+of loop-monitor judges, reachable from any movement of the monitored cycle."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """Where TAKT finds the facet a piece names, in TAKT's own order (v0.33.2's
-``resource-resolver.ts`` and ``paths.ts``, ``faceted-prompting`` 0.1.0's ``resolve.ts``):
-the piece's section map (``personas:`` …), a path beside the piece (``./``, ``../``, ``/``,
-``~``, or ``.md``), then ``NAME.md`` in the facet directories of each layer — package
-(``@owner/repo/NAME``), project (``.takt/facets/<kind>/``), user (``~/.takt``), built-in — and
-otherwise the name itself as the text (a persona: nothing), which the lint warns of.
-
-TAKT takes the project from where it runs; hurikaeri from where the piece lies
-(:func:`store.read.takt_layout.piece_home`). Outside a TAKT installation the built-in layer
-is the list of names TAKT v0.33 and v0.60 ship (:data:`BUILTIN_DATA`, made by
-``tools/gen_takt_builtins.py``): such a facet resolves without a file to show.
-"""
+``resource-resolver.ts`` and ``paths.ts``, ``faceted-prompting`` 0.1.0's ``resolve.ts``; the
+order: docs/command-line.md, "TAKT facets"). TAKT takes the project from where it runs;
+hurikaeri from where the piece lies (:func:`store.read.takt_layout.piece_home`)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""Which TAKT format a piece file is written in, told from its keys, and what differs.
-
-From TAKT's CHANGELOG and sources (github.com/nrslib/takt): 0.1–0.3 wrote *workflows*
-(``steps``, ``initial_step``, ``max_iterations``, ``agent:``, ``report:``); 0.4 renamed them
-*pieces* (``movements``, ``initial_movement``), 0.8 ``agent`` → ``persona`` and ``report`` →
-``output_contracts``, 0.12 ``max_iterations`` → ``max_movements``. 0.34 renamed the piece
-keys back to ``steps``, ``initial_step``, ``max_steps`` (the old ones kept as aliases that must
-agree) and removed ``instruction_template``; 0.36 dropped the old keys and renamed
-``{max_movements}`` / ``{movement_iteration}``. Later workflow features give a file's version
-claim (the newest it uses): 0.36 ``when:``, ``call:``, ``schemas``; 0.37 ``{$param}`` and
-``return:``; 0.38 ``max_steps: infinite``; 0.55 fragments (``uses:``), dynamic ``parallel`` and
-rule trees; 0.59 ``all_steps``, ``completion_retry`` and the ``error`` outcome; 0.60
-``instruction`` lists. Facets, ``parallel``, ``all()`` / ``any()``, output contracts and loop
-monitors are the same in all of them.
-"""
+"""Which TAKT format a piece file is written in, told from its keys, and what differs. The
+formats and the versions each key dates from (TAKT's CHANGELOG and sources): docs/command-line.md,
+"Newer TAKT" and "TAKT versions"; a file's version claim is the newest key it uses."""
 
 from __future__ import annotations
 

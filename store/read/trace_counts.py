@@ -5,19 +5,12 @@ The skill that writes KPT reports (github:sizukutamago/dev-tools-plugin,
 transcript and gives the model its numbers; the report's turn citations and ``metrics`` are in
 those terms. Restated here (no code of it is used):
 
-- **Turns.** Every parsed line counts, whatever its type. A line of type ``user`` (or
-  ``human``) whose previous parsed line was of another type starts a turn: a person's prompt
-  *or* a run of tool results. The ``assistant`` lines after it belong to that turn; a run of
-  ``assistant`` lines is one assistant turn. Any other line type (``system``, ``progress``,
-  ``file-history-snapshot``…) ends a run. Broken lines change nothing. Sub-agent (sidechain)
-  lines and compaction summaries are lines like any other.
-- ``tool_use_count`` / ``unique_tools``: every ``tool_use`` block of an ``assistant`` line.
-- ``code_changes_count``: the files (``file_path``) written by ``Write`` or ``Edit``, each once;
-  ``backtrack_count``: those written two times or more.
-- ``error_count``: ``tool_result`` blocks with ``is_error`` whose content is a string.
-- ``correction_count``: ``user`` lines whose own text (tool results left out, a
-  ``<system-reminder>`` skipped) scores 3 or more on the phrase table below.
-- ``skills_used``: ``Skill`` calls by their ``skill`` input.
+Turns: every parsed line counts, whatever its type. A line of type ``user`` (or ``human``)
+whose previous parsed line was of another type starts a turn: a person's prompt *or* a run of
+tool results. The ``assistant`` lines after it belong to that turn; a run of ``assistant``
+lines is one assistant turn. Any other line type (``system``, ``progress``…) ends a run.
+Broken lines change nothing; sub-agent lines and compaction summaries count like any other.
+The metrics (docs/evidence.md) are counted by :class:`TraceCounts` as the script counts them.
 """
 
 from __future__ import annotations

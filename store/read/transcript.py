@@ -222,17 +222,12 @@ def _is_meta_text(text: str) -> bool:
 
 
 class TranscriptReader:
-    """Reads a transcript a batch of lines at a time (:meth:`read`), building
-    :attr:`transcript` as it goes; a UI shows the first turns before the rest is read.
+    """Reads a transcript a batch of lines at a time (:meth:`read`) into :attr:`transcript`,
+    so a UI shows the first turns before the rest is read; from one thread.
 
-    Use it from one thread. ``with TranscriptReader(path) as r: r.read()`` reads it all.
-
-    ``keep_turns=False`` streams instead: the turns are numbered as always but not kept in
-    :attr:`transcript` (its ``turns`` and ``preamble`` stay empty); each block read is handed
-    out once by :meth:`take_blocks` with its turn, in the file's order, and forgotten — a
-    view keeps what it needs of each row, so a transcript of a hundred thousand messages
-    does not hold a hundred thousand turns twice. ``text_cap`` is the characters of a
-    message's text (and of a tool call's input or result) kept per block.
+    ``keep_turns=False`` streams: turns are numbered but not kept; each block is handed out
+    once by :meth:`take_blocks` (a transcript of 100,000 messages is not held twice).
+    ``text_cap``: characters kept per block's text, a tool call's input or a result.
     """
 
     def __init__(
