@@ -159,13 +159,10 @@ class LessonList:
         for column, wanted in (
             (self._type, flt.type or None),
             (self._category, flt.category or None),
+            (self._project, flt.project),
         ):
             if wanted is not None:
                 checks.append((column, {c for c, v in enumerate(self.values) if v == wanted}))
-        if flt.project is not None:
-            checks.append(
-                (self._project, {c for c, v in enumerate(self.values) if v == flt.project})
-            )
         if flt.tag:
             tag_ok = {
                 c

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from store.index.docs import lesson_ref
 from store.index.heads import LessonHead
-from store.index.sessions import Session, parse_time
+from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import UNDECIDED
 
@@ -31,9 +31,6 @@ class ListFilter:
     @property
     def dated(self) -> bool:
         return self.since is not None or self.until is not None
-
-    def matches_project(self, project: str | None) -> bool:
-        return self.project is None or project == self.project
 
     def covers(self, day: date) -> bool:
         return not (
@@ -70,22 +67,12 @@ class SessionFilter(ListFilter):
 
 @dataclass(frozen=True, slots=True)
 class LessonFilter(ListFilter):
-    """``tag``: a casefolded part of a tag (``""``: any)."""
+    """``tag``: a casefolded part of a tag (``""``: any); applied by
+    :meth:`store.index.lesson_list.LessonList.select`."""
 
     type: str | None = None
     category: str | None = None
     tag: str = ""
-
-    def matches(self, les: LessonHead) -> bool:
-        if self.type and les.type != self.type:
-            return False
-        if self.category and les.category != self.category:
-            return False
-        if not self.matches_project(les.project):
-            return False
-        if self.tag and not any(self.tag in x.casefold() for x in les.tags or ()):
-            return False
-        return not self.dated or self.covers(parse_time(les.date or "").date())
 
 
 @dataclass(slots=True)

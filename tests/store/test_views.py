@@ -12,7 +12,7 @@ from store.check.piece_view import load_piece_view
 from store.index.discussions import read_discussions
 from store.index.knowledge_tree import doc_id, knowledge_tree
 from store.index.lesson_list import LessonList
-from store.index.order import LessonFilter, SessionFilter
+from store.index.order import LessonFilter
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.matching import MatchTask, all_scores, load_knowledge, match, match_task
 from store.insight.stats import workspace_counts
@@ -30,8 +30,6 @@ def _index(root: Path) -> WorkspaceIndex:
 
 
 def test_both_filters_share_project_and_days() -> None:
-    assert SessionFilter(project="a").matches_project("a")
-    assert not LessonFilter(project="a").matches_project("b")
     flt = LessonFilter(since=date(2026, 11, 1), until=date(2026, 11, 3))
     assert flt.dated and flt.covers(date(2026, 11, 1)) and flt.covers(date(2026, 11, 3))
     assert not flt.covers(date(2026, 10, 31)) and not flt.covers(date(2026, 11, 4))
@@ -45,14 +43,14 @@ def test_lessons_newest_first_and_filtered(demo_root: Path) -> None:
     assert rows and all(r.key == f"{r.path}:{r.line}" for r in rows)
     dates = [(r.lesson.date or "")[:19] for r in rows]
     assert dates == sorted(dates, reverse=True)
-    tagged = [r for r in rows if LessonFilter(tag="unity").matches(r.lesson)]
+    tagged = [rows[r] for r in lessons.select(LessonFilter(tag="unity"))]
     assert tagged and all(any("unity" in t.casefold() for t in r.lesson.tags or ()) for r in tagged)
     first = rows[0].lesson
-    assert LessonFilter(type=first.type, project=first.project).matches(first)
-    assert not LessonFilter(type="no-such-type").matches(first)
+    assert 0 in lessons.select(LessonFilter(type=first.type, project=first.project))
+    assert 0 not in lessons.select(LessonFilter(type="no-such-type"))
     day = date.fromisoformat((first.date or "")[:10])
-    assert LessonFilter(since=day, until=day).matches(first)
-    assert not LessonFilter(until=date(2000, 1, 1)).matches(first)
+    assert 0 in lessons.select(LessonFilter(since=day, until=day))
+    assert 0 not in lessons.select(LessonFilter(until=date(2000, 1, 1)))
     assert rows[0].full().id == first.id
 
 
