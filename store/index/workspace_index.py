@@ -31,8 +31,8 @@ from store.index.heads import HeadTable, SummaryHead
 from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
-from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name
-from store.workspace import Found, OrderKey, Workspace
+from store.read.kinds import YAML_SUFFIXES, Kind
+from store.workspace import Found, OrderKey, Workspace, walk_files
 from store.write.atomic import sweep_temp_files
 from store.write.jsonl_edit import finish_interrupted_rewrites
 
@@ -54,14 +54,7 @@ def index_file(ws: Workspace, path: Path, kind: Kind | None) -> IndexedFile:
 
 def index_pieces(ws: Workspace, top: Path) -> dict[Path, IndexedFile]:
     """Every YAML file under ``top`` (e.g. ``~/.takt/pieces``) as a TAKT piece, sorted."""
-    found: dict[Path, IndexedFile] = {}
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d))
-        for name in sorted(filenames):
-            if not ignored_name(name) and name.lower().endswith(YAML_SUFFIXES):
-                path = Path(dirpath) / name
-                found[path] = index_file(ws, path, Kind.PIECE)
-    return found
+    return {p: index_file(ws, p, Kind.PIECE) for p in walk_files(top, YAML_SUFFIXES)}
 
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed or read

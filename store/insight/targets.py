@@ -17,7 +17,7 @@ from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
 from store.read.yamlload import load_yaml
-from store.workspace import Workspace
+from store.workspace import Workspace, walk_files
 
 MARKDOWN = (".md", ".markdown")
 
@@ -74,12 +74,8 @@ class TargetText:
 
 
 def _files(top: Path, suffixes: tuple[str, ...], skip: str = "") -> Iterator[Path]:
-    """Files under ``top`` by suffix, in name order (links to folders are not followed)."""
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not ignored_name(d) and d != skip)
-        for name in sorted(filenames):
-            if not ignored_name(name) and name.lower().endswith(suffixes):
-                yield Path(dirpath) / name
+    """:func:`walk_files` under ``top``, but under a folder named ``skip``."""
+    return (p for p in walk_files(top, suffixes) if skip not in p.relative_to(top).parts[:-1])
 
 
 def _skills(top: Path) -> Iterator[Path]:
