@@ -67,6 +67,3 @@ def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
         replace_file(page_path(ws), [data])
         return True
     return False
-
-
-__all__ = ["FIELDS", "ROWS", "read", "write"]

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from store.models.metablock import SEVERITIES, STATUSES, TEXT_LISTS, VERDICTS, Finding, MetaBlock
-from store.models.reply_terms import REPLY_KINDS, ReplyKind
+from store.models.metablock import STATUSES, TEXT_LISTS, VERDICTS, Finding, MetaBlock
+from store.models.reply_terms import ReplyKind
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.validate import validate_tolerant
 from store.read.yamlload import load_yaml
@@ -359,19 +359,3 @@ def reply_json(reply: Reply, diagnostics: list[Diagnostic] | None = None) -> dic
             for d in diagnostics
         ]
     return out
-
-
-__all__ = [
-    "REPLY_KINDS",
-    "SEVERITIES",
-    "BlockSpan",
-    "Reply",
-    "ReplyKind",
-    "find_block",
-    "findings_by_severity",
-    "guess_kind",
-    "parse_reply",
-    "reply_json",
-    "severity_of",
-    "text_verdict",
-]
