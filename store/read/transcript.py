@@ -150,11 +150,6 @@ class Transcript:
     def assistant_turns(self) -> int:
         return sum(1 for t in self.turns if t.role == "assistant")
 
-    def turn(self, number: int) -> Turn | None:
-        if 1 <= number <= len(self.turns):
-            return self.turns[number - 1]
-        return None
-
 
 def _cap(text: str, limit: int) -> tuple[str, bool]:
     if len(text) <= limit:
