@@ -88,7 +88,6 @@ class Loaded:
     entries: list[Entry] = field(default_factory=list)
     reply: Reply | None = None
     pending: bytes = b""
-    read_only: bool = False
 
 
 def load_file(path: Path, kind: Kind | None = None, display: str | None = None) -> Loaded:
@@ -98,7 +97,7 @@ def load_file(path: Path, kind: Kind | None = None, display: str | None = None) 
     kind = kind or kind_from_path(path)
     is_jsonl = kind in JSONL_KINDS or path.suffix.lower() == ".jsonl"
     raw = read_text(path, sink, MAX_JSONL_BYTES if is_jsonl else MAX_DOCUMENT_BYTES)
-    out = Loaded(path, shown, kind, sink.items, raw.stamp, raw.text, read_only=raw.decode_errors)
+    out = Loaded(path, shown, kind, sink.items, raw.stamp, raw.text)
     if raw.text is None:
         return out
     if is_jsonl:

@@ -70,8 +70,6 @@ class RawText:
     data: bytes
     text: str | None
     stamp: FileStamp | None
-    has_bom: bool = False
-    decode_errors: bool = False
 
 
 class NotReadable(Exception):
@@ -160,13 +158,11 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
 
-def decode(data: bytes, sink: DiagnosticSink) -> tuple[str, bool, bool]:
+def decode(data: bytes, sink: DiagnosticSink) -> str:
     """Decode UTF-8 (a BOM is accepted); invalid bytes are reported with their line."""
-    has_bom = data.startswith(b"\xef\xbb\xbf")
-    if has_bom:
-        data = data[3:]
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
-        return data.decode("utf-8"), has_bom, False
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         sink.error(
@@ -175,7 +171,7 @@ def decode(data: bytes, sink: DiagnosticSink) -> tuple[str, bool, bool]:
             "the file is shown with replacement characters and is read-only",
             line,
         )
-        return data.decode("utf-8", errors="replace"), has_bom, True
+        return data.decode("utf-8", errors="replace")
 
 
 def read_text(path: Path, sink: DiagnosticSink, limit: int = MAX_DOCUMENT_BYTES) -> RawText:
@@ -186,5 +182,4 @@ def read_text(path: Path, sink: DiagnosticSink, limit: int = MAX_DOCUMENT_BYTES)
     if looks_binary(data):
         sink.error("binary-file", "file contains NUL bytes: it is binary, not text")
         return RawText(data, None, stamp)
-    text, bom, bad = decode(data, sink)
-    return RawText(data, text, stamp, bom, bad)
+    return RawText(data, decode(data, sink), stamp)

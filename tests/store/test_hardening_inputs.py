@@ -490,7 +490,8 @@ def test_the_loader_calls_such_a_file_read_only(tmp_path: Path) -> None:
 
     path = _lesson_file(tmp_path, _line(_lesson(1)) + b"\n" + b'{"title": "\xff"}\n')
     loaded = load_file(path, Kind.LESSONS)
-    assert loaded.read_only and any(d.code == "invalid-utf8" for d in loaded.diagnostics)
+    (bad,) = [d for d in loaded.diagnostics if d.code == "invalid-utf8"]
+    assert bad.line == 2 and "is read-only" in bad.message
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -74,7 +74,7 @@ def _read(name: str, sink: DiagnosticSink) -> str | None:
         if looks_binary(data):
             sink.error("binary-file", "input contains NUL bytes: it is binary, not text")
             return None
-        return decode(data, sink)[0]
+        return decode(data, sink)
     return read_text(Path(name), sink).text
 
 
