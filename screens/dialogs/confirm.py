@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Static, TextArea
+from textual.widgets import Button, Footer, Static
 
 from screens.widgets.diff_view import DiffView
 
@@ -47,30 +45,3 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
-
-
-async def ask_discard(screen: ModalScreen[Any]) -> bool:
-    """Whether to close a form that holds unsaved changes (asked; never assumed)."""
-    question = Content.assemble(
-        Content.styled("Discard your changes?\n", "bold $warning"),
-        "What you typed in this form has not been saved.",
-    )
-    answer = await screen.app.push_screen_wait(ConfirmScreen(question, "Discard"))
-    return bool(answer)
-
-
-def typed(screen: ModalScreen[Any]) -> tuple[str, ...]:
-    """What the person can type into the form: every input's and text area's text (taken
-    when the form opens and again on cancel: a difference asks before closing)."""
-    return tuple(i.value for i in screen.query(Input)) + tuple(
-        t.text for t in screen.query(TextArea)
-    )
-
-
-async def close_form(
-    screen: ModalScreen[Any], at_open: tuple[str, ...] | None, result: Any
-) -> None:
-    """Dismiss ``screen`` with ``result``, asking first when text was typed since it opened."""
-    if at_open is not None and typed(screen) != at_open and not await ask_discard(screen):
-        return
-    screen.dismiss(result)

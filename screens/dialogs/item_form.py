@@ -6,15 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Input, Label, Select, TextArea
 
-from screens.dialogs.confirm import ask_discard
+from screens.dialogs.form import FormDialog, form_keys
 from screens.messages import WorkspaceChanged
 from screens.widgets.literal import literal
 from screens.writing import run_write
@@ -51,13 +49,10 @@ def _choices(section: str, name: str) -> tuple[str, ...] | None:
     return None
 
 
-class ItemForm(ModalScreen[bool]):
+class ItemForm(FormDialog[bool]):
     """Dismissed with True when the item was saved."""
 
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="form.save"),
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
-    ]
+    BINDINGS = form_keys("form.save", "form.cancel")
 
     def __init__(
         self,
@@ -89,42 +84,31 @@ class ItemForm(ModalScreen[bool]):
         self.base: FileStamp | None = FileStamp.of_bytes(self.base_bytes, st) if st else None
         self.conflict_open = False
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide", id="form"):
-            yield Static(
-                Content.assemble(Content.styled("Edit ", "bold"), literal(self.key, "bold")),
-                classes="dialog-text",
-            )
-            with VerticalScroll(id="form-fields", classes="dialog-body"):
-                for name in self.fields:
-                    value = self.original.get(name)
-                    yield Label(name, classes="form-label")
-                    choices = _choices(self.section, name)
-                    wid = f"field-{name}"
-                    if choices is not None:
-                        options: list[tuple[str | Content, str]] = [(c, c) for c in choices]
-                        if isinstance(value, str) and value not in choices:
-                            options.append(
-                                (literal(f"{value} (as written)", keep_newlines=False), value)
-                            )
-                        yield Select(
-                            options, value=value if value else Select.NULL, id=wid, allow_blank=True
+    def heading(self) -> Content:
+        return Content.assemble(Content.styled("Edit ", "bold"), literal(self.key, "bold"))
+
+    def body(self) -> ComposeResult:
+        with VerticalScroll(id="form-fields", classes="dialog-body"):
+            for name in self.fields:
+                value = self.original.get(name)
+                yield Label(name, classes="form-label")
+                choices = _choices(self.section, name)
+                wid = f"field-{name}"
+                if choices is not None:
+                    options: list[tuple[str | Content, str]] = [(c, c) for c in choices]
+                    if isinstance(value, str) and value not in choices:
+                        options.append(
+                            (literal(f"{value} (as written)", keep_newlines=False), value)
                         )
-                    elif name in LIST_FIELDS:
-                        yield Input(
-                            ", ".join(value or []), id=wid, placeholder="comma-separated ids"
-                        )
-                    elif name in LONG_FIELDS:
-                        yield TextArea(
-                            str(value or ""), id=wid, soft_wrap=True, classes="form-long"
-                        )
-                    else:
-                        yield Input(str(value or ""), id=wid)
-            yield Static(id="form-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+                    yield Select(
+                        options, value=value if value else Select.NULL, id=wid, allow_blank=True
+                    )
+                elif name in LIST_FIELDS:
+                    yield Input(", ".join(value or []), id=wid, placeholder="comma-separated ids")
+                elif name in LONG_FIELDS:
+                    yield TextArea(str(value or ""), id=wid, soft_wrap=True, classes="form-long")
+                else:
+                    yield Input(str(value or ""), id=wid)
 
     def on_mount(self) -> None:
         self.query_one(f"#field-{self.fields[0]}").focus()
@@ -149,16 +133,11 @@ class ItemForm(ModalScreen[bool]):
         new = self.values()
         return {k: v for k, v in new.items() if v != self.original.get(k)}
 
-    @on(Button.Pressed, "#save")
+    def dirty(self) -> bool:
+        return bool(self.changes())
+
     def action_save(self) -> None:
         self.save(base=self.base)
-
-    @on(Button.Pressed, "#cancel")
-    @work(exclusive=True, group="form-cancel", exit_on_error=False)
-    async def action_cancel(self) -> None:
-        if self.changes() and not await ask_discard(self):
-            return
-        self.dismiss(False)
 
     def save(self, base: FileStamp | None) -> None:
         changes = self.changes()
@@ -169,9 +148,8 @@ class ItemForm(ModalScreen[bool]):
         data = {**self.original, **self.values()}
         diags = validate_item(self.section, data, self.display_path)
         errors = [d for d in diags if d.severity == "error"]
-        box = self.query_one("#form-errors", Static)
         if errors:
-            box.update(literal("\n".join(d.message for d in errors), "$error"))
+            self.show_error("\n".join(d.message for d in errors))
             return
         self.write(changes, base)
 
@@ -202,7 +180,7 @@ class ItemForm(ModalScreen[bool]):
             self.ask_conflict(str(exc))
             return
         except EditError as exc:
-            self.query_one("#form-errors", Static).update(literal(str(exc), "$error"))
+            self.show_error(str(exc))
             return
         if outcome.ok:
             self.dismiss(True)

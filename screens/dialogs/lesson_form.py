@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Input, Label, Select, TextArea
 
-from screens.dialogs.confirm import ask_discard
+from screens.dialogs.form import FormDialog, form_keys
 from screens.widgets.literal import literal
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
@@ -21,11 +19,8 @@ from store.models.lessons import LESSON_TYPES
 from store.review.lessons import edit_lesson_tx, find_lesson
 
 
-class LessonForm(ModalScreen[bool]):
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="lesson_form.save"),
-        Binding("escape", "cancel", "Cancel", id="lesson_form.cancel"),
-    ]
+class LessonForm(FormDialog[bool]):
+    BINDINGS = form_keys("lesson_form.save", "lesson_form.cancel")
     TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
     LONG_FIELDS = ("summary", "context")
 
@@ -35,39 +30,32 @@ class LessonForm(ModalScreen[bool]):
         self.path = path
         self.lesson = lesson
 
-    def compose(self) -> ComposeResult:
+    def heading(self) -> Content:
+        return Content.assemble(
+            Content.styled("Edit lesson ", "bold"), literal(self.lesson.id or "")
+        )
+
+    def body(self) -> ComposeResult:
         les = self.lesson
         # the fields scroll; the heading, the errors and the buttons stay on screen
-        with Vertical(classes="dialog wide"):
-            yield Static(
-                Content.assemble(Content.styled("Edit lesson ", "bold"), literal(les.id or "")),
-                classes="dialog-text",
-            )
-            with VerticalScroll(id="lesson-fields", classes="dialog-body"):
-                yield Label("title", classes="form-label")
-                yield Input(str(les.title or ""), id="lesson-title")
-                yield Label("type", classes="form-label")
-                options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
-                if les.type and les.type not in LESSON_TYPES:
-                    options.append(
-                        (literal(f"{les.type} (as written)", keep_newlines=False), les.type)
-                    )
-                yield Select(options, value=les.type or Select.NULL, id="lesson-type")
-                for name in self.TEXT_FIELDS[1:]:  # the title comes first, focused
-                    yield Label(name, classes="form-label")
-                    yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
-                for name in self.LONG_FIELDS:
-                    yield Label(name, classes="form-label")
-                    yield TextArea(
-                        str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
-                    )
-                yield Label("tags (comma-separated)", classes="form-label")
-                yield Input(", ".join(les.tags or []), id="lesson-tags")
-            yield Static(id="lesson-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+        with VerticalScroll(id="lesson-fields", classes="dialog-body"):
+            yield Label("title", classes="form-label")
+            yield Input(str(les.title or ""), id="lesson-title")
+            yield Label("type", classes="form-label")
+            options: list[tuple[str | Content, str]] = [(t, t) for t in LESSON_TYPES]
+            if les.type and les.type not in LESSON_TYPES:
+                options.append((literal(f"{les.type} (as written)", keep_newlines=False), les.type))
+            yield Select(options, value=les.type or Select.NULL, id="lesson-type")
+            for name in self.TEXT_FIELDS[1:]:  # the title comes first, focused
+                yield Label(name, classes="form-label")
+                yield Input(str(getattr(les, name) or ""), id=f"lesson-{name}")
+            for name in self.LONG_FIELDS:
+                yield Label(name, classes="form-label")
+                yield TextArea(
+                    str(getattr(les, name) or ""), id=f"lesson-{name}", classes="form-long"
+                )
+            yield Label("tags (comma-separated)", classes="form-label")
+            yield Input(", ".join(les.tags or []), id="lesson-tags")
 
     def changes(self) -> dict[str, object]:
         les = self.lesson
@@ -91,10 +79,12 @@ class LessonForm(ModalScreen[bool]):
             new["tags"] = tags
         return new
 
+    def dirty(self) -> bool:
+        return bool(self.changes())
+
     def on_mount(self) -> None:
         self.query_one("#lesson-title", Input).focus()
 
-    @on(Button.Pressed, "#save")
     def action_save(self) -> None:
         changes = self.changes()
         if not changes:
@@ -115,10 +105,3 @@ class LessonForm(ModalScreen[bool]):
         )
         if outcome.ok:
             self.dismiss(True)
-
-    @on(Button.Pressed, "#cancel")
-    @work(exclusive=True, group="lesson-cancel", exit_on_error=False)
-    async def action_cancel(self) -> None:
-        if self.changes() and not await ask_discard(self):
-            return
-        self.dismiss(False)

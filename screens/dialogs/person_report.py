@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static, TextArea
+from textual.widgets import TextArea
 
-from screens.dialogs.confirm import close_form, typed
+from screens.dialogs.form import FormDialog, form_keys
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
 from screens.writing import run_write
@@ -25,7 +22,7 @@ from store.review.person_report import (
 )
 
 
-class PersonReportDialog(ModalScreen[Path | None]):
+class PersonReportDialog(FormDialog[Path | None]):
     """The KPT report a person is about to write, as YAML: edit, then write or cancel."""
 
     DEFAULT_CSS = """
@@ -34,10 +31,10 @@ class PersonReportDialog(ModalScreen[Path | None]):
     }
     """
 
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Write", id="discussions.kpt_write"),
-        Binding("escape", "cancel", "Cancel", id="discussions.kpt_cancel"),
-    ]
+    BINDINGS = form_keys("discussions.kpt_write", "discussions.kpt_cancel", "Write")
+    SAVE_LABEL = "Write report"
+    ERRORS_ID = "disc-kpt-errors"
+    CANCELLED = None
 
     def __init__(self, index: WorkspaceIndex, report_id: str, text: str, source: str) -> None:
         super().__init__()
@@ -46,46 +43,32 @@ class PersonReportDialog(ModalScreen[Path | None]):
         self.text = text
         self.source = source
 
-    def compose(self) -> ComposeResult:
+    def heading(self) -> Content:
         ws = self.index.ws
-        target = ws.display(report_path(ws, self.report_id))
-        with Vertical(classes="dialog wide", id="disc-kpt-dialog"):
-            yield Static(
-                Content.assemble(
-                    Content.styled("A KPT report made by you\n", "bold"),
-                    Content("From "),
-                    literal(self.source, "bold"),
-                    Content(". It will be written to "),
-                    literal(target, "bold $accent"),
-                    Content(
-                        " exactly as below (edit it if you like); its items then wait in "
-                        "Sessions for review. The discussion itself is not changed."
-                    ),
-                ),
-                classes="dialog-text",
-            )
-            yield TextArea(self.text, id="disc-kpt-yaml", language=None, soft_wrap=False)
-            yield Static(id="disc-kpt-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Write report (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+        return Content.assemble(
+            Content.styled("A KPT report made by you\n", "bold"),
+            Content("From "),
+            literal(self.source, "bold"),
+            Content(". It will be written to "),
+            literal(ws.display(report_path(ws, self.report_id)), "bold $accent"),
+            Content(
+                " exactly as below (edit it if you like); its items then wait in "
+                "Sessions for review. The discussion itself is not changed."
+            ),
+        )
+
+    def body(self) -> ComposeResult:
+        yield TextArea(self.text, id="disc-kpt-yaml", language=None, soft_wrap=False)
 
     def on_mount(self) -> None:
         self.query_one("#disc-kpt-yaml", TextArea).focus()
-        self.at_open = typed(self)  # closing with other text asks first
 
-    @on(Button.Pressed, "#save")
     def action_save(self) -> None:
-        ws = self.index.ws
-        errors = self.query_one("#disc-kpt-errors", Static)
         text = self.query_one("#disc-kpt-yaml", TextArea).text
-        diags = check_person_report(ws, self.report_id, text)
+        diags = check_person_report(self.index.ws, self.report_id, text)
         bad = [d for d in diags if d.severity == "error"]
         if bad:
-            errors.update(
-                literal("Not written:\n" + "\n".join(d.format() for d in bad[:8]), "$error")
-            )
+            self.show_error("Not written:\n" + "\n".join(d.format() for d in bad[:8]))
             return
         self.write(text)
 
@@ -106,8 +89,3 @@ class PersonReportDialog(ModalScreen[Path | None]):
             timeout=4,
         )
         self.dismiss(path)
-
-    @on(Button.Pressed, "#cancel")
-    @work(exclusive=True, group="form-cancel", exit_on_error=False)
-    async def action_cancel(self) -> None:
-        await close_form(self, self.at_open, None)

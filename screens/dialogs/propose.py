@@ -7,15 +7,12 @@ from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, TextArea
+from textual.widgets import Input, Label, Select, TextArea
 
-from screens.dialogs.confirm import close_form, typed
+from screens.dialogs.form import FormDialog, form_keys
 from screens.messages import FilesWritten
-from screens.widgets.literal import literal
 from screens.writing import run_write
 from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
@@ -29,7 +26,7 @@ from store.write.policy import PathRefused, resolve_target
 from store.write.roundtrip import new_yaml_document
 
 
-class ProposeScreen(ModalScreen[bool]):
+class ProposeScreen(FormDialog[bool]):
     # the fields scroll (the YAML editor takes the height that is left, at least 8 rows);
     # the heading, the errors and the buttons stay on screen
     DEFAULT_CSS = """
@@ -41,14 +38,11 @@ class ProposeScreen(ModalScreen[bool]):
         .pr-label { color: $text-muted; }
         #pr-rationale { height: 4; }
         #pr-payload { height: 1fr; min-height: 8; }
-        #pr-errors { height: auto; }
     }
     """
 
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="propose.save"),
-        Binding("escape", "cancel", "Cancel", id="propose.cancel"),
-    ]
+    BINDINGS = form_keys("propose.save", "propose.cancel")
+    SAVE_LABEL = "Add to inbox"
 
     def __init__(
         self, index: WorkspaceIndex, session: Session, section: str, item: KptItem, note: str | None
@@ -61,42 +55,33 @@ class ProposeScreen(ModalScreen[bool]):
         self.note = note
         self.draft = draft_proposal(session, section, item, note=note)
 
-    def compose(self) -> ComposeResult:
+    def heading(self) -> Content:
+        return Content.styled("New proposal from this review", "bold")
+
+    def body(self) -> ComposeResult:
         d = self.draft
-        with Vertical(classes="dialog wide"):
-            yield Static(
-                Content.styled("New proposal from this review", "bold"), classes="dialog-text"
-            )
-            with VerticalScroll(id="pr-fields"):
-                with Horizontal(id="pr-first"):
-                    with Vertical(id="pr-kind-box"):
-                        yield Label("kind", classes="pr-label")
-                        yield Select(
-                            [(k, k) for k in KIND_DIRS],
-                            value=d["kind"],
-                            allow_blank=False,
-                            id="pr-kind",
-                        )
-                    with Vertical(id="pr-title-box"):
-                        yield Label("title", classes="pr-label")
-                        yield Input(d["title"], id="pr-title")
-                yield Label("target (inside the workspace)", classes="pr-label")
-                yield Input(d["target"], id="pr-target")
-                yield Label("rationale", classes="pr-label")
-                yield TextArea(d["rationale"], id="pr-rationale")
-                yield Label("proposed document (YAML)", classes="pr-label")
-                yield TextArea(
-                    new_yaml_document(d["payload"]).decode(), id="pr-payload", language=None
-                )
-            yield Static(id="pr-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Add to inbox (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+        with VerticalScroll(id="pr-fields"):
+            with Horizontal(id="pr-first"):
+                with Vertical(id="pr-kind-box"):
+                    yield Label("kind", classes="pr-label")
+                    yield Select(
+                        [(k, k) for k in KIND_DIRS],
+                        value=d["kind"],
+                        allow_blank=False,
+                        id="pr-kind",
+                    )
+                with Vertical(id="pr-title-box"):
+                    yield Label("title", classes="pr-label")
+                    yield Input(d["title"], id="pr-title")
+            yield Label("target (inside the workspace)", classes="pr-label")
+            yield Input(d["target"], id="pr-target")
+            yield Label("rationale", classes="pr-label")
+            yield TextArea(d["rationale"], id="pr-rationale")
+            yield Label("proposed document (YAML)", classes="pr-label")
+            yield TextArea(new_yaml_document(d["payload"]).decode(), id="pr-payload", language=None)
 
     def on_mount(self) -> None:
         self.query_one("#pr-title", Input).focus()
-        self.at_open = typed(self)  # closing with other text asks first
 
     @on(Select.Changed, "#pr-kind")
     def kind_changed(self, event: Select.Changed) -> None:
@@ -108,22 +93,20 @@ class ProposeScreen(ModalScreen[bool]):
             new_yaml_document(self.draft["payload"]).decode()
         )
 
-    @on(Button.Pressed, "#save")
     def action_save(self) -> None:
-        errors = self.query_one("#pr-errors", Static)
         sink = DiagnosticSink("payload")
         doc = load_yaml(self.query_one("#pr-payload", TextArea).text, sink)
         if doc is None or not isinstance(doc.data, dict):
             msgs = [d.format() for d in sink.items] or [
                 "the proposed document must be a YAML mapping"
             ]
-            errors.update(literal("\n".join(msgs), "$error"))
+            self.show_error("\n".join(msgs))
             return
         target = self.query_one("#pr-target", Input).value.strip()
         try:
             resolve_target(self.index.ws, target)
         except PathRefused as exc:
-            errors.update(literal(str(exc), "$error"))
+            self.show_error(str(exc))
             return
         data = {
             **self.draft,
@@ -135,7 +118,7 @@ class ProposeScreen(ModalScreen[bool]):
         }
         problems = check_payload(Proposal.model_validate(data))
         if problems:
-            errors.update(literal("\n".join(problems), "$error"))
+            self.show_error("\n".join(problems))
             return
         self.write(data)
 
@@ -155,8 +138,3 @@ class ProposeScreen(ModalScreen[bool]):
         self.app.post_message(FilesWritten(frozenset({path})))
         self.notify(f"Proposal {path.stem} is in the inbox (I). u undoes.", markup=False, timeout=3)
         self.dismiss(True)
-
-    @on(Button.Pressed, "#cancel")
-    @work(exclusive=True, group="form-cancel", exit_on_error=False)
-    async def action_cancel(self) -> None:
-        await close_form(self, self.at_open, False)

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
-from screens.dialogs.confirm import close_form, typed
+from screens.dialogs.form import FormDialog, form_keys
 from screens.widgets.literal import literal
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
@@ -46,11 +44,8 @@ def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
     return sorted(set(out))
 
 
-class RetargetScreen(ModalScreen[bool]):
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="retarget.save"),
-        Binding("escape", "cancel", "Cancel", id="retarget.cancel"),
-    ]
+class RetargetScreen(FormDialog[bool]):
+    BINDINGS = form_keys("retarget.save", "retarget.cancel")
 
     def __init__(self, index: WorkspaceIndex, refs: list[ItemRef]) -> None:
         super().__init__()
@@ -62,36 +57,28 @@ class RetargetScreen(ModalScreen[bool]):
         self.start_path = (t.path if t else None) or "CLAUDE.md"
         self.start_section = (t.section if t else None) or ""
 
-    def compose(self) -> ComposeResult:
+    def heading(self) -> Content:
         names = ", ".join(r.key for r in self.refs)
-        with Vertical(classes="dialog wide"):
-            yield Static(
-                Content.assemble(Content.styled("Persistence target for ", "bold"), literal(names)),
-                classes="dialog-text",
+        return Content.assemble(Content.styled("Persistence target for ", "bold"), literal(names))
+
+    def body(self) -> ComposeResult:
+        with VerticalScroll(id="rt-fields", classes="dialog-body"):
+            yield Label("type", classes="form-label")
+            yield Select(
+                [(t, t) for t in TARGET_TYPES],
+                value=self.start_type if self.start_type in TARGET_TYPES else "claude_md",
+                id="rt-type",
+                allow_blank=False,
             )
-            with VerticalScroll(id="rt-fields", classes="dialog-body"):
-                yield Label("type", classes="form-label")
-                yield Select(
-                    [(t, t) for t in TARGET_TYPES],
-                    value=self.start_type if self.start_type in TARGET_TYPES else "claude_md",
-                    id="rt-type",
-                    allow_blank=False,
-                )
-                yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
-                yield Input(self.start_path, id="rt-path")
-                yield Static(id="rt-resolved")
-                yield Label("section", classes="form-label")
-                yield Select([], id="rt-section", prompt="(no section)")
-                yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
-            yield Static(id="rt-errors")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (Ctrl+S)", variant="primary", id="save")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+            yield Label("path (relative to the workspace root, or ~/…)", classes="form-label")
+            yield Input(self.start_path, id="rt-path")
+            yield Static(id="rt-resolved")
+            yield Label("section", classes="form-label")
+            yield Select([], id="rt-section", prompt="(no section)")
+            yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
 
     def on_mount(self) -> None:
         self.query_one("#rt-type", Select).focus()
-        self.at_open = typed(self)  # closing with other text asks first
         self.check_path(self.start_path)
         self.find_candidates()
 
@@ -156,7 +143,6 @@ class RetargetScreen(ModalScreen[bool]):
             return self.query_one("#rt-new-section", Input).value.strip() or None
         return v
 
-    @on(Button.Pressed, "#save")
     def action_save(self) -> None:
         type_ = str(self.query_one("#rt-type", Select).value)
         path = self.query_one("#rt-path", Input).value.strip()
@@ -175,12 +161,7 @@ class RetargetScreen(ModalScreen[bool]):
                 expect=(ReviewError, EditError),
             )
         except (ReviewError, EditError) as exc:
-            self.query_one("#rt-errors", Static).update(literal(str(exc), "$error"))
+            self.show_error(str(exc))
             return
         if outcome.ok:
             self.dismiss(True)
-
-    @on(Button.Pressed, "#cancel")
-    @work(exclusive=True, group="form-cancel", exit_on_error=False)
-    async def action_cancel(self) -> None:
-        await close_form(self, self.at_open, False)
