@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, Static
 from textual.worker import get_current_worker
 
-from screens.messages import KnowledgeTarget, Open, WorkspaceChanged
+from screens.messages import Open, ScreenTarget, WorkspaceChanged
 from screens.widgets.keys import HELP
 from screens.widgets.skill_match import patterns_view, skill_cells, summary_view, why_view
 from screens.widgets.virtual_table import Column, Row, VirtualTable
@@ -223,7 +223,7 @@ class MatchScreen(Screen[None]):
     def skill_selected(self, event: VirtualTable.Selected) -> None:
         s = self.scored.get(event.key)
         if s is not None:
-            self.post_message(Open(KnowledgeTarget(s.path)))
+            self.post_message(Open(ScreenTarget("knowledge", s.path)))
 
     def action_focus_task(self) -> None:
         self.query_one("#match-objective", Input).focus()

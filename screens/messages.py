@@ -55,9 +55,11 @@ class FilesWritten(Message, bubble=False):
 
 @dataclass(frozen=True)
 class ScreenTarget:
-    """A screen by its name (``"inbox"``, ``"stats"`` …; ``"sessions"``: back home)."""
+    """A screen by its name (``"inbox"``, ``"stats"`` …; ``"sessions"``: back home), on
+    ``select`` when given: a proposal's id, a knowledge document's or a problem file's path."""
 
     name: str
+    select: Path | str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,42 +82,13 @@ class NextToReview:
 
 
 @dataclass(frozen=True)
-class KnowledgeTarget:
-    """The knowledge base, on one document."""
-
-    path: Path | None = None
-
-
-@dataclass(frozen=True)
-class InboxTarget:
-    """The inbox, on one proposal (by id)."""
-
-    proposal: str | None = None
-
-
-@dataclass(frozen=True)
-class ProblemsTarget:
-    """The problems view, on one file."""
-
-    path: Path | None = None
-
-
-@dataclass(frozen=True)
 class HitTarget:
     """A search hit, where it lives."""
 
     hit: Hit
 
 
-Target: TypeAlias = (
-    ScreenTarget
-    | SessionTarget
-    | NextToReview
-    | KnowledgeTarget
-    | InboxTarget
-    | ProblemsTarget
-    | HitTarget
-)
+Target: TypeAlias = ScreenTarget | SessionTarget | NextToReview | HitTarget
 
 
 @dataclass

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
-from screens.widgets.keys import HELP
+from screens.widgets.keys import HELP, open_key
 from screens.widgets.literal import literal, short_project
 from screens.widgets.session_rows import session_row
 from screens.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
@@ -69,18 +69,10 @@ class SessionsScreen(Screen[None]):
         Binding("u", "app.undo", "Undo", id="sessions.undo"),
         Binding("f", "focus_filters", "Filter", id="sessions.filter"),
         Binding("escape", "clear_filters", "Clear filters", id="sessions.clear", show=False),
-        Binding("slash", "app.open_screen('search')", "Search", id="sessions.search"),
-        Binding("I", "app.open_screen('inbox')", "Inbox", id="sessions.inbox"),
-        Binding(
-            "K",
-            "app.open_screen('knowledge')",
-            "Knowledge base",
-            id="sessions.knowledge",
-            show=False,
+        *(
+            open_key(name, "sessions", show=name not in ("knowledge", "stats"))
+            for name in ("search", "inbox", "knowledge", "lessons", "stats", "problems")
         ),
-        Binding("L", "app.open_screen('lessons')", "Lessons", id="sessions.lessons"),
-        Binding("S", "app.open_screen('stats')", "Statistics", id="sessions.stats", show=False),
-        Binding("P", "app.open_screen('problems')", "Problems", id="sessions.problems"),
     ]
 
     SHOWS = frozenset({Kind.KPT, Kind.SUMMARIES, Kind.LESSONS})

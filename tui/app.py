@@ -35,6 +35,7 @@ from screens.messages import (
     WriteFailed,
 )
 from screens.sessions import SessionsScreen
+from screens.widgets.keys import SCREEN_KEYS
 from store.check.secrets import warm_up
 from store.config import Config
 from store.index.parallel import start_helpers
@@ -46,7 +47,7 @@ from store.workspace import Workspace
 from tui import log_notices
 from tui.commands import HurikaeriCommands
 from tui.config_check import check_config
-from tui.navigate import SCREEN_KEYS, open_target
+from tui.navigate import open_target
 from tui.refresh import Change, concerns, on_show
 from tui.screenshot import take_screenshot
 from tui.search_provider import SearchProvider

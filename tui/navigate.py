@@ -4,7 +4,6 @@ a screen's module is imported when it is first opened (a fast start)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,35 +12,17 @@ from textual.screen import Screen
 
 from screens.messages import (
     HitTarget,
-    InboxTarget,
-    KnowledgeTarget,
     NextToReview,
-    ProblemsTarget,
     ScreenTarget,
     SessionTarget,
     Target,
 )
+from screens.widgets.keys import SCREEN_KEYS
 from store.index.order import next_to_review
 from store.index.workspace_index import WorkspaceIndex
 
 if TYPE_CHECKING:  # the search engine is imported when a hit is first opened
     from store.search.facade import Hit
-
-#: The app-wide keys that open a screen: key, screen name, description (binding ``app.<name>``).
-SCREEN_KEYS = (
-    ("I", "inbox", "Inbox"),
-    ("K", "knowledge", "Knowledge base"),
-    ("M", "match", "Skill matching"),
-    ("L", "lessons", "Lessons"),
-    ("S", "stats", "Statistics"),
-    ("slash", "search", "Search"),
-    ("D", "discussions", "Discussions"),
-    ("T", "pieces", "Pieces"),
-    ("H", "history", "History"),
-    ("C", "targets", "Targets"),
-    ("P", "problems", "Problems"),
-    ("W", "changes", "Changes"),
-)
 
 #: The screens opened by name (each once on top): ``screens.<name>.<Name>Screen``, imported
 #: when first opened and built from the workspace index alone.
@@ -59,24 +40,14 @@ async def open_target(app: App[Any], index: WorkspaceIndex, target: Target) -> N
         case ScreenTarget(name="sessions"):
             while len(app.screen_stack) > 2:  # the default screen, then the sessions list
                 app.pop_screen()
-        case ScreenTarget(name=name):
+        case ScreenTarget(name=name, select=None):
             open_screen(app, index, name)
+        case ScreenTarget(name=name, select=select):
+            await app.push_screen(screen_class(name)(index, select=select))
         case SessionTarget():
             await open_session(app, index, target)
         case NextToReview(session=session, item=item):
             open_next(app, index, session, item)
-        case KnowledgeTarget(path=path):
-            from screens.knowledge import KnowledgeScreen
-
-            await app.push_screen(KnowledgeScreen(index, select=path))
-        case InboxTarget(proposal=proposal):
-            from screens.inbox import InboxScreen
-
-            await app.push_screen(InboxScreen(index, select=proposal))
-        case ProblemsTarget(path=path):
-            from screens.problems import ProblemsScreen
-
-            await app.push_screen(ProblemsScreen(index, select=path))
         case HitTarget(hit=hit):
             found = hit_target(index, hit)
             if found is None:
@@ -85,12 +56,16 @@ async def open_target(app: App[Any], index: WorkspaceIndex, target: Target) -> N
                 await open_target(app, index, found)
 
 
+def screen_class(name: str) -> type[Any]:
+    module, attr = SCREENS[name]
+    return cast("type[Screen[None]]", getattr(importlib.import_module(module), attr))
+
+
 def open_screen(app: App[Any], index: WorkspaceIndex, name: str) -> None:
     """The screen called ``name``, unless it is on top already."""
-    module, attr = SCREENS[name]
-    cls = getattr(importlib.import_module(module), attr)
+    cls = screen_class(name)
     if not isinstance(app.screen, cls):
-        app.push_screen(cast("Callable[[WorkspaceIndex], Screen[None]]", cls)(index))
+        app.push_screen(cls(index))
 
 
 async def open_session(app: App[Any], index: WorkspaceIndex, target: SessionTarget) -> None:
@@ -141,7 +116,7 @@ def hit_target(index: WorkspaceIndex, hit: Hit) -> Target | None:
         tab = {"lesson": "lessons", "summary": "summary"}.get(hit.kind)
         return SessionTarget(key, item, tab)
     if hit.kind in KNOWLEDGE_KINDS:
-        return KnowledgeTarget(Path(hit.path))
+        return ScreenTarget("knowledge", Path(hit.path))
     if hit.kind == "proposal":
-        return InboxTarget(hit.id)
-    return ProblemsTarget(Path(hit.path))
+        return ScreenTarget("inbox", hit.id)
+    return ScreenTarget("problems", Path(hit.path))
