@@ -9,12 +9,11 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Static, TextArea
 
+from screens.dialogs.confirm import ConfirmScreen
 from screens.widgets.literal import literal, visible
 from store.insight.budgets import BudgetCheck, check_budget
 from store.workspace import Workspace
@@ -83,7 +82,7 @@ def what_to_cut(ws: Workspace, checks: Iterable[BudgetCheck], shown: int = 8) ->
     return "\n".join(out)
 
 
-class BudgetPrompt(ModalScreen[bool]):
+class BudgetPrompt(ConfirmScreen):
     """Dismissed with True when the person writes anyway."""
 
     DEFAULT_CSS = """
@@ -94,55 +93,44 @@ class BudgetPrompt(ModalScreen[bool]):
     """
 
     BINDINGS = [
-        Binding("y", "answer(True)", "Write anyway", id="budget.write"),
-        Binding("n,escape", "answer(False)", "Cancel", id="budget.cancel"),
+        Binding("y", "answer('yes')", "Write anyway", id="budget.write"),
+        Binding("n,escape", "answer('no')", "Cancel", id="budget.cancel"),
     ]
+    FOCUS = "#no"
+    YES_VARIANT = "warning"
+    QUESTION_ID = "budget-head"
 
     def __init__(self, checks: list[BudgetCheck], cut: str = "") -> None:
-        super().__init__()
-        self.checks = checks
-        #: the target's rules least relevant first (:func:`what_to_cut`)
-        self.cut = cut
-
-    def compose(self) -> ComposeResult:
-        crossing = [c for c in self.checks if c.crosses]
+        self.crossing = [c for c in checks if c.crosses]
+        memory = any(c.kind == "memory_md" for c in self.crossing)
         head = Content.assemble(
             Content.styled("Over budget\n", "bold $warning"),
-            literal("\n".join(c.summary for c in crossing)),
+            literal("\n".join(c.summary for c in self.crossing)),
             "\n",
             literal(
                 "Claude Code loads only the first lines of MEMORY.md; past a CLAUDE.md, rules or "
                 "skill budget every session pays for the lines and follows them less. "
                 "Write anyway?"
-                if any(c.kind == "memory_md" for c in crossing)
+                if memory
                 else "Every session pays for the lines past the budget, and follows them less. "
                 "Write anyway?"
             ),
         )
-        with Vertical(classes="dialog wide"):
-            yield Static(head, classes="dialog-text", id="budget-head")
-            lines = falling_out(crossing)
-            if lines:
-                area = TextArea(visible(lines), read_only=True, id="budget-lines", soft_wrap=False)
-                area.can_focus = False
-                yield area
-            if self.cut:
-                yield Static(Content.styled("What to cut", "bold"), classes="dialog-text")
-                area = TextArea(visible(self.cut), read_only=True, id="budget-cut", soft_wrap=False)
-                area.can_focus = False
-                yield area
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Write anyway (y)", variant="warning", id="yes")
-                yield Button("Cancel (n)", id="no")
+        super().__init__(head, "Write anyway", wide=True)
+        #: the target's rules least relevant first (:func:`what_to_cut`)
+        self.cut = cut
 
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+    def body(self) -> ComposeResult:
+        lines = falling_out(self.crossing)
+        if lines:
+            area = TextArea(visible(lines), read_only=True, id="budget-lines", soft_wrap=False)
+            area.can_focus = False
+            yield area
+        if self.cut:
+            yield Static(Content.styled("What to cut", "bold"), classes="dialog-text")
+            area = TextArea(visible(self.cut), read_only=True, id="budget-cut", soft_wrap=False)
+            area.can_focus = False
+            yield area
 
 
 async def confirm_budgets(node: DOMNode, ws: Workspace, writes: list[Write]) -> bool:

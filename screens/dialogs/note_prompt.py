@@ -4,42 +4,27 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Input
+
+from screens.dialogs.confirm import Ask
 
 
-class NotePrompt(ModalScreen[str | None]):
+class NotePrompt(Ask[str | None]):
     """Dismissed with the note ("" for none) or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="note.cancel")]
+    BINDINGS = [Binding("escape", "answer('cancel')", "Cancel", id="note.cancel")]
+    FOCUS = "#note"
 
     def __init__(self, title: Content, action: str = "Reject") -> None:
-        super().__init__()
+        super().__init__(title, [("ok", action, "error"), ("cancel", "Cancel (Esc)", "default")])
         self.title_content = title
-        self.action_label = action
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(self.title_content, classes="dialog-text")
-            yield Input(placeholder="Note (optional) — Enter to confirm", id="note")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button(self.action_label, variant="error", id="ok")
-                yield Button("Cancel (Esc)", id="cancel")
-        yield Footer()
+    def body(self) -> ComposeResult:
+        yield Input(placeholder="Note (optional) — Enter to confirm", id="note")
 
-    def on_mount(self) -> None:
-        self.query_one("#note", Input).focus()
+    def value(self, answer: str) -> str | None:
+        return self.query_one("#note", Input).value.strip() if answer == "ok" else None
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip())
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self.dismiss(self.query_one("#note", Input).value.strip())
-        else:
-            self.dismiss(None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def on_input_submitted(self) -> None:
+        self.action_answer("ok")

@@ -24,9 +24,7 @@ def describe_hits(hits: Iterable[SecretHit], limit: int = 8) -> str:
 class SecretOverride(ConfirmScreen):
     """The yes/no question with "Cancel" focused: Enter alone never writes a secret."""
 
-    def on_mount(self) -> None:
-        # after the base class has focused "yes" (when Textual calls both)
-        self.call_after_refresh(self.query_one("#no").focus)
+    FOCUS = "#no"
 
 
 async def confirm_secret_override(node: DOMNode, hits: Iterable[SecretHit], what: str) -> bool:

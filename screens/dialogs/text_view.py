@@ -5,48 +5,39 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Static, TextArea
+from textual.widgets import TextArea
 
+from screens.dialogs.confirm import Ask
 from screens.widgets.diff_view import DiffView, looks_like_diff
 from screens.widgets.literal import literal, visible
 
 
-class TextView(ModalScreen[None]):
+class TextView(Ask[None]):
     """A long text to read, such as the diff of what undo restores."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="text_view.close")]
+    BINDINGS = [Binding("escape,enter,q", "answer('close')", "Close", id="text_view.close")]
 
     def __init__(self, message: str, text: str, title: str = "") -> None:
-        super().__init__()
+        parts = [Content.styled(f"{title}\n", "bold $warning")] if title else []
+        question = Content.assemble(*parts, literal(message))
+        super().__init__(question, [("close", "Close (Esc)", "primary")], wide=True)
         self.message = message
         self.text = text
-        self.heading = title
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide"):
-            parts = [Content.styled(f"{self.heading}\n", "bold $warning")] if self.heading else []
-            yield Static(Content.assemble(*parts, literal(self.message)), classes="dialog-text")
-            if self.text and looks_like_diff(self.text):
-                yield DiffView(self.text, id="text-view-body", classes="dialog-body")
-            elif self.text:
-                area = TextArea(
-                    visible(self.text), read_only=True, id="text-view-body", classes="dialog-body"
-                )
-                area.can_focus = False
-                yield area
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Close (Esc)", variant="primary", id="close")
-        yield Footer()
+    def body(self) -> ComposeResult:
+        if self.text and looks_like_diff(self.text):
+            yield DiffView(self.text, id="text-view-body", classes="dialog-body")
+        elif self.text:
+            area = TextArea(
+                visible(self.text), read_only=True, id="text-view-body", classes="dialog-body"
+            )
+            area.can_focus = False
+            yield area
 
     def on_mount(self) -> None:
         for diff in self.query(DiffView):
             diff.focus()
 
-    def on_button_pressed(self, _event: Button.Pressed) -> None:
-        self.dismiss(None)
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+    def value(self, answer: str) -> None:
+        return None
