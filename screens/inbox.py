@@ -249,11 +249,7 @@ class InboxScreen(Screen[None]):
 
     def action_cycle_filter(self) -> None:
         self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
-        self.show_list(
-            sorted(
-                self.proposals.values(), key=lambda r: (r.doc.created_at or "", r.id), reverse=True
-            )
-        )
+        self.show_list(list(self.proposals.values()))  # (kept newest first, as listed)
 
     def action_decide(self, decision: Decision) -> None:
         refs = self.chosen()

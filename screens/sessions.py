@@ -182,8 +182,7 @@ class SessionsScreen(Screen[None]):
         table.set_rows(rows)
         total = len(self.index.sessions)
         shown = f"{len(rows)} of {total} sessions" if len(rows) != total else f"{total} sessions"
-        loaded = getattr(self.app, "loaded", None)
-        if not total and loaded is not None and not loaded.is_set():
+        if not total and reading:
             shown = "reading the workspace…"
         if self.filter.evidence is not None and self.filter.evidence_states is None:
             done, of = self._evidence_progress or (0, 0)
