@@ -125,14 +125,13 @@ async def test_edit_then_keep_writes_the_edit_as_reviewed_and_undo_redo_move_bot
         await pilot.press("u")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: claude.read_bytes() == agents)
-        assert index.read_bytes() == before
+        # one transaction puts both back; wait for the pair, not for the first file of it
+        await until(pilot, lambda: (claude.read_bytes(), index.read_bytes()) == (agents, before))
         await until(pilot, lambda: list(screen.changes) == ["CLAUDE.md"])
         app.action_redo()
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
-        await until(pilot, lambda: claude.read_bytes() == mine)
-        assert index.read_bytes() == after
+        await until(pilot, lambda: (claude.read_bytes(), index.read_bytes()) == (mine, after))
         await until(pilot, lambda: not screen.changes)
 
 
