@@ -5,10 +5,13 @@ nothing already there: same ``session_id`` and content, id aside. Ids take the n
 sequence among the ids already there, whatever dates those carry (a wrap-up bug once wrote ids
 with wrong dates). Each file is checked again under our writers' lock before its lines are
 appended, and a target that is not JSONL (a shell start-up file at a lesson path) is refused.
+An input imported here before is first looked for where its lines were put or found
+(:mod:`store.review.wrapup_marks`): still there, nothing is read or searched.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -21,23 +24,26 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.check.secrets import check_write, warm_up
 from store.errors import ReviewError, cannot_read
-from store.ledger import Ledger
-from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput, WrapupSummary
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.jsonl import encode_record
 from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
-from store.read.validate import validate_tolerant
+from store.review import wrapup_marks
+from store.review.wrapup_marks import Span
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
-from store.workspace import Workspace
 from store.write.atomic import PathRefused, WriteError
 from store.write.policy import in_place
+
+if TYPE_CHECKING:  # the models load when an input is read (not for an import retried)
+    from store.ledger import Ledger
+    from store.models.lessons import WrapupInput
+    from store.workspace import Workspace
 
 _ID_SEQ = re.compile(r"^(?P<prefix>.+)-(?P<date>\d{8})-(?P<seq>\d+)$")
 #: A longer sequence is another program's (agents write ids and file names): counting on
@@ -63,6 +69,8 @@ class WrapupImport:
     tx: TxResult | None = None
     #: what each target file held when the import was planned
     existing: dict[Path, _Existing] = field(default_factory=dict)
+    #: where each record's line is, by id: found there, or appended
+    spans: dict[str, Span] = field(default_factory=dict)
 
     def records(self) -> list[tuple[Path, str, dict[str, Any]]]:
         """Every record with its file and id prefix, in the order they are written."""
@@ -89,7 +97,7 @@ class _Existing:
     records by content."""
 
     ids: set[str] = field(default_factory=set)
-    same: dict[str, list[str]] = field(default_factory=dict)
+    same: dict[str, list[tuple[str, Span]]] = field(default_factory=dict)
     #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
     #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
     seen: tuple[int, int, int, int, int] | None = None
@@ -123,7 +131,9 @@ def _scan(
     return found
 
 
-def _all_there(records: list[tuple[str, dict[str, Any]]], same: dict[str, list[str]]) -> bool:
+def _all_there(
+    records: list[tuple[str, dict[str, Any]]], same: dict[str, list[tuple[str, Span]]]
+) -> bool:
     left = {k: len(v) for k, v in same.items()}
     for _, rec in records:
         key = _content_key(rec)
@@ -133,9 +143,12 @@ def _all_there(records: list[tuple[str, dict[str, Any]]], same: dict[str, list[s
     return True
 
 
-def _same_session(data: bytes | mmap.mmap, session_id: str | None) -> dict[str, list[str]]:
-    """The ids of the records (one line each) of ``session_id`` in ``data``, by content."""
-    same: dict[str, list[str]] = {}
+def _same_session(
+    data: bytes | mmap.mmap, session_id: str | None
+) -> dict[str, list[tuple[str, Span]]]:
+    """The ids and lines of the records (one line each) of ``session_id`` in ``data``, by
+    content."""
+    same: dict[str, list[tuple[str, Span]]] = {}
     if not session_id:
         return same
     starts: set[int] = set()
@@ -156,23 +169,26 @@ def _same_session(data: bytes | mmap.mmap, session_id: str | None) -> dict[str, 
         except (ValueError, RecursionError):
             continue
         if isinstance(rec, dict) and rec.get("session_id") == session_id:
-            same.setdefault(_content_key(rec), []).append(str(rec.get("id")))
+            line = data[start : end + 1]
+            span = (start, len(line), hashlib.sha256(line).hexdigest())
+            same.setdefault(_content_key(rec), []).append((str(rec.get("id")), span))
     return same
 
 
 def _assign(
-    records: list[tuple[str, dict[str, Any]]], existing: _Existing, day: str, present: set[str]
+    records: list[tuple[str, dict[str, Any]]], existing: _Existing, day: str, plan: WrapupImport
 ) -> None:
     """Give each record of one file its id: the id of the same record already there (then
-    it is ``present``), else the next free one."""
+    it is present, its line in ``spans``), else the next free one."""
     same = {k: list(v) for k, v in existing.same.items()}
     taken = set(existing.ids)
     for prefix, rec in records:
-        present.discard(rec["id"])
+        plan.present.discard(rec["id"])
         there = same.get(_content_key(rec))
         if there:
-            rec["id"] = there.pop(0)
-            present.add(rec["id"])
+            rec["id"], span = there.pop(0)
+            plan.spans[rec["id"]] = span
+            plan.present.add(rec["id"])
         else:
             rec["id"] = next_id(prefix, day, taken)
             taken.add(rec["id"])
@@ -218,14 +234,38 @@ def _existing(
     day: str,
     digest: bool = True,
 ) -> _Existing:
-    """What a file lines are appended to holds, after checking it can take a line; mapped, not
-    read (a gigabyte costs page cache, not memory). ``digest``: hashed beside the search."""
+    """What a file lines are appended to holds. ``digest``: hashed beside the search."""
+    with _target(path) as got:
+        if got is None:
+            return _Existing()
+        data, st = got
+        settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
+        # hashing lets go of the interpreter: a second core hashes while this one searches
+        sha = hashlib.sha256() if settled and digest else None
+        hashing = threading.Thread(target=sha.update, args=(data,)) if sha else None
+        if hashing is not None:
+            hashing.start()
+        try:
+            found = _scan(data, session_id, records, day)
+        finally:
+            if hashing is not None:
+                hashing.join()  # before the map is closed
+    if settled:
+        found.seen, found.digest = _identity(st), sha
+    return found
+
+
+@contextlib.contextmanager
+def _target(path: Path) -> Iterator[tuple[mmap.mmap, os.stat_result] | None]:
+    """A file lines are appended to, after checking it can take a line (``None``: absent or
+    empty); mapped, not read (a gigabyte costs page cache, not memory)."""
     try:
         st = os.stat(path)
         check_regular(st, MAX_JSONL_BYTES)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        return _Existing()
+        yield None
+        return
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except (OSError, ValueError) as exc:
@@ -234,23 +274,11 @@ def _existing(
         st = os.fstat(fd)
         check_regular(st, MAX_JSONL_BYTES)
         if st.st_size == 0:
-            return _Existing()
-        settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
+            yield None
+            return
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            # hashing lets go of the interpreter: a second core hashes while this one searches
-            sha = hashlib.sha256() if settled and digest else None
-            hashing = threading.Thread(target=sha.update, args=(data,)) if sha else None
-            if hashing is not None:
-                hashing.start()
-            try:
-                found = _scan(data, session_id, records, day)
-            finally:
-                if hashing is not None:
-                    hashing.join()  # before the map is closed
-        if settled:
-            found.seen, found.digest = _identity(st), sha
-        return found
+            yield data, st
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
@@ -341,6 +369,9 @@ def next_id(prefix: str, day: str, taken: Iterable[str]) -> str:
 
 def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagnostic]]:
     """The wrap-up input as a model, and what is wrong with it."""
+    from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
+    from store.read.validate import validate_tolerant
+
     sink = DiagnosticSink(source)
     try:
         data = json.loads(text, parse_constant=_no_constant)
@@ -453,6 +484,8 @@ def _check_project(project: str, sink: DiagnosticSink) -> None:
 def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> WrapupImport:
     """The records and their ids; ``scan``: a record to write starts loading the secret
     scanner's rules (~0.3 s of a core, wasted on an import retried) while the rest is planned."""
+    from store.models.lessons import WrapupSummary
+
     day = _day(model.date or "")
     if not model.project or day is None:  # parse_input reported it
         raise ReviewError("invalid wrap-up input, nothing written: project or date is missing")
@@ -507,7 +540,7 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
     for path, records in _by_file(plan).items():
         found = _existing(path, model.session_id, records, day, digest=writes)
         plan.existing[path] = found
-        _assign(records, found, day, plan.present)
+        _assign(records, found, day, plan)
         if not writes and not all(r["id"] in plan.present for _, r in records):
             writes = True
             if scan:
@@ -538,6 +571,10 @@ def import_wrapup(
 ) -> WrapupImport:
     """Validate, then append as one ``import-wrapup`` transaction; :class:`ReviewError` before
     any write when the input is invalid or a target cannot take a line."""
+    key = wrapup_marks.input_key(text)
+    again = _imported_before(ws, key)
+    if again is not None:
+        return again
     model, diags = parse_input(text, source)
     errors = [d for d in diags if d.severity == "error"]
     if model is None or errors:
@@ -585,8 +622,14 @@ def import_wrapup(
                     existing = _scan(data, model.session_id, records, day)
             else:
                 existing = _Existing()
-            _assign(records, existing, day, plan.present)
-            return b"".join(encode_record(r) for _, r in records if r["id"] not in plan.present)
+            _assign(records, existing, day, plan)
+            out = bytearray()
+            for _, r in records:
+                if r["id"] not in plan.present:
+                    line = encode_record(r)
+                    plan.spans[r["id"]] = (size + len(out), len(line), _sha256(line))
+                    out += line
+            return bytes(out)
 
         if all(r["id"] in plan.present for _, r in records):
             continue
@@ -603,13 +646,66 @@ def import_wrapup(
                 hashed=planned.hashed if planned is not None else None,
             )
         )
-    if not files:
-        return plan
-    subjects = [str(r["id"]) for _, _, r in plan.records()]
-    tx = TxPlan("import-wrapup", subjects, files, note=source)
-    try:
-        result = apply(ws, tx, ledger=ledger)
-        plan.tx = result if result.recorded else None
-    except WriteError as exc:
-        raise ReviewError(f"{exc}; nothing was appended") from exc
+    if files:
+        subjects = [str(r["id"]) for _, _, r in plan.records()]
+        tx = TxPlan("import-wrapup", subjects, files, note=source)
+        try:
+            result = apply(ws, tx, ledger=ledger)
+            plan.tx = result if result.recorded else None
+        except WriteError as exc:
+            raise ReviewError(f"{exc}; nothing was appended") from exc
+    _remember(ws, plan, key)
     return plan
+
+
+def _sha256(data: bytes | mmap.mmap) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _remember(ws: Workspace, plan: WrapupImport, key: str) -> None:
+    """Keep where the input's lines are now (:mod:`store.review.wrapup_marks`)."""
+    groups = [plan.summary], plan.user_lessons, plan.ai_lessons
+    at = {
+        loc: [plan.spans[r["id"]] for r in records if r["id"] in plan.spans]
+        for loc, records in zip(_LOCATIONS, groups, strict=True)
+        if records
+    }
+    if sum(map(len, at.values())) == len(plan.records()):
+        wrapup_marks.remember(ws.state_dir, key, plan.summary_path.parent.name, at)
+
+
+#: where a plan's summary, user lessons and AI lessons go
+_LOCATIONS = ("summaries", "lessons_user", "lessons_ai")
+
+
+def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
+    """The import of an input imported here before whose lines are each still where they
+    were, byte for byte (``None``: anything else: the input is read and searched for)."""
+    mark = wrapup_marks.recall(ws.state_dir, key)
+    if mark is None:
+        return None
+    summaries = ws.loc("summaries") / mark["slug"] / "summaries.jsonl"
+    plan = WrapupImport(summaries, ws.loc("lessons_user"), ws.loc("lessons_ai"), {})
+    paths = dict(zip(_LOCATIONS, (summaries, plan.user_path, plan.ai_path), strict=True))
+    found: dict[str, list[dict[str, Any]]] = {}
+    for loc, spans in mark["at"].items():
+        with _target(paths[loc]) as got:  # refused as an import of it would be
+            lines = [_line_at(got[0], *span) if got else None for span in spans]
+        if any(line is None for line in lines):
+            return None
+        found[loc] = recs = [json.loads(line) for line in lines if line is not None]
+        for rec in recs:
+            rec["id"] = str(rec.get("id"))
+            plan.present.add(rec["id"])
+    if len(found.get("summaries", ())) != 1:
+        return None
+    (plan.summary,) = found["summaries"]
+    plan.user_lessons, plan.ai_lessons = found.get("lessons_user", []), found.get("lessons_ai", [])
+    return plan
+
+
+def _line_at(data: mmap.mmap, offset: int, length: int, sha256: str) -> bytes | None:
+    """The whole line at ``offset`` if it is still the one whose hash is ``sha256``."""
+    start_ok = offset == 0 or (0 < offset <= len(data) and data[offset - 1 : offset] == b"\n")
+    line = data[offset : offset + length] if start_ok else b""
+    return line if line.endswith(b"\n") and _sha256(line) == sha256 else None
