@@ -222,12 +222,12 @@ def find_item(ws: Workspace, ref: str) -> ItemRef:
 
 def decide(
     ws: Workspace, ledger: Ledger, refs: list[str], op: Op, note: str | None
-) -> list[ItemRef]:
-    """Approve, reject or reopen items (``KPT_ID/ITEM_ID``), all found first, as one transaction."""
+) -> tuple[list[ItemRef], TxResult]:
+    """Approve, reject or reopen items (``KPT_ID/ITEM_ID``), all found first, as one transaction
+    (each report read once: where it lies is known from then on)."""
     items = [find_item(ws, r) for r in refs]
     locs = {it.key.partition("/")[0]: it.loc for it in items}
-    decide_keys(ws, [it.key for it in items], op, note, ledger=ledger, locs=locs)
-    return items
+    return items, decide_keys(ws, [it.key for it in items], op, note, ledger=ledger, locs=locs)
 
 
 def decide_keys(

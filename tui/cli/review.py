@@ -100,7 +100,7 @@ def item_ref(args: argparse.Namespace) -> str:
 def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
     """``approve`` and ``reject`` (``args.command``)."""
     from store.ledger import Ledger
-    from store.review.items import decide_keys, find_item
+    from store.review.items import decide
 
     op: Decision = args.command
     done = {"approve": "approved", "reject": "rejected"}[op]
@@ -154,8 +154,7 @@ def cmd_decide(args: argparse.Namespace, ws: Workspace) -> int:
             where = f" → {plan.target}" if plan.target and op == "approve" else ""
             print(f"{done} {plan.ref.id}{where}")
         return 0
-    items = [find_item(ws, r) for r in args.ids]  # every item found before anything is recorded
-    result = decide_keys(ws, [it.key for it in items], op, args.note, ledger=ledger)
+    items, result = decide(ws, ledger, args.ids, op, args.note)
     if as_json:
         dump_json(tx_json(result, decided=[it.key for it in items]))
         return 0
