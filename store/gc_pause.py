@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import mmap
 import threading
 from collections.abc import Iterator
 
@@ -83,3 +84,15 @@ def give_back_freed() -> None:
 
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).malloc_trim(0)
+
+
+def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
+    """Give back the pages of ``mapped`` read between ``lo`` and ``hi`` (read again from the
+    file when next touched)."""
+    if not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    hi = len(mapped) if hi is None else hi
+    lo -= lo % mmap.PAGESIZE
+    if hi > lo:
+        with contextlib.suppress(OSError, ValueError):
+            mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from store.index.heads import give_back
+from store.gc_pause import give_back
 from store.workspace import Workspace
 from store.write.atomic import replace_file
 

@@ -5,7 +5,6 @@ Repeated values are interned."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import mmap
 import re
@@ -14,6 +13,8 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
+
+from store.gc_pause import give_back
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
     from store.models import KptReport, Lesson, SessionSummary
@@ -393,18 +394,6 @@ def read_mapped(mapped: bytes | mmap.mmap, lo: int, hi: int) -> bytes:
         _read_since[0] = 0
         give_back(mapped)
     return data
-
-
-def give_back(mapped: mmap.mmap, lo: int = 0, hi: int | None = None) -> None:
-    """Give back the pages of ``mapped`` read between ``lo`` and ``hi`` (read again from the
-    file when next touched)."""
-    if not hasattr(mmap, "MADV_DONTNEED"):
-        return
-    hi = len(mapped) if hi is None else hi
-    lo -= lo % mmap.PAGESIZE
-    if hi > lo:
-        with contextlib.suppress(OSError, ValueError):
-            mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
 #: The buffer, where the lines start and end in it, and where each ends.
