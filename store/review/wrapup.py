@@ -170,8 +170,7 @@ def _same_session(
             continue
         if isinstance(rec, dict) and rec.get("session_id") == session_id:
             line = data[start : end + 1]
-            span = (start, len(line), hashlib.sha256(line).hexdigest())
-            same.setdefault(_content_key(rec), []).append((str(rec.get("id")), span))
+            same.setdefault(_content_key(rec), []).append((str(rec.get("id")), _span(start, line)))
     return same
 
 
@@ -627,7 +626,7 @@ def import_wrapup(
             for _, r in records:
                 if r["id"] not in plan.present:
                     line = encode_record(r)
-                    plan.spans[r["id"]] = (size + len(out), len(line), _sha256(line))
+                    plan.spans[r["id"]] = _span(size + len(out), line)
                     out += line
             return bytes(out)
 
@@ -656,10 +655,6 @@ def import_wrapup(
             raise ReviewError(f"{exc}; nothing was appended") from exc
     _remember(ws, plan, key)
     return plan
-
-
-def _sha256(data: bytes | mmap.mmap) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _remember(ws: Workspace, plan: WrapupImport, key: str) -> None:
@@ -697,8 +692,6 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
         for rec in recs:
             rec["id"] = str(rec.get("id"))
             plan.present.add(rec["id"])
-    if len(found.get("summaries", ())) != 1:
-        return None
     (plan.summary,) = found["summaries"]
     plan.user_lessons, plan.ai_lessons = found.get("lessons_user", []), found.get("lessons_ai", [])
     return plan
@@ -708,4 +701,8 @@ def _line_at(data: mmap.mmap, offset: int, length: int, sha256: str) -> bytes | 
     """The whole line at ``offset`` if it is still the one whose hash is ``sha256``."""
     start_ok = offset == 0 or (0 < offset <= len(data) and data[offset - 1 : offset] == b"\n")
     line = data[offset : offset + length] if start_ok else b""
-    return line if line.endswith(b"\n") and _sha256(line) == sha256 else None
+    return line if line.endswith(b"\n") and _span(offset, line)[2] == sha256 else None
+
+
+def _span(offset: int, line: bytes) -> Span:
+    return offset, len(line), hashlib.sha256(line).hexdigest()
