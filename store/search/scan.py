@@ -5,6 +5,7 @@ processes, a big JSONL file in parts (:func:`iter_parsed`).
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 from collections import Counter
@@ -16,73 +17,67 @@ from store.read.takt_layout import piece_dirs
 from store.search.model import SearchRecord, Stamp
 from store.workspace import Workspace
 
+#: Where :meth:`Workspace.discover` looks: location, suffixes, whether it walks down, kind
+#: (the knowledge base's is read from each path).
+_RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
+    ("kpt", YAML_SUFFIXES, False, Kind.KPT),
+    ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
+    ("summaries", (".jsonl",), True, Kind.SUMMARIES),
+    ("lessons_user", (".jsonl",), True, Kind.LESSONS),
+    ("lessons_ai", (".jsonl",), True, Kind.LESSONS),
+    ("knowledge_base", YAML_SUFFIXES, True, None),
+    ("memory", YAML_SUFFIXES, True, Kind.MEMORY),
+    ("discussions", (".md", ".markdown"), True, Kind.DISCUSSION),
+    ("pieces", YAML_SUFFIXES, True, Kind.PIECE),
+)
+
 
 def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
     """Every document of ``ws`` with its kind and identity: :meth:`Workspace.discover`'s
     rules, on strings and ``DirEntry`` stats (several times faster than with ``Path``)."""
     out: dict[str, tuple[Kind | None, Stamp]] = {}
-
-    def add(path: str, kind: Kind | None, st: os.stat_result) -> None:
-        if path not in out:
-            out[path] = (kind, (st.st_size, st.st_mtime_ns))
-
-    for d in ws.locations["kpt"]:
-        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
-            add(p, Kind.KPT, st)
-    for d in ws.locations["feedback"]:
-        for p, st in _walk(str(d), YAML_SUFFIXES, recursive=False):
-            add(p, Kind.FEEDBACK, st)
-    for d in ws.locations["summaries"]:
-        for p, st in _walk(str(d), (".jsonl",)):
-            add(p, Kind.SUMMARIES, st)
-    for key in ("lessons_user", "lessons_ai"):
-        for f in ws.locations[key]:
-            try:
-                st = os.stat(f)
-            except OSError:
+    for key, suffixes, recursive, kind in _RULES:
+        for top in ws.locations[key]:
+            if key.startswith("lessons_") and os.path.isfile(top):
+                with contextlib.suppress(OSError):
+                    st = os.stat(top)
+                    out.setdefault(str(top), (kind, (st.st_size, st.st_mtime_ns)))
                 continue
-            if os.path.isdir(f):
-                for p, st2 in _walk(str(f), (".jsonl",)):
-                    add(p, Kind.LESSONS, st2)
-            elif os.path.isfile(f):
-                add(str(f), Kind.LESSONS, st)
-    for d in ws.locations["knowledge_base"]:
-        base = str(d)
-        for p, st in _walk(base, YAML_SUFFIXES):
-            rel = os.path.relpath(p, base)
-            add(p, kind_from_path(Path("knowledge_base") / rel), st)
-    for d in ws.locations["memory"]:
-        for p, st in _walk(str(d), YAML_SUFFIXES):
-            add(p, Kind.MEMORY, st)
-    for d in ws.locations["discussions"]:
-        for p, st in _walk(str(d), (".md", ".markdown")):
-            add(p, Kind.DISCUSSION, st)
-    for top in ws.locations["pieces"]:
-        for d in piece_dirs(top):  # a TAKT directory: only its piece directories
-            for p, st in _walk(str(d), YAML_SUFFIXES):
-                add(p, Kind.PIECE, st)
+            for d in piece_dirs(top) if key == "pieces" else [top]:
+                _walk(out, str(d), suffixes, recursive, kind)
     return out
 
 
 def _walk(
-    top: str, suffixes: tuple[str, ...], recursive: bool = True
-) -> Iterator[tuple[str, os.stat_result]]:
-    try:
-        entries = list(os.scandir(top))
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return
-    dirs = []
-    for entry in entries:
-        name = entry.name
+    out: dict[str, tuple[Kind | None, Stamp]],
+    top: str,
+    suffixes: tuple[str, ...],
+    recursive: bool,
+    kind: Kind | None,
+) -> None:
+    """Add the files under ``top`` to ``out`` (a path already there keeps its kind)."""
+    dirs = [top]
+    while dirs:
         try:
-            if name.lower().endswith(suffixes) and entry.is_file() and not ignored_name(name):
-                yield entry.path, entry.stat()
-            elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
-                dirs.append(entry.path)
+            with os.scandir(dirs.pop()) as it:
+                entries = list(it)
         except OSError:
             continue
-    for d in dirs:
-        yield from _walk(d, suffixes)
+        for entry in entries:
+            name = entry.name
+            try:
+                if name.lower().endswith(suffixes) and entry.is_file() and not ignored_name(name):
+                    path = entry.path
+                    if path not in out:
+                        st = entry.stat()
+                        k = kind or kind_from_path(
+                            Path("knowledge_base", os.path.relpath(path, top))
+                        )
+                        out[path] = (k, (st.st_size, st.st_mtime_ns))
+                elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
+                    dirs.append(entry.path)
+            except OSError:
+                continue
 
 
 # -- writing ---------------------------------------------------------------------------------
