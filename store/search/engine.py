@@ -52,6 +52,8 @@ FUZZY_MIN = 4
 PAIRS_MAX = 24
 #: The most records one search reads the group of (counts of near duplicates).
 ALL = 10_000_000
+#: The records a counted search collects at first (see ``Engine._ranked``).
+COLLECT = 16_384
 
 Q = tantivy.Query
 MUST, NOT, SHOULD = tantivy.Occur.Must, tantivy.Occur.MustNot, tantivy.Occur.Should
@@ -379,8 +381,9 @@ class Engine:
 
         if not terms:
             everything = scoped(_and(must) if must else _records())
-            found, total = self._ranked(s, everything, [], limit, count)
-            return self._hits(s, q, found, everything if count else None, spans, limit), total, True
+            found, total, counts = self._ranked(s, everything, [], limit, count)
+            groups = everything if counts is None else counts
+            return self._hits(s, q, found, groups if count else None, spans, limit), total, True
         if len(terms) == 1:
             exact = terms[0].whole(ex)
         elif all(t.kind == "word" for t in terms) and q.free == " ".join(t.text for t in terms):
@@ -390,33 +393,34 @@ class Engine:
         start = _and([t.start(ex) for t in terms])
         classes = [(exact, PHRASE_W), (start, PREFIX_W), (_and([t.in_title() for t in terms]), 1)]
         if not count and any(t.midword for t in terms):
-            found, total = self._ranked(s, scoped(start), classes, limit, count)
+            found, total, _counts = self._ranked(s, scoped(start), classes, limit, count)
             if len(found) >= limit:  # the list is full: inside words can wait for the pause
                 return self._hits(s, q, found, None, spans, limit, terms), total, False
         strict = _and([_or([t.start(ex), *filter(None, [t.inside(ex)])]) for t in terms])
         classes.append((strict, SUBSTRING_W))
         last = scoped(strict)
-        found, total = self._ranked(s, last, classes, limit, count)
+        found, total, counts = self._ranked(s, last, classes, limit, count)
         if total < limit and any(t.typo_tolerant for t in terms):
             typo = _and(
                 [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
             )
             last = scoped(typo)
-            found, total = self._ranked(s, last, classes, limit, count)
-        groups = last if count else None  # (while typing, a group's size)
+            found, total, counts = self._ranked(s, last, classes, limit, count)
+        groups = (last if counts is None else counts) if count else None  # (typing: sizes)
         return self._hits(s, q, found, groups, spans, limit, terms), total, True
 
     @staticmethod
     def _ranked(
         s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int, exact: bool = True
-    ) -> tuple[list[tuple[int, int, Any, int]], int]:
+    ) -> tuple[list[tuple[int, int, Any, int]], int, Counter[int] | None]:
         """(tier, title bonus, address, group) of the best ``limit`` groups of ``matching``,
-        and how many records match. One search: each class a constant score (the tiers
+        how many records match, and when ``exact`` and all were collected, how many of
+        them each group holds (else ``None``: :meth:`_hits` counts them). One search: each class a constant score (the tiers
         hold one another, so a record's score says its tier and whether its title holds the
         words); records of one score in the order of their static rank (not ``exact``,
         while typing: of those tantivy collected first, a segment before another)."""
         if matching is NOTHING:  # a word typed that no term of the index holds: not searched
-            return [], 0
+            return [], 0, None
         # a query given twice (a CJK string is its own prefix, and what matches) is asked
         # once, with the weights added
         weights: dict[int, list[Any]] = {id(matching): [matching, 0.0]}
@@ -456,7 +460,10 @@ class Engine:
                         return out
             return out
 
-        want = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
+        page = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
+        # counted, up to COLLECT records at once: when that is all of them, neither the last
+        # score's order by rank nor the groups' counts need another search (each walks terms)
+        want = max(page, COLLECT) if exact else page
         while True:
             # the best ``want`` records, a few per group: four times as many at each try
             # (one search each, not one per page: each search scores every match again)
@@ -464,8 +471,11 @@ class Engine:
             hits = got.hits
             if len(hits) < want or not exact:
                 out = best(hits)
+                if len(hits) < want and exact:  # every match: no search again to count groups
+                    gists = s.fast_field_values("gist", [a for _s, a in hits])
+                    return out, got.count, Counter(g for g in gists if g)
                 if len(out) >= more or len(hits) < want:
-                    return out, got.count
+                    return out, got.count, None
                 want *= 4
                 continue
             # tantivy breaks a tie of scores by segment, not by rank: the last score's
@@ -477,7 +487,7 @@ class Engine:
                 ranked = s.search(scored(cut), n, count=False, order_by_field="rank")
                 out = best(hits + [(cut, a) for _r, a in ranked.hits])
                 if len(out) >= more:
-                    return out, got.count
+                    return out, got.count, None
                 if len(ranked.hits) < n:  # that score is done: lower ones are needed
                     break
                 n *= 4
@@ -488,16 +498,19 @@ class Engine:
         s: Any,
         q: Query,
         found: list[tuple[int, int, Any, int]],
-        matching: Any | None,
+        matching: Any | Counter[int] | None,
         spans: bool,
         limit: int,
         terms: list[Term] | None = None,
     ) -> list[Hit]:
         """The best ``limit`` hits of ``found``, each group's count its records ``matching``
-        (``None``: the group's size, while typing), near-identical wordings one hit."""
+        (counted already, or ``None``: the group's size, while typing), near-identical
+        wordings one hit."""
         counts: Counter[int] = Counter()
         gists = sorted({g for _t, _b, _a, g in found if g})
-        if gists and matching is None:
+        if isinstance(matching, Counter):
+            counts = matching
+        elif gists and matching is None:
             ranks = s.fast_field_values("rank", [a for _t, _b, a, g in found])
             counts = Counter({g: r >> 48 for (_t, _b, _a, g), r in zip(found, ranks, strict=True)})
         elif gists:
