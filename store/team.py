@@ -10,16 +10,11 @@ one writer per file, so git never has to merge a ledger. What a reviewer decided
 from __future__ import annotations
 
 import functools
-import getpass
 import json
 import os
 import re
 import stat
-import subprocess
-import tempfile
 from pathlib import Path
-
-from store.git import run_git
 
 REVIEWER_ENV = "HURIKAERI_REVIEWER"
 TEAM_DIR = "ledger"
@@ -50,6 +45,10 @@ def configure(state_dir: Path, reviewer: str | None) -> None:
 
 @functools.lru_cache(maxsize=64)
 def _git_email(root: str) -> str:
+    import subprocess  # (here: not imported by every command that opens a workspace)
+
+    from store.git import run_git
+
     try:
         out = run_git(
             Path(root) if os.path.isdir(root) else Path(), "config", "user.email", timeout=5
@@ -60,6 +59,8 @@ def _git_email(root: str) -> str:
 
 
 def _login() -> str:
+    import getpass
+
     try:
         return getpass.getuser() or "unknown"
     except (OSError, KeyError, ImportError):
@@ -162,6 +163,8 @@ def bring_in(state_dir: Path, own: Path) -> int:
     own.parent.mkdir(parents=True, exist_ok=True)
     # whole or not at all: written aside, then linked into place, which fails when the file
     # is there (never over lines already there), so a crash leaves no half file behind
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=".bring-in-", dir=own.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -20,7 +20,6 @@ import json
 import marshal
 import re
 import shutil
-import tempfile
 import threading
 import time
 import zlib
@@ -401,6 +400,8 @@ class SearchIndex:
         """Everything anew from ``files`` (path, identity, records; a big file may come in
         parts, each with the file's path), in one commit: until it is made, readers see
         the index as it was."""
+        import tempfile  # (a build's: not for a warm search)
+
         with self.lock, tempfile.TemporaryFile() as spool:
             w = self.writer()
             w.delete_all_documents()

@@ -8,7 +8,6 @@ Exit status 0 with hits, 1 with none, 2 for a malformed query.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,6 +110,8 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
 
 
 def _drop_cache(ws: Any) -> None:
+    import shutil
+
     from store.search.index import DIR_NAME
 
     shutil.rmtree(ws.state_dir / DIR_NAME, ignore_errors=True)
