@@ -41,6 +41,7 @@ from store.search.text import (
     cjk_runs,
     compound_tails,
     gist_key,
+    lazy_pattern,
     normalize,
     word_run,
 )
@@ -135,14 +136,16 @@ def index_text(rec: SearchRecord) -> str:
 #: Tokens longer than this are not indexed; a longer word is indexed by its first this many
 #: characters (a query word as long is looked up by those: see ``engine.Term``).
 TOKEN_MAX = 255
-_LONG_WORD = re.compile(f"(?<!{WORD_CHAR}){WORD_CHAR}{{{TOKEN_MAX + 1},}}+")
+_long_word = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}{{{TOKEN_MAX + 1},}}+")
 
 
 def long_word_heads(norm: str) -> list[str]:
     """The first :data:`TOKEN_MAX` characters of each word longer than that (the tokenizer
     drops such a word: a megabyte of one letter would otherwise be found by nothing)."""
     return (
-        [m.group()[:TOKEN_MAX] for m in _LONG_WORD.finditer(norm)] if len(norm) > TOKEN_MAX else []
+        [m.group()[:TOKEN_MAX] for m in _long_word().finditer(norm)]
+        if len(norm) > TOKEN_MAX
+        else []
     )
 
 

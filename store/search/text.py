@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import chain, count, repeat
 
@@ -22,16 +23,25 @@ CJK = (
 )
 #: A character that continues a word (letters and digits of word-separating scripts).
 WORD_CHAR = f"[^\\W_{CJK}]"
+
+
+def lazy_pattern(pattern: str) -> Callable[[], re.Pattern[str]]:
+    """``pattern`` compiled when first asked for: one holding the CJK ranges takes 1-3 ms
+    to compile, and a warm search needs few of them (``re``'s own cache drops its oldest
+    patterns as new ones come)."""
+    return lru_cache(maxsize=1)(lambda: re.compile(pattern))
+
+
 _TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
 #: Words joined by ``-._:``. It only starts where a word starts (the lookbehind) and never
 #: gives back what it took (possessive): a failed attempt costs one pass over one word, not
 #: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
-_COMPOUND = re.compile(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
+_compound = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _IS_CJK = re.compile(f"[{CJK}]")
-_CJK_RUN = re.compile(f"[{CJK}]{{2,}}")
+_cjk_run = lazy_pattern(f"[{CJK}]{{2,}}")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
-_SPLIT_SCRIPT = re.compile(f"[{CJK}]+|[^{CJK}]+")
+_split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
 #: The most characters of one record's text that the index reads (its start; the title is
 #: kept besides), and of one value that highlighting reads. Every pass over agent text is
 #: linear, and this bounds it per record too (a record may hold megabytes).
@@ -77,7 +87,7 @@ def compound_tails(norm: str) -> list[str]:
     if not ("-" in norm or "." in norm or "_" in norm or ":" in norm):
         return []
     out: list[str] = []
-    for token in _COMPOUND.findall(norm):
+    for token in _compound().findall(norm):
         n = len(token)
         if n <= COMPOUND_MAX:
             out.append(token)
@@ -90,7 +100,7 @@ def compound_tails(norm: str) -> list[str]:
 
 def cjk_runs(norm: str) -> list[str]:
     """The runs of two CJK characters or more of normalised text."""
-    return _CJK_RUN.findall(norm)
+    return _cjk_run().findall(norm)
 
 
 def word_parts(term: str) -> list[str]:
@@ -100,7 +110,7 @@ def word_parts(term: str) -> list[str]:
 
 def is_compound(term: str) -> bool:
     """A term with punctuation between word characters, looked up as one compound token."""
-    return _COMPOUND.fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
+    return _compound().fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
 
 
 def split_terms(text: str) -> list[str]:
@@ -108,7 +118,7 @@ def split_terms(text: str) -> list[str]:
     out: list[str] = []
     for chunk in normalize(text).split():
         if has_cjk(chunk) and not is_cjk(chunk):
-            out.extend(p for p in _SPLIT_SCRIPT.findall(chunk) if p.strip())
+            out.extend(p for p in _split_script().findall(chunk) if p.strip())
         else:
             out.append(chunk)
     return out
@@ -118,12 +128,12 @@ def collapse(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-_WORD_CHAR = re.compile(WORD_CHAR)
+_word_char = lazy_pattern(WORD_CHAR)
 
 
 def is_word_char(c: str) -> bool:
     """A character that continues a word: a letter or digit of a script with spaces."""
-    return c.isalnum() if c.isascii() else _WORD_CHAR.match(c) is not None
+    return c.isalnum() if c.isascii() else _word_char().match(c) is not None
 
 
 #: Occurrences of a term that fail the word-boundary check, looked at one by one, before a
@@ -238,13 +248,8 @@ def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[
     return merge_spans(spans)
 
 
-@lru_cache(maxsize=1)
-def word_run() -> re.Pattern[str]:
-    """A run of word characters: compiled once, when first needed (a pattern holding
-    ``WORD_CHAR``, the CJK ranges in a negated class, takes about a millisecond to compile,
-    and ``re``'s own cache drops its oldest patterns as new ones come, every query term's
-    among them: the first typo'd query's highlighting compiled it, one or two ms)."""
-    return re.compile(f"{WORD_CHAR}+")
+#: A run of word characters.
+word_run = lazy_pattern(f"{WORD_CHAR}+")
 
 
 def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
