@@ -25,15 +25,15 @@ class Kind(StrEnum):
 
 YAML_SUFFIXES = (".yaml", ".yml")
 _IGNORED_HEAD = re.compile(r"\.|4913$|#.*#$")
-_IGNORED_TAIL = re.compile(r"(?:~|\.sw[a-p]|\.tmp|\.bak|\.orig)$")
+_IGNORED_TAILS = ("~", ".tmp", ".bak", ".orig", *(f".sw{c}" for c in "abcdefghijklmnop"))
 
 
 def ignored_name(name: str) -> bool:
     """Editor droppings, temporary files and dot-files (ours included) are not documents.
-    (A search of the whole name for either end cost 3 µs a file, a third of a scan.)"""
-    return (
-        _IGNORED_HEAD.match(name) is not None
-        or _IGNORED_TAIL.search(name, len(name) - 6) is not None
+    (One regex searched over the whole name cost 3 µs a file, a third of a search's scan.)"""
+    end = name[:-1] if name[-1:] == "\n" else name  # (where a regex's ``$`` matches too)
+    return end.endswith(_IGNORED_TAILS) or (
+        name[:1] in ".4#" and _IGNORED_HEAD.match(name) is not None
     )
 
 

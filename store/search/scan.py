@@ -56,6 +56,7 @@ def _walk(
     kind: Kind | None,
 ) -> None:
     """Add the files under ``top`` to ``out`` (a path already there keeps its kind)."""
+    base = len(os.path.join(top, ""))  # where a path's part under ``top`` starts
     dirs = [top]
     while dirs:
         try:
@@ -70,9 +71,7 @@ def _walk(
                     path = entry.path
                     if path not in out:
                         st = entry.stat()
-                        k = kind or kind_from_path(
-                            Path("knowledge_base", os.path.relpath(path, top))
-                        )
+                        k = kind or kind_from_path(Path("knowledge_base", path[base:]))
                         out[path] = (k, (st.st_size, st.st_mtime_ns))
                 elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
                     dirs.append(entry.path)
