@@ -184,6 +184,21 @@ def test_group_count_counts_only_members_that_match_the_filters() -> None:
     assert [h.count for h in result.hits] == [2]
 
 
+def test_records_in_no_group_count_one_each() -> None:
+    """Records whose gist is empty once normalised are in no group: each is a hit of its
+    own, counted once, beside a group counted by its members that match."""
+    index = build(
+        rec("lesson", "a", "rotate the signing key", gist=""),
+        rec("lesson", "b", "rotate the signing key daily", gist="..."),
+        rec("lesson", "c", "rotate keys", gist="Rotate keys"),
+        rec("lesson", "d", "rotate keys!", gist="rotate keys."),
+    )
+    result = index.search("rotate", 10)
+    assert result.total == 4
+    counts = {h.id: h.count for h in result.hits}
+    assert counts.pop("a") == counts.pop("b") == 1 and list(counts.values()) == [2]
+
+
 def test_while_typing_a_groups_count_is_left_for_the_pause() -> None:
     """Typed (``count=False``), the members of a group that match are not counted: the
     result says so (the search screen counts them when the typing pauses), its total is
