@@ -414,11 +414,12 @@ class Engine:
         s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int, exact: bool = True
     ) -> tuple[list[tuple[int, int, Any, int]], int, Counter[int] | None]:
         """(tier, title bonus, address, group) of the best ``limit`` groups of ``matching``,
-        how many records match, and when ``exact`` and all were collected, how many of
-        them each group holds (else ``None``: :meth:`_hits` counts them). One search: each class a constant score (the tiers
-        hold one another, so a record's score says its tier and whether its title holds the
-        words); records of one score in the order of their static rank (not ``exact``,
-        while typing: of those tantivy collected first, a segment before another)."""
+        how many records match, and when ``exact`` and all were collected, how many of them
+        each group holds (else ``None``: :meth:`_hits` counts them). One search: each class
+        a constant score (the tiers hold one another, so a record's score says its tier and
+        whether its title holds the words); records of one score in the order of their
+        static rank (not ``exact``, while typing: of those tantivy collected first, a
+        segment before another)."""
         if matching is NOTHING:  # a word typed that no term of the index holds: not searched
             return [], 0, None
         # a query given twice (a CJK string is its own prefix, and what matches) is asked
