@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
+from operator import itemgetter
 from typing import Any, Protocol
 
 import tantivy
@@ -447,7 +448,7 @@ class Engine:
             """The first ``more`` groups of ``hits`` (by score), of one score by rank."""
             out: list[tuple[int, int, Any, int]] = []
             seen: set[int] = set()
-            for score, part in groupby(hits, key=lambda h: h[0]):
+            for score, part in groupby(hits, key=itemgetter(0)):
                 addrs = [a for _s, a in part]
                 ranks, gists = (s.fast_field_values(f, addrs) for f in ("rank", "gist"))
                 tier = _tier(score) if classes else PREFIX
