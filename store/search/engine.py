@@ -290,8 +290,6 @@ class Engine:
 
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
-        self.sessions = _Sessions(index)
-        """session id → (project, outcome), joined over the session's records."""
         self._vocab: Vocab | None = None
 
     @classmethod
@@ -608,15 +606,6 @@ class Engine:
         got = s.search(q, limit, count=False, order_by_field="rank")
         out = [unpack_record(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
         return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
-
-
-class _Sessions:
-    def __init__(self, index: SearchIndex) -> None:
-        self.index = index
-
-    def get(self, sid: str, default: tuple[str, str] = ("", "")) -> tuple[str, str]:
-        got = self.index.session(sid)
-        return got if any(got) else default
 
 
 # -- hits ----------------------------------------------------------------------------------------
