@@ -1,13 +1,5 @@
-"""The decision ledger: review metadata kept apart from the agents' files, appended as JSON
-lines to ``.hurikaeri/ledger.jsonl`` (one file per reviewer in a team: docs/team-review.md).
-
-Nothing is rewritten: an item's state is a fold over the committed transactions' effects
-(:mod:`store.tx.transactions`), and undo and redo append. Each append is one ``write``; a
-line that cannot be read is reported and skipped, a torn last line ignored until completed.
-Every line is signed by this machine (:mod:`store.machine_key`, docs/trust-boundary.md):
-recovery, undo and redo act only on lines :meth:`Ledger.is_ours` accepts. Older ledgers are
-rewritten as transactions once (:mod:`store.ledger.migrate`).
-"""
+"""The decision ledger (docs/architecture.md "Decisions, transactions, the inbox"): JSON
+lines appended, never rewritten; an item's state is a fold over committed transactions."""
 
 from store.ledger.channel import CHANNELS, current_channel, new_id, now_iso, set_channel
 from store.ledger.entry import LEDGER_NAME, Entry, Op, TxRecord

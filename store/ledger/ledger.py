@@ -49,50 +49,42 @@ class Ledger:
         who: str | None = None,
     ) -> None:
         self.state_dir = state_dir
-        #: ``ledger.jsonl``: the single ledger of a workspace without a team (and a team
-        #: member's older one)
+        #: ``ledger.jsonl``: the ledger without a team (and a team member's older one)
         self.local_path = state_dir / LEDGER_NAME
         self._who = who
-        #: ``entries``, ``folded``, ``txs``: after a kept fold (``_prefix``), only the
-        #: lines read since; read whole when asked for
+        #: after a kept fold (``_prefix``, ``store.ledger.snapshot``), only the lines read
+        #: since; read whole when asked for (``_whole``)
         self._entries: list[Entry] = []
         self._folded: list[Entry] = []
         self._txs: dict[str, TxRecord] = {}
-        #: the fold kept by another process stands for the lines before ``_sources``'
-        #: offsets (``store.ledger.snapshot``); ``None``: every line is read
         self._prefix: Prefix | None = None
         #: the bytes the kept fold covers (a new one is kept past ``KEEP_BYTES`` more)
         self._kept_at = 0
         self._older, self._refolded = False, False
         #: the transactions undone now
         self.undone: set[str] = set()
-        #: the item states asked for or folded onto (``states``: all of them), and the kept
-        #: fold's others, each built when asked for
+        #: the item states asked for or folded onto, and the kept fold's others (built
+        #: when asked for)
         self._states: dict[str, ItemState] = {}
         self._kept: Kept | None = None
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, Source] = {}
-        #: the files migrated (or found not to be migratable) by this ledger: once each
+        #: the files migrated (or found not migratable) by this ledger: once each
         self._migrated: set[Path] = set()
-        #: the shapes of transaction lines read (see ``_shape``), each kept once
-        self._shapes: dict[Any, Any] = {}
+        self._shapes: dict[Any, Any] = {}  # each shape of transaction line once
         #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._team = False
-        #: which lines were found signed by this machine (see :meth:`authentic`)
-        self._authentic: dict[tuple[Any, ...], bool] = {}
-        #: held while lines are read in or appended (the app shares one ledger between
-        #: threads); hold it to read several of the attributes consistently
+        self._authentic: dict[tuple[Any, ...], bool] = {}  # see authentic()
+        #: held while lines are read or appended (the app shares one ledger between threads)
         self.lock = threading.RLock()
-        #: grows with every entry read (and on a reset): what was worked out from the
-        #: states may be kept while it stays the same
+        #: grows with every entry read: what was worked out from the states holds while it
+        #: stays the same
         self.revision = 0
-        #: report ids two reports share (``store.located``; the index says which): their
-        #: items' lines are kept together, to fold each report's own under its located key
+        #: report ids two reports share (``store.located``): their items' states are kept
+        #: under each located key, under the plain key (lines naming no place), and the
+        #: located keys of each plain one
         self.located_ids: set[str] = set()
-        #: their items' states: under each located key (its report's lines and those that
-        #: name no place), under the plain key (only the lines that name no place), and
-        #: the located keys of each plain one
         self._located: dict[str, ItemState] = {}
         self._placeless: dict[str, ItemState] = {}
         self._places: dict[str, list[str]] = {}

@@ -1,12 +1,6 @@
-"""Older ledger lines rewritten as transactions, once (docs/undo-and-history.md).
-
-Each older batch (or lone line) becomes one self-contained ``commit`` under the batch's id,
-the ``undo`` lines cancelling it one ``undo`` transaction; every other line is kept byte for
-byte. Lines this machine signed are signed again. :func:`migrate_file` rewrites only the
-local reviewer's file (another reviewer's is converted as read): the old bytes kept beside it
-(``<name>.older``), then replaced in one rename, only if nothing was appended since: a
-migration killed at any point leaves the file as it was, or migrated.
-"""
+"""Older ledger lines rewritten as transactions, once (docs/undo-and-history.md): a batch
+becomes one self-contained ``commit``, its ``undo`` lines one ``undo``; other lines kept byte for
+byte. Only the local reviewer's file is rewritten (the old bytes kept as ``<name>.older``)."""
 
 from __future__ import annotations
 
@@ -46,10 +40,8 @@ def is_older(rec: Any) -> bool:
 def as_transactions(
     records: list[Any], signed: Callable[[dict[str, Any]], bool] | None = None
 ) -> dict[int, tuple[dict[str, Any], bool]]:
-    """The transactions ``records`` (a ledger file's, in order) hold as older lines, by
-    the index of the record each takes the place of (its first line; the other lines of a
-    batch, and the ``undo`` lines after the first that cancel the same batch, have none),
-    with whether every line of it is this machine's (``signed`` tells)."""
+    """The transactions the older lines of ``records`` make, by the index of the line each
+    replaces (a batch's first), with whether all its lines are this machine's (``signed``)."""
     groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     group_of: dict[str, str] = {}  # an older line's id: its batch's
     for i, rec in enumerate(records):
@@ -178,10 +170,8 @@ def converted(records: list[Any], state_dir: Path | None) -> list[Any]:
 
 
 def migrated_bytes(data: bytes, state_dir: Path | None) -> tuple[bytes, int]:
-    """``data`` (a ledger file's bytes) with its older lines rewritten as transactions,
-    every other line kept byte for byte; and how many older lines there were (0: ``data``
-    itself). ``state_dir``: the workspace whose key signs again what was signed (``None``:
-    nothing signed, as for a copy shipped with the app)."""
+    """``data`` with its older lines as transactions, and how many there were (0: ``data``
+    itself); ``state_dir`` signs again what was signed (``None``: nothing signed)."""
     lines = data.split(b"\n")
     records: list[Any] = []
     for raw in lines:
@@ -202,9 +192,8 @@ def migrated_bytes(data: bytes, state_dir: Path | None) -> tuple[bytes, int]:
 
 
 def migrate_file(path: Path, state_dir: Path, guard: Callable[[Path], None]) -> int:
-    """Rewrite the older lines of the ledger file ``path`` as transactions (see the
-    module's docstring); how many there were (0: the file is left alone). A line appended
-    meanwhile is never lost: the file is then read again and migrated anew."""
+    """Rewrite the older lines of ``path`` in one rename, only if nothing was appended since
+    (then it is read again); how many there were (0: left alone)."""
     for _attempt in range(5):
         stamp = current_stamp(path)
         if stamp is None:

@@ -1,15 +1,6 @@
-"""The ledger's fold kept between processes (``.hurikaeri/ledger-cache-v1.json``): the item
-states after the bytes read of each ledger file, so that a start reads only what was
-appended since (:class:`store.ledger.Ledger`; the lines themselves are read again only
-when History, undo or recovery ask for them).
-
-Trusted only whole and as written here: the header names format and versions and holds
-the SHA-256 of the body, signed with this machine's key for this state directory
-(``store.machine_key``: anyone can write into a workspace; a fold forged there could show
-states no line gives). Each file's read prefix must hash as it did; anything else —
-another version, key or workspace, a file shrunk, replaced or rewritten — is a full
-replay, never an error. JSON, never pickle; written atomically.
-"""
+"""The ledger's fold kept between processes (docs/scale.md "Ledger cache"): a start reads
+only the lines appended since. Its header is signed with this machine's key (a fold forged in
+the workspace could show states no line gives); anything that does not hold is a full replay."""
 
 from __future__ import annotations
 

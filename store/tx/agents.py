@@ -1,13 +1,6 @@
-"""Approval is a person's act: decisions refused inside an agent's session
-(docs/trust-boundary.md#approval-is-a-persons).
-
-Agents mark the commands they start with an environment variable (:data:`AGENT_VARIABLES`):
-a decision made under one is refused, ``--yes`` or not, unless the person's own config file,
-at its default place for the account (never one an agent can point elsewhere through
-``--config``, ``HURIKAERI_CONFIG``, ``HOME`` or ``XDG_CONFIG_HOME``), allows it. The check
-runs in :func:`store.tx.transactions.apply`, the one path of every decision. A guard against
-an agent acting on its own, not a sandbox.
-"""
+"""Approval is a person's act (docs/trust-boundary.md#approval-is-a-persons): a decision
+made under an agent's environment variable is refused unless the person's own config file
+allows it. A guard against an agent acting on its own, not a sandbox."""
 
 from __future__ import annotations
 

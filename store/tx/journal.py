@@ -125,21 +125,16 @@ def read_file(path: Path) -> bytes | None:
         return None
 
 
-def kept_path(ws: Workspace, name: object) -> Path | None:
-    """Where a copy a file record names is, only ever inside the backups (``None`` otherwise):
-    the ledger lies in the workspace."""
+def read_kept(ws: Workspace, name: object) -> bytes | None:
+    """A copy a file record names, read only from inside the backups (the ledger lies in
+    the workspace); ``None`` otherwise."""
     if not name or not isinstance(name, str):
         return None
     backups = os.path.realpath(ws.state_dir / BACKUPS)
     path = os.path.realpath(ws.state_dir / name)
     if os.path.commonpath([backups, path]) != backups or path == backups:
         return None
-    return Path(path)
-
-
-def read_kept(ws: Workspace, name: object) -> bytes | None:
-    path = kept_path(ws, name)
-    return read_file(path) if path is not None else None
+    return read_file(Path(path))
 
 
 def record_path(ws: Workspace, rec: dict[str, Any]) -> Path:
@@ -495,16 +490,12 @@ def _digests(path: Path, head: int) -> tuple[int | None, str | None, str | None]
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None, None, None
-        whole, first, size = hashlib.sha256(), hashlib.sha256(), 0
         with path.open("rb") as f:
-            while chunk := f.read(1 << 20):
-                whole.update(chunk)
-                if size < head:
-                    first.update(chunk[: head - size])
-                size += len(chunk)
+            size = os.fstat(f.fileno()).st_size
+            got = _hash_prefixes(f.fileno(), [head, size])
     except OSError:
         return None, None, None
-    return size, whole.hexdigest(), first.hexdigest() if size >= head else None
+    return size, got.get(size), got.get(head)
 
 
 def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standing:
@@ -539,18 +530,25 @@ def where(ws: Workspace, rec: dict[str, Any], *, content: bool = True) -> Standi
     return Standing("changed", "it changed since", now)
 
 
-def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Standing:
-    if now is None:
-        return Standing("changed", "the file is gone", None)
+def _record_copies(ws: Workspace, rec: dict[str, Any]) -> tuple[bytes, bytes, bytes] | None:
+    """A record's kept copies (before, after, anchor); ``None`` unless each hashes as the
+    record says: the copies lie in the workspace too."""
     old = read_kept(ws, rec.get("backup")) or b""
     new = read_kept(ws, rec.get("written")) or b""
     anchor = kept_anchor(ws, rec)
-    if (
-        (sha256(old) if old else None) != rec.get("before_sha256")
-        or (sha256(new) if new else None) != rec.get("after_sha256")
-        or anchor is None
-    ):
+    digests = (sha256(old) if old else None, sha256(new) if new else None)
+    if anchor is None or digests != (rec.get("before_sha256"), rec.get("after_sha256")):
+        return None
+    return old, new, anchor
+
+
+def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Standing:
+    if now is None:
+        return Standing("changed", "the file is gone", None)
+    copies = _record_copies(ws, rec)
+    if copies is None:
         return Standing("changed", "its copies under .hurikaeri/backups are missing", now)
+    old, new, anchor = copies
     offset = int(rec.get("offset") or 0)
     old_at = locate(now, old, offset, anchor) if old else None
     new_at = locate(now, new, offset, anchor) if new else None
@@ -664,38 +662,24 @@ class Unrestorable(WriteError):
     """A file a record cannot be turned around for (a copy missing, a path refused)."""
 
 
-def back_write(ws: Workspace, rec: dict[str, Any], st: Standing, action: str) -> FileWrite:
-    """The change that takes the file from the record's *after* back to its *before*
-    (``st``: where the file stands, found to be at *after*), as ``action`` may write."""
-    return _turn(ws, rec, st, back=True, action=action)
-
-
-def forward_write(ws: Workspace, rec: dict[str, Any], st: Standing, action: str) -> FileWrite:
-    """The change that takes the file from the record's *before* to its *after* again."""
-    return _turn(ws, rec, st, back=False, action=action)
-
-
-def _turn(
-    ws: Workspace, rec: dict[str, Any], st: Standing, *, back: bool, action: str
+def turn_write(
+    ws: Workspace, rec: dict[str, Any], st: Standing, action: str, *, back: bool
 ) -> FileWrite:
-    """Every kept copy is checked against the hashes the record holds first: the copies
-    lie in the workspace too, and only what the record says was written is written."""
+    """The change that takes the file (standing at ``st``) from the record's *after* back to
+    its *before* (``back``), or forward again, as ``action`` may write. Every kept copy is
+    checked against the record's hashes first: only what the record says was written is."""
     now = st.now
     path = record_path(ws, rec)
     how = rec.get("how") or "replace"
     src, dst = ("after", "before") if back else ("before", "after")
     if how == "record":
-        old = read_kept(ws, rec.get("backup")) or b""
-        new = read_kept(ws, rec.get("written")) or b""
-        anchor = kept_anchor(ws, rec)
-        if anchor is None or (sha256(old) if old else None, sha256(new) if new else None) != (
-            rec.get("before_sha256"),
-            rec.get("after_sha256"),
-        ):
+        copies = _record_copies(ws, rec)
+        if copies is None:
             raise Unrestorable(
                 f"refused: the copies of the record in {path} under {ws.state_dir / BACKUPS} "
                 "are not what was recorded; nothing was changed"
             )
+        old, new, anchor = copies
         cur, to = (new, old) if back else (old, new)
         if st.found is not None:  # the record as it is now, padded otherwise
             cur = st.found

@@ -1,10 +1,6 @@
-"""The reviewed state of the files agents load (issue #45, docs/changes.md): what the person
-last saw of each, as content-addressed copies under ``.hurikaeri/reviewed/blobs/`` and an
-index (``reviewed/index.json``: path → hash, time), written whole and atomically.
-
-Our own writes move it as they commit (:func:`store.tx.transactions.follow`): a file that was
-as reviewed stays so as written; ``keep`` moves it by its effect, a ``revert`` never does.
-"""
+"""The reviewed state of the files agents load (docs/changes.md): what the person last saw
+of each, as copies under ``reviewed/blobs/`` and ``reviewed/index.json`` (path → hash, time);
+our own writes move it as they commit (:func:`store.tx.transactions.follow`)."""
 
 from __future__ import annotations
 
@@ -27,7 +23,7 @@ DIR_NAME = "reviewed"
 INDEX_NAME = "index.json"
 FORMAT = "hurikaeri-reviewed"
 VERSION = 1
-#: the action of a keep, and of a revert (see the module's docstring)
+#: ``keep`` moves the reviewed state by its effect, ``revert`` never does
 KEEP = "keep"
 REVERT = "revert"
 
@@ -64,15 +60,13 @@ class Reviewed:
         index = top / INDEX_NAME
         return cls(top, read_state(index, FORMAT, VERSION), index.is_file())
 
-    def sha(self, key: str) -> str | None:
-        rec = self.entries.get(key)
-        value = rec.get("sha256") if rec else None
+    def sha(self, key: str, name: str = "sha256") -> str | None:
+        """The hash ``key`` was reviewed at (``name``: another field of its entry)."""
+        value = self.entries.get(key, {}).get(name)
         return value if isinstance(value, str) else None
 
     def at(self, key: str) -> str | None:
-        rec = self.entries.get(key)
-        value = rec.get("at") if rec else None
-        return value if isinstance(value, str) else None
+        return self.sha(key, "at")
 
     def blob_path(self, digest: str) -> Path:
         return self.top / "blobs" / digest[:2] / digest

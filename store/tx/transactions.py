@@ -14,6 +14,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,8 +36,6 @@ from store.tx.journal import (
     FileWrite,
     Prepared,
     Unrestorable,
-    back_write,
-    forward_write,
     kept_side,
     perform,
     prepare,
@@ -44,6 +43,7 @@ from store.tx.journal import (
     record_path,
     remove_created_empty,
     replay_guard,
+    turn_write,
     where,
     write_backups,
 )
@@ -266,12 +266,11 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         "channel": channel,
         "subjects": list(plan.subjects),
     }
-    if plan.note:
-        head["note"] = plan.note
-    if plan.undoes:
-        head["undoes"] = plan.undoes
-    if plan.redoes:
-        head["redoes"] = plan.redoes
+    head.update(
+        (k, v)
+        for k, v in [("note", plan.note), ("undoes", plan.undoes), ("redoes", plan.redoes)]
+        if v
+    )
     head["effects"] = _marked(led, plan.effects)
     if not plan.files:
         led.append({**head, "op": "commit"})
@@ -356,7 +355,7 @@ def _abort(
         try:
             st = where(ws, frec)
             if st.where == "after":
-                p = prepare(ws, back_write(ws, frec, st, action))
+                p = prepare(ws, turn_write(ws, frec, st, action, back=True))
                 try:
                     perform(ws, p)
                 finally:
@@ -377,12 +376,9 @@ def _abort(
         "tx": rec.id,
         "reason": reason[:500],
     }
-    if recovered:
-        end["recovered"] = True
-    if restored:
-        end["restored"] = restored
-    if left:
-        end["left"] = left
+    end.update(
+        (k, v) for k, v in [("recovered", recovered), ("restored", restored), ("left", left)] if v
+    )
     led.append(end)
     return restored, left
 
@@ -494,34 +490,23 @@ def _file_view(f: dict[str, Any]) -> FileView:
 # -- units: the transactions as history, undo and redo see them --------------------------
 
 
-@dataclass(slots=True)
+@dataclass
 class _Unit(TxRecord):
-    """A transaction as history, undo and redo see it: its record as read then."""
+    """A transaction as history, undo and redo see it: its record as read then (its lists
+    parsed from the line once)."""
 
     entries: list[Entry] = field(default_factory=list)
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
-    _subjects: list[str] | None = None
-    _files: list[dict[str, Any]] | None = None
     _trusted: bool | None = None
+    subjects = cached_property(TxRecord.subjects.fget)  # type: ignore[attr-defined]
+    files = cached_property(TxRecord.files.fget)  # type: ignore[attr-defined]
 
     def trusted(self, led: Ledger) -> bool:
         """:meth:`Ledger.is_ours`, asked once: what undo, redo and recovery may act on."""
         if self._trusted is None:
             self._trusted = led.is_ours(self)
         return self._trusted
-
-    @property
-    def subjects(self) -> list[str]:  # each parsed from the line once
-        if self._subjects is None:
-            self._subjects = TxRecord.subjects.fget(self)  # type: ignore[attr-defined]
-        return self._subjects
-
-    @property
-    def files(self) -> list[dict[str, Any]]:
-        if self._files is None:
-            self._files = TxRecord.files.fget(self)  # type: ignore[attr-defined]
-        return self._files
 
     @property
     def reason(self) -> str:
@@ -563,6 +548,11 @@ def _units(led: Ledger) -> list[_Unit]:
 
 def _is_undone(led: Ledger, u: _Unit) -> bool:
     return u.id in led.undone
+
+
+def _applied(u: _Unit) -> bool:
+    """Committed, and neither an undo nor a redo: what undo and redo act on."""
+    return u.status == "committed" and u.action not in ("undo", "redo")
 
 
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str]:
@@ -742,7 +732,7 @@ def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
     out += [f"# review state: {e.op} {e.target}" for e in u.entries]
     if not u.files:
         out.append("# (no file written: review state only)")
-    done = u.status == "committed" and u.action not in ("undo", "redo") and not _is_undone(led, u)
+    done = _applied(u) and not _is_undone(led, u)
     for f in u.files:
         path = str(f.get("path"))
         how = f.get("how") or "replace"
@@ -897,14 +887,7 @@ def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None
 def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:
     """The transaction done most recently (blocked or not): the newest, or the one a redo
     applied again after it."""
-    done = [
-        u
-        for u in units
-        if u.status == "committed"
-        and u.action not in ("undo", "redo")
-        and led.is_own(u.src)
-        and not _is_undone(led, u)
-    ]
+    done = [u for u in units if _applied(u) and led.is_own(u.src) and not _is_undone(led, u)]
     done.sort(key=lambda u: u.applied, reverse=True)
     return next((u for u in done if u.trusted(led)), None)
 
@@ -941,14 +924,7 @@ def _here(channel: str) -> str:
 def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
     """The transaction undone most recently, unless a new action of ours came after that undo
     (as in every editor; it is still redone by its id)."""
-    newest = max(
-        (
-            u.seq
-            for u in units
-            if u.status == "committed" and u.action not in ("undo", "redo") and led.is_own(u.src)
-        ),
-        default=-1,
-    )
+    newest = max((u.seq for u in units if _applied(u) and led.is_own(u.src)), default=-1)
     when: dict[str, int] = {}
     by_id = {u.id: u for u in units}
     for u in units:
@@ -980,8 +956,7 @@ def _refusal(
             v
             for v in sorted(units, key=lambda x: x.applied, reverse=True)
             if v.applied > u.applied
-            and v.status == "committed"
-            and v.action not in ("undo", "redo")
+            and _applied(v)
             and not _is_undone(led, v)
             and any(str(g.get("path")) == path for g in v.files)
         ),
@@ -1145,7 +1120,7 @@ def _turn_files(
         if st.where != expected:
             raise _refusal(ws, led, units, u, f, st.why or "it changed since", verb)
         try:
-            writes.append((back_write if back else forward_write)(ws, f, st, u.action))
+            writes.append(turn_write(ws, f, st, u.action, back=back))
         except Unrestorable as exc:
             raise UndoRefused(str(exc), path=str(f.get("path"))) from exc
     return writes

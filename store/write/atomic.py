@@ -224,7 +224,7 @@ def replace_file(path: Path, chunks: Iterable[bytes]) -> None:
     """Write our own file (a cache) whole: temp file, fsync, rename. No conflict check:
     nobody else edits it, and a reader sees the old file or the new one, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f"{TEMP_PREFIX}{path.name}.{secrets.token_hex(4)}")  # swept if left
     try:
         with open(tmp, "wb") as fh:
             for c in chunks:

@@ -17,7 +17,6 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -25,12 +24,12 @@ from pathlib import Path
 from store import machine_key
 from store.read.textio import FileStamp
 from store.write.atomic import (
-    TEMP_PREFIX,
     ConflictError,
     Guard,
     WriteError,
     fsync_dir,
     open_locked,
+    replace_file,
     resolve_target,
     write_error,
 )
@@ -165,19 +164,7 @@ def _write_in_place(target: Path, fd: int, offset: int, payload: bytes) -> None:
     if sig:  # only a redo file this machine wrote is ever replayed (issue 40)
         header["sig"] = sig
     redo = _redo_path(target)
-    tmp_fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=target.parent)
-    try:
-        with os.fdopen(tmp_fd, "wb") as fh:
-            fh.write(json.dumps(header).encode() + b"\n")
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp_name, redo)
-        tmp_name = ""
-    finally:
-        if tmp_name:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+    replace_file(redo, [json.dumps(header).encode() + b"\n", payload])
     fsync_dir(target.parent)
     _pwrite_all(fd, payload, offset)
     os.fsync(fd)
