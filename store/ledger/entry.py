@@ -217,16 +217,8 @@ def _remade(e: Entry, shape: Shape, name: str) -> Any:
 
 
 def _effect_field(m: Entry, name: str) -> Any:
-    """The field ``name`` of the effect that made the entry ``m``."""
-    if name == "op":
-        return m.op
-    if name == "target":
-        return m.target
-    if name == "note":
-        return m.note
-    if name == "tx":  # an effect naming a transaction of its own
-        return m.tx
-    return m.data[name]
+    """The field ``name`` of the effect that made the entry ``m`` (``tx``: one it names)."""
+    return getattr(m, name) if name in ("op", "target", "note", "tx") else m.data[name]
 
 
 def _field(e: Entry, name: str) -> Any:

@@ -91,8 +91,6 @@ class Ledger:
         if read:
             self.refresh()
 
-    # -- whose ---------------------------------------------------------------------
-
     @property
     def who(self) -> str:
         """The local reviewer (:func:`store.team.reviewer`)."""
@@ -128,8 +126,6 @@ class Ledger:
                 raise PathRefused(f"refused: {path} leads to {real}; the ledger is not a link")
 
         return guard
-
-    # -- reading -----------------------------------------------------------------
 
     @property
     def entries(self) -> list[Entry]:
@@ -645,8 +641,6 @@ class Ledger:
         with self.lock:
             txs = self.txs if self._prefix is not None and self._prefix.open else self._txs
             return [t for t in txs.values() if t.status == "open" and self.is_own(t.src)]
-
-    # -- writing -----------------------------------------------------------------
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one line (fsynced), signed as this machine's (``store.machine_key``),

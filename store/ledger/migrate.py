@@ -70,26 +70,34 @@ def as_transactions(
     return out
 
 
+def _commit(
+    g: str, line: dict[str, Any], action: str, subjects: list[str], effects: list[Any], **more: Any
+) -> dict[str, Any]:
+    """One self-contained ``commit`` under the id ``g``, at ``line``'s time and channel."""
+    tx: dict[str, Any] = {
+        "id": g,
+        "at": line["at"],
+        "op": "commit",
+        "target": subjects[0],
+        "tx": g,
+        "action": action,
+        "subjects": subjects,
+        "effects": effects,
+    }
+    tx.update((k, v) for k, v in more.items() if v)
+    if line.get("channel"):
+        tx["channel"] = line["channel"]
+    return tx
+
+
 def _batch(g: str, lines: list[dict[str, Any]]) -> dict[str, Any]:
     """One older batch (or lone line) as one self-contained ``commit``."""
     first = lines[0]
     effects = [_effect(m) for m in lines if m["op"] != "write"]
     ops = [m["op"] for m in lines]
     action = "promote" if "promote" in ops else next((o for o in ops if o != "write"), "write")
-    tx: dict[str, Any] = {
-        "id": g,
-        "at": first["at"],
-        "op": "commit",
-        "target": str(first.get("target", "")),
-        "tx": g,
-        "action": action,
-        "subjects": list(dict.fromkeys(str(m.get("target", "")) for m in lines)),
-        "effects": effects,
-    }
-    if first.get("note"):
-        tx["note"] = first["note"]
-    if first.get("channel"):
-        tx["channel"] = first["channel"]
+    subjects = list(dict.fromkeys(str(m.get("target", "")) for m in lines))
+    tx = _commit(g, first, action, subjects, effects, note=first.get("note"))
     files = _files(lines)
     if files:
         tx["files"] = files
@@ -108,20 +116,7 @@ def _undo(
     subjects = list(dict.fromkeys(str(m.get("target", "")) for _, m in members)) or [
         str(line.get("target", ""))
     ]
-    tx: dict[str, Any] = {
-        "id": line["id"],
-        "at": line["at"],
-        "op": "commit",
-        "target": subjects[0],
-        "tx": line["id"],
-        "action": "undo",
-        "subjects": subjects,
-        "effects": [],
-        "undoes": g,
-    }
-    if line.get("channel"):
-        tx["channel"] = line["channel"]
-    return tx
+    return _commit(line["id"], line, "undo", subjects, [], undoes=g)
 
 
 def _files(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

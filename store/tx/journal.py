@@ -112,9 +112,6 @@ class Prepared:
             self.fd = -1
 
 
-# -- reading ---------------------------------------------------------------------------
-
-
 def read_file(path: Path) -> bytes | None:
     """A regular file's bytes (``None`` when there is none; never opens a FIFO or device)."""
     try:
@@ -163,9 +160,6 @@ def _hash_prefixes(fd: int, sizes: list[int]) -> dict[int, str]:
             break
         out[n] = h.hexdigest()
     return out
-
-
-# -- preparing -------------------------------------------------------------------------
 
 
 def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
@@ -288,9 +282,6 @@ def _expect_stamp(expect: Expect) -> FileStamp | None:
     return FileStamp(size, 0, digest or "") if size is not None else None
 
 
-# -- backups ---------------------------------------------------------------------------
-
-
 def write_backups(ws: Workspace, tx: str, i: int, p: Prepared) -> None:
     """Keep the bytes of both sides under ``backups/<tx>/`` (written before the ``begin``
     line): whatever happens next, the file can be put back, or written again."""
@@ -330,9 +321,6 @@ def kept_anchor(ws: Workspace, rec: dict[str, Any]) -> bytes | None:
         return b""
     data = read_kept(ws, rec.get("anchor"))
     return data if data is not None and sha256(data) == rec.get("anchor_sha256") else None
-
-
-# -- writing ---------------------------------------------------------------------------
 
 
 def perform(ws: Workspace, p: Prepared) -> None:
@@ -438,9 +426,6 @@ def _delete(real: Path, expected: FileStamp | None, guard: Guard) -> None:
     fsync_dir(real.parent)
 
 
-# -- finding a record again ------------------------------------------------------------
-
-
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -466,9 +451,6 @@ def locate(data: bytes, span: bytes, offset: int, anchor: bytes) -> int | None:
         after = {i + len(anchor) for i in _at_line_starts(data, anchor)}
         hits = [h for h in hits if h in after]
     return hits[0] if len(hits) == 1 else None
-
-
-# -- where a file stands, and turning a record around ----------------------------------
 
 
 @dataclass(slots=True)

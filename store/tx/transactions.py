@@ -220,9 +220,6 @@ class TxResult:
         }
 
 
-# -- the lock --------------------------------------------------------------------------
-
-
 @contextlib.contextmanager
 def tx_lock(ws: Workspace) -> Iterator[None]:
     """The workspace's transaction lock: held from before the first check to after the
@@ -242,9 +239,6 @@ def tx_lock(ws: Workspace) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-# -- applying --------------------------------------------------------------------------
 
 
 def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxResult:
@@ -487,9 +481,6 @@ def _file_view(f: dict[str, Any]) -> FileView:
     )
 
 
-# -- units: the transactions as history, undo and redo see them --------------------------
-
-
 @dataclass
 class _Unit(TxRecord):
     """A transaction as history, undo and redo see it: its record as read then (its lists
@@ -617,9 +608,6 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
     return led
 
 
-# -- the reviewed state follows ---------------------------------------------------------
-
-
 def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
     """Move the reviewed state with a transaction that has just committed (see
     :mod:`store.tx.reviewed`). Never fails the transaction: the state is only a copy."""
@@ -673,9 +661,6 @@ def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
         rv.save(ledger)
 
 
-# -- what is not ours ------------------------------------------------------------------
-
-
 def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]:
     """Lint's warnings on the transactions in the reviewer's own ledger file that name files
     but whose lines this machine did not sign: one per unfinished one, one for the rest."""
@@ -700,9 +685,6 @@ def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]
         )
     where_ = ws.display(led.path)
     return [Diagnostic(where_, None, "warning", "ledger-not-ours", m) for m in messages]
-
-
-# -- history, describe, diff -----------------------------------------------------------
 
 
 def history(
@@ -879,9 +861,6 @@ def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None
     led = _ledger(ws, ledger)
     u = _last_undone(led, _units(led))
     return _view(ws, led, u) if u is not None else None
-
-
-# -- undo and redo ---------------------------------------------------------------------
 
 
 def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:

@@ -127,27 +127,26 @@ def state(ws: Workspace) -> Guard:
     return in_place(ws, "state")
 
 
+#: The locations a document of each kind is edited in (in the person's editor).
+_HOMES: dict[Kind | None, tuple[str, ...]] = {
+    Kind.KPT: ("kpt",),
+    Kind.PROPOSAL: ("inbox",),
+    Kind.FEEDBACK: ("feedback",),
+    Kind.SKILL: ("knowledge_base",),
+    Kind.PATTERN: ("knowledge_base",),
+    Kind.ANTI_PATTERN: ("knowledge_base",),
+    Kind.MEMORY: ("memory", "knowledge_base"),
+    Kind.LESSONS: ("lessons_user", "lessons_ai"),
+    Kind.SUMMARIES: ("summaries",),
+    Kind.DISCUSSION: ("discussions",),
+    Kind.PIECE: ("pieces",),
+}
+
+
 def in_place_for(ws: Workspace, kind: Kind | None) -> Guard:
-    """The in-place guard for a document of ``kind`` (edited in the person's editor)."""
-    keys = (
-        {
-            Kind.KPT: ("kpt",),
-            Kind.PROPOSAL: ("inbox",),
-            Kind.FEEDBACK: ("feedback",),
-            Kind.SKILL: ("knowledge_base",),
-            Kind.PATTERN: ("knowledge_base",),
-            Kind.ANTI_PATTERN: ("knowledge_base",),
-            Kind.MEMORY: ("memory", "knowledge_base"),
-            Kind.LESSONS: ("lessons_user", "lessons_ai"),
-            Kind.SUMMARIES: ("summaries",),
-            Kind.DISCUSSION: ("discussions",),
-            Kind.PIECE: ("pieces",),
-        }.get(kind)
-        if kind is not None
-        else None
-    )
-    # a document whose kind its content did not tell (knowledge-base groups/, projects/)
-    return in_place(ws, *(keys or ("knowledge_base", "memory")))
+    """The in-place guard for a document of ``kind`` (a kind its content did not tell:
+    knowledge-base groups/, projects/)."""
+    return in_place(ws, *_HOMES.get(kind, ("knowledge_base", "memory")))
 
 
 def name_problem(rel: PurePath, kind: TargetKind) -> str | None:
