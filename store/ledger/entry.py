@@ -25,10 +25,8 @@ _setattr = object.__setattr__
 @dataclass(frozen=True, slots=True, init=False)
 class Entry:
     """One line of the ledger, or one effect of a committed transaction (its ``tx`` then
-    is the transaction's id). A transaction line read slim keeps only its single values in
-    ``data``, its lists and objects in the line's text (``raw``, parsed again when asked:
-    :attr:`full_data`), and its ``tx`` on its own, so that lines and effects share one
-    ``data``: a large ledger holds tens of thousands of lines."""
+    is the transaction's id). A transaction line read slim keeps its lists and objects out
+    of ``data`` (in ``raw``: :attr:`full_data`), so that lines and effects share one ``data``."""
 
     id: str
     at: str
@@ -36,8 +34,7 @@ class Entry:
     target: str
     note: str | None = None
     undoes: str | None = None
-    #: every field of the line but the entry's own and ``tx`` (shared between entries:
-    #: never changed)
+    #: every field of the line but the entry's own and ``tx`` (shared: never changed)
     data: dict[str, Any] = field(default_factory=dict)
     #: the ``tx`` of the line (or of the effect's transaction); ``None``: it has none
     tx: Any = field(default=None, compare=False)
@@ -45,18 +42,15 @@ class Entry:
     group: str = field(default="", init=False, compare=False, repr=False)
     #: the reviewer whose ledger file holds it (the file's name; set as it is read)
     src: str = field(default="", init=False, compare=False, repr=False)
-    #: what ``data`` leaves out (see above): the line's text (UTF-8), or for a decision's
-    #: subjects and effects, how to make them again from ``effect_entries``
-    #: (``_shape``); ``None``: nothing
+    #: what ``data`` leaves out: the line's text (UTF-8), or how to make a decision's
+    #: subjects and effects again from ``effect_entries`` (a :data:`Shape`); ``None``: nothing
     raw: bytes | Shape | None = field(default=None, init=False, compare=False, repr=False)
-    #: a transaction line's effects, made into entries as it was read (``None``: made
-    #: when its transaction commits; an element ``None``: an effect that is not one; one
-    #: effect: its entry alone)
+    #: a transaction line's effects as entries (``None``: made when it commits; an element
+    #: ``None``: an effect that is not one; one effect: its entry alone)
     effect_entries: Entry | tuple[Entry | None, ...] | None = field(
         default=None, init=False, compare=False, repr=False
     )
-    #: the line's signature (``store.machine_key``; ``None``: it has none): which lines
-    #: this machine wrote, the only ones recovery, undo and redo act on
+    #: the line's signature (``store.machine_key``; ``None``: none)
     sig: Any = field(default=None, init=False, compare=False, repr=False)
 
     def __init__(

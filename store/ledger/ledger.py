@@ -209,9 +209,8 @@ class Ledger:
         """Every ledger file (path, whose, rank): ``ledger.jsonl``, read as the local
         reviewer's, then each reviewer's own file in team mode (links are not followed)."""
         out: list[tuple[Path, str, int]] = []
-        local_key = team.file_name(self.who) if self._team else ""
         if self.local_path.exists() or self.local_path in self._sources:
-            out.append((self.local_path, local_key, 0))
+            out.append((self.local_path, self._local_key(), 0))
         if self._team:
             tdir = team.team_dir(self.state_dir)
             try:

@@ -1,6 +1,5 @@
 """A ledger line's object made into an entry, and a transaction's effects into the
-entries that fold; recurring texts and data kept once (a large ledger holds tens of
-thousands of lines)."""
+entries that fold; recurring texts and data kept once."""
 
 from __future__ import annotations
 
@@ -15,9 +14,8 @@ _EFFECT_OWN = frozenset({"op", "target", "note"})
 _SINGLE = frozenset({"tx", "action", "who", "redoes", "reason"})
 #: Fields of an effect whose text recurs from effect to effect: one object each.
 _EFFECT_SHARED = frozenset({"loc", "who"})
-#: Field names and the few texts that recur everywhere (ops, reviewers, actions) are
-#: interned for good; other recurring texts (targets, places, notes) are kept once each
-#: while lines are read (a :data:`Strs` of them).
+#: Field names, ops, reviewers and actions are interned; other recurring texts are kept
+#: once while lines are read (a :data:`Strs` of them).
 _intern = sys.intern
 #: each recurring text once (and each recurring ``data``, by its items: :func:`_shared`)
 Strs = dict[Any, Any]

@@ -29,12 +29,8 @@ class Decision:
 @dataclass(slots=True)
 class ItemState:
     """The folded review state of one item: ``contested`` when reviewers' decisions differ
-    (:attr:`decisions` gives each one's, by ledger file).
-
-    A large ledger has a state for each of a hundred thousand items, nearly all decided
-    once, by one reviewer: that one standing decision is kept as whose it is and its id
-    (its state, time, note and reviewer are the item's own), not as a dict and an object
-    of its own; several are kept by ledger file (``several``)."""
+    (:attr:`decisions` gives each one's). Nearly every item has one standing decision: kept
+    as ``by``/``by_id`` (not a dict of its own; ``several`` when there are more)."""
 
     state: State = "pending"
     note: str | None = None
@@ -52,9 +48,7 @@ class ItemState:
     #: two or more standing decisions, by ledger file (``None`` otherwise)
     several: dict[str, Decision] | None = None
     #: the decisions a later one settled (``resolves``): they no longer stand, even when
-    #: one comes later in the fold (made in the same second, or on a clock behind); a
-    #: frozenset, replaced when it grows: the empty one is shared (an empty set costs 216
-    #: bytes)
+    #: later in the fold (a clock behind); replaced when it grows (the empty one is shared)
     settled: frozenset[str] = frozenset()
 
     @property

@@ -49,14 +49,11 @@ def sha256(data: bytes | None) -> str | None:
 
 @dataclass(slots=True)
 class FileWrite:
-    """One file an action changes, as planned.
-
-    ``replace``: ``before`` is the whole file as read (``None``: it must not exist) and
-    ``after`` what it becomes (``None``: deleted). ``append``: ``after`` is the bytes added
-    at the end. ``truncate``: ``before`` is the bytes taken off the end. ``record``:
-    ``before`` is the record's bytes as read at ``offset`` (empty: a record put back after
-    the line ``anchor``), ``after`` its new bytes (empty: removed). ``expect`` (append and
-    truncate) is the whole file it must be now; ``None``: whatever it is (an import)."""
+    """One file an action changes, as planned. ``before``/``after``: ``replace``, the whole
+    file (``None``: none); ``append``, ``after`` is the bytes added; ``truncate``, ``before``
+    the bytes taken off the end; ``record``, the record's bytes at ``offset`` (empty: put
+    back after the line ``anchor``, or removed). ``expect``: the whole file an append or
+    truncate must find (``None``: whatever it is)."""
 
     path: Path
     before: bytes | None
@@ -72,13 +69,11 @@ class FileWrite:
     record: str | None = None
     #: truncate: the file is removed when nothing is left (an append created it)
     remove_if_empty: bool = False
-    #: append: decides the bytes to append with the file open and locked (its descriptor,
-    #: -1 when there is no such file yet), as it is right before the ``begin`` line: e.g.
-    #: what another import appended a moment ago is not appended again. ``b""``: nothing.
+    #: append: the bytes to append, decided with the file open and locked (its descriptor,
+    #: -1: none yet), so that what another import appended a moment ago is not appended again
     compose: Callable[[int], bytes] | None = None
-    #: append: the SHA-256 (a ``hashlib`` object) of the file as read while planning, given
-    #: its ``stat`` under the lock, when that shows the same file unchanged since (``None``:
-    #: hashed again): an import hashes a large lesson file beside searching it
+    #: append: the ``hashlib`` SHA-256 of the file read while planning, given its ``stat``
+    #: under the lock when unchanged since (``None``: hashed again)
     hashed: Callable[[os.stat_result], Any] | None = None
 
 

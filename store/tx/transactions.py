@@ -14,7 +14,6 @@ import fcntl
 import os
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -481,23 +480,36 @@ def _file_view(f: dict[str, Any]) -> FileView:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Unit(TxRecord):
     """A transaction as history, undo and redo see it: its record as read then (its lists
-    parsed from the line once)."""
+    parsed from the line once; not functools.cached_property: Python 3.11's takes a lock
+    per access, 5 % of ``history --limit 0``)."""
 
     entries: list[Entry] = field(default_factory=list)
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
+    _subjects: list[str] | None = None
+    _files: list[dict[str, Any]] | None = None
     _trusted: bool | None = None
-    subjects = cached_property(TxRecord.subjects.fget)  # type: ignore[attr-defined]
-    files = cached_property(TxRecord.files.fget)  # type: ignore[attr-defined]
 
     def trusted(self, led: Ledger) -> bool:
         """:meth:`Ledger.is_ours`, asked once: what undo, redo and recovery may act on."""
         if self._trusted is None:
             self._trusted = led.is_ours(self)
         return self._trusted
+
+    @property
+    def subjects(self) -> list[str]:
+        if self._subjects is None:
+            self._subjects = TxRecord.subjects.fget(self)  # type: ignore[attr-defined]
+        return self._subjects
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        if self._files is None:
+            self._files = TxRecord.files.fget(self)  # type: ignore[attr-defined]
+        return self._files
 
     @property
     def reason(self) -> str:
@@ -611,10 +623,8 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
 def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
     """Move the reviewed state with a transaction that has just committed (see
     :mod:`store.tx.reviewed`). Never fails the transaction: the state is only a copy."""
-    try:
+    with contextlib.suppress(OSError, ValueError):
         _follow(ws, ledger, plan)
-    except (OSError, ValueError):
-        return
 
 
 def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:

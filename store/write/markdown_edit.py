@@ -101,13 +101,13 @@ def split_section(section: str | None) -> tuple[int | None, str]:
     return None, s
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def bullet_text(description: str) -> str:
     """One bullet line's text from an item description (newlines folded)."""
     return " ".join(description.split())
+
+
+def _norm(text: str) -> str:
+    return bullet_text(text).casefold()
 
 
 @dataclass(slots=True)
