@@ -6,10 +6,8 @@ import secrets
 import sys
 from datetime import UTC, datetime
 
-#: Where a change was made (docs/trust-boundary.md "Approval is a person's"): the app, a person's
-#: terminal, or a script (a command whose input is no terminal); ``agent`` is a decision made
-#: inside an agent's session that the person's config allows (store.tx.agents). Every
-#: transaction records it; an undo without an id takes back only what its own channel did last.
+#: Where a change was made (docs/trust-boundary.md "Approval is a person's"; ``script``: input
+#: is no terminal); an undo without an id takes back only what its own channel did last.
 CHANNELS = ("app", "terminal", "script", "agent")
 _channel: list[str] = []
 

@@ -1,11 +1,6 @@
-"""One model for every write (docs/architecture.md): apply, recover, undo, redo, history.
-
-:func:`apply` runs a :class:`TxPlan` under ``.hurikaeri/tx.lock``: files checked against what
-the action read, both sides kept under ``backups/<tx>/``, ``begin``, the writes, ``commit``
-(or the files put back and ``abort``). The ledger is a record, never a licence to write:
-recovery, undo and redo act only on this machine's signed lines (:meth:`Ledger.is_ours`)
-whose files and copies match their hashes, where the action may write now.
-"""
+"""One model for every write (docs/architecture.md "Transactions"): apply, recover, undo,
+redo, history. The ledger is a record, never a licence to write (docs/trust-boundary.md):
+recovery, undo and redo act only on this machine's signed lines (:meth:`Ledger.is_ours`)."""
 
 from __future__ import annotations
 

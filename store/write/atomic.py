@@ -1,10 +1,6 @@
-"""Safe writes: temp file in the target's directory, fsync, ``os.replace``, directory fsync.
-
-Symlinks are resolved first (a rename over a link replaces the link), the mode is kept, and
-the file must still be what was read (:class:`ConflictError` otherwise). Our writers of one
-file exclude each other with its advisory lock (``flock``), so a line another hurikaeri
-process appends never lands in a file being replaced.
-"""
+"""Safe writes (docs/architecture.md, principle 2). Our writers of one file exclude each
+other with its ``flock``, so a line another hurikaeri process appends never lands in a file
+being replaced."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Rewriting one JSONL record of a file other programs keep appending to.
-
-Agents append at any moment (a script that opens the path per line, a logger holding an
-``O_APPEND`` descriptor): a rewrite by rename would lose the lines of both, so a record is
-rewritten **in place**, under the lock our writers share, and the file never shrinks (a
-shorter record is padded with spaces; a longer one first claims its room at the end with one
-``O_APPEND`` write, then shifts the tail). The bytes rewritten are saved first in a signed redo
-file beside the target, so a process killed half way is finished by the next writer or by
-:func:`finish_interrupted_rewrites`; the mtime is then set precisely, so a same-length edit is
-never mistaken for the previous version.
-"""
+"""Rewriting one JSONL record of a file other programs keep appending to, in place (a rename
+would lose their lines; docs/trust-boundary.md): the file never shrinks, the bytes go to a
+signed redo file first, and the mtime is set precisely (a same-length edit is still seen)."""
 
 from __future__ import annotations
 

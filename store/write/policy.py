@@ -1,10 +1,5 @@
-"""What each action may write: agent text decides the content of a write, never its kind.
-
-Every writer calls the *guard* made here for its action on the real file (symlinks followed)
-right before writing. Write permission comes only from the root and ``[write] allowed_dirs``;
-in-place edits stay in the location of their own kind; targets land only where their kind
-lives, never in our state, an agent's file, a settings file, a dot-file or a script.
-"""
+"""What each action may write (docs/trust-boundary.md "Written only where allowed"): every
+writer calls the *guard* made here for its action on the real file right before writing."""
 
 from __future__ import annotations
 
@@ -346,10 +341,8 @@ def _resolve(ws: Workspace, raw: str) -> Path:
     return lexical
 
 
-#: What each action writes (docs/trust-boundary.md "Written only where allowed"): the locations it edits
-#: in place and the kinds of target it writes. Undo, redo and recovery of a transaction
-#: write only what its action may write now, as when it was first made: a record naming
-#: another action, or a path its action never writes, is refused.
+#: What each action writes: the locations it edits in place and the kinds of target it
+#: writes; undo, redo and recovery write only what the action may write now.
 _IN_KPT = ("kpt",)
 _LESSONS = ("lessons_user", "lessons_ai")
 _PROPOSAL_TARGETS: tuple[TargetKind, ...] = ("skill", "pattern", "anti_pattern", "memory")
