@@ -187,7 +187,7 @@ def load(state_dir: Path, team: bool, local: str) -> Fold | None:
         body = json.loads(raw)
         if body["team"] != team or body["local"] != local:
             return None
-        sources = [_source(state_dir, *row) for row in body["sources"]]
+        sources = [_source(state_dir, row) for row in body["sources"]]
         if not all(sources):
             return None
         states = Kept(body["states"])
@@ -205,18 +205,10 @@ def load(state_dir: Path, team: bool, local: str) -> Fold | None:
         return None
 
 
-def _source(
-    state_dir: Path,
-    name: str,
-    key: str,
-    rank: int,
-    offset: int,
-    line: int,
-    count: int,
-    last: float,
-    sha: str,
-) -> Source | None:
-    """The file ``name`` read up to ``offset``, when its first ``offset`` bytes hash ``sha``."""
+def _source(state_dir: Path, row: list[Any]) -> Source | None:
+    """The file of a kept ``row`` (as :func:`write` makes it) read up to its offset, when its
+    first bytes still hash as they did."""
+    name, key, rank, offset, line, count, last, sha = row
     path = state_dir / name
     if path.parent not in (state_dir, state_dir / "ledger") or offset < 0:
         return None
