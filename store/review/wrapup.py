@@ -37,7 +37,7 @@ from store.review import wrapup_marks
 from store.review.wrapup_marks import Span
 from store.tx.journal import FileWrite
 from store.tx.transactions import TxPlan, TxResult, apply
-from store.write.atomic import PathRefused, WriteError
+from store.write.atomic import Guard, PathRefused, WriteError
 from store.write.policy import in_place
 
 if TYPE_CHECKING:  # the models load when an input is read (not for an import retried)
@@ -589,16 +589,7 @@ def import_wrapup(
     if not allow_secrets:  # agent text: a key in a lesson is refused like one in a target
         for path, line in plan.lines():
             check_write(None, line, str(path), f"the wrap-up input ({source})")
-    guards = {
-        plan.summary_path: in_place(ws, "summaries"),
-        plan.user_path: in_place(ws, "lessons_user"),
-        plan.ai_path: in_place(ws, "lessons_ai"),
-    }
-    for path, guard in guards.items():  # refused before anything is appended
-        try:
-            guard(path)
-        except PathRefused as exc:
-            raise ReviewError(f"{exc}; nothing written") from exc
+    guards = _guarded(ws, plan)
     day = _day(model.date or "") or ""
     files: list[FileWrite] = []
     for path, records in _by_file(plan).items():
@@ -657,6 +648,22 @@ def import_wrapup(
     return plan
 
 
+def _guarded(ws: Workspace, plan: WrapupImport) -> dict[Path, Guard]:
+    """The guards of the three files, each file refused before anything is appended (or a
+    retry is answered)."""
+    guards = {
+        plan.summary_path: in_place(ws, "summaries"),
+        plan.user_path: in_place(ws, "lessons_user"),
+        plan.ai_path: in_place(ws, "lessons_ai"),
+    }
+    for path, guard in guards.items():
+        try:
+            guard(path)
+        except PathRefused as exc:
+            raise ReviewError(f"{exc}; nothing written") from exc
+    return guards
+
+
 def _remember(ws: Workspace, plan: WrapupImport, key: str) -> None:
     """Keep where the input's lines are now (:mod:`store.review.wrapup_marks`)."""
     groups = [plan.summary], plan.user_lessons, plan.ai_lessons
@@ -694,6 +701,7 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
             plan.present.add(rec["id"])
     (plan.summary,) = found["summaries"]
     plan.user_lessons, plan.ai_lessons = found.get("lessons_user", []), found.get("lessons_ai", [])
+    _guarded(ws, plan)  # a file now a link out of its location is refused as on an import
     return plan
 
 

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,10 @@ def remember(state_dir: Path, key: str, slug: str, at: dict[str, list[Span]]) ->
     path = state_dir / NAME
     with contextlib.suppress(OSError):
         big = path.stat().st_size > MAX_BYTES if path.exists() else False
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(path, flags | (os.O_TRUNC if big else 0), 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(path, flags | os.O_CLOEXEC | (os.O_TRUNC if big else 0), 0o600)
         try:
-            os.write(fd, json.dumps(mark, separators=(", ", ": ")).encode() + b"\n")
+            if stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO there would hang or be fed
+                os.write(fd, json.dumps(mark, separators=(", ", ": ")).encode() + b"\n")
         finally:
             os.close(fd)

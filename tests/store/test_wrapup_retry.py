@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +142,32 @@ def test_a_retried_import_needs_no_model_of_the_input(
         "/summaries.jsonl as ws-20260223-001 with its lessons; nothing written",
         str(models),
     ]
+
+
+def test_a_retry_refuses_a_file_linked_out_of_its_location_as_an_import_does(
+    tmp_path: Path,
+) -> None:
+    """The same bytes at the same place, in a file the lessons path now links to outside
+    the workspace: an import of the input is refused, so its retry is too."""
+    ai = _imported_between(tmp_path / "ws")
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(ai.read_bytes())
+    ai.unlink()
+    ai.symlink_to(outside)
+    with pytest.raises(ReviewError, match=r"refused: .* leads to .*outside\.jsonl"):
+        import_wrapup(Workspace(tmp_path / "ws"), EXAMPLE)
+
+
+def test_a_fifo_where_the_marks_are_kept_is_neither_waited_on_nor_fed(tmp_path: Path) -> None:
+    """Opened for writing, a FIFO with no reader would hold the import for ever; one with a
+    reader would be fed the mark."""
+    marks = tmp_path / ".hurikaeri" / wrapup_marks.NAME
+    marks.parent.mkdir()
+    os.mkfifo(marks)
+    reader = os.open(marks, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert not import_wrapup(Workspace(tmp_path), EXAMPLE).already_imported
+        assert os.read(reader, 4096) == b""  # nothing written into it
+    finally:
+        os.close(reader)
+    assert import_wrapup(Workspace(tmp_path), EXAMPLE).already_imported
