@@ -177,18 +177,22 @@ def test_demo_removes_its_copy_when_its_terminal_closes(tmp_path: Path, signum: 
     assert list(tmp_path.glob("hurikaeri-demo-*")) == [], seen[-500:]
 
 
-@pytest.mark.parametrize("how", ["missing", "broken"])
+@pytest.mark.parametrize("how", ["missing", "broken", "shadowed"])
 def test_without_the_c_loader_a_clear_message(
     how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """ruamel.yaml's C extension not installed, or one that does not load (built for another
-    Python): one line saying what to install, exit status 2, for any command."""
+    """ruamel.yaml's C extension not installed, one that does not load (built for another
+    Python), or a Python file of its name in its place (ruamel.yaml then reads without C):
+    one line saying what to install, exit status 2, for any command."""
     if how == "missing":
         monkeypatch.setitem(sys.modules, "_ruamel_yaml", None)
     else:
         from importlib.machinery import EXTENSION_SUFFIXES
 
-        (tmp_path / f"_ruamel_yaml{EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
+        if how == "shadowed":
+            (tmp_path / "_ruamel_yaml.py").write_text("raise ImportError('not C')\n")
+        else:
+            (tmp_path / f"_ruamel_yaml{EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
         monkeypatch.syspath_prepend(str(tmp_path))
         monkeypatch.delitem(sys.modules, "_ruamel_yaml", raising=False)  # looked for again
     assert cli.main(["--root", str(tmp_path), "lint"]) == 2

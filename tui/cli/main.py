@@ -26,11 +26,14 @@ PERSON_ONLY = frozenset(
 def _c_loader_loads() -> bool:
     """Whether ruamel.yaml's C extension loads: its library is linked, not run (running it
     imports ruamel.yaml, ~12 ms a start reading no YAML does not need)."""
+    from importlib.machinery import ExtensionFileLoader
     from importlib.util import find_spec, module_from_spec
 
     try:
-        spec = find_spec("_ruamel_yaml")
-        return spec is not None and module_from_spec(spec) is not None
+        spec = find_spec("_ruamel_yaml")  # a Python file of that name is no C loader either
+        if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
+            return False
+        return module_from_spec(spec) is not None
     except ImportError:
         return False
 
