@@ -1,15 +1,7 @@
-"""The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``.
-
-One document per :class:`SearchRecord`, the record stored (its strings joined) and its normalised text
-indexed for the query language (:mod:`store.search.engine`): ``w`` words with positions
-(phrases), ``c`` compound tokens and their tails (``kpt-20260208-001``, ``20260208-001``),
-``u`` / ``g`` CJK characters (of a text that has any) and neighbour pairs with positions (a CJK string is the phrase
-of its pairs), ``tw`` / ``tu`` the title's, exact terms for filters and deletes, and
-``day``, ``gist`` (near-duplicate group), ``rank`` and ``sidh`` as fast fields.
-
-A *manifest* document, in the same commit as the records, names the schema, the workspace
-and every file's identity: tantivy publishes a commit atomically, so after any crash the
-index and its manifest agree. One process writes (tantivy's writer lock).
+"""The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``, one document
+per :class:`SearchRecord` (its fields: :func:`_schema`; the design: docs/search.md, "The
+index"). A manifest document in the same commit as the records names the schema, the
+workspace and every file's identity, so after a crash the index and its manifest agree.
 """
 
 from __future__ import annotations
@@ -38,7 +30,6 @@ from store.search.text import (
     CJK,
     MAX_TEXT,
     WORD_CHAR,
-    cjk_runs,
     compound_tails,
     gist_key,
     lazy_pattern,
@@ -58,6 +49,7 @@ WRITER_WAIT = 30.0
 WRITER_HEAP = 48_000_000
 
 
+_cjk_run = lazy_pattern(f"[{CJK}]{{2,}}")  # a warm search may need none
 _CJK_RUST = "".join(c if c == "-" else f"\\x{{{ord(c):x}}}" for c in CJK)  # for Rust's regex
 _WORD_RUST = f"[[\\p{{L}}\\p{{N}}]--[{_CJK_RUST}]]"
 WORD_RE = f"{_WORD_RUST}+"
@@ -115,8 +107,7 @@ def date_number(text: str) -> int:
 
 
 def group_hash(rec: SearchRecord) -> int:
-    """The near-duplicate group of a record: its kind and gist, in 48 bits (0: in no group,
-    as a record whose gist is empty once normalised: a lesson with neither title nor summary)."""
+    """The near-duplicate group of a record (its kind and gist) in 48 bits; 0: in none."""
     key = gist_key(rec.gist) if rec.gist else ""
     if not key:
         return 0
@@ -125,8 +116,8 @@ def group_hash(rec: SearchRecord) -> int:
 
 
 def index_text(rec: SearchRecord) -> str:
-    """The normalised text the index reads of a record: all of it, or for a huge record
-    its first :data:`~store.search.text.MAX_TEXT` characters and its title."""
+    """The normalised text indexed: its first :data:`~store.search.text.MAX_TEXT` characters
+    and, when cut, its title."""
     text = rec.search_text()
     if len(text) > MAX_TEXT:
         text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
@@ -140,8 +131,7 @@ _long_word = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}{{{TOKEN_MAX + 1},}}+")
 
 
 def long_word_heads(norm: str) -> list[str]:
-    """The first :data:`TOKEN_MAX` characters of each word longer than that (the tokenizer
-    drops such a word: a megabyte of one letter would otherwise be found by nothing)."""
+    """The first :data:`TOKEN_MAX` characters of each longer word (which the tokenizer drops)."""
     return (
         [m.group()[:TOKEN_MAX] for m in _long_word().finditer(norm)]
         if len(norm) > TOKEN_MAX
@@ -150,10 +140,9 @@ def long_word_heads(norm: str) -> list[str]:
 
 
 def cjk_pairs(norm: str) -> str:
-    """The pairs of neighbouring CJK characters of each run, space-separated, runs apart by
-    a filler (``|``) so that no phrase of pairs crosses from one run into the next."""
+    """The neighbouring CJK pairs of each run, runs apart by ``|`` (no phrase crosses runs)."""
     out: list[str] = []
-    for run in cjk_runs(norm):
+    for run in _cjk_run().findall(norm):
         if out:
             out.append("|")
         out.extend(run[i : i + 2] for i in range(len(run) - 1))
@@ -164,10 +153,8 @@ _SEP = "\x1f"
 
 
 def pack_record(rec: SearchRecord) -> bytes:
-    """A record as the index stores it: its strings joined by a unit separator (a JSON list
-    if one holds it; either reads back and writes several times faster than JSON alone),
-    a title that is the first line of a field and a gist that is a field (or a lesson's
-    first two) given as the field's number (-1: the string follows the facets)."""
+    """A record as stored: its strings joined by a unit separator (a JSON list if one holds
+    it), a title or gist found among the fields given as its field's number."""
     values = rec.fields[1::2]
     t = next((k for k, v in enumerate(values) if first_line(v) == rec.title), -1)
     g = values.index(rec.gist) if rec.gist in values else -1
@@ -199,17 +186,16 @@ def unpack_record(raw: bytes) -> SearchRecord:
 
 
 def sid_hash(sid: str) -> int:
-    """A session id as a number of 40 bits (a fast field: the sessions of many records read
-    at once; a term: a session's records)."""
+    """A session id in 40 bits (a fast field and a term)."""
     return int.from_bytes(
         hashlib.blake2b(sid.encode("utf-8", "surrogatepass"), digest_size=5).digest()
     )
 
 
-def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.Document:
-    """The document of a record (``gist``: its :func:`group_hash`, when known). What its
-    session adds (a KPT report's project is named by its summary, a lesson's outcome by its
-    report) is joined at query time."""
+def make_doc(rec: SearchRecord, size: int, gist: int | None = None) -> tantivy.Document:
+    """The document of a record in a group of ``size`` (``gist``: its :func:`group_hash`,
+    when known). What its session adds is joined at query time."""
+    day = date_number(rec.date)
     norm = index_text(rec)
     title = normalize(rec.title[:1024])
     project = normalize(rec.project)
@@ -221,9 +207,9 @@ def make_doc(rec: SearchRecord, rank: int, gist: int | None = None) -> tantivy.D
         "kind": rec.kind,
         "id": rec.id,
         "path": rec.path,
-        "day": date_number(rec.date),
+        "day": day,
         "gist": group_hash(rec) if gist is None else gist,
-        "rank": rank,
+        "rank": rank_of(rec, size, day),
         "rec": pack_record(rec),
     }
     if not norm.isascii():  # (an ASCII text holds no CJK: not tokenised for nothing)
@@ -258,12 +244,11 @@ def _whole(value: Any) -> Any:
     return [_whole(v) for v in value] if isinstance(value, list) else value
 
 
-def rank_of(rec: SearchRecord, size: int) -> int:
+def rank_of(rec: SearchRecord, size: int, d: int) -> int:
     """Static rank, higher first: bigger groups of near duplicates (a record in none: 1),
-    newer, the kind's place in :data:`KINDS`, an earlier line (of 2M: every line of a
-    lessons file of 100,000 has its own)."""
+    newer (``d``: its :func:`date_number`), the kind's place in :data:`KINDS`, an earlier
+    line (of 2M: every line of a lessons file of 100,000 has its own)."""
     kind = KIND_CODE.get(rec.kind, 31)
-    d = date_number(rec.date)
     day = (d // 10000) * 372 + (d // 100 % 100) * 31 + d % 100  # in order, 22 bits
     line = 0x1FFFFF - min(rec.line, 0x1FFFFF)
     return (min(size, 0x7FFF) << 48) | (day << 26) | ((31 - kind) << 21) | line
@@ -273,7 +258,7 @@ def rank_of(rec: SearchRecord, size: int) -> int:
 
 
 def identity(ws: Workspace) -> dict[str, Any]:
-    """What an index is only good for: this schema, this workspace and its locations."""
+    """This schema and a digest of the workspace's locations: what an index is good for."""
     data = json.dumps(
         {
             "root": str(ws.root),
@@ -286,7 +271,7 @@ def identity(ws: Workspace) -> dict[str, Any]:
 
 
 def remove_old_files(state_dir: Path) -> None:
-    """The files of the search cache of earlier versions: gone (they are not read)."""
+    """Remove the search caches of earlier versions."""
     for pattern in OLD_FILES:
         for p in state_dir.glob(pattern):
             if p.name == DIR_NAME:
@@ -296,14 +281,11 @@ def remove_old_files(state_dir: Path) -> None:
 
 
 class SearchIndex:
-    """A workspace's tantivy index and what it was built from (see the module docstring).
+    """A workspace's tantivy index and what it was built from. Reads are safe from any
+    thread; writes hold ``lock`` and tantivy's writer lock (a second process waits)."""
 
-    Reads are safe from any thread; writes hold ``lock`` (and tantivy's writer lock, per
-    process: a second process waits for it, then only reads)."""
-
-    def __init__(self, index: tantivy.Index, path: Path | None) -> None:
+    def __init__(self, index: tantivy.Index) -> None:
         self.tindex = index
-        self.path = path
         self.lock = threading.RLock()
         self.stamps: dict[str, Stamp] = {}
         """Identity of every file the index reflects (path → (size, mtime_ns))."""
@@ -334,7 +316,7 @@ class SearchIndex:
         else:
             index = tantivy.Index(SCHEMA_OBJ, **SORTED)
         _register(index)
-        return cls(index, where)
+        return cls(index)
 
     def searcher(self) -> Any:
         """A searcher of the last commit (typed ``Any``: tantivy's stubs lack ``count``)."""
@@ -363,12 +345,12 @@ class SearchIndex:
 
     # -- writing -------------------------------------------------------------------------
 
-    def writer(self, wait: float | None = None) -> Any:
+    def writer(self) -> Any:
         """This process's writer; :class:`IndexBusy` when another process holds it longer
-        than ``wait`` seconds."""
+        than :data:`WRITER_WAIT` seconds."""
         if self._writer is not None:
             return self._writer
-        deadline = time.monotonic() + (WRITER_WAIT if wait is None else wait)
+        deadline = time.monotonic() + WRITER_WAIT
         delay = 0.02
         while True:
             try:
@@ -414,20 +396,23 @@ class SearchIndex:
             # the records go to a spool as they are parsed (in bounded memory), the size of
             # each group of near duplicates counted: their rank is known when read back
             sizes: Counter[int] = Counter()
-            parts: dict[str, list[tuple[int, int]]] = {}  # path → (first line, spool offset)
+            # path → (first line, spool offset, bytes) of each part
+            parts: dict[str, list[tuple[int, int, int]]] = {}
             for path, stamp, recs in files:
                 self.stamps[path] = stamp
                 rows = [(tuple(r), group_hash(r)) for r in recs]
                 sizes.update(g for _r, g in rows)
-                parts.setdefault(path, []).append((recs[0].line if recs else 0, spool.tell()))
-                marshal.dump(rows, spool)
+                data = marshal.dumps(rows)  # (``marshal.load`` of a file reads it piecemeal)
+                parts.setdefault(path, []).append(
+                    (recs[0].line if recs else 0, spool.tell(), len(data))
+                )
+                spool.write(data)
             # added a file at a time, its parts in order: records of one rank keep that order
             # (tantivy sorts each segment by rank; a tie, or two segments, go by the order)
-            for _line, at in (p for file_parts in parts.values() for p in sorted(file_parts)):
+            for _line, at, n in (p for file_parts in parts.values() for p in sorted(file_parts)):
                 spool.seek(at)
-                for row, g in marshal.load(spool):
-                    r = SearchRecord(*row)
-                    w.add_document(make_doc(r, rank_of(r, sizes[g] if g else 1), g))
+                for row, g in marshal.loads(spool.read(n)):
+                    w.add_document(make_doc(SearchRecord(*row), sizes[g] if g else 1, g))
             self.ident = dict(ident)
             self._commit(w)
 
@@ -435,22 +420,6 @@ class SearchIndex:
         s = self.searcher()
         got = s.search(query, limit, count=False)
         return [unpack_record(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
-
-    def _rerank(self, gists: set[int], w: Any, commit_first: bool = False) -> None:
-        """Give the records of these groups their group's size as rank (re-added), in the
-        commit of what came before (``commit_first``: what came before is committed first,
-        to be read; a kill between the two leaves ranks that are only less exact)."""
-        if commit_first or not gists:
-            self._commit(w)
-        if not gists:
-            return
-        q = tantivy.Query.term_set_query(SCHEMA_OBJ, "gist", sorted(gists))
-        recs = self.records_where(q)
-        sizes = Counter(group_hash(r) for r in recs)
-        w.delete_documents_by_query(q)
-        for r in recs:
-            w.add_document(make_doc(r, rank_of(r, sizes[group_hash(r)])))
-        self._commit(w)
 
     def session(self, sid: str) -> tuple[str, str]:
         """(project, outcome) of a session, joined over its records (a KPT report names no
@@ -492,14 +461,21 @@ class SearchIndex:
                 self.stamps[path] = stamp
                 added.extend(recs)
             for r in added:
-                w.add_document(make_doc(r, rank_of(r, 1)))
+                w.add_document(make_doc(r, 1))
                 norm = index_text(r)
                 self.new_terms["w"].update(word_run().findall(norm))
                 self.new_terms["c"].update(compound_tails(norm))
             gists.update(group_hash(r) for r in added)
             gists.discard(0)
-            # one commit unless a group changed: then the group's records are re-ranked
-            self._rerank(gists, w, commit_first=bool(gists))
+            self._commit(w)
+            if gists:  # re-added with their group's size as rank, read from that commit
+                q = tantivy.Query.term_set_query(SCHEMA_OBJ, "gist", sorted(gists))
+                recs = self.records_where(q)
+                sizes = Counter(group_hash(r) for r in recs)
+                w.delete_documents_by_query(q)
+                for r in recs:
+                    w.add_document(make_doc(r, sizes[group_hash(r)]))
+                self._commit(w)
             return True
 
     def close(self) -> None:

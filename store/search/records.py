@@ -1,9 +1,5 @@
-"""What the search index holds of each file: one compact record per thing a person looks for.
-
-A KPT report gives a record for itself and one per item, a JSONL file one per summary or
-lesson, a project memory one per learned behaviour and known issue (and its preferences), a
-piece one for itself and one per movement, any other document one. A record keeps strings
-only, never the models; a YAML item's line is found from its ``anchor`` when shown.
+"""What the search index holds of each file: one record of strings per thing a person looks
+for (a KPT report and each of its items, a summary, a lesson, a memory's behaviour, ...).
 """
 
 from __future__ import annotations

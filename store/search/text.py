@@ -1,11 +1,6 @@
-"""Text for search: normalisation, tokens for the index, query terms and highlight spans.
-
-Everything is compared in one normal form: NFKC (full-width ``ＪＷＴ`` is ``jwt``, half-width
-``ｶﾅ`` is ``カナ``) and casefolded. Words are runs of letters and digits of scripts that
-separate words (Latin, Hangul, Cyrillic, ...); a word starts after anything that is not one.
-Chinese and Japanese (Han, kana) have no word boundaries: each character and each pair of
-neighbours is indexed, and a CJK query matches anywhere. Compound tokens (``-._:`` inside:
-``kpt-20260208-001``, ``rate_limit``) are indexed too: an id-like query is a prefix lookup.
+"""Text for search: normalisation (NFKC, casefolded), tokens for the index, query terms and
+highlight spans. Words are runs of letters and digits outside CJK (Han, kana), whose
+characters and pairs are indexed instead (docs/search.md).
 """
 
 from __future__ import annotations
@@ -38,7 +33,6 @@ _TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
 #: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
 _compound = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _IS_CJK = re.compile(f"[{CJK}]")
-_cjk_run = lazy_pattern(f"[{CJK}]{{2,}}")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
@@ -67,10 +61,6 @@ def is_cjk(text: str) -> bool:
     return bool(text) and _IS_CJK.sub("", text) == ""
 
 
-def has_cjk(text: str) -> bool:
-    return _IS_CJK.search(text) is not None
-
-
 _SEPS = re.compile(r"[-._:]+")
 
 
@@ -80,10 +70,9 @@ TAILS_MAX = 8
 
 
 def compound_tails(norm: str) -> list[str]:
-    """Compound tokens of normalised text, and their tails from each of their first
-    :data:`TAILS_MAX` inner word starts on (``kpt-2026-001``, ``2026-001``, ``001``): a
-    compound query where a word starts is then a prefix. Linear: each tail is at most
-    :data:`COMPOUND_MAX` characters, and there are at most that many per compound."""
+    """Compound tokens of normalised text and their tails from each of their first
+    :data:`TAILS_MAX` inner word starts (``kpt-2026-001``, ``2026-001``, ``001``): a compound
+    query where a word starts is a prefix. Each tail is at most :data:`COMPOUND_MAX` long."""
     if not ("-" in norm or "." in norm or "_" in norm or ":" in norm):
         return []
     out: list[str] = []
@@ -96,11 +85,6 @@ def compound_tails(norm: str) -> list[str]:
                 break
             out.append(token[m.end() :])
     return out
-
-
-def cjk_runs(norm: str) -> list[str]:
-    """The runs of two CJK characters or more of normalised text."""
-    return _cjk_run().findall(norm)
 
 
 def word_parts(term: str) -> list[str]:
@@ -117,7 +101,7 @@ def split_terms(text: str) -> list[str]:
     """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
     out: list[str] = []
     for chunk in normalize(text).split():
-        if has_cjk(chunk) and not is_cjk(chunk):
+        if _IS_CJK.search(chunk) and not is_cjk(chunk):
             out.extend(p for p in _split_script().findall(chunk) if p.strip())
         else:
             out.append(chunk)

@@ -1,11 +1,6 @@
-"""The distinct terms of the word and compound fields, for the searches made while typing.
-
-As a regex, a prefix or an in-word string walks tantivy's term dictionary and unions every
-term it matches (``ll-ai-``: every lesson's id, 60,000 terms at 10k reports). While a query
-is typed the engine expands such a word here instead, into at most :data:`CAP` terms, the
-most frequent, asked for exactly; beyond the cap the count is "about" until the pause. The
-terms are read once (``terms_with_prefix``) into one sorted UTF-8 block; those of records
-added since are kept beside it (a term whose records were deleted matches nothing).
+"""The distinct terms of the word and compound fields, read once into one sorted UTF-8 block:
+while a query is typed, a prefix or an in-word string stands for at most :data:`CAP` of
+them, the most frequent, instead of a regex over tantivy's term dictionary (docs/scale.md).
 """
 
 from __future__ import annotations
