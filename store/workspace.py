@@ -138,13 +138,13 @@ class Workspace:
         """Where ``path`` comes in :meth:`discover`'s order, without walking the workspace
         (a path that is no document of it comes last)."""
         placed = self._place(path)
-        return (len(_RULES), 0, ()) if placed is None else placed[1]
+        return (len(RULES), 0, ()) if placed is None else placed[1]
 
     def _place(self, path: Path) -> tuple[Kind | None, OrderKey] | None:
         """The kind :meth:`discover` gives ``path`` (existing or not) and its order key: the
         location, its directory, then the walk down (files by name before directories)."""
         name = path.name.lower()
-        for n, (key, suffixes, recursive, kind) in enumerate(_RULES):
+        for n, (key, suffixes, recursive, kind) in enumerate(RULES):
             if not name.endswith(suffixes):
                 continue
             tops = self.locations[key]
@@ -169,7 +169,7 @@ class Workspace:
         """Every document of the workspace, location by location, in a stable order; with
         ``only``, those of that kind, walking only the locations that can give it."""
         seen: set[Path] = set()
-        for key, suffixes, recursive, kind in _RULES:
+        for key, suffixes, recursive, kind in RULES:
             if only is not None and kind not in (only, None):
                 continue
             for top in self.locations[key]:
@@ -205,7 +205,7 @@ class Workspace:
 
 #: Where :meth:`Workspace.discover` looks, in order: location, suffixes, whether it walks
 #: down, and the kind (the knowledge base's depends on the path).
-_RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
+RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
     ("kpt", YAML_SUFFIXES, False, Kind.KPT),
     ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
     ("summaries", (".jsonl",), True, Kind.SUMMARIES),

@@ -14,7 +14,6 @@ import re
 import shutil
 import threading
 import time
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -24,14 +23,13 @@ import tantivy
 
 from store.index.heads import first_line
 from store.read.kinds import Kind
-from store.search.model import SearchRecord, Stamp
+from store.search.model import Packed, SearchRecord, Stamp, group_hash, pack, unpack
 from store.search.query import KINDS
 from store.search.text import (
     CJK,
     MAX_TEXT,
     WORD_CHAR,
     compound_tails,
-    gist_key,
     lazy_pattern,
     normalize,
     word_run,
@@ -104,15 +102,6 @@ def date_number(text: str) -> int:
     if len(t) == 10 and t[4] == "-" and t[7] == "-" and (t[:4] + t[5:7] + t[8:]).isdigit():
         return int(t[:4] + t[5:7] + t[8:])
     return 0
-
-
-def group_hash(rec: SearchRecord) -> int:
-    """The near-duplicate group of a record (its kind and gist) in 48 bits; 0: in none."""
-    key = gist_key(rec.gist) if rec.gist else ""
-    if not key:
-        return 0
-    data = f"{rec.kind}\x1f{key}".encode("utf-8", "surrogatepass")
-    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 48) - 1) or 1
 
 
 def index_text(rec: SearchRecord) -> str:
@@ -380,7 +369,7 @@ class SearchIndex:
     def rebuild(
         self,
         ident: dict[str, Any],
-        files: Iterable[tuple[str, Stamp, list[SearchRecord]]],
+        files: Iterable[tuple[str, Stamp, list[SearchRecord] | Packed]],
     ) -> None:
         """Everything anew from ``files`` (path, identity, records; a big file may come in
         parts, each with the file's path), in one commit: until it is made, readers see
@@ -400,18 +389,15 @@ class SearchIndex:
             parts: dict[str, list[tuple[int, int, int]]] = {}
             for path, stamp, recs in files:
                 self.stamps[path] = stamp
-                rows = [(tuple(r), group_hash(r)) for r in recs]
-                sizes.update(g for _r, g in rows)
-                data = marshal.dumps(rows)  # (``marshal.load`` of a file reads it piecemeal)
-                parts.setdefault(path, []).append(
-                    (recs[0].line if recs else 0, spool.tell(), len(data))
-                )
+                line, data, groups = recs if isinstance(recs, tuple) else pack(recs)
+                sizes.update(groups)
+                parts.setdefault(path, []).append((line, spool.tell(), len(data)))
                 spool.write(data)
             # added a file at a time, its parts in order: records of one rank keep that order
             # (tantivy sorts each segment by rank; a tie, or two segments, go by the order)
             for _line, at, n in (p for file_parts in parts.values() for p in sorted(file_parts)):
                 spool.seek(at)
-                for row, g in marshal.loads(spool.read(n)):
+                for row, g in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
                     w.add_document(make_doc(SearchRecord(*row), sizes[g] if g else 1, g))
             self.ident = dict(ident)
             self._commit(w)
@@ -500,9 +486,7 @@ def sync_workspace(
     index: SearchIndex,
     ws: Workspace,
     files: Mapping[str, tuple[Kind | None, Stamp]],
-    parse: Callable[
-        [list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, list[SearchRecord]]]
-    ],
+    parse: Callable[[list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, Packed]]],
 ) -> dict[str, int]:
     """Bring ``index`` in step with ``files`` (path → (kind, identity)): a full build when
     it is new or foreign, else the files whose identity changed re-read (``parse`` yields
@@ -524,7 +508,7 @@ def sync_workspace(
     updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
         (p, None, None) for p in removed
     ]
-    updates += [(p, st or files[p][1], recs) for p, st, recs in parse(changed)]
+    updates += [(p, st or files[p][1], unpack(recs)) for p, st, recs in parse(changed)]
     index.update_files(updates)
     stats.update(parsed=len(changed), removed=len(removed))
     return stats

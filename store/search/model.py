@@ -4,7 +4,12 @@ warm ``hurikaeri search`` imports neither pydantic nor the YAML loader.
 
 from __future__ import annotations
 
+import marshal
+import zlib
+from collections import Counter
 from typing import NamedTuple
+
+from store.search.text import gist_key
 
 Stamp = tuple[int, int]
 """(size, mtime_ns) of a file: its identity for the cache."""
@@ -41,3 +46,27 @@ class SearchRecord(NamedTuple):
 
     def search_text(self) -> str:
         return "\n".join([self.id, *self.fields[1::2]])
+
+
+def group_hash(rec: SearchRecord) -> int:
+    """The near-duplicate group of a record (its kind and gist) in 48 bits; 0: in none."""
+    key = gist_key(rec.gist) if rec.gist else ""
+    if not key:
+        return 0
+    data = f"{rec.kind}\x1f{key}".encode("utf-8", "surrogatepass")
+    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 48) - 1) or 1
+
+
+Packed = tuple[int, bytes, Counter[int]]
+"""Records as a parsing worker hands them to the build: the first one's line, the records
+with their groups (marshal: written to the build's spool as they are), each group's size."""
+
+
+def pack(recs: list[SearchRecord]) -> Packed:
+    rows = [(tuple(r), group_hash(r)) for r in recs]
+    sizes = Counter(g for _r, g in rows if g)
+    return (recs[0].line if recs else 0, marshal.dumps(rows), sizes)
+
+
+def unpack(packed: Packed) -> list[SearchRecord]:
+    return [SearchRecord(*row) for row, _g in marshal.loads(packed[1])]

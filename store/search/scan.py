@@ -1,6 +1,5 @@
-"""A workspace's documents with their identity (:func:`scan_workspace`, on strings and
-``DirEntry`` stats: several times faster than with ``Path``), read into records in worker
-processes, a big JSONL file in parts (:func:`iter_parsed`).
+"""A workspace's documents with their identity (:func:`scan_workspace`), read into records
+in worker processes, a big JSONL file in parts (:func:`iter_parsed`).
 """
 
 from __future__ import annotations
@@ -12,31 +11,17 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
+from store.read.kinds import Kind, ignored_name, kind_from_path
 from store.read.takt_layout import piece_dirs
-from store.search.model import SearchRecord, Stamp
-from store.workspace import Workspace
-
-#: Where :meth:`Workspace.discover` looks: location, suffixes, whether it walks down, kind
-#: (the knowledge base's is read from each path).
-_RULES: tuple[tuple[str, tuple[str, ...], bool, Kind | None], ...] = (
-    ("kpt", YAML_SUFFIXES, False, Kind.KPT),
-    ("feedback", YAML_SUFFIXES, False, Kind.FEEDBACK),
-    ("summaries", (".jsonl",), True, Kind.SUMMARIES),
-    ("lessons_user", (".jsonl",), True, Kind.LESSONS),
-    ("lessons_ai", (".jsonl",), True, Kind.LESSONS),
-    ("knowledge_base", YAML_SUFFIXES, True, None),
-    ("memory", YAML_SUFFIXES, True, Kind.MEMORY),
-    ("discussions", (".md", ".markdown"), True, Kind.DISCUSSION),
-    ("pieces", YAML_SUFFIXES, True, Kind.PIECE),
-)
+from store.search.model import Packed, Stamp, pack
+from store.workspace import RULES, Workspace
 
 
 def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
-    """Every document of ``ws`` with its kind and identity: :meth:`Workspace.discover`'s
-    rules, on strings and ``DirEntry`` stats (several times faster than with ``Path``)."""
+    """Every document of ``ws`` with its kind and identity: :data:`RULES` walked on strings
+    and ``DirEntry`` stats (several times faster than :meth:`Workspace.discover`'s paths)."""
     out: dict[str, tuple[Kind | None, Stamp]] = {}
-    for key, suffixes, recursive, kind in _RULES:
+    for key, suffixes, recursive, kind in RULES:
         for top in ws.locations[key]:
             if key.startswith("lessons_") and os.path.isfile(top):
                 with contextlib.suppress(OSError):
@@ -89,7 +74,7 @@ PART_BYTES = 8 << 20
 _Part = tuple[int, int, int, int, Stamp]
 """(part number, first byte, end, first line, the file's identity) of a part of a file."""
 _Job = tuple[str, Kind | None, str, _Part | None]
-Parsed = tuple[str, int, Stamp | None, list[SearchRecord]]
+Parsed = tuple[str, int, Stamp | None, Packed]
 """(path, part number, identity, records) of a file or a part of one."""
 
 
@@ -100,13 +85,13 @@ def _parse_chunk(items: list[_Job]) -> list[Parsed]:
     for path, kind, display, part in items:
         if part is None or kind is None:
             stamp, recs = load_records(Path(path), kind, display)
-            out.append((path, 0, stamp, recs))
+            out.append((path, 0, stamp, pack(recs)))
         else:
             k, start, end, line, st = part
             recs = load_record_part(
                 Path(path), kind, start, end, line, last=end >= st[0], display=display
             )
-            out.append((path, k, st, recs))
+            out.append((path, k, st, pack(recs)))
     return out
 
 
