@@ -8,12 +8,13 @@ files :mod:`.scan`. This module adds :class:`WorkspaceSearch`, the app's handle:
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from store.gc_pause import give_back_freed
 from store.search.engine import TIER_NAMES, Engine, Hit, SearchResult
@@ -24,7 +25,6 @@ from store.search.scan import iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
     from store.index.workspace_index import IndexedFile, WorkspaceIndex
-    from store.read.kinds import Kind
     from store.workspace import Workspace
 
 __all__ = [
@@ -90,11 +90,7 @@ def open_index(
     builds one in memory)."""
     files = scan_workspace(ws)
     index = open_workspace_index(ws)
-
-    def parse(items: list[tuple[str, Kind | None]]) -> Iterator[tuple[str, Stamp | None, Any]]:
-        for path, _part, stamp, recs in iter_parsed(ws, items, progress):
-            yield path, stamp, recs
-
+    parse = functools.partial(iter_parsed, ws, progress=progress)
     try:
         stats = sync_workspace(index, ws, files, parse)
     except IndexBusy:

@@ -71,11 +71,11 @@ def _walk(
 #: each on its own (a worker holds one part's records, not those of a 100 MB file).
 PART_BYTES = 8 << 20
 
-_Part = tuple[int, int, int, int, Stamp]
-"""(part number, first byte, end, first line, the file's identity) of a part of a file."""
+_Part = tuple[int, int, int, Stamp]
+"""(first byte, end, first line, the file's identity) of a part of a file."""
 _Job = tuple[str, Kind | None, str, _Part | None]
-Parsed = tuple[str, int, Stamp | None, Packed]
-"""(path, part number, identity, records) of a file or a part of one."""
+Parsed = tuple[str, Stamp | None, Packed]
+"""(path, identity, records) of a file or a part of one."""
 
 
 def _parse_chunk(items: list[_Job]) -> list[Parsed]:
@@ -85,13 +85,13 @@ def _parse_chunk(items: list[_Job]) -> list[Parsed]:
     for path, kind, display, part in items:
         if part is None or kind is None:
             stamp, recs = load_records(Path(path), kind, display)
-            out.append((path, 0, stamp, pack(recs)))
+            out.append((path, stamp, pack(recs)))
         else:
-            k, start, end, line, st = part
+            start, end, line, st = part
             recs = load_record_part(
                 Path(path), kind, start, end, line, last=end >= st[0], display=display
             )
-            out.append((path, k, st, pack(recs)))
+            out.append((path, st, pack(recs)))
     return out
 
 
@@ -113,9 +113,7 @@ def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
     except (OSError, ValueError, NotReadable):
         return None
     stamp = (st.st_size, st.st_mtime_ns)
-    return (
-        [(k, s, e, line, stamp) for k, (s, e, line) in enumerate(cuts)] if len(cuts) > 1 else None
-    )
+    return [(s, e, line, stamp) for s, e, line in cuts] if len(cuts) > 1 else None
 
 
 def iter_parsed(
@@ -136,7 +134,7 @@ def iter_parsed(
         parts = _parts(p, k)
         if parts is not None:
             jobs.extend((p, k, display, part) for part in parts)
-            sizes.extend(part[2] - part[1] for part in parts)
+            sizes.extend(end - start for start, end, _l, _s in parts)
             continue
         jobs.append((p, k, display, None))
         try:
@@ -149,7 +147,7 @@ def iter_parsed(
     done = 0
     for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes), preload):
         yield from chunk_result
-        for p, _k, _s, _r in chunk_result:
+        for p, _s, _r in chunk_result:
             left[p] -= 1
             done += not left[p]
         if progress is not None:
