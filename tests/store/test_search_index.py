@@ -189,6 +189,16 @@ def test_a_changed_workspace_identity_rebuilds(tmp_path: Path) -> None:
     }
 
 
+def test_a_file_changed_between_two_opens_is_read_again(tmp_path: Path) -> None:
+    """The second open re-reads only the changed file, its records as the workers pack them."""
+    ws = write_ws(tmp_path, 2)
+    assert open_index(ws)[0].search("jwt", 10).total == 2
+    write_ws(tmp_path, 3)
+    engine, stats = open_index(ws)
+    assert (stats["rebuilt"], stats["parsed"]) == (0, 1)
+    assert engine.search("jwt", 10).total == 3
+
+
 KILLED = """
 import os, sys
 from pathlib import Path
