@@ -31,7 +31,7 @@ _TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
 #: Words joined by ``-._:``. It only starts where a word starts (the lookbehind) and never
 #: gives back what it took (possessive): a failed attempt costs one pass over one word, not
 #: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
-_compound = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
+compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _IS_CJK = re.compile(f"[{CJK}]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
@@ -76,7 +76,7 @@ def compound_tails(norm: str) -> list[str]:
     if not ("-" in norm or "." in norm or "_" in norm or ":" in norm):
         return []
     out: list[str] = []
-    for token in _compound().findall(norm):
+    for token in compound_pattern().findall(norm):
         n = len(token)
         if n <= COMPOUND_MAX:
             out.append(token)
@@ -94,7 +94,9 @@ def word_parts(term: str) -> list[str]:
 
 def is_compound(term: str) -> bool:
     """A term with punctuation between word characters, looked up as one compound token."""
-    return _compound().fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
+    return (
+        compound_pattern().fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
+    )
 
 
 def split_terms(text: str) -> list[str]:
