@@ -15,9 +15,9 @@ the same run, round by round, so a change in the machine's load touches both ali
 - **listed**, with start: spawn → the list's border naming every session ("10000
   sessions"), warm caches, and the app's CPU time then.
 - **small commands**: spawn → exit of ``--help``, ``--version``, ``show KPT_ID``, ``meta
-  FILE``, ``approve KPT_ID/keep-001`` and ``import-wrapup`` of the seed's wrap-up input
-  (imported once while priming: then already there) (with bytecode), beside ``python -c
-  pass``.
+  FILE``, ``approve KPT_ID/keep-001``, ``import-wrapup`` of the seed's wrap-up input
+  (imported once while priming: then already there) and ``search "jwks cache" --json`` (the
+  index built while priming) (with bytecode), beside ``python -c pass``.
 - **keys** (one app per round, warm cache, once idle): ``down`` in the sessions list,
   key → the end of the next frame; then ``/`` and the search queries of
   :mod:`benchmarks.search_bench` plus typo'd ones, typed one character at a time at most
@@ -585,6 +585,8 @@ def measure(a: argparse.Namespace, root: Path) -> int:
             # written)
             "approve": [str(BIN), "approve", f"{kpt_id}/keep-001", "--root", str(r)],
             "import-wrapup": [str(BIN), "import-wrapup", str(WRAPUP), "--root", str(r)],
+            # a query of search_bench's command-line set, the index built while priming
+            "search": [str(BIN), "search", "jwks cache", "--json", "--root", str(r)],
         }
         for name, r in roots.items()
     }
