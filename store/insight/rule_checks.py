@@ -116,30 +116,45 @@ def parse_rule(text: str) -> RuleChecks:
     return out
 
 
-#: Options of ``sudo`` that take the next word (``sudo -u postgres psql`` runs ``psql``).
-_SUDO_ARG = frozenset(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U"])
+#: Words that run another program, each with its options that take a value: the program
+#: is the first word after them and their options (``sudo -u postgres psql`` runs ``psql``).
+WRAPPERS: dict[str, frozenset[str]] = {
+    w: frozenset(opts.split())
+    for w, opts in {
+        "sudo": "-u -g -h -p -C -D -r -t -T -U", "doas": "-u -C", "env": "-u -C",
+        "time": "-o -f", "nice": "-n", "nohup": "", "xargs": "-I -P -L -d -s -E -n -a",
+        "command": "", "exec": "-a", "timeout": "-s -k", "stdbuf": "-i -o -e",
+        "ionice": "-c -n -p", "chrt": "", "taskset": "-c", "caffeinate": "-t -w",
+        "unbuffer": "", "watch": "-n",
+    }.items()
+}  # fmt: skip
+ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s=()\"'<>|;&]*$")
+
+
+def program(words: list[str]) -> str | None:
+    """The program of one command's words: past ``VAR=…`` and wrappers with their options."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if ASSIGN.match(w):
+            i += 1
+        elif w in WRAPPERS:
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in WRAPPERS[w] else 1
+            if w == "timeout" and i < len(words):
+                i += 1  # its duration
+        else:
+            return w
+    return None
 
 
 def program_of(command: str) -> list[str]:
-    """The programs a shell command runs: the first word of each ``&&``, ``||``, ``;``, ``|``
-    part, leading ``VAR=value`` and ``sudo`` / ``env`` / ``time`` (and their options) left
-    out."""
+    """The programs of each ``&&``, ``||``, ``;``, ``|`` part of a shell command (by name)."""
     out = []
     for part in re.split(r"&&|\|\||[;|\n]|\$\(", command):
-        words = part.split()
-        wrapper = ""  # the last of sudo, env, time, exec: its options are left out too
-        while words and (
-            "=" in words[0]
-            or words[0] in ("sudo", "env", "time", "exec", "(")
-            or (wrapper and words[0].startswith("-"))
-        ):
-            word = words.pop(0)
-            if word in ("sudo", "env", "time", "exec"):
-                wrapper = word
-            elif wrapper == "sudo" and word in _SUDO_ARG and words:
-                words.pop(0)
-        if words:
-            out.append(words[0].rsplit("/", 1)[-1])
+        if word := program([w for w in part.split() if w != "("]):
+            out.append(word.rsplit("/", 1)[-1])
     return out
 
 

@@ -15,6 +15,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.insight.rule_checks import ASSIGN as _ASSIGN
+from store.insight.rule_checks import WRAPPERS as _WRAPPERS
+from store.insight.rule_checks import program as _program
 from store.insight.targets import Rule
 
 DEFAULT_STALE_DAYS = 180
@@ -61,15 +64,6 @@ _SHELL_WORDS_TEXT = (
     "ren"
 )
 SHELL_WORDS = frozenset(_SHELL_WORDS_TEXT.split())
-#: Words that run another program: the program is the first word after them (and their
-#: options; those here take a value).
-_WRAPPERS_TEXT = (
-    "sudo doas env time nice nohup xargs command exec timeout stdbuf ionice chrt taskset "
-    "caffeinate unbuffer watch"
-)
-_WRAPPERS = frozenset(_WRAPPERS_TEXT.split())
-_VALUE_OPTS_TEXT = "-u -g -C -n -I -P -L -d -s -E -k -c -p"
-_VALUE_OPTS = frozenset(_VALUE_OPTS_TEXT.split())
 #: Programs of one system only: missing elsewhere, they are "not on this machine" (info).
 _OS_TEXT = {
     "macOS": "brew pbcopy pbpaste osascript launchctl mdfind xcrun",
@@ -208,28 +202,8 @@ def elsewhere(ref: str, platform: str | None = None) -> str | None:
 
 #: First words never taken for a program
 _NEVER = _NOT_COMMANDS | SHELL_WORDS | SUBCOMMANDS
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s=()\"'<>|;&]*$")
 _SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
 _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
-
-
-def _program(words: list[str]) -> str | None:
-    """The program of one command's words: past ``VAR=…`` and wrappers with their options."""
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if _ASSIGN.match(w):
-            i += 1
-            continue
-        if w in _WRAPPERS:
-            i += 1
-            while i < len(words) and words[i].startswith("-"):
-                i += 2 if words[i] in _VALUE_OPTS else 1
-            if w == "timeout" and i < len(words):
-                i += 1  # its duration
-            continue
-        return w
-    return None
 
 
 def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()) -> list[str]:
@@ -253,7 +227,7 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
 
 
 #: First words whose second word is a program they run, not a subcommand.
-_NOT_RUNNERS = SHELL_WORDS | _WRAPPERS | {"npx", "uvx", "bunx", "pipx", "pnpx", "which"}
+_NOT_RUNNERS = SHELL_WORDS | set(_WRAPPERS) | {"npx", "uvx", "bunx", "pipx", "pnpx", "which"}
 _FENCE_LINE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _RUN = re.compile(r"^\s*(?:\$\s+)?([A-Za-z][\w.+-]*)\s+([a-z][\w-]*)\b")
 

@@ -36,7 +36,7 @@ def test_programs_and_paths() -> None:
     assert program_of("sudo -u postgres psql -c 'select 1' && sudo -E make; env -i go test") == [
         "psql", "make", "go",
     ]  # fmt: skip
-    assert program_of("time -p pytest; FOO=-x sudo -- nice -n 5 make") == ["pytest", "nice"]
+    assert program_of("time -p pytest; FOO=-x sudo -- nice -n 5 make") == ["pytest", "make"]
     assert path_matches("src/generated/", "/home/me/app/src/generated/api.ts")
     assert not path_matches("src/generated/", "/home/me/app/src/generated-old/api.ts")
     assert path_matches("*.lock", "/home/me/app/yarn.lock")
