@@ -12,7 +12,6 @@ from store.ledger.state import (
     State,
     fold_entry,
     item_key,
-    report_of,
 )
 
 __all__ = [
@@ -32,6 +31,5 @@ __all__ = [
     "item_key",
     "new_id",
     "now_iso",
-    "report_of",
     "set_channel",
 ]

@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from store.ledger.entry import Entry
-from store.located import plain_key
 
 State = Literal["pending", "approved", "rejected", "contested"]
 DECISIONS: tuple[str, ...] = ("approve", "reject", "reopen")
@@ -126,12 +125,6 @@ def fold_entry(st: ItemState, e: Entry) -> None:
         st.archived = False
     elif e.op == "promote":
         st.promoted = (*st.promoted, dict(e.data))
-
-
-def report_of(key: str) -> str:
-    """The report id of an item's key or a report's (located or not), the id of anything
-    else (a proposal's, a lesson's)."""
-    return plain_key(key).partition("/")[0]
 
 
 def item_key(report_id: str | None, item_id: str | None) -> str | None:
