@@ -25,7 +25,7 @@ from store.tx.journal import FileWrite
 from store.tx.transactions import Effect, TxPlan, TxResult, apply
 from store.workspace import Workspace
 from store.write.atomic import current_stamp
-from store.write.markdown_edit import MarkdownDoc, MarkdownTarget, bullet_text, closest
+from store.write.markdown_edit import BulletPlan, MarkdownDoc, MarkdownTarget, bullet_text, closest
 from store.write.policy import (
     MARKDOWN_SUFFIXES,
     PathRefused,
@@ -188,28 +188,31 @@ def plan_promotion(
     return plan
 
 
+def _stops(plan: Plan, found: BulletPlan, near: NearChoice | None, same: str, like: str) -> bool:
+    """Whether the entry already there (``found``) stops the new one; the plan then says so."""
+    plan.near_text = found.existing_text
+    if found.outcome == "identical":
+        plan.status, plan.message = "identical", same
+    elif found.outcome == "near-duplicate" and near is None:
+        plan.status, plan.message = "near-duplicate", f"{like} ({found.score:.0f}% alike)"
+    elif found.outcome == "near-duplicate" and near == "skip":
+        plan.status, plan.message = "skip", f"skipped: {like}"
+    else:
+        return False
+    return True
+
+
 def _apply_bullet(target: MarkdownTarget, plan: Plan, near: NearChoice | None) -> bool:
     """Add the bullet (or not); returns whether the document changed."""
     bp = target.plan(plan.new_text)
-    plan.near_text = bp.existing_text
-    if bp.outcome == "identical":
-        plan.status = "identical"
-        plan.message = f"an identical bullet is already under '{target.title}' (line {(bp.existing_line or 0) + 1})"
+    under = f"already under '{target.title}'"
+    same = f"an identical bullet is {under} (line {(bp.existing_line or 0) + 1})"
+    if _stops(plan, bp, near, same, f"a similar bullet is {under}"):
         return False
-    if bp.outcome == "near-duplicate":
-        if near is None:
-            plan.status = "near-duplicate"
-            plan.message = (
-                f"a similar bullet is already under '{target.title}' ({bp.score:.0f}% alike)"
-            )
-            return False
-        if near == "skip":
-            plan.status, plan.message = "skip", "skipped: a similar bullet is already there"
-            return False
-        if near == "replace" and bp.existing_line is not None:
-            target.replace(bp.existing_line, plan.new_text)
-            return True
-    target.insert(plan.new_text)
+    if bp.outcome == "near-duplicate" and near == "replace" and bp.existing_line is not None:
+        target.replace(bp.existing_line, plan.new_text)
+    else:
+        target.insert(plan.new_text)
     return True
 
 
@@ -259,22 +262,10 @@ def _plan_memory(plan: Plan, near: NearChoice | None) -> None:
         if isinstance(b, dict)
     ]
     found = closest(said, plan.new_text)
-    if found.outcome == "identical":
-        plan.status, plan.near_text = "identical", found.existing_text
-        plan.message = "the same learned behavior is already in the project memory"
+    same = "the same learned behavior is already in the project memory"
+    if _stops(plan, found, near, same, "a similar learned behavior is already there"):
         return
-    if found.outcome == "near-duplicate" and near != "keep-both":
-        plan.near_text = found.existing_text
-        if near is None:
-            plan.status = "near-duplicate"
-            plan.message = f"a similar learned behavior is already there ({found.score:.0f}% alike)"
-            return
-        if near == "skip":
-            plan.status, plan.message = (
-                "skip",
-                "skipped: a similar learned behavior is already there",
-            )
-            return
+    if found.outcome == "near-duplicate" and near == "replace":
         editor.set(["learned_behaviors", found.existing_line or 0], entry)
     else:
         editor.append(["learned_behaviors"], entry)

@@ -170,6 +170,9 @@ def test_a_memory_behavior_near_an_existing_one_says_so(tmp_path: Path) -> None:
     plan = plan_promotion(ws, ref, text="エラーハンドリングを必ず追加する")  # fixture: …必ず追加
     assert plan.status == "near-duplicate" and plan.near_text == "エラーハンドリングを必ず追加"
     assert not plan.writes
+    assert plan_promotion(ws, ref, "skip", text="エラーハンドリングを必ず追加する").status == "skip"
+    both = plan_promotion(ws, ref, "keep-both", text="エラーハンドリングを必ず追加する")
+    assert len(YAML(typ="safe").load(both.after or b"")["learned_behaviors"]) == 2
     plan = plan_promotion(ws, ref, "replace", text="エラーハンドリングを必ず追加する")
     assert promote_plans(ws, [plan]) is not None
     behaviors = YAML(typ="safe").load(target.read_text("utf-8"))["learned_behaviors"]
