@@ -276,34 +276,30 @@ def _successors(graph: PieceGraph) -> dict[str, set[str]]:
     return succ
 
 
+def _reached(start: str, nbrs: dict[str, set[str]]) -> set[str]:
+    """Every name reached from ``start`` (itself too) through ``nbrs``, breadth first."""
+    seen, queue = {start}, deque([start])
+    while queue:
+        for n in nbrs.get(queue.popleft(), ()):
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+    return seen
+
+
 def _analyse(graph: PieceGraph) -> None:
     succ = _successors(graph)
     if graph.initial_known and graph.initial is not None:
-        seen = {graph.initial}
-        queue = deque([graph.initial])
-        while queue:
-            for nxt in succ.get(queue.popleft(), ()):
-                if nxt in graph.nodes and nxt not in seen:
-                    seen.add(nxt)
-                    queue.append(nxt)
+        seen = _reached(graph.initial, succ)
         for node in graph.nodes.values():
             node.reachable = node.name in seen
-    pred: dict[str, set[str]] = {name: set() for name in (*graph.nodes, *graph.ends)}
+    pred: dict[str, set[str]] = {}
     for src, targets in succ.items():
         for t in targets:
             pred.setdefault(t, set()).add(src)
-    exits: dict[str, set[str]] = {name: set() for name in graph.nodes}
-    for end in graph.ends:
-        seen = {end}
-        queue = deque([end])
-        while queue:
-            for p in pred.get(queue.popleft(), ()):
-                if p not in seen:
-                    seen.add(p)
-                    exits[p].add(end)
-                    queue.append(p)
+    before = {end: _reached(end, pred) - {end} for end in graph.ends}
     for node in graph.nodes.values():
-        node.exits = frozenset(exits[node.name])
+        node.exits = frozenset(end for end, names in before.items() if node.name in names)
 
 
 # -- aggregate conditions ---------------------------------------------------------
