@@ -652,7 +652,7 @@ class Ledger:
             # signed as it is read back (the JSON of the line, not the caller's objects)
             sig = machine_key.sign(self.state_dir, json.loads(encode_record(body)))
             line = encode_record({**body, "sig": sig} if sig else body)
-            append_bytes(path, line, guard=guard, repair_torn=True)
+            append_bytes(path, line, guard=guard)
             self._refresh()
             if self._refolded:  # an undo or a redo: kept now, not replayed by the next
                 self._keep_if_due()
@@ -688,5 +688,5 @@ class Ledger:
                 return
             if torn:
                 guard = self._guard_for(path)
-                append_bytes(path, b"", guard=guard, repair_torn=True, create=False)
+                append_bytes(path, b"", guard=guard, create=False)
                 self._refresh()

@@ -286,11 +286,9 @@ def open_locked(path: Path, target: Path, *, create: bool, what: str) -> int:
     raise ConflictError(target, None, None)
 
 
-def append_bytes(
-    path: Path, line: bytes, *, guard: Guard, create: bool = True, repair_torn: bool = False
-) -> None:
-    """Append one whole line in a single ``write``, under our writers' lock. A last line left
-    unfinished is waited for, then refused, or (``repair_torn``, the ledger) ended first."""
+def append_bytes(path: Path, line: bytes, *, guard: Guard, create: bool = True) -> None:
+    """Append one whole line to the ledger in a single ``write``, under our writers' lock; a
+    last line left unfinished (a crash mid-write) is ended first."""
     target = resolve_target(path)
     guard(target)
     if create:
@@ -298,13 +296,7 @@ def append_bytes(
     fd = open_locked(path, target, create=create, what="appended to")
     try:
         if not whole_lines(fd):
-            if repair_torn:
-                os.write(fd, b"\n")
-            else:
-                raise WriteError(
-                    f"{target}: the last line is unfinished (another program may be writing "
-                    "it); nothing was appended"
-                )
+            os.write(fd, b"\n")
         if not line:  # only the torn line repaired
             return
         written = os.write(fd, line)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from store.errors import ReviewError
 from store.ledger import Ledger, current_channel, now_iso
 from store.read.kinds import Kind
 from store.review.external_edit import ExternalEdit, save_external_edit
@@ -358,6 +359,26 @@ def test_an_append_records_the_hashes_of_the_file_before_and_after(
     )
     assert rec["before_sha256"] == hashlib.sha256(before).hexdigest()
     assert rec["after_sha256"] == hashlib.sha256(after).hexdigest()
+
+
+def test_an_append_refuses_a_last_line_begun_after_planning(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program starts a line after the import was planned: nothing is appended to it
+    (the ledger's own torn line is ended instead: tests/store/test_ledger.py)."""
+    from store.review import wrapup
+
+    lessons = ws.loc("lessons_ai")
+    before = lessons.read_bytes() + b'{"id": "ll-ai-20261231-090", "title": "half'
+
+    def meanwhile(*args: object, **kwargs: object) -> None:
+        lessons.write_bytes(before)
+
+    monkeypatch.setattr(wrapup, "check_write", meanwhile)
+    with pytest.raises(ReviewError, match=r"the last line is unfinished.*nothing was appended"):
+        import_wrapup(ws, WRAPUP)
+    assert lessons.read_bytes() == before
+    assert not ws.loc("lessons_user").read_bytes().endswith(b'"half')
 
 
 def test_import_undo_refuses_when_lines_were_appended_after_and_keeps_them(
