@@ -215,15 +215,13 @@ def find(changes: list[Change], ws: Workspace, name: str) -> Change:
     raise ReviewError(f"{name}: no change to review in this file ('hurikaeri changes' lists them)")
 
 
-def keep(
-    ws: Workspace, changes: list[Change], *, ledger: Ledger | None = None, who: str | None = None
-) -> TxResult:
+def keep(ws: Workspace, changes: list[Change], *, ledger: Ledger | None = None) -> TxResult:
     """The files as shown become their reviewed state: one transaction for them all."""
     if not changes:
         raise ReviewError("nothing to keep: no change to review")
     rv = Reviewed.load(ws)
     effects = [_kept(rv, ch.key, ch.current) for ch in changes]
-    plan = TxPlan(KEEP, [ch.key for ch in changes], [], effects, who=who)
+    plan = TxPlan(KEEP, [ch.key for ch in changes], [], effects)
     return apply(ws, plan, ledger=ledger)
 
 
@@ -234,14 +232,13 @@ def keep_edited(
     *,
     allow_secrets: bool = False,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult:
     """Write the person's edit of the file as shown and make it the reviewed state (one ``keep``
     transaction); secrets refused unless allowed, a file changed since shown refused."""
     check_write(change.reviewed, after, change.key, f"the edited {change.key}", allow=allow_secrets)
     rv = Reviewed.load(ws)
     fw = FileWrite(change.path, change.current, after, action_writes(ws, KEEP))
-    plan = TxPlan(KEEP, [f"{change.key} (edited)"], [fw], [_kept(rv, change.key, after)], who=who)
+    plan = TxPlan(KEEP, [f"{change.key} (edited)"], [fw], [_kept(rv, change.key, after)])
     return apply(ws, plan, ledger=ledger)
 
 
@@ -267,7 +264,6 @@ def revert(
     hunk: int | None = None,
     *,
     ledger: Ledger | None = None,
-    who: str | None = None,
 ) -> TxResult:
     """Put the reviewed content back (``hunk``: only that 1-based hunk) as one transaction."""
     if change.status == "modified" and change.reviewed is None:
@@ -281,7 +277,7 @@ def revert(
         after = _revert_hunk(change.reviewed, change.current, groups[hunk - 1])
         subject = f"{change.key} hunk {hunk}"
     fw = FileWrite(change.path, change.current, after, action_writes(ws, REVERT))
-    return apply(ws, TxPlan(REVERT, [subject], [fw], who=who), ledger=ledger)
+    return apply(ws, TxPlan(REVERT, [subject], [fw]), ledger=ledger)
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -238,7 +238,6 @@ def decide_keys(
     *,
     action: str | None = None,
     ledger: Ledger | None = None,
-    who: str | None = None,
     locs: Mapping[str, str] | None = None,
 ) -> TxResult:
     """Approve, reject or reopen the items under these ledger keys as one transaction; each
@@ -256,7 +255,7 @@ def decide_keys(
     ]
     return apply(
         ws,
-        TxPlan(action or op, list(keys), effects=effects, note=note or None, who=who),
+        TxPlan(action or op, list(keys), effects=effects, note=note or None),
         ledger=ledger,
     )
 

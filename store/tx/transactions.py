@@ -93,7 +93,6 @@ class TxPlan:
     files: list[FileWrite] = field(default_factory=list)
     effects: list[Effect] = field(default_factory=list)
     note: str | None = None
-    who: str | None = None
     undoes: str | None = None
     redoes: str | None = None
     #: where it is made (``store.ledger.CHANNELS``; ``None``: this process's channel)
@@ -250,7 +249,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
         "target": plan.subjects[0] if plan.subjects else plan.action,
         "tx": tx,
         "action": plan.action,
-        "who": plan.who or led.who,  # the ledger's reviewer (store.team.reviewer)
+        "who": led.who,  # the ledger's reviewer (store.team.reviewer)
         "channel": channel,
         "subjects": list(plan.subjects),
     }
@@ -998,9 +997,7 @@ def _deletes(f: dict[str, Any], *, back: bool) -> bool:
     return f.get(f"{side}_sha256") is None
 
 
-def undo(
-    ws: Workspace, tx_id: str, *, ledger: Ledger | None = None, who: str | None = None
-) -> TxResult:
+def undo(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxResult:
     """Undo one transaction by id as a new one, or :class:`UndoRefused` naming the file that
     changed since (with the diff). Undoing an undo is a redo; a redo, what it applied."""
     led = _ledger(ws, ledger)
@@ -1010,29 +1007,23 @@ def undo(
     if u.action in ("undo", "redo") and not u.trusted(led):
         raise _not_ours(led, u, "undo")
     if u.action == "undo" and u.undoes:
-        return _turn_unit(ws, led, units, _find(led, units, u.undoes), who, back=False)
+        return _turn_unit(ws, led, units, _find(led, units, u.undoes), back=False)
     if u.action == "redo" and u.redoes:
-        return _turn_unit(ws, led, units, _find(led, units, u.redoes), who, back=True)
-    return _turn_unit(ws, led, units, u, who, back=True)
+        return _turn_unit(ws, led, units, _find(led, units, u.redoes), back=True)
+    return _turn_unit(ws, led, units, u, back=True)
 
 
-def undo_last(
-    ws: Workspace, *, ledger: Ledger | None = None, who: str | None = None
-) -> TxResult | None:
+def undo_last(ws: Workspace, *, ledger: Ledger | None = None) -> TxResult | None:
     """Undo the newest transaction done (``None``: there is none); see :func:`undo`."""
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
     u = _last_here(led, units)
-    return _turn_unit(ws, led, units, u, who, back=True) if u is not None else None
+    return _turn_unit(ws, led, units, u, back=True) if u is not None else None
 
 
 def redo(
-    ws: Workspace,
-    tx_id: str | None = None,
-    *,
-    ledger: Ledger | None = None,
-    who: str | None = None,
+    ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None
 ) -> TxResult | None:
     """Apply an undone transaction again (default: the one undone last; ``None``: none), or
     :class:`UndoRefused` naming the file that changed since; ``tx_id`` may name the undo."""
@@ -1046,7 +1037,7 @@ def redo(
         if not u.trusted(led):
             raise _not_ours(led, u, "redo")
         u = _find(led, units, u.undoes)
-    return _turn_unit(ws, led, units, u, who, back=False)
+    return _turn_unit(ws, led, units, u, back=False)
 
 
 def _not_ours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
@@ -1065,9 +1056,7 @@ def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
     )
 
 
-def _turn_unit(
-    ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, who: str | None, *, back: bool
-) -> TxResult:
+def _turn_unit(ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back: bool) -> TxResult:
     """Undo (``back``) or redo ``u`` as one new transaction."""
     verb = "undo" if back else "redo"
     if not led.is_own(u.src):
@@ -1083,7 +1072,7 @@ def _turn_unit(
     if not back and (u.status != "committed" or not _is_undone(led, u)):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
     writes = _turn_files(ws, led, units, u, back=back)
-    plan = TxPlan(verb, u.subjects, writes, who=who, note=u.title)
+    plan = TxPlan(verb, u.subjects, writes, note=u.title)
     plan.undoes, plan.redoes = (u.id, None) if back else (None, u.id)
     try:
         return apply(ws, plan, ledger=led)

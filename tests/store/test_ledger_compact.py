@@ -348,7 +348,6 @@ def test_a_team_transaction_read_back_is_undone(ws: Workspace) -> None:
         [key],
         [FileWrite(target, b"before\n", b"after\n", guard=lambda _real: None)],
         [Effect("edit", key)],
-        who="alice",
     )
     wrote = apply(ws, plan, ledger=Ledger(ws.state_dir, who="alice"))
     assert target.read_text("utf-8") == "after\n"

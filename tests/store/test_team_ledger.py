@@ -60,8 +60,10 @@ def test_each_reviewer_writes_only_their_own_file(ws: Workspace) -> None:
 
 def test_without_a_team_the_single_ledger_is_written(tmp_path: Path) -> None:
     w = Workspace(tmp_path / "solo", Config(reviewer="me"))
-    decide_keys(w, [KEY], "approve", who="alice")
-    decide_keys(w, [KEY], "reject", who="bob")  # one file: never contested
+    decide_keys(w, [KEY], "approve", ledger=Ledger(w.state_dir, who="alice"))
+    decide_keys(
+        w, [KEY], "reject", ledger=Ledger(w.state_dir, who="bob")
+    )  # one file: never contested
     assert (w.state_dir / "ledger.jsonl").is_file()
     assert not (w.state_dir / "ledger").exists()
     assert Ledger(w.state_dir).state(KEY).state == "rejected"

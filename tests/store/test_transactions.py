@@ -473,8 +473,8 @@ def test_undo_of_an_undo_is_a_redo(ws: Workspace) -> None:
 
 def test_history_lists_newest_first_with_states(ws: Workspace) -> None:
     key = f"{RID}/keep-001"
-    a = decide_keys(ws, [key], "approve", who="alice")
-    b = decide_keys(ws, [key], "reject", who="bob")
+    a = decide_keys(ws, [key], "approve", ledger=Ledger(ws.state_dir, who="alice"))
+    b = decide_keys(ws, [key], "reject", ledger=Ledger(ws.state_dir, who="bob"))
     undo(ws, b.id)
     views = history(ws, limit=3)
     assert [v.action for v in views] == ["undo", "reject", "approve"]
