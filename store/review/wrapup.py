@@ -18,7 +18,6 @@ import math
 import mmap
 import os
 import re
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -101,13 +100,6 @@ class _Existing:
     #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
     #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
     seen: tuple[int, int, int, int, int] | None = None
-    #: the SHA-256 of those bytes (a ``hashlib`` object), worked out beside the search when
-    #: the file had settled and the import writes (the transaction's record needs it)
-    digest: Any = None
-
-    def hashed(self, st: os.stat_result) -> Any:
-        """The digest of the file read, if ``st`` shows it is that file unchanged."""
-        return self.digest if self.seen is not None and self.seen == _identity(st) else None
 
 
 def _content_key(rec: dict[str, Any]) -> str:
@@ -231,26 +223,15 @@ def _existing(
     session_id: str | None,
     records: list[tuple[str, dict[str, Any]]],
     day: str,
-    digest: bool = True,
 ) -> _Existing:
-    """What a file lines are appended to holds. ``digest``: hashed beside the search."""
+    """What a file lines are appended to holds."""
     with _target(path) as got:
         if got is None:
             return _Existing()
         data, st = got
-        settled = max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS
-        # hashing lets go of the interpreter: a second core hashes while this one searches
-        sha = hashlib.sha256() if settled and digest else None
-        hashing = threading.Thread(target=sha.update, args=(data,)) if sha else None
-        if hashing is not None:
-            hashing.start()
-        try:
-            found = _scan(data, session_id, records, day)
-        finally:
-            if hashing is not None:
-                hashing.join()  # before the map is closed
-    if settled:
-        found.seen, found.digest = _identity(st), sha
+        found = _scan(data, session_id, records, day)
+    if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS:
+        found.seen = _identity(st)
     return found
 
 
@@ -532,12 +513,11 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
             }
             _add_extras(record, les.model_extra)
             out.append(record)
-    # the summaries file comes first: once it has a record to write, the lessons files are
-    # hashed as they are searched and the secret rules load meanwhile (an import retried
-    # writes nothing: no digest, no scan)
+    # once a file has a record to write, the secret rules load while the rest is searched
+    # (an import retried writes nothing: no scan)
     writes = False
     for path, records in _by_file(plan).items():
-        found = _existing(path, model.session_id, records, day, digest=writes)
+        found = _existing(path, model.session_id, records, day)
         plan.existing[path] = found
         _assign(records, found, day, plan)
         if not writes and not all(r["id"] in plan.present for _, r in records):
@@ -621,21 +601,10 @@ def import_wrapup(
                     out += line
             return bytes(out)
 
-        if all(r["id"] in plan.present for _, r in records):
-            continue
-        planned = plan.existing.get(path)
-        files.append(
-            FileWrite(
-                path,
-                None,
-                None,
-                guards[path],
-                "append",
-                "wrapup",
-                compose=compose,
-                hashed=planned.hashed if planned is not None else None,
+        if not all(r["id"] in plan.present for _, r in records):
+            files.append(
+                FileWrite(path, None, None, guards[path], "append", "wrapup", compose=compose)
             )
-        )
     if files:
         subjects = [str(r["id"]) for _, _, r in plan.records()]
         tx = TxPlan("import-wrapup", subjects, files, note=source)

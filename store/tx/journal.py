@@ -72,9 +72,6 @@ class FileWrite:
     #: append: the bytes to append, decided with the file open and locked (its descriptor,
     #: -1: none yet), so that what another import appended a moment ago is not appended again
     compose: Callable[[int], bytes] | None = None
-    #: append: the ``hashlib`` SHA-256 of the file read while planning, given its ``stat``
-    #: under the lock when unchanged since (``None``: hashed again)
-    hashed: Callable[[os.stat_result], Any] | None = None
 
 
 @dataclass(slots=True)
@@ -215,8 +212,7 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
             st = os.fstat(p.fd)
             size = st.st_size
             if fw.how == "append":  # one pass: the file as it is, then with the tail
-                known = fw.hashed(st) if fw.hashed is not None else None
-                h = known.copy() if known is not None else _hasher(p.fd, size)
+                h = _hasher(p.fd, size)
                 digest = h.hexdigest()
                 h.update(tail)
                 after_digest = h.hexdigest()
