@@ -18,7 +18,6 @@ import math
 import mmap
 import os
 import re
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,8 +65,6 @@ class WrapupImport:
     present: set[str] = field(default_factory=set)
     #: the transaction that appended the lines (``None``: nothing was written)
     tx: TxResult | None = None
-    #: what each target file held when the import was planned
-    existing: dict[Path, _Existing] = field(default_factory=dict)
     #: where each record's line is, by id: found there, or appended
     spans: dict[str, Span] = field(default_factory=dict)
 
@@ -97,9 +94,6 @@ class _Existing:
 
     ids: set[str] = field(default_factory=set)
     same: dict[str, list[tuple[str, Span]]] = field(default_factory=dict)
-    #: the file's identity (:func:`_identity`) when it was read, if it had settled by then
-    #: (``None``: absent, empty or changed lately): the same identity later, the same bytes
-    seen: tuple[int, int, int, int, int] | None = None
 
 
 def _content_key(rec: dict[str, Any]) -> str:
@@ -228,15 +222,11 @@ def _existing(
     with _target(path) as got:
         if got is None:
             return _Existing()
-        data, st = got
-        found = _scan(data, session_id, records, day)
-    if max(st.st_mtime_ns, st.st_ctime_ns) < time.time_ns() - _SETTLED_NS:
-        found.seen = _identity(st)
-    return found
+        return _scan(got, session_id, records, day)
 
 
 @contextlib.contextmanager
-def _target(path: Path) -> Iterator[tuple[mmap.mmap, os.stat_result] | None]:
+def _target(path: Path) -> Iterator[mmap.mmap | None]:
     """A file lines are appended to, after checking it can take a line (``None``: absent or
     empty); mapped, not read (a gigabyte costs page cache, not memory)."""
     try:
@@ -258,22 +248,13 @@ def _target(path: Path) -> Iterator[tuple[mmap.mmap, os.stat_result] | None]:
             return
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             _check_appendable(path, data)
-            yield data, st
+            yield data
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
         raise ReviewError(f"{cannot_read(path, exc)}; nothing written") from exc
     finally:
         os.close(fd)
-
-
-#: A file last changed this long before it was read counts as settled (coarse clocks; as
-#: ``store.index.cache.RACY_NS``): its identity then tells whether it changed since.
-_SETTLED_NS = 2_000_000_000
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _check_appendable(path: Path, data: mmap.mmap) -> None:
@@ -517,9 +498,7 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
     # (an import retried writes nothing: no scan)
     writes = False
     for path, records in _by_file(plan).items():
-        found = _existing(path, model.session_id, records, day)
-        plan.existing[path] = found
-        _assign(records, found, day, plan)
+        _assign(records, _existing(path, model.session_id, records, day), day, plan)
         if not writes and not all(r["id"] in plan.present for _, r in records):
             writes = True
             if scan:
@@ -579,15 +558,9 @@ def import_wrapup(
             records: list[tuple[str, dict[str, Any]]] = records,
             path: Path = path,
         ) -> bytes:
-            # the file as it is now, under the lock: another import may have appended (a
-            # settled file whose identity is still the one read while planning is not
-            # searched again)
-            planned = plan.existing.get(path)
-            st = os.fstat(fd) if fd >= 0 else None
-            size = st.st_size if st is not None else 0
-            if planned is not None and st is not None and planned.seen == _identity(st):
-                existing = planned
-            elif size:
+            # the file as it is now, under the lock: another import may have appended
+            size = os.fstat(fd).st_size if fd >= 0 else 0
+            if size:
                 with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
                     existing = _scan(data, model.session_id, records, day)
             else:
@@ -661,7 +634,7 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
     found: dict[str, list[dict[str, Any]]] = {}
     for loc, spans in mark["at"].items():
         with _target(paths[loc]) as got:  # refused as an import of it would be
-            lines = [_line_at(got[0], *span) if got else None for span in spans]
+            lines = [_line_at(got, *span) if got else None for span in spans]
         if any(line is None for line in lines):
             return None
         found[loc] = recs = [json.loads(line) for line in lines if line is not None]

@@ -101,14 +101,8 @@ def test_the_stem_finds_what_matching_every_id_found(
     assert wrapup._ids_with_stem(data, STEM) == _old_ids(data, STEM)
 
 
-def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file counts as settled (in a test each was written a moment ago)."""
-    monkeypatch.setattr(wrapup, "_SETTLED_NS", -(10**18))
-
-
-def _one_ai_lesson(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The AI lessons file holding one lesson of the example's day, every file settled."""
-    _settled(monkeypatch)
+def _one_ai_lesson(tmp_path: Path) -> Path:
+    """The AI lessons file holding one lesson of the example's day."""
     ai = tmp_path / "lessons" / "ai" / "lessons.jsonl"
     ai.parent.mkdir(parents=True)
     ai.write_text('{"id": "ll-ai-20260223-001", "title": "there before"}\n', encoding="utf-8")
@@ -118,7 +112,7 @@ def _one_ai_lesson(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_line_appended_after_planning_is_seen_before_writing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ai = _one_ai_lesson(tmp_path, monkeypatch)
+    ai = _one_ai_lesson(tmp_path)
     real_apply = transactions.apply
 
     def apply_after_another_writer(*args: Any, **kwargs: Any) -> Any:
@@ -137,7 +131,7 @@ def test_a_file_rewritten_after_planning_is_searched_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another inode, the same size: the identity differs, the file is read again."""
-    ai = _one_ai_lesson(tmp_path, monkeypatch)
+    ai = _one_ai_lesson(tmp_path)
     real_apply = transactions.apply
 
     def apply_after_a_rewrite(*args: Any, **kwargs: Any) -> Any:
@@ -151,10 +145,7 @@ def test_a_file_rewritten_after_planning_is_searched_again(
     assert [r["id"] for r in _lines(ai)] == ["ll-ai-20260223-005", "ll-ai-20260223-006"]
 
 
-def test_a_settled_file_unchanged_since_planning_gets_the_planned_ids(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _settled(monkeypatch)
+def test_a_file_unchanged_since_planning_gets_the_planned_ids(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     first = import_wrapup(ws, EXAMPLE)
     data = json.loads(EXAMPLE)
