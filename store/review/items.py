@@ -47,10 +47,7 @@ class ItemRef:
 
 def item_position(report: KptReport, section: str, item: KptItem) -> int:
     """The item's place in its section, from 1 (0 when it is not there)."""
-    for n, other in enumerate(report.section(section), 1):
-        if other is item:
-            return n
-    return 0
+    return next((n for n, o in enumerate(report.section(section), 1) if o is item), 0)
 
 
 def missing_id(report: KptReport, section: str, item: KptItem, where: str) -> str:

@@ -396,8 +396,7 @@ class Recovered:
 def recover(ws: Workspace, *, ledger: Ledger | None = None) -> list[Recovered]:
     """Roll back and mark aborted what a killed process left between ``begin`` and ``commit``;
     no lock is taken when there is none (every live transaction holds the lock)."""
-    led = ledger if ledger is not None else Ledger(ws.state_dir)
-    led.refresh()
+    led = _ledger(ws, ledger)
     if not _ours_open(led):
         return []
     with tx_lock(ws):
