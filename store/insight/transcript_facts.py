@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.read.trace_counts import TraceCounts
+from store.read.trace_counts import is_correction, own_text
 from store.read.transcript import CODE_CHANGE_TOOLS, raw_lines
 from store.write.state_file import read_state, write_state
 
@@ -72,7 +72,6 @@ class _Reader:
 
     def __init__(self, facts: SessionFacts) -> None:
         self.facts = facts
-        self.trace = TraceCounts()  # the hurikaeri skill's correction count, restated
         self._tools = set(facts.tools)
         self._read = set(facts.read)
         self._edited = set(facts.edited)
@@ -97,8 +96,6 @@ class _Reader:
 
     def line(self, data: dict[str, Any]) -> None:
         summary = data.get("isCompactSummary") is True
-        if not summary:
-            self.trace.line(data)
         kind = data.get("type")
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
@@ -106,7 +103,13 @@ class _Reader:
             for part in content:
                 if isinstance(part, dict) and part.get("type") == "tool_use":
                     self._call(part)
-        elif kind == "user" and not summary:
+            return
+        if kind not in ("user", "human") or summary:
+            return
+        text = own_text(content)  # the hurikaeri skill's corrections (store.read.trace_counts)
+        if not text.startswith("<system-reminder>") and is_correction(text):
+            self.facts.corrections += 1
+        if kind == "user":
             texts = [content] if isinstance(content, str) else []
             if isinstance(content, list):
                 texts = [
@@ -206,7 +209,6 @@ def _read_from(
             offset = fh.tell()
             if raw is not None:
                 reader.raw(raw)
-        entry.facts.corrections += reader.trace.correction_count
         entry.offset = offset
         entry.tail = _tail_hash(fh, offset)
         return entry, offset - start

@@ -61,7 +61,7 @@ def is_correction(text: str) -> bool:
     return score >= 3
 
 
-def _own_text(content: Any) -> str:
+def own_text(content: Any) -> str:
     """A user line's own text: a string, or its text blocks joined (tool results left out)."""
     if isinstance(content, str):
         return content
@@ -126,7 +126,7 @@ class TraceCounts:
                     and p.get("is_error")
                     and isinstance(p.get("content"), str)
                 )
-            text = _own_text(content)
+            text = own_text(content)
             if not text.startswith("<system-reminder>") and is_correction(text):
                 self.correction_count += 1
 
