@@ -329,22 +329,12 @@ def _read_block(span: BlockSpan, sink: DiagnosticSink) -> MetaBlock | None:
 
 def reply_json(reply: Reply, diagnostics: list[Diagnostic] | None = None) -> dict[str, Any]:
     """The reply's metadata as plain JSON data (what ``hurikaeri meta`` prints)."""
-    findings = []
-    for f in reply.findings:
-        findings.append(
-            {
-                "severity": f.severity,
-                "message": f.message,
-                "suggestion": f.suggestion,
-                **(f.model_extra or {}),
-            }
-        )
     out: dict[str, Any] = {
         "source": reply.source,
         "kind": reply.kind,
         "status": reply.status,
         "verdict": reply.verdict,
-        "findings": findings,
+        "findings": [f.model_dump() for f in reply.findings],  # unknown fields last, as written
         "open_questions": reply.open_questions,
         "decisions": reply.decisions,
         "blockers": reply.blockers,
