@@ -24,7 +24,6 @@ holds the skill's counts.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +59,7 @@ TARGET_FIELDS = (
 )
 #: Line types Claude Code writes that are neither turns nor worth a warning.
 QUIET_TYPES = frozenset(
-    {"system", "file-history-snapshot", "queue-operation", "progress", "attachment"}
+    {"system", "file-history-snapshot", "queue-operation", "progress", "attachment", "summary"}
 )
 #: Text Claude Code itself puts in a "user" line: shown as a note, never a turn.
 META_PREFIXES = (
@@ -128,17 +127,13 @@ class Transcript:
     turns: list[Turn] = field(default_factory=list)
     #: blocks before the first turn (notes, sub-agent lines)
     preamble: list[Block] = field(default_factory=list)
-    summaries: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    first_timestamp: str | None = None
-    last_timestamp: str | None = None
     cwd: str | None = None
     lines: int = 0
     #: lines not read: broken, not an object, too long, of an unknown type, no message
     skipped: int = 0
     #: the hurikaeri skill's counts (:mod:`store.read.trace_counts`)
     trace: TraceCounts = field(default_factory=TraceCounts)
-    size: int = 0
     #: the whole file has been read
     complete: bool = False
 
@@ -302,13 +297,11 @@ class TranscriptReader:
         if self._fh is None and not self._failed:
             try:
                 fh = open(self.path, "rb")  # noqa: SIM115 - kept open across read() calls
-                st = os.fstat(fh.fileno())
             except OSError as exc:
                 self._failed = True
                 self._diag("error", "transcript-unreadable", f"cannot read: {exc.strerror}", None)
                 self._publish_diagnostics()
                 return None
-            self.transcript.size = st.st_size
             self._fh, self._lines = fh, raw_lines(fh)
         return self._fh
 
@@ -390,9 +383,6 @@ class TranscriptReader:
         t.trace.line(data)
         kind = data.get("type")
         stamp = _str(data.get("timestamp"))
-        if stamp:
-            t.first_timestamp = t.first_timestamp or stamp
-            t.last_timestamp = stamp
         if t.cwd is None:
             t.cwd = _str(data.get("cwd"))
         sid = _str(data.get("sessionId"))
@@ -405,11 +395,6 @@ class TranscriptReader:
                 f"a line of session {sid[:80]} among the lines of {self._line_sid[:80]}",
                 number,
             )
-        if kind == "summary":
-            text = _str(data.get("summary"))
-            if text:
-                t.summaries.append(_cap(text, TEXT_CAP)[0])
-            return
         if kind in ("user", "assistant"):
             message = data.get("message")
             if not isinstance(message, dict):

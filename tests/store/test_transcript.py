@@ -37,12 +37,8 @@ def test_representative_sample_turns_are_messages() -> None:
     edit = next(b for b in t.turns[3].blocks if b.kind == "tool_use")
     assert (edit.name, edit.target) == ("Edit", "/tmp/decorator_example.py")
     assert edit.result is not None and edit.result in t.turns[3].blocks
-    assert t.summaries and t.complete
-    assert (t.first_timestamp, t.last_timestamp, t.cwd) == (
-        "2025-06-14T10:00:00Z",
-        "2025-06-14T10:04:00Z",
-        "/tmp",
-    )
+    assert t.complete and t.cwd == "/tmp"
+    assert not t.diagnostics  # its summary line is known, not a line of an unknown type
 
 
 def test_edge_cases_broken_lines_are_diagnostics() -> None:
