@@ -1,18 +1,8 @@
-"""``hurikaeri sync``: share one reviewer's work through the workspace's git repository.
-
-The real ``git`` does everything. One sync, under the workspace's transaction lock while it
-commits and while it moves the work tree: checks the repository (a branch, nothing in
-progress); fetches and refuses unless every local commit the remote lacks was made by a sync
-here and not pushed yet (not the person's own commits, nor ones the team took off the
-remote); joins the team the first time (:mod:`store.team`); commits only the reviewer's
-ledger file and the files their own transactions wrote (``git commit --only``); replays its
-unpushed commits onto a moved remote in a temporary worktree (appended and Markdown files
-merge as a union of lines, so two reviewers' bullets both stay); pushes, trying again if
-someone pushed meanwhile.
-
-What a sync made and has not pushed is listed in the git directory (``UNPUSHED``, never
-shared): a trailer in a message is what anyone can write. On any conflict it stops with one
-line and leaves everything as it was (no rebase left half done, its commit taken back).
+"""``hurikaeri sync``: share one reviewer's work through the workspace's git repository, with
+the real ``git`` (what it does and refuses: docs/team-review.md). It commits only the
+reviewer's own files (``git commit --only``), replays them onto a moved remote in a temporary
+worktree, and on any conflict leaves everything as it was. What a sync made and has not pushed
+is listed in the git directory (``UNPUSHED``): a trailer in a message is what anyone can write.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
-"""The workspace watcher: an async generator of domain changes, on ``watchfiles.awatch``,
-with what raw notifications get wrong put right:
-
-- A rename-save arrives as added+deleted (or the reverse): each path of a batch is stat'ed
-  once the batch is complete and reported once (modified / added / deleted); an unchanged
-  file (a duplicate notification, a ``chmod``) is not reported.
-- A location that does not exist yet is covered by a shallow watch on its nearest existing
-  ancestor inside the root; when a directory on the way appears or vanishes (inotify drops
-  the watch of a deleted one), the watchers restart and the workspace is rescanned.
-- Only locations are watched recursively, never the whole root (``~/.claude``, full of
-  other tools' files). Our own writes are skipped (:class:`OwnWrites`).
-- When polling (``force_polling``, ``WATCHFILES_FORCE_POLLING``, WSL), files seen changing
-  are stat'ed again a second later (see :data:`RECHECK_SECONDS`).
-
-Blocking work (planning, scanning, hashing) runs in threads; only ``awatch`` adding its
-watches runs on the event loop, as watchfiles does it.
+"""The workspace watcher: an async generator of domain changes on ``watchfiles.awatch``, with
+what raw notifications get wrong put right: each path of a batch is stat'ed once the batch is
+complete (a rename-save is one modification, a ``chmod`` nothing); a missing location is
+watched through its nearest existing ancestor, and the watchers restart when a directory on
+the way comes or goes; only locations are watched recursively, never the root (``~/.claude``
+is full of other tools' files); our own writes are skipped (:class:`OwnWrites`); when polling,
+files seen changing are stat'ed again (:data:`RECHECK_SECONDS`). Blocking work runs in threads.
 """
 
 from __future__ import annotations

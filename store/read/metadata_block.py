@@ -1,24 +1,17 @@
 """Extracting the seed-002 metadata block from the end of an agent's reply.
 
 The block is the *last* YAML block between two ``---`` lines at the very end of the text
-(trailing blank lines allowed, and a code fence around it, as the seed's prompt shows it).
-Earlier ``---`` sections stay part of the body. Reading rules, in the seed's spirit of
-"the body is always readable":
+(trailing blank lines, and a code fence around it, allowed); earlier ``---`` sections stay
+body. In the seed's spirit of "the body is always readable":
 
-- A broken block (YAML error, not a mapping) is a diagnostic; the body stays readable and
-  the fallbacks apply. A closing section that does not look like YAML at all (its first line
-  is not ``key:``) is prose between horizontal rules: a warning, and no block.
-- Without a block, the fallbacks: ``status`` is ``stop`` for a review and ``continue`` for a
-  discussion; ``verdict`` is the last PASS / FAIL / CONDITIONAL written in capitals outside
-  code blocks. Whether a reply is a review is given (``kind``) or guessed: a block with a
-  verdict or findings, or a verdict word in the text.
-- A block without ``status`` (an error: the seed requires it) takes the fallback status.
-- Unknown fields and severities are kept, with a warning. Slips models make are read
-  rather than dropped, with a warning: a single text where a list is expected, a mapping
-  or list item in a list of texts, a finding written as plain text.
-
-:attr:`Reply.status` and :attr:`Reply.verdict` give the value in its canonical lower case
-when it is a known value written in another case (the file keeps what was written).
+- A broken block is a diagnostic, and the fallbacks apply; a closing section whose first line
+  is not ``key:`` is prose between horizontal rules (a warning, no block).
+- The fallbacks: ``status`` is ``stop`` for a review, ``continue`` for a discussion (also for a
+  block without ``status``, an error); ``verdict`` is the last PASS / FAIL / CONDITIONAL in
+  capitals outside code. A reply is a review when told, or when its block has a verdict or
+  findings, or its text a verdict word.
+- Unknown fields and severities, and the slips models make (:func:`_tolerate`), are read with
+  a warning, never dropped; a known value in another case reads canonical, the file unchanged.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""A transcript counted as the hurikaeri skill counts it before its report is written.
-
-The skill that writes KPT reports (github:sizukutamago/dev-tools-plugin,
-``skills/hurikaeri/scripts/extract_session_trace.py``) runs a trace script over the session's
-transcript and gives the model its numbers; the report's turn citations and ``metrics`` are in
-those terms. Restated here (no code of it is used):
-
-Turns: every parsed line counts, whatever its type. A line of type ``user`` (or ``human``)
-whose previous parsed line was of another type starts a turn: a person's prompt *or* a run of
-tool results. The ``assistant`` lines after it belong to that turn; a run of ``assistant``
-lines is one assistant turn. Any other line type (``system``, ``progress``…) ends a run.
-Broken lines change nothing; sub-agent lines and compaction summaries count like any other.
-The metrics (docs/evidence.md) are counted by :class:`TraceCounts` as the script counts them.
+"""A transcript counted as the hurikaeri skill's trace script counts it (restated, no code
+used: github:sizukutamago/dev-tools-plugin, ``skills/hurikaeri/scripts/extract_session_trace.py``);
+the reports' turn citations and ``metrics`` (docs/evidence.md) are in its terms. Every parsed
+line counts, whatever its type: a ``user`` (or ``human``) line after a line of another type
+starts a turn (a prompt *or* a run of tool results), a run of ``assistant`` lines is one
+assistant turn, and sub-agent lines and compaction summaries count like any other.
 """
 
 from __future__ import annotations

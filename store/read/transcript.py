@@ -1,24 +1,12 @@
 """Claude Code session transcripts, ``projects/<slug>/<session-id>.jsonl``: read, never written.
 
-A transcript is Claude Code's own log of a session, one JSON object per line. It is read
-tolerantly and lazily: lines are parsed one at a time from the file (tens of MB are common)
-and only what the review needs is kept — each message's text up to :data:`TEXT_CAP`
-characters, each tool call's name, the file or command it touched and a short preview of
-its input and result. Broken lines, lines that are not objects, unknown line and block
-types, and an unfinished last line (Claude Code may still be appending) become
-diagnostics, never exceptions.
-
-**Turns.** A turn is one message of the conversation: every message the person typed is
-one turn, every message of the agent (one model response, which Claude Code spreads over
-several lines sharing ``message.id``) is one turn. Tool results belong to the turn whose
-tool call they answer; sub-agent (sidechain) lines, summaries, system lines and
-notes Claude Code inserts itself (``isMeta``, the "Caveat:" line, a local command's output,
-``[Request interrupted by user]``, a compaction summary) are not turns. So ``user_turns +
-assistant_turns`` is the number of turns, and turns are numbered from 1 in the file's order.
-
-The hurikaeri skill numbers turns otherwise (:mod:`store.read.trace_counts`): each block
-also carries its turn in that numbering (:attr:`Block.step`), and :attr:`Transcript.trace`
-holds the skill's counts.
+Read lazily (tens of MB are common), keeping only what the review shows, capped; every bad
+line becomes a diagnostic, never an exception. A turn is one message of the conversation: a
+person's typed message, or one model response (several lines sharing ``message.id``); tool
+results belong to their call's turn; sidechains, summaries and Claude Code's own notes
+(``isMeta``, "Caveat:", command output, interruptions, compaction summaries) are not turns.
+Each block also carries its turn as the hurikaeri skill numbers them (:attr:`Block.step`,
+:mod:`store.read.trace_counts`).
 """
 
 from __future__ import annotations
@@ -212,13 +200,9 @@ def _is_meta_text(text: str) -> bool:
 
 
 class TranscriptReader:
-    """Reads a transcript a batch of lines at a time (:meth:`read`) into :attr:`transcript`,
-    so a UI shows the first turns before the rest is read; from one thread.
-
-    ``keep_turns=False`` streams: turns are numbered but not kept; each block is handed out
-    once by :meth:`take_blocks` (a transcript of 100,000 messages is not held twice).
-    ``text_cap``: characters kept per block's text, a tool call's input or a result.
-    """
+    """Reads a transcript a batch of lines at a time (:meth:`read`), from one thread, so a UI
+    shows the first turns first. ``keep_turns=False`` streams blocks through
+    :meth:`take_blocks` (100,000 messages are not held twice)."""
 
     def __init__(
         self,
