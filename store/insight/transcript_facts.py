@@ -106,8 +106,7 @@ class _Reader:
             return
         if kind not in ("user", "human") or summary:
             return
-        text = own_text(content)  # the hurikaeri skill's corrections (store.read.trace_counts)
-        if not text.startswith("<system-reminder>") and is_correction(text):
+        if is_correction(own_text(content)):  # the hurikaeri skill's (store.read.trace_counts)
             self.facts.corrections += 1
         if kind == "user":
             texts = [content] if isinstance(content, str) else []

@@ -48,7 +48,10 @@ _CAMEL = re.compile(r"[A-Z][a-z]+[A-Z]")
 
 
 def is_correction(text: str) -> bool:
-    """Whether the skill takes a person's line ``text`` for a correction."""
+    """Whether the skill takes a person's line ``text`` for a correction (an empty one or a
+    system reminder never is)."""
+    if not text or text.startswith("<system-reminder>"):
+        return False
     score = sum(weight for weight, pattern in _CORRECTIONS if pattern.search(text))
     score += bool(_SUFFIX.search(text)) + bool(_CAMEL.search(text))
     return score >= 3
@@ -119,8 +122,7 @@ class TraceCounts:
                     and p.get("is_error")
                     and isinstance(p.get("content"), str)
                 )
-            text = own_text(content)
-            if not text.startswith("<system-reminder>") and is_correction(text):
+            if is_correction(own_text(content)):
                 self.correction_count += 1
 
     def _tool_use(self, part: dict[str, Any]) -> None:
