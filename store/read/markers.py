@@ -116,11 +116,7 @@ def _recurse(
 ) -> None:
     if hasattr(value, "model_fields_set"):
         check_markers(value, sink, line_of, loc, pruned)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            if hasattr(v, "model_fields_set"):
-                check_markers(v, sink, line_of, (*loc, i), pruned)
-    elif isinstance(value, dict):
-        for k, v in value.items():
+    elif isinstance(value, (list, dict)):
+        for k, v in value.items() if isinstance(value, dict) else enumerate(value):
             if hasattr(v, "model_fields_set"):
                 check_markers(v, sink, line_of, (*loc, k), pruned)
