@@ -118,7 +118,7 @@ class DuplicateGroup:
         }
 
 
-def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list[DuplicateGroup]:
+def find_duplicates(rules: Sequence[Rule]) -> list[DuplicateGroup]:
     """Groups of two or more rules that are duplicates or near-duplicates, largest first."""
     by_norm: dict[str, list[int]] = {}
     said: set[str] = set()  # texts that one of their wordings says as a rule
@@ -155,10 +155,10 @@ def find_duplicates(rules: Sequence[Rule], threshold: float = THRESHOLD) -> list
                 b = members[y]
                 lb = len(keys[b])
                 pair = a * n_keys + b if a < b else b * n_keys + a
-                if pair in seen or min(la, lb) * 2 * 100 < threshold * (la + lb):
+                if pair in seen or min(la, lb) * 2 * 100 < THRESHOLD * (la + lb):
                     continue  # scored already, or ratio can't reach the threshold
                 seen.add(pair)
-                if scorer(ka, keys[b], score_cutoff=threshold) and literals(
+                if scorer(ka, keys[b], score_cutoff=THRESHOLD) and literals(
                     rules[by_norm[ka][0]].text
                 ) == literals(rules[by_norm[keys[b]][0]].text):
                     similar[a].add(b)

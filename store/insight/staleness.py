@@ -181,16 +181,15 @@ def path_refs(text: str) -> list[str]:
 
 
 #: Where a path is of another machine or system than this one (only said of global targets).
-def elsewhere(ref: str, platform: str | None = None) -> str | None:
+def elsewhere(ref: str) -> str | None:
     """The system a path belongs to when it is not this one (``None``: it could be here)."""
-    plat = platform or sys.platform
     if re.match(r"[A-Za-z]:\\", ref) or (
         ref.startswith("/mnt/") and ref[5:6].isalpha() and (ref[6:7] in ("/", ""))
     ):
         return "Windows" if not ref.startswith("/mnt/") else "Windows (WSL)"
-    if plat == "win32":
+    if sys.platform == "win32":
         return None
-    mac = plat == "darwin"
+    mac = sys.platform == "darwin"
     if not mac and ref.startswith(
         ("/Users/", "/Volumes/", "/Applications/", "/opt/homebrew/", "/System/", "~/Library/")
     ):

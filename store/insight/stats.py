@@ -57,10 +57,10 @@ class Cluster:
         }
 
 
-def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int]]:
+def cluster_texts(texts: list[str]) -> list[list[int]]:
     """Indexes of ``texts`` grouped greedily: a text joins the leader it is most like (the
     best of ``ratio`` and ``token_set_ratio``; the earliest on a tie) when that reaches
-    ``threshold``, else leads a cluster of its own."""
+    :data:`SIMILAR`, else leads a cluster of its own."""
     leaders: list[str] = []
     groups: list[list[int]] = []
     for i, t in enumerate(texts):
@@ -70,7 +70,7 @@ def cluster_texts(texts: list[str], threshold: float = SIMILAR) -> list[list[int
             hits = [
                 hit
                 for scorer in (fuzz.ratio, fuzz.token_set_ratio)
-                if (hit := process.extractOne(n, leaders, scorer=scorer, score_cutoff=threshold))
+                if (hit := process.extractOne(n, leaders, scorer=scorer, score_cutoff=SIMILAR))
             ]
             if hits:
                 top = max(hit[1] for hit in hits)
