@@ -32,13 +32,9 @@ def _picture_of(code: int) -> str:
     return "\ufffd"
 
 
-def _picture(m: re.Match[str]) -> str:
-    return _picture_of(ord(m.group()))
-
-
 def printable(text: str, *, keep_newlines: bool = True) -> str:
     """``text`` with every control made visible (tabs and, optionally, newlines kept)."""
-    text = _CONTROL.sub(_picture, text)
+    text = _CONTROL.sub(lambda m: _picture_of(ord(m.group())), text)
     text = _BIDI.sub(lambda m: f"\u27e8U+{ord(m.group()):04X}\u27e9", text)
     if not keep_newlines:
         text = text.replace("\r\n", "\u21b5 ").replace("\n", "\u21b5 ").replace("\r", "\u21b5 ")

@@ -195,10 +195,6 @@ def _input_text(tool_input: Any) -> str:
     return json.dumps(tool_input, ensure_ascii=False, default=str)[: PREVIEW_CAP + 1]
 
 
-def _is_meta_text(text: str) -> bool:
-    return text.lstrip().startswith(META_PREFIXES)
-
-
 class TranscriptReader:
     """Reads a transcript a batch of lines at a time (:meth:`read`), from one thread, so a UI
     shows the first turns first. ``keep_turns=False`` streams blocks through
@@ -485,7 +481,7 @@ class TranscriptReader:
             if btype == "text":
                 text = _str(part.get("text")) or ""
                 capped, cut = _cap(text, self.text_cap)
-                if meta or summary or _is_meta_text(text) or side:
+                if meta or summary or side or text.lstrip().startswith(META_PREFIXES):
                     name = COMPACT_SUMMARY if summary else ""
                     block = Block("meta", capped, number, offset, cut, name=name, sidechain=side)
                     self._add(self._current, block)
