@@ -85,7 +85,6 @@ class TraceCounts:
     changed: dict[str, int] = field(default_factory=dict)
     error_count: int = 0
     correction_count: int = 0
-    skills_used: dict[str, int] = field(default_factory=dict)
     _last: object = None
 
     @property
@@ -132,13 +131,7 @@ class TraceCounts:
         if name not in self.tools:
             self.tools.append(name)
         tool_input = part.get("input")
-        if not isinstance(tool_input, dict):
-            return
-        if name in TRACE_CHANGE_TOOLS:
+        if name in TRACE_CHANGE_TOOLS and isinstance(tool_input, dict):
             path = tool_input.get("file_path")
             if isinstance(path, str) and path:
                 self.changed[path] = self.changed.get(path, 0) + 1
-        if name == "Skill":
-            skill = tool_input.get("skill")
-            if isinstance(skill, str) and skill:
-                self.skills_used[skill] = self.skills_used.get(skill, 0) + 1
