@@ -26,7 +26,6 @@ class JsonlRecord:
     """One record: its parsed object and where its bytes are (``end`` includes the newline)."""
 
     line: int
-    end_line: int
     start: int
     end: int
     data: dict[str, Any]
@@ -112,7 +111,7 @@ def scan_jsonl(
         obj, err = _loads(stripped)
         if err is None:
             if isinstance(obj, dict):
-                scan.records.append(JsonlRecord(lineno, lineno, start, end, obj))
+                scan.records.append(JsonlRecord(lineno, start, end, obj))
             else:
                 sink.error(
                     "not-an-object",
@@ -128,7 +127,7 @@ def scan_jsonl(
         span = _multiline_record(lines, i) if stripped.startswith(b"{") else None
         if span is not None:
             j, obj = span
-            scan.records.append(JsonlRecord(lineno, base_line + j, start, lines[j][1], obj))
+            scan.records.append(JsonlRecord(lineno, start, lines[j][1], obj))
             sink.warning(
                 "multiline-record",
                 f"record spans lines {lineno}-{base_line + j}; JSONL expects one record per line",
