@@ -7,17 +7,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from screens.dialogs.budget_prompt import confirm_budgets
 from screens.dialogs.edit_flow import edit_copy
 from screens.dialogs.secret_prompt import confirm_secret_override
+from screens.list_screen import ListScreen
 from screens.messages import FilesWritten, Open, SessionTarget
 from screens.widgets.diff_view import DiffView
 from screens.widgets.keys import HELP
@@ -81,7 +81,7 @@ def detail(ch: Change, hunk: int) -> Content:
     return Content.assemble(*parts)
 
 
-class ChangesScreen(Screen[None]):
+class ChangesScreen(ListScreen):
     DEFAULT_CSS = """
     ChangesScreen {
         #changes-list { height: 1fr; }
@@ -105,10 +105,10 @@ class ChangesScreen(Screen[None]):
 
     #: told of nothing by the index: the app calls :meth:`changes_moved` when the disk moves
     SHOWS: frozenset[Kind | None] = frozenset()
+    LIST = "changes-list"
 
     def __init__(self, index: WorkspaceIndex) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.changes: dict[str, Change] = {}
         self.hunk = 1
 
@@ -121,10 +121,7 @@ class ChangesScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#changes-list", VirtualTable)
-        table.border_title = "Changes since your last review: reading…"
-        table.focus()
-        self.reload()
+        self.table.border_title = "Changes since your last review: reading…"
 
     def changes_moved(self) -> None:
         """A tracked file or the reviewed state moved (the app's poll)."""
@@ -137,23 +134,17 @@ class ChangesScreen(Screen[None]):
 
     def show(self, found: list[Change], recorded: int | None) -> None:
         self.changes = {c.key: c for c in found}
-        table = self.query_one("#changes-list", VirtualTable)
-        table.set_rows([row(c) for c in found])
         title = f"Changes since your last review: {len(found)}"
         if recorded is not None:
             title = first_start_line(recorded)
-        table.border_title = title
-        self.show_detail(table.cursor_key)
+        self.show_rows([row(c) for c in found], title)
 
-    def current(self) -> Change | None:
-        return self.changes.get(self.query_one("#changes-list", VirtualTable).cursor_key or "")
-
-    @on(VirtualTable.Highlighted, "#changes-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.hunk = 1
-        self.show_detail(event.key)
+    def at_cursor(self) -> Change | None:
+        return self.changes.get(self.table.cursor_key or "")
 
     def show_detail(self, key: str | None) -> None:
+        if key != self.current:
+            self.hunk = 1
         ch = self.changes.get(key or "")
         box = self.query_one("#changes-detail", Static)
         diff = self.query_one("#changes-diff", DiffView)
@@ -166,7 +157,7 @@ class ChangesScreen(Screen[None]):
         diff.load_text(ch.diff())
 
     def action_hunk(self, step: int) -> None:
-        ch = self.current()
+        ch = self.at_cursor()
         if ch is not None and ch.hunks > 1:
             self.hunk = (self.hunk - 1 + step) % ch.hunks + 1
             self.query_one("#changes-detail", Static).update(detail(ch, self.hunk))
@@ -181,14 +172,14 @@ class ChangesScreen(Screen[None]):
 
     @work(exclusive=True, group="changes-write", exit_on_error=False)
     async def action_keep(self) -> None:
-        ch = self.current()
+        ch = self.at_cursor()
         if ch is not None:
             ws, led = self.index.ws, self.index.ledger
             await self._write(f"Kept {ch.key}", lambda: keep(ws, [ch], ledger=led))
 
     @work(exclusive=True, group="changes-write", exit_on_error=False)
     async def action_edit_keep(self) -> None:
-        ch = self.current()
+        ch = self.at_cursor()
         if ch is None:
             return
         ws, led = self.index.ws, self.index.ledger
@@ -209,21 +200,21 @@ class ChangesScreen(Screen[None]):
 
     @work(exclusive=True, group="changes-write", exit_on_error=False)
     async def action_revert(self) -> None:
-        ch = self.current()
+        ch = self.at_cursor()
         if ch is not None:
             ws, led = self.index.ws, self.index.ledger
             await self._write(f"Reverted {ch.key}", lambda: revert(ws, ch, ledger=led))
 
     @work(exclusive=True, group="changes-write", exit_on_error=False)
     async def action_revert_hunk(self) -> None:
-        ch, n = self.current(), self.hunk
+        ch, n = self.at_cursor(), self.hunk
         if ch is not None:
             ws, led = self.index.ws, self.index.ledger
             what = f"Reverted hunk {n} of {ch.key}"
             await self._write(what, lambda: revert(ws, ch, n, ledger=led))
 
     def action_open_session(self) -> None:
-        ch = self.current()
+        ch = self.at_cursor()
         src = ch.source if ch is not None else None
         if src is None:
             self.notify("No session is known to have made this change.", severity="warning")

@@ -12,11 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, OptionList, Static
 
 from screens.dialogs.person_report import PersonReportDialog
-from screens.messages import WorkspaceChanged
+from screens.list_screen import ListScreen
 from screens.widgets.keys import HELP
 from screens.widgets.literal import visible
 from screens.widgets.reply import discussion_cells, entry_options, head_view
@@ -51,7 +50,7 @@ PICKABLE: dict[str, PickKind] = {
 }
 
 
-class DiscussionsScreen(Screen[None]):
+class DiscussionsScreen(ListScreen):
     TITLE = "Discussions"
 
     DEFAULT_CSS = """
@@ -75,12 +74,11 @@ class DiscussionsScreen(Screen[None]):
     ]
 
     SHOWS = frozenset({Kind.DISCUSSION, Kind.KPT})
+    LIST = "disc-list"
 
     def __init__(self, index: WorkspaceIndex) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.discussions: dict[str, Discussion] = {}
-        self.current: str | None = None
         self.picked: dict[str, set[str]] = {}
         self._cache: dict[Path, Discussion] = {}
 
@@ -95,16 +93,10 @@ class DiscussionsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#disc-list", VirtualTable)
-        table.border_title = "Discussions"
-        table.border_subtitle = "* fallback value (no readable block)"
+        self.table.border_title = "Discussions"
+        self.table.border_subtitle = "* fallback value (no readable block)"
         self.query_one("#disc-items", OptionList).border_title = "Metadata"
         self.query_one("#disc-body-scroll", VerticalScroll).border_title = "Reply"
-        table.focus()
-        self.reload()
-
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.reload()
 
     def on_resize(self, _event: events.Resize) -> None:
         self.call_after_refresh(self.refresh_entries)
@@ -120,27 +112,16 @@ class DiscussionsScreen(Screen[None]):
         self._cache = cache
         self.discussions = {str(d.path): d for d in found}
         rows: list[Row] = [(str(d.path), discussion_cells(d)) for d in found]
-        table = self.query_one("#disc-list", VirtualTable)
-        table.set_rows(rows)
-        table.border_title = f"Discussions ({len(rows)})"
-        if self.current:
-            table.move_to_key(self.current)
-        self.show_detail(table.cursor_key, force=True)
+        self.show_rows(rows, f"Discussions ({len(rows)})")
 
     # -- showing -------------------------------------------------------------------
-
-    @on(VirtualTable.Highlighted, "#disc-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
 
     @on(VirtualTable.Selected, "#disc-list")
     def row_selected(self, _event: VirtualTable.Selected) -> None:
         self.query_one("#disc-items", OptionList).focus()
 
-    def show_detail(self, key: str | None, *, force: bool = False) -> None:
-        if key == self.current and not force:
-            return
-        self.current = key
+    def show_detail(self, key: str | None) -> None:
+        self.current = key  # (the entries are drawn for it)
         head = self.query_one("#disc-head", Static)
         body = self.query_one("#disc-body", Markdown)
         d = self.discussions.get(key or "")

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from screens.messages import EVERY_KIND, ReviewChanged, WorkspaceChanged
+from screens.list_screen import ListScreen
+from screens.messages import EVERY_KIND, ReviewChanged
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
@@ -102,7 +102,7 @@ def detail(view: TxView) -> Content:
     return Content.assemble(*parts)
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(ListScreen):
     DEFAULT_CSS = """
     HistoryScreen {
         #history-list { height: 2fr; }
@@ -120,10 +120,10 @@ class HistoryScreen(Screen[None]):
 
     SHOWS = EVERY_KIND  # a file changed anywhere may block (or free) an undo
     SHOWS_REVIEW = True
+    LIST = "history-list"
 
     def __init__(self, index: WorkspaceIndex) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.views: dict[str, TxView] = {}
 
     def compose(self) -> ComposeResult:
@@ -135,16 +135,10 @@ class HistoryScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#history-list", VirtualTable)
-        table.border_title = "History: reading…"
-        table.focus()
-        self.reload()
+        self.table.border_title = "History: reading…"
 
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.reload()
-
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.reload()  # a file changed since may block (or unblock) an undo
 
     @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
     def reload(self) -> None:
@@ -153,15 +147,9 @@ class HistoryScreen(Screen[None]):
 
     def show(self, views: list[TxView]) -> None:
         self.views = {v.id: v for v in views}
-        table = self.query_one("#history-list", VirtualTable)
-        table.set_rows([row(v) for v in views])
         done = sum(1 for v in views if v.state == "done")
-        table.border_title = f"History: {len(views)} transactions · {done} done (newest first)"
-        self.show_detail(table.cursor_key)
-
-    @on(VirtualTable.Highlighted, "#history-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
+        title = f"History: {len(views)} transactions · {done} done (newest first)"
+        self.show_rows([row(v) for v in views], title)
 
     def show_detail(self, key: str | None) -> None:
         view = self.views.get(key or "")
@@ -172,14 +160,14 @@ class HistoryScreen(Screen[None]):
         box.update(detail(view))
         self.query_one("#history-detail-scroll", VerticalScroll).scroll_home(animate=False)
 
-    def current(self) -> TxView | None:
-        return self.views.get(self.query_one("#history-list", VirtualTable).cursor_key or "")
+    def at_cursor(self) -> TxView | None:
+        return self.views.get(self.table.cursor_key or "")
 
     @work(exclusive=True, group="history-diff", exit_on_error=False)
     async def action_diff(self) -> None:
         from screens.dialogs.text_view import TextView
 
-        view = self.current()
+        view = self.at_cursor()
         if view is None:
             return
         try:
@@ -193,6 +181,6 @@ class HistoryScreen(Screen[None]):
 
     async def action_turn(self, verb: str) -> None:
         """Undo (or redo) the highlighted transaction, as the app's ``u`` does the last one."""
-        view = self.current()
+        view = self.at_cursor()
         if view is not None:
             await self.app.run_action(f"{verb}({view.id!r})")

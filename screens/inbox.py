@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from screens.dialogs.budget_prompt import (
@@ -19,7 +18,8 @@ from screens.dialogs.budget_prompt import (
     merge_writes,
 )
 from screens.dialogs.secret_prompt import confirm_secret_override
-from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.list_screen import ListScreen
+from screens.messages import FilesWritten, ReviewChanged
 from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.diff_view import DiffView
 from screens.widgets.document import field, heading, label, lines, value_text
@@ -51,7 +51,7 @@ FILTERS = ("pending", "decided", "all")
 STATUS_STYLE = {"pending": "$warning", "approved": "$success", "rejected": "$error"}
 
 
-class InboxScreen(Screen[None]):
+class InboxScreen(ListScreen):
     DEFAULT_CSS = """
     InboxScreen {
         #inbox-list { height: 2fr; min-height: 5; }
@@ -75,17 +75,14 @@ class InboxScreen(Screen[None]):
 
     SHOWS = frozenset({Kind.PROPOSAL, Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY})
     SHOWS_REVIEW = True
+    LIST = "inbox-list"
 
     def __init__(self, index: WorkspaceIndex, select: str | None = None) -> None:
-        super().__init__()
-        self.index = index
-        #: the proposal (by id) to put the cursor on once listed
-        self.start = select
+        super().__init__(index)
+        self.current = select  # the proposal (by id) to put the cursor on once listed
         self.proposals: dict[str, ProposalRef] = {}
         self.filter = "pending"
         self.selected: set[str] = set()
-        #: the proposal the detail pane shows
-        self.detail_of: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -99,13 +96,6 @@ class InboxScreen(Screen[None]):
                 yield DiffView(id="inbox-diff", classes="pane")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one("#inbox-list", VirtualTable).focus()
-        self.reload()
-
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.reload()
-
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.reload()
 
@@ -116,7 +106,6 @@ class InboxScreen(Screen[None]):
 
     def show_list(self, refs: list[ProposalRef]) -> None:
         self.proposals = {r.id: r for r in refs}
-        table = self.query_one("#inbox-list", VirtualTable)
         shown = [
             r
             for r in refs
@@ -137,24 +126,14 @@ class InboxScreen(Screen[None]):
                     ),
                 )
             )
-        table.set_rows(rows)
-        if self.start is not None:
-            table.move_to_key(self.start)
-            self.start = None
         pending = sum(1 for r in refs if r.status == "pending")
-        table.border_title = f"Inbox: {pending} pending of {len(refs)} ({self.filter})"
-        self.show_detail(table.cursor_key)
-
-    @on(VirtualTable.Highlighted, "#inbox-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
+        self.show_rows(rows, f"Inbox: {pending} pending of {len(refs)} ({self.filter})")
 
     def show_detail(self, pid: str | None) -> None:
         detail = self.query_one("#inbox-detail", Static)
         diff = self.query_one("#inbox-diff", DiffView)
-        if pid != self.detail_of:
+        if pid != self.current:
             # another proposal is read from its title, not from where the last one was left
-            self.detail_of = pid
             self.query_one("#inbox-detail-scroll", VerticalScroll).scroll_home(animate=False)
         ref = self.proposals.get(pid or "")
         if ref is None:
@@ -200,7 +179,7 @@ class InboxScreen(Screen[None]):
     def show_budget(self, pid: str, sizes: list[str]) -> None:
         """The target's size before → after approving, against its budget (the pane's
         title: cut with an ellipsis when the pane is narrower still)."""
-        if self.query_one("#inbox-list", VirtualTable).cursor_key == pid:
+        if self.table.cursor_key == pid:
             scroll = self.query_one("#inbox-detail-scroll")
             scroll.border_title = literal(" · ".join(sizes), keep_newlines=False) if sizes else ""
 
@@ -215,7 +194,7 @@ class InboxScreen(Screen[None]):
         self.app.call_from_thread(self.show_budget, ref.id, sizes)
 
     def show_preview(self, pid: str, plan: InboxPlan) -> None:
-        if self.query_one("#inbox-list", VirtualTable).cursor_key != pid:
+        if self.table.cursor_key != pid:
             return
         diff = self.query_one("#inbox-diff", DiffView)
         label = self.index.ws.display(plan.target) if plan.target else "target"
@@ -237,12 +216,12 @@ class InboxScreen(Screen[None]):
     def chosen(self) -> list[ProposalRef]:
         keys = [k for k in self.proposals if k in self.selected]
         if not keys:
-            key = self.query_one("#inbox-list", VirtualTable).cursor_key
+            key = self.table.cursor_key
             keys = [key] if key else []
         return [self.proposals[k] for k in keys if k in self.proposals]
 
     def action_toggle_select(self) -> None:
-        key = self.query_one("#inbox-list", VirtualTable).cursor_key
+        key = self.table.cursor_key
         if key:
             self.selected ^= {key}
             self.show_list(list(self.proposals.values()))

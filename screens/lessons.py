@@ -10,12 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
 from screens.dialogs.lesson_form import LessonForm
-from screens.messages import FilesWritten, ReviewChanged, WorkspaceChanged
+from screens.list_screen import ListScreen
+from screens.messages import FilesWritten, ReviewChanged
 from screens.widgets.cjk_wrap import WrappedText
 from screens.widgets.document import field, lines
 from screens.widgets.keys import HELP
@@ -53,7 +53,7 @@ def archived_ids(ledger: Ledger) -> set[str]:
         }
 
 
-class LessonsScreen(Screen[None]):
+class LessonsScreen(ListScreen):
     DEFAULT_CSS = """
     LessonsScreen {
         #lessons-filters { height: 1; margin: 0 1; }
@@ -78,10 +78,10 @@ class LessonsScreen(Screen[None]):
 
     SHOWS = frozenset({Kind.LESSONS})
     SHOWS_REVIEW = True
+    LIST = "lessons-list"
 
     def __init__(self, index: WorkspaceIndex) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.rows: Mapping[str, LessonRow] = {}
         self.grouping = "none"
         self.show_archived = False
@@ -104,18 +104,11 @@ class LessonsScreen(Screen[None]):
                 yield WrappedText(id="lessons-detail")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one("#lessons-list", VirtualTable).focus()
-        self.load_lessons()
-
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.load_lessons()
-
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.refresh_rows()
 
     @work(thread=True, exclusive=True, group="lessons", exit_on_error=False)
-    def load_lessons(self) -> None:
+    def reload(self) -> None:
         """Every lesson's head, decoded and sorted in a thread (a hundred thousand lessons
         take about a second) into a few arrays, then the list is filled."""
         files = self.index.files
@@ -131,7 +124,7 @@ class LessonsScreen(Screen[None]):
         self.refresh_rows()
 
     def all_lessons(self) -> LessonList:
-        """Every lesson, newest first, as last read by :meth:`load_lessons`."""
+        """Every lesson, newest first, as last read by :meth:`reload`."""
         return self._all[1] if self._all is not None else _NONE
 
     def refresh_options(self) -> None:
@@ -194,15 +187,13 @@ class LessonsScreen(Screen[None]):
 
         grouped = self.grouping != "none"
         rows = LazyRows(keys, cells) if grouped else LazyRows(shown.keys_seq, cells, shown.index)
-        table = self.query_one("#lessons-list", VirtualTable)
-        table.set_rows(rows)
-        table.border_title = (
+        self.table.border_subtitle = f"grouped by {self.grouping}" if grouped else ""
+        self.show_rows(
+            rows,
             "reading the lessons…"
             if self._all is None
-            else f"{len(shown)} lessons" + (" (with archived)" if self.show_archived else "")
+            else f"{len(shown)} lessons" + (" (with archived)" if self.show_archived else ""),
         )
-        table.border_subtitle = f"grouped by {self.grouping}" if self.grouping != "none" else ""
-        self.show_detail(table.cursor_key)
 
     def row(self, r: LessonRow) -> Row:
         les = r.lesson
@@ -220,13 +211,8 @@ class LessonsScreen(Screen[None]):
             ),
         )
 
-    def current(self) -> LessonRow | None:
-        key = self.query_one("#lessons-list", VirtualTable).cursor_key or ""
-        return self.rows.get(key.split("#", 1)[0])
-
-    @on(VirtualTable.Highlighted, "#lessons-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
+    def at_cursor(self) -> LessonRow | None:
+        return self.rows.get((self.table.cursor_key or "").split("#", 1)[0])
 
     def show_detail(self, key: str | None) -> None:
         box = self.query_one("#lessons-detail", Static)
@@ -261,7 +247,7 @@ class LessonsScreen(Screen[None]):
         self.refresh_rows()
 
     def action_archive(self) -> None:
-        r = self.current()
+        r = self.at_cursor()
         if r is None or not r.lesson.id:
             return
         lid = r.lesson.id
@@ -284,7 +270,7 @@ class LessonsScreen(Screen[None]):
     async def action_remove(self) -> None:
         from screens.dialogs.confirm import ConfirmScreen
 
-        r = self.current()
+        r = self.at_cursor()
         if r is None or not r.lesson.id:
             return
         ok = await self.app.push_screen_wait(
@@ -310,7 +296,7 @@ class LessonsScreen(Screen[None]):
             self.notify(f"Removed {lid} from its file. u undoes.", markup=False, timeout=3)
 
     def action_edit(self) -> None:
-        r = self.current()
+        r = self.at_cursor()
         if r is None or not r.lesson.id:
             return
 

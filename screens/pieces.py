@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import (
     Footer,
     Header,
@@ -23,7 +22,7 @@ from textual.widgets import (
     TextArea,
 )
 
-from screens.messages import WorkspaceChanged
+from screens.list_screen import ListScreen
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from screens.widgets.piece import (
@@ -52,7 +51,7 @@ COLUMNS = [
 ]
 
 
-class PiecesScreen(Screen[None]):
+class PiecesScreen(ListScreen):
     TITLE = "Pieces"
 
     DEFAULT_CSS = """
@@ -87,14 +86,13 @@ class PiecesScreen(Screen[None]):
     ]
 
     SHOWS = frozenset({Kind.PIECE, None})
+    LIST = "piece-list"
 
     def __init__(self, index: WorkspaceIndex, takt_home: Path | None = DEFAULT_TAKT_PIECES) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.files: dict[str, IndexedFile] = {}
         self._facet_path: Path | None = None
         self.extra: dict[Path, IndexedFile] = {}
-        self.current: str | None = None
         self.view: PieceView | None = None
         self.offer: Path | None = None
         self.offer_taken = False
@@ -130,16 +128,12 @@ class PiecesScreen(Screen[None]):
                         )
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one("#piece-list", VirtualTable).focus()
-        self.refresh_list()
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "add_takt_home":
             return self.offer is not None and not self.offer_taken
         return True
 
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
+    def reload(self) -> None:
         self.refresh_list(reload=True)
 
     # -- the list ------------------------------------------------------------------
@@ -184,7 +178,7 @@ class PiecesScreen(Screen[None]):
                     ),
                 )
             )
-        table = self.query_one("#piece-list", VirtualTable)
+        table = self.table
         table.set_rows(rows)
         table.border_title = f"Pieces ({len(rows)})"
         if self.offer is not None and not self.offer_taken:
@@ -195,13 +189,7 @@ class PiecesScreen(Screen[None]):
             table.border_subtitle = ""
         if self.current:
             table.move_to_key(self.current)
-        key = table.cursor_key
-        if key != self.current or reload or self.view is None:
-            self.show_detail(key, force=True)
-
-    @on(VirtualTable.Highlighted, "#piece-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
+        self.show_key(table.cursor_key, force=reload or self.view is None)
 
     @on(VirtualTable.Selected, "#piece-list")
     def row_selected(self, _event: VirtualTable.Selected) -> None:
@@ -209,10 +197,7 @@ class PiecesScreen(Screen[None]):
 
     # -- one piece -----------------------------------------------------------------
 
-    def show_detail(self, key: str | None, *, force: bool = False) -> None:
-        if key == self.current and not force:
-            return
-        self.current = key
+    def show_detail(self, key: str | None) -> None:
         f = self.files.get(key or "")
         if f is None:
             self.view = None

@@ -11,12 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from screens.messages import FilesWritten, WorkspaceChanged
+from screens.list_screen import ListScreen
+from screens.messages import FilesWritten
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from screens.widgets.virtual_table import Column, Row, VirtualTable
@@ -106,7 +106,7 @@ def target_cells(
     )
 
 
-class TargetsScreen(Screen[None]):
+class TargetsScreen(ListScreen):
     DEFAULT_CSS = """
     TargetsScreen {
         #targets-list { height: 2fr; }
@@ -128,12 +128,11 @@ class TargetsScreen(Screen[None]):
 
     #: Targets live in the knowledge base, project memory and Markdown files of no kind.
     SHOWS = frozenset({Kind.SKILL, Kind.MEMORY, None})
+    LIST = "targets-list"
 
     def __init__(self, index: WorkspaceIndex) -> None:
-        super().__init__()
-        self.index = index
+        super().__init__(index)
         self.report: TargetsReport | None = None
-        self.current: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -148,20 +147,14 @@ class TargetsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#targets-list", VirtualTable)
-        table.border_title = "Targets (reading…)"
+        self.table.border_title = "Targets (reading…)"
         self.query_one("#target-findings", OptionList).border_title = "Findings"
-        table.focus()
-        self.action_reload()
-
-    def on_workspace_changed(self, _event: WorkspaceChanged) -> None:
-        self.action_reload()
 
     def action_reload(self) -> None:
-        self.load()
+        self.reload()
 
     @work(thread=True, exclusive=True, group="targets-load", exit_on_error=False)
-    def load(self, read: bool = False) -> None:
+    def reload(self, read: bool = False) -> None:
         """The report, and each rule's usage from the transcript facts cached so far
         (``read``: the transcripts read first, only what was appended since)."""
         ws, led = self.index.ws, self.index.ledger
@@ -182,12 +175,11 @@ class TargetsScreen(Screen[None]):
             self.app.call_from_thread(self.show_report, report, usage)
 
     def reading(self, done: int, total: int) -> None:
-        table = self.query_one("#targets-list", VirtualTable)
-        table.border_subtitle = f"reading transcripts {done}/{total} (Esc stops)"
+        self.table.border_subtitle = f"reading transcripts {done}/{total} (Esc stops)"
 
     def action_measure_usage(self) -> None:
         self.notify("Reading the transcripts for each rule's usage…", timeout=3, markup=False)
-        self.load(read=True)
+        self.reload(read=True)
 
     def show_report(self, report: TargetsReport, usage: UsageReport | None = None) -> None:
         self.report = report
@@ -207,29 +199,15 @@ class TargetsScreen(Screen[None]):
             rows.append(
                 (str(r.path), target_cells(r, ws.display(r.path), used_cell(items, sessions)))
             )
-        table = self.query_one("#targets-list", VirtualTable)
-        table.set_rows(rows)
-        table.border_subtitle = ""
-        n = len(report.findings)
-        table.border_title = (
-            f"Targets ({len(rows)}) · {n} findings · {len(report.duplicates)} duplicate groups"
-        )
-        if self.current:
-            table.move_to_key(self.current)
-        self.show_detail(table.cursor_key, force=True)
-
-    @on(VirtualTable.Highlighted, "#targets-list")
-    def highlighted(self, event: VirtualTable.Highlighted) -> None:
-        self.show_detail(event.key)
+        self.table.border_subtitle = ""
+        n, groups = len(report.findings), len(report.duplicates)
+        self.show_rows(rows, f"Targets ({len(rows)}) · {n} findings · {groups} duplicate groups")
 
     @on(VirtualTable.Selected, "#targets-list")
     def selected(self, _event: VirtualTable.Selected) -> None:
         self.query_one("#target-findings", OptionList).focus()
 
-    def show_detail(self, key: str | None, *, force: bool = False) -> None:
-        if key == self.current and not force:
-            return
-        self.current = key
+    def show_detail(self, key: str | None) -> None:
         title = self.query_one("#target-title", Static)
         text = self.query_one("#target-text", TextArea)
         findings = self.query_one("#target-findings", OptionList)
