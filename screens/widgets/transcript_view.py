@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -68,19 +67,6 @@ class TranscriptView(Vertical, can_focus=False):
             show=False,
         ),
     ]
-
-    class Loaded(Message):
-        """The transcript was read (``done``) or a first part of it was."""
-
-        def __init__(self, view: TranscriptView, turns: int, done: bool) -> None:
-            super().__init__()
-            self.view = view
-            self.turns = turns
-            self.done = done
-
-        @property
-        def control(self) -> TranscriptView:
-            return self.view
 
     def __init__(
         self,
@@ -168,7 +154,6 @@ class TranscriptView(Vertical, can_focus=False):
             literal(text, "$text-muted", keep_newlines=False)
         )
         self.table.set_rows([])
-        self.post_message(self.Loaded(self, 0, True))
 
     def _show(self, t: Transcript, new: TranscriptRows, done: bool) -> None:
         self.rows.merge(new)
@@ -179,7 +164,6 @@ class TranscriptView(Vertical, can_focus=False):
         self._status()
         if self._pending_turn is not None and self.jump_to_turn(self._pending_turn):
             self._pending_turn = None
-        self.post_message(self.Loaded(self, self.turn_count, done))
 
     def row(self, index: int) -> TranscriptRow | None:
         """The row at ``index`` (``None``: no such row)."""
