@@ -18,7 +18,6 @@ class NotePrompt(Ask[str | None]):
 
     def __init__(self, title: Content, action: str = "Reject") -> None:
         super().__init__(title, [("ok", action, "error"), ("cancel", "Cancel (Esc)", "default")])
-        self.title_content = title
 
     def body(self) -> ComposeResult:
         yield Input(placeholder="Note (optional) — Enter to confirm", id="note")

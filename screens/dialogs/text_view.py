@@ -22,7 +22,6 @@ class TextView(Ask[None]):
         parts = [Content.styled(f"{title}\n", "bold $warning")] if title else []
         question = Content.assemble(*parts, literal(message))
         super().__init__(question, [("close", "Close (Esc)", "primary")], wide=True)
-        self.message = message
         self.text = text
 
     def body(self) -> ComposeResult:

@@ -85,7 +85,9 @@ async def test_history_lists_diffs_undoes_an_older_one_past_a_blocked_one_and_re
 
         await pilot.press("u")  # the blocked one: refused, with what changed since
         await until(pilot, lambda: isinstance(app.screen, TextView))
-        assert "changed since" in app.screen.message and "# changed by hand" in app.screen.text
+        assert (
+            "changed since" in app.screen.question.plain and "# changed by hand" in app.screen.text
+        )
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen)
 

@@ -78,7 +78,7 @@ async def test_stale_proposal_asks_first(demo_root: Path) -> None:
         await until(pilot, lambda: "STALE" in screen.query_one("#inbox-diff", DiffView).text)
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, NotePrompt))
-        assert "Stale" in str(app.screen.title_content)
+        assert "Stale" in app.screen.question.plain
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, InboxScreen))
     assert "version: 4" in target.read_text(encoding="utf-8")
