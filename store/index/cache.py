@@ -191,13 +191,19 @@ class Reading:
         mapped = self._mapped
         assert mapped is not None
         try:
+            try:  # scanned while the checksum is hashed; trusted only once it matches
+                lines, bad = _layout(mapped, self._body), None
+            except CacheError as exc:
+                lines, bad = {}, exc
             if self._thread is not None:
                 self._thread.join()
             if self._failed:
                 raise self._failed[0]
             if self._sha256 != self._digest.hexdigest():
                 raise CacheError("corrupt: the checksum does not match")
-            cached = Cached(self._written, _layout(mapped, self._body), mapped)
+            if bad is not None:
+                raise bad
+            cached = Cached(self._written, lines, mapped)
             self._mapped = None  # the cache's own now
         except OSError as exc:
             raise CacheError(f"no cache: {exc}") from exc
