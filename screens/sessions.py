@@ -13,10 +13,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, ProgressBar, Select, Static
+from textual.widgets import Header, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 from screens.messages import NextToReview, Open, ReviewChanged, SessionTarget, WorkspaceChanged
+from screens.widgets.footer import KeysFooter
 from screens.widgets.keys import HELP, open_key
 from screens.widgets.literal import literal, short_project
 from screens.widgets.session_rows import session_row
@@ -108,7 +109,7 @@ class SessionsScreen(Screen[None]):
         arrivals = Static(id="arrivals")
         arrivals.display = False
         yield arrivals
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#sessions", VirtualTable).focus()
