@@ -10,9 +10,9 @@ after another import, and, with ``--before DIR``, the tree in ``DIR`` (put first
 
 A hook imports once a session ends, so the files it appends to were last written minutes
 before (the previous session's import): each run but the one "right after" starts at least
-``SETTLE_S`` after the run before ended. Right after another import, the files are too new
-for their identity to tell they have not changed since they were searched (unsettled,
-``store.review.wrapup._SETTLED_NS``), so they are searched again under the lock.
+``SETTLE_S`` after the run before ended. An import searches each file it appends to again
+under the lock whatever its age, so "right after" shows what the page cache and a fresh
+ledger cost, not a different path.
 
     uv run python -m benchmarks.wrapup_bench WS [--runs 7] [--before DIR]
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from benchmarks.feel import BIN, WRAPUP, env_for
 
 TOKEN = "ghp_" + "zjgHWbmPZe9gwWQaq5mcdkU1gJQV3hDKJnQu"
-#: The pause before a run, after the run before it ended (over ``_SETTLED_NS``, 2 s).
+#: The pause before a run, after the run before it ended (a hook's gap between sessions).
 SETTLE_S = 2.2
 
 
