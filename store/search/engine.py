@@ -316,7 +316,7 @@ class Engine:
             q = parse_query(text) if isinstance(text, str) else text
         except QueryError as exc:
             return SearchResult(None, error=exc, text=raw)
-        s = self.index.searcher()
+        s = Reading(self.index.searcher())
         try:
             filt = self._filters(s, q.filters, ledger)
             hits, total, exact = self._search(s, q, filt, limit, spans, count)
@@ -443,19 +443,34 @@ class Engine:
         more = limit + limit // 2 + 2  # a few more: near-identical wordings may join (_hits)
 
         def best(hits: list[tuple[float, Any]]) -> list[tuple[int, int, Any, int]]:
-            """The first ``more`` groups of ``hits`` (by score), of one score by rank."""
+            """The first ``more`` groups of ``hits`` (by score), of one score by rank, of
+            one rank by place (tantivy lists ties in the order records were added): ties are
+            put in order before some are cut or a group's first is picked, else once kept
+            (their records are read for the hits anyway)."""
             out: list[tuple[int, int, Any, int]] = []
             seen: set[int] = set()
             for score, part in groupby(hits, key=itemgetter(0)):
                 addrs = [a for _s, a in part]
                 ranks, gists = (s.fast_field_values(f, addrs) for f in ("rank", "gist"))
-                tier = _tier(score) if classes else PREFIX
-                for k in sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True):
-                    g = gists[k]
-                    if g and g in seen:
-                        continue
-                    seen.add(g)
-                    out.append((tier, int(score) % 2, addrs[k], g or 0))
+                tier, bonus = (_tier(score) if classes else PREFIX), int(score) % 2
+                by_rank = sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True)
+                for _r, run in groupby(by_rank, key=ranks.__getitem__):
+                    tied = list(run)
+                    if len(tied) > 1 and (
+                        len(out) + len(tied) > more or _repeats([gists[k] for k in tied])
+                    ):
+                        tied.sort(key=lambda k: s.place(addrs[k]))
+                    start = len(out)
+                    for k in tied:
+                        g = gists[k]
+                        if g and g in seen:
+                            continue
+                        seen.add(g)
+                        out.append((tier, bonus, addrs[k], g or 0))
+                        if len(out) >= more:
+                            break
+                    if len(out) - start > 1:
+                        out[start:] = sorted(out[start:], key=lambda h: s.place(h[2]))
                     if len(out) >= more:
                         return out
             return out
@@ -484,11 +499,14 @@ class Engine:
             hits = [h for h in hits if h[0] > cut]
             n = want
             while True:
-                ranked = s.search(scored(cut), n, count=False, order_by_field="rank")
-                out = best(hits + [(cut, a) for _r, a in ranked.hits])
+                ranked = s.search(scored(cut), n, count=False, order_by_field="rank").hits
+                done = len(ranked) < n
+                if not done:  # the last rank's records may go on past ``n``: not yet
+                    ranked = [h for h in ranked if h[0] != ranked[-1][0]]
+                out = best(hits + [(cut, a) for _r, a in ranked])
                 if len(out) >= more:
                     return out, got.count, None
-                if len(ranked.hits) < n:  # that score is done: lower ones are needed
+                if done:  # that score is done: lower ones are needed
                     break
                 n *= 4
             want = 4 * (len(hits) + n)
@@ -517,8 +535,7 @@ class Engine:
             got = s.search(_and([matching, Q.term_set_query(S, "gist", gists)]), ALL, count=False)
             counts = Counter(s.fast_field_values("gist", [a for _r, a in got.hits]))
         rows = [
-            (unpack_record(bytes(s.doc(addr)["rec"][0])), tier, bonus, g, max(1, counts[g]))
-            for tier, bonus, addr, g in found
+            (s.record(addr), tier, bonus, g, max(1, counts[g])) for tier, bonus, addr, g in found
         ]
         out = []
         for rec, tier, bonus, ref, n in near_repeats(rows)[:limit]:
@@ -606,6 +623,36 @@ class Engine:
         got = s.search(q, limit, count=False, order_by_field="rank")
         out = [unpack_record(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
         return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
+
+
+def _repeats(gists: list[int]) -> bool:
+    """Whether two of ``gists`` are one group (0 and ``None``: in none)."""
+    grouped = [g for g in gists if g]
+    return len(set(grouped)) < len(grouped)
+
+
+class Reading:
+    """A searcher whose records are each read once in a search (ties in rank are put in
+    order by them, then the hits drawn from them)."""
+
+    def __init__(self, searcher: Any) -> None:
+        self.searcher = searcher
+        self.records: dict[tuple[int, int], SearchRecord] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.searcher, name)
+
+    def record(self, addr: Any) -> SearchRecord:
+        key = (addr.segment_ord, addr.doc)
+        rec = self.records.get(key)
+        if rec is None:
+            rec = self.records[key] = unpack_record(bytes(self.searcher.doc(addr)["rec"][0]))
+        return rec
+
+    def place(self, addr: Any) -> tuple[str, int, str]:
+        """Where a record is (its file, line and id): the order of records alike in rank."""
+        rec = self.record(addr)
+        return rec.path, rec.line, rec.id
 
 
 # -- hits ----------------------------------------------------------------------------------------

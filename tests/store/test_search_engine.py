@@ -152,6 +152,32 @@ def test_empty_query_lists_the_most_recurring_first() -> None:
     assert result.hits[0].count == 3
 
 
+@pytest.mark.parametrize("count", [True, False])
+def test_hits_alike_in_score_and_rank_are_listed_by_path_whatever_the_order_added(
+    count: bool,
+) -> None:
+    """Records tied on score and static rank come by path, then line: a fresh index and
+    one the same records were added to in another order, file by file, list them alike."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    records = [
+        rec("lesson", f"l{i}", f"retry {w} {i}", path=f"/ws/{w}.jsonl", line=1 + i // 8)
+        for i, w in enumerate(words * 4)
+    ]
+    fresh = build(*records)
+    for order in (records[::-1], records[1::2] + records[::2]):
+        warm = build(*order[:3])
+        for r in order[3:]:
+            warm.index.update_files([(r.path, (1, 1), [x for x in records if x.path == r.path])])
+            warm.index.close_writer()
+        for query in ("retry", "retr", "retry al"):
+            want = [(h.path, h.line, h.id) for h in fresh.search(query, 10, count=count).hits]
+            assert [
+                (h.path, h.line, h.id) for h in warm.search(query, 10, count=count).hits
+            ] == want
+    got = [h.path for h in fresh.search("retry", 4).hits]
+    assert got == [f"/ws/{w}.jsonl" for w in words[:4]]
+
+
 # -- grouping -------------------------------------------------------------------------------
 
 
