@@ -291,6 +291,7 @@ class Engine:
     def __init__(self, index: SearchIndex) -> None:
         self.index = index
         self._vocab: Vocab | None = None
+        self._reading: Reading | None = None
 
     @classmethod
     def build(cls, files: dict[str, tuple[Stamp, list[SearchRecord]]]) -> Engine:
@@ -316,7 +317,9 @@ class Engine:
             q = parse_query(text) if isinstance(text, str) else text
         except QueryError as exc:
             return SearchResult(None, error=exc, text=raw)
-        s = Reading(self.index.searcher())
+        s = self._reading
+        if s is None or s.searcher is not self.index.searcher():
+            s = self._reading = Reading(self.index.searcher())
         try:
             filt = self._filters(s, q.filters, ledger)
             hits, total, exact = self._search(s, q, filt, limit, spans, count)
@@ -632,8 +635,11 @@ def _repeats(gists: list[int]) -> bool:
 
 
 class Reading:
-    """A searcher whose records are each read once in a search (ties in rank are put in
-    order by them, then the hits drawn from them)."""
+    """A searcher whose records are each read once: a run of ties is put in order by them,
+    then the hits drawn from them, and the next key's search (of the same commit) finds
+    most of them again."""
+
+    KEEP = 2048  # records; then forgotten at once (a key reads about a hundred)
 
     def __init__(self, searcher: Any) -> None:
         self.searcher = searcher
@@ -646,6 +652,8 @@ class Reading:
         key = (addr.segment_ord, addr.doc)
         rec = self.records.get(key)
         if rec is None:
+            if len(self.records) >= self.KEEP:
+                self.records = {}
             rec = self.records[key] = unpack_record(bytes(self.searcher.doc(addr)["rec"][0]))
         return rec
 
@@ -661,6 +669,9 @@ class Reading:
 NEAR = 92.0
 
 
+#: a hit's gist as compared, kept: the next key's hits are mostly the same records
+_gist_key = lru_cache(maxsize=4096)(gist_key)
+
 Row = tuple[SearchRecord, int, int, Any, int]
 """A hit before it is drawn: record, tier, title bonus, group(s), count."""
 
@@ -675,7 +686,7 @@ def near_repeats(rows: list[Row]) -> list[Row]:
     keys: list[str] = []
     for row in rows:
         rec = row[0]
-        key = gist_key(rec.gist) if rec.gist else ""
+        key = _gist_key(rec.gist) if rec.gist else ""
         got = process.extractOne(key, keys, scorer=fuzz.ratio, score_cutoff=NEAR) if key else None
         if got is not None and kept[got[2]][0].kind == rec.kind:
             first, tier, bonus, ref, n = kept[got[2]]
