@@ -447,35 +447,26 @@ class Engine:
 
         def best(hits: list[tuple[float, Any]]) -> list[tuple[int, int, Any, int]]:
             """The first ``more`` groups of ``hits`` (by score), of one score by rank, of
-            one rank by place (tantivy lists ties in the order records were added): ties are
-            put in order before some are cut or a group's first is picked, else once kept
-            (their records are read for the hits anyway)."""
+            one rank by place (tantivy lists ties in the order records were added)."""
             out: list[tuple[int, int, Any, int]] = []
             seen: set[int] = set()
             for score, part in groupby(hits, key=itemgetter(0)):
                 addrs = [a for _s, a in part]
                 ranks, gists = (s.fast_field_values(f, addrs) for f in ("rank", "gist"))
-                tier, bonus = (_tier(score) if classes else PREFIX), int(score) % 2
+                tier = _tier(score) if classes else PREFIX
                 by_rank = sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True)
                 for _r, run in groupby(by_rank, key=ranks.__getitem__):
                     tied = list(run)
-                    if len(tied) > 1 and (
-                        len(out) + len(tied) > more or _repeats([gists[k] for k in tied])
-                    ):
+                    if len(tied) > 1:
                         tied.sort(key=lambda k: s.place(addrs[k]))
-                    start = len(out)
                     for k in tied:
                         g = gists[k]
                         if g and g in seen:
                             continue
                         seen.add(g)
-                        out.append((tier, bonus, addrs[k], g or 0))
+                        out.append((tier, int(score) % 2, addrs[k], g or 0))
                         if len(out) >= more:
-                            break
-                    if len(out) - start > 1:
-                        out[start:] = sorted(out[start:], key=lambda h: s.place(h[2]))
-                    if len(out) >= more:
-                        return out
+                            return out
             return out
 
         page = max(limit * 64, 2000)  # the cost is in the matching records, not in how many
@@ -626,12 +617,6 @@ class Engine:
         got = s.search(q, limit, count=False, order_by_field="rank")
         out = [unpack_record(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
         return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
-
-
-def _repeats(gists: list[int]) -> bool:
-    """Whether two of ``gists`` are one group (0 and ``None``: in none)."""
-    grouped = [g for g in gists if g]
-    return len(set(grouped)) < len(grouped)
 
 
 class Reading:
