@@ -28,7 +28,6 @@ from store.search.query import KINDS
 from store.search.text import (
     CJK,
     MAX_TEXT,
-    WORD_CHAR,
     compound_tails,
     lazy_pattern,
     normalize,
@@ -37,7 +36,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 5
+SCHEMA = 6
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -47,21 +46,19 @@ WRITER_WAIT = 30.0
 WRITER_HEAP = 48_000_000
 
 
-_cjk_run = lazy_pattern(f"[{CJK}]{{2,}}")  # a warm search may need none
-_CJK_RUST = "".join(c if c == "-" else f"\\x{{{ord(c):x}}}" for c in CJK)  # for Rust's regex
-_WORD_RUST = f"[[\\p{{L}}\\p{{N}}]--[{_CJK_RUST}]]"
-WORD_RE = f"{_WORD_RUST}+"
-CJK_RE = f"[{_CJK_RUST}]"
+_cjk_runs = lazy_pattern(f"[{CJK}]+")  # a warm search needs none
 
 
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
-    b.add_text_field("w", tokenizer_name="hk_word", index_option="position")
+    # text is split into words and CJK characters here (as queries are): a regex tokenizer
+    # cost tantivy a fresh regex cache per document and field
+    b.add_text_field("w", tokenizer_name="hk", index_option="position")
     b.add_text_field("c", tokenizer_name="whitespace", index_option="basic")
-    b.add_text_field("u", tokenizer_name="hk_cjk", index_option="basic")
+    b.add_text_field("u", tokenizer_name="whitespace", index_option="basic")
     b.add_text_field("g", tokenizer_name="whitespace", index_option="position")
-    b.add_text_field("tw", tokenizer_name="hk_word", index_option="basic")
-    b.add_text_field("tu", tokenizer_name="hk_cjk", index_option="basic")
+    b.add_text_field("tw", tokenizer_name="hk", index_option="basic")
+    b.add_text_field("tu", tokenizer_name="whitespace", index_option="basic")
     for name in ("kind", "id", "path", "project", "facet"):
         b.add_text_field(name, tokenizer_name="raw", index_option="basic")
     b.add_unsigned_field("day", indexed=True, fast=True)
@@ -80,13 +77,12 @@ SORTED: dict[str, Any] = {"sort_by_field": "rank", "sort_order": tantivy.Order.D
 
 
 def _register(index: tantivy.Index) -> None:
-    for name, pattern in (("hk_word", WORD_RE), ("hk_cjk", CJK_RE)):
-        analyzer = (
-            tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(pattern))
-            .filter(tantivy.Filter.remove_long(4 * TOKEN_MAX + 1))  # bytes: 4 per character
-            .build()
-        )
-        index.register_tokenizer(name, analyzer)
+    analyzer = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+        .filter(tantivy.Filter.remove_long(4 * TOKEN_MAX + 1))  # bytes: 4 per character
+        .build()
+    )
+    index.register_tokenizer("hk", analyzer)
 
 
 class IndexBusy(Exception):
@@ -116,26 +112,26 @@ def index_text(rec: SearchRecord) -> str:
 #: Tokens longer than this are not indexed; a longer word is indexed by its first this many
 #: characters (a query word as long is looked up by those: see ``engine.Term``).
 TOKEN_MAX = 255
-_long_word = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}{{{TOKEN_MAX + 1},}}+")
 
 
-def long_word_heads(norm: str) -> list[str]:
-    """The first :data:`TOKEN_MAX` characters of each longer word (which the tokenizer drops)."""
-    return (
-        [m.group()[:TOKEN_MAX] for m in _long_word().finditer(norm)]
-        if len(norm) > TOKEN_MAX
-        else []
-    )
+def words(norm: str) -> list[str]:
+    """The words of normalised text apart by spaces, and the first :data:`TOKEN_MAX`
+    characters of each longer word (which the tokenizer drops)."""
+    found = word_run().findall(norm)
+    return [" ".join(found), *(w[:TOKEN_MAX] for w in found if len(w) > TOKEN_MAX)]
 
 
-def cjk_pairs(norm: str) -> str:
-    """The neighbouring CJK pairs of each run, runs apart by ``|`` (no phrase crosses runs)."""
-    out: list[str] = []
-    for run in _cjk_run().findall(norm):
-        if out:
-            out.append("|")
-        out.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return " ".join(out)
+def cjk_terms(norm: str) -> tuple[str, str]:
+    """The distinct CJK characters of ``norm``, and the neighbouring pairs of each run, runs
+    apart by ``|`` (no phrase crosses runs)."""
+    runs = _cjk_runs().findall(norm)
+    pairs: list[str] = []
+    for run in runs:
+        if len(run) > 1:
+            if pairs:
+                pairs.append("|")
+            pairs.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(set("".join(runs))), " ".join(pairs)
 
 
 _SEP = "\x1f"
@@ -190,9 +186,9 @@ def make_doc(rec: SearchRecord, size: int, gist: int | None = None) -> tantivy.D
     project = normalize(rec.project)
     facets = [normalize(f) for f in rec.facets]
     fields: dict[str, Any] = {
-        "w": [norm, *long_word_heads(norm)],
+        "w": words(norm),
         "c": " ".join(compound_tails(norm)),
-        "tw": title,
+        "tw": words(title)[0],
         "kind": rec.kind,
         "id": rec.id,
         "path": rec.path,
@@ -202,9 +198,9 @@ def make_doc(rec: SearchRecord, size: int, gist: int | None = None) -> tantivy.D
         "rec": pack_record(rec),
     }
     if not norm.isascii():  # (an ASCII text holds no CJK: not tokenised for nothing)
-        fields.update(u=norm, g=cjk_pairs(norm))
+        fields["u"], fields["g"] = cjk_terms(norm)
     if not title.isascii():
-        fields["tu"] = title
+        fields["tu"] = cjk_terms(title)[0]
     if rec.session_id:
         fields["sidh"] = sid_hash(rec.session_id)
     if project:

@@ -211,7 +211,7 @@ def assert_linear(work: Work, size: int, terms: int = 1) -> None:
 def tokens(norm: str) -> list[str]:
     """What the index is handed of a text besides the text itself: compound tokens and
     their tails, CJK pairs, words."""
-    pairs = [p for p in search_segment.cjk_pairs(norm).split() if p != "|"]
+    pairs = [p for p in search_segment.cjk_terms(norm)[1].split() if p != "|"]
     return [*search_text.compound_tails(norm), *pairs, *word_parts(norm)]
 
 

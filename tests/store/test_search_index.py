@@ -161,13 +161,14 @@ def test_a_file_named_in_bytes_not_utf8_is_updated_alone() -> None:
     assert [engine.search(q, 10).total for q in ("rate", "limit", "token")] == [0, 1, 1]
 
 
-@pytest.mark.parametrize("name", ["search-v2", "search-v3", "search-v4"])
+@pytest.mark.parametrize("name", ["search-v2", "search-v3", "search-v4", "search-v5"])
 def test_an_index_of_the_schema_before_is_removed_and_built_again(
     tmp_path: Path, name: str
 ) -> None:
     """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
     build read them), search-v3 hashed groups and sessions in 63 bits and indexed session
-    ids as text, search-v4 stored records as JSON: their index is not read, and goes."""
+    ids as text, search-v4 stored records as JSON, search-v5 split words with tantivy's
+    regex tokenizer: their index is not read, and goes."""
     ws = write_ws(tmp_path, 3)
     old = ws.state_dir / name
     old.mkdir(parents=True)
@@ -332,3 +333,17 @@ def test_a_record_with_lone_surrogates_is_indexed_and_found() -> None:
     assert len(engine.search("rate", 10).hits) == 2 and engine.search("認証", 10).total == 1
     assert index.session("s\udc80")[0] == "p\ud83d"
     assert index.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "id", "l-\ufffd")) == [odd]
+
+
+def test_a_word_too_long_to_index_is_found_by_its_head_and_cjk_by_any_character() -> None:
+    """A word of more bytes than a token may hold is indexed by its first characters (the
+    query's word is cut alike); each CJK character and string of a text is found, not the
+    string across two runs."""
+    long = "x" * 2000
+    index = SearchIndex.open(None)
+    index.rebuild(
+        {}, [("/ws/a.jsonl", (1, 1), [record("/ws/a.jsonl", 0, [long, "認証トークン。設定"], 1)])]
+    )
+    engine = Engine(index)
+    got = [engine.search(q, 10).total for q in (long, "x" * 300, "認", "ン", "証トー", "ン設")]
+    assert got == [1, 1, 1, 1, 1, 0]
