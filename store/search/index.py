@@ -135,11 +135,14 @@ def cjk_terms(norm: str) -> tuple[str, str]:
 
 
 _SEP = "\x1f"
+_UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def pack_record(rec: SearchRecord) -> bytes:
     """A record as stored: its strings joined by a unit separator (a JSON list if one holds
-    it), a title or gist found among the fields given as its field's number."""
+    it), a title or gist found among the fields given as its field's number, a session id
+    that is a UUID as its 16 bytes after the text and a 0xff (never a byte of UTF-8): random
+    hex is most of what the store's compression leaves of it."""
     values = rec.fields[1::2]
     t = next((k for k, v in enumerate(values) if first_line(v) == rec.title), -1)
     g = values.index(rec.gist) if rec.gist in values else -1
@@ -148,16 +151,22 @@ def pack_record(rec: SearchRecord) -> bytes:
     parts = [*rec[:3], str(rec.line), rec.anchor, *rec[7:10], f"{t} {g} {len(rec.facets)}"]
     parts += [*rec.facets, *([rec.title] if t < 0 else []), *([rec.gist] if g == -1 else [])]
     parts += rec.fields
+    uuid = _UUID.fullmatch(rec.session_id)
+    if uuid:
+        parts[7] = ""
     text = _SEP.join(parts)
     if text.count(_SEP) >= len(parts):
         text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8", "surrogatepass")
+    tail = bytes.fromhex(rec.session_id.replace("-", "")) + b"\xff" if uuid else b""
+    return text.encode("utf-8", "surrogatepass") + tail
 
 
 def unpack_record(raw: bytes) -> SearchRecord:
-    text = raw.decode("utf-8", "surrogatepass")
+    h = raw[-17:-1].hex() if raw[-1:] == b"\xff" else ""
+    text = (raw[:-17] if h else raw).decode("utf-8", "surrogatepass")
     parts: list[str] = json.loads(text) if text[:1] == "[" else text.split(_SEP)
     kind, rid, path, line, anchor, date, project, sid, codes = parts[:9]
+    sid = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}" if h else sid
     t, g, n = map(int, codes.split())
     at = 9 + n + (t < 0) + (g == -1)
     fields = tuple(parts[at:])

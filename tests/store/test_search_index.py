@@ -110,13 +110,19 @@ text_st = st.text(st.sampled_from(["a", " ", "\n", "\x1f", "[", "認", "\udcff",
     st.lists(text_st, max_size=6).map(
         lambda v: tuple(x for k, t in enumerate(v) for x in (f"l{k}", t))
     ),
-    st.tuples(text_st, text_st, text_st, text_st),
+    st.tuples(
+        text_st,
+        text_st,
+        text_st,
+        text_st | st.uuids().map(str) | st.uuids().map(lambda u: str(u).upper()),
+    ),
     st.lists(text_st, max_size=3),
     st.integers(0, 3),
 )
 def test_a_stored_record_reads_back_the_same(fields, strings, facets, which) -> None:  # type: ignore[no-untyped-def]
     """Agent text holding the separator, brackets, CJK or lone surrogates; a title or gist
-    that is a field's first line, a field, the first two, or text of its own."""
+    that is a field's first line, a field, the first two, or text of its own; a session id
+    that is a UUID (kept as its bytes), or one in capitals."""
     values = fields[1::2]
     own, anchor, date, sid = strings
     title = [own, *(v.split("\n")[0] for v in values)][min(which, len(values))]
