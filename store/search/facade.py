@@ -94,7 +94,7 @@ def open_index(
     try:
         stats = sync_workspace(index, ws, files, parse)
     except IndexBusy:
-        stats = {"files": len(files), "busy": 1}
+        stats = {"files": len(files.stamps), "busy": 1}
         if not index.ident:
             index = open_workspace_index(ws, in_memory=True)
             stats.update(sync_workspace(index, ws, files, parse))

@@ -15,9 +15,9 @@ import shutil
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
 
@@ -34,6 +34,9 @@ from store.search.text import (
     word_run,
 )
 from store.workspace import Workspace
+
+if TYPE_CHECKING:
+    from store.search.scan import Scan
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
 SCHEMA = 6
@@ -325,12 +328,12 @@ class SearchIndex:
         got = s.search(tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST), 1)
         if not got.hits:
             return
-        try:
-            data = json.loads(bytes(s.doc(got.hits[0][1])["rec"][0]))
-            self.ident = dict(data["ident"])
-            self.stamps = {p: (int(a), int(b)) for p, (a, b) in data["stamps"].items()}
-        except (ValueError, KeyError, TypeError):
-            self.ident, self.stamps = {}, {}
+        try:  # (marshal: a tenth of JSON's time for 10k files; anything else is rebuilt)
+            ident, stamps = marshal.loads(bytes(s.doc(got.hits[0][1])["rec"][0]))
+            if isinstance(ident, dict) and isinstance(stamps, dict):
+                self.ident, self.stamps = ident, stamps
+        except (ValueError, EOFError, TypeError):
+            pass
 
     def __len__(self) -> int:
         s = self.searcher()
@@ -365,7 +368,7 @@ class SearchIndex:
 
     def _commit(self, w: Any) -> None:
         w.delete_documents_by_term("kind", MANIFEST)
-        manifest = json.dumps({"ident": self.ident, "stamps": self.stamps}).encode()
+        manifest = marshal.dumps((self.ident, self.stamps))
         w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": manifest}, SCHEMA_OBJ))
         w.commit()
         self._searcher = None
@@ -490,30 +493,28 @@ def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchInd
 def sync_workspace(
     index: SearchIndex,
     ws: Workspace,
-    files: Mapping[str, tuple[Kind | None, Stamp]],
+    files: Scan,
     parse: Callable[[list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, Packed]]],
 ) -> dict[str, int]:
-    """Bring ``index`` in step with ``files`` (path → (kind, identity)): a full build when
-    it is new or foreign, else the files whose identity changed re-read (``parse`` yields
-    each file's records, a big file's in parts, as they are read). What was done."""
+    """Bring ``index`` in step with ``files``: a full build when it is new or foreign, else
+    the files whose identity changed re-read (``parse`` yields each file's records, a big
+    file's in parts, as they are read). What was done."""
     ident = identity(ws)
-    stats = {"files": len(files), "parsed": 0, "removed": 0, "rebuilt": 0}
+    stamps, kinds = files
+    stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}
     if index.ident != ident:
-        items = [(p, k) for p, (k, _s) in sorted(files.items())]
-        index.rebuild(
-            ident,
-            ((p, st or files[p][1], recs) for p, st, recs in parse(items)),
-        )
+        items = sorted(kinds.items())
+        index.rebuild(ident, ((p, st or stamps[p], recs) for p, st, recs in parse(items)))
         stats.update(parsed=len(items), rebuilt=1)
         return stats
-    changed = sorted((p, k) for p, (k, st) in files.items() if index.stamps.get(p) != st)
-    removed = [p for p in index.stamps if p not in files]
-    if not changed and not removed:
+    if index.stamps == stamps:
         return stats
+    changed = sorted((p, kinds[p]) for p, st in stamps.items() if index.stamps.get(p) != st)
+    removed = [p for p in index.stamps if p not in stamps]
     updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
         (p, None, None) for p in removed
     ]
-    updates += [(p, st or files[p][1], unpack(recs)) for p, st, recs in parse(changed)]
+    updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parse(changed)]
     index.update_files(updates)
     stats.update(parsed=len(changed), removed=len(removed))
     return stats

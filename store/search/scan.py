@@ -10,6 +10,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from store.read.kinds import Kind, ignored_name, kind_from_path
 from store.read.takt_layout import piece_dirs
@@ -17,16 +18,24 @@ from store.search.model import Packed, Stamp, pack
 from store.workspace import RULES, Workspace
 
 
-def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
-    """Every document of ``ws`` with its kind and identity: :data:`RULES` walked on strings
-    and ``DirEntry`` stats (several times faster than :meth:`Workspace.discover`'s paths)."""
-    out: dict[str, tuple[Kind | None, Stamp]] = {}
+class Scan(NamedTuple):
+    """The documents of a workspace: each one's identity, and its kind."""
+
+    stamps: dict[str, Stamp]
+    kinds: dict[str, Kind | None]
+
+
+def scan_workspace(ws: Workspace) -> Scan:
+    """Every document of ``ws`` with its kind and identity: :data:`RULES` walked on strings,
+    each file stat'ed by its name in its open directory (a third cheaper than by path)."""
+    out = Scan({}, {})
     for key, suffixes, recursive, kind in RULES:
         for top in ws.locations[key]:
             if key.startswith("lessons_") and os.path.isfile(top):
                 with contextlib.suppress(OSError):
                     st = os.stat(top)
-                    out.setdefault(str(top), (kind, (st.st_size, st.st_mtime_ns)))
+                    out.stamps.setdefault(str(top), (st.st_size, st.st_mtime_ns))
+                    out.kinds.setdefault(str(top), kind)
                 continue
             for d in piece_dirs(top) if key == "pieces" else [top]:
                 _walk(out, str(d), suffixes, recursive, kind)
@@ -34,34 +43,45 @@ def scan_workspace(ws: Workspace) -> dict[str, tuple[Kind | None, Stamp]]:
 
 
 def _walk(
-    out: dict[str, tuple[Kind | None, Stamp]],
-    top: str,
-    suffixes: tuple[str, ...],
-    recursive: bool,
-    kind: Kind | None,
+    out: Scan, top: str, suffixes: tuple[str, ...], recursive: bool, kind: Kind | None
 ) -> None:
     """Add the files under ``top`` to ``out`` (a path already there keeps its kind)."""
     base = len(os.path.join(top, ""))  # where a path's part under ``top`` starts
+    stamps, kinds = out
     dirs = [top]
     while dirs:
+        d = os.path.join(dirs.pop(), "")
         try:
-            with os.scandir(dirs.pop()) as it:
-                entries = list(it)
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            try:
-                if name.lower().endswith(suffixes) and entry.is_file() and not ignored_name(name):
-                    path = entry.path
-                    if path not in out:
-                        st = entry.stat()
-                        k = kind or kind_from_path(Path("knowledge_base", path[base:]))
-                        out[path] = (k, (st.st_size, st.st_mtime_ns))
-                elif recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name):
-                    dirs.append(entry.path)
-            except OSError:
-                continue
+        try:
+            with os.scandir(fd) as it:
+                entries = list(it)
+            for entry in entries:
+                name = entry.name
+                try:
+                    # a name with a document's suffix is ignored only for its head
+                    if (
+                        name.lower().endswith(suffixes)
+                        and entry.is_file()
+                        and not (name[:1] in ".4#" and ignored_name(name))
+                    ):
+                        path = d + name
+                        if path not in stamps:
+                            st = os.stat(name, dir_fd=fd)
+                            stamps[path] = (st.st_size, st.st_mtime_ns)
+                            kinds[path] = kind or kind_from_path(
+                                Path("knowledge_base", path[base:])
+                            )
+                    elif (
+                        recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name)
+                    ):
+                        dirs.append(d + name)
+                except OSError:
+                    continue
+        finally:
+            os.close(fd)
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_the_scan_lists_what_discovery_finds(demo_root: Path) -> None:
     (demo_root / "discussions" / "dir.md").mkdir()  # a directory named like a document
     (demo_root / "discussions" / "dir.md" / "inside.md").write_text("# x\n", encoding="utf-8")
     ws = Workspace(demo_root)
-    scanned = {p: kind for p, (kind, _stamp) in scan_workspace(ws).items()}
+    scanned = scan_workspace(ws).kinds
     assert scanned == {str(f.path): f.kind for f in ws.discover()}
     assert str(deep / "summaries.jsonl") in scanned
     assert str(demo_root / "discussions" / "dir.md" / "inside.md") in scanned
@@ -89,3 +89,24 @@ def test_ignored_names_are_those_of_the_former_pattern(name: str) -> None:
     """The ignored names, matched at either end (a search of the whole name for any of the
     alternatives cost 3 µs a file, a third of a scan), are the same names as before."""
     assert ignored_name(name) == bool(_FORMER.search(name))
+
+
+def test_an_index_with_a_manifest_of_the_json_form_is_built_again(demo_root: Path) -> None:
+    """The manifest was JSON before it was marshal: such an index is rebuilt on open (its
+    files as they are now), never read as one reflecting no files or the wrong ones."""
+    import tantivy
+
+    from store.search.index import DIR_NAME, MANIFEST, SCHEMA_OBJ, SearchIndex, identity
+
+    ws = Workspace(demo_root)
+    open_index(ws)
+    index = SearchIndex.open(ws.state_dir / DIR_NAME)
+    w = index.writer()
+    w.delete_documents_by_term("kind", MANIFEST)
+    old = json.dumps({"ident": identity(ws), "stamps": {}}).encode()
+    w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": old}, SCHEMA_OBJ))
+    w.commit()
+    index.close_writer()
+    engine, stats = open_index(ws)
+    assert stats["rebuilt"] == 1 and len(engine.index) > 0
+    assert engine.index.stamps == scan_workspace(ws).stamps
