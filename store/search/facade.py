@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from store.gc_pause import give_back_freed
-from store.search.engine import TIER_NAMES, Engine, Hit, SearchResult
+from store.search.engine import Engine, Hit, SearchResult
 from store.search.index import IndexBusy, open_workspace_index, sync_workspace
 from store.search.model import SearchRecord, Stamp
-from store.search.query import FILTERS, KINDS, Filter, Query, QueryError, parse_query
+from store.search.query import Query
 from store.search.scan import iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
@@ -28,21 +28,12 @@ if TYPE_CHECKING:
     from store.workspace import Workspace
 
 __all__ = [
-    "FILTERS",
-    "KINDS",
-    "TIER_NAMES",
-    "Engine",
-    "Filter",
     "Hit",
-    "Query",
-    "QueryError",
     "SearchRecord",
     "SearchResult",
     "WorkspaceSearch",
     "open_index",
-    "parse_query",
     "resolve_line",
-    "scan_workspace",
     "search_for",
     "session_key_for",
 ]
