@@ -472,9 +472,6 @@ class SearchIndex:
                 self._commit(w)
             return True
 
-    def close(self) -> None:
-        self.close_writer()
-
 
 def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchIndex:
     """The index of ``ws`` as it is on disk (empty when new, or made for another schema or
