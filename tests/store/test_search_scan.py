@@ -46,7 +46,8 @@ def _found(ws: Workspace, query: str) -> set[str]:
 def test_a_change_made_a_moment_ago_is_searched(demo_root: Path) -> None:
     """Each kind of change the scan sees, read in by the next open: a file rewritten in
     place at the same size (its time the next nanosecond), a file added deep in a walked
-    location, a line appended to the lessons, a file removed; an editor's dropping is not."""
+    location, a line appended to the lessons, a file renamed, then removed; an editor's
+    dropping is not."""
     ws = Workspace(demo_root)
     report = sorted((demo_root / "hurikaeri").glob("kpt-*.yaml"))[0]
     text = report.read_text(encoding="utf-8")
@@ -76,7 +77,10 @@ def test_a_change_made_a_moment_ago_is_searched(demo_root: Path) -> None:
     assert _found(ws, "wombatword") == {str(lessons)}
     assert _found(ws, "tarsierglyph") == set()
 
-    (deep / "summaries.jsonl").unlink()
+    renamed = deep / "renamed.jsonl"  # a rename keeps the size and the time: a new path
+    (deep / "summaries.jsonl").rename(renamed)
+    assert _found(ws, "quokkaword") == {str(renamed)}
+    renamed.unlink()
     assert _found(ws, "quokkaword") == set()
 
 
