@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from store.read.kinds import Kind, ignored_name, kind_from_path
-from store.read.takt_layout import piece_dirs
+from store.read.takt_layout import is_support_file, piece_dirs
 from store.search.model import Packed, Stamp, pack
 from store.workspace import RULES, Workspace
 
@@ -38,14 +38,20 @@ def scan_workspace(ws: Workspace) -> Scan:
                     out.kinds.setdefault(str(top), kind)
                 continue
             for d in piece_dirs(top) if key == "pieces" else [top]:
-                _walk(out, str(d), suffixes, recursive, kind)
+                _walk(out, str(d), suffixes, recursive, kind, pieces=key == "pieces")
     return out
 
 
 def _walk(
-    out: Scan, top: str, suffixes: tuple[str, ...], recursive: bool, kind: Kind | None
+    out: Scan,
+    top: str,
+    suffixes: tuple[str, ...],
+    recursive: bool,
+    kind: Kind | None,
+    pieces: bool = False,
 ) -> None:
-    """Add the files under ``top`` to ``out`` (a path already there keeps its kind)."""
+    """Add the files under ``top`` to ``out`` (a path already there keeps its kind; under
+    a piece location, TAKT's own YAML is no piece)."""
     base = len(os.path.join(top, ""))  # where a path's part under ``top`` starts
     stamps, kinds = out
     dirs = [top]
@@ -68,7 +74,9 @@ def _walk(
                         and not (name[:1] in ".4#" and ignored_name(name))
                     ):
                         path = d + name
-                        if path not in stamps:
+                        if path not in stamps and not (
+                            pieces and is_support_file(Path(path), Path(top))
+                        ):
                             st = os.stat(name, dir_fd=fd)
                             stamps[path] = (st.st_size, st.st_mtime_ns)
                             kinds[path] = kind or kind_from_path(

@@ -30,11 +30,16 @@ def test_the_scan_lists_what_discovery_finds(demo_root: Path) -> None:
     (demo_root / "knowledge_base" / ".git" / "x.yaml").write_text("bad: [", encoding="utf-8")
     (demo_root / "discussions" / "dir.md").mkdir()  # a directory named like a document
     (demo_root / "discussions" / "dir.md" / "inside.md").write_text("# x\n", encoding="utf-8")
+    pieces = demo_root / "pieces"  # TAKT's own YAML beside its workflows: not pieces
+    (pieces / "steps").mkdir(parents=True, exist_ok=True)
+    for name in ("config.yaml", "review-categories.yaml", "steps/plan.yaml"):
+        (pieces / name).write_text("x: 1\n", encoding="utf-8")
     ws = Workspace(demo_root)
     scanned = scan_workspace(ws).kinds
     assert scanned == {str(f.path): f.kind for f in ws.discover()}
     assert str(deep / "summaries.jsonl") in scanned
     assert str(demo_root / "discussions" / "dir.md" / "inside.md") in scanned
+    assert str(pieces / "config.yaml") not in scanned
 
 
 def _found(ws: Workspace, query: str) -> set[str]:
