@@ -138,6 +138,7 @@ def cjk_terms(norm: str) -> tuple[str, str]:
 
 
 _SEP = "\x1f"
+
 _UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -330,7 +331,9 @@ class SearchIndex:
             return
         try:  # (marshal: a tenth of JSON's time for 10k files; anything else is rebuilt)
             ident, stamps = marshal.loads(bytes(s.doc(got.hits[0][1])["rec"][0]))
-            if isinstance(ident, dict) and isinstance(stamps, dict):
+            # (the paths are used as terms; the values are only compared)
+            ok = isinstance(ident, dict) and isinstance(stamps, dict)
+            if ok and all(isinstance(p, str) for p in stamps):
                 self.ident, self.stamps = ident, stamps
         except (ValueError, EOFError, TypeError):
             pass

@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -100,9 +101,15 @@ def test_ignored_names_are_those_of_the_former_pattern(name: str) -> None:
     assert ignored_name(name) == bool(_FORMER.search(name))
 
 
-def test_an_index_with_a_manifest_of_the_json_form_is_built_again(demo_root: Path) -> None:
-    """The manifest was JSON before it was marshal: such an index is rebuilt on open (its
-    files as they are now), never read as one reflecting no files or the wrong ones."""
+@pytest.mark.parametrize("form", ["json", "foreign keys"])
+def test_an_index_with_a_manifest_of_another_form_is_built_again(
+    demo_root: Path, form: str
+) -> None:
+    """The manifest was JSON before it was marshal, and one written by anything else may hold
+    keys that are no paths: such an index is rebuilt on open (its files as they are now),
+    never read as one reflecting no files or the wrong ones."""
+    import marshal
+
     import tantivy
 
     from store.search.index import DIR_NAME, MANIFEST, SCHEMA_OBJ, SearchIndex, identity
@@ -112,7 +119,10 @@ def test_an_index_with_a_manifest_of_the_json_form_is_built_again(demo_root: Pat
     index = SearchIndex.open(ws.state_dir / DIR_NAME)
     w = index.writer()
     w.delete_documents_by_term("kind", MANIFEST)
-    old = json.dumps({"ident": identity(ws), "stamps": {}}).encode()
+    if form == "json":
+        old = json.dumps({"ident": identity(ws), "stamps": {}}).encode()
+    else:
+        old = marshal.dumps((identity(ws), {1: (0, 0), b"kb/x.yaml": (0, 0)}))
     w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": old}, SCHEMA_OBJ))
     w.commit()
     index.close_writer()
