@@ -8,9 +8,10 @@ Each version runs in its own processes (its own ``.venv/bin/python``, its code t
 the path) on its own copy of the workspace, taking turns in every round, so a loaded
 machine weighs on both alike. Measured:
 
-1. *Cold build*: ``python -m tui.cli.search`` with no index: wall, CPU (user + system, the
-   parsing workers included) and peak RSS (``/usr/bin/time``); the index's size on disk
-   against the workspace's.
+1. *Cold build*: ``python -m tui.cli.search`` with no index: wall, CPU (user + system of
+   the command's own process: the parsing workers run under multiprocessing's forkserver,
+   not as its children, and are left out) and peak RSS (``/usr/bin/time``); the index's
+   size on disk against the workspace's.
 2. *Whole process*: ``python -m tui.cli.search QUERY`` with the index built, per query, the
    two versions one after the other in each round (the order swapped every round): median
    wall and CPU per version and their ratio.
