@@ -36,6 +36,7 @@ from screens.messages import (
 )
 from screens.sessions import SessionsScreen
 from screens.widgets.keys import SCREEN_KEYS
+from screens.widgets.virtual_table import VirtualTable
 from store.check.secrets import warm_up
 from store.config import Config
 from store.index.parallel import start_helpers
@@ -169,8 +170,16 @@ class HurikaeriApp(App[None]):
         self.broadcast(Change(initial=True))
         if drawn is not None:  # asked of the screen: after what it was just told
             stack = self.screen_stack
-            if not (stack and stack[-1].call_after_refresh(drawn.set)):
+            if not (stack and stack[-1].call_after_refresh(self.when_drawn, drawn)):
                 drawn.set()  # nothing to draw (closing): the reading goes on
+
+    def when_drawn(self, drawn: threading.Event, tries: int = 20) -> None:
+        """Set ``drawn`` once the top screen's tables have painted their rows. (A refresh
+        can come before a table has told its screen it changed: then at the next one.)"""
+        stack = self.screen_stack
+        done = not stack or not tries or all(t.drawn for t in stack[-1].query(VirtualTable))
+        if done or not stack[-1].call_after_refresh(self.when_drawn, drawn, tries - 1):
+            drawn.set()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.SUCCESS:

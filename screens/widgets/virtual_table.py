@@ -115,6 +115,7 @@ class VirtualTable(ScrollView, can_focus=True):
         #: rows and cells drawn, kept when the rows are replaced
         self._painter = RowPainter(self._columns)
         self._frame: _Frame | None = None
+        self._painted: Sequence[Row] | None = None
 
     # -- data ---------------------------------------------------------------------------
 
@@ -122,6 +123,11 @@ class VirtualTable(ScrollView, can_focus=True):
     def rows(self) -> Sequence[Row]:
         """The rows as last set, in display order (``(key, cells)``)."""
         return self._rows
+
+    @property
+    def drawn(self) -> bool:
+        """Whether a frame has painted the rows as last set."""
+        return self._painted is self._rows
 
     @property
     def row_count(self) -> int:
@@ -326,6 +332,7 @@ class VirtualTable(ScrollView, can_focus=True):
             return super().render_lines(crop)
         finally:
             self._frame = None
+            self._painted = self._rows
 
     def _frame_state(self) -> _Frame:
         if self._frame is not None:
