@@ -22,7 +22,6 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTable
 from screens.writing import run_write, start_write
-from store.index.heads import first_line
 from store.index.lesson_list import LessonList, Shown
 from store.index.order import LessonFilter, LessonRow
 from store.index.sessions import parse_day
@@ -30,6 +29,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.models.lessons import LESSON_TYPES
 from store.read.kinds import Kind
+from store.read.textsafe import first_line
 from store.review.lessons import archive_lesson, find_lesson, lesson_key, remove_lesson
 
 COLUMNS = [

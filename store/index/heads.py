@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from store.gc_pause import give_back
+from store.read.textsafe import cut_title, first_line
 
 if TYPE_CHECKING:  # the models are imported when a file is parsed, not for lists
     from store.models import KptReport, Lesson, SessionSummary
     from store.read.jsonl import JsonlRecord
-
-#: Longest title a head keeps (lists show one line of it).
-TITLE_CHARS = 200
 
 
 def _i(text: str | None) -> str | None:
@@ -88,21 +86,6 @@ def _t(value: tuple[Any, ...]) -> Any:
 
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def first_line(text: str | None) -> str:
-    """The first non-empty line of ``text``, cut (:func:`cut_title`)."""
-    if not text:
-        return ""
-    for line in text.splitlines():
-        if line.strip():
-            return cut_title(line.strip())
-    return ""
-
-
-def cut_title(text: str) -> str:
-    """At most :data:`TITLE_CHARS` characters, ending in ``…`` when cut."""
-    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
 @dataclass(slots=True)

@@ -4,7 +4,7 @@ One policy for the whole program: the CLI (which writes to a terminal too), the 
 display and its one-line table cells all use it, so that no escape sequence from a report
 ever reaches a terminal. :func:`printable` spells a bidi mark out (``⟨U+202E⟩``);
 :func:`one_for_one` replaces each character by a single stand-in, for text whose styled
-spans must keep their offsets.
+spans must keep their offsets. A title is one line of a text, cut (:func:`first_line`).
 """
 
 from __future__ import annotations
@@ -59,3 +59,22 @@ def has_controls(text: str) -> bool:
 def one_for_one(text: str) -> str:
     """``text`` on one line, each control character replaced by one visible character."""
     return text.translate(_ONE_FOR_ONE) if _ANY_CONTROL.search(text) else text
+
+
+#: Longest title a head keeps (lists show one line of it).
+TITLE_CHARS = 200
+
+
+def first_line(text: str | None) -> str:
+    """The first non-empty line of ``text``, cut (:func:`cut_title`)."""
+    if not text:
+        return ""
+    for line in text.splitlines():
+        if line.strip():
+            return cut_title(line.strip())
+    return ""
+
+
+def cut_title(text: str) -> str:
+    """At most :data:`TITLE_CHARS` characters, ending in ``…`` when cut."""
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"

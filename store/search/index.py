@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import tantivy
 
-from store.index.heads import first_line
 from store.read.kinds import Kind
+from store.read.textsafe import first_line
 from store.search.model import Packed, SearchRecord, Stamp, group_hash, pack, unpack
 from store.search.query import KINDS
 from store.search.text import (

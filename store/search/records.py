@@ -11,7 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from store.index.heads import first_line
 from store.models import (
     AntiPattern,
     Feedback,
@@ -26,6 +25,7 @@ from store.models import (
 )
 from store.models.metablock import MetaBlock
 from store.read.kinds import Kind
+from store.read.textsafe import first_line
 from store.search.model import SearchRecord, place_id
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.index.heads import TITLE_CHARS, first_line
 from store.index.workspace_index import WorkspaceIndex
+from store.read.textsafe import TITLE_CHARS, first_line
 from store.workspace import Workspace
 
 
