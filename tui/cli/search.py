@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from store.models.kpt_terms import SECTIONS
 from store.read.textsafe import printable
@@ -145,5 +145,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return failed(exc)
 
 
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """:func:`main` as a process of its own."""
+    import gc
+
+    # no cycle collection: even a cold build leaves a few hundred objects in cycles, and a
+    # warm search's collections cost 3-5 ms of its CPU (walking the files' stamps)
+    gc.disable()
+    code = main(argv)
+    gc.freeze()  # nor need the exit's collections walk every object left: ~9 ms
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
