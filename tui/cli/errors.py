@@ -72,8 +72,8 @@ def flags(p: argparse.ArgumentParser, **helps: str) -> None:
 
 
 def dump_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
-    sys.stdout.write("\n")
+    # one write: ``json.dump`` writes each token on its own (a system call each, unbuffered)
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
 def default_root_check(args: argparse.Namespace, ws: Workspace) -> None:
