@@ -500,16 +500,16 @@ def sync_workspace(
     the files whose identity changed re-read (``parse`` yields each file's records, a big
     file's in parts, as they are read). What was done."""
     ident = identity(ws)
-    stamps, kinds = files
+    stamps = files.stamps
     stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}
     if index.ident != ident:
-        items = sorted(kinds.items())
+        items = sorted((p, files.kind(p)) for p in stamps)
         index.rebuild(ident, ((p, st or stamps[p], recs) for p, st, recs in parse(items)))
         stats.update(parsed=len(items), rebuilt=1)
         return stats
     if index.stamps == stamps:
         return stats
-    changed = sorted((p, kinds[p]) for p, st in stamps.items() if index.stamps.get(p) != st)
+    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
     removed = [p for p in index.stamps if p not in stamps]
     updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
         (p, None, None) for p in removed

@@ -36,7 +36,8 @@ def test_the_scan_lists_what_discovery_finds(demo_root: Path) -> None:
     for name in ("config.yaml", "review-categories.yaml", "steps/plan.yaml"):
         (pieces / name).write_text("x: 1\n", encoding="utf-8")
     ws = Workspace(demo_root)
-    scanned = scan_workspace(ws).kinds
+    scan = scan_workspace(ws)
+    scanned = {p: scan.kind(p) for p in scan.stamps}
     assert scanned == {str(f.path): f.kind for f in ws.discover()}
     assert str(deep / "summaries.jsonl") in scanned
     assert str(demo_root / "discussions" / "dir.md" / "inside.md") in scanned
