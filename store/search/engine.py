@@ -445,9 +445,12 @@ class Engine:
 
         more = limit + limit // 2 + 2  # a few more: near-identical wordings may join (_hits)
 
-        def best(hits: list[tuple[float, Any]]) -> list[tuple[int, int, Any, int]]:
+        def best(
+            hits: list[tuple[float, Any]], placed: bool = True
+        ) -> list[tuple[int, int, Any, int]]:
             """The first ``more`` groups of ``hits`` (by score), of one score by rank, of
-            one rank by place (tantivy lists ties in the order records were added)."""
+            one rank by place (tantivy lists ties in the order records were added), or
+            not ``placed``: as tantivy listed them (reading no record)."""
             out: list[tuple[int, int, Any, int]] = []
             seen: set[int] = set()
             for score, part in groupby(hits, key=itemgetter(0)):
@@ -457,7 +460,7 @@ class Engine:
                 by_rank = sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True)
                 for _r, run in groupby(by_rank, key=ranks.__getitem__):
                     tied = list(run)
-                    if len(tied) > 1:
+                    if len(tied) > 1 and placed:
                         tied.sort(key=lambda k: s.place(addrs[k]))
                     for k in tied:
                         g = gists[k]
@@ -479,7 +482,10 @@ class Engine:
             got = s.search(q, want, count=True)
             hits = got.hits
             if len(hits) < want or not exact:
-                out = best(hits)
+                # typed, of the first ``want`` records of many more: an order by place is
+                # no truer (the count at the pause puts them in order), and costs a read of
+                # every tied record (hundreds for one letter)
+                out = best(hits, placed=len(hits) < want)
                 if len(hits) < want and exact:  # every match: no search again to count groups
                     gists = s.fast_field_values("gist", [a for _s, a in hits])
                     return out, got.count, Counter(g for g in gists if g)

@@ -693,3 +693,33 @@ def test_wordings_a_character_apart_are_one_hit_counted_twice_on_a_full_page() -
     for count in (True, False):
         hits = index.search("upload", 3, count=count).hits
         assert sorted(h.count for h in hits) == [1, 1, 2], count
+
+
+class _CountingSearcher:
+    """A searcher that counts the stored records read (``doc``)."""
+
+    def __init__(self, searcher: Any, reads: list[int]) -> None:
+        self._searcher, self._reads = searcher, reads
+
+    def doc(self, addr: Any) -> Any:
+        self._reads.append(1)
+        return self._searcher.doc(addr)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._searcher, name)
+
+
+def test_a_typed_letter_matching_more_than_a_page_reads_only_the_records_it_lists() -> None:
+    """A letter typed over many records alike in rank (one kind, day and line) lists them
+    without reading each tied record to order them by place: the count at the pause
+    orders them, and the typed hits are as many as asked, of the first tier."""
+    records = [rec("lesson", f"l{i}", f"widget note {i}", gist=f"g{i}" * 4) for i in range(3400)]
+    index = build(*records)
+    reads: list[int] = []
+    searcher = index.index.searcher
+    index.index.searcher = lambda: _CountingSearcher(searcher(), reads)  # type: ignore[method-assign]
+    typed = index.search("w", 50, count=False)
+    assert len(typed.hits) == 50 and {h.tier for h in typed.hits} == {PREFIX}
+    assert len(reads) <= 2 * 50
+    counted = index.search("w", 50)
+    assert counted.total == 3400 and len(counted.hits) == 50
