@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual import events
 from textual.content import Content
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, TabbedContent
 
@@ -118,6 +119,26 @@ async def test_moves_made_before_a_new_querys_results_come_are_kept(demo_root: P
         await until(pilot, lambda: screen.result is not None and screen.result.text == "rat")
         await pilot.pause()
         assert len(screen.result.hits) > 2 and rows.cursor_row == 0
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_what_a_key_changes_lies_beside_the_preview(
+    demo_root: Path, size: tuple[int, int]
+) -> None:
+    """The query box, the count and the rows (what a key changes) are one column beside the
+    preview: a frame redraws what lies in the box around the changes, so the preview,
+    drawn when the typing pauses, is not redrawn at every key (it was: the box and the
+    count ran the screen's width above both panes)."""
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_search(pilot)
+        await typed(pilot, screen, "rate")
+        changing = Region.from_union(
+            [screen.query_one(f"#search-{name}").region for name in ("input", "status", "results")]
+        )
+        preview = screen.query_one("#search-preview-scroll").region
+        assert preview.height > 0 and changing.height > 0
+        assert not changing.overlaps(preview)
 
 
 async def test_results_as_you_type_with_the_matches_highlighted(demo_root: Path) -> None:
