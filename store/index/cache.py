@@ -1,10 +1,12 @@
 """The index cache (``.hurikaeri/index-cache-vN.json``): per file its identity, kind,
 diagnostics and heads (or a small document's JSON), so a start parses only what changed.
 
-A header names format, versions, workspace and time, and holds the SHA-256 of the rest:
-anything that does not match is rebuilt, never trusted. JSON, never pickle: anyone can
-write into a workspace. A file is unchanged when size, mtime, inode and ctime match and it
-is older than the cache (beyond the clock's coarseness); otherwise its hash settles it.
+A header names format, versions, workspace and time, and holds the SHA-256 of the rest in
+two parts: the lessons (two thirds of the bytes) are checked when they are read, so a start
+lists its sessions once the rest is checked. What does not match is rebuilt, never trusted.
+JSON, never pickle: anyone can write into a workspace. A file is unchanged when size, mtime,
+inode and ctime match and it is older than the cache (beyond the clock's coarseness);
+otherwise its hash settles it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from store.gc_pause import give_back
 from store.workspace import Workspace
@@ -30,7 +32,7 @@ from store.write.atomic import replace_file
 
 FORMAT = "hurikaeri-index"
 #: Bump when the entries' layout or what indexing computes changes.
-VERSION = 7
+VERSION = 8
 #: Bump whenever a check changes what it reports (cached diagnostics of older checks).
 RULES = 4
 NAME = f"index-cache-v{VERSION}.json"
@@ -87,15 +89,19 @@ class Cached:
     written_ns: int
     #: path → (kind, where its entry's JSON lies, blob)
     lines: dict[str, tuple[str | None, tuple[int, int], Blob | None]]
-    mapped: mmap.mmap | None = None
+    mapped: mmap.mmap
+    #: where the part checked apart begins, and whether it matches (waits for its hash)
+    later: int
+    later_ok: Callable[[], bool]
 
     def entries(
         self, paths: list[str], per: int = 512, most: int = BATCH_BYTES
     ) -> Iterator[tuple[str, Any, Blob | None]]:
         """``(path, entry, blob)`` of ``paths``, decoded ``per`` at a time (fewer past
-        ``most`` bytes); ``entry`` is ``None`` when not valid. Pages read are given back."""
-        assert self.mapped is not None
+        ``most`` bytes); ``entry`` is ``None`` when not valid (or in a later part that does
+        not match its checksum). Pages read are given back."""
         m, lines = self.mapped, self.lines
+        trusted = len(m)
         at = 0
         while at < len(paths):
             where: list[tuple[str | None, tuple[int, int], Blob | None]] = []
@@ -118,12 +124,13 @@ class Cached:
                     except ValueError:
                         raws.append(None)
             give_back(m, min(w[1][0] for w in where), max(w[1][1] for w in where))
-            for p, raw, (_k, _w, blob) in zip(part, raws, where, strict=True):
-                yield p, raw if isinstance(raw, list) else None, blob
+            if max(w[1][1] for w in where) > self.later and not self.later_ok():
+                trusted = self.later
+            for p, raw, (_k, (lo, _hi), blob) in zip(part, raws, where, strict=True):
+                yield p, raw if isinstance(raw, list) and lo < trusted else None, blob
 
     def release(self) -> None:
-        if self.mapped is not None:
-            give_back(self.mapped)
+        give_back(self.mapped)
 
     def unchanged(
         self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
@@ -139,10 +146,10 @@ class Cached:
 
 
 class Reading:
-    """The cache of ``ws`` being read: its header checked, its checksum hashed in a thread
-    beside the caller's work (off the interpreter). :meth:`result` waits and returns the
-    cache or raises :class:`CacheError`; call :meth:`close` in any case. Hashed from the
-    mapping a window at a time, each window's pages given back: the thread allocates
+    """The cache of ``ws`` being read: its header checked, its checksums hashed in a thread
+    beside the caller's work (off the interpreter). :meth:`result` waits for the first part's
+    and returns the cache or raises :class:`CacheError`; call :meth:`close` in any case. Hashed
+    from the mapping a window at a time, each window's pages given back: the thread allocates
     nothing (its arena kept 14 MB after a search) and the process holds no page of it. The
     cache is only replaced whole (renamed): the mapped file never changes under it."""
 
@@ -151,13 +158,15 @@ class Reading:
         self._mapped: mmap.mmap | None = None
         self._thread: threading.Thread | None = None
         self._failed: list[BaseException] = []
-        self._digest = hashlib.sha256()
-        self._written, self._body = 0, 0
-        self._sha256: object = None
+        self._sums: list[str] = []  # each part's, as hashed
+        self._first = threading.Event()  # the first part hashed (or the hashing failed)
+        self._written, self._body, self._later = 0, 0, 0
+        self._sha256: list[str] = []
         try:
             with open(cache_path(ws), "rb") as f:
-                self._written, self._mapped, self._sha256 = _opened(ws, f)
+                self._written, self._mapped, self._sha256, later = _opened(ws, f)
                 self._body = f.tell()
+                self._later = min(self._body + later, len(self._mapped))
         except CacheError as exc:
             self._error = exc
         except (OSError, ValueError, MemoryError) as exc:
@@ -174,16 +183,28 @@ class Reading:
             self._checksum()
 
     def _checksum(self) -> None:
-        mapped, digest = self._mapped, self._digest
+        mapped = self._mapped
         assert mapped is not None
         try:
             with memoryview(mapped) as view:
-                for at in range(self._body, len(mapped), CHECKSUM_CHUNK):
-                    with view[at : at + CHECKSUM_CHUNK] as part:  # (let go of before close)
-                        digest.update(part)
-                    give_back(mapped, at, min(len(mapped), at + CHECKSUM_CHUNK))
+                for lo, hi in ((self._body, self._later), (self._later, len(mapped))):
+                    digest = hashlib.sha256()
+                    for at in range(lo, hi, CHECKSUM_CHUNK):
+                        with view[at : min(hi, at + CHECKSUM_CHUNK)] as part:  # (let go of
+                            digest.update(part)  # before close)
+                        give_back(mapped, at, min(hi, at + CHECKSUM_CHUNK))
+                    self._sums.append(digest.hexdigest())
+                    self._first.set()
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._failed.append(exc)
+        finally:
+            self._first.set()
+
+    def _later_ok(self) -> bool:
+        """Whether the second part matches its checksum (once hashed)."""
+        if self._thread is not None:
+            self._thread.join()
+        return not self._failed and self._sums == self._sha256
 
     def result(self) -> Cached:
         if self._error is not None:
@@ -195,16 +216,15 @@ class Reading:
                 lines, bad = _layout(mapped, self._body), None
             except CacheError as exc:
                 lines, bad = {}, exc
-            if self._thread is not None:
-                self._thread.join()
+            self._first.wait()
             if self._failed:
                 raise self._failed[0]
-            if self._sha256 != self._digest.hexdigest():
+            if self._sums[:1] != self._sha256[:1]:
                 raise CacheError("corrupt: the checksum does not match")
             if bad is not None:
                 raise bad
-            cached = Cached(self._written, lines, mapped)
-            self._mapped = None  # the cache's own now
+            cached = Cached(self._written, lines, mapped, self._later, self._later_ok)
+            self._mapped = None  # the cache's own now (the second part still hashed)
         except OSError as exc:
             raise CacheError(f"no cache: {exc}") from exc
         finally:
@@ -213,16 +233,16 @@ class Reading:
         return cached
 
     def close(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._mapped is not None:
+        if self._mapped is not None:  # (not taken: the hashing of it ended first)
+            if self._thread is not None:
+                self._thread.join()
             self._mapped.close()
             self._mapped = None
 
 
-def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object]:
-    """Time of writing, the mapped file and the checksum, once the header fits."""
+def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, list[str], int]:
+    """Time of writing, the mapped file, the checksums and where the second part begins
+    (from the body's start), once the header fits."""
     try:
         header = json.loads(f.readline())
     except ValueError:
@@ -237,14 +257,16 @@ def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, object
         raise CacheError("made by another version")
     if header.get("workspace") != _fingerprint(ws):
         raise CacheError("made for another workspace")
-    written = header.get("written_ns")
+    written, sums, later = header.get("written_ns"), header.get("sha256"), header.get("later")
     if not isinstance(written, int):
         raise CacheError("corrupt: no time of writing")
+    if not (isinstance(sums, list) and len(sums) == 2 and isinstance(later, int) and later >= 0):
+        raise CacheError("corrupt: no checksums")
     try:
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as exc:
         raise CacheError(f"cannot map: {exc}") from exc
-    return written, mapped, header.get("sha256")
+    return written, mapped, sums, later
 
 
 def _layout(
@@ -292,24 +314,18 @@ def _layout(
     return dict(zip(names, places, strict=True))
 
 
-def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], bytes]]) -> None:
-    """Write the cache atomically from ``(path, kind, entry, blob)``, streamed through a
-    scratch file (the header holds its checksum). ``OSError``: callers may ignore it."""
+Entries = Iterable[tuple[str, str | None, list[Any], bytes]]
+
+
+def write(ws: Workspace, entries: Entries, later: Entries = ()) -> None:
+    """Write the cache atomically from ``(path, kind, entry, blob)``, then ``later``'s
+    (hashed apart), streamed through a scratch file (the header holds the checksums).
+    ``OSError``: callers may ignore it."""
     ws.state_dir.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256()
     with tempfile.TemporaryFile(dir=ws.state_dir) as scratch:
-        for path, kind, entry, blob in entries:
-            piece = (
-                json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
-                + b"\t"
-                + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
-                    "utf-8", "backslashreplace"
-                )
-                + b"\n"
-            )
-            for part in (piece, blob):
-                digest.update(part)
-                scratch.write(part)
+        sums = [_write_part(scratch, entries)]
+        later_at = scratch.tell()
+        sums.append(_write_part(scratch, later))
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -317,7 +333,8 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
             "app": app_version(),
             "workspace": _fingerprint(ws),
             "written_ns": time.time_ns(),
-            "sha256": digest.hexdigest(),
+            "sha256": sums,
+            "later": later_at,
         }
         scratch.seek(0)
         body = iter(lambda: scratch.read(1 << 20), b"")
@@ -326,6 +343,25 @@ def write(ws: Workspace, entries: Iterable[tuple[str, str | None, list[Any], byt
         if old.name != NAME and not old.name.startswith("."):
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def _write_part(scratch: IO[bytes], entries: Entries) -> str:
+    """Each file: ``["path", "kind" or null, blob bytes]`` TAB entry NEWLINE blob; the
+    SHA-256 of what was written."""
+    digest = hashlib.sha256()
+    for path, kind, entry, blob in entries:
+        piece = (
+            json.dumps([path, kind, len(blob)], ensure_ascii=True).encode()
+            + b"\t"
+            + json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8", "backslashreplace"
+            )
+            + b"\n"
+        )
+        for part in (piece, blob):
+            digest.update(part)
+            scratch.write(part)
+    return digest.hexdigest()
 
 
 def report_path_hint(ws: Workspace, report_id: str) -> Path | None:

@@ -367,17 +367,17 @@ class WorkspaceIndex:
         with self.lock:
             files = list(self.files.values())
         rank = self._ranked(files)
-        # lessons last: a start decodes the rest first
-        files.sort(key=lambda f: (f.kind is Kind.LESSONS, rank[f.path]))
+        files.sort(key=lambda f: rank[f.path])
 
-        def entries() -> Iterator[tuple[str, str | None, list[Any], bytes]]:
+        def entries(lessons: bool) -> Iterator[tuple[str, str | None, list[Any], bytes]]:
             for f in files:
-                yield (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f))
-                if f.records is not None:  # written: a mapped table's pages given back
-                    f.records.release()
+                if (f.kind is Kind.LESSONS) is lessons:
+                    yield (str(f.path), f.kind.value if f.kind else None, *entry_of_file(f))
+                    if f.records is not None:  # written: a mapped table's pages given back
+                        f.records.release()
 
-        try:
-            index_cache.write(self.ws, entries())
+        try:  # the lessons last, checked apart: a start lists its sessions before
+            index_cache.write(self.ws, entries(False), entries(True))
         except OSError:
             return False
         self._dirty = False

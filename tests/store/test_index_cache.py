@@ -6,11 +6,14 @@ Every test compares what a start from the cache yields with a start that parses 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,6 +68,28 @@ def _same_as_fresh(root: Path) -> WorkspaceIndex:
     cached = _load(root)
     assert _view(cached) == _view(_load(root, use_cache=False))
     return cached
+
+
+def _rewrite(
+    path: Path, change: Callable[[str, str | None, Any, bytes], tuple[Any, bytes]]
+) -> None:
+    """Rewrite the cache with ``change(path, kind, entry, blob)`` giving each file's entry
+    and blob, and checksums that match (anyone can compute them; lessons apart)."""
+    head, _, rest = path.read_bytes().partition(b"\n")
+    parts, pos = [b"", b""], 0
+    while pos < len(rest):
+        nl = rest.index(b"\n", pos)
+        key, _, entry = rest[pos:nl].partition(b"\t")
+        name, kind, size = json.loads(key)
+        e, blob = change(name, kind, json.loads(entry), rest[nl + 1 : nl + 1 + size])
+        enc = json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode()
+        parts[kind == "lessons"] += json.dumps([name, kind, len(blob)]).encode()
+        parts[kind == "lessons"] += b"\t" + enc + b"\n" + blob
+        pos = nl + 1 + size
+    header = json.loads(head)
+    header["sha256"] = [hashlib.sha256(part).hexdigest() for part in parts]
+    header["later"] = len(parts[0])
+    path.write_bytes(json.dumps(header).encode() + b"\n" + b"".join(parts))
 
 
 def _a_report(root: Path) -> Path:
@@ -153,17 +178,8 @@ def test_a_corrupt_cache_is_rebuilt(demo_root: Path, damage: object) -> None:
 def test_a_cache_with_a_forged_checksum_but_bad_entries_is_not_trusted(demo_root: Path) -> None:
     """A body that passes the checksum yet holds nonsense: those files are parsed again."""
     first = _load(demo_root)
-    path = index_cache.cache_path(first.ws)
-    head, _, body = path.read_bytes().partition(b"\n")
-    lines = body.splitlines()
-    key, _, _entry = lines[0].partition(b"\t")
-    lines[0] = key + b'\t["not", "an", "entry"]'
-    body = b"\n".join(lines) + b"\n"
-    header = json.loads(head)
-    import hashlib
-
-    header["sha256"] = hashlib.sha256(body).hexdigest()
-    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    nonsense = iter([["not", "an", "entry"]])
+    _rewrite(index_cache.cache_path(first.ws), lambda _p, _k, e, b: (next(nonsense, e), b))
     ix = _same_as_fresh(demo_root)
     assert ix.stats["parsed"] == 1
 
@@ -360,29 +376,17 @@ def test_a_repeated_id_appended_to_a_mapped_table_is_reported(demo_root: Path) -
 
 
 def _forge(path: Path, change: object) -> None:
-    """Rewrite the cache with ``change`` applied to the first head table's entry, and a
-    checksum that matches (anyone can compute one)."""
-    import hashlib
+    """Rewrite the cache with ``change`` applied to the first head table's entry."""
+    done = []
 
-    head, _, rest = path.read_bytes().partition(b"\n")
-    out, pos, done = [], 0, False
-    while pos < len(rest):
-        nl = rest.index(b"\n", pos)
-        key, _, entry = rest[pos:nl].partition(b"\t")
-        size = json.loads(key)[2]
-        blob = rest[nl + 1 : nl + 1 + size]
-        e = json.loads(entry)
+    def first_table(_p: str, _k: str | None, e: Any, blob: bytes) -> tuple[Any, bytes]:
         if not done and e[3] and e[3][0] == "T" and len(e[3][2]) >= 2:
             change(e[3])  # type: ignore[operator]
-            done = True
-        enc = json.dumps(e, ensure_ascii=False, separators=(",", ":")).encode()
-        out.append(key + b"\t" + enc + b"\n" + blob)
-        pos = nl + 1 + size
+            done.append(e)
+        return e, blob
+
+    _rewrite(path, first_table)
     assert done
-    body = b"".join(out)
-    header = json.loads(head)
-    header["sha256"] = hashlib.sha256(body).hexdigest()
-    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
 
 
 def _one_more(payload: list) -> None:  # type: ignore[type-arg]
@@ -513,26 +517,11 @@ def test_a_cached_document_that_does_not_validate_is_read_from_its_file(
 ) -> None:
     """A forged cache (its checksum matches) whose documents' JSON is not the model's:
     taken as it is, the documents then read from their files when asked for."""
-    import hashlib
-
     first = _load(demo_root)
-    path = index_cache.cache_path(first.ws)
-    head, _, rest = path.read_bytes().partition(b"\n")
-    out, pos = [], 0
-    while pos < len(rest):
-        nl = rest.index(b"\n", pos)
-        key, _, entry = rest[pos:nl].partition(b"\t")
-        name, kind, size = json.loads(key)
-        blob = rest[nl + 1 : nl + 1 + size]
-        if json.loads(entry)[3] == ["D"] and kind != "proposal":
-            blob = forged
-            key = json.dumps([name, kind, len(blob)]).encode()
-        out.append(key + b"\t" + entry + b"\n" + blob)
-        pos = nl + 1 + size
-    body = b"".join(out)
-    header = json.loads(head)
-    header["sha256"] = hashlib.sha256(body).hexdigest()
-    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    _rewrite(
+        index_cache.cache_path(first.ws),
+        lambda _p, kind, e, b: (e, forged if e[3] == ["D"] and kind != "proposal" else b),
+    )
     ix = _same_as_fresh(demo_root)
     assert ix.stats["parsed"] == 0
 
@@ -623,21 +612,54 @@ def test_a_file_deleted_between_starts_is_taken_out(demo_root: Path) -> None:
     assert ix.stats["removed"] == 1
 
 
+def _later_at(data: bytes) -> int:
+    """Where the part checked apart (the lessons) begins in the cache file ``data``."""
+    head, _, body = data.partition(b"\n")
+    return len(data) - len(body) + json.loads(head)["later"]
+
+
+def _entry_end(data: bytes, before: int) -> int:
+    """The last byte of the last entry that ends before ``before``."""
+    return data.rindex(b"\n", 0, data.rindex(b"]\t", 0, before)) - 1
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
 def test_the_checksum_read_a_chunk_at_a_time_covers_the_whole_body(
     demo_root: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Read in chunks of any size, the checksum takes every byte: an edit in the last
-    byte of an entry is caught as one in the first."""
+    """Read in chunks of any size, the checksums take every byte: an edit in the last
+    byte of an entry is caught as one in the first, in either part."""
     monkeypatch.setattr(index_cache, "CHECKSUM_CHUNK", chunk)
     ws = _load(demo_root).ws
     path = index_cache.cache_path(ws)
     good = path.read_bytes()
-    index_cache.Reading(ws).result()
-    last = good.rindex(b"]\t")  # the end of the last file's line
-    path.write_bytes(good[:last] + b"}" + good[last + 1 :])
-    with pytest.raises(index_cache.CacheError, match="checksum"):
-        index_cache.Reading(ws).result()
+    assert index_cache.Reading(ws).result().later_ok()  # (hashed to the end)
+    later = _later_at(good)
+    assert later < _entry_end(good, len(good))  # the demo has lessons
+    for end, part in [(later, "first"), (len(good), "later")]:
+        at = _entry_end(good, end)
+        path.write_bytes(good[:at] + b"}" + good[at + 1 :])
+        if part == "first":
+            with pytest.raises(index_cache.CacheError, match="checksum"):
+                index_cache.Reading(ws).result()
+        else:
+            assert not index_cache.Reading(ws).result().later_ok()
+
+
+def test_a_damaged_lessons_part_costs_the_lessons_alone(demo_root: Path) -> None:
+    """The lessons are checked apart, when they are read: damaged, they alone are parsed
+    again (and the sessions were listed from the rest meanwhile)."""
+    ws = _load(demo_root).ws
+    path = index_cache.cache_path(ws)
+    good = path.read_bytes()
+    at = _entry_end(good, len(good))
+    path.write_bytes(good[:at] + b"}" + good[at + 1 :])
+    lessons = [
+        p for p in _load(demo_root, use_cache=False).files.values() if p.kind is Kind.LESSONS
+    ]
+    ix = _same_as_fresh(demo_root)
+    assert lessons and ix.stats["parsed"] == len(lessons)
+    assert ix.stats["cached"] == ix.stats["files"] - len(lessons)
 
 
 def test_a_cache_read_beside_other_work_gives_every_file_or_raises_in_the_caller(
@@ -645,10 +667,12 @@ def test_a_cache_read_beside_other_work_gives_every_file_or_raises_in_the_caller
 ) -> None:
     ix = _load(demo_root)
     ws = ix.ws
-    assert set(index_cache.Reading(ws).result().lines) == {str(p) for p in ix.files}
+    cached = index_cache.Reading(ws).result()
+    assert set(cached.lines) == {str(p) for p in ix.files} and cached.later_ok()
     path = index_cache.cache_path(ws)
     good = path.read_bytes()
-    path.write_bytes(good[:-1] + b"!")  # the checksum is the thread's
+    at = _later_at(good) - 1  # the first part's last byte
+    path.write_bytes(good[:at] + b"!" + good[at + 1 :])  # the checksum is the thread's
     waiting = index_cache.Reading(ws)  # nothing raised yet: raised by the caller
     with pytest.raises(index_cache.CacheError, match="checksum"):
         waiting.result()
