@@ -125,6 +125,18 @@ def _flat(given: list[tuple[Path, Parts]]) -> Iterator[Part]:
         yield from _each(parts)
 
 
+def _path(name: str, parents: dict[str, Path | None]) -> Path:
+    """``Path(name)`` in half the time: joined to its folder's, made once (unless written
+    otherwise than ``Path`` writes it: then parsed whole)."""
+    folder, _, base = name.rpartition(os.sep)
+    parent = parents.get(folder)
+    if parent is None and folder not in parents:
+        parent = parents[folder] = Path(folder)
+        if str(parent) != folder or folder.endswith(os.sep):
+            parent = parents[folder] = None
+    return Path(name) if parent is None else parent / base
+
+
 def report_session_key(key: str, report: ReportRef) -> str:
     """The key a further report of one ``session_id`` is listed under."""
     return f"{key}#{report.path}"
@@ -249,20 +261,21 @@ class WorkspaceIndex:
             # reports and summaries first (the sessions list is complete with them), then
             # lessons, then small documents; the first merge relies on the cache's order
             paths: dict[str, Path] = {}  # (made as needed: the sessions' files first)
+            parents: dict[str, Path | None] = {}
             first = (Kind.KPT.value, Kind.SUMMARIES.value)
             groups: tuple[list[str], list[str], list[str]] = ([], [], [])
             for name, (kind, *_where) in cached.lines.items():
                 groups[0 if kind in first else 1 if kind == Kind.LESSONS.value else 2].append(name)
             for i, group in enumerate(groups):
                 if i == 1:  # every file's path and order, made once the sessions are out
-                    paths = {name: paths.get(name) or Path(name) for name in cached.lines}
+                    paths = {n: paths.get(n) or _path(n, parents) for n in cached.lines}
                     self._rank = {p: n for n, p in enumerate(paths.values())}
                 batch: dict[Path, IndexedFile] = {}
                 for name, entry, blob in cached.entries(group):
                     if entry is None:
                         continue  # parsed again below
                     try:
-                        path = paths.get(name) or paths.setdefault(name, Path(name))
+                        path = paths.get(name) or paths.setdefault(name, _path(name, parents))
                         batch[path] = file_of_entry(self.ws, path, entry, blob, name)
                     except (ValueError, TypeError, IndexError, KeyError):
                         continue

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import store.index.cache as index_cache
 from store.index.entries import entry_of_file
 from store.index.heads import LessonHead
-from store.index.workspace_index import WorkspaceIndex
+from store.index.workspace_index import WorkspaceIndex, _path
 from store.read.kinds import Kind
 from store.workspace import Workspace
 
@@ -741,3 +743,13 @@ def test_a_save_or_an_update_during_a_reload_waits_for_it(demo_root: Path) -> No
     assert got and got[0][1] == set()
     assert any(f.kind is Kind.LESSONS for f in ix.files.values())
     assert _view(ix) == _view(_load(demo_root, use_cache=False))
+
+
+@given(st.lists(st.sampled_from(["/", "//", ".", "..", "a", "b.yaml", " ", "é", "~"]), max_size=9))
+def test_a_cached_name_becomes_the_path_it_names(parts: list[str]) -> None:
+    """Each file's name in the cache made a path joined to its folder's: the same path as
+    the name parsed whole, however the name is written."""
+    name, parents = "".join(parts), {}  # type: ignore[var-annotated]
+    for _ in range(2):  # the folder's made, then reused
+        got, want = _path(name, parents), Path(name)
+        assert (str(got), got.parts, hash(got)) == (str(want), want.parts, hash(want))
