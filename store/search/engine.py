@@ -22,12 +22,13 @@ from typing import Any, Protocol
 
 import tantivy
 
-from store.search.index import MANIFEST, TOKEN_MAX, SearchIndex, unpack_record
+from store.search.index import MANIFEST, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord, Stamp
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
 from store.search.text import (
     MAX_TEXT,
+    TOKEN_MAX,
     fuzzy_spans,
     gist_key,
     highlight_spans,

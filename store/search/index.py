@@ -17,29 +17,27 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import tantivy
 
 from store.read.kinds import Kind
 from store.read.textsafe import first_line
-from store.search.model import Packed, SearchRecord, Stamp, group_hash, pack, unpack
+from store.search.model import SearchRecord, Stamp, group_hash
 from store.search.query import KINDS
 from store.search.text import (
     CJK,
     MAX_TEXT,
-    compound_tails,
+    TOKEN_MAX,
+    index_terms,
     lazy_pattern,
     normalize,
     word_run,
 )
 from store.workspace import Workspace
 
-if TYPE_CHECKING:
-    from store.search.scan import Scan
-
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 6
+SCHEMA = 7
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -112,29 +110,12 @@ def index_text(rec: SearchRecord) -> str:
     return normalize(text)
 
 
-#: Tokens longer than this are not indexed; a longer word is indexed by its first this many
-#: characters (a query word as long is looked up by those: see ``engine.Term``).
-TOKEN_MAX = 255
-
-
-def words(norm: str) -> list[str]:
-    """The words of normalised text apart by spaces, and the first :data:`TOKEN_MAX`
-    characters of each longer word (which the tokenizer drops)."""
-    found = word_run().findall(norm)
-    return [" ".join(found), *(w[:TOKEN_MAX] for w in found if len(w) > TOKEN_MAX)]
-
-
 def cjk_terms(norm: str) -> tuple[str, str]:
     """The distinct CJK characters of ``norm``, and the neighbouring pairs of each run, runs
     apart by ``|`` (no phrase crosses runs)."""
     runs = _cjk_runs().findall(norm)
-    pairs: list[str] = []
-    for run in runs:
-        if len(run) > 1:
-            if pairs:
-                pairs.append("|")
-            pairs.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return " ".join(set("".join(runs))), " ".join(pairs)
+    pairs = (" ".join(map(str.__add__, run, run[1:])) for run in runs if len(run) > 1)
+    return " ".join(set("".join(runs))), " | ".join(pairs)
 
 
 _SEP = "\x1f"
@@ -190,24 +171,25 @@ def sid_hash(sid: str) -> int:
     )
 
 
-def make_doc(rec: SearchRecord, size: int, gist: int | None = None) -> tantivy.Document:
-    """The document of a record in a group of ``size`` (``gist``: its :func:`group_hash`,
-    when known). What its session adds is joined at query time."""
+def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
+    """The fields of a record's document (``gist``: its :func:`group_hash`), but for its
+    group's size in the rank (:func:`make_doc`): made in the parsing workers."""
     day = date_number(rec.date)
     norm = index_text(rec)
+    words, compounds = index_terms(norm)
     title = normalize(rec.title[:1024])
     project = normalize(rec.project)
     facets = [normalize(f) for f in rec.facets]
     fields: dict[str, Any] = {
-        "w": words(norm),
-        "c": " ".join(compound_tails(norm)),
-        "tw": words(title)[0],
+        "w": words,
+        "c": " ".join(compounds),
+        "tw": " ".join(word_run().findall(title)),
         "kind": rec.kind,
         "id": rec.id,
         "path": rec.path,
         "day": day,
-        "gist": group_hash(rec) if gist is None else gist,
-        "rank": rank_of(rec, size, day),
+        "gist": gist,
+        "rank": rank_of(rec, day),
         "rec": pack_record(rec),
     }
     if not norm.isascii():  # (an ASCII text holds no CJK: not tokenised for nothing)
@@ -220,12 +202,34 @@ def make_doc(rec: SearchRecord, size: int, gist: int | None = None) -> tantivy.D
         fields["project"] = project
     if facets:
         fields["facet"] = facets
+    return fields
+
+
+Packed = tuple[int, bytes, Counter[int]]
+"""Records as a parsing worker hands them to the build: the first one's line, their
+documents' fields (marshal: written to the build's spool as they are), each group's size."""
+
+
+def pack(recs: list[SearchRecord]) -> Packed:
+    rows = [doc_fields(r, group_hash(r)) for r in recs]
+    sizes = Counter(f["gist"] for f in rows if f["gist"])
+    return (recs[0].line if recs else 0, marshal.dumps(rows), sizes)
+
+
+def unpack(packed: Packed) -> list[SearchRecord]:
+    return [unpack_record(f["rec"]) for f in marshal.loads(packed[1])]
+
+
+def make_doc(fields: dict[str, Any], size: int) -> tantivy.Document:
+    """The document of :func:`doc_fields` in a group of ``size`` (the bigger, the higher
+    its rank). What its session adds is joined at query time."""
+    fields["rank"] |= min(size, 0x7FFF) << 48
     try:
         return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
     except ValueError:  # a lone surrogate (JSON's "\ud800"): U+FFFD in the index's UTF-8
-        fields = {k: _whole(v) for k, v in fields.items()}
-        fields["path"] = path_term(rec.path)  # a file name not UTF-8: one term each still
-        return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
+        whole = {k: _whole(v) for k, v in fields.items()}
+        whole["path"] = path_term(fields["path"])  # a file name not UTF-8: one term each still
+        return tantivy.Document.from_dict(whole, SCHEMA_OBJ)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -242,14 +246,14 @@ def _whole(value: Any) -> Any:
     return [_whole(v) for v in value] if isinstance(value, list) else value
 
 
-def rank_of(rec: SearchRecord, size: int, d: int) -> int:
-    """Static rank, higher first: bigger groups of near duplicates (a record in none: 1),
+def rank_of(rec: SearchRecord, d: int) -> int:
+    """Static rank, higher first, but for the group's size above it (:func:`make_doc`):
     newer (``d``: its :func:`date_number`), the kind's place in :data:`KINDS`, an earlier
     line (of 2M: every line of a lessons file of 100,000 has its own)."""
     kind = KIND_CODE.get(rec.kind, 31)
     day = (d // 10000) * 372 + (d // 100 % 100) * 31 + d % 100  # in order, 22 bits
     line = 0x1FFFFF - min(rec.line, 0x1FFFFF)
-    return (min(size, 0x7FFF) << 48) | (day << 26) | ((31 - kind) << 21) | line
+    return (day << 26) | ((31 - kind) << 21) | line
 
 
 # -- the index -------------------------------------------------------------------------------
@@ -408,8 +412,9 @@ class SearchIndex:
             # (tantivy sorts each segment by rank; a tie, or two segments, go by the order)
             for _line, at, n in (p for file_parts in parts.values() for p in sorted(file_parts)):
                 spool.seek(at)
-                for row, g in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
-                    w.add_document(make_doc(SearchRecord(*row), sizes[g] if g else 1, g))
+                for fields in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
+                    g = fields["gist"]
+                    w.add_document(make_doc(fields, sizes[g] if g else 1))
             self.ident = dict(ident)
             self._commit(w)
 
@@ -458,11 +463,11 @@ class SearchIndex:
                 self.stamps[path] = stamp
                 added.extend(recs)
             for r in added:
-                w.add_document(make_doc(r, 1))
-                norm = index_text(r)
-                self.new_terms["w"].update(word_run().findall(norm))
-                self.new_terms["c"].update(compound_tails(norm))
-            gists.update(group_hash(r) for r in added)
+                fields = doc_fields(r, group_hash(r))
+                gists.add(fields["gist"])
+                self.new_terms["w"].update(fields["w"][0].split())
+                self.new_terms["c"].update(fields["c"].split())
+                w.add_document(make_doc(fields, 1))
             gists.discard(0)
             self._commit(w)
             if gists:  # re-added with their group's size as rank, read from that commit
@@ -471,7 +476,8 @@ class SearchIndex:
                 sizes = Counter(group_hash(r) for r in recs)
                 w.delete_documents_by_query(q)
                 for r in recs:
-                    w.add_document(make_doc(r, sizes[group_hash(r)]))
+                    g = group_hash(r)
+                    w.add_document(make_doc(doc_fields(r, g), sizes[g]))
                 self._commit(w)
             return True
 
@@ -490,10 +496,18 @@ def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchInd
         return SearchIndex.open(None)
 
 
+class Files(Protocol):
+    """What :func:`sync_workspace` reads of a workspace's scan (``scan.Scan``)."""
+
+    @property
+    def stamps(self) -> dict[str, Stamp]: ...
+    def kind(self, path: str) -> Kind | None: ...
+
+
 def sync_workspace(
     index: SearchIndex,
     ws: Workspace,
-    files: Scan,
+    files: Files,
     parse: Callable[[list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, Packed]]],
 ) -> dict[str, int]:
     """Bring ``index`` in step with ``files``: a full build when it is new or foreign, else

@@ -4,9 +4,7 @@ warm ``hurikaeri search`` imports neither pydantic nor the YAML loader.
 
 from __future__ import annotations
 
-import marshal
 import zlib
-from collections import Counter
 from typing import NamedTuple
 
 from store.search.text import gist_key
@@ -55,18 +53,3 @@ def group_hash(rec: SearchRecord) -> int:
         return 0
     data = f"{rec.kind}\x1f{key}".encode("utf-8", "surrogatepass")
     return ((zlib.crc32(data) << 32) | zlib.adler32(data)) & ((1 << 48) - 1) or 1
-
-
-Packed = tuple[int, bytes, Counter[int]]
-"""Records as a parsing worker hands them to the build: the first one's line, the records
-with their groups (marshal: written to the build's spool as they are), each group's size."""
-
-
-def pack(recs: list[SearchRecord]) -> Packed:
-    rows = [(tuple(r), group_hash(r)) for r in recs]
-    sizes = Counter(g for _r, g in rows if g)
-    return (recs[0].line if recs else 0, marshal.dumps(rows), sizes)
-
-
-def unpack(packed: Packed) -> list[SearchRecord]:
-    return [SearchRecord(*row) for row, _g in marshal.loads(packed[1])]

@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 from store.read.kinds import Kind, ignored_name, kind_from_path
 from store.read.takt_layout import is_support_file, piece_dirs
-from store.search.model import Packed, Stamp, pack
+from store.search.index import Packed, pack
+from store.search.model import Stamp
 from store.workspace import RULES, Workspace
 
 

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
-from itertools import chain, count, repeat
+from itertools import chain, count, filterfalse, islice, repeat
 
 #: Scripts without spaces between words: Han, hiragana, katakana (incl. ー and 々).
 CJK = (
@@ -65,27 +65,37 @@ def is_cjk(text: str) -> bool:
 _SEPS = re.compile(r"[-._:]+")
 
 
-#: Compound tokens longer than this are not indexed (their words are); tails per compound.
-COMPOUND_MAX = 255
+#: Tokens longer than this are not indexed: a longer word is by its first this many
+#: characters (a query word as long is looked up by those: see ``engine.Term``), a longer
+#: compound by its words. Tails indexed per compound:
+TOKEN_MAX = 255
 TAILS_MAX = 8
+#: A word, or words joined by ``-._:`` (a compound), from where a word starts; possessive,
+#: so one pass over the text (:data:`compound_pattern` is the same with a joint required).
+_chain = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)*")
 
 
-def compound_tails(norm: str) -> list[str]:
-    """Compound tokens of normalised text and their tails from each of their first
-    :data:`TAILS_MAX` inner word starts (``kpt-2026-001``, ``2026-001``, ``001``): a compound
-    query where a word starts is a prefix. Each tail is at most :data:`COMPOUND_MAX` long."""
-    if not ("-" in norm or "." in norm or "_" in norm or ":" in norm):
-        return []
+def index_terms(norm: str) -> tuple[list[str], list[str]]:
+    """The words of normalised text apart by spaces (and the head of each longer than
+    :data:`TOKEN_MAX`), and its compound tokens with their tails from each of their first
+    :data:`TAILS_MAX` inner word starts that are compounds too (``kpt-2026-001``,
+    ``2026-001``: a compound query where a word starts is a prefix; a one-word tail never
+    matches one), each at most :data:`TOKEN_MAX` long."""
+    chains = _chain().findall(norm)
+    text = " ".join(chains)
+    words = [text.replace("-", " ").replace(".", " ").replace("_", " ").replace(":", " ")]
+    if max(map(len, chains), default=0) > TOKEN_MAX:  # the tokenizer drops such a word
+        words += [w[:TOKEN_MAX] for w in words[0].split() if len(w) > TOKEN_MAX]
+    if words[0] == text:
+        return words, []
     out: list[str] = []
-    for token in compound_pattern().findall(norm):
+    for token in filterfalse(str.isalnum, chains):
         n = len(token)
-        if n <= COMPOUND_MAX:
+        if n <= TOKEN_MAX:
             out.append(token)
-        for k, m in enumerate(_SEPS.finditer(token, max(0, n - COMPOUND_MAX))):
-            if k >= TAILS_MAX or m.end() >= n:
-                break
-            out.append(token[m.end() :])
-    return out
+        joints = list(islice(_SEPS.finditer(token, max(0, n - TOKEN_MAX)), TAILS_MAX + 1))
+        out.extend(token[m.end() :] for m in joints[: min(TAILS_MAX, len(joints) - 1)])
+    return words, out
 
 
 def word_parts(term: str) -> list[str]:

@@ -158,7 +158,7 @@ TEXT_PASSES = (
     "fuzzy_spans",
     "snippet",
     "_char_map",
-    "compound_tails",
+    "index_terms",
 )
 BOUNDARY = ("word_starts",)
 MODULES = (search_text, search_segment, search_index, search_query)
@@ -212,7 +212,7 @@ def tokens(norm: str) -> list[str]:
     """What the index is handed of a text besides the text itself: compound tokens and
     their tails, CJK pairs, words."""
     pairs = [p for p in search_segment.cjk_terms(norm)[1].split() if p != "|"]
-    return [*search_text.compound_tails(norm), *pairs, *word_parts(norm)]
+    return [*search_text.index_terms(norm)[1], *pairs, *word_parts(norm)]
 
 
 @HEAVY
