@@ -24,7 +24,7 @@ import tantivy
 
 from store.search.index import MANIFEST, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
-from store.search.model import SearchRecord, Stamp
+from store.search.model import SearchRecord
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
 from store.search.text import (
     MAX_TEXT,
@@ -293,14 +293,6 @@ class Engine:
         self.index = index
         self._vocab: Vocab | None = None
         self._reading: Reading | None = None
-
-    @classmethod
-    def build(cls, files: dict[str, tuple[Stamp, list[SearchRecord]]]) -> Engine:
-        """An index in memory of ``files``: path → (identity, records)."""
-        index = SearchIndex.open(None)
-        index.rebuild({}, ((p, st, recs) for p, (st, recs) in sorted(files.items())))
-        index.close_writer()
-        return cls(index)
 
     def search(
         self,

@@ -36,6 +36,7 @@ from store.search.text import (
     word_parts,
     word_starts,
 )
+from tests.search_build import build_engine
 
 #: Huge examples: few, and not shrunk (a slow one would be rerun again and again).
 HEAVY = settings(
@@ -109,7 +110,7 @@ def record(rid: str, title: str, body: str, kind: str = "lesson") -> SearchRecor
 
 
 def build(*records: SearchRecord) -> SearchIndex:
-    return SearchIndex.build({"/ws/a.jsonl": ((1, 1), list(records))})
+    return build_engine({"/ws/a.jsonl": ((1, 1), list(records))})
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from store.search.engine import Engine
 from store.search.model import SearchRecord
+from tests.search_build import build_engine
 
 WORDS = ["rate", "limit", "ratelimiter", "kpt-2026-001", "kpt-2026-002", "jwks.ts", "re",
          "rotate", "token_cache", "migration", "limiter", "ll-ai-20250601", "a:b", "タイム"]  # fmt: skip
@@ -44,7 +45,7 @@ def test_typed_answers_are_the_counted_ones_under_the_cap(
     files: dict[str, tuple[tuple[int, int], list[SearchRecord]]] = {}
     for r in recs:
         files.setdefault(r.path, ((1, 1), []))[1].append(r)
-    engine = Engine.build(files)
+    engine = build_engine(files)
     queries = [word[:cut], word[inner : inner + cut], f"rate {word[:cut]}"]
     for q in queries:
         assert answer(engine, q, False) == answer(engine, q, True), q

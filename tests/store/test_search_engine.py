@@ -12,6 +12,7 @@ from store.search.engine import FUZZY, PHRASE, PREFIX, SUBSTRING
 from store.search.engine import Engine as SearchIndex
 from store.search.model import SearchRecord
 from store.search.text import highlight_spans
+from tests.search_build import build_engine
 
 
 def rec(
@@ -49,7 +50,7 @@ def build(*records: SearchRecord) -> SearchIndex:
     files: dict[str, tuple[tuple[int, int], list[SearchRecord]]] = {}
     for r in records:
         files.setdefault(r.path, ((1, 1), []))[1].append(r)
-    return SearchIndex.build(files)
+    return build_engine(files)
 
 
 def ids(index: SearchIndex, query: str, limit: int = 50, **kw: Any) -> list[str]:

@@ -21,6 +21,7 @@ from store.search.engine import Engine as SearchIndex
 from store.search.facade import resolve_line
 from store.search.model import SearchRecord
 from tests.conftest import REPO
+from tests.search_build import build_engine
 
 MB = 1_000_000
 
@@ -59,7 +60,7 @@ def rec(rid: str, title: str, body: str = "", gist: str | None = None) -> Search
 
 
 def build(*records: SearchRecord) -> SearchIndex:
-    return SearchIndex.build({"/ws/lessons.jsonl": ((1, 1), list(records))})
+    return build_engine({"/ws/lessons.jsonl": ((1, 1), list(records))})
 
 
 # -- the command line ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from store.search.index import DIR_NAME, SCHEMA_OBJ, SearchIndex, pack_record, u
 from store.search.model import SearchRecord
 from store.workspace import Workspace
 from tests.conftest import REPO
+from tests.search_build import build_engine
 
 WORDS = ["rate", "limit", "ratelimiter", "token", "rotation", "jwt", "認証", "실데이터", "kpt-2026"]
 QUERIES = [
@@ -85,7 +86,7 @@ def test_updates_answer_key_by_key_as_a_fresh_index(first, steps) -> None:  # ty
                 now.pop(p, None)
             else:
                 now[p] = recs or []
-        fresh = Engine.build({p: ((1, 1), recs) for p, recs in now.items()})
+        fresh = build_engine({p: ((1, 1), recs) for p, recs in now.items()})
         assert answers(Engine(index)) == answers(fresh)
         assert set(index.stamps) == set(now)
 
