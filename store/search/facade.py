@@ -1,9 +1,5 @@
-"""Fuzzy search across everything a workspace holds: "where did we learn that?"
-
-The query language is :mod:`.query`, the records :mod:`.records`, the text forms :mod:`.text`,
-the tantivy index :mod:`.index`, the tiers, filters and hits :mod:`.engine`, the workspace's
-files :mod:`.scan`. This module adds :class:`WorkspaceSearch`, the app's handle: one per
-:class:`~store.index.workspace_index.WorkspaceIndex`.
+"""Fuzzy search across everything a workspace holds (the parts: docs/search.md), and
+:class:`WorkspaceSearch`, the app's handle: one per ``WorkspaceIndex``.
 """
 
 from __future__ import annotations
@@ -99,13 +95,9 @@ def _stamp(f: IndexedFile) -> Stamp | None:
 
 
 class WorkspaceSearch:
-    """The search index of a :class:`WorkspaceIndex`, kept in step with it.
-
-    Thread-safe; ``ensure`` and ``sync`` may take long (a worker thread). The index on disk
-    is opened and brought in step with the workspace's files (usable before the workspace
-    index has finished loading), then synchronised file by file as the watcher reports
-    changes.
-    """
+    """The search index of a :class:`WorkspaceIndex`, kept in step with its files (before
+    it has loaded them), then file by file as the watcher reports changes. Thread-safe;
+    ``ensure`` and ``sync`` may take long (a worker thread)."""
 
     def __init__(self, wi: WorkspaceIndex) -> None:
         self.wi = wi

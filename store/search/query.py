@@ -1,23 +1,8 @@
-"""The search query language.
-
-    jwt rotation kind:try -scope:immediate "refresh token" after:2026-01 status:pending
-
-- Bare words are matched fuzzily and all must match (in any field, in any order).
-- ``"quoted phrases"`` must appear as written (case, width and spacing aside).
-- ``name:value`` filters: ``kind`` ``project`` ``outcome`` ``scope`` ``category`` ``status``
-  (review state) ``tag`` ``impact`` ``after`` ``before``. ``name:a,b`` means a or b;
-  ``name:"two words"`` quotes a value. ``kind`` and ``status`` values may be abbreviated
-  (``kind:les``); ``after:``/``before:`` take ``YYYY-MM-DD`` or ``YYYY-MM`` (after is on or
-  after that day, before is strictly before it).
-- ``evidence:`` — a KPT item's evidence checked against its session's transcript:
-  ``missing`` (not found: a cited turn past the session's end, nothing it names touched),
-  ``found``, ``partial``, ``none`` (no transcript), ``unchecked``; a report is ``missing``
-  when any of its items is, else ``none`` without a transcript, else ``found``. The states
-  are not in the index: the caller checks them (:mod:`store.insight.evidence_cache`) and
-  hands them over with :func:`with_evidence`.
-- A leading ``-`` negates a filter, a word or a phrase: ``-kind:lesson``, ``-flaky``.
-- An unknown filter name or kind, or a malformed date, is a :class:`QueryError` naming it:
-  the search box shows it instead of an empty result. ``12:30`` and URLs are plain words.
+"""The search query language (docs/search.md, "Query syntax"): words that must all match,
+``"phrases"``, ``name:value`` filters (``name:a,b``: either), a leading ``-`` negating any of
+them. ``evidence:`` states are not in the index: the caller hands them over
+(:func:`with_evidence`). An unknown filter or kind, or a malformed date, is a
+:class:`QueryError` naming it; ``12:30`` and URLs are plain words.
 """
 
 from __future__ import annotations

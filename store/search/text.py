@@ -29,9 +29,8 @@ def lazy_pattern(pattern: str) -> Callable[[], re.Pattern[str]]:
 
 _token = lazy_pattern(f"{WORD_CHAR}+|[{CJK}]")
 _ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled in 0.03 ms
-#: Words joined by ``-._:``. It only starts where a word starts (the lookbehind) and never
-#: gives back what it took (possessive): a failed attempt costs one pass over one word, not
-#: one pass per character of it (an unbroken word of n characters was O(n²) to tokenise).
+#: Words joined by ``-._:``, from where a word starts, possessive: a failed attempt costs one
+#: pass over one word, not one per character of it (O(n²) for a word of n characters).
 compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _cjk_char = lazy_pattern(f"[{CJK}]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -133,33 +132,22 @@ def is_word_char(c: str) -> bool:
     return c.isalnum() if c.isascii() else _word_char().match(c) is not None
 
 
-#: Occurrences of a term that fail the word-boundary check, looked at one by one, before a
-#: single linear pass takes over. Each ``str.find`` costs the length of the term, and a term
-#: can occur at every character of a long word (``aaa`` in ``aaaa…``): one by one, a long
-#: term inside a long word would cost the product of their lengths.
+#: Occurrences of a term inside words looked at one by one before one linear pass takes
+#: over (``aaa`` occurs at every character of ``aaaa…``: one by one, a quadratic cost).
 SCAN_MAX = 64
 
 
 @lru_cache(maxsize=128)
-def _bounded(term: str, start: bool, end: bool) -> re.Pattern[str]:
-    """``term`` where a word starts (``start``) and/or ends (``end``).
-
-    The literal comes first, so the regex engine finds it with its own linear prefix scan
-    (a KMP overlap table); the checks after it take constant time: ``.{n}`` inside the
-    lookbehind is a jump back over the term to the character before it.
-    """
-    pattern = re.escape(term)
-    if start:
-        pattern += f"(?<!{WORD_CHAR}.{{{len(term)}}})"
-    if end:
-        pattern += f"(?!{WORD_CHAR})"
-    return re.compile(pattern, re.DOTALL)
+def _bounded(term: str) -> re.Pattern[str]:
+    """``term`` where a word starts: the literal first (the regex engine's linear prefix
+    scan), then a constant-time look back over it (``.{n}``) at the character before."""
+    return re.compile(f"{re.escape(term)}(?<!{WORD_CHAR}.{{{len(term)}}})", re.DOTALL)
 
 
 def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
     """Offsets from ``pos`` on where ``term`` starts a word (overlapping ones too): at most
     ``limit`` searches, each scanning on from the last hit."""
-    pattern = _bounded(term, True, False)
+    pattern = _bounded(term)
     out: list[int] = []
     while len(out) < limit:
         m = pattern.search(text, pos)
@@ -171,11 +159,8 @@ def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
 
 
 def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
-    """Offsets where ``term`` occurs at the start of a word (CJK terms: anywhere).
-
-    ``str.find`` and a look at the character before: no regex to compile per term, unless
-    more than :data:`SCAN_MAX` occurrences are inside words (then one linear pass).
-    """
+    """Offsets where ``term`` starts a word (CJK terms: anywhere): ``str.find`` and a look
+    at the character before, no regex to compile per term up to :data:`SCAN_MAX`."""
     out: list[int] = []
     anywhere = is_cjk(term[:1])
     inside = 0
