@@ -168,10 +168,14 @@ class Side:
         self.name, self.code, self.ws = name, code.resolve(), ws
         venv = self.code / ".venv" / "bin" / "python"
         self.python = str(venv) if venv.exists() else sys.executable
+        # the tree first on the path of its parsing workers too: they run with PYTHONSAFEPATH
+        # (no working directory on the path), and would import this venv's project instead
+        env = {**os.environ, "PYTHONPATH": str(self.code)}
+        self.where: dict[str, Any] = {"cwd": self.code, "env": env}
 
     def child(self, mode: str, queries: Sequence[str]) -> Any:
         args = [self.python, "-c", _CHILD, str(self.code), str(self.ws), mode, json.dumps(queries)]
-        out = subprocess.run(args, capture_output=True, text=True, check=False, cwd=self.code)
+        out = subprocess.run(args, capture_output=True, text=True, check=False, **self.where)
         if out.returncode:
             raise SystemExit(f"{self.name} {mode}: {out.stderr[-3000:]}")
         return json.loads(out.stdout.strip().splitlines()[-1])
@@ -184,7 +188,7 @@ class Side:
         cmd = ["/usr/bin/time", "-f", "%e %U %S %M", self.python, "-m", module]
         cmd += ["--root", str(self.ws), "--limit", "20", "--", query]
         t0 = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=self.code)
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False, **self.where)
         wall = (time.perf_counter() - t0) * 1000
         _e, user, sys_, peak = out.stderr.strip().splitlines()[-1].split()
         return wall, (float(user) + float(sys_)) * 1000, int(peak) / 1024
