@@ -475,34 +475,15 @@ def _file_view(f: dict[str, Any]) -> FileView:
 
 @dataclass(slots=True)
 class _Unit(TxRecord):
-    """A transaction as history, undo and redo see it: its record as read then (its lists
-    parsed from the line once; not functools.cached_property: Python 3.11's takes a lock
-    per access, 5 % of ``history --limit 0``)."""
+    """A transaction as history, undo and redo see it: its record as read then."""
 
     entries: list[Entry] = field(default_factory=list)
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
-    _subjects: list[str] | None = None
-    _files: list[dict[str, Any]] | None = None
-    _trusted: bool | None = None
 
     def trusted(self, led: Ledger) -> bool:
-        """:meth:`Ledger.is_ours`, asked once: what undo, redo and recovery may act on."""
-        if self._trusted is None:
-            self._trusted = led.is_ours(self)
-        return self._trusted
-
-    @property
-    def subjects(self) -> list[str]:
-        if self._subjects is None:
-            self._subjects = TxRecord.subjects.fget(self)  # type: ignore[attr-defined]
-        return self._subjects
-
-    @property
-    def files(self) -> list[dict[str, Any]]:
-        if self._files is None:
-            self._files = TxRecord.files.fget(self)  # type: ignore[attr-defined]
-        return self._files
+        """:meth:`Ledger.is_ours`: what undo, redo and recovery may act on."""
+        return led.is_ours(self)
 
     @property
     def reason(self) -> str:
