@@ -108,25 +108,11 @@ def _scan(
     records: list[tuple[str, dict[str, Any]]],
     day: str,
 ) -> _Existing:
-    """The records of ``session_id`` in ``data`` and, unless all ``records`` are there, the ids
-    that begin with their stems (found with ``bytes.find``: 100,000 lessons in milliseconds)."""
-    found = _Existing(same=_same_session(data, session_id))
-    if not _all_there(records, found.same):
-        stems = {f"{prefix}-{day}-" for prefix, _ in records}  # what next_id's ids begin with
-        found.ids = {i for stem in stems for i in _ids_with_stem(data, stem)}
-    return found
-
-
-def _all_there(
-    records: list[tuple[str, dict[str, Any]]], same: dict[str, list[tuple[str, Span]]]
-) -> bool:
-    left = {k: len(v) for k, v in same.items()}
-    for _, rec in records:
-        key = _content_key(rec)
-        if not left.get(key):
-            return False
-        left[key] -= 1
-    return True
+    """The records of ``session_id`` in ``data`` and the ids that begin with the stems of
+    ``records`` (found with ``bytes.find``: 100,000 lessons in milliseconds)."""
+    stems = {f"{prefix}-{day}-" for prefix, _ in records}  # what next_id's ids begin with
+    ids = {i for stem in stems for i in _ids_with_stem(data, stem)}
+    return _Existing(ids, _same_session(data, session_id))
 
 
 def _same_session(
@@ -210,19 +196,6 @@ _ID_VALUE = re.compile(rb'"([^"\\\r\n]{1,200})"')
 _SPACE = b" \t\n\r\x0b\x0c"
 #: Nesting deeper than this in a wrap-up input is refused.
 MAX_INPUT_DEPTH = 64
-
-
-def _existing(
-    path: Path,
-    session_id: str | None,
-    records: list[tuple[str, dict[str, Any]]],
-    day: str,
-) -> _Existing:
-    """What a file lines are appended to holds."""
-    with _target(path) as got:
-        if got is None:
-            return _Existing()
-        return _scan(got, session_id, records, day)
 
 
 @contextlib.contextmanager
@@ -498,7 +471,11 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
     # (an import retried writes nothing: no scan)
     writes = False
     for path, records in _by_file(plan).items():
-        _assign(records, _existing(path, model.session_id, records, day), day, plan)
+        with _target(path) as got:  # refused when it cannot take a line
+            existing = (
+                _scan(got, model.session_id, records, day) if got is not None else _Existing()
+            )
+        _assign(records, existing, day, plan)
         if not writes and not all(r["id"] in plan.present for _, r in records):
             writes = True
             if scan:
