@@ -10,6 +10,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import NamedTuple
 
 from store.read.kinds import Kind, ignored_name, kind_from_path
@@ -60,7 +61,8 @@ def _walk(
     pieces: bool = False,
 ) -> None:
     """Add the files under ``top`` to ``out`` (a path already there keeps its kind; under
-    a piece location, TAKT's own YAML is no piece)."""
+    a piece location, TAKT's own YAML is no piece). Names are listed, not scanned: a
+    document's stat says it is a file (a fifth of the walk's CPU at 10k)."""
     base = len(os.path.join(top, ""))  # where a path's part under ``top`` starts
     stamps, kinds, kb = out
     dirs = [top]
@@ -71,29 +73,28 @@ def _walk(
         except OSError:
             continue
         try:
-            with os.scandir(fd) as it:
-                entries = list(it)
-            for entry in entries:
-                name = entry.name
+            for name in os.listdir(fd):
                 try:
                     # a name with a document's suffix is ignored only for its head
-                    if (
-                        name.lower().endswith(suffixes)
-                        and entry.is_file()
-                        and not (name[:1] in ".4#" and ignored_name(name))
+                    if name.lower().endswith(suffixes) and not (
+                        name[:1] in ".4#" and ignored_name(name)
                     ):
-                        path = d + name
-                        if path not in stamps and not (
-                            pieces and is_support_file(Path(path), Path(top))
-                        ):
-                            st = os.stat(name, dir_fd=fd)
-                            stamps[path] = (st.st_size, st.st_mtime_ns)
-                            if kind is None:
-                                kb[path] = path[base:]
-                            else:
-                                kinds[path] = kind
-                    elif (
-                        recursive and entry.is_dir(follow_symlinks=False) and not ignored_name(name)
+                        st = os.stat(name, dir_fd=fd)
+                        if S_ISREG(st.st_mode):
+                            path = d + name
+                            if path not in stamps and not (
+                                pieces and is_support_file(Path(path), Path(top))
+                            ):
+                                stamps[path] = (st.st_size, st.st_mtime_ns)
+                                if kind is None:
+                                    kb[path] = path[base:]
+                                else:
+                                    kinds[path] = kind
+                            continue
+                    if (
+                        recursive
+                        and not ignored_name(name)
+                        and S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
                     ):
                         dirs.append(d + name)
                 except OSError:

@@ -31,6 +31,12 @@ def test_the_scan_lists_what_discovery_finds(demo_root: Path) -> None:
     (demo_root / "knowledge_base" / ".git" / "x.yaml").write_text("bad: [", encoding="utf-8")
     (demo_root / "discussions" / "dir.md").mkdir()  # a directory named like a document
     (demo_root / "discussions" / "dir.md" / "inside.md").write_text("# x\n", encoding="utf-8")
+    # links: to a document (read), to a directory (not walked), dangling (skipped)
+    discussions = demo_root / "discussions"
+    (discussions / "link.md").symlink_to(discussions / "dir.md" / "inside.md")
+    (discussions / "linked.md").symlink_to(discussions / "dir.md")
+    (discussions / "linked").symlink_to(discussions / "dir.md")
+    (discussions / "gone.md").symlink_to(discussions / "nowhere.md")
     pieces = demo_root / "pieces"  # TAKT's own YAML beside its workflows: not pieces
     (pieces / "steps").mkdir(parents=True, exist_ok=True)
     for name in ("config.yaml", "review-categories.yaml", "steps/plan.yaml"):
@@ -42,6 +48,8 @@ def test_the_scan_lists_what_discovery_finds(demo_root: Path) -> None:
     assert str(deep / "summaries.jsonl") in scanned
     assert str(demo_root / "discussions" / "dir.md" / "inside.md") in scanned
     assert str(pieces / "config.yaml") not in scanned
+    assert str(discussions / "link.md") in scanned
+    assert not any(p.startswith(str(discussions / "linked")) for p in scanned)
 
 
 def _found(ws: Workspace, query: str) -> set[str]:
