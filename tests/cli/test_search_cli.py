@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,13 @@ def test_a_separate_process_reuses_the_cache(demo_root: Path) -> None:
     second = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0 and second.stdout == first.stdout
     assert all(h["kind"] != "lesson" for h in json.loads(second.stdout))
+    # the process's own exit (no teardown) keeps what it wrote (buffered) and its status
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    for query, status, out in (("jwt", 0, second.stdout), ("zzzqqqxxx", 1, "[]\n"), ("x:", 2, "")):
+        got = subprocess.run(
+            [*cmd[:-2], "-kind:lesson", query], cwd=REPO, capture_output=True, text=True, env=env
+        )
+        assert (got.returncode, got.stdout) == (status, out), got.stderr
 
 
 def test_a_warm_search_imports_no_worker_pool(demo_root: Path) -> None:
