@@ -657,11 +657,6 @@ def _result_text_full(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
-#: characters JSON may write escaped (``\n``, ``\"``, ``\\``, ``\/``): a needle holding one
-#: may not appear as typed in a line's raw text
-_ESCAPED = frozenset('"\\/\n\r\t\b\f')
-
-
 def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
     """What in one line's message holds ``needle`` (case-folded): ``"text"`` for its text,
     thinking or notes, a tool call's id for its name or input, a result's call id for its
@@ -695,14 +690,11 @@ def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
 def scan_for(path: Path, text: str, stop: Callable[[], bool] | None = None) -> dict[int, set[str]]:
     """Search a transcript's whole text on disk (what is kept in memory is only a
     preview): line offset → what in that line holds ``text``, any case (see
-    :func:`_parts_matching`). Lines are parsed only when their raw text could hold it, one
-    at a time; ``stop`` is asked now and then and ends the scan early. An unreadable file
-    finds nothing."""
+    :func:`_parts_matching`), a line at a time; ``stop`` is asked now and then and ends the
+    scan early. An unreadable file finds nothing."""
     needle = text.casefold()
     if not needle:
         return {}
-    raw_only = not any(c in _ESCAPED for c in needle)
-    ascii_needle = needle.isascii()
     out: dict[int, set[str]] = {}
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below
@@ -713,9 +705,6 @@ def scan_for(path: Path, text: str, stop: Callable[[], bool] | None = None) -> d
             if count % 2000 == 0 and stop is not None and stop():
                 break
             if raw is None:
-                continue
-            maybe = needle in raw.decode("utf-8", errors="replace").casefold()
-            if not maybe and raw_only and (ascii_needle or b"\\u" not in raw):
                 continue
             try:
                 data = json.loads(raw)
