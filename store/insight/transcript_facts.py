@@ -36,7 +36,6 @@ MAX_PATHS = 2000
 READ_TOOLS = frozenset({"Read", "NotebookRead", "Grep", "Glob", "LS"})
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([\w:.-]+)\s*</command-name>")
 _SKILL_MD = re.compile(r"(?:^|/)skills/([^/]+)/SKILL\.md$")
-_STAMP = re.compile(rb'"timestamp"\s*:\s*"([^"]{10,40})"')
 
 
 @dataclass(slots=True)
@@ -77,16 +76,6 @@ class _Reader:
         self._edited = set(facts.edited)
 
     def raw(self, raw: bytes) -> None:
-        m = _STAMP.search(raw, 0, 400) or _STAMP.search(raw)
-        if m:
-            stamp = m.group(1).decode("ascii", "replace")
-            f = self.facts
-            if f.first is None or stamp < f.first:
-                f.first = stamp
-            if f.last is None or stamp > f.last:
-                f.last = stamp
-        if b'"tool_use"' not in raw and b'"user"' not in raw:
-            return  # assistant text, progress, snapshots: nothing to count
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):
@@ -95,6 +84,13 @@ class _Reader:
             self.line(data)
 
     def line(self, data: dict[str, Any]) -> None:
+        f = self.facts
+        stamp = data.get("timestamp")
+        if isinstance(stamp, str):
+            if f.first is None or stamp < f.first:
+                f.first = stamp
+            if f.last is None or stamp > f.last:
+                f.last = stamp
         summary = data.get("isCompactSummary") is True
         kind = data.get("type")
         message = data.get("message")
