@@ -1,9 +1,6 @@
-"""The user's TOML config: where the workspace is and where each location may be moved.
-
-Looked up at ``--config``, else ``$HURIKAERI_CONFIG``, else ``config.toml`` in the
-platform's user config directory. A missing default file is fine; a broken one is an error
-naming the file and line.
-"""
+"""The user's TOML config (docs/configuration.md): where the workspace is and where each
+location may be moved. A missing default file is fine; a broken one is an error naming the
+file and line."""
 
 from __future__ import annotations
 

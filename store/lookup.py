@@ -1,16 +1,7 @@
-"""Finding anything by the id ``hurikaeri search`` prints, other than KPT reports and items
-(:mod:`store.review.items`): lessons (``ll-…``), summaries (``ws-…``), proposals, feedback,
-skills and patterns, memory entries (``PROJECT/behavior-N``), pieces and movements
-(``PIECE/MOVEMENT``), discussions (their path), and records without an id (their place,
-``lessons/user/lessons.jsonl:3``), turned back into the record search built plus the part
-of the file it came from.
-
-The id's shape says where to look first; unprefixed ids are looked for in files named after
-them, then every file of a kind with such ids, lessons and summaries last (people's own
-lessons carry ids like ``LSN-005``). A JSONL file is parsed only when the id's text is in
-it. An id two records carry, or a place two files fit, is :class:`AmbiguousId`, never the
-first of them.
-"""
+"""Finding anything but KPT reports and items by the id ``hurikaeri search`` prints (which
+ids: docs/command-line.md, ``show``): its search record and the part of its file. The id's
+shape says where to look first; a JSONL file is parsed only when the id's text is in it (a
+lesson's ``show`` at 10k); an id two records carry is :class:`AmbiguousId`, never the first."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""A team reviewing one workspace kept in git: who is reviewing, and their ledger file.
-
-Identity, in order: ``who`` when a caller names one, ``$HURIKAERI_REVIEWER``, the config's
-``reviewer``, ``git config user.email`` in the root, the OS login name. In team mode (the
-state directory holds ``ledger/``) each reviewer appends only to ``ledger/<name>.jsonl``:
-one writer per file, so git never has to merge a ledger. What a reviewer decided before
-(in the single ``ledger.jsonl``, which stays local) their first sync brings in, or not.
-"""
+"""A team reviewing one workspace kept in git (docs/team-review.md): who is reviewing, and
+their ledger file, ``ledger/<name>.jsonl`` (one writer per file: git never merges a ledger)."""
 
 from __future__ import annotations
 

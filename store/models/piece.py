@@ -1,11 +1,6 @@
-"""TAKT piece YAML (seed 004) and the *workflow* format it became, read into one model.
-
-TAKT 0.34 renamed ``movements``/``initial_movement``/``max_movements``/``piece_config`` to
-``steps``/``initial_step``/``max_steps``/``workflow_config``: a workflow's keys fill the piece
-keys when absent (not as *set* fields, so never dumped), so the graph and the lint read one
-shape. Later syntax (``$param``, ``return:``, dynamic ``parallel``, fragments) is modelled
-where the lint needs it; engine keys are kept as data.
-"""
+"""TAKT piece YAML (seed 004) and the *workflow* format it became (docs/command-line.md,
+"Newer TAKT"), read into one model: a workflow's keys fill the piece keys when absent (not as
+*set* fields, so never dumped), so the graph and the lint read one shape."""
 
 from __future__ import annotations
 

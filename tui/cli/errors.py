@@ -1,10 +1,6 @@
 """What every command shares: the program's name, its errors, its parser class, the
-``--root`` and ``--config`` options, JSON output and on/off options.
-
-Exit status, one rule for every command: 2 when the command line itself is wrong
-(:class:`UsageError`, and argparse's own); 1 when what it names has problems
-(:class:`SubjectError`, ``ReviewError``, a write error); 0 otherwise.
-"""
+``--root`` and ``--config`` options, JSON output and on/off options. Exit status: 2 for a
+wrong command line (:class:`UsageError`), 1 for problems with what it names (docs/command-line.md)."""
 
 from __future__ import annotations
 

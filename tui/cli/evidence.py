@@ -1,10 +1,5 @@
 """``hurikaeri evidence KPT_ID[/ITEM_ID] [--json]``: a KPT report's evidence and metrics
-checked against its session's transcript (docs/evidence.md).
-
-Exit status 1 when an item's evidence is "not found" or no transcript could be read (a
-script must not take that for a pass); partly found items and differing metrics are
-printed, not failures.
-"""
+checked against its session's transcript; the exit statuses: docs/evidence.md."""
 
 from __future__ import annotations
 

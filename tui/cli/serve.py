@@ -1,12 +1,6 @@
-"""``hurikaeri serve``: the app in a browser, behind a secret token and an Origin check.
-
-textual-serve has no authentication of its own: anyone who could connect could drive the
-app and write to the workspace. One middleware guards every route (docs/command-line.md,
-"serve"): the page and ``/ws`` need the token, the page's websocket a one-use ticket,
-static files and downloads nothing; a foreign ``Origin`` is refused. No cookie is set: a
-browser sends a cookie of a host to all its ports, so another local user's server could
-replay it.
-"""
+"""``hurikaeri serve``: the app in a browser, behind a secret token and an Origin check (one
+middleware on every route: docs/command-line.md, "serve"). No cookie is set: a browser sends
+a host's cookie to all its ports, so another local user's server could replay it."""
 
 from __future__ import annotations
 
