@@ -1,15 +1,7 @@
-"""Where TAKT keeps pieces and facets on disk, told from paths alone (no models loaded).
-
-A TAKT directory — a project's ``.takt/`` or the user's ``~/.takt/`` (``$TAKT_CONFIG_DIR``)
-— keeps pieces in ``pieces/`` (``workflows/`` from TAKT 0.34 on) and facets in
-``facets/<kind>/``; projects that keep both languages mirror TAKT's own
-``builtins/<lang>/`` layout as ``.takt/<lang>/{pieces,workflows,facets}/``, and installed
-repertoire packages live in ``~/.takt/repertoire/@owner/repo/``. The rest of a TAKT
-directory (``config.yaml``, ``tasks.yaml``, run logs) is not pieces, so a workspace whose
-``[paths] pieces`` names a TAKT directory walks only its piece directories
-(:func:`piece_dirs`). :func:`piece_home` says which of TAKT's facet layers a piece's own
-facet directories are (see :mod:`store.check.takt_facets`).
-"""
+"""Where TAKT keeps pieces and facets on disk, told from paths alone (no models loaded): the
+piece directories of a TAKT directory (:func:`piece_dirs`; which: docs/configuration.md) and
+the facet layer a piece's own facet directories are (:func:`piece_home`,
+docs/command-line.md "TAKT facets")."""
 
 from __future__ import annotations
 
