@@ -83,22 +83,6 @@ class Reply:
         return list(getattr(self.block, name) or [])
 
     @property
-    def open_questions(self) -> list[str]:
-        return self.texts("open_questions")
-
-    @property
-    def decisions(self) -> list[str]:
-        return self.texts("decisions")
-
-    @property
-    def blockers(self) -> list[str]:
-        return self.texts("blockers")
-
-    @property
-    def next_steps(self) -> list[str]:
-        return self.texts("next_steps")
-
-    @property
     def extra(self) -> dict[str, Any]:
         """Fields of the block the seed does not define, as written."""
         return dict(self.block.model_extra or {}) if self.block is not None else {}
@@ -328,10 +312,7 @@ def reply_json(reply: Reply, diagnostics: list[Diagnostic] | None = None) -> dic
         "status": reply.status,
         "verdict": reply.verdict,
         "findings": [f.model_dump() for f in reply.findings],  # unknown fields last, as written
-        "open_questions": reply.open_questions,
-        "decisions": reply.decisions,
-        "blockers": reply.blockers,
-        "next_steps": reply.next_steps,
+        **{name: reply.texts(name) for name in TEXT_LISTS},
         "extra": reply.extra,
         "from_fallback": sorted(reply.fallback),
         "block_line": reply.block_line,

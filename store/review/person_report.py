@@ -84,7 +84,7 @@ def draft_person_report(
             }
         )
 
-    findings, blockers, steps = reply.findings, reply.blockers, reply.next_steps
+    findings, blockers, steps = reply.findings, reply.texts("blockers"), reply.texts("next_steps")
     for pick in picks:
         if pick.kind == "finding" and 0 <= pick.index < len(findings):
             f = findings[pick.index]

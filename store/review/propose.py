@@ -134,9 +134,13 @@ def item_from_reply(reply: Reply, display: str, entry: str, i: int) -> tuple[str
         return "problem", ProblemItem(id=ref, description=f.message or "", evidence=ref), note
     if entry == "blocker":
         note = f"From {display}, blocker {i + 1}"
-        return "problem", ProblemItem(id=ref, description=reply.blockers[i], evidence=ref), note
+        return (
+            "problem",
+            ProblemItem(id=ref, description=reply.texts("blockers")[i], evidence=ref),
+            note,
+        )
     if entry == "decision":
         note = f"From {display}, decision {i + 1}"
-        return "keep", KeepItem(id=ref, description=reply.decisions[i], evidence=ref), note
+        return "keep", KeepItem(id=ref, description=reply.texts("decisions")[i], evidence=ref), note
     note = f"From {display}, next step {i + 1}"
-    return "try", TryItem(id=ref, description=reply.next_steps[i]), note
+    return "try", TryItem(id=ref, description=reply.texts("next_steps")[i]), note

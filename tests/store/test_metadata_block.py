@@ -44,21 +44,26 @@ def test_seed_discussion_continue_example() -> None:
     reply, diags = parse((SEEDS / "reply-discussion-continue.md").read_text())
     assert diags == []
     assert (reply.status, reply.verdict, reply.source) == ("continue", None, "block")
-    assert reply.open_questions == ["ユーザー規模の想定", "モバイルアプリ対応の有無"]
-    assert reply.decisions == ["REST API で実装する"]
-    assert reply.findings == [] and reply.blockers == [] and reply.next_steps == []
+    assert reply.texts("open_questions") == ["ユーザー規模の想定", "モバイルアプリ対応の有無"]
+    assert reply.texts("decisions") == ["REST API で実装する"]
+    assert (
+        reply.findings == [] and reply.texts("blockers") == [] and reply.texts("next_steps") == []
+    )
 
 
 def test_seed_discussion_stop_example() -> None:
     reply, diags = parse((SEEDS / "reply-discussion-stop.md").read_text())
     assert diags == []
     assert reply.status == "stop" and reply.kind == "discussion"
-    assert reply.decisions == [
+    assert reply.texts("decisions") == [
         "JWT ベースの認証を採用",
         "Redis でトークン管理",
         "リフレッシュトークン有効期限は7日",
     ]
-    assert reply.next_steps == ["認証ミドルウェアの実装", "トークン発行エンドポイントの作成"]
+    assert reply.texts("next_steps") == [
+        "認証ミドルウェアの実装",
+        "トークン発行エンドポイントの作成",
+    ]
 
 
 def test_seed_format_example_has_every_field_kind() -> None:
@@ -93,7 +98,7 @@ def test_two_blocks_the_last_wins() -> None:
     reply, diags = parse(TWO_BLOCKS)
     assert diags == []
     assert (reply.status, reply.verdict) == ("stop", "pass")
-    assert reply.decisions == ["ship it"] and reply.open_questions == []
+    assert reply.texts("decisions") == ["ship it"] and reply.texts("open_questions") == []
     assert reply.block_line == 11
     assert "old question" in reply.body  # the earlier block stays part of the body
     assert reply.body.rstrip().endswith("Everything is fine now.")
@@ -248,8 +253,8 @@ def test_slips_are_read_not_dropped() -> None:
         "decisions:\n  - 認証方式: JWT\n  -\nfindings:\n  - plain text finding\n---\n"
     )
     reply, diags = parse(text)
-    assert reply.open_questions == ["which database?"]
-    assert reply.decisions == ["認証方式: JWT"]
+    assert reply.texts("open_questions") == ["which database?"]
+    assert reply.texts("decisions") == ["認証方式: JWT"]
     assert reply.findings[0].message == "plain text finding"
     assert sorted(d.code for d in diags) == [
         "meta-empty-item",
