@@ -7,13 +7,13 @@ workspace and every file's identity, so after a crash the index and its manifest
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import marshal
 import re
 import shutil
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -37,7 +37,7 @@ from store.search.text import (
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
-SCHEMA = 7
+SCHEMA = 8
 DIR_NAME = f"search-v{SCHEMA}"
 #: The custom container's files of earlier versions, removed on first open.
 OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
@@ -71,6 +71,7 @@ def _schema() -> tantivy.Schema:
 
 
 SCHEMA_OBJ = _schema()
+Q_MANIFEST = tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST)
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 #: Documents in static rank order within each segment: records a query scores alike come
 #: best first (tantivy breaks ties of score by the document's address).
@@ -166,6 +167,8 @@ def unpack_record(raw: bytes) -> SearchRecord:
 
 def sid_hash(sid: str) -> int:
     """A session id in 40 bits (a fast field and a term)."""
+    import hashlib  # (a build's: not for a warm search)
+
     return int.from_bytes(
         hashlib.blake2b(sid.encode("utf-8", "surrogatepass"), digest_size=5).digest()
     )
@@ -260,7 +263,7 @@ def rank_of(rec: SearchRecord, d: int) -> int:
 
 
 def identity(ws: Workspace) -> dict[str, Any]:
-    """This schema and a digest of the workspace's locations: what an index is good for."""
+    """This schema and the workspace's root and locations: what an index is good for."""
     data = json.dumps(
         {
             "root": str(ws.root),
@@ -268,8 +271,17 @@ def identity(ws: Workspace) -> dict[str, Any]:
         },
         sort_keys=True,
     )
-    digest = hashlib.sha256(data.encode()).hexdigest()[:32]
-    return {"schema": SCHEMA, "workspace": digest}
+    return {"schema": SCHEMA, "workspace": data}
+
+
+def digest(ident: dict[str, Any], stamps: dict[str, Stamp]) -> int:
+    """What an index reflects, its identity and its files' (in their order), in 64 bits: kept
+    as the manifest's ``rank``, a warm search whose scan gives the same reads nothing more."""
+    text = "\0".join([json.dumps(ident, sort_keys=True), *stamps])
+    data = text.encode("utf-8", "surrogatepass")
+    # (a tuple of ints hashes alike in every process: only str and bytes hashes are salted)
+    numbers = hash(tuple(stamps.values())) & 0xFFFF_FFFF_FFFF_FFFF
+    return ((zlib.crc32(data) << 32) | zlib.adler32(data)) ^ numbers
 
 
 def remove_old_files(state_dir: Path) -> None:
@@ -289,9 +301,8 @@ class SearchIndex:
     def __init__(self, index: tantivy.Index) -> None:
         self.tindex = index
         self.lock = threading.RLock()
-        self.stamps: dict[str, Stamp] = {}
-        """Identity of every file the index reflects (path → (size, mtime_ns))."""
-        self.ident: dict[str, Any] = {}
+        self._stamps: dict[str, Stamp] | None = None
+        self._ident: dict[str, Any] = {}
         self.builds = 0
         """Full builds made by this process (each one another vocabulary: ``vocab.Vocab``)."""
         self.new_terms: dict[str, set[str]] = {"w": set(), "c": set()}
@@ -300,7 +311,9 @@ class SearchIndex:
         self._searcher: Any = None
         self._session_memo: dict[str, tuple[str, str]] = {}
         """:meth:`session`'s answers since the last commit (a row of hits asks per hit)."""
-        self._read_manifest()
+        self._manifest = self.searcher().search(Q_MANIFEST, 1).hits
+        self.digest = self.searcher().fast_field_values("rank", [a for _s, a in self._manifest])
+        """The manifest's :func:`digest` (a list: empty without one)."""
 
     # -- opening -------------------------------------------------------------------------
 
@@ -328,23 +341,31 @@ class SearchIndex:
             s = self._searcher = self.tindex.searcher()
         return s
 
-    def _read_manifest(self) -> None:
-        s = self.searcher()
-        got = s.search(tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST), 1)
-        if not got.hits:
-            return
-        try:  # (marshal: a tenth of JSON's time for 10k files; anything else is rebuilt)
-            ident, stamps = marshal.loads(bytes(s.doc(got.hits[0][1])["rec"][0]))
-            # (the paths are used as terms; the values are only compared)
-            ok = isinstance(ident, dict) and isinstance(stamps, dict)
-            if ok and all(isinstance(p, str) for p in stamps):
-                self.ident, self.stamps = ident, stamps
-        except (ValueError, EOFError, TypeError):
-            pass
+    @property
+    def stamps(self) -> dict[str, Stamp]:
+        """Identity of every file the index reflects (path → (size, mtime_ns)), read from the
+        manifest when first asked for (a warm search compares only its :func:`digest`)."""
+        if self._stamps is None:
+            self._stamps = {}
+            with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
+                # (marshal: a tenth of JSON's time for 10k files; anything else is rebuilt)
+                raw = bytes(self.searcher().doc(self._manifest[0][1])["rec"][0])
+                ident, stamps = marshal.loads(raw)
+                # (the paths are used as terms; the values are only compared)
+                ok = isinstance(ident, dict) and isinstance(stamps, dict)
+                if ok and all(isinstance(p, str) for p in stamps):
+                    self._ident, self._stamps = ident, stamps
+        return self._stamps
+
+    @property
+    def ident(self) -> dict[str, Any]:
+        """The :func:`identity` of the workspace the index reflects (empty: none)."""
+        _ = self.stamps  # (read with them)
+        return self._ident
 
     def __len__(self) -> int:
         s = self.searcher()
-        manifest = s.search(tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST), 1).count
+        manifest = s.search(Q_MANIFEST, 1).count
         return int(s.num_docs - manifest)
 
     # -- writing -------------------------------------------------------------------------
@@ -373,18 +394,30 @@ class SearchIndex:
                 with contextlib.suppress(ValueError):
                     w.wait_merging_threads()
 
-    def _commit(self, w: Any) -> None:
+    def _commit(self, w: Any, order: Iterable[str] = ()) -> None:
+        """Commit, with the manifest: its files in ``order`` (a scan's: its digest is then
+        the next scan's), those not in it after."""
+        stamps = self._stamps = {p: self.stamps[p] for p in order if p in self.stamps} | self.stamps
+        self.digest = [digest(self._ident, stamps)]
+        manifest = marshal.dumps((self._ident, stamps))
+        fields = {"kind": MANIFEST, "rec": manifest, "rank": self.digest[0]}
         w.delete_documents_by_term("kind", MANIFEST)
-        manifest = marshal.dumps((self.ident, self.stamps))
-        w.add_document(tantivy.Document.from_dict({"kind": MANIFEST, "rec": manifest}, SCHEMA_OBJ))
+        w.add_document(tantivy.Document.from_dict(fields, SCHEMA_OBJ))
         w.commit()
         self._searcher = None
         self._session_memo = {}
+
+    def write_manifest(self, order: Iterable[str]) -> None:
+        """The manifest again, its files in ``order``, unless another process writes."""
+        with self.lock, contextlib.suppress(ValueError, OSError):
+            self._writer = w = self._writer or self.tindex.writer(WRITER_HEAP, 1)
+            self._commit(w, order)
 
     def rebuild(
         self,
         ident: dict[str, Any],
         files: Iterable[tuple[str, Stamp, list[SearchRecord] | Packed]],
+        order: Iterable[str] = (),
     ) -> None:
         """Everything anew from ``files`` (path, identity, records; a big file may come in
         parts, each with the file's path), in one commit: until it is made, readers see
@@ -394,7 +427,7 @@ class SearchIndex:
         with self.lock, tempfile.TemporaryFile() as spool:
             w = self.writer()
             w.delete_all_documents()
-            self.stamps = {}
+            self._stamps = {}
             self.builds += 1
             self.new_terms = {"w": set(), "c": set()}
             # the records go to a spool as they are parsed (in bounded memory), the size of
@@ -403,7 +436,7 @@ class SearchIndex:
             # path → (first line, spool offset, bytes) of each part
             parts: dict[str, list[tuple[int, int, int]]] = {}
             for path, stamp, recs in files:
-                self.stamps[path] = stamp
+                self._stamps[path] = stamp
                 line, data, groups = recs if isinstance(recs, tuple) else pack(recs)
                 sizes.update(groups)
                 parts.setdefault(path, []).append((line, spool.tell(), len(data)))
@@ -415,8 +448,8 @@ class SearchIndex:
                 for fields in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
                     g = fields["gist"]
                     w.add_document(make_doc(fields, sizes[g] if g else 1))
-            self.ident = dict(ident)
-            self._commit(w)
+            self._ident = dict(ident)
+            self._commit(w, order)
 
     def records_where(self, query: tantivy.Query, limit: int = 1_000_000) -> list[SearchRecord]:
         s = self.searcher()
@@ -441,10 +474,13 @@ class SearchIndex:
         return got
 
     def update_files(
-        self, changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]]
+        self,
+        changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]],
+        order: Iterable[str] = (),
     ) -> bool:
         """Replace what the index holds of some files (``None`` records: the file is gone),
-        in one commit. Returns whether anything was written."""
+        in one commit (the manifest's files in ``order``: :meth:`_commit`). Returns whether
+        anything was written."""
         with self.lock:
             changes = list(changes)
             if not changes:
@@ -469,7 +505,7 @@ class SearchIndex:
                 self.new_terms["c"].update(fields["c"].split())
                 w.add_document(make_doc(fields, 1))
             gists.discard(0)
-            self._commit(w)
+            self._commit(w, order)
             if gists:  # re-added with their group's size as rank, read from that commit
                 q = tantivy.Query.term_set_query(SCHEMA_OBJ, "gist", sorted(gists))
                 recs = self.records_where(q)
@@ -516,12 +552,16 @@ def sync_workspace(
     ident = identity(ws)
     stamps = files.stamps
     stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}
+    if index.digest == [digest(ident, stamps)]:
+        return stats
     if index.ident != ident:
         items = sorted((p, files.kind(p)) for p in stamps)
-        index.rebuild(ident, ((p, st or stamps[p], recs) for p, st, recs in parse(items)))
+        parsed = ((p, st or stamps[p], recs) for p, st, recs in parse(items))
+        index.rebuild(ident, parsed, stamps)
         stats.update(parsed=len(items), rebuilt=1)
         return stats
-    if index.stamps == stamps:
+    if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
+        index.write_manifest(stamps)
         return stats
     changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
     removed = [p for p in index.stamps if p not in stamps]
@@ -529,6 +569,6 @@ def sync_workspace(
         (p, None, None) for p in removed
     ]
     updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parse(changed)]
-    index.update_files(updates)
+    index.update_files(updates, stamps)
     stats.update(parsed=len(changed), removed=len(removed))
     return stats

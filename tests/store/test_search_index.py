@@ -168,15 +168,17 @@ def test_a_file_named_in_bytes_not_utf8_is_updated_alone() -> None:
     assert [engine.search(q, 10).total for q in ("rate", "limit", "token")] == [0, 1, 1]
 
 
-@pytest.mark.parametrize("name", ["search-v2", "search-v3", "search-v4", "search-v5", "search-v6"])
+@pytest.mark.parametrize(
+    "name", ["search-v2", "search-v3", "search-v4", "search-v5", "search-v6", "search-v7"]
+)
 def test_an_index_of_the_schema_before_is_removed_and_built_again(
     tmp_path: Path, name: str
 ) -> None:
     """search-v2 ranked a record's line in 16 bits (later lines tied, in the order the
     build read them), search-v3 hashed groups and sessions in 63 bits and indexed session
     ids as text, search-v4 stored records as JSON, search-v5 split words with tantivy's
-    regex tokenizer, search-v6 indexed a compound's one-word tail: their index is not read,
-    and goes."""
+    regex tokenizer, search-v6 indexed a compound's one-word tail, search-v7 named the
+    workspace by a SHA-256 and had no digest of its files: their index is not read, and goes."""
     ws = write_ws(tmp_path, 3)
     old = ws.state_dir / name
     old.mkdir(parents=True)
@@ -206,6 +208,61 @@ def test_a_file_changed_between_two_opens_is_read_again(tmp_path: Path) -> None:
     engine, stats = open_index(ws)
     assert (stats["rebuilt"], stats["parsed"]) == (0, 1)
     assert engine.search("jwt", 10).total == 3
+
+
+@pytest.mark.parametrize("change", ["same size", "removed", "added"])
+def test_each_change_of_a_file_is_found_at_the_next_open(tmp_path: Path, change: str) -> None:
+    """A file's identity is its size and mtime (docs/search.md): one rewritten in place to the
+    same size, one removed, one added are each read (or dropped) at the next open, and an
+    open after that finds the index in step."""
+    ws = write_ws(tmp_path, 2)
+    other = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    if change != "added":
+        write_ws(tmp_path / "copy", 2)
+        other.parent.mkdir(parents=True)
+        other.write_bytes((tmp_path / "copy/lessons/user/lessons.jsonl").read_bytes())
+    assert open_index(ws)[0].search("jwt", 10).total == (4 if change != "added" else 2)
+    st = other.stat() if other.exists() else None
+    if change == "same size":
+        other.write_bytes(other.read_bytes().replace(b"rotate the jwt", b"rotate the JWS"))
+        assert st is not None and other.stat().st_size == st.st_size
+        os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    elif change == "removed":
+        other.unlink()
+    else:
+        write_ws(tmp_path / "copy", 3)
+        other.parent.mkdir(parents=True)
+        other.write_bytes((tmp_path / "copy/lessons/user/lessons.jsonl").read_bytes())
+    engine, stats = open_index(ws)
+    assert (stats["rebuilt"], stats["parsed"], stats["removed"]) == (
+        0,
+        int(change != "removed"),
+        int(change == "removed"),
+    )
+    assert engine.search("jwt", 10).total == (5 if change == "added" else 2)
+    again, stats = open_index(ws)
+    assert (stats["parsed"], stats["removed"]) == (0, 0)
+    assert again.search("jwt", 10).total == (5 if change == "added" else 2)
+
+
+def test_an_index_the_watcher_wrote_is_in_step_at_the_next_open(tmp_path: Path) -> None:
+    """The watcher's changes (applied file by file, without a scan) are the index's: the
+    next open reads nothing again, and finds a later change."""
+    ws = write_ws(tmp_path, 2)
+    engine, _stats = open_index(ws)
+    added = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    added.parent.mkdir(parents=True)
+    added.write_bytes((tmp_path / "lessons/user/lessons.jsonl").read_bytes())
+    st = added.stat()
+    recs = engine.index.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "kind", "lesson"))
+    moved = [r._replace(path=str(added), id=f"{r.id}-ai") for r in recs]
+    engine.index.update_files([(str(added), (st.st_size, st.st_mtime_ns), moved)])
+    engine.index.close_writer()
+    for total in (4, 5):
+        engine, stats = open_index(ws)
+        assert (stats["rebuilt"], stats["parsed"], stats["removed"]) == (0, total - 4, 0)
+        assert engine.search("jwt", 10).total == total
+        write_ws(tmp_path, 3)
 
 
 KILLED = """
