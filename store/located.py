@@ -11,7 +11,6 @@ a new place.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +32,8 @@ def loc_record(display: str | None) -> dict[str, str]:
 
 
 def loc_tag(display: str) -> str:
+    import hashlib  # (only a shared id's: a warm search imports none)
+
     return hashlib.sha256(place_text(display).encode("utf-8")).hexdigest()[:TAG_LEN]
 
 
