@@ -5,8 +5,8 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from store import team
 from store.config import (
@@ -26,8 +26,7 @@ DEFAULT_ROOT = Path("~/.claude")
 OrderKey = tuple[int, int, tuple[tuple[int, str], ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """A document discovered in the workspace, with the kind its location implies."""
 
     path: Path

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import tantivy
 
@@ -173,8 +173,7 @@ def cjk_query(t: str, one: str = "u", two: str = "g") -> Any:
     return Q.phrase_query(S, two, [(i, t[i : i + 2]) for i in sorted(at)])
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     text: str
     kind: str
     """``word``, ``compound``, ``cjk`` or ``parts`` (words with other punctuation)."""

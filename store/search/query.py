@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from store.models.kpt_terms import SECTIONS
 from store.search.text import collapse, normalize, split_terms
@@ -96,8 +96,7 @@ class QueryError(ValueError):
         self.end = end
 
 
-@dataclass(frozen=True, slots=True)
-class Filter:
+class Filter(NamedTuple):
     name: str
     values: tuple[str, ...]
     negated: bool = False
@@ -109,8 +108,7 @@ class Filter:
         return f"{'-' if self.negated else ''}{self.name}:{','.join(self.values)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(NamedTuple):
     text: str
     terms: tuple[str, ...] = ()
     """Normalised words that must all match (phrase words included)."""
@@ -283,9 +281,9 @@ def with_evidence(query: Query, states: Mapping[str, str]) -> Query:
     if not any(f.name == "evidence" for f in query.filters):
         return query
     filters = tuple(
-        replace(f, ids=frozenset(k for k, v in states.items() if v in f.values))
+        f._replace(ids=frozenset(k for k, v in states.items() if v in f.values))
         if f.name == "evidence"
         else f
         for f in query.filters
     )
-    return replace(query, filters=filters)
+    return query._replace(filters=filters)
