@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+import os
 import re
 import shutil
 import threading
@@ -39,8 +40,6 @@ from store.workspace import Workspace
 #: What the documents mean (fields, tokens, records): another number is another directory.
 SCHEMA = 8
 DIR_NAME = f"search-v{SCHEMA}"
-#: The custom container's files of earlier versions, removed on first open.
-OLD_FILES = ("search-cache-v*.bin", "search-cache-v*.json", "search-v[0-9]*")
 MANIFEST = "\x00manifest"
 #: How long a second process waits for the writer before reading what is there.
 WRITER_WAIT = 30.0
@@ -285,13 +284,17 @@ def digest(ident: dict[str, Any], stamps: dict[str, Stamp]) -> int:
 
 
 def remove_old_files(state_dir: Path) -> None:
-    """Remove the search caches of earlier versions."""
-    for pattern in OLD_FILES:
-        for p in state_dir.glob(pattern):
-            if p.name == DIR_NAME:
-                continue
-            with contextlib.suppress(OSError):
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
+    """Remove the search caches of earlier versions: the custom container's files
+    (``search-cache-v*.bin``/``.json``) and other schemas' ``search-v<N>`` (by name: glob's
+    patterns cost a warm search 0.7 ms to compile)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(state_dir):
+            cache = name.startswith("search-cache-v") and name.endswith((".bin", ".json"))
+            schema = name[:8] == "search-v" and "0" <= name[8:9] <= "9"
+            if (cache or schema) and name != DIR_NAME:
+                with contextlib.suppress(OSError):
+                    p = state_dir / name
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
 
 
 class SearchIndex:

@@ -138,9 +138,13 @@ def test_old_cache_files_are_removed_on_first_open(tmp_path: Path) -> None:
     ws.state_dir.mkdir(parents=True, exist_ok=True)
     for name in ("search-cache-v3.bin", "search-cache-v3.json", "search-cache-v2.bin"):
         (ws.state_dir / name).write_bytes(b"HURIKAERI-SEARCH old")
+    kept = ["search-cache-v3.txt", "search-v", "search-vx", "search-v\u0663"]  # (not ASCII)
+    for name in kept:
+        (ws.state_dir / name).write_bytes(b"other")
     engine, stats = open_index(ws)
     assert stats["rebuilt"] == 1 and engine.search("jwt", 10).total == 3
-    assert sorted(p.name for p in ws.state_dir.iterdir() if "search" in p.name) == [DIR_NAME]
+    found = sorted(p.name for p in ws.state_dir.iterdir() if "search" in p.name)
+    assert found == sorted([DIR_NAME, *kept])
 
 
 def test_a_file_given_in_parts_ranks_as_given_whole() -> None:
