@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import tantivy
 
-from store.search.index import MANIFEST, SearchIndex, unpack_record
+from store.search.index import MANIFEST, NOTHING, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord
 from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
@@ -39,7 +39,9 @@ from store.search.text import (
     word_parts,
     word_run,
 )
-from store.search.vocab import NOTHING, Expansion, Vocab
+
+if TYPE_CHECKING:  # (the vocabulary is the typing path's: a counted search reads none)
+    from store.search.vocab import Expansion, Vocab
 
 PHRASE, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
 #: Constant scores of the tiers (each holds the ones before it) and the title bonus (1).
@@ -345,11 +347,15 @@ class Engine:
         index = self.index
         v = self._vocab
         if v is None or v.built != index.builds:
+            from store.search.vocab import Vocab
+
             v = self._vocab = Vocab.read(index.searcher(), index.builds)
         v.refresh(index.new_terms)
         return v
 
     def _expansion(self) -> Expansion:
+        from store.search.vocab import Expansion
+
         return Expansion(self.vocabulary())
 
     def _tiers(

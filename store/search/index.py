@@ -71,6 +71,8 @@ def _schema() -> tantivy.Schema:
 
 SCHEMA_OBJ = _schema()
 Q_MANIFEST = tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST)
+#: The query of a word no term stands for (this object: what holds it is not searched).
+NOTHING = tantivy.Query.empty_query()
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 #: Documents in static rank order within each segment: records a query scores alike come
 #: best first (tantivy breaks ties of score by the document's address).

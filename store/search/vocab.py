@@ -13,12 +13,10 @@ from typing import Any
 
 import tantivy
 
-from store.search.index import SCHEMA_OBJ
+from store.search.index import NOTHING, SCHEMA_OBJ
 
 #: The most terms one word of the query stands for while typing.
 CAP = 256
-#: The query of a word no term stands for (this object: what holds it is not searched).
-NOTHING = tantivy.Query.empty_query()
 #: Terms beyond this many are not sorted by frequency (see :meth:`Expansion._pick`).
 SORT_MAX = 4096
 FIELDS = ("w", "c")
