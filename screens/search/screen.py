@@ -15,7 +15,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -61,10 +61,10 @@ class SearchScreen(EvidenceFilter, Screen[None]):
 
     DEFAULT_CSS = """
     SearchScreen {
+        layout: horizontal;
         #search-input { margin: 0 1; }
         #search-status { height: 1; padding: 0 2; color: $text-muted; }
         #search-status.-error { color: $error; text-style: bold; }
-        #search-panes { height: 1fr; }
         #search-left { width: 7fr; }
         #search-preview-scroll { width: 3fr; max-width: 27; border-left: vkey $panel; padding: 0 1; }
     }
@@ -111,15 +111,14 @@ class SearchScreen(EvidenceFilter, Screen[None]):
         yield Header()
         # what changes at a key (the query, the count, the rows) is in the left column: the
         # frame redraws what lies around the changes, and the preview stays out of it
-        with Horizontal(id="search-panes"):
-            with Vertical(id="search-left"):
-                yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
-                yield Static(
-                    Content.styled("reading the search index…", "$text-muted"), id="search-status"
-                )
-                yield ResultsTable(COLUMNS, id="search-results")
-            with VerticalScroll(id="search-preview-scroll"):
-                yield WrappedText(id="search-preview")
+        with Vertical(id="search-left"):
+            yield QueryInput(value=self.initial, placeholder=PLACEHOLDER, id="search-input")
+            yield Static(
+                Content.styled("reading the search index…", "$text-muted"), id="search-status"
+            )
+            yield ResultsTable(COLUMNS, id="search-results")
+        with VerticalScroll(id="search-preview-scroll"):
+            yield WrappedText(id="search-preview")
         yield Footer()
 
     def on_mount(self) -> None:
