@@ -3,9 +3,9 @@
 TAKT resolves a bare facet name (``persona: coder``) last of all in the facets it ships,
 ``builtins/<lang>/facets/<kind>/NAME.md``. hurikaeri cannot read an installed TAKT, so it
 carries the names of the versions it supports, read here from the copy of TAKT's built-ins
-in ``tests/fixtures/takt-v0.33`` and the listing of the newest tag's facet files in
-``tests/fixtures/takt-v0.60/builtin-facets.txt`` (``git ls-tree -r --name-only v0.60.0
-builtins``, the facet files only), never typed by hand: a name either ships is a built-in to
+in ``tests/fixtures/takt-v0.33`` and the listing of the facet files of every tag up to the
+newest in ``tests/fixtures/takt-v0.60/builtin-facets.txt`` (``git ls-tree -r --name-only TAG
+builtins``, the facet files only, merged), never typed by hand: a name either ships is a built-in to
 whoever runs that version. Run after updating them::
 
     uv run python tools/gen_takt_builtins.py            # rewrite the data file
@@ -26,7 +26,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "tests" / "fixtures" / "takt-v0.33"
-#: The newest tag's facet files, listed (``builtins/<lang>/facets/<kind>/NAME.md``).
+#: The facet files of every tag up to the newest, listed (``builtins/<lang>/facets/<kind>/NAME.md``).
 LISTING = REPO / "tests" / "fixtures" / "takt-v0.60" / "builtin-facets.txt"
 TARGET = REPO / "store" / "check" / "takt_builtin_facets.json"
 #: TAKT's facet kinds, as its ``builtins/<lang>/facets/`` directories are named.

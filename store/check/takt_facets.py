@@ -134,12 +134,13 @@ def resolve_reference(
         if p.is_file():
             return Resolution(p, source, _HOW[source])
         looked.append(str(d))
-    if home.layer != "built-in":
-        data = builtin_facets()
-        label = f"TAKT v{data.version} built-in {kind}"
-        if data.has(kind, name, home.lang):
-            return Resolution(None, "built-in", label)
-        looked.append(label)
+    # also under builtins/<lang>/: packages copy TAKT's layout there (github:j5ik2o/takt-sdd)
+    # and name TAKT's own facets, which its install leaves in place
+    data = builtin_facets()
+    label = f"TAKT v{data.version} built-in {kind}"
+    if data.has(kind, name, home.lang):
+        return Resolution(None, "built-in", label)
+    looked.append(label)
     if field == "persona" and (piece_dir / name).is_file():  # TAKT's last try for a persona
         return Resolution(piece_dir / name, "beside", _HOW["beside"])
     return Resolution(None, None, "facet directories", tuple(looked))

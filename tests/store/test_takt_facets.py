@@ -24,7 +24,7 @@ from store.models import Piece
 from store.read.loader import load_file
 from store.read.takt_layout import piece_dirs, piece_home
 from store.workspace import Workspace
-from tests.conftest import REPO, TAKT
+from tests.conftest import FIXTURES, REPO, TAKT
 
 
 @pytest.fixture(autouse=True)
@@ -248,3 +248,17 @@ def test_builtin_pieces_resolve_in_their_own_facets(tmp_path: Path) -> None:
     refs = [r for r in facet_references(piece, path) if r.inline is None]
     assert refs and {r.source for r in refs} == {"built-in"}
     assert all(r.path is not None and r.path.is_relative_to(copy / "facets") for r in refs)
+
+
+def test_a_package_in_builtins_layout_resolves_takts_own_facets() -> None:
+    """github:j5ik2o/takt-sdd keeps its workflows under ``builtins/<lang>/workflows`` and names
+    TAKT's built-in persona ``supervisor``: TAKT finds it, so the lint says nothing."""
+    path = FIXTURES / "takt-sdd/builtins/en/workflows/kiro-spec-init.yaml"
+    assert list(lint_paths([path], None)) == []
+    piece = load_file(path).doc
+    assert isinstance(piece, Piece)
+    where = {(r.field, r.name): r.source for r in facet_references(piece, path)}
+    assert where[("persona", "supervisor")] == "built-in"
+    assert where[("instruction", "kiro-spec-init")] == "section map"
+    # a name of a version between the two fixtures (v0.48, which takt-sdd pins) counts too
+    assert builtin_facets().has("instructions", "loop-monitor-ai-antipattern-fix", "en")
