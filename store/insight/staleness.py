@@ -1,9 +1,10 @@
 """Rules that point at what is gone: paths no longer in their project, programs not on this
 machine, targets nobody has touched for ``[targets] stale_days``. Flags only, one per path or
 command per line; what counts as a path or a command, and what does not: docs/promotion.md
-("What the findings mean"). A relative path is looked up in the target's project; in a global
-target only absolute and ``~`` paths (``~/.claude/…`` is the workspace root), and a path or
-program of another system is information ("elsewhere"): a synced ``~/.claude`` names them."""
+("What the findings mean"). A relative path is looked up in the target's project (from the
+target's folder up); in a global target only absolute and ``~`` paths (``~/.claude/…`` is the
+workspace root), and a path or program of another system is information ("elsewhere"): a
+synced ``~/.claude`` names them."""
 
 from __future__ import annotations
 
@@ -256,7 +257,10 @@ class StaleChecker:
         self.exists = functools.cache(os.path.lexists)
         self.on_path = functools.cache(lambda command: shutil.which(command) is not None)
 
-    def resolve(self, ref: str, project: Path | None) -> Path | None:
+    def resolve(self, ref: str, project: Path | None, here: Path | None = None) -> Path | None:
+        """``here``: the folder of the file naming ``ref``; a skill names its own files
+        (``rules/x.md`` "from this skill's directory"), so a relative path is looked up from
+        there up to the project."""
         if ref == "~/.claude" or ref.startswith("~/.claude/"):
             return self.root / ref[len("~/.claude") :].lstrip("/")
         if ref.startswith("~/"):
@@ -265,6 +269,10 @@ class StaleChecker:
             return Path(ref)
         if project is None:
             return None
+        while here is not None and here != project and here.is_relative_to(project):
+            if self.exists(here / ref):
+                return here / ref
+            here = here.parent
         return project / ref
 
     def check(self, rules: list[Rule], project: Path | None, text: str = "") -> list[StaleRef]:
@@ -274,7 +282,7 @@ class StaleChecker:
             body = r.text
             if "/" in body or "\\" in body:
                 for ref in path_refs(body):
-                    p = self.resolve(ref, project)
+                    p = self.resolve(ref, project, r.path.parent)
                     if p is None or self.exists(p):
                         continue
                     where = elsewhere(ref) if project is None else None

@@ -190,7 +190,10 @@ def build_report(
         _untouched(row, times.get(tf.path, {}), stale_days, now)
         rows.append(row)
     by_path = {r.path: r for r in rows}
-    groups = find_duplicates([rule for r in rows for rule in r.text.rules])
+    # a target linked to another (AGENTS.md -> CLAUDE.md) is that file: its rules once
+    first: dict[str, Path] = {}
+    unique = [r for r in rows if first.setdefault(os.path.realpath(r.path), r.path) == r.path]
+    groups = find_duplicates([rule for r in unique for rule in r.text.rules])
     for g in groups:
         for rule in g.rules:
             others = [o for o in g.rules if o is not rule]

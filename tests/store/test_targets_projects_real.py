@@ -1,0 +1,47 @@
+"""What ``targets`` says about real projects' files (issue 39): a skill's own files named
+from its folder, and ``AGENTS.md`` linked to ``CLAUDE.md`` (see each fixture's SOURCE.md)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from store.config import Config
+from store.insight.target_report import TargetsCache, build_report
+from store.workspace import Workspace
+from tests.conftest import FIXTURES
+
+
+def _project(tmp_path: Path, name: str) -> tuple[Workspace, Path]:
+    proj = tmp_path / name
+    shutil.copytree(FIXTURES / name, proj, symlinks=True)
+    return Workspace(tmp_path / "claude", Config(projects=[str(proj)])), proj
+
+
+def test_a_skill_names_its_own_files_from_its_folder(tmp_path: Path) -> None:
+    """takt-sdd's kiro-steering says "Load `rules/steering-principles.md`" (from this skill's
+    directory), which is ``.claude/skills/kiro-steering/rules/``: not stale."""
+    ws, proj = _project(tmp_path, "takt-sdd")
+    report = build_report(ws, cache=TargetsCache())
+    skill = proj / ".claude/skills/kiro-steering/SKILL.md"
+    stale = [
+        (f.line, f.message) for f in report.findings if f.path == skill and f.kind == "stale-path"
+    ]
+    assert stale == []
+    (proj / ".claude/skills/kiro-steering/rules/steering-principles.md").unlink()
+    report = build_report(ws, cache=TargetsCache())
+    stale = [f.line for f in report.findings if f.path == skill and f.kind == "stale-path"]
+    assert stale == [35, 65]  # gone from the skill: now it is stale
+
+
+def test_agents_md_linked_to_claude_md_is_not_its_duplicate(tmp_path: Path) -> None:
+    """obra/superpowers' AGENTS.md is a link to its CLAUDE.md: one file, no duplicates."""
+    ws, proj = _project(tmp_path, "superpowers-agents-link")
+    report = build_report(ws, cache=TargetsCache())
+    assert {r.path.name for r in report.rows} == {"CLAUDE.md", "AGENTS.md"}
+    assert [f for f in report.findings if f.kind == "duplicate"] == []
+    # a copy instead of the link: every rule of it is a duplicate again
+    (proj / "AGENTS.md").unlink()
+    shutil.copy(proj / "CLAUDE.md", proj / "AGENTS.md")
+    report = build_report(ws, cache=TargetsCache())
+    assert len([f for f in report.findings if f.kind == "duplicate"]) == 34
