@@ -11,6 +11,7 @@ file is the targets view's finding, not a reason to refuse every later promotion
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -21,6 +22,11 @@ from store.errors import ReviewError
 #: ``medium`` keeps the rules Kingfisher's authors trust (``low`` flags ordinary prose)
 CONFIDENCE: Literal["low", "medium", "high"] = "medium"
 MAX_SHOWN = 3
+#: passwords that only stand for one, as documentation writes them
+#: (``postgres://user:pass@host/db``, ``postgres:postgres@localhost``): no secret to keep
+_WORDS = "pass password passwd pwd postgres mysql secret changeme example admin root test user"
+PLACEHOLDERS = frozenset(_WORDS.split())
+_URI_PASSWORD = re.compile(r"://[^:/@\s]*:([^@\s]*)@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +130,7 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
     hits: list[SecretHit] = []
     seen: set[tuple[int, int]] = set()
     for f in found:
-        if not f.visible:
+        if not f.visible or _placeholder(f.secret):
             continue
         loc = f.location
         start = int(loc.get("start_offset", 0))
@@ -138,6 +144,12 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
         hits.append(SecretHit(f.rule_id, f.rule_name, line, column, mask(f.secret), where))
     hits.sort(key=lambda h: (h.line, h.column))
     return hits
+
+
+def _placeholder(secret: str) -> bool:
+    """A password (alone, or in the URI found) that is a word standing for one."""
+    m = _URI_PASSWORD.search(secret)
+    return (m.group(1) if m else secret).lower() in PLACEHOLDERS
 
 
 def added_lines(before: bytes | str | None, after: bytes | str) -> list[tuple[int, str]]:
