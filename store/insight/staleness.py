@@ -86,7 +86,8 @@ _NOT_COMMANDS_TEXT = (
     "orelse import from def class const let var return function export if for while select "
     "use type interface fn pub async await new print console self this true false null none "
     "and or not in is with as try except raise yield lambda package public private static "
-    "void int str bool string list dict set go func struct enum impl mod crate where"
+    "void int str bool string list dict set go func struct enum impl mod crate where data "
+    "record using namespace rescue deferred default"
 )
 _NOT_COMMANDS = frozenset(_NOT_COMMANDS_TEXT.split())
 
@@ -204,6 +205,7 @@ def elsewhere(ref: str) -> str | None:
 _NEVER = _NOT_COMMANDS | SHELL_WORDS | SUBCOMMANDS
 _SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
 _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
+_ARITHMETIC = re.compile(r"\s[/×÷]\s+\d")
 
 
 def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()) -> list[str]:
@@ -219,8 +221,12 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
             continue
         if any(_PROSE.search(w) for w in words if w.strip(".") and "/" not in w):
             continue  # prose or a message in backticks, not a command line
-        for segment in _SEGMENT.split(span):
-            word = _program(segment.split())
+        if _ARITHMETIC.search(span):
+            continue  # ``chars / 4``, ``words × 1.3``: a formula
+        programs = [_program(segment.split()) for segment in _SEGMENT.split(span)]
+        if not (programs[0] and _CMD_WORD.match(programs[0])):
+            continue  # ``V | undefined``: a type, not a pipeline
+        for word in programs:
             if word and _CMD_WORD.match(word) and word not in _NEVER and word not in subcommands:
                 out[word] = None
     return list(out)

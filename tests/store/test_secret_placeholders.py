@@ -1,6 +1,6 @@
 """A password that only stands for one is not a secret (issue 39): documentation's
 connection strings (``postgres://postgres:postgres@db``) in a real skill, see
-tests/fixtures/ecc-skills/SOURCE.md; a real-looking password in the same place still is."""
+tests/fixtures/ecc-home/SOURCE.md; a real-looking password in the same place still is."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from store.check.secrets import scan_text
 from tests.conftest import FIXTURES
 
-SKILL = FIXTURES / "ecc-skills/docker-patterns/SKILL.md"
+SKILL = FIXTURES / "ecc-home/skills/docker-patterns/SKILL.md"
 
 
 def test_a_skills_example_connection_strings_are_not_secrets() -> None:
