@@ -113,4 +113,7 @@ def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnost
             ):
                 continue
             shown = ws.display(f.resolve()) if ws else str(f)
-            yield from once(lint_file(f, None, shown), seen)
+            found = list(lint_file(f, None, shown))
+            if f is not path and all(d.code == "unknown-kind" for d in found):
+                continue  # another tool's file in the folder (.claude/settings.json): not ours
+            yield from once(found, seen)

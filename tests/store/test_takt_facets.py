@@ -262,3 +262,11 @@ def test_a_package_in_builtins_layout_resolves_takts_own_facets() -> None:
     assert where[("instruction", "kiro-spec-init")] == "section map"
     # a name of a version between the two fixtures (v0.48, which takt-sdd pins) counts too
     assert builtin_facets().has("instructions", "loop-monitor-ai-antipattern-fix", "en")
+
+
+def test_linting_a_project_folder_leaves_other_tools_files_alone() -> None:
+    """``hurikaeri lint`` on takt-sdd's ``.claude``: Claude Code's ``settings.json`` is not a
+    hurikaeri format and no problem of the folder; named alone, it is said so."""
+    settings = FIXTURES / "takt-sdd/.claude/settings.json"
+    assert list(lint_paths([settings.parent], None)) == []
+    assert [d.code for d in lint_paths([settings], None)] == ["unknown-kind"]
