@@ -45,7 +45,7 @@ from store.read.textio import read_text
 DEFAULT_TAKT_PIECES = Path("~/.takt/pieces")
 
 COLUMNS = [
-    Column("name", "Piece", None, min_width=12, path=True),
+    Column("name", "Piece", None, min_width=12),  # the name first: cut at its end
     Column("movements", "Mv", 3, drop=1),
     Column("lint", "Lint", 5),
 ]
@@ -162,7 +162,7 @@ class PiecesScreen(ListScreen):
                             literal(
                                 name, "bold" if doc is not None else "$error", keep_newlines=False
                             ),
-                            *(  # the directory when there are several: cut in the middle
+                            *(  # the directory when there are several
                                 (
                                     Content("  "),
                                     literal(

@@ -9,8 +9,9 @@ from textual.widgets import Markdown, OptionList, Static, TextArea
 
 from screens.pieces import PiecesScreen
 from screens.widgets.virtual_table import VirtualTable
-from tests.conftest import DEMO, TAKT
+from tests.conftest import DEMO, FIXTURES, TAKT
 from tests.tui.helpers import make_app, ready, settled, until
+from tests.tui.test_team_live import row_text
 
 API = "pieces/builtin/api-feature.yaml"
 
@@ -139,6 +140,23 @@ async def test_offers_takt_home(demo_root: Path, tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, demo_root, takt_home=tmp_path / "nope")
         assert screen.offer is None and screen.check_action("add_takt_home", ()) is False
+
+
+async def test_a_pieces_name_stays_in_sight_beside_its_folder(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    """Pieces of several folders show each name, then its folder as far as it fits: a
+    middle cut kept the folder's last part (``kiro-…/workflows``) for each of takt-sdd's."""
+    home = tmp_path / "takt-sdd" / "workflows"
+    home.mkdir(parents=True)
+    shutil.copy(FIXTURES / "takt-sdd/builtins/en/workflows/kiro-spec-init.yaml", home)
+    app = make_app(demo_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, demo_root, takt_home=home)
+        await pilot.press("o")
+        table = screen.query_one("#piece-list", VirtualTable)
+        await until(pilot, lambda: table.row_count == 3)
+        assert "kiro-spec-init" in row_text(table, str(home / "kiro-spec-init.yaml"))
 
 
 async def test_no_pieces(tmp_path: Path) -> None:
