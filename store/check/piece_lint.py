@@ -24,7 +24,14 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from store.check.piece_graph import aggregate_problems, build_graph, ref_text
 from store.check.takt_facets import FACET_KINDS, Resolution, resolve_reference
-from store.check.takt_format import RENAMED_VARIABLES, TaktFormat, takt_format
+from store.check.takt_format import (
+    FIRST_WORKFLOWS,
+    PIECE_VARIABLES,
+    RENAMED_VARIABLES,
+    WORKFLOW_VARIABLES,
+    TaktFormat,
+    takt_format,
+)
 from store.models.piece import (
     SPECIAL_NEXT,
     WORKFLOW_SPECIAL_NEXT,
@@ -45,6 +52,8 @@ from store.read.yamlload import YamlDoc
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_PIECE_ONLY = set(PIECE_VARIABLES) - set(WORKFLOW_VARIABLES)  # {max_movements}, …
+_WORKFLOW_ONLY = set(WORKFLOW_VARIABLES) - set(PIECE_VARIABLES)  # {max_steps}, …
 
 Loc = tuple[str | int, ...]
 
@@ -219,12 +228,17 @@ class PieceLinter:
         seen_files: set[Path] = set()
         fmt = self.format
         variables, prefixes = fmt.variables, fmt.prefixes
+        texts = list(instruction_texts(refs))
+        if fmt.versions == FIRST_WORKFLOWS:  # for 0.34–0.35 when it uses only their names
+            used = {m.group(1) for text, _, _ in texts for m in _PLACEHOLDER.finditer(text)}
+            if used & _PIECE_ONLY and not used & _WORKFLOW_ONLY:
+                variables = PIECE_VARIABLES
         listed = (
             " ".join(f"{{{v}}}" for v in variables)
             + " "
             + " ".join(f"{{{p}:NAME}}" for p in prefixes)
         )
-        for text, loc, facet in instruction_texts(refs):
+        for text, loc, facet in texts:
             if facet is not None:
                 if facet in seen_files:
                     continue

@@ -55,6 +55,9 @@ RENAMED_VARIABLES = {
     "max_steps": "max_movements",
     "step_iteration": "movement_iteration",
 }
+#: A workflow file with no key newer than the rename's: TAKT 0.34–0.35 read it with the
+#: piece variables (their ``escape.ts``), 0.36 on with the workflow's.
+FIRST_WORKFLOWS = "TAKT ≥ 0.34"
 #: Keys only TAKT ≥ 0.36 reads (top level, then on a step).
 NEWER_TOP_KEYS = ("schemas", "subworkflow")
 NEWER_STEP_KEYS = ("kind", "call", "structured_output", "system_inputs", "effects")
@@ -194,6 +197,8 @@ def takt_format(piece: Piece) -> TaktFormat:
     if piece_keys and workflow_keys:
         return TaktFormat("mixed", "TAKT 0.34–0.35", tuple(piece_keys), tuple(workflow_keys))
     if workflow_keys:
-        return TaktFormat("workflow", f"TAKT ≥ 0.{need or 34}", (), tuple(workflow_keys))
+        return TaktFormat(
+            "workflow", f"TAKT ≥ 0.{need}" if need else FIRST_WORKFLOWS, (), tuple(workflow_keys)
+        )
     versions = "TAKT 0.12–0.33" if "max_movements" in written else "TAKT ≤ 0.33"
     return TaktFormat("piece", versions, tuple(piece_keys), ())

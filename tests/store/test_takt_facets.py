@@ -270,3 +270,9 @@ def test_linting_a_project_folder_leaves_other_tools_files_alone() -> None:
     settings = FIXTURES / "takt-sdd/.claude/settings.json"
     assert list(lint_paths([settings.parent], None)) == []
     assert [d.code for d in lint_paths([settings], None)] == ["unknown-kind"]
+
+
+def test_a_first_workflow_uses_the_piece_variables_takt_then_replaced() -> None:
+    """TAKT v0.34's own backend-mini (workflow keys) uses ai-fix.md's {movement_iteration},
+    which TAKT 0.34–0.35 replace: no warning (it was "renamed in 0.36")."""
+    assert list(lint_paths([FIXTURES / "takt-v0.34"], None)) == []
