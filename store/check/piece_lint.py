@@ -52,6 +52,8 @@ from store.read.yamlload import YamlDoc
 _REPORT_REF = re.compile(r"\{report:([^}\s]+)\}")
 _PLACEHOLDER = re.compile(r"(?<![{$])\{([a-z][a-z0-9_]*)(?::([^{}\n]*))?\}(?!\})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+#: braces no variable is written in (``{分岐}``, ``{N}``, ``{✅ / ❌: reason}``)
+_FORM_FIELD = re.compile(r"\{(?![a-z][a-z0-9_]*(?::[^{}\n]*)?\})[^{}\n]+\}")
 _PIECE_ONLY = set(PIECE_VARIABLES) - set(WORKFLOW_VARIABLES)  # {max_movements}, …
 _WORKFLOW_ONLY = set(WORKFLOW_VARIABLES) - set(PIECE_VARIABLES)  # {max_steps}, …
 
@@ -508,7 +510,10 @@ def unknown_placeholders(
 ) -> Iterator[tuple[str, int]]:
     """Placeholders shaped like TAKT variables that are not in the list."""
     for n, line in outside_code(text):
-        for m in _PLACEHOLDER.finditer(_CODE_SPAN.sub("", line)):
+        line = _CODE_SPAN.sub("", line)
+        if _FORM_FIELD.search(line):
+            continue  # ``| {tag} | {file:line or "none"} | {✅ / ❌: reason} |``: a form to fill
+        for m in _PLACEHOLDER.finditer(line):
             name, arg = m.group(1), m.group(2)
             if arg is not None:
                 if name in prefixes or not _close(name, prefixes):

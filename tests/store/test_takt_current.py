@@ -199,12 +199,14 @@ Fix the findings.
 | family_tag | enumerated branches/inputs | covering test | status / reason |
 |------------|----------------------------|---------------|-----------------|
 | {tag} | {branch} | {file:line or "none"} | {✅ / ❌: reason} |
+Say which fix this is: {fix_round} of {fix_limit}.
 """
 
 
 def test_a_facet_placeholder_is_reported_once_on_the_facet(tmp_path: Path) -> None:
-    # TAKT v0.52.0's instructions/fix.md line 51 (reduced): used by 19 of its workflows, the
-    # line gave 38 warnings, one per workflow and placeholder
+    # TAKT v0.52.0's instructions/fix.md (reduced): used by 19 of its workflows, a line gave
+    # 38 warnings, one per workflow and placeholder; line 6, a form to fill, none (line 7
+    # names no variable TAKT knows)
     takt = tmp_path / "proj/.takt"
     write(takt / "facets/instructions/fix.md", FIX)
     for name in ("one", "two", "three"):
@@ -215,13 +217,13 @@ def test_a_facet_placeholder_is_reported_once_on_the_facet(tmp_path: Path) -> No
         )
     diags = list(lint_paths([takt], None))
     assert sorted((Path(d.path).name, d.line, d.message.split()[0]) for d in diags) == [
-        ("fix.md", 6, "{branch}"),
-        ("fix.md", 6, "{tag}"),
+        ("fix.md", 7, "{fix_limit}"),
+        ("fix.md", 7, "{fix_round}"),
     ]
     assert Path(diags[0].path) == takt / "facets/instructions/fix.md"
     view = load_piece_view(takt / "workflows/one.yaml", "workflows/one.yaml")
     head = [d.message for d in view.by_section["head"]]
-    assert any(m.startswith("facets/instructions/fix.md line 6: {tag}") for m in head)
+    assert any(m.startswith("facets/instructions/fix.md line 7: {fix_round}") for m in head)
 
 
 def test_the_pieces_head_says_the_format_and_versions() -> None:
@@ -248,14 +250,14 @@ def test_problems_show_a_facets_diagnostic_with_its_file(tmp_path: Path) -> None
         diags = list(lint_workspace(ws))
         assert (
             sorted((d.path, d.line) for d in diags)
-            == [("pieces/facets/instructions/fix.md", 6)] * 2
+            == [("pieces/facets/instructions/fix.md", 7)] * 2
         )
     index = WorkspaceIndex(ws)
     index.load_all()
     report = next(f for f in index.files.values() if f.path.name == "one.yaml")
     shown = [as_shown_for(d, report) for d in report.diagnostics]
     assert [(d.path, d.line) for d in shown] == [("pieces/one.yaml", None)] * 2
-    assert shown[0].message.startswith("pieces/facets/instructions/fix.md line 6: {tag}")
+    assert shown[0].message.startswith("pieces/facets/instructions/fix.md line 7: {fix_round}")
 
 
 def test_a_users_workflow_names_takt_060s_built_in_facets(tmp_path: Path) -> None:

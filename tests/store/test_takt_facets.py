@@ -16,8 +16,9 @@ from types import ModuleType
 import pytest
 
 from store.check.files import lint_file
-from store.check.piece_lint import facet_references
+from store.check.piece_lint import facet_references, unknown_placeholders
 from store.check.takt_facets import BUILTIN_DATA, builtin_facets, resolve_reference
+from store.check.takt_format import WORKFLOW_VARIABLES
 from store.config import Config
 from store.insight.lint import lint_paths, lint_workspace
 from store.models import Piece
@@ -276,3 +277,11 @@ def test_a_first_workflow_uses_the_piece_variables_takt_then_replaced() -> None:
     """TAKT v0.34's own backend-mini (workflow keys) uses ai-fix.md's {movement_iteration},
     which TAKT 0.34–0.35 replace: no warning (it was "renamed in 0.36")."""
     assert list(lint_paths([FIXTURES / "takt-v0.34"], None)) == []
+
+
+def test_a_form_to_fill_in_an_instruction_is_not_a_template_variable() -> None:
+    """TAKT v0.52's own fix.md has a table row of fields to fill (``{tag}``, ``{✅ / ❌:
+    reason}``): its braces are the form's; a typo elsewhere is still said."""
+    assert list(lint_paths([FIXTURES / "takt-v0.52"], None)) == []
+    text = "**Fix** iteration {step_iteration} of {max_step}.\n| {tag} | {分岐} |\n"
+    assert list(unknown_placeholders(text, WORKFLOW_VARIABLES, ("report",))) == [("{max_step}", 1)]
