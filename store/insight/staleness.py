@@ -87,7 +87,7 @@ _NOT_COMMANDS_TEXT = (
     "use type interface fn pub async await new print console self this true false null none "
     "and or not in is with as try except raise yield lambda package public private static "
     "void int str bool string list dict set go func struct enum impl mod crate where data "
-    "record using namespace rescue deferred default"
+    "record using namespace rescue deferred default extern sealed trait abstract override"
 )
 _NOT_COMMANDS = frozenset(_NOT_COMMANDS_TEXT.split())
 
@@ -149,8 +149,8 @@ def _is_path(text: str, start: int, token: str) -> bool:
         return False  # a host name (github.com/x/y)
     if not anchored and not _EXT.search(last):
         return False  # and/or, CI/CD, read/write
-    if token.startswith("//"):
-        return False
+    if token.startswith("//") or first in ("foo", "bar", "baz"):
+        return False  # a comment, an example's name (``foo/bar.rs``)
     # an absolute path without an extension outside the usual roots is a route (/auth/login)
     return not (token.startswith("/") and not _EXT.search(last) and first not in _ROOT_DIRS)
 
