@@ -370,10 +370,15 @@ class PieceLinter:
             if ref.source is not None or ref.mapped or ref.how == "parameter" or judge_template:
                 continue
             if ref.how == "path beside the piece":
+                base = (
+                    "home directory"
+                    if ref.name.startswith("~")
+                    else f"{self.format.name}'s directory"
+                )
                 self.sink.warning(
                     "unresolved-facet",
                     f"{ref.field} file '{ref.name}' not found (resolved against the "
-                    f"{self.format.name}'s directory: {ref.looked_in[0]})",
+                    f"{base}: {ref.looked_in[0]})",
                     self.line(ref.loc),
                 )
                 continue

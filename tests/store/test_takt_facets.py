@@ -285,3 +285,14 @@ def test_a_form_to_fill_in_an_instruction_is_not_a_template_variable() -> None:
     assert list(lint_paths([FIXTURES / "takt-v0.52"], None)) == []
     text = "**Fix** iteration {step_iteration} of {max_step}.\n| {tag} | {分岐} |\n"
     assert list(unknown_placeholders(text, WORKFLOW_VARIABLES, ("report",))) == [("{max_step}", 1)]
+
+
+def test_an_agent_under_the_home_directory_is_said_to_be_looked_for_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """terraform-provider-rtx's reconcile.yaml names ``~/.takt/agents/reconcile/…``."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    diags = list(lint_paths([FIXTURES / "rtx-takt/.takt"], None))
+    assert [d.line for d in diags] == [33, 84, 132, 177, 232]
+    home = tmp_path / ".takt/agents/reconcile"
+    assert f"(resolved against the home directory: {home}/reference-auditor.md)" in diags[0].message
