@@ -149,6 +149,8 @@ def _is_path(text: str, start: int, token: str) -> bool:
         return False  # a host name (github.com/x/y)
     if not anchored and not _EXT.search(last):
         return False  # and/or, CI/CD, read/write
+    if not anchored and all(_EXT.search(p) for p in token.split("/")):
+        return False  # file names joined: spec.json/requirements.md/design.md
     if token.startswith("//") or first in ("foo", "bar", "baz"):
         return False  # a comment, an example's name (``foo/bar.rs``)
     # an absolute path without an extension outside the usual roots is a route (/auth/login)

@@ -45,3 +45,13 @@ def test_agents_md_linked_to_claude_md_is_not_its_duplicate(tmp_path: Path) -> N
     shutil.copy(proj / "CLAUDE.md", proj / "AGENTS.md")
     report = build_report(ws, cache=TargetsCache())
     assert len([f for f in report.findings if f.kind == "duplicate"]) == 34
+
+
+def test_file_names_joined_by_slashes_are_not_a_path(tmp_path: Path) -> None:
+    """kiro-validate-impl: "Stop with error if spec.json/requirements.md/design.md missing"
+    names three files, not one path."""
+    ws, proj = _project(tmp_path, "takt-sdd")
+    skill = proj / ".claude/skills/kiro-validate-impl/SKILL.md"
+    report = build_report(ws, cache=TargetsCache())
+    stale = [f.line for f in report.findings if f.path == skill and f.kind == "stale-path"]
+    assert 191 not in stale and stale  # its .kiro/… paths, missing here, still are
