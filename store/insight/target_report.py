@@ -193,7 +193,15 @@ def build_report(
     # a target linked to another (AGENTS.md -> CLAUDE.md) is that file: its rules once
     first: dict[str, Path] = {}
     unique = [r for r in rows if first.setdefault(os.path.realpath(r.path), r.path) == r.path]
-    groups = find_duplicates([rule for r in unique for rule in r.text.rules])
+    # Claude Code loads CLAUDE.md, rules and skills, Codex AGENTS.md: a rule in both is each
+    # agent's own copy (takt-sdd keeps the two in step), a duplicate only within one
+    groups = [
+        g
+        for codex in (False, True)
+        for g in find_duplicates(
+            [rule for r in unique if (r.file.kind == "agents_md") == codex for rule in r.text.rules]
+        )
+    ]
     for g in groups:
         for rule in g.rules:
             others = [o for o in g.rules if o is not rule]

@@ -40,11 +40,25 @@ def test_agents_md_linked_to_claude_md_is_not_its_duplicate(tmp_path: Path) -> N
     report = build_report(ws, cache=TargetsCache())
     assert {r.path.name for r in report.rows} == {"CLAUDE.md", "AGENTS.md"}
     assert [f for f in report.findings if f.kind == "duplicate"] == []
-    # a copy instead of the link: every rule of it is a duplicate again
-    (proj / "AGENTS.md").unlink()
-    shutil.copy(proj / "CLAUDE.md", proj / "AGENTS.md")
+    # a copy that Claude Code loads too (CLAUDE.local.md): every rule of it is a duplicate
+    shutil.copy(proj / "CLAUDE.md", proj / "CLAUDE.local.md")
     report = build_report(ws, cache=TargetsCache())
     assert len([f for f in report.findings if f.kind == "duplicate"]) == 34
+
+
+def test_claude_md_and_agents_md_kept_in_step_are_each_agents_copy(tmp_path: Path) -> None:
+    """takt-sdd keeps CLAUDE.md (Claude Code's) and AGENTS.md (Codex's) in step: no agent
+    loads both, so their 29 shared rules are no duplicates (58 findings before)."""
+    ws, proj = _project(tmp_path, "takt-sdd")
+    report = build_report(ws, cache=TargetsCache())
+    names = {"CLAUDE.md", "AGENTS.md"}
+    assert [f for f in report.findings if f.kind == "duplicate" and f.path.name in names] == []
+    shutil.copy(proj / "AGENTS.md", proj / "CLAUDE.local.md")  # both Claude Code's: they are
+    report = build_report(ws, cache=TargetsCache())
+    assert (
+        len([f for f in report.findings if f.path.name == "CLAUDE.md" and f.kind == "duplicate"])
+        == 29
+    )
 
 
 def test_file_names_joined_by_slashes_are_not_a_path(tmp_path: Path) -> None:
