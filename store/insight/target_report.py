@@ -11,6 +11,7 @@ import threading
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -194,12 +195,16 @@ def build_report(
     first: dict[str, Path] = {}
     unique = [r for r in rows if first.setdefault(os.path.realpath(r.path), r.path) == r.path]
     # Claude Code loads CLAUDE.md, rules and skills, Codex AGENTS.md: a rule in both is each
-    # agent's own copy (takt-sdd keeps the two in step), a duplicate only within one
+    # agent's own copy (takt-sdd keeps the two in step); a duplicate is of what one loads
+    target = {r.path: r.file for r in unique}
     groups = [
         g
         for codex in (False, True)
         for g in find_duplicates(
             [rule for r in unique if (r.file.kind == "agents_md") == codex for rule in r.text.rules]
+        )
+        if any(
+            _loaded_together(target[a.path], target[b.path]) for a, b in combinations(g.rules, 2)
         )
     ]
     for g in groups:
@@ -213,6 +218,11 @@ def build_report(
     for r in rows:
         r.findings.sort(key=lambda f: (f.line or 0, f.kind))
     return TargetsReport(rows, groups, stale_days)
+
+
+def _loaded_together(a: TargetFile, b: TargetFile) -> bool:
+    """Whether one session may load both: not two projects' files."""
+    return a.project is None or b.project is None or a.project == b.project
 
 
 def _untouched(

@@ -69,3 +69,24 @@ def test_file_names_joined_by_slashes_are_not_a_path(tmp_path: Path) -> None:
     report = build_report(ws, cache=TargetsCache())
     stale = [f.line for f in report.findings if f.path == skill and f.kind == "stale-path"]
     assert 191 not in stale and stale  # its .kiro/… paths, missing here, still are
+
+
+def test_two_projects_rules_are_each_ones_own(tmp_path: Path) -> None:
+    """No session loads two projects' files (takt and takt-ddd share a CLAUDE.md line): the
+    same rule in each is no duplicate; in the global CLAUDE.md, loaded with both, it is."""
+    root = tmp_path / "claude"
+    root.mkdir()
+    proj_a, proj_b = tmp_path / "a", tmp_path / "b"
+    for proj in (proj_a, proj_b):
+        shutil.copytree(FIXTURES / "superpowers-agents-link", proj, symlinks=True)
+    ws = Workspace(root, Config(projects=[str(proj_a), str(proj_b)]))
+    report = build_report(ws, cache=TargetsCache())
+    assert [f for f in report.findings if f.kind == "duplicate"] == []
+    rule = next(r for r in report.rows if r.path == proj_a / "CLAUDE.md").text.rules[0]
+    (root / "CLAUDE.md").write_text(f"- {rule.text}\n", encoding="utf-8")
+    dup = [
+        (f.path.relative_to(tmp_path).as_posix(), f.line)
+        for f in build_report(ws, cache=TargetsCache()).findings
+        if f.kind == "duplicate"
+    ]
+    assert dup == [("claude/CLAUDE.md", 1), ("a/CLAUDE.md", rule.line), ("b/CLAUDE.md", rule.line)]
