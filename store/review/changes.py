@@ -118,7 +118,14 @@ def tracked(ws: Workspace, ledger: Ledger | None = None) -> dict[str, Path]:
     for config in (ws.config.path, default_config_path()):
         if config is not None and config.is_file():
             paths.append(config)
-    return {key_of(ws, p): p for p in paths}
+    # a link to another tracked file (CLAUDE.md -> AGENTS.md) is that file: one change
+    out: dict[str, Path] = {}
+    seen: set[str] = set()
+    for p in sorted(paths, key=os.path.islink):  # the file before a link to it
+        if (real := os.path.realpath(p)) not in seen:
+            seen.add(real)
+            out[key_of(ws, p)] = p
+    return out
 
 
 class _Unreadable(Exception):
@@ -164,8 +171,10 @@ def list_changes(
     if not rv.exists:
         return [], record_all(ws, led)
     files = tracked(ws, led)
+    real = {os.path.realpath(p) for p in files.values()}
     for key in rv.entries:
-        files.setdefault(key, path_of(ws, key))
+        if key not in files and os.path.realpath(path_of(ws, key)) not in real:
+            files[key] = path_of(ws, key)
     out: list[Change] = []
     for key in sorted(files):
         path = files[key]

@@ -372,3 +372,26 @@ def test_keep_and_revert_are_refused_inside_an_agents_session(
     assert index.read_bytes() == before
     assert (ws.root / "CLAUDE.md").read_text() == EDITED
     assert [c.key for c in list_changes(ws)[0]] == ["CLAUDE.md"]  # agents may look
+
+
+def test_an_edit_of_a_file_linked_as_agents_md_is_one_change(tmp_path: Path) -> None:
+    """obra/superpowers' AGENTS.md is a link to its CLAUDE.md: an edit of it is one change,
+    also where the reviewed state was taken of both names (before this was one file)."""
+    import shutil
+
+    from store.review.changes import tracked
+    from store.tx.reviewed import Reviewed
+    from tests.conftest import FIXTURES
+
+    proj = tmp_path / "superpowers"
+    shutil.copytree(FIXTURES / "superpowers-agents-link", proj, symlinks=True)
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+    assert [p.name for p in tracked(ws).values()] == ["CLAUDE.md"]
+    changes, recorded = list_changes(ws)
+    assert (changes, recorded) == ([], 1)
+    rv = Reviewed.load(ws)  # as recorded before: the link's name too
+    rv.set(str(proj / "AGENTS.md"), (proj / "CLAUDE.md").read_bytes())
+    rv.save(None)
+    with (proj / "CLAUDE.md").open("a", encoding="utf-8") as f:
+        f.write("- Always run the tests\n")
+    assert [(c.path.name, c.status) for c in list_changes(ws)[0]] == [("CLAUDE.md", "modified")]
