@@ -295,7 +295,8 @@ def _skill_usage(u: Usage, names: set[str], scope: list[_Session], now: datetime
     written = parse_time(u.written)
     for days in SKILL_DAYS:
         since = now - timedelta(days=days)
-        if (written is None or written <= since) and (last is None or last < since):
+        seen = any(s.start >= since for s in scope)  # no session then: nothing to tell
+        if seen and (written is None or written <= since) and (last is None or last < since):
             u.flags.append(f"not invoked in {days} days")
 
 

@@ -235,3 +235,22 @@ def test_real_transcripts(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert (by["create-beads"].relevant, by["create-beads"].sessions) == (1, 2)
     web = by["Do not use WebFetch"]
     assert (web.relevant, web.followed, sorted(web.broken)) == (2, 0, ["subagent", "tool_heavy"])
+
+
+def test_a_skill_of_a_project_with_no_session_is_not_flagged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """takt-sdd's skills, in a workspace with no transcript of its project:
+    "not invoked in 30 days" would say what no session shows."""
+    import shutil
+
+    from store.config import Config
+    from tests.conftest import FIXTURES
+
+    proj = tmp_path / "takt-sdd"
+    shutil.copytree(FIXTURES / "takt-sdd", proj)
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+    report = usage_report(ws, now=datetime.now(UTC) + timedelta(days=400))
+    skills = [u for u in report.items if u.kind == "skill"]
+    assert [(u.text, u.sessions, u.flags) for u in skills] == [
+        ("kiro-steering", 0, []),
+        ("kiro-validate-impl", 0, []),
+    ]
