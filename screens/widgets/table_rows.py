@@ -103,14 +103,18 @@ HEAD_SLACK = 8
 
 
 def cut_path(content: Content, width: int) -> Content:
-    """A path too wide for ``width`` cut in the middle, its last part whole
-    (``knowledge_base/glo…/debugging.yaml``)."""
+    """A path too wide for ``width`` cut in the middle, its last part whole, and its folder
+    where it fits (``knowledge_base/glo…/debugging.yaml``, ``/src/a…/kiro-impl/SKILL.md``)."""
     plain = content.plain
     if content.cell_length <= width:
         return content
     cut = max(plain.rfind("/"), plain.rfind("\\"))
     if cut <= 0:
         return content
+    # its folder too where it fits: every skill's file is SKILL.md (…/kiro-impl/SKILL.md)
+    up = max(plain.rfind("/", 0, cut), plain.rfind("\\", 0, cut))
+    if up > 0 and content[up + 1 :].cell_length + 6 <= width:  # and four cells of the start
+        cut = up
     name = content[cut + 1 :]
     room = width - name.cell_length - 2  # "…/"
     head = content[:cut] if room >= 1 else Content("")

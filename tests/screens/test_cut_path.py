@@ -41,3 +41,14 @@ def test_a_cut_path_fits_its_column_and_ends_as_the_path_does(parts: list[str], 
         assert path.endswith("/" + text.split("…/", 1)[1])
     else:
         assert text.endswith("…")
+
+
+def test_files_of_one_name_keep_their_folders() -> None:
+    """Every skill's file is SKILL.md (takt-sdd's under ``.claude/skills/``): where the
+    column has room, the folder stays too, so that the rows stay apart."""
+    base = "/home/me/src/takt-sdd/.claude/skills/"
+    cut = [
+        fit(Content(f"{base}{n}/SKILL.md"), 34, "left", path=True).plain
+        for n in ("kiro-impl", "kiro-spec-design")
+    ]
+    assert cut == ["/home/me/src/t…/kiro-impl/SKILL.md", "/home/m…/kiro-spec-design/SKILL.md"]
