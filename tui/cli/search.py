@@ -155,5 +155,6 @@ def run(argv: Sequence[str] | None = None) -> NoReturn:
     gc.freeze()  # (the exit collects even so)
     sys.exit(code)
 
+
 if __name__ == "__main__":
     run()
