@@ -316,9 +316,13 @@ class SearchIndex:
         self._searcher: Any = None
         self._session_memo: dict[str, tuple[str, str]] = {}
         """:meth:`session`'s answers since the last commit (a row of hits asks per hit)."""
+        self.digest: list[int] = []
+        """The manifest's :func:`digest` (a list: empty without one)."""
+        self._read_manifest()
+
+    def _read_manifest(self) -> None:
         self._manifest = self.searcher().search(Q_MANIFEST, 1).hits
         self.digest = self.searcher().fast_field_values("rank", [a for _s, a in self._manifest])
-        """The manifest's :func:`digest` (a list: empty without one)."""
 
     # -- opening -------------------------------------------------------------------------
 
@@ -385,12 +389,27 @@ class SearchIndex:
         while True:
             try:
                 self._writer = self.tindex.writer(WRITER_HEAP, 1)
-                return self._writer
             except ValueError as exc:
                 if time.monotonic() >= deadline:
                     raise IndexBusy(str(exc)) from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
+                continue
+            self._catch_up()
+            return self._writer
+
+    def _catch_up(self) -> bool:
+        """Read the manifest again once the writer is held: when another process committed
+        since it was read, its files are the ones written on (a write from the older view
+        would put back what that process removed, or lose what it added). Whether it had."""
+        seen = self.digest
+        self._searcher = None
+        self._read_manifest()
+        if self.digest == seen:
+            return False
+        self._stamps = None
+        self._session_memo = {}
+        return True
 
     def close_writer(self) -> None:
         with self.lock:
@@ -413,10 +432,14 @@ class SearchIndex:
         self._session_memo = {}
 
     def write_manifest(self, order: Iterable[str]) -> None:
-        """The manifest again, its files in ``order``, unless another process writes."""
+        """The manifest again, its files in ``order``, unless another process writes or has
+        written since it was read (then its manifest stands)."""
         with self.lock, contextlib.suppress(ValueError, OSError):
-            self._writer = w = self._writer or self.tindex.writer(WRITER_HEAP, 1)
-            self._commit(w, order)
+            if self._writer is None:
+                self._writer = self.tindex.writer(WRITER_HEAP, 1)
+                if self._catch_up():
+                    return
+            self._commit(self._writer, order)
 
     def rebuild(
         self,

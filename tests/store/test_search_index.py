@@ -3,6 +3,7 @@ last commit, a second process waits for the writer, the old cache files go."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -16,8 +17,17 @@ from hypothesis import strategies as st
 
 from store.search.engine import Engine
 from store.search.facade import open_index
-from store.search.index import DIR_NAME, SCHEMA_OBJ, SearchIndex, pack_record, unpack_record
+from store.search.index import (
+    DIR_NAME,
+    SCHEMA_OBJ,
+    SearchIndex,
+    open_workspace_index,
+    pack_record,
+    sync_workspace,
+    unpack_record,
+)
 from store.search.model import SearchRecord
+from store.search.scan import iter_parsed, scan_workspace
 from store.workspace import Workspace
 from tests.conftest import REPO
 from tests.search_build import build_engine
@@ -267,6 +277,37 @@ def test_an_index_the_watcher_wrote_is_in_step_at_the_next_open(tmp_path: Path) 
         assert (stats["rebuilt"], stats["parsed"], stats["removed"]) == (0, total - 4, 0)
         assert engine.search("jwt", 10).total == total
         write_ws(tmp_path, 3)
+
+
+def test_a_search_from_an_older_view_never_writes_over_a_newer_manifest(tmp_path: Path) -> None:
+    """Two processes: A opens the index (its manifest in another order than A's scan, as
+    after the watcher's writes); B adds a file and commits; A, finding its files unchanged,
+    writes the manifest in its scan's order. B's file stays in the manifest, so once it is
+    deleted the next open removes it (before, A's older manifest hid it for good)."""
+    ws = write_ws(tmp_path, 2)
+    (tmp_path / "lessons" / "ai").mkdir()
+    (tmp_path / "lessons/ai/lessons.jsonl").write_bytes(
+        (tmp_path / "lessons/user/lessons.jsonl").read_bytes()
+    )
+    open_index(ws)
+    reorder = open_workspace_index(ws)
+    reorder.write_manifest(list(reversed(list(reorder.stamps))))
+    reorder.close_writer()
+    files_a = scan_workspace(ws)
+    a = open_workspace_index(ws)
+    ghost = tmp_path / "discussions" / "ghost.md"
+    ghost.parent.mkdir()
+    ghost.write_text("# ghostword\n\nghostword here\n", encoding="utf-8")
+    b = open_workspace_index(ws)
+    parse = functools.partial(iter_parsed, ws)
+    assert sync_workspace(b, ws, scan_workspace(ws), parse)["parsed"] == 1
+    b.close_writer()
+    sync_workspace(a, ws, files_a, parse)
+    a.close_writer()
+    ghost.unlink()
+    engine, stats = open_index(ws)
+    assert stats["removed"] == 1
+    assert engine.search("ghostword", 10).total == 0
 
 
 KILLED = """
