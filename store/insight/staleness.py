@@ -48,6 +48,8 @@ _ABSENT = re.compile(
 _MOUNTS = re.compile(r"(?:-v|--volume|--mount)[ =]\S*?:(/[\w.-]+)")
 _TEMP = ("/tmp/", "/var/tmp/", "/private/tmp/", "/dev/")
 _EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+#: a file's name with its type (``spec.json``), not a folder (``.claude``, ``conf.d``)
+_FILE_NAME = re.compile(r"[^./][^/]*\.[A-Za-z][A-Za-z0-9]{1,7}")
 _CMD_WORD = re.compile(r"^[a-z][a-z0-9_.+-]*$")
 _CODE_PUNCT = re.compile(r"[(){};=<>\[\]\"']")
 #: First folders of absolute paths that name files (others, without an extension, are
@@ -149,7 +151,7 @@ def _is_path(text: str, start: int, token: str) -> bool:
         return False  # a host name (github.com/x/y)
     if not anchored and not _EXT.search(last):
         return False  # and/or, CI/CD, read/write
-    if not anchored and all(_EXT.search(p) for p in token.split("/")):
+    if not anchored and all(_FILE_NAME.fullmatch(p) for p in token.split("/")):
         return False  # file names joined: spec.json/requirements.md/design.md
     if token.startswith("//") or first in ("foo", "bar", "baz"):
         return False  # a comment, an example's name (``foo/bar.rs``)
@@ -226,8 +228,8 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
         if _ARITHMETIC.search(span):
             continue  # ``chars / 4``, ``words × 1.3``: a formula
         programs = [_program(segment.split()) for segment in _SEGMENT.split(span)]
-        if not (programs[0] and _CMD_WORD.match(programs[0])):
-            continue  # ``V | undefined``: a type, not a pipeline
+        if not (programs[0] and (_CMD_WORD.match(programs[0]) or "/" in programs[0])):
+            continue  # ``V | undefined``: a type, not a pipeline (``./check.sh | x`` is one)
         for word in programs:
             if word and _CMD_WORD.match(word) and word not in _NEVER and word not in subcommands:
                 out[word] = None

@@ -280,6 +280,27 @@ def test_references_are_read_like_people_write_them() -> None:
     assert command_refs("`uv run pytest` `import os` `ls` `a = b`") == ["uv"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Settings live in `.claude/settings.json`.",
+        "Edit .cargo/config.toml for the linker",
+        "nginx config is conf.d/site.conf",
+    ],
+)
+def test_a_path_through_a_dot_folder_is_a_path_not_file_names_joined(text: str) -> None:
+    """``spec.json/requirements.md`` names three files; a folder (``.claude``, ``conf.d``)
+    before a file name is a path to check."""
+    assert len(path_refs(text)) == 1
+
+
+def test_a_pipeline_after_a_script_names_its_programs() -> None:
+    """``V | undefined`` is a type; ``./check.sh | mytool`` a pipeline whose programs are
+    checked."""
+    assert command_refs("`./scripts/check.sh | mytool --x`") == ["mytool"]
+    assert command_refs("`V | undefined`") == []
+
+
 def test_a_target_nobody_touched_for_long_is_flagged(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path, stale_days=30)
     path = _write(ws.root / "CLAUDE.md", "- old rule\n")
