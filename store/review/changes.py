@@ -171,9 +171,12 @@ def list_changes(
     if not rv.exists:
         return [], record_all(ws, led)
     files = tracked(ws, led)
-    real = {os.path.realpath(p) for p in files.values()}
+    real = {os.path.realpath(p): k for k, p in files.items()}
     for key in rv.entries:
-        if key not in files and os.path.realpath(path_of(ws, key)) not in real:
+        twin = real.get(os.path.realpath(path_of(ws, key)))
+        # a link to a tracked file is that file, unless what was reviewed under its name
+        # was not (an agent replaced AGENTS.md, its own text, by a link to CLAUDE.md)
+        if key not in files and (twin is None or rv.sha(key) != rv.sha(twin)):
             files[key] = path_of(ws, key)
     out: list[Change] = []
     for key in sorted(files):

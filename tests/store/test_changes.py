@@ -395,3 +395,19 @@ def test_an_edit_of_a_file_linked_as_agents_md_is_one_change(tmp_path: Path) -> 
     with (proj / "CLAUDE.md").open("a", encoding="utf-8") as f:
         f.write("- Always run the tests\n")
     assert [(c.path.name, c.status) for c in list_changes(ws)[0]] == [("CLAUDE.md", "modified")]
+
+
+def test_an_agents_md_replaced_by_a_link_to_claude_md_is_a_change(tmp_path: Path) -> None:
+    """An agent replaces a reviewed AGENTS.md, its own text, by a link to CLAUDE.md: what was
+    there is gone, and the change is listed."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "CLAUDE.md").write_text("# Claude\n- Always run the tests\n", encoding="utf-8")
+    (proj / "AGENTS.md").write_text("# Agents\n- Never push to main\n", encoding="utf-8")
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+    assert list_changes(ws)[1] == 2
+    (proj / "AGENTS.md").unlink()
+    (proj / "AGENTS.md").symlink_to("CLAUDE.md")
+    changes = list_changes(ws, attribute=False)[0]
+    assert [(c.path.name, c.status) for c in changes] == [("AGENTS.md", "modified")]
+    assert b"Never push to main" in (changes[0].reviewed or b"")
