@@ -26,7 +26,12 @@ MAX_SHOWN = 3
 #: (``postgres://user:pass@host/db``, ``postgres:postgres@localhost``): no secret to keep
 _WORDS = "pass password passwd pwd postgres mysql secret changeme example admin root test user"
 PLACEHOLDERS = frozenset(_WORDS.split())
-_URI_PASSWORD = re.compile(r"://[^:/@\s]*:([^@\s]*)@")
+_URI_PASSWORD = re.compile(r"://[^:/@\s]*:([^@\s]*)@([^:/?#\s]*)")
+_HOST_AFTER = re.compile(rb"@([^:/?#\s]*)")
+#: hosts of examples: a name without a dot (a compose service: ``db``), loopback, reserved names
+_EXAMPLE_HOSTS = re.compile(
+    r"[^.]*|127\.0\.0\.1|0\.0\.0\.0|(?:.*\.)?(?:example(?:\.com)?|test|local|invalid)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +135,10 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
     hits: list[SecretHit] = []
     seen: set[tuple[int, int]] = set()
     for f in found:
-        if not f.visible or _placeholder(f.secret):
-            continue
         loc = f.location
         start = int(loc.get("start_offset", 0))
+        if not f.visible or _placeholder(f.secret, data[start : start + 300]):
+            continue
         line = int(loc.get("line", 1)) or 1
         # the library counts columns in bytes from 0: people count characters from 1
         line_start = data.rfind(b"\n", 0, start) + 1
@@ -146,10 +151,18 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
     return hits
 
 
-def _placeholder(secret: str) -> bool:
-    """A password (alone, or in the URI found) that is a word standing for one."""
+def _placeholder(secret: str, found: bytes) -> bool:
+    """A password that is a word standing for one, alone or in a URI of an example's host
+    (``found``: the text from where the secret was found): ``root:root@prod-db.acme.com``
+    is a real host's, and reported."""
     m = _URI_PASSWORD.search(secret)
-    return (m.group(1) if m else secret).lower() in PLACEHOLDERS
+    after = _HOST_AFTER.match(found, len(secret.encode("utf-8", "surrogatepass")))
+    password, host = (
+        (m[1], m[2]) if m else (secret, after[1].decode("utf-8", "replace") if after else None)
+    )
+    if host is not None and not _EXAMPLE_HOSTS.fullmatch(host.lower()):
+        return False
+    return password.lower() in PLACEHOLDERS
 
 
 def added_lines(before: bytes | str | None, after: bytes | str) -> list[tuple[int, str]]:

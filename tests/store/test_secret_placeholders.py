@@ -35,3 +35,14 @@ def test_a_skills_example_connection_strings_are_not_secrets() -> None:
 )
 def test_placeholder_passwords_of_other_stores(uri: str) -> None:
     assert scan_text(uri) == []
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "mysql://root:root@prod-db.acme-corp.com:3306/billing",
+        "postgres://admin:admin@10.20.30.40/payroll",
+    ],
+)
+def test_a_placeholder_word_for_a_real_hosts_password_is_still_a_secret(uri: str) -> None:
+    assert [h.label for h in scan_text(uri)] == ["generic-credential-uri"]
