@@ -209,7 +209,15 @@ def build_report(
     ]
     for g in groups:
         for rule in g.rules:
-            others = [o for o in g.rules if o is not rule]
+            together = target.get(rule.path)
+            others = [
+                o
+                for o in g.rules
+                if o is not rule
+                and (together is None or _loaded_together(together, target[o.path]))
+            ]
+            if not others:
+                continue  # (in a group only through the global copy: beta's, to alpha's)
             where = ", ".join(f"{ws.display(o.path)}:{o.line}" for o in others[:3])
             more = f" and {len(others) - 3} more" if len(others) > 3 else ""
             what = "the same as" if g.exact else f"{g.score:.0f}% like"

@@ -84,9 +84,8 @@ def test_two_projects_rules_are_each_ones_own(tmp_path: Path) -> None:
     assert [f for f in report.findings if f.kind == "duplicate"] == []
     rule = next(r for r in report.rows if r.path == proj_a / "CLAUDE.md").text.rules[0]
     (root / "CLAUDE.md").write_text(f"- {rule.text}\n", encoding="utf-8")
-    dup = [
-        (f.path.relative_to(tmp_path).as_posix(), f.line)
-        for f in build_report(ws, cache=TargetsCache()).findings
-        if f.kind == "duplicate"
-    ]
+    found = [f for f in build_report(ws, cache=TargetsCache()).findings if f.kind == "duplicate"]
+    dup = [(f.path.relative_to(tmp_path).as_posix(), f.line) for f in found]
     assert dup == [("claude/CLAUDE.md", 1), ("a/CLAUDE.md", rule.line), ("b/CLAUDE.md", rule.line)]
+    # each project's copy is the global one's duplicate, never the other project's
+    assert [str(proj_b) in f.message for f in found] == [True, False, False]
