@@ -285,6 +285,9 @@ def test_a_form_to_fill_in_an_instruction_is_not_a_template_variable() -> None:
     assert list(lint_paths([FIXTURES / "takt-v0.52"], None)) == []
     text = "**Fix** iteration {step_iteration} of {max_step}.\n| {tag} | {分岐} |\n"
     assert list(unknown_placeholders(text, WORKFLOW_VARIABLES, ("report",))) == [("{max_step}", 1)]
+    # on a form's line, a near miss of a variable is still a typo
+    text = "| {tag} | {max_step} | {分岐} |\n"
+    assert list(unknown_placeholders(text, WORKFLOW_VARIABLES, ("report",))) == [("{max_step}", 1)]
 
 
 def test_an_agent_under_the_home_directory_is_said_to_be_looked_for_there(
