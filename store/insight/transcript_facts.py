@@ -86,7 +86,7 @@ class _Reader:
     def line(self, data: dict[str, Any]) -> None:
         f = self.facts
         stamp = data.get("timestamp")
-        if isinstance(stamp, str):
+        if isinstance(stamp, str) and 10 <= len(stamp) <= 40:  # an ISO time, not "" or junk
             if f.first is None or stamp < f.first:
                 f.first = stamp
             if f.last is None or stamp > f.last:

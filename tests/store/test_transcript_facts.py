@@ -108,3 +108,20 @@ def test_a_stopped_first_read_keeps_what_was_read(tmp_path: Path) -> None:
     facts, read, complete = session_facts(ws)
     assert sorted(f.session_id for f in facts) == ["a-first", "b-second"] and complete
     assert read == second.stat().st_size
+
+
+def test_a_line_whose_timestamp_is_no_time_leaves_the_first_and_last(tmp_path: Path) -> None:
+    """An agent's line with ``"timestamp": ""`` (or a number) is no time: the session's first
+    and last times stay those of its real lines."""
+    w = sample_session()
+    path = w.write(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    facts, _read = _facts(state, path)
+    first, last = facts.first, facts.last
+    assert first and last and first < last
+    odd = '{"type": "user", "timestamp": "", "message": {"role": "user", "content": "x"}}\n'
+    odd += '{"type": "user", "timestamp": 7, "message": {"role": "user", "content": "y"}}\n'
+    path.write_text(odd + path.read_text(encoding="utf-8"), encoding="utf-8")
+    facts, _read = _facts(state, path)
+    assert (facts.first, facts.last) == (first, last)
