@@ -212,7 +212,8 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
             st = os.fstat(p.fd)
             size = st.st_size
             if fw.how == "append":  # one pass: the file as it is, then with the tail
-                h = _hasher(p.fd, size)
+                h = hashlib.sha256()
+                _feed(h, p.fd, 0, size)
                 digest = h.hexdigest()
                 h.update(tail)
                 after_digest = h.hexdigest()
@@ -244,15 +245,8 @@ def prepare(ws: Workspace, fw: FileWrite) -> Prepared:
     return p
 
 
-def _hasher(fd: int, n: int) -> Any:
-    h = hashlib.sha256()
-    _feed(h, fd, 0, n)
-    return h
-
-
 def _open_locked(real: Path, *, create: bool = False) -> int:
-    """The file open and locked (:func:`store.write.atomic.open_locked`) for appending and
-    truncating; -1 when there is none; ``create``: made now (it must not exist)."""
+    """The file open and locked for appending and truncating (-1: none; ``create``: made now)."""
     if not create and not os.path.lexists(real):
         return -1
     if create:
@@ -315,7 +309,7 @@ def kept_anchor(ws: Workspace, rec: dict[str, Any]) -> bytes | None:
 
 
 def perform(ws: Workspace, p: Prepared) -> None:
-    """Write one prepared change (its record is in the ledger's ``begin`` line by now)."""
+    """Write one prepared change (its record is in the ``begin`` line by now)."""
     fw = p.fw
     if fw.how == "replace":
         expected = _stamp(fw.before)
@@ -446,8 +440,7 @@ def locate(data: bytes, span: bytes, offset: int, anchor: bytes) -> int | None:
 
 @dataclass(slots=True)
 class Standing:
-    """Where a file is against one file record: ``before``, ``after`` or ``changed`` (and
-    why, in words, when changed)."""
+    """Where a file is against one file record (``why``: in words, when changed)."""
 
     where: Where
     why: str = ""
@@ -458,8 +451,7 @@ class Standing:
 
 
 def _digests(path: Path, head: int) -> tuple[int | None, str | None, str | None]:
-    """A regular file's size, digest and that of its first ``head`` bytes, read in chunks
-    (``None``s when there is none; never opens a FIFO or device)."""
+    """A regular file's size, digest and that of its first ``head`` bytes, read in chunks."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None, None, None
@@ -547,15 +539,13 @@ def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Stan
 
 
 def _unpadded(line: bytes) -> tuple[bytes, bytes]:
-    """A record's line without the spaces padding it, and its line ending."""
     nl = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
     return line[: len(line) - len(nl)].rstrip(b" "), nl
 
 
 def padded_line(data: bytes, record: bytes, offset: int) -> bytes | None:
     """The one line of ``data`` that is ``record`` but for the spaces before its line
-    ending (at ``offset`` when it is there), as it is in ``data``; ``None``: none, or
-    several."""
+    ending (at ``offset`` when it is there); ``None``: none, or several."""
     core, nl = _unpadded(record)
     if not core:
         return None
@@ -616,8 +606,7 @@ def replay_guard(ws: Workspace, rec: dict[str, Any], *, deletes: bool, action: s
 
 
 def remove_created_empty(ws: Workspace, rec: dict[str, Any], action: str) -> bool:
-    """An append that created its file and was killed before writing to it left an empty
-    file: removed (True), like the file it would have been."""
+    """Remove the empty file an append killed before writing left (True: removed)."""
     if rec.get("how") != "append" or rec.get("before_size") is not None:
         return False
     path = record_path(ws, rec)

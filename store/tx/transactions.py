@@ -58,8 +58,7 @@ LOCK_NAME = "tx.lock"
 
 
 class UndoRefused(ReviewError):
-    """An undo or redo that would lose changes made since, or cannot be done; ``diff``
-    shows the file as hurikaeri left it against the file now, ``path`` names it."""
+    """An undo or redo that would lose changes made since, or cannot be done."""
 
     def __init__(self, message: str, diff: str = "", path: str | None = None) -> None:
         super().__init__(message)
@@ -95,8 +94,7 @@ class TxPlan:
     note: str | None = None
     undoes: str | None = None
     redoes: str | None = None
-    #: where it is made (``store.ledger.CHANNELS``; ``None``: this process's channel)
-    channel: str | None = None
+    channel: str | None = None  # ``None``: this process's channel
 
 
 @dataclass(slots=True)
@@ -144,7 +142,6 @@ class TxView:
 
     @property
     def title(self) -> str:
-        """``approve kpt-…/try-001`` (with ``+N more`` past three subjects)."""
         subjects = self.subjects[:3]
         more = f" +{len(self.subjects) - 3} more" if len(self.subjects) > 3 else ""
         return f"{self.action} {', '.join(subjects)}{more}".strip()
@@ -188,7 +185,6 @@ class TxResult:
     at: str
     subjects: list[str]
     files: list[FileView]
-    #: the review-state changes, as the ledger folds them
     entries: list[Entry]
     undoes: str | None = None
     redoes: str | None = None
@@ -197,7 +193,6 @@ class TxResult:
 
     @property
     def recorded(self) -> bool:
-        """False when nothing needed writing (nothing was recorded either)."""
         return bool(self.id)
 
     def as_json(self) -> dict[str, Any]:
@@ -371,8 +366,7 @@ def _abort(
 
 
 def _policy_action(led: Ledger, rec: TxRecord) -> str:
-    """The action whose write policy holds for ``rec``'s files: its own, or for an undo or
-    a redo, that of the transaction it turns around."""
+    """The action whose write policy holds for ``rec``'s files (an undo's: what it undid)."""
     turned = (rec.undoes or rec.redoes) if rec.action in ("undo", "redo") else None
     if not turned:
         return rec.action
@@ -387,9 +381,7 @@ class Recovered:
     id: str
     action: str
     subjects: list[str]
-    #: files that were neither as before nor as after (left alone)
-    left: list[str]
-    #: files that had been written and were put back
+    left: list[str]  # neither as before nor as after: left alone
     restored: list[str] = field(default_factory=list)
 
 
@@ -405,8 +397,7 @@ def recover(ws: Workspace, *, ledger: Ledger | None = None) -> list[Recovered]:
 
 
 def _ours_open(led: Ledger) -> list[TxRecord]:
-    """The unfinished transactions recovery may roll back: this reviewer's, begun on this
-    machine (:meth:`Ledger.is_ours`). Any other is not ours: not acted on (lint says so)."""
+    """The unfinished transactions recovery may roll back (any other: lint says so)."""
     return [t for t in led.open_transactions() if led.is_ours(t)]
 
 
@@ -481,10 +472,6 @@ class _Unit(TxRecord):
     #: when it was last applied: its own place, or that of the redo that applied it again
     applied: int = -1
 
-    def trusted(self, led: Ledger) -> bool:
-        """:meth:`Ledger.is_ours`: what undo, redo and recovery may act on."""
-        return led.is_ours(self)
-
     @property
     def reason(self) -> str:
         """Why it was aborted."""
@@ -494,7 +481,6 @@ class _Unit(TxRecord):
 
     @property
     def channel(self) -> str | None:
-        """Where it was made (``store.ledger.CHANNELS``; ``None``: not recorded)."""
         c = self.begin.data.get("channel")
         return str(c) if c else None
 
@@ -523,10 +509,6 @@ def _units(led: Ledger) -> list[_Unit]:
     return units
 
 
-def _is_undone(led: Ledger, u: _Unit) -> bool:
-    return u.id in led.undone
-
-
 def _applied(u: _Unit) -> bool:
     """Committed, and neither an undo nor a redo: what undo and redo act on."""
     return u.status == "committed" and u.action not in ("undo", "redo")
@@ -535,16 +517,16 @@ def _applied(u: _Unit) -> bool:
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str]:
     if u.status == "aborted":
         return "aborted", u.reason
-    if led.is_own(u.src) and not u.trusted(led):  # shown as it folds, never acted on
+    if led.is_own(u.src) and not led.is_ours(u):  # shown as it folds, never acted on
         folded: TxState = (
-            "open" if u.status == "open" else "undone" if _is_undone(led, u) else "done"
+            "open" if u.status == "open" else "undone" if u.id in led.undone else "done"
         )
         return folded, NOT_OURS
     if u.status == "open":
         return "open", "in progress, or left by a process that stopped (recovered on start)"
     if u.action in ("undo", "redo"):
         return "done", ""
-    if _is_undone(led, u):
+    if u.id in led.undone:
         return "undone", ""
     for f in reversed(u.files):
         st = where(ws, f, content=False)
@@ -583,7 +565,7 @@ def _view(ws: Workspace, led: Ledger, u: _Unit) -> TxView:
         u.note,
         [(e.op, e.target) for e in u.entries],
         led.is_own(u.src),
-        u.trusted(led) if led.is_own(u.src) else False,
+        led.is_ours(u),
         u.channel,
     )
 
@@ -595,8 +577,7 @@ def _ledger(ws: Workspace, ledger: Ledger | None) -> Ledger:
 
 
 def follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
-    """Move the reviewed state with a transaction that has just committed (see
-    :mod:`store.tx.reviewed`). Never fails the transaction: the state is only a copy."""
+    """Move the reviewed state with a committed transaction; never fails it (only a copy)."""
     with contextlib.suppress(OSError, ValueError):
         _follow(ws, ledger, plan)
 
@@ -646,8 +627,7 @@ def _follow(ws: Workspace, ledger: Ledger, plan: TxPlan) -> None:
 
 
 def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]:
-    """Lint's warnings on the transactions in the reviewer's own ledger file that name files
-    but whose lines this machine did not sign: one per unfinished one, one for the rest."""
+    """Lint's warnings on the reviewer's transactions whose lines this machine did not sign."""
     try:
         led = _ledger(ws, ledger)
     except (OSError, WriteError) as exc:  # a ledger that cannot be read at all says so
@@ -657,9 +637,9 @@ def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]
     for u in _units(led):
         if not led.is_own(u.src) or u.status == "aborted":
             continue
-        if u.status == "open" and not u.trusted(led):
+        if u.status == "open" and not led.is_ours(u):
             messages.append(f"unfinished {u.title} [{u.id}] is {NOT_OURS}: no file was rolled back")
-        elif u.files and not u.trusted(led):
+        elif u.files and not led.is_ours(u):
             finished.append(u)
     if finished:
         ids = ", ".join(u.id for u in finished[:5]) + (" …" if len(finished) > 5 else "")
@@ -689,8 +669,7 @@ def get(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxView:
 
 
 def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
-    """What the transaction changed, as a unified diff per file (from the copies kept
-    under the state directory), and for a file changed since, what changed since."""
+    """What the transaction changed (from the kept copies), and what changed since."""
     led = _ledger(ws, ledger)
     u = _find(led, _units(led), tx_id)
     by = f" by {u.who}" if u.who else ""
@@ -698,7 +677,7 @@ def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
     out += [f"# review state: {e.op} {e.target}" for e in u.entries]
     if not u.files:
         out.append("# (no file written: review state only)")
-    done = _applied(u) and not _is_undone(led, u)
+    done = _applied(u) and u.id not in led.undone
     for f in u.files:
         path = str(f.get("path"))
         how = f.get("how") or "replace"
@@ -726,7 +705,6 @@ def tx_diff(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> str:
 
 
 def _file_phrase(f: dict[str, Any], *, back: bool) -> str:
-    """What undoing (``back``) or redoing the record does to its file, in a few words."""
     path = str(f.get("path"))
     how = f.get("how") or "replace"
     if how in ("append", "truncate"):
@@ -784,7 +762,7 @@ def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | N
 
 
 def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
-    """One line saying what redoing ``tx_id`` (default: the one undone last) would do."""
+    """What redoing ``tx_id`` (default: the one undone last) would do, or why it cannot."""
     return _describe_turn(ws, tx_id, ledger, back=False)
 
 
@@ -806,7 +784,7 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
         return f"Nothing to {verb}."
     if not led.is_own(u.src):
         return str(_not_yours(led, u, verb)).replace("refused: ", f"Cannot {verb} ", 1)
-    if not u.trusted(led):
+    if not led.is_ours(u):
         return f"Cannot {verb} {u.title} [{u.id}]: {NOT_OURS}."
     if u.action == "undo" and u.undoes:  # undoing an undo, or redoing it: a redo
         return _describe_turn(ws, u.undoes, led, back=False)
@@ -820,7 +798,7 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
             return f"Cannot undo {u.title}: it was never completed ({state})."
         if state == "blocked":
             return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
-    elif not _is_undone(led, u):
+    elif u.id not in led.undone:
         return f"Nothing to redo: {u.title} is not undone."
     else:
         for f in u.files:
@@ -848,17 +826,14 @@ def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None
 
 
 def _last(led: Ledger, units: list[_Unit]) -> _Unit | None:
-    """The transaction done most recently (blocked or not): the newest, or the one a redo
-    applied again after it."""
-    done = [u for u in units if _applied(u) and led.is_own(u.src) and not _is_undone(led, u)]
+    """The transaction done most recently (blocked or not), a redo counting as done then."""
+    done = [u for u in units if _applied(u) and led.is_own(u.src) and u.id not in led.undone]
     done.sort(key=lambda u: u.applied, reverse=True)
-    return next((u for u in done if u.trusted(led)), None)
+    return next((u for u in done if led.is_ours(u)), None)
 
 
 def _last_here(led: Ledger, units: list[_Unit]) -> _Unit | None:
-    """What an undo without an id takes back: the newest transaction done, when this
-    channel (the app, this terminal, a script) made it; :class:`UndoRefused` naming it
-    and asking for its id when another channel did."""
+    """What an undo without an id takes back, when this channel made it (else refused)."""
     u = _last(led, units)
     here = current_channel()
     if u is None or u.channel == here:
@@ -897,7 +872,7 @@ def _last_undone(led: Ledger, units: list[_Unit]) -> _Unit | None:
         if seq < newest:
             return None  # undone before the newest action: no longer redone by default
         hit = by_id.get(uid)
-        if hit is not None and led.is_own(hit.src) and _is_undone(led, hit) and hit.trusted(led):
+        if hit is not None and led.is_own(hit.src) and hit.id in led.undone and led.is_ours(hit):
             return hit
     return None
 
@@ -911,8 +886,7 @@ def _refusal(
     why: str,
     verb: str,
 ) -> UndoRefused:
-    """Why ``verb`` (undo or redo) of ``u`` cannot touch the file of record ``f``: its
-    path, what changed, and the newer transaction to undo first when it was ours."""
+    """Why ``verb`` of ``u`` cannot touch the file of record ``f``, and what to undo first."""
     path = str(f.get("path"))
     later = next(
         (
@@ -920,7 +894,7 @@ def _refusal(
             for v in sorted(units, key=lambda x: x.applied, reverse=True)
             if v.applied > u.applied
             and _applied(v)
-            and not _is_undone(led, v)
+            and v.id not in led.undone
             and any(str(g.get("path")) == path for g in v.files)
         ),
         None,
@@ -929,17 +903,14 @@ def _refusal(
     st = where(ws, f)
     how = f.get("how") or "replace"
     diff = ""
+    expected = kept_side(ws, f, "after" if verb == "undo" else "before")
     if how == "record":  # one record against one record, not the whole file
-        expected = kept_side(ws, f, "after" if verb == "undo" else "before")
         rid = f.get("record") or "the record"
+        now = record_now(st.now, f)
         diff = bytes_diff(
-            expected,
-            record_now(st.now, f),
-            f"{path} ({rid}, as hurikaeri left it)",
-            f"{path} ({rid}, now)",
+            expected, now, f"{path} ({rid}, as hurikaeri left it)", f"{path} ({rid}, now)"
         )
     elif how == "replace":
-        expected = kept_side(ws, f, "after" if verb == "undo" else "before")
         diff = bytes_diff(expected, st.now, f"{path} as hurikaeri left it", f"{path} now")
     elif st.now is not None:
         size = f.get("after_size" if verb == "undo" else "before_size") or 0
@@ -984,7 +955,7 @@ def undo(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxResult
     recover(ws, ledger=led)
     units = _units(led)
     u = _find(led, units, tx_id)
-    if u.action in ("undo", "redo") and not u.trusted(led):
+    if u.action in ("undo", "redo") and not led.is_ours(u):
         raise _not_ours(led, u, "undo")
     if u.action == "undo" and u.undoes:
         return _turn_unit(ws, led, units, _find(led, units, u.undoes), back=False)
@@ -994,7 +965,7 @@ def undo(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxResult
 
 
 def undo_last(ws: Workspace, *, ledger: Ledger | None = None) -> TxResult | None:
-    """Undo the newest transaction done (``None``: there is none); see :func:`undo`."""
+    """Undo the newest transaction done (``None``: there is none)."""
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
@@ -1014,7 +985,7 @@ def redo(
     if u is None:
         return None
     if u.action == "undo" and u.undoes:
-        if not u.trusted(led):
+        if not led.is_ours(u):
             raise _not_ours(led, u, "redo")
         u = _find(led, units, u.undoes)
     return _turn_unit(ws, led, units, u, back=False)
@@ -1037,19 +1008,18 @@ def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
 
 
 def _turn_unit(ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back: bool) -> TxResult:
-    """Undo (``back``) or redo ``u`` as one new transaction."""
     verb = "undo" if back else "redo"
     if not led.is_own(u.src):
         raise _not_yours(led, u, verb)
-    if not u.trusted(led):
+    if not led.is_ours(u):
         raise _not_ours(led, u, verb)
     if back and u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
-    if back and _is_undone(led, u):
+    if back and u.id in led.undone:
         raise UndoRefused(f"refused: {u.title} [{u.id}] is already undone (redo applies it again)")
     if not back and u.action == "redo":
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
-    if not back and (u.status != "committed" or not _is_undone(led, u)):
+    if not back and (u.status != "committed" or u.id not in led.undone):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
     writes = _turn_files(ws, led, units, u, back=back)
     plan = TxPlan(verb, u.subjects, writes, note=u.title)
