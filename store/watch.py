@@ -1,11 +1,7 @@
-"""The workspace watcher: an async generator of domain changes on ``watchfiles.awatch``, with
-what raw notifications get wrong put right: each path of a batch is stat'ed once the batch is
-complete (a rename-save is one modification, a ``chmod`` nothing); a missing location is
-watched through its nearest existing ancestor, and the watchers restart when a directory on
-the way comes or goes; only locations are watched recursively, never the root (``~/.claude``
-is full of other tools' files); our own writes are skipped (:class:`OwnWrites`); when polling,
-files seen changing are stat'ed again (:data:`RECHECK_SECONDS`). Blocking work runs in threads.
-"""
+"""The workspace watcher: domain changes on ``watchfiles.awatch``. Each path of a batch is
+stat'ed once it is complete (a rename-save is one modification, a ``chmod`` nothing); a missing
+location is watched through its nearest existing ancestor; only locations are watched
+recursively, never the root (``~/.claude`` is full of other tools' files)."""
 
 from __future__ import annotations
 
@@ -20,7 +16,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Literal, TypeAlias
 
@@ -64,7 +59,6 @@ class OwnWrites:
         self._entries: dict[str, tuple[float, FileStamp, int]] = {}
 
     def record(self, path: Path) -> None:
-        """Remember ``path`` as it is now, right after writing it."""
         key = os.path.realpath(path)
         try:
             st = os.stat(key)
@@ -79,8 +73,7 @@ class OwnWrites:
             self._entries[key] = (self._clock() + OWN_WRITE_TTL, stamp, st.st_ino)
 
     def is_own(self, path: Path) -> bool:
-        """The file holds what was recorded (entries expire only after the TTL: one write
-        may show up in several batches)."""
+        """The file holds what was recorded (kept for the TTL: a write may come in batches)."""
         key = os.path.realpath(path)
         with self._lock:
             self._prune()
@@ -157,7 +150,6 @@ def _outermost(paths: Iterable[Path]) -> list[Path]:
 
 
 def _make_plan(ws: Workspace) -> _Plan | None:
-    """What to watch as the directories are now (``None``: no root)."""
     root = ws.root
     if not root.is_dir():
         return None
@@ -264,7 +256,7 @@ class _State:
         self.touched = self._recent()
 
     def reconcile(self, plan: _Plan | None) -> dict[Path, ChangeKind]:
-        """Rescan after the plan changed: what appeared, changed or vanished meanwhile."""
+        """Rescan after the plan changed."""
         self.plan = plan
         found = _scan(plan) if plan is not None else {}
         out: dict[Path, ChangeKind] = dict.fromkeys(self.known.keys() - found.keys(), "deleted")
@@ -277,7 +269,6 @@ class _State:
         return out
 
     def recheck(self, paths: Iterable[Path]) -> dict[Path, ChangeKind]:
-        """Stat ``paths`` again (polling): what changed unnoticed."""
         assert self.plan is not None
         out = self._decide(p for p in paths if _wanted(p, self.plan))
         self.touched = {p for p, kind in out.items() if kind != "deleted"}
@@ -347,16 +338,12 @@ class _State:
 # --- the watchfiles side --------------------------------------------------------------------
 
 
-class _Signal(Enum):
-    STOP = "stop"
-
-
 @dataclass(frozen=True, slots=True)
 class _Failed:
     error: Exception
 
 
-_Item: TypeAlias = "set[tuple[RawChange, str]] | _Failed | _Signal"
+_Item: TypeAlias = "set[tuple[RawChange, str]] | _Failed | None"  # None: stop
 
 
 class _Watchers:
@@ -444,7 +431,7 @@ class _Rechecks:
 
 async def _relay_stop(event: asyncio.Event, queue: asyncio.Queue[_Item]) -> None:
     await event.wait()
-    queue.put_nowait(_Signal.STOP)
+    queue.put_nowait(None)
 
 
 async def _stopped_within(event: asyncio.Event | None, seconds: float) -> bool:
@@ -457,7 +444,7 @@ async def _stopped_within(event: asyncio.Event | None, seconds: float) -> bool:
 
 
 async def _next_items(queue: asyncio.Queue[_Item], timeout: float | None) -> list[_Item]:
-    """The next item and everything queued behind it; nothing when ``timeout`` passes."""
+    """The next item and everything queued behind it (nothing after ``timeout``)."""
     try:
         items = [await asyncio.wait_for(queue.get(), timeout)]
     except TimeoutError:
@@ -472,8 +459,7 @@ def _sorted(changes: dict[Path, ChangeKind]) -> list[Change]:
 
 
 def polls(force_polling: bool | None) -> bool:
-    """Whether watchfiles is to poll, as its ``force_polling`` documentation says (passed to
-    it explicitly, so this is what it does)."""
+    """Whether watchfiles is to poll, as its ``force_polling`` documentation says."""
     if force_polling is not None:
         return force_polling
     env = os.getenv("WATCHFILES_FORCE_POLLING")
@@ -494,9 +480,7 @@ async def watch_workspace(
     started: asyncio.Event | None = None,
 ) -> AsyncIterator[list[Change]]:
     """The document changes of every location and the ledger, batch by batch, sorted by
-    path, until ``stop_event`` or cancellation. A missing root is looked for every half
-    second (what it holds when it appears is added). ``started`` is set once the watches
-    are in place: every change from then on is reported."""
+    path; ``started`` is set once the watches are in place."""
     if stop_event is not None and stop_event.is_set():
         return
     queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -552,7 +536,7 @@ async def watch_workspace(
                 if not items:  # a recheck is due
                     pending = await asyncio.to_thread(state.recheck, rechecks.pop_due())
                     continue
-                if _Signal.STOP in items:
+                if None in items:
                     return
                 raw: set[tuple[RawChange, str]] = set()
                 failures: list[_Failed] = []
