@@ -183,19 +183,15 @@ def _changed(top: Path, rels: list[str]) -> list[str]:
     if not rels:
         return []
     out = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *rels)
-    found: list[str] = []
-    parts = out.split("\0")
-    i = 0
-    while i < len(parts):
-        entry = parts[i]
-        i += 1
+    found: set[str] = set()
+    parts = iter(out.split("\0"))
+    for entry in parts:
         if len(entry) < 4:
             continue
-        status, path = entry[:2], entry[3:]
-        if status[0] in "RC":  # a rename's source follows
-            i += 1
-        if status != "!!" and path not in found:
-            found.append(path)
+        if entry[0] in "RC":  # a rename's source follows
+            next(parts, None)
+        if entry[:2] != "!!":
+            found.add(entry[3:])
     return [r for r in rels if r in found]
 
 
