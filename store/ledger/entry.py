@@ -17,12 +17,7 @@ LEDGER_NAME = "ledger.jsonl"
 TX_OPS = ("begin", "commit", "abort")
 
 
-#: ``Entry``'s ``data`` when none is given
-_NO_DATA: Any = object()
-_setattr = object.__setattr__
-
-
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One line of the ledger, or one effect of a committed transaction (its ``tx`` then
     is the transaction's id). A transaction line read slim keeps its lists and objects out
@@ -38,8 +33,6 @@ class Entry:
     data: dict[str, Any] = field(default_factory=dict)
     #: the ``tx`` of the line (or of the effect's transaction); ``None``: it has none
     tx: Any = field(default=None, compare=False)
-    #: what one undo cancels together: its transaction (the line alone without one)
-    group: str = field(default="", init=False, compare=False, repr=False)
     #: the reviewer whose ledger file holds it (the file's name; set as it is read)
     src: str = field(default="", init=False, compare=False, repr=False)
     #: what ``data`` leaves out: the line's text (UTF-8), or how to make a decision's
@@ -53,38 +46,10 @@ class Entry:
     #: the line's signature (``store.machine_key``; ``None``: none)
     sig: Any = field(default=None, init=False, compare=False, repr=False)
 
-    def __init__(
-        self,
-        id: str,
-        at: str,
-        op: str,
-        target: str,
-        note: str | None = None,
-        undoes: str | None = None,
-        data: dict[str, Any] = _NO_DATA,
-        tx: Any = None,
-    ) -> None:
-        """As the dataclass's own would, in fewer steps (a large ledger makes many); a
-        ``tx`` in ``data`` is taken out of it (see ``tx``)."""
-        if data is _NO_DATA:
-            data = {}
-        elif "tx" in data:
-            tx = data["tx"]
-            data = {k: v for k, v in data.items() if k != "tx"}
-        s = _setattr
-        s(self, "id", id)
-        s(self, "at", at)
-        s(self, "op", op)
-        s(self, "target", target)
-        s(self, "note", note)
-        s(self, "undoes", undoes)
-        s(self, "data", data)
-        s(self, "tx", tx)
-        s(self, "group", str(tx or id))
-        s(self, "src", "")
-        s(self, "raw", None)
-        s(self, "effect_entries", None)
-        s(self, "sig", None)
+    @property
+    def group(self) -> str:
+        """What one undo cancels together: its transaction (the line alone without one)."""
+        return str(self.tx or self.id)
 
     @property
     def full_data(self) -> dict[str, Any]:

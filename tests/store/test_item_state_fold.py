@@ -45,7 +45,7 @@ def _entries(draw: st.DrawFn) -> list[Entry]:
     out: list[Entry] = []
     for i in range(draw(st.integers(0, 14))):
         op = draw(st.sampled_from(["approve", "reject", "approve", "reject", "reopen", "edit"]))
-        data: dict[str, Any] = {"tx": f"t{i}"}
+        data: dict[str, Any] = {}
         if draw(st.booleans()):
             data["who"] = draw(st.sampled_from(["", "a@x", "b@x"]))
         kind = draw(st.integers(0, 5))
@@ -54,7 +54,8 @@ def _entries(draw: st.DrawFn) -> list[Entry]:
         elif kind == 1:
             data["resolves"] = True
         note = draw(st.sampled_from([None, "why", "because"]))
-        e = Entry(f"e{i}", f"2026-01-01T00:00:{i:02d}+00:00", op, "kpt-1/try-001", note, None, data)
+        at = f"2026-01-01T00:00:{i:02d}+00:00"
+        e = Entry(f"e{i}", at, op, "kpt-1/try-001", note, None, data, f"t{i}")
         object.__setattr__(e, "src", draw(st.sampled_from(REVIEWERS)))
         out.append(e)
     return out
