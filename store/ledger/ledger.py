@@ -49,8 +49,7 @@ class Ledger:
         who: str | None = None,
     ) -> None:
         self.state_dir = state_dir
-        #: ``ledger.jsonl``: the ledger without a team (and a team member's older one)
-        self.local_path = state_dir / LEDGER_NAME
+        self.local_path = state_dir / LEDGER_NAME  # a team member's older one too
         self._who = who
         #: after a kept fold (``_prefix``, ``store.ledger.snapshot``), only the lines read
         #: since; read whole when asked for (``_whole``)
@@ -61,16 +60,13 @@ class Ledger:
         #: the bytes the kept fold covers (a new one is kept past ``KEEP_BYTES`` more)
         self._kept_at = 0
         self._older, self._refolded = False, False
-        #: the transactions undone now
         self.undone: set[str] = set()
-        #: the item states asked for or folded onto, and the kept fold's others (built
-        #: when asked for)
+        #: the item states asked for or folded onto; the kept fold's others built when asked
         self._states: dict[str, ItemState] = {}
         self._kept: Kept | None = None
         self.diagnostics: list[Any] = []
         self._sources: dict[Path, Source] = {}
-        #: the files migrated (or found not migratable) by this ledger: once each
-        self._migrated: set[Path] = set()
+        self._migrated: set[Path] = set()  # (or found not migratable): once each
         self._shapes: dict[Any, Any] = {}  # each shape of transaction line once
         #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
         self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
@@ -93,7 +89,6 @@ class Ledger:
 
     @property
     def who(self) -> str:
-        """The local reviewer (:func:`store.team.reviewer`)."""
         if self._who is None:
             self._who = team.reviewer(None, self.state_dir)
         return self._who
@@ -106,8 +101,7 @@ class Ledger:
         return self.local_path
 
     def is_own(self, src: str) -> bool:
-        """Whether lines of the reviewer ``src`` (an entry's or a transaction's ``src``) are
-        the local reviewer's: every line without a team, their own file's with one."""
+        """Whether the lines of ``src`` are the local reviewer's (every line without a team)."""
         return src == "" or src == team.file_name(self.who)
 
     def is_ledger_file(self, path: Path) -> bool:
@@ -129,7 +123,6 @@ class Ledger:
 
     @property
     def entries(self) -> list[Entry]:
-        """Every line read, in fold order."""
         return self._whole()._entries
 
     @property
@@ -143,7 +136,7 @@ class Ledger:
         return self._whole()._txs
 
     def _whole(self) -> Ledger:
-        """This ledger with every line read (not only those after a kept fold)."""
+        """This ledger with every line read, not only those after a kept fold."""
         if self._prefix is not None:
             with self.lock, paused_gc():
                 if self._prefix is not None:
@@ -154,7 +147,6 @@ class Ledger:
         return self
 
     def tx(self, tx: str) -> TxRecord | None:
-        """The transaction ``tx`` (its lines read whole when a kept fold holds it)."""
         with self.lock:
             rec = self._txs.get(tx)
             if rec is None and self._prefix is not None and tx in self._prefix.tx_ids:
@@ -174,7 +166,6 @@ class Ledger:
             return kept + [(f.get("path"), t.action, t.at) for t in txs for f in t.files]
 
     def effects(self, tx: str) -> list[Entry]:
-        """The folded entries of the transaction ``tx`` (its effects, when it committed)."""
         with self.lock:
             p = self._prefix
             if p is not None and (tx in p.fold_txs or tx in p.tx_ids):
@@ -182,7 +173,7 @@ class Ledger:
             return [e for e in self._folded if e.tx == tx]
 
     def refresh(self) -> bool:
-        """Read lines appended since the last read; True when anything changed."""
+        """Read the lines appended since; True when anything changed."""
         with self.lock, paused_gc():
             changed = self._refresh()
             self._keep_if_due()
@@ -197,10 +188,9 @@ class Ledger:
             self._keep()
 
     def _check_dirs(self) -> None:
-        """Never through a link (a teammate could push ``ledger/`` as one)."""
         linked = team.linked_dir(self.state_dir)
         if linked is not None:
-            raise PathRefused(
+            raise PathRefused(  # a teammate could push ``ledger/`` as one
                 f"refused: {linked} is a link (to {os.path.realpath(linked)}); the ledger is "
                 "read and written only in a real directory inside the workspace"
             )
@@ -443,7 +433,7 @@ class Ledger:
         )
 
     def _last_read(self) -> OrderKey | None:
-        """The place of the last line read (not counting a kept fold's)."""
+        """The place of the last line read (not a kept fold's)."""
         if not self._entries:
             return None
         return (self._times[-1], self._entries[-1].src, self._ranks[-1], self._counts[-1])
@@ -580,7 +570,6 @@ class Ledger:
 
     @property
     def states(self) -> dict[str, ItemState]:
-        """Every item's state, by key."""
         if self._kept is not None:
             with self.lock, paused_gc():
                 if self._kept is not None:
@@ -599,7 +588,7 @@ class Ledger:
         return st
 
     def state_without(self, key: str, group: str) -> ItemState:
-        """The state ``key`` would have if ``group`` (a transaction or batch) were undone."""
+        """The state ``key`` would have if ``group`` were undone."""
         got = split_located(key)
         plain, place = got if got is not None else (key, None)
         st = ItemState()
@@ -642,8 +631,7 @@ class Ledger:
             return [t for t in txs.values() if t.status == "open" and self.is_own(t.src)]
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one line (fsynced), signed as this machine's (``store.machine_key``),
-        and read it back."""
+        """Append one line (fsynced), signed as this machine's, and read it back."""
         with self.lock:
             self._check_dirs()
             path = self.path
@@ -669,8 +657,7 @@ class Ledger:
         return known
 
     def is_ours(self, rec: TxRecord) -> bool:
-        """Whether the transaction is the local reviewer's, begun and ended on this
-        machine: the only kind recovery, undo and redo may act on."""
+        """The local reviewer's, begun and ended on this machine: what undo may act on."""
         if not self.is_own(rec.src) or not self.authentic(rec.begin):
             return False
         return rec.end is None or rec.end is rec.begin or self.authentic(rec.end)

@@ -69,28 +69,26 @@ class WrapupImport:
     spans: dict[str, Span] = field(default_factory=dict)
 
     def records(self) -> list[tuple[Path, str, dict[str, Any]]]:
-        """Every record with its file and id prefix, in the order they are written."""
+        """Every record with its file and id prefix, in writing order."""
         out = [(self.summary_path, "ws", self.summary)]
         out += [(self.user_path, "ll-user", r) for r in self.user_lessons]
         out += [(self.ai_path, "ll-ai", r) for r in self.ai_lessons]
         return out
 
     def lines(self) -> list[tuple[Path, bytes]]:
-        """The lines still to append (records already there left out)."""
+        """The lines still to append."""
         return [
             (path, encode_record(r)) for path, _, r in self.records() if r["id"] not in self.present
         ]
 
     @property
     def already_imported(self) -> bool:
-        """Every record of the input was already there: nothing was (or is to be) written."""
         return all(r["id"] in self.present for _, _, r in self.records())
 
 
 @dataclass(slots=True)
 class _Existing:
-    """What a target file holds already: the ids a new id must not repeat, and one session's
-    records by content."""
+    """The ids a target file holds already, and one session's records there by content."""
 
     ids: set[str] = field(default_factory=set)
     same: dict[str, list[tuple[str, Span]]] = field(default_factory=dict)
@@ -118,8 +116,7 @@ def _scan(
 def _same_session(
     data: bytes | mmap.mmap, session_id: str | None
 ) -> dict[str, list[tuple[str, Span]]]:
-    """The ids and lines of the records (one line each) of ``session_id`` in ``data``, by
-    content."""
+    """The ids and lines of the one-line records of ``session_id`` in ``data``, by content."""
     same: dict[str, list[tuple[str, Span]]] = {}
     if not session_id:
         return same
@@ -166,7 +163,6 @@ def _assign(
 
 
 def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
-    """The values of ``"id": "…"`` pairs in ``data`` that begin with ``stem``."""
     out: set[str] = set()
     needle = b'"' + stem.encode("utf-8")
     at = data.find(needle)
@@ -302,7 +298,6 @@ def next_id(prefix: str, day: str, taken: Iterable[str]) -> str:
 
 
 def parse_input(text: str, source: str) -> tuple[WrapupInput | None, list[Diagnostic]]:
-    """The wrap-up input as a model, and what is wrong with it."""
     from store.models.lessons import AI_LESSON_TYPES, USER_LESSON_TYPES, WrapupInput
     from store.read.validate import validate_tolerant
 
@@ -348,7 +343,7 @@ def _no_constant(name: str) -> Any:
 
 
 def _check_values(data: Any, sink: DiagnosticSink) -> bool:
-    """Report what a JSONL line must not hold: lone surrogates, infinite numbers, deep nesting."""
+    """Report what a JSONL line cannot hold: lone surrogates, infinities, deep nesting."""
     ok = True
     stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
     while stack:
@@ -387,7 +382,7 @@ def _surrogate(text: str) -> str:
 
 
 def _day(date: str) -> str | None:
-    """``YYYYMMDD`` of an ISO 8601 date or time, as written (no time zone conversion)."""
+    """``YYYYMMDD`` of an ISO 8601 date or time, as written (no zone conversion)."""
     try:
         t = datetime.fromisoformat(date.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -396,7 +391,7 @@ def _day(date: str) -> str | None:
 
 
 def _check_project(project: str, sink: DiagnosticSink) -> None:
-    """The project names the summaries folder (its slug): it must make one folder name."""
+    """The project's slug names the summaries folder: it must make one folder name."""
     slug = project_slug(project)
     shown = printable(project, keep_newlines=False)
     why = ""
@@ -409,10 +404,7 @@ def _check_project(project: str, sink: DiagnosticSink) -> None:
     elif len(slug.encode("utf-8")) > 255:
         why = "it is too long for a folder name (over 255 bytes)"
     if why:
-        sink.error(
-            "bad-project",
-            f"project '{shown}' cannot name the summaries folder: {why}",
-        )
+        sink.error("bad-project", f"project '{shown}' cannot name the summaries folder: {why}")
 
 
 def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> WrapupImport:
@@ -568,8 +560,7 @@ def import_wrapup(
 
 
 def _guarded(ws: Workspace, plan: WrapupImport) -> dict[Path, Guard]:
-    """The guards of the three files, each file refused before anything is appended (or a
-    retry is answered)."""
+    """The guards of the three files, each checked before anything is appended."""
     guards = {
         plan.summary_path: in_place(ws, "summaries"),
         plan.user_path: in_place(ws, "lessons_user"),
@@ -584,7 +575,6 @@ def _guarded(ws: Workspace, plan: WrapupImport) -> dict[Path, Guard]:
 
 
 def _remember(ws: Workspace, plan: WrapupImport, key: str) -> None:
-    """Keep where the input's lines are now (:mod:`store.review.wrapup_marks`)."""
     groups = [plan.summary], plan.user_lessons, plan.ai_lessons
     at = {
         loc: [plan.spans[r["id"]] for r in records if r["id"] in plan.spans]
@@ -625,7 +615,6 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
 
 
 def _line_at(data: mmap.mmap, offset: int, length: int, sha256: str) -> bytes | None:
-    """The whole line at ``offset`` if it is still the one whose hash is ``sha256``."""
     start_ok = offset == 0 or (0 < offset <= len(data) and data[offset - 1 : offset] == b"\n")
     line = data[offset : offset + length] if start_ok else b""
     return line if line.endswith(b"\n") and _span(offset, line)[2] == sha256 else None
