@@ -46,9 +46,7 @@ Placed = tuple[float, str, int, int, "Entry"]
 
 def seconds_of(at: str) -> float | None:
     """The time ``at`` (ISO 8601; UTC when it names no zone) in seconds, ``None`` when it
-    is not a time. A line's place in the fold is its time, never earlier than the line
-    before it in its file (a clock set back reorders nothing of one reviewer's own); a
-    line without a time takes the place of the line before it (see ``_read``)."""
+    is not a time (the line then takes the place of the line before it)."""
     try:
         dt = datetime.fromisoformat(at)
     except (TypeError, ValueError):

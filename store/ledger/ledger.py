@@ -399,7 +399,7 @@ class Ledger:
                 t = times[e.at] = seconds_of(e.at)
             if t is None:  # no time: where the line before it was
                 src.last = src.last if src.last > -math.inf else 0.0
-            elif t > src.last:
+            elif t > src.last:  # never before the line above it (a clock set back)
                 src.last = t
             add((src.last, src.key, src.rank, src.count, e))
             src.count += 1

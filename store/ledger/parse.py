@@ -14,10 +14,8 @@ _EFFECT_OWN = frozenset({"op", "target", "note"})
 _SINGLE = frozenset({"tx", "action", "who", "redoes", "reason"})
 #: Fields of an effect whose text recurs from effect to effect: one object each.
 _EFFECT_SHARED = frozenset({"loc", "who"})
-#: Field names, ops, reviewers and actions are interned; other recurring texts are kept
-#: once while lines are read (a :data:`Strs` of them).
-_intern = sys.intern
-#: each recurring text once (and each recurring ``data``, by its items: :func:`_shared`)
+_intern = sys.intern  # field names, ops, reviewers, actions
+#: each other recurring text once while lines are read (and each ``data``: :func:`_shared`)
 Strs = dict[Any, Any]
 #: What :func:`entry_of` leaves in ``raw`` of a transaction line (until :func:`keep_rest`
 #: keeps there what ``data`` left out).
@@ -93,10 +91,8 @@ def _shared(data: dict[str, Any], strs: Strs) -> dict[str, Any]:
 def _effect_entry(
     tx: str, at: str, src: str, who: str | None, i: int, eff: dict[str, Any], strs: Strs
 ) -> Entry | None:
-    """The ``i``-th effect of the transaction ``tx`` (committed at ``at``, by ``who``, in the
-    file of ``src``) as an entry to fold; ``None`` when it names no op or target. Its id is
-    ``TX:I``; the first one's is the transaction's own (most have one effect, and a ledger
-    has tens of thousands of them)."""
+    """The ``i``-th effect of the transaction ``tx`` as an entry to fold (``None``: no op or
+    target). Its id is ``TX:I``, the first one's ``TX`` (most have one effect)."""
     op, target = eff.get("op"), eff.get("target")
     if not isinstance(op, str) or not isinstance(target, str):
         return None
@@ -166,10 +162,8 @@ def _at(e: Entry, at: str) -> Entry:
 
 
 def _prepare_effects(e: Entry, rec: dict[str, Any], strs: Strs) -> list[Entry | None] | None:
-    """Make the effects of the transaction line ``e`` (read from ``rec``) into entries now,
-    while they are parsed (``data`` leaves them out): what :func:`effects_of` makes when
-    ``e`` begins a transaction that commits at its own time. ``None``: it never begins one
-    that folds effects."""
+    """The effects of the transaction line ``e`` as entries, made while ``rec`` is parsed
+    (``data`` leaves them out); ``None``: it begins no transaction that folds effects."""
     d = e.data
     tx = str(e.tx or "")
     if not tx or e.undoes or d.get("redoes"):

@@ -304,8 +304,7 @@ CLAUDE_HOME = "~/.claude"
 
 def resolve_target(ws: Workspace, raw: str) -> Path:
     """The file a persistence-target path an agent wrote names (``~/.claude/...``: the root),
-    checked as written and with every symlink followed; :class:`PathRefused` when it leads
-    outside the root and ``allowed_dirs``, or cannot even be looked up."""
+    refused when, as written or with symlinks followed, it leads outside the write bases."""
     try:
         return _resolve(ws, raw)
     except (OSError, ValueError, RecursionError) as exc:
