@@ -221,19 +221,17 @@ def _stat_file(path: Path) -> _Stamp | None:
     return _stamp(st) if stat.S_ISREG(st.st_mode) else None
 
 
-def _walk(top: Path, found: dict[Path, _Stamp]) -> None:
-    for path in walk_files(top, DOCUMENT_SUFFIXES):
+def _stat_all(paths: Iterable[Path], found: dict[Path, _Stamp]) -> None:
+    for path in paths:
         if (stamp := _stat_file(path)) is not None:
             found[path] = stamp
 
 
 def _scan(plan: _Plan) -> dict[Path, _Stamp]:
     found: dict[Path, _Stamp] = {}
-    for f in plan.files:
-        if (stamp := _stat_file(f)) is not None:
-            found[f] = stamp
+    _stat_all(plan.files, found)
     for d in _outermost(plan.dirs):
-        _walk(d, found)
+        _stat_all(walk_files(d, DOCUMENT_SUFFIXES), found)
     return found
 
 
@@ -304,7 +302,7 @@ class _State:
             if change is RawChange.added and path.is_dir():
                 # a directory moved in: its files come without events of their own
                 found: dict[Path, _Stamp] = {}
-                _walk(path, found)
+                _stat_all(walk_files(path, DOCUMENT_SUFFIXES), found)
                 candidates.update(found)
             elif change is RawChange.deleted:
                 gone.add(name.rstrip(os.sep) + os.sep)

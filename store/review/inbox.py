@@ -150,14 +150,10 @@ def plan_decision(
     secrets first (a hit refuses it, unless ``allow_secrets``)."""
     plan = InboxPlan(ref, decision, note or None)
     editor = YamlEditor(ref.path, ref.raw, ref.stamp)
-    if decision == "reopen":
-        editor.set(["status"], "pending")
-        editor.set(["decided_at"], None)
-        editor.set(["decision_note"], None)
-    else:
-        editor.set(["status"], "approved" if decision == "approve" else "rejected")
-        editor.set(["decided_at"], now_iso())
-        editor.set(["decision_note"], plan.note)
+    decided = decision != "reopen"
+    editor.set(["status"], {"approve": "approved", "reject": "rejected"}.get(decision, "pending"))
+    editor.set(["decided_at"], now_iso() if decided else None)
+    editor.set(["decision_note"], plan.note if decided else None)
     plan.proposal_after = editor.render()
     if decision != "approve":
         return plan
