@@ -292,13 +292,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
                 assert begun is not None  # its begin was just read back
                 _abort(ws, led, begun, f"{type(exc).__name__}: {exc}")
                 raise
-            end: dict[str, Any] = {
-                "id": new_id(),
-                "at": now_iso(),
-                "op": "commit",
-                "target": head["target"],
-                "tx": tx,
-            }
+            end = _line("commit", head["target"], tx)
             fixes = [{"i": i, **p.fix} for i, p in enumerate(prepared) if p.fix]
             if fixes:
                 end["files"] = fixes
@@ -308,6 +302,11 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
             for p in prepared:
                 p.close()
     return _result(ws, led, tx)
+
+
+def _line(op: str, target: str, tx: str) -> dict[str, Any]:
+    """A new ledger line ending the transaction ``tx``."""
+    return {"id": new_id(), "at": now_iso(), "op": op, "target": target, "tx": tx}
 
 
 def _marked(led: Ledger, effects: list[Effect]) -> list[dict[str, Any]]:
@@ -350,14 +349,7 @@ def _abort(
                     left.append(str(frec.get("path")))
         except (WriteError, OSError) as exc:
             left.append(f"{frec.get('path')} ({exc})")
-    end: dict[str, Any] = {
-        "id": new_id(),
-        "at": now_iso(),
-        "op": "abort",
-        "target": rec.begin.target,
-        "tx": rec.id,
-        "reason": reason[:500],
-    }
+    end = {**_line("abort", rec.begin.target, rec.id), "reason": reason[:500]}
     end.update(
         (k, v) for k, v in [("recovered", recovered), ("restored", restored), ("left", left)] if v
     )
