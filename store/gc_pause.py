@@ -56,9 +56,8 @@ def collecting() -> Iterator[None]:
 
 
 class HeldCollection:
-    """Cycle collection held off while a person types and done when they pause: a full
-    collection of the running app takes 20–60 ms, the slowest keystroke frame of all. A
-    hold is one more pause among :func:`paused_gc`'s."""
+    """Cycle collection held off while a person types, done when they pause (a full one
+    takes 20–60 ms, the slowest keystroke frame)."""
 
     def __init__(self) -> None:
         self._held = False

@@ -1,6 +1,5 @@
-"""The ``git`` command as hurikaeri runs it: never prompting, in the C locale (messages are
-matched), taking no optional lock (a read never blocks the person's own git), output decoded
-so that any file name survives (``surrogateescape``)."""
+"""``git`` as hurikaeri runs it: no prompt, the C locale (messages are matched), no optional
+lock (never blocking the person's git), any file name surviving (``surrogateescape``)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Reports that share an id, told apart by where they lie.
-
-Each author's machine counts report ids from ``kpt-YYYYMMDD-001``, so in a team's workspace
-two reports can carry one id. While an id is shared, an item's key names the report's place
-too: ``kpt-20260208-001@3fa2c1/keep-001``, the start of the SHA-256 of the report's path as
-the workspace shows it. Every decision records that path (``loc``), so a decision made while
-the id was unique stays with its report when another with that id arrives (a ``git pull``);
-lines that name no place (older ones) were about every report of the id. A moved report is
-a new place.
-"""
+"""Reports that share an id (each machine counts from ``kpt-YYYYMMDD-001``), told apart by
+where they lie: ``kpt-20260208-001@3fa2c1/keep-001`` names the hash of the report's path.
+Every decision records the path, so it stays with its report when a namesake arrives."""
 
 from __future__ import annotations
 
@@ -68,8 +61,7 @@ def place_of(target: str, data: Mapping[str, Any]) -> str | None:
 
 def shown_id(ws: Workspace, record_id: str, path: Path) -> str:
     """A report's or item's id as ``show`` takes it: located when a file of that name lies
-    in another KPT directory too (by name only, fast enough for every search hit; a located
-    id always names the report at ``path``, so the guess never misleads)."""
+    in another KPT directory too (by name: fast, and a located id is never wrong)."""
     rid, sep, rest = record_id.partition("/")
     if not rid.startswith("kpt-") or "@" in rid:
         return record_id

@@ -1,7 +1,6 @@
-"""Finding anything but KPT reports and items by the id ``hurikaeri search`` prints (which
-ids: docs/command-line.md, ``show``): its search record and the part of its file. The id's
-shape says where to look first; a JSONL file is parsed only when the id's text is in it (a
-lesson's ``show`` at 10k); an id two records carry is :class:`AmbiguousId`, never the first."""
+"""Finding anything but KPT reports and items by the id ``hurikaeri search`` prints: its
+record and its part of the file. A JSONL file is parsed only when the id's text is in it; an
+id two records carry is :class:`AmbiguousId`, never the first."""
 
 from __future__ import annotations
 

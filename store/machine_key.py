@@ -1,11 +1,6 @@
-"""The per-machine secret that tells the ledger lines this machine wrote from the others.
-
-The ledger lies in the workspace, where agents and (through git) teammates write. A line is
-ours when its ``sig`` verifies: an HMAC-SHA256, under a secret kept outside the workspace
-(``platformdirs``' user state directory, or ``$HURIKAERI_KEY_DIR``), of its canonical
-content and the workspace it was written in. A forged, pulled or copied line is folded for
-review state but never acted on (recovery, undo and redo write only for lines that verify).
-"""
+"""The per-machine secret (outside the workspace, where agents and teammates write) whose
+HMAC ``sig`` marks the ledger lines this machine wrote. A line that does not verify is
+folded for review state but never acted on (recovery, undo, redo)."""
 
 from __future__ import annotations
 

@@ -22,9 +22,8 @@ _configured: dict[str, str] = {}
 
 
 def file_name(who: str) -> str:
-    """The file name (without ``.jsonl``) of ``who``'s ledger: lower case (two spellings of
-    one address are one person, and case-insensitive file systems agree), only letters,
-    digits and ``. _ @ + -``, no leading dot, at most 100 characters; ``unknown`` if empty."""
+    """The file name (no ``.jsonl``) of ``who``'s ledger: lower case (case-insensitive file
+    systems agree), safe characters only, at most 100; ``unknown`` if empty."""
     name = _UNSAFE.sub("_", who.strip().lower()).strip("._")[:100].strip("._")
     return name or "unknown"
 
@@ -83,9 +82,8 @@ def team_dir(state_dir: Path) -> Path:
 
 
 def linked_dir(state_dir: Path) -> Path | None:
-    """The state directory or the team's ``ledger/`` if it is a link (one pushed there would
-    carry the ledger's writes out of the workspace; the root may be a link: it is where the
-    person chose to work)."""
+    """The state directory or the team's ``ledger/`` if it is a link (writes would leave the
+    workspace; the root may be one: the person chose it)."""
     for d in (state_dir, team_dir(state_dir)):
         try:
             if stat.S_ISLNK(os.lstat(d).st_mode):
@@ -150,9 +148,8 @@ def before_joining(state_dir: Path) -> list[str]:
 
 
 def bring_in(state_dir: Path, own: Path) -> int:
-    """Make ``ledger.jsonl``'s lines the start of ``own`` (which must not exist yet) and
-    rename it :data:`BROUGHT_IN` (kept, no longer read); the bytes brought in. The caller
-    holds the workspace's transaction lock."""
+    """``ledger.jsonl``'s lines made the start of ``own`` (new), it renamed :data:`BROUGHT_IN`;
+    the bytes brought in. The caller holds the transaction lock."""
     data = _local_bytes(state_dir)
     own.parent.mkdir(parents=True, exist_ok=True)
     # whole or not at all: written aside, then linked into place, which fails when the file

@@ -185,9 +185,8 @@ class Workspace:
                             yield f  # (a location left unwalked may come first for ``p``)
 
     def nothing_here(self) -> str | None:
-        """Why this workspace holds nothing to review (no root, or a ``~/.claude`` where no
-        agent wrote a report yet) and what to do; ``None`` when a location is there.
-        Without it the app shows an empty list and ``lint`` finds no problems."""
+        """Why this workspace holds nothing to review, and what to do (``None``: it does):
+        else the app shows an empty list and ``lint`` finds no problems."""
         if any(p.exists() for key in CONTENT_LOCATIONS for p in self.locations[key]):
             return None
         if not self.root.is_dir():
@@ -259,9 +258,8 @@ def _under(path: Path, top: Path, recursive: bool) -> bool:
 
 
 def walk_files(top: Path, suffixes: tuple[str, ...], recursive: bool = True) -> Iterator[Path]:
-    """Files under ``top`` with one of ``suffixes``, skipping dot-dirs and editor droppings,
-    depth first in name order; a directory that cannot be read (a link loop) is passed over,
-    and a tree of any depth is walked (no recursion)."""
+    """Files under ``top`` with one of ``suffixes``, depth first in name order, without
+    dot-dirs, editor droppings or unreadable directories (no recursion: any depth)."""
     stack = [top]
     while stack:
         try:

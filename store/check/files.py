@@ -1,6 +1,5 @@
-"""Per-file checks: every file against its format, plus what one document can tell about
-itself (ids, addresses, proposal targets, pieces). The ``lint`` command is
-:mod:`store.insight.lint`."""
+"""Per-file checks: each file against its format and what one document tells about itself
+(the ``lint`` command: :mod:`store.insight.lint`)."""
 
 from __future__ import annotations
 

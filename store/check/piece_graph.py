@@ -1,8 +1,6 @@
-"""The movement graph of a TAKT piece (or workflow): transitions, reachability, exits and
-the ``all()`` / ``any()`` aggregates, as TAKT's engine evaluates them (what is not checked,
-and why: docs/command-line.md, "Newer TAKT"). Nodes are the top-level movements (a parallel
-movement's sub-steps only classify results); edges are the rules' ``next`` plus the targets
-of loop-monitor judges, reachable from any movement of the monitored cycle."""
+"""The movement graph of a TAKT piece or workflow, as TAKT's engine evaluates it
+(docs/command-line.md, "Newer TAKT"): nodes are the top-level movements, edges the rules'
+``next`` and the loop-monitor judges' targets (from any movement of the cycle)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""Cross-checks of a TAKT piece or workflow: rules and transitions, loop monitors, reports,
-facet references (resolved in TAKT's order, :mod:`store.check.takt_facets`), the movement
-graph (:mod:`store.check.piece_graph`) and template variables; each format (and the
-pre-0.12 files) is linted in its own words (:mod:`store.check.takt_format`).
-
-Template variables: only placeholders shaped like TAKT's (``{name}`` / ``{name:arg}``, lower
-case, outside code, not ``{{…}}`` or ``${…}``) are checked against the format's list, because
-TAKT leaves anything else as written: code examples and the fill-in blanks instruction files
-give the agent (``{N}``, ``{Summary of changes}``) are not mistakes. ``{report:NAME}`` is
-checked only in the piece's own texts: facet files are shared by pieces with other reports,
-and a facet file's placeholder is reported once, on its own line.
-"""
+"""Cross-checks of a TAKT piece or workflow, each format in its own words. Only placeholders
+shaped like TAKT's (``{name}``, ``{name:arg}``, outside code) are template variables: TAKT
+leaves any other as written (``{N}`` is a blank for the agent, not a mistake)."""
 
 from __future__ import annotations
 

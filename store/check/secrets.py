@@ -1,12 +1,6 @@
-"""Secrets never promoted: agent text is scanned before it is written into a file agents load.
-
-Detection is Kingfisher's (``kingfisher-secret-scanner``: some 500 bundled rules, a native
-engine, in-process), not regexes of our own, and offline: its validation and revocation,
-which would send what it found to providers, are never used. A hit refuses the write
-(:class:`SecretFound`) naming rule, line, column and the secret masked; the person edits
-the text or overrides explicitly. Only what a write adds is scanned: a secret already in a
-file is the targets view's finding, not a reason to refuse every later promotion into it.
-"""
+"""Secrets never promoted: what a write adds to a file agents load is scanned first by
+Kingfisher, offline (its validation would send the secret to providers); a hit refuses the
+write (:class:`SecretFound`) unless the person overrides."""
 
 from __future__ import annotations
 
@@ -108,9 +102,8 @@ _WARMING: threading.Thread | None = None
 
 
 def warm_up() -> threading.Thread:
-    """Load the scanner's rules on a daemon thread, once per process: the native load lets
-    go of the GIL, so the app draws and ``import-wrapup`` plans meanwhile. The first scan
-    waits for it (the detector's lock) and reports a library that cannot be loaded."""
+    """Load the scanner's rules on a daemon thread, once per process (the native load lets
+    go of the GIL); the first scan waits for it and reports a library that cannot load."""
 
     global _WARMING
     with _WARM_LOCK:
@@ -152,9 +145,8 @@ def scan_text(text: str, where: str = "") -> list[SecretHit]:
 
 
 def _placeholder(secret: str, found: bytes) -> bool:
-    """A password that is a word standing for one, alone or in a URI of an example's host
-    (``found``: the text from where the secret was found): ``root:root@prod-db.acme.com``
-    is a real host's, and reported."""
+    """A password that is a placeholder word, alone or in a URI of an example's host
+    (``root:root@prod-db.acme.com`` is a real host's, and reported)."""
     m = _URI_PASSWORD.search(secret)
     after = _HOST_AFTER.match(found, len(secret.encode("utf-8", "surrogatepass")))
     password, host = (

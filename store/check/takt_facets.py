@@ -1,7 +1,5 @@
-"""Where TAKT finds the facet a piece names, in TAKT's own order (v0.33.2's
-``resource-resolver.ts`` and ``paths.ts``, ``faceted-prompting`` 0.1.0's ``resolve.ts``; the
-order: docs/command-line.md, "TAKT facets"). TAKT takes the project from where it runs;
-hurikaeri from where the piece lies (:func:`store.read.takt_layout.piece_home`)."""
+"""Where TAKT finds the facet a piece names, in TAKT's order (docs/command-line.md, "TAKT
+facets"), the project taken from where the piece lies, not where TAKT runs."""
 
 from __future__ import annotations
 

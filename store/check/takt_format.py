@@ -1,6 +1,5 @@
-"""Which TAKT format a piece file is written in, told from its keys, and what differs. The
-formats and the versions each key dates from (TAKT's CHANGELOG and sources): docs/command-line.md,
-"Newer TAKT" and "TAKT versions"; a file's version claim is the newest key it uses."""
+"""Which TAKT format a piece file is in, told from its keys (docs/command-line.md, "TAKT
+versions"); a file claims the version of the newest key it uses."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""A JSONL file that only grew: read the appended records alone.
-
-Agents append lessons and session summaries; at a hundred thousand lessons a file is tens
-of megabytes, and parsing it whole for every appended line would take seconds. When the
-file still starts with exactly the bytes that were indexed (same SHA-256 over that
-prefix), ended with a whole line then, and what follows is UTF-8, only the new bytes are
-parsed, checked (duplicate ids against every earlier record too) and added to the file's
-head table. Anything else returns ``None`` and the caller parses the file whole; a test
-holds both ways to the same result.
-"""
+"""A JSONL file that only grew (same SHA-256 over the indexed prefix): only the appended
+records are parsed and checked (a whole 100k-lesson file takes seconds); else ``None``, and
+the caller parses it whole (a test holds both ways to one result)."""
 
 from __future__ import annotations
 
@@ -25,9 +18,8 @@ from store.read.textio import MAX_JSONL_BYTES, FileStamp
 
 
 def appended(f: IndexedFile) -> tuple[IndexedFile, int] | None:
-    """``f`` with the records appended to its file since it was indexed, and the index of
-    the first new record in its head table (the table grows in place: references to
-    earlier records stay valid); ``None`` when the file did not simply grow."""
+    """``f`` with its appended records and the index of the first (the table grows in
+    place); ``None`` when the file did not simply grow."""
     table, old = f.records, f.stamp
     if table is None or old is None or f.unfinished_line is not None:
         return None

@@ -1,13 +1,7 @@
-"""The index cache (``.hurikaeri/index-cache-vN.json``): per file its identity, kind,
-diagnostics and heads (or a small document's JSON), so a start parses only what changed.
-
-A header names format, versions, workspace and time, and holds the SHA-256 of the rest in
-two parts: the lessons (two thirds of the bytes) are checked when they are read, so a start
-lists its sessions once the rest is checked. What does not match is rebuilt, never trusted.
-JSON, never pickle: anyone can write into a workspace. A file is unchanged when size, mtime,
-inode and ctime match and it is older than the cache (beyond the clock's coarseness);
-otherwise its hash settles it.
-"""
+"""The index cache (``.hurikaeri/index-cache-vN.json``): per file its identity, diagnostics
+and heads, so a start parses only what changed. JSON, never pickle (anyone can write into a
+workspace), with SHA-256 checksums in two parts (the lessons checked last); what does not
+match is rebuilt, never trusted."""
 
 from __future__ import annotations
 
@@ -97,9 +91,8 @@ class Cached:
     def entries(
         self, paths: list[str], per: int = 512, most: int = BATCH_BYTES
     ) -> Iterator[tuple[str, Any, Blob | None]]:
-        """``(path, entry, blob)`` of ``paths``, decoded ``per`` at a time (fewer past
-        ``most`` bytes); ``entry`` is ``None`` when not valid (or in a later part that does
-        not match its checksum). Pages read are given back."""
+        """``(path, entry, blob)`` of ``paths``, decoded ``per`` at a time; ``entry`` is
+        ``None`` when not valid. Pages read are given back."""
         m, lines = self.mapped, self.lines
         trusted = len(m)
         at = 0
@@ -146,12 +139,9 @@ class Cached:
 
 
 class Reading:
-    """The cache of ``ws`` being read: its header checked, its checksums hashed in a thread
-    beside the caller's work (off the interpreter). :meth:`result` waits for the first part's
-    and returns the cache or raises :class:`CacheError`; call :meth:`close` in any case. Hashed
-    from the mapping a window at a time, each window's pages given back: the thread allocates
-    nothing (its arena kept 14 MB after a search) and the process holds no page of it. The
-    cache is only replaced whole (renamed): the mapped file never changes under it."""
+    """The cache of ``ws`` being read, checksums hashed in a thread beside the caller's work,
+    a window of the mapping at a time (no arena kept, pages given back). :meth:`result` or
+    :class:`CacheError`; :meth:`close` in any case."""
 
     def __init__(self, ws: Workspace) -> None:
         self._error: BaseException | None = None
@@ -318,9 +308,8 @@ Entries = Iterable[tuple[str, str | None, list[Any], bytes]]
 
 
 def write(ws: Workspace, entries: Entries, later: Entries = ()) -> None:
-    """Write the cache atomically from ``(path, kind, entry, blob)``, then ``later``'s
-    (hashed apart), streamed through a scratch file (the header holds the checksums).
-    ``OSError``: callers may ignore it."""
+    """Write the cache atomically from ``(path, kind, entry, blob)``, ``later``'s hashed
+    apart; ``OSError``: callers may ignore it."""
     ws.state_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=ws.state_dir) as scratch:
         sums = [_write_part(scratch, entries)]

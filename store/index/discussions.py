@@ -1,8 +1,5 @@
-"""Agents' replies under ``discussions/``: each read with its seed-002 metadata block.
-
-A reply is read again only when its file changed (its stamp), so a screen that lists them
-can ask on every change of the workspace.
-"""
+"""Agents' replies under ``discussions/`` with their metadata blocks, each read again only
+when its file changed."""
 
 from __future__ import annotations
 

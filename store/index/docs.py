@@ -1,6 +1,5 @@
-"""Full documents on demand behind a head: a report from its file, a JSONL record from its
-byte span (the whole file again only when the span no longer holds it). The last few are
-kept by the file's size and mtime: a screen asking many times per draw reads once."""
+"""Full documents on demand behind a head (a record from its byte span); the last few kept
+by size and mtime, so a screen asking many times per draw reads once."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""One file as the index holds it (:class:`IndexedFile`) and as the cache and worker
-processes carry it, an *entry* of plain JSON data:
-
-    [identity, kind, diagnostics, payload, unfinished_line]
-
-``identity``: size, mtime_ns, inode and ctime_ns (``<qqQq``) and the SHA-256 packed, in
-hex (one string to decode, not five values), or ``null`` when the file was not read;
-``payload``: ``["R", report head]``, ``["T", session ids, kinds, projects or null]``,
-``["D"]`` or ``None``; the blob beside it holds the problems and tries, the head lines, or
-the model's JSON.
-"""
+"""One file as the index holds it (:class:`IndexedFile`), and as the cache and workers carry
+it: ``[identity, kind, diagnostics, payload, unfinished_line]`` in plain JSON, ``identity``
+packed in one hex string (``<qqQq`` + SHA-256), and a blob beside it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The sessions list's first page as last shown, drawn at the next start before anything
-is read (a warm start takes about half a second to order 10,000 sessions). The file may be
-stale, damaged or another version's: anything unexpected reads as no page; cells are
-plain text shown literally."""
+"""The sessions list's first page as last shown, drawn at a start before anything is read;
+anything unexpected reads as no page, cells are shown literally."""
 
 from __future__ import annotations
 

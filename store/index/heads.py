@@ -1,7 +1,5 @@
-"""Heads: the few fields of a report, lesson or session summary that lists, statistics
-and review progress need (full models of 100,000 lessons would cost hundreds of MB; the
-document is read on demand, :mod:`store.index.docs`). Field names match the models'.
-Repeated values are interned."""
+"""Heads: the few fields of a record lists and statistics need (100,000 full models would
+cost hundreds of MB), named as the models' fields, repeated values interned."""
 
 from __future__ import annotations
 
@@ -37,9 +35,8 @@ _ITEMS, _JOINED = object(), object()
 
 
 def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
-    """The sections as one string of letters, then the ids joined by spaces (a start
-    decodes two strings, not a list per item; a list when an id holds a space);
-    ``[section, id]`` pairs when a section has no letter."""
+    """Sections as a string of letters and ids joined by spaces (two strings to decode, not
+    a list per item); pairs when a section has no letter or an id a space."""
     letters = "".join([_LETTER.get(sec, "?") for sec, _id in items])
     if "?" in letters:
         return [list(x) for x in items]
@@ -413,11 +410,9 @@ def _line_ends(buf: bytes | mmap.mmap, lo: int, hi: int, count: int) -> array[in
 
 
 class HeadTable:
-    """The record heads of one JSONL file as JSON lines in one buffer (its own bytes, or a
-    part of the mapped index cache), decoded when asked for: 100,000 lessons cost tens of
-    MB, not hundreds. Each record's session id and kind are kept decoded for joining.
-    Readable while another thread :meth:`extend` s it: buffer, bounds and line ends are one
-    value replaced at once; the kinds, which give the length, grow last."""
+    """The record heads of one JSONL file as JSON lines in one buffer, decoded when asked
+    (tens of MB for 100,000 lessons, not hundreds). Readable while another thread
+    :meth:`extend` s it: the buffer's state is replaced at once, the kinds grow last."""
 
     __slots__ = ("_lines", "_projects", "kinds", "sids")
 

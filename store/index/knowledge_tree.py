@@ -1,10 +1,5 @@
-"""The knowledge base as a tree: the directories on disk, in the order people look for them.
-
-``global/`` first (skills, patterns, anti-patterns in that order), then ``groups/`` and
-``projects/``, anything else by name; files by name. The inbox is left out (it has its own
-screen); the project memories come apart, by project. A file in ``skills/``, ``patterns/``
-or ``anti_patterns/`` is known by its directory; elsewhere its kind is worth a tag.
-"""
+"""The knowledge base as a tree in the order people look for it: ``global/``, ``groups/``,
+``projects/``, the rest by name (the inbox has its own screen)."""
 
 from __future__ import annotations
 

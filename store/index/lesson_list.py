@@ -1,7 +1,5 @@
-"""Every lesson of the workspace, newest first, held in a few arrays: the order, what the
-filters look at as small codes, and where each lesson is (100,000 lessons as row objects
-cost over 100 MB). A head is decoded only when its row is drawn; the list is built
-:data:`PART` heads at a time. Rows are addressed by *rank*, keyed ``path:line``."""
+"""Every lesson, newest first, in a few arrays (100,000 row objects cost over 100 MB); a
+head is decoded when its row is drawn. Rows are addressed by *rank*, keyed ``path:line``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Parsing on every core: chunks of work handed to worker processes.
-
-Workers are started by a fork server that has already imported the parsing code (so each
-starts in milliseconds, and none inherits the threads of a running app). Results come
-back as soon as each chunk is done, biggest chunks first so that two large JSONL files do
-not end up on the same core at the end. Small jobs are done in this process: starting
-workers would cost more than it saves. When workers cannot start although the job is big,
-the job is still done here, and a warning says so (``logging``: the app shows it, the
-command line prints it): never a silent fallback to one core.
-"""
+"""Parsing on every core: chunks, biggest first, for workers from a fork server that has
+imported the parser (quick to start, no app threads inherited). Small jobs stay here; a big
+one whose workers cannot start is done here with a warning, never silently."""
 
 from __future__ import annotations
 
@@ -40,11 +33,9 @@ _starting = threading.Lock()
 
 @contextlib.contextmanager
 def _safe_path() -> Iterator[None]:
-    """Python processes started meanwhile (the resource tracker, the fork server, workers)
-    run as ``python -c``, which puts the working directory first on their path: started in
-    an agent's workspace, they would import its ``store/`` or ``selectors.py`` instead of
-    ours and the standard library's. ``PYTHONSAFEPATH`` keeps it off (one thread at a time:
-    another's restoring must not unset it while a process starts)."""
+    """``PYTHONSAFEPATH`` for the processes started meanwhile: as ``python -c`` in an
+    agent's workspace they would import its ``store/`` or ``selectors.py`` (one thread at
+    a time, so another's restore cannot unset it mid-start)."""
     with _starting:
         old = os.environ.get("PYTHONSAFEPATH")
         os.environ["PYTHONSAFEPATH"] = "1"
@@ -58,10 +49,8 @@ def _safe_path() -> Iterator[None]:
 
 
 def start_helpers() -> None:
-    """Start multiprocessing's resource tracker now, while this process's standard error is
-    still a real file. A Textual app replaces ``sys.stderr`` with a capture whose
-    ``fileno()`` is -1; the tracker, started later from inside the app, would be handed that
-    descriptor and fail (``bad value(s) in fds_to_keep``), and no worker could start."""
+    """Start multiprocessing's resource tracker while standard error is a real file: inside
+    Textual its ``fileno()`` is -1 and the tracker, then no worker, could start."""
     try:
         with _safe_path():
             resource_tracker.ensure_running()
@@ -96,10 +85,8 @@ def map_chunks(
     total_bytes: int,
     preload: Sequence[str] = (),
 ) -> Iterator[list[R]]:
-    """``fn`` over ``chunks``, in worker processes (one per core, at most one per chunk)
-    when there is enough work: even one big file is parsed in a worker, whose memory is
-    given back when it ends, not in a long-running app. Yields each chunk's results as it
-    is finished (not in order)."""
+    """``fn`` over ``chunks`` in workers when there is enough work (their memory is given
+    back at their end), yielding each chunk's results as it is finished."""
     n = min(workers(), len(chunks))
     if total_bytes < SERIAL_BELOW or not chunks:
         for c in chunks:

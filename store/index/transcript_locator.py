@@ -1,13 +1,6 @@
-"""Where each session's transcript is: session id → file, found by listing directories
-(no file is opened).
-
-Claude Code names a transcript ``<transcripts>/<project-slug>/<session-id>.jsonl``; the
-older layout the hurikaeri skill also looks in, ``<slug>/sessions/<dir>/<name>.jsonl``, is
-found by the file's name, and by its directory's when it holds one transcript. Sub-agents'
-files (``<session-id>/subagents/agent-*.jsonl``) are not sessions. A session id from a
-report is never joined into a path, only looked up among the names found: ``../x`` finds
-nothing.
-"""
+"""Session id → transcript, found by listing directories (Claude Code's layout and the
+skill's older ``<slug>/sessions/<dir>/``). An id from a report is only looked up among the
+names found, never joined into a path: ``../x`` finds nothing."""
 
 from __future__ import annotations
 
@@ -58,9 +51,7 @@ def _older_layout(slug_dir: str) -> list[tuple[str, Path]]:
 
 
 def _scan(top: Path) -> list[tuple[str, Path]]:
-    """``top/*.jsonl``, ``top/<slug>/*.jsonl`` and ``top/<slug>/sessions/<dir>/*.jsonl``,
-    each with the session id it is found by (dot-names, droppings and linked directories
-    skipped)."""
+    """The transcripts under ``top`` in both layouts, each with the id it is found by."""
     found: list[tuple[str, Path]] = []
     try:
         entries = sorted(os.scandir(top), key=lambda e: e.name)

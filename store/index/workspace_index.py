@@ -1,6 +1,5 @@
-"""The loaded workspace: every file's diagnostics and heads, and the sessions they form.
-Built from the index cache and by parsing changed files in worker processes, then updated
-file by file as the watcher reports changes; full models only for small documents."""
+"""The loaded workspace: every file's diagnostics and heads and the sessions they form, from
+the cache and workers, then updated file by file as the watcher reports changes."""
 
 from __future__ import annotations
 
@@ -143,9 +142,8 @@ def report_session_key(key: str, report: ReportRef) -> str:
 
 
 def _sessions_of(key: str, parts: Iterable[Part]) -> list[Session]:
-    """The session ``key`` from its parts; none without a report or a summary. Of two
-    reports naming one ``session_id`` the highest id is the session's; each other is
-    listed as a session of its own (:func:`report_session_key`)."""
+    """The session ``key`` from its parts (none without a report or summary); of reports
+    sharing a ``session_id`` the highest id's, each other a session of its own."""
     report: ReportRef | None = None
     others: list[ReportRef] = []
     summary: RecordRef[SummaryHead, SessionSummary] | None = None
@@ -230,10 +228,8 @@ class WorkspaceIndex:
         *,
         parallel: bool = True,
     ) -> None:
-        """Read the workspace: the cache first (``publish`` once the sessions are in, then
-        lessons and the rest), then every changed file in worker processes (``publish``
-        every :data:`PUBLISH_EVERY` s); the cache is written when anything changed. The
-        collector is paused (but while workers parse) and what was built is then frozen."""
+        """Read the workspace: the cache (``publish`` once the sessions are in), then the
+        changed files in workers (``publish`` every :data:`PUBLISH_EVERY` s)."""
         with self._loading:  # one load at a time (a reload while the first still reads)
             self._load(progress, publish, parallel)
 
@@ -474,9 +470,8 @@ class WorkspaceIndex:
         reset: bool = False,
         again: Collection[str] = (),
     ) -> None:
-        """Put ``new`` files in, ``removed`` out, ``grown`` JSONL files' new records in, and
-        rebuild only the sessions touched (``reset``: ``new`` is all; ``again``: join these
-        too). Readers see the old dicts or the new ones, never one being changed."""
+        """Put ``new`` files in, ``removed`` out, ``grown`` files' records in, rebuilding the
+        sessions touched; readers see the old dicts or the new, never one changing."""
         assert not (reset and (removed or grown)), "a first merge removes and grows nothing"
         with self.lock:
             if reset:

@@ -1,7 +1,5 @@
-"""Size budgets of the files agents load, and what a write does to them (the kinds, units and
-why each limit: docs/promotion.md). :func:`check_budget` says what a planned write does: the
-size before → after, whether it crosses the budget (then the dialogs ask first), and which
-lines would fall outside it — for ``MEMORY.md`` exactly the lines the agent no longer loads."""
+"""Size budgets of the files agents load (docs/promotion.md), and what a planned write does to
+them: size before → after, whether it crosses (the dialogs ask first), the lines falling out."""
 
 from __future__ import annotations
 
@@ -23,9 +21,8 @@ DEFAULT_BUDGETS: dict[str, int] = {
     "skill_yaml": 2500,
     "project_memory": 2500,
 }
-#: Anthropic's advice for the files loaded whole at the start of a session: under 200
-#: lines. A file within it but over its token budget (a Korean or Japanese CLAUDE.md costs
-#: more tokens a line than an English one) is warned about, not an error.
+#: Anthropic's advice for files loaded whole: under 200 lines. Within it but over the token
+#: budget (CJK costs more tokens a line) is a warning, not an error.
 ADVICE_LINES = 200
 ADVICE_KINDS = frozenset({"claude_md", "rules", "agents_md"})
 #: At this share of its budget a target is "near" it.

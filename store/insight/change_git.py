@@ -1,9 +1,6 @@
-"""A git commit as the source of a change to review (issue #45), for the changes no tool call
-wrote by content: per repository one ``log --raw`` over the recent commits touching the files.
-A commit whose version of the file is the current content is the source when it is newer than
-the reviewed state (later in the file's history than the commit holding the reviewed content,
-else committed after the reviewed state was taken). Contents are compared as git hashes them
-without filters; no git, no repository, a shallow history or a timeout: nothing is said."""
+"""A git commit as the source of a change no tool call wrote (#45): one ``log --raw`` per
+repository; the commit holding the current content wins when newer than the reviewed state.
+No git, no repository, a shallow history or a timeout: nothing is said."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Who made a change to review (issue #45): the session and turn whose tool call wrote it.
-
-A file-changing call on the file is matched by content when what it wrote is in the file now
-(more often than in the reviewed copy), else by time when it came after the reviewed state;
-the newest wins. Content first, then the git commit that brought the content
-(:mod:`store.insight.change_git`), then time. Only transcripts written to since the oldest
-reviewed state, with a line naming a changed file beside a file-changing tool, are parsed."""
+"""Who made a change to review (#45): the session and turn whose tool call wrote it, matched
+by content, then by the git commit (:mod:`store.insight.change_git`), then by time. Only
+transcripts written since the oldest reviewed state that name a changed file are parsed."""
 
 from __future__ import annotations
 

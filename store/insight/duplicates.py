@@ -1,12 +1,6 @@
-"""The same rule in several places: duplicates and near-duplicates across all targets.
-
-Rules are compared normalised (NFKC, case folded, emphasis, ticks and punctuation dropped);
-near-duplicates by rapidfuzz's ``ratio`` ≥ 88, the measure a promotion's "a similar bullet is
-already there" uses, on characters and so on any script. Only substantive rules count, and
-two near-duplicates must name the same code and quoted strings (docs/promotion.md). Scoring
-every pair of 50,000 rules is a billion comparisons, so each rule is indexed under its rarest
-few tokens (words; CJK and Hangul character pairs) and only rules sharing one are scored: two
-texts 88 % alike share nearly all their tokens, so a rare one too."""
+"""Duplicates and near-duplicates (normalised, rapidfuzz ``ratio`` ≥ 88) across all targets
+(docs/promotion.md). Each rule is indexed under its rarest tokens and only rules sharing one
+are scored: texts 88 % alike share a rare token too, and 50,000² pairs would not finish."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Seed 003's effect metrics (効果測定), computed only from what the workspace holds: each
-carries the counts it rests on, or why it cannot be computed (no token price, no task
-durations are recorded anywhere). Feedback records one outcome per task, read as the first
-try's. ``retry_reduction`` and ``human_correction_reduction`` compare the earliest ``n // 2``
-KPT reports (by ``created_at``) with the latest ``n // 2``: a change over time, not an effect
-attributed to skills (reports do not say which skills were loaded)."""
+"""Seed 003's effect metrics (効果測定) from what the workspace holds, each with its counts or
+why it cannot be computed. The reductions compare the earliest ``n // 2`` reports with the
+latest: a change over time, not an effect of skills (reports do not say which were loaded)."""
 
 from __future__ import annotations
 

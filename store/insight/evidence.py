@@ -1,7 +1,5 @@
-"""A KPT report's claims checked against its session's own transcript: the turns its items
-cite, the files and commands they name, and its metrics (the states and the forms read:
-docs/evidence.md). Turns are read in the numbering the report's writer used
-(:mod:`store.insight.turn_numbering`, :func:`choose_numbering`)."""
+"""A KPT report's claims (cited turns, named files and commands, metrics) checked against its
+session's transcript, in the turn numbering its writer used (docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -459,9 +457,8 @@ def _fit(report: KptReport, t: Transcript, nb: Numbering) -> int:
 
 
 def choose_numbering(report: KptReport, t: Transcript) -> tuple[Numbering, str]:
-    """The numbering ``report`` is checked in, and why: the skill's, unless another fits its
-    turn counts and citations clearly better: at least :data:`CLEARLY_BETTER` of them, and
-    that many times as many as the skill's."""
+    """The numbering ``report`` is checked in, and why: the skill's, unless another fits
+    clearly better (:data:`CLEARLY_BETTER` times as many of its counts and citations)."""
     options = numberings(t)
     scores = [_fit(report, t, nb) for nb in options]
     best = max(range(1, len(options)), key=lambda i: scores[i])
@@ -480,9 +477,7 @@ def choose_numbering(report: KptReport, t: Transcript) -> tuple[Numbering, str]:
 
 @dataclass(slots=True)
 class ReportEvidence:
-    """A report's evidence checked: per item, keyed as the review keys it
-    (``KPT_ID/ITEM_ID``, or ``#section:place`` for an item that cannot be decided on),
-    and its metrics."""
+    """A report's evidence: per item keyed as the review keys it, and its metrics."""
 
     report_id: str | None
     session_id: str | None
@@ -539,9 +534,8 @@ class ReportEvidence:
 def check_report(
     report: KptReport, transcript: Transcript | None, *, rkey: str | None = None
 ) -> ReportEvidence:
-    """Every item of ``report`` checked against ``transcript`` in the numbering its writer
-    used (:func:`choose_numbering`), and its metrics; items are keyed under ``rkey`` (the
-    report's located id when it is shared) or the report's id."""
+    """Every item and the metrics of ``report`` checked, keyed under ``rkey`` (the located
+    id of a shared report) or the report's id."""
     nb, why = choose_numbering(report, transcript) if transcript is not None else (None, "")
     out = ReportEvidence(
         report.id,

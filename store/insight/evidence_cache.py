@@ -1,7 +1,6 @@
-"""Each KPT report's evidence state, kept between runs for the ``evidence:`` filters of the
-sessions list and of search: checking reads the session's whole transcript, so the outcome is
-kept in ``.hurikaeri/evidence-cache-v1.json`` by the report's identity (size, mtime, inode)
-and its transcript's (path, size, mtime); anything else changed is checked again."""
+"""Each report's evidence state for the ``evidence:`` filters, kept in
+``.hurikaeri/evidence-cache-v1.json`` by the identities of the report and its transcript:
+a check reads the whole transcript."""
 
 from __future__ import annotations
 
@@ -182,9 +181,8 @@ class WorkspaceEvidence:
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> EvidenceStates | None:
-        """Every report's state: a ``stat`` of each report and transcript, a check (reading
-        the transcript: call it in a worker) of those changed. ``None``: cancelled.
-        ``progress(done, total)`` is called at most every 0.1 s, and at the end."""
+        """Every report's state, those changed checked again (in a worker: it reads
+        transcripts). ``None``: cancelled; ``progress`` at most every 0.1 s and at the end."""
         from store.index.transcript_locator import TranscriptLocator
 
         with self._lock:

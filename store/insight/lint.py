@@ -47,9 +47,8 @@ def once(diagnostics: Iterable[Diagnostic], seen: set[Diagnostic]) -> Iterator[D
 
 
 def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
-    """Two reports with one id (each author's machine counts ``kpt-YYYYMMDD-NNN`` from 001):
-    their items are told apart by where each report lies (``store.located``), and naming
-    the id alone is refused — a warning on each file, naming the located ids."""
+    """Two reports with one id (each machine counts ``kpt-YYYYMMDD-NNN`` from 001): a
+    warning on each file naming the located ids (the id alone is refused)."""
     from store.located import report_key
 
     for rid, sessions in sorted(index.shared_ids().items()):
@@ -68,9 +67,8 @@ def report_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagn
 
 
 def session_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diagnostic]:
-    """Two reports naming one ``session_id`` (a session reflected on twice, or an id
-    reused): both are listed and reviewed, each as a session of its own — a warning on
-    each file, naming the others."""
+    """Two reports naming one ``session_id``: each is a session of its own, and a warning
+    on each file names the others."""
     for sid, sessions in sorted(index.shared_session_ids().items()):
         where = sorted(ws.display(s.report.path) for s in sessions if s.report is not None)
         for path in where:

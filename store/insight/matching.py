@@ -1,16 +1,5 @@
-"""Which knowledge applies to a task: seed 003's ``SkillMatcher``, every score explained.
-
-Skills are scored exactly as the seed's ``_calculate_relevance`` (docs/review-desk.md). Where
-the seed says nothing we decided: a missing or non-finite success rate weighs 1.0; an empty
-keyword matches nothing; points are counted in tenths and the score rounded to 9 places, so
-binary noise never decides the threshold; ties go by skill id (else the file's stem).
-
-The seed never defines ``_find_patterns``; our rule: a pattern applies when one of its terms
-occurs, case-insensitively and not glued to ASCII letters or digits (``unity`` is not in
-"community"), in the task's text or file paths. Its terms are its tags (``rate_limiting`` also
-as "rate limiting"), else the words of its ``pattern_id`` of three letters or more that are not
-filler. Hits are ordered by terms matched, patterns first, id.
-"""
+"""Which knowledge applies to a task: seed 003's ``SkillMatcher``, every score explained;
+where the seed is silent (``_find_patterns``, ties, a missing rate): docs/review-desk.md."""
 
 from __future__ import annotations
 

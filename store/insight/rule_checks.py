@@ -1,7 +1,5 @@
-"""What a rule says checkably, read from its words: the commands, paths and tools it names, the
-step a command must come before ("before committing", コミット前), and whether it forbids
-editing the paths or using the tools it names. A rule naming none is not checkable, never
-guessed (docs/usage.md)."""
+"""What a rule says checkably: the commands, paths and tools it names, the step a command must
+precede, whether it forbids them. A rule naming none is not checkable (docs/usage.md)."""
 
 from __future__ import annotations
 

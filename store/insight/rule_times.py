@@ -1,7 +1,5 @@
-"""When each rule of a target was last put there by a person, from the ledger: the bullets a
-committed, not undone promotion or approval added (the ledger keeps the bytes it wrote), at
-the transaction's time (an older ledger's lines are read as transactions too). A rule not
-found has no time of its own and is judged by its file's. Cached per ledger revision."""
+"""When a person last put each rule of a target there: the bullets a committed, not undone
+promotion or approval added, from the ledger, cached per revision (else: the file's time)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Rules that point at what is gone: paths no longer in their project, programs not on this
-machine, targets nobody has touched for ``[targets] stale_days``. Flags only, one per path or
-command per line; what counts as a path or a command, and what does not: docs/promotion.md
-("What the findings mean"). A relative path is looked up in the target's project (from the
-target's folder up); in a global target only absolute and ``~`` paths (``~/.claude/…`` is the
-workspace root), and a path or program of another system is information ("elsewhere"): a
-synced ``~/.claude`` names them."""
+"""Rules that point at what is gone: paths, programs, targets untouched for ``stale_days``
+(docs/promotion.md, "What the findings mean"). Another system's path or program is only
+"elsewhere": a synced ``~/.claude`` names them."""
 
 from __future__ import annotations
 
@@ -160,9 +156,8 @@ def _is_path(text: str, start: int, token: str) -> bool:
 
 
 def _written(text: str, start: int, token: str) -> bool:
-    """Whether the rule tells the agent to make this path (a temporary or output path), is
-    about the path being absent ("if `~/.claude/projects` doesn't exist"), or names it
-    inside a container (``docker run -v $(pwd):/data … /data/in.mmd``)."""
+    """Whether the rule makes this path, is about its absence, or names it inside a
+    container (``docker run -v $(pwd):/data … /data/in.mmd``)."""
     if token.startswith(_TEMP) or token.startswith("~/tmp/"):
         return True
     before = text[max(0, start - 48) : start].rstrip("`'\" ")
@@ -268,9 +263,8 @@ class StaleChecker:
         self.on_path = functools.cache(lambda command: shutil.which(command) is not None)
 
     def resolve(self, ref: str, project: Path | None, here: Path | None = None) -> Path | None:
-        """``here``: the folder of the file naming ``ref``; a skill names its own files
-        (``rules/x.md`` "from this skill's directory"), so a relative path is looked up from
-        there up to the project."""
+        """``ref`` looked up from ``here`` (the naming file's folder: a skill names its own
+        files) up to the project."""
         if ref == "~/.claude" or ref.startswith("~/.claude/"):
             return self.root / ref[len("~/.claude") :].lstrip("/")
         if ref.startswith("~/"):

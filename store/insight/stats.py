@@ -1,6 +1,5 @@
-"""Statistics over the workspace: outcomes over time, problems, review progress, evaluation
-scores and recurring problems (descriptions normalised and clustered with rapidfuzz: spaced
-and unspaced scripts alike), for the screen and ``stats --json``."""
+"""Workspace statistics for the screen and ``stats --json``; recurring problems are
+descriptions clustered with rapidfuzz (spaced and unspaced scripts alike)."""
 
 from __future__ import annotations
 
@@ -58,9 +57,8 @@ class Cluster:
 
 
 def cluster_texts(texts: list[str]) -> list[list[int]]:
-    """Indexes of ``texts`` grouped greedily: a text joins the leader it is most like (the
-    best of ``ratio`` and ``token_set_ratio``; the earliest on a tie) when that reaches
-    :data:`SIMILAR`, else leads a cluster of its own."""
+    """Indexes of ``texts`` grouped greedily: each joins the leader it is most like when
+    that reaches :data:`SIMILAR` (earliest on a tie), else leads a cluster."""
     leaders: list[str] = []
     groups: list[list[int]] = []
     for i, t in enumerate(texts):

@@ -1,8 +1,5 @@
-"""Every target with its size, budget and findings (budget, duplicate, stale-path,
-stale-command, elsewhere, untouched, secret, unreadable): what the targets view and
-``hurikaeri targets`` show. Reading a file and scanning it for secrets are kept in a
-:class:`TargetsCache` by file identity, so a refresh reads only the files that changed;
-stale references and duplicates across files are worked out afresh."""
+"""Every target with its size, budget and findings, for the targets view and command. Reads
+and secret scans are cached by file identity (:class:`TargetsCache`); the rest is afresh."""
 
 from __future__ import annotations
 
@@ -236,10 +233,8 @@ def _loaded_together(a: TargetFile, b: TargetFile) -> bool:
 def _untouched(
     row: TargetRow, times: dict[str, str], stale_days: int, now: datetime | None
 ) -> None:
-    """A rule a person put there through hurikaeri (a promotion, an approved proposal) is
-    as old as the last time they did; any other rule is as old as its file (modified, or
-    last written by hurikaeri). Rules of the first kind past ``stale_days`` are flagged one
-    by one; those of the second kind once for their file."""
+    """A rule a person put there through hurikaeri is as old as that, flagged on its own;
+    any other is as old as its file, flagged once for the file."""
     text = row.text
     mtime = datetime.fromtimestamp(text.mtime, UTC) if text.mtime is not None else None
     written = [t for t in (mtime, parse_time(row.last_written)) if t is not None]

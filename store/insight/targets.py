@@ -1,8 +1,5 @@
-"""The files agents load, found and read whole (issue #21): the global and each configured
-project's ``CLAUDE.md``, ``CLAUDE.local.md``, ``AGENTS.md``, rules, skills, auto memory, the
-knowledge base's skills and project memories, and any other file a transaction of ours wrote.
-A target's rules are its Markdown bullets (outside front matter, code fences and HTML
-comments), a skill's ``content`` bullets or a project memory's learned behaviours."""
+"""The files agents load (#21), global and per project, plus any file a transaction of ours
+wrote; a target's rules are its Markdown bullets (outside front matter, fences, comments)."""
 
 from __future__ import annotations
 
@@ -24,9 +21,8 @@ MARKDOWN = (".md", ".markdown")
 
 @dataclass(frozen=True, slots=True)
 class TargetFile:
-    """One file agents load: its kind (a budget kind, or ``markdown``), the project
-    directory it belongs to (``None``: global, or not known), and the folder it must stay
-    in (a ``rules/*.md`` linked to a file elsewhere is refused, not followed)."""
+    """One file agents load, its project (``None``: global) and the folder it must stay in
+    (a ``rules/*.md`` linked elsewhere is refused, not followed)."""
 
     path: Path
     kind: str
@@ -209,9 +205,8 @@ def last_written(ws: Workspace, ledger: Ledger | None = None) -> dict[Path, str]
 
 # -- reading them ------------------------------------------------------------------------
 
-#: Tokens one character costs, by script, for the scripts written without spaces between
-#: words: measured with Anthropic's tokenizer on real files (``benchmarks/token_ratios.py``;
-#: Han 1.0 in Simplified Chinese to 1.4 in Japanese). Others: about four to a token.
+#: Tokens a character costs in unspaced scripts, measured on real files
+#: (``benchmarks/token_ratios.py``); others: about four characters a token.
 SCRIPT_COSTS: dict[str, tuple[re.Pattern[str], float]] = {
     "hangul": (re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]"), 1.65),
     "kana": (re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]"), 1.05),

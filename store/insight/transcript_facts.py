@@ -1,9 +1,6 @@
-"""What each session did, in a few facts read from its transcript (commands, files read and
-edited, tools and skills used, the person's corrections), for :mod:`store.insight.usage`.
-Kept in ``.hurikaeri/usage-facts-v1.json`` by path, identity, bytes read and a hash of the
-last bytes read: a transcript that grew is read from where the last read stopped, one
-rewritten is read anew (docs/usage.md). A compaction summary is the model's account of
-earlier turns: never taken for a command or a correction; sub-agents' lines count."""
+"""What each session did, in a few facts from its transcript, for :mod:`store.insight.usage`,
+kept in ``.hurikaeri/usage-facts-v1.json``: a grown transcript is read from where the last
+read stopped, a rewritten one anew (docs/usage.md)."""
 
 from __future__ import annotations
 
@@ -173,9 +170,7 @@ def _tail_hash(fh: Any, offset: int) -> str:
 def _read_from(
     path: Path, entry: _Entry | None, session_id: str, project: str
 ) -> tuple[_Entry | None, int]:
-    """``entry`` brought up to date with ``path`` (read from where it stopped when the file
-    only grew, else from the start) and the bytes read; ``None`` when the file cannot be
-    read."""
+    """``entry`` brought up to date with ``path``, and the bytes read (``None``: unreadable)."""
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError:
@@ -239,9 +234,8 @@ class FactsCache:
         files: Iterable[tuple[str, Path]],
         progress: Callable[[int, int], bool] | None = None,
     ) -> list[SessionFacts]:
-        """The facts of each ``(session id, path)``, reading only what changed since the
-        cache was written. ``progress(done, total)`` is called after each file; returning
-        ``False`` stops (the facts read so far are returned and kept)."""
+        """The facts of each ``(session id, path)``, reading only what changed; ``progress``
+        returning ``False`` stops (what was read is returned and kept)."""
         entries = self._load()
         todo = list(files)
         out: list[SessionFacts] = []

@@ -1,7 +1,5 @@
-"""The ways a report's writer may have numbered a session's turns (:data:`LABELS`), over one
-transcript: the hurikaeri skill's (:mod:`store.read.trace_counts`, the default), one message =
-one turn (as the transcript tab numbers them) and one prompt = one turn. Each gives, per turn,
-its blocks and the message turns they are in, so a citation can be shown where it points."""
+"""The ways a report's writer may have numbered a session's turns (:data:`LABELS`): each gives
+per turn its blocks and message turns, so a citation can be shown where it points."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Is this rule working? The usage and effect of every rule (bullet) and skill in Targets,
-from the transcripts of the sessions of its scope since it was written (issue #46): relevant,
-followed (:mod:`store.insight.rule_checks`), its promotion's effect, unused flags. What each
-means and how it is counted: docs/usage.md. A ``SKILL.md`` target is a skill, not rules."""
+"""Is this rule working? The usage and effect of every rule and skill in Targets, from the
+transcripts of its scope since it was written (#46, docs/usage.md)."""
 
 from __future__ import annotations
 
@@ -149,9 +147,7 @@ class UsageReport:
         return next((u for u in self.items if u.effect and u.effect.item == key), None)
 
     def what_to_cut(self, path: Path) -> list[Usage]:
-        """The rules of the target ``path``, least relevant first: never relevant (flagged
-        first), then relevant in the fewest of their sessions; the rules that name nothing
-        to check last (nothing says they are unused), each in file order on a tie."""
+        """The rules of ``path`` least relevant first; those naming nothing to check last."""
 
         def order(u: Usage) -> tuple[int, float, int]:
             if u.relevant is None:
@@ -177,9 +173,8 @@ def session_facts(
     *,
     read: bool = True,
 ) -> tuple[list[SessionFacts], int, bool]:
-    """Every transcript's facts (read incrementally, the cache saved), the bytes read, and
-    whether all were read (``progress`` returning ``False`` stops). ``read=False``: the
-    facts as last cached, nothing read (quick, maybe out of date or empty)."""
+    """Every transcript's facts, the bytes read and whether all were read; ``read=False``:
+    the facts as last cached (quick, maybe stale)."""
     if not read:
         return FactsCache(ws.state_dir).cached(), 0, False
     files = [
@@ -313,9 +308,7 @@ class _Promotion:
 def _promotions(
     ledger: Ledger, ws: Workspace, times: RuleTimes
 ) -> dict[tuple[Path, str], _Promotion]:
-    """(target file, normalised rule text) → the item whose promotion put it there (not
-    undone), at the time the rule was written (:func:`rule_times`; else the item's
-    decision)."""
+    """(target file, normalised rule) → the item whose promotion put it there, and when."""
     out: dict[tuple[Path, str], _Promotion] = {}
     with ledger.lock:
         promoted = [(k, st.at, p) for k, st in ledger.states.items() for p in st.promoted]
@@ -385,9 +378,8 @@ def usage_report(
     only: Path | None = None,
     read: bool = True,
 ) -> UsageReport:
-    """Every rule's and skill's usage (``only``: the targets at or under that path).
-    Reads transcripts (incrementally): run it in a worker. ``read=False`` reads none and
-    judges by the facts last cached."""
+    """Every rule's and skill's usage (``only``: targets under that path); reads
+    transcripts, so run it in a worker (``read=False``: the facts last cached)."""
     led = ledger if ledger is not None else Ledger(ws.state_dir)
     now = now or datetime.now(UTC)
     facts, done, complete = session_facts(ws, progress, read=read)

@@ -1,6 +1,5 @@
-"""The base of every format model: lenient (agents write without validation; unknown fields
-kept), with what the specs require or enumerate checked afterwards (:mod:`store.read.markers`).
-"""
+"""The base of every format model: lenient (agents write unvalidated), the specs' demands
+checked afterwards (:mod:`store.read.markers`)."""
 
 from __future__ import annotations
 

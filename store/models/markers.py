@@ -1,6 +1,4 @@
-"""The markers a format model puts on its fields: what the specification requires or
-enumerates, checked after validation (:mod:`store.read.markers`). Plain dataclasses, apart
-from the models."""
+"""What a spec requires or enumerates, marked on model fields and checked after validation."""
 
 from __future__ import annotations
 

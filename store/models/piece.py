@@ -1,6 +1,5 @@
-"""TAKT piece YAML (seed 004) and the *workflow* format it became (docs/command-line.md,
-"Newer TAKT"), read into one model: a workflow's keys fill the piece keys when absent (not as
-*set* fields, so never dumped), so the graph and the lint read one shape."""
+"""TAKT piece YAML (seed 004) and the workflow format it became, read into one model: a
+workflow's keys fill the piece keys (never as *set* fields, so never dumped)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,8 @@ from pydantic import Field, model_validator
 from store.models.base import Choice, Record, Required
 
 SPECIAL_NEXT = ("COMPLETE", "ABORT")
-#: Routing markers some TAKT versions add to COMPLETE and ABORT (a workflow's ``next``):
-#: ``NEEDS_ADJUDICATION`` a resumable stop (TAKT's main branch between 0.52 and 0.53, so forks
-#: of it), ``finding-conflict-adjudication`` a step the engine adds itself (Finding Contract,
-#: TAKT 0.47–0.58).
+#: Routing markers some TAKT versions add to COMPLETE and ABORT (0.47–0.58, and forks of
+#: the main branch between 0.52 and 0.53).
 WORKFLOW_SPECIAL_NEXT = ("NEEDS_ADJUDICATION", "finding-conflict-adjudication")
 PERMISSION_MODES = ("readonly", "edit", "full")
 

@@ -1,8 +1,5 @@
-"""Diagnostics: what is wrong with a file, where, and how bad.
-
-Every loader turns bad input into :class:`Diagnostic` values instead of raising, so that
-the UI, the CLI and the lint all report the same facts with the same stable codes.
-"""
+"""Diagnostics: what is wrong with a file, where, how bad. Loaders return them instead of
+raising, so the UI, the CLI and the lint report the same facts with the same codes."""
 
 from __future__ import annotations
 
@@ -16,12 +13,8 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """One problem found in one file.
-
-    ``line`` is 1-based (``None`` when the problem concerns the whole file); ``code`` is a
-    stable, kebab-case identifier that scripts may match on; ``message`` says what is wrong
-    and what was expected.
-    """
+    """One problem in one file: ``line`` 1-based (``None``: the whole file), ``code`` a
+    stable kebab-case id scripts may match on."""
 
     path: str
     line: int | None

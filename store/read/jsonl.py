@@ -1,11 +1,6 @@
-"""JSONL as the wrap-up skill writes it: one record per line, appended by other programs.
-
-Scanning works on bytes so that every record knows its exact byte span: an edit rewrites
-that span only and every other line, broken ones included, stays byte for byte. Real files
-hold surprises: blank lines, records pretty-printed over several lines (a wrap-up bug),
-lines that are not objects, and an unfinished last line while a writer is appending. That
-last line is *pending*: kept for later, not an error, and rescanned when the file grows.
-"""
+"""JSONL as the wrap-up skill writes it, scanned on bytes so every record knows its span (an
+edit rewrites it alone). Blank lines, pretty-printed records and non-objects are read; an
+unfinished last line is *pending* (a writer is appending), not an error."""
 
 from __future__ import annotations
 
@@ -81,11 +76,8 @@ def scan_jsonl(
     base_line: int = 1,
     growing: bool = True,
 ) -> JsonlScan:
-    """Parse JSONL bytes (which may start mid-file at ``base_offset``/``base_line``).
-
-    With ``growing`` (the default) an unfinished last line that does not parse is kept as
-    ``pending`` rather than reported; pass ``growing=False`` to lint it as an error.
-    """
+    """Parse JSONL bytes (maybe mid-file at ``base_offset``/``base_line``); ``growing``: an
+    unfinished last line is ``pending``, not reported."""
     scan = JsonlScan(complete_until=base_offset + len(data))
     lines = _split_lines(data, base_offset)
     if base_offset == 0 and lines and lines[0][2].startswith(UTF8_BOM):
@@ -147,11 +139,8 @@ def scan_jsonl(
 
 
 def _unfinished_tail(lines: list[tuple[int, int, bytes]], i: int, unterminated: bool) -> bool:
-    """A record that starts at line ``i`` and runs to the end without closing.
-
-    Either the file does not end with a newline, or a pretty-printed record (a line
-    holding just ``{``) is still being written.
-    """
+    """A record from line ``i`` to the end without closing (no final newline, or a
+    pretty-printed record still being written)."""
     if not unterminated and lines[i][2].strip() != b"{":
         return False
     indent = _indent(lines[i][2])
@@ -208,10 +197,8 @@ def line_ending(data: bytes) -> bytes:
 
 
 def cut_points(data: bytes | Any, every: int) -> list[tuple[int, int, int]]:
-    """Where a big JSONL file can be read in parts of about ``every`` bytes: (start, end,
-    first line) of each part. A part begins only at a line that starts with ``{`` and is
-    a whole object by itself, so a record pretty-printed over several lines is never cut;
-    without such a line after a cut point, the part runs on."""
+    """(start, end, first line) of parts of about ``every`` bytes, each beginning at a line
+    that is a whole object (a pretty-printed record is never cut)."""
     size = len(data)
     parts: list[tuple[int, int, int]] = []
     start, line = 0, 1

@@ -184,12 +184,9 @@ def fixed_line(line: int) -> Callable[[Sequence[str | int]], int | None]:
 def load_jsonl_part(
     path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool
 ) -> list[Entry]:
-    """The records of bytes ``start``-``end`` of a JSONL file of ``kind`` (a part
-    :func:`~store.read.jsonl.cut_points` gave, beginning at line ``first_line``; ``last``:
-    the file's last part), validated as :func:`load_file` validates them; nothing is
-    reported (the parts of a file are read for search, not linted). An unreadable file has
-    none. Only the last part can end in a record still being written: an unfinished one in
-    another is read as broken, as the whole file's reader, which sees what follows, does."""
+    """The records of one part (:func:`~store.read.jsonl.cut_points`) of a JSONL file,
+    validated as :func:`load_file` does, unreported (for search); only the ``last`` part
+    may end in a record still being written."""
     sink = DiagnosticSink(str(path))
     try:
         with open_regular(path, MAX_JSONL_BYTES) as (fh, _st):

@@ -1,8 +1,5 @@
-"""The markers of a document's fields (:mod:`store.models.markers`), checked after
-validation: missing required fields are errors, values outside an enumeration (or in the
-wrong case), dates that are not ISO 8601 and ids of another shape are warnings, and so are
-unknown fields of model-written formats. Values are always kept as written.
-"""
+"""The markers of a document's fields checked after validation: a missing required field
+is an error, the rest warnings; values are always kept as written."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""Extracting the seed-002 metadata block from the end of an agent's reply.
-
-The block is the *last* YAML block between two ``---`` lines at the very end of the text
-(trailing blank lines, and a code fence around it, allowed); earlier ``---`` sections stay
-body. In the seed's spirit of "the body is always readable":
-
-- A broken block is a diagnostic, and the fallbacks apply; a closing section whose first line
-  is not ``key:`` is prose between horizontal rules (a warning, no block).
-- The fallbacks: ``status`` is ``stop`` for a review, ``continue`` for a discussion (also for a
-  block without ``status``, an error); ``verdict`` is the last PASS / FAIL / CONDITIONAL in
-  capitals outside code. A reply is a review when told, or when its block has a verdict or
-  findings, or its text a verdict word.
-- Unknown fields and severities, and the slips models make (:func:`_tolerate`), are read with
-  a warning, never dropped; a known value in another case reads canonical, the file unchanged.
-"""
+"""The seed-002 metadata block: the *last* YAML block between ``---`` lines at the end of
+an agent's reply. The body is always readable: a broken block is a diagnostic and the
+fallbacks apply (``status`` by the reply's kind, ``verdict`` the last PASS / FAIL /
+CONDITIONAL outside code); models' slips are read with a warning, never dropped."""
 
 from __future__ import annotations
 
@@ -99,9 +88,7 @@ def severity_of(f: Finding) -> str:
 
 
 def findings_by_severity(findings: list[Finding]) -> list[tuple[str, list[tuple[int, Finding]]]]:
-    """Findings grouped high, medium, low, then unknown severities as written, then none.
-
-    Each finding keeps its 0-based position in the block."""
+    """Findings by severity (high, medium, low, others as written, none), with positions."""
     groups: dict[str, list[tuple[int, Finding]]] = {}
     for i, f in enumerate(findings):
         groups.setdefault(severity_of(f), []).append((i, f))

@@ -1,6 +1,4 @@
-"""Where TAKT keeps pieces and facets on disk, told from paths alone (no models loaded): the
-piece directories of a TAKT directory (:func:`piece_dirs`; which: docs/configuration.md) and
-the facet layer a piece's own facet directories are (:func:`piece_home`,
+"""Where TAKT keeps pieces and facets on disk, told from paths alone (docs/configuration.md,
 docs/command-line.md "TAKT facets")."""
 
 from __future__ import annotations
@@ -67,9 +65,8 @@ def piece_dirs(top: Path) -> list[Path]:
 
 
 def is_support_file(path: Path, top: Path) -> bool:
-    """A file under a piece location ``top`` that is TAKT's other YAML (``config.yaml``,
-    ``workflow-categories.yaml``, ``provider-options/*.yaml``, ``steps/*.yaml``…), laid out
-    as TAKT keeps it beside its workflows: not a piece."""
+    """TAKT's other YAML under a piece location ``top`` (``config.yaml``,
+    ``provider-options/*.yaml``…): not a piece."""
     try:
         rel = path.relative_to(top)
     except ValueError:
@@ -117,11 +114,8 @@ def _legacy(*tops: Path) -> tuple[Path, ...]:
 
 
 def piece_home(piece_dir: Path, user_dir: Path | None = None) -> PieceHome:
-    """Which layer the directory of a piece belongs to: under ``<dir>/.takt/[<lang>/]pieces/``
-    a project's (the user's when it is the user's TAKT directory), under
-    ``builtins/<lang>/pieces/`` TAKT's own, under ``repertoire/@owner/repo/pieces/`` a
-    package's; anywhere else the facet directories beside it (``../facets``, ``facets``)
-    count as its project's."""
+    """The layer a piece's directory belongs to (project, user, builtin, package), told by
+    its path; anywhere else the facet directories beside it are its project's."""
     user_dir = user_dir or user_takt_dir()
     here = Path(os.path.abspath(piece_dir))
     for flow in (here, *here.parents):

@@ -27,11 +27,8 @@ LOCK_TIMEOUT = 10.0
 
 
 def flock_within(fd: int, exclusive: bool, timeout: float | None = None) -> bool:
-    """Take the advisory lock (``flock``) on an open file, waiting at most ``timeout``
-    seconds: True when it is held. A filesystem without locks counts as held (there is
-    nothing to wait for); a lock held longer than ``timeout`` by another program: False.
-    Our writers hold it exclusively while they change a file, readers shared while they
-    read, so a reader never sees a rewrite half done."""
+    """``flock`` an open file within ``timeout`` s (a filesystem without locks: held).
+    Writers hold it exclusively, readers shared: no reader sees a rewrite half done."""
     op = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
     deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
     pause = 0.001
@@ -106,14 +103,9 @@ def check_regular(st: os.stat_result, limit: int) -> None:
 
 @contextlib.contextmanager
 def open_regular(path: Path | str, limit: int) -> Iterator[tuple[BinaryIO, os.stat_result]]:
-    """A regular file of at most ``limit`` bytes, open for reading under the shared lock
-    our readers take, and its status as opened.
-
-    Its type and size are checked before it is opened (opening a FIFO for reading waits
-    for a writer for ever; a huge file is not read to be refused) and again on the open
-    file (it may have been swapped meanwhile). Raises :class:`NotReadable`, or
-    :class:`OSError` (``FileNotFoundError`` when it does not exist).
-    """
+    """A regular file of at most ``limit`` bytes, open under the shared lock, and its
+    status; checked before opening (a FIFO would block) and after (it may be swapped).
+    Raises :class:`NotReadable` or :class:`OSError`."""
     check_regular(os.stat(path), limit)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     with open(fd, "rb") as fh:

@@ -1,11 +1,5 @@
-"""Agent text made safe to print: control characters and bidi overrides become visible.
-
-One policy for the whole program: the CLI (which writes to a terminal too), the UI's literal
-display and its one-line table cells all use it, so that no escape sequence from a report
-ever reaches a terminal. :func:`printable` spells a bidi mark out (``⟨U+202E⟩``);
-:func:`one_for_one` replaces each character by a single stand-in, for text whose styled
-spans must keep their offsets. A title is one line of a text, cut (:func:`first_line`).
-"""
+"""Agent text made safe to print, one policy for the CLI and the UI: control characters and
+bidi overrides become visible, so no escape sequence from a report reaches a terminal."""
 
 from __future__ import annotations
 

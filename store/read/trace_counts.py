@@ -1,10 +1,6 @@
-"""A transcript counted as the hurikaeri skill's trace script counts it (restated, no code
-used: github:sizukutamago/dev-tools-plugin, ``skills/hurikaeri/scripts/extract_session_trace.py``);
-the reports' turn citations and ``metrics`` (docs/evidence.md) are in its terms. Every parsed
-line counts, whatever its type: a ``user`` (or ``human``) line after a line of another type
-starts a turn (a prompt *or* a run of tool results), a run of ``assistant`` lines is one
-assistant turn, and sub-agent lines and compaction summaries count like any other.
-"""
+"""A transcript counted as the hurikaeri skill's trace script counts it (restated from
+sizukutamago/dev-tools-plugin's ``extract_session_trace.py``): reports cite turns and
+``metrics`` in its terms (docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -15,9 +11,7 @@ from typing import Any
 #: Tools whose ``file_path`` the skill counts as a code change.
 TRACE_CHANGE_TOOLS = frozenset({"Write", "Edit"})
 
-# The skill's correction phrases: (weight, phrases). A line scores the weight of each group
-# it matches, plus 1 for a file-like suffix and 1 for a CamelCase word; 3 or more is a
-# correction.
+# The skill's correction phrases by weight; a line scoring 3 or more is a correction.
 _CORRECTIONS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     (weight, re.compile(pattern, re.IGNORECASE))
     for weight, pattern in (

@@ -1,13 +1,6 @@
-"""Claude Code session transcripts, ``projects/<slug>/<session-id>.jsonl``: read, never written.
-
-Read lazily (tens of MB are common), keeping only what the review shows, capped; every bad
-line becomes a diagnostic, never an exception. A turn is one message of the conversation: a
-person's typed message, or one model response (several lines sharing ``message.id``); tool
-results belong to their call's turn; sidechains, summaries and Claude Code's own notes
-(``isMeta``, "Caveat:", command output, interruptions, compaction summaries) are not turns.
-Each block also carries its turn as the hurikaeri skill numbers them (:attr:`Block.step`,
-:mod:`store.read.trace_counts`).
-"""
+"""Claude Code transcripts, read lazily and capped (tens of MB are common), every bad line a
+diagnostic. A turn is a typed message or one model response (lines sharing ``message.id``);
+tool results join their call's turn; notes and sidechains are no turns."""
 
 from __future__ import annotations
 
@@ -196,9 +189,8 @@ def _input_text(tool_input: Any) -> str:
 
 
 class TranscriptReader:
-    """Reads a transcript a batch of lines at a time (:meth:`read`), from one thread, so a UI
-    shows the first turns first. ``keep_turns=False`` streams blocks through
-    :meth:`take_blocks` (100,000 messages are not held twice)."""
+    """Reads a transcript a batch at a time, so a UI shows the first turns first;
+    ``keep_turns=False`` streams blocks through :meth:`take_blocks`."""
 
     def __init__(
         self,
@@ -423,9 +415,8 @@ class TranscriptReader:
         turn.blocks.append(block)
 
     def take_blocks(self) -> list[tuple[Turn | None, Block]]:
-        """Streaming (``keep_turns=False``): the blocks read since the last call, each with
-        its turn (``None``: before the first turn), in the file's order. A tool result comes
-        with the turn of its call, which may be an earlier one."""
+        """Streaming: the blocks read since the last call with their turns (a tool result
+        with its call's, maybe an earlier one)."""
         fresh, self._fresh = self._fresh, []
         return fresh
 
@@ -658,9 +649,7 @@ def _result_text_full(content: Any) -> str:
 
 
 def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
-    """What in one line's message holds ``needle`` (case-folded): ``"text"`` for its text,
-    thinking or notes, a tool call's id for its name or input, a result's call id for its
-    content."""
+    """What in one line holds ``needle``: ``"text"``, or the tool call's id."""
     message = data.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     found: set[str] = set()
@@ -688,10 +677,8 @@ def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
 
 
 def scan_for(path: Path, text: str, stop: Callable[[], bool] | None = None) -> dict[int, set[str]]:
-    """Search a transcript's whole text on disk (what is kept in memory is only a
-    preview): line offset → what in that line holds ``text``, any case (see
-    :func:`_parts_matching`), a line at a time; ``stop`` is asked now and then and ends the
-    scan early. An unreadable file finds nothing."""
+    """Line offset → what holds ``text`` (any case), searching the whole text on disk (memory
+    holds previews); ``stop`` is asked now and then."""
     needle = text.casefold()
     if not needle:
         return {}

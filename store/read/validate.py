@@ -1,11 +1,5 @@
-"""Tolerant validation: a model instance plus diagnostics, whatever the input.
-
-Pydantic validates; a value of the wrong type is reported and removed, and validation is
-tried again, so one bad field never costs the rest of the document. The markers of
-:mod:`store.models.base` are then checked: missing required fields are errors, values
-outside an enumeration (or in the wrong case) and unknown fields of model-written formats
-are warnings. Values are always kept as written.
-"""
+"""Tolerant validation: a model plus diagnostics, whatever the input. A value of the wrong
+type is reported and removed and validation tried again: one bad field never costs the rest."""
 
 from __future__ import annotations
 

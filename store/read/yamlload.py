@@ -1,10 +1,5 @@
-"""Safe, bounded YAML loading with line numbers, on ruamel's C parser.
-
-The document is *composed* by the C parser (YAML 1.2 resolution) and then built into plain
-Python values by our own walk, which never constructs tagged objects, bounds alias expansion,
-reports duplicate keys, and keeps the node tree so that any path can be mapped back to a line.
-Timestamps stay strings: the models decide what a date is.
-"""
+"""Safe, bounded YAML with line numbers: ruamel's C parser composes, our walk builds plain
+values (no tagged objects, bounded aliases, duplicate keys reported, timestamps as text)."""
 
 from __future__ import annotations
 
@@ -43,9 +38,8 @@ _local = threading.local()
 
 
 class _Resolver(VersionedResolver):
-    """YAML 1.2 resolution without asking, for every scalar, which version applies: with
-    the C parser the answer is always the loader's (ruamel finds it by catching an
-    exception per scalar, a tenth of the whole parse)."""
+    """YAML 1.2 without ruamel's per-scalar version lookup (an exception caught per scalar,
+    a tenth of the parse; with the C parser it is always the loader's)."""
 
     def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
         super().__init__(version, loader, loadumper)
@@ -284,11 +278,8 @@ def _compose(text: str) -> Node | None:
 
 
 def load_yaml(text: str, sink: DiagnosticSink) -> YamlDoc | None:
-    """Parse one YAML document; ``None`` (with a diagnostic) when it cannot be parsed.
-
-    A document that fails only because plain values contain ``": "`` is read with those
-    values taken as text, and each such line is a warning.
-    """
+    """One YAML document, ``None`` (with a diagnostic) when unparsable; plain values holding
+    ``": "`` are read as text, each line a warning."""
     if text.startswith("\ufeff"):
         text = text[1:]
     y = _yaml()
