@@ -5,7 +5,7 @@ id two records carry is :class:`AmbiguousId`, never the first."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,21 +190,17 @@ def _in_jsonl(ws: Workspace, path: Path, kind: Kind, ident: str = "", line: int 
     raw = read_text(path, sink, MAX_JSONL_BYTES)
     if raw.text is None or (not line and ident.encode("utf-8") not in raw.data):
         return []
+    lessons = kind is Kind.LESSONS
+    build: Callable[..., SearchRecord] = lesson_record if lessons else summary_record
     out = []
     for rec in scan_jsonl(raw.data, sink).records:
         if (rec.line != line) if line else (rec.data.get("id") != ident):
             continue
-        if kind is Kind.LESSONS:
-            lesson = validate_tolerant(Lesson, rec.data, sink, what="record")
-            if lesson is None:
-                continue
-            record = lesson_record(str(path), rec.line, lesson, display)
-        else:
-            summary = validate_tolerant(SessionSummary, rec.data, sink, what="record")
-            if summary is None:
-                continue
-            record = summary_record(str(path), rec.line, summary, display)
-        out.append(Thing(record, rec.line, rec.data))
+        doc = validate_tolerant(
+            Lesson if lessons else SessionSummary, rec.data, sink, what="record"
+        )
+        if doc is not None:
+            out.append(Thing(build(str(path), rec.line, doc, display), rec.line, rec.data))
     return out
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from store.read.kinds import ignored_name
-from store.workspace import Workspace
+from store.workspace import Workspace, walk_files
 
 
 def transcript_dirs(ws: Workspace) -> list[Path]:
@@ -17,17 +17,7 @@ def transcript_dirs(ws: Workspace) -> list[Path]:
 
 
 def _jsonl_in(directory: str) -> list[Path]:
-    """The ``*.jsonl`` files directly in ``directory``, by name (dot-names and droppings
-    skipped)."""
-    found: list[Path] = []
-    try:
-        with os.scandir(directory) as inner:
-            for sub in sorted(inner, key=lambda e: e.name):
-                if not ignored_name(sub.name) and sub.name.endswith(".jsonl") and sub.is_file():
-                    found.append(Path(sub.path))
-    except OSError:
-        pass
-    return found
+    return list(walk_files(Path(directory), (".jsonl",), recursive=False))
 
 
 def _older_layout(slug_dir: str) -> list[tuple[str, Path]]:
