@@ -16,15 +16,15 @@ from store.models.kpt import SECTIONS
 from store.models.piece import Piece
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.kinds import Kind
-from store.read.loader import MODELS, Loaded, load_file
+from store.read.loader import Loaded, load_file, model_of
 from store.read.validate import LineOf, validate_tolerant
 from store.write.policy import lexical_target_problem, promotion_kind, proposal_kind
 
 #: A proposal's kind → the model its payload is validated as.
 PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
-    "skill": MODELS[Kind.SKILL],
-    "pattern": MODELS[Kind.PATTERN],
-    "anti_pattern": MODELS[Kind.ANTI_PATTERN],
+    "skill": model_of(Kind.SKILL),
+    "pattern": model_of(Kind.PATTERN),
+    "anti_pattern": model_of(Kind.ANTI_PATTERN),
     "memory": LearnedBehavior,
 }
 

@@ -165,9 +165,9 @@ def _dumped(doc: BaseModel) -> bytes:
 
 
 def _validated(f: IndexedFile, raw: bytes | Blob) -> BaseModel | None:
-    from store.read.loader import MODELS, load_file
+    from store.read.loader import MODEL_NAMES, load_file, model_of
 
-    model = MODELS.get(f.kind) if f.kind is not None else None
+    model = model_of(f.kind) if f.kind in MODEL_NAMES else None
     try:
         if model is not None:
             return model.model_validate(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,39 +30,28 @@ if TYPE_CHECKING:
     from store.read.metadata_block import Reply
 
 
-class _Models(Mapping[Kind, type[BaseModel]]):
-    """Each kind's model, built when first asked for (``show`` of a report builds the KPT
-    models alone, not the eleven formats' 55 classes: about 0.07 s of a small command)."""
+#: Each kind's model by name, imported when first asked for (``show`` of a report builds the
+#: KPT models alone, not the eleven formats' 55 classes: about 0.07 s of a small command).
+MODEL_NAMES = {
+    Kind.KPT: "KptReport",
+    Kind.FEEDBACK: "Feedback",
+    Kind.SUMMARIES: "SessionSummary",
+    Kind.LESSONS: "Lesson",
+    Kind.SKILL: "Skill",
+    Kind.PATTERN: "Pattern",
+    Kind.ANTI_PATTERN: "AntiPattern",
+    Kind.MEMORY: "ProjectMemory",
+    Kind.PROPOSAL: "Proposal",
+    Kind.PIECE: "Piece",
+    Kind.WRAPUP: "WrapupInput",
+}
 
-    def __init__(self, names: dict[Kind, str]) -> None:
-        self._names = names
 
-    def __getitem__(self, kind: Kind) -> type[BaseModel]:
-        model: type[BaseModel] = getattr(store.models, self._names[kind])
-        return model
-
-    def __iter__(self) -> Iterator[Kind]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
+def model_of(kind: Kind) -> type[BaseModel]:
+    model: type[BaseModel] = getattr(store.models, MODEL_NAMES[kind])
+    return model
 
 
-MODELS: Mapping[Kind, type[BaseModel]] = _Models(
-    {
-        Kind.KPT: "KptReport",
-        Kind.FEEDBACK: "Feedback",
-        Kind.SUMMARIES: "SessionSummary",
-        Kind.LESSONS: "Lesson",
-        Kind.SKILL: "Skill",
-        Kind.PATTERN: "Pattern",
-        Kind.ANTI_PATTERN: "AntiPattern",
-        Kind.MEMORY: "ProjectMemory",
-        Kind.PROPOSAL: "Proposal",
-        Kind.PIECE: "Piece",
-        Kind.WRAPUP: "WrapupInput",
-    }
-)
 JSONL_KINDS = (Kind.SUMMARIES, Kind.LESSONS)
 
 
@@ -133,7 +122,7 @@ def _load_yaml_doc(out: Loaded, text: str, sink: DiagnosticSink) -> None:
         else:
             sink.error("not-a-mapping", "expected a mapping of fields at the top of the file", 1)
         return
-    out.doc = validate_tolerant(MODELS[out.kind], doc.data, sink, doc.line_of, out.kind.value)
+    out.doc = validate_tolerant(model_of(out.kind), doc.data, sink, doc.line_of, out.kind.value)
 
 
 def _load_json(out: Loaded, text: str, sink: DiagnosticSink) -> None:
@@ -148,7 +137,7 @@ def _load_json(out: Loaded, text: str, sink: DiagnosticSink) -> None:
     if out.kind is None:
         sink.warning("unknown-kind", "not recognised as any hurikaeri format; only checked as JSON")
         return
-    out.doc = validate_tolerant(MODELS[out.kind], data, sink, what=out.kind.value)
+    out.doc = validate_tolerant(model_of(out.kind), data, sink, what=out.kind.value)
 
 
 def _load_jsonl(out: Loaded, data: bytes, sink: DiagnosticSink) -> None:
@@ -160,7 +149,7 @@ def _load_jsonl(out: Loaded, data: bytes, sink: DiagnosticSink) -> None:
             if out.kind is not None:
                 break
     check_duplicate_ids(scan.records, sink)
-    model = MODELS.get(out.kind) if out.kind else None
+    model = model_of(out.kind) if out.kind in MODEL_NAMES else None
     models = validate_records(model, scan.records, sink) if model else [None] * len(scan.records)
     out.entries.extend(Entry(rec, m) for rec, m in zip(scan.records, models, strict=True))
 
@@ -194,5 +183,5 @@ def load_jsonl_part(
     except (OSError, NotReadable):
         return []
     scan = scan_jsonl(data, sink, base_offset=start, base_line=first_line, growing=last)
-    models = validate_records(MODELS[kind], scan.records, sink)
+    models = validate_records(model_of(kind), scan.records, sink)
     return [Entry(rec, m) for rec, m in zip(scan.records, models, strict=True)]

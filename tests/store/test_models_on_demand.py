@@ -61,11 +61,8 @@ def test_approving_an_item_reads_no_inbox(tmp_path: Path) -> None:
 
 def test_every_kind_still_has_its_model() -> None:
     from store.read.kinds import Kind
-    from store.read.loader import MODELS
+    from store.read.loader import MODEL_NAMES, model_of
 
-    assert MODELS[Kind.KPT].__name__ == "KptReport"
-    assert {k: m.__name__ for k, m in MODELS.items()} == {
-        k: MODELS.get(k).__name__  # type: ignore[union-attr]
-        for k in MODELS
-    }
-    assert len(MODELS) == len(list(MODELS)) == 11
+    assert model_of(Kind.KPT).__name__ == "KptReport"
+    assert {k: model_of(k).__name__ for k in MODEL_NAMES} == MODEL_NAMES
+    assert len(MODEL_NAMES) == 11
