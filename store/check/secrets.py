@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from store.errors import ReviewError
+from store.read.textio import as_text
 
 #: ``medium`` keeps the rules Kingfisher's authors trust (``low`` flags ordinary prose)
 CONFIDENCE: Literal["low", "medium", "high"] = "medium"
@@ -160,20 +161,14 @@ def _placeholder(secret: str, found: bytes) -> bool:
 def added_lines(before: bytes | str | None, after: bytes | str) -> list[tuple[int, str]]:
     """What a write adds: the lines of ``after`` that ``before`` lacks (counted), with their
     1-based line numbers in ``after``."""
-    old = _lines(before) if before is not None else []
-    have = Counter(old)
+    have = Counter(as_text(before).splitlines())
     out: list[tuple[int, str]] = []
-    for n, line in enumerate(_lines(after), 1):
+    for n, line in enumerate(as_text(after).splitlines(), 1):
         if have[line] > 0:
             have[line] -= 1
         else:
             out.append((n, line))
     return out
-
-
-def _lines(data: bytes | str) -> list[str]:
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text.removeprefix("\ufeff").splitlines()
 
 
 def scan_added(before: bytes | str | None, after: bytes | str, where: str = "") -> list[SecretHit]:

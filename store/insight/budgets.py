@@ -10,6 +10,7 @@ from typing import Any
 
 from store.config import BUDGET_KINDS
 from store.insight.targets import MARKDOWN, estimate_tokens, kind_of_name
+from store.read.textio import as_text
 from store.workspace import Workspace
 
 DEFAULT_BUDGETS: dict[str, int] = {
@@ -60,13 +61,6 @@ def kind_of_path(path: Path) -> str:
     if path.name.startswith("project_memory."):
         return "project_memory"
     return "skill_yaml"
-
-
-def _text(data: bytes | str | None) -> str:
-    if data is None:
-        return ""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text.removeprefix("\ufeff")
 
 
 def past_budget(budget: Budget, lines: list[str]) -> int:
@@ -155,7 +149,7 @@ def check_budget(
     check = BudgetCheck(path, kind, budget)
     if budget is None or after is None:
         return check
-    old, new = _text(before), _text(after)
+    old, new = as_text(before), as_text(after)
     check.before, check.after = budget.measure(old), budget.measure(new)
     old_lines, new_lines = old.splitlines(), new.splitlines()
     outside_before = Counter(old_lines[past_budget(budget, old_lines) :])

@@ -12,7 +12,7 @@ from pathlib import Path
 from store.ledger import Ledger
 from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
-from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
+from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, as_text, looks_binary, read_regular
 from store.read.yamlload import load_yaml
 from store.workspace import Workspace, walk_files
 
@@ -317,10 +317,10 @@ def read_target(tf: TargetFile) -> TargetText:
         t.error = str(getattr(exc, "strerror", None) or exc)
         return t
     t.size, t.mtime = len(data), st.st_mtime
-    if b"\x00" in data[:8192]:
+    if looks_binary(data):
         t.error = "binary file"
         return t
-    t.text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    t.text = as_text(data)
     t.lines = t.text.splitlines()
     if tf.path.suffix.lower() in MARKDOWN:
         t.rules = markdown_rules(t.lines, tf.path)

@@ -150,6 +150,12 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
 
+def as_text(data: bytes | str | None) -> str:
+    """Text to compare or measure, never refused: bad UTF-8 replaced, a BOM dropped."""
+    text = (data or b"").decode("utf-8", "replace") if not isinstance(data, str) else data
+    return text.removeprefix("\ufeff")
+
+
 def decode(data: bytes, sink: DiagnosticSink) -> str:
     """Decode UTF-8 (a BOM is accepted); invalid bytes are reported with their line."""
     data = data.removeprefix(b"\xef\xbb\xbf")
