@@ -5,11 +5,10 @@ file and line."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 from store.errors import cannot_read
 
@@ -73,6 +72,17 @@ BUDGET_KINDS: dict[str, str] = {
 
 
 def default_config_path() -> Path:
+    """``config.toml`` in platformdirs' user config directory. On Linux with an absolute
+    ``$HOME``, its XDG rule read here: every command asks, and importing platformdirs cost
+    a search ~4 ms (a test holds the two to the same answers)."""
+    home, xdg = os.environ.get("HOME", ""), os.environ.get("XDG_CONFIG_HOME", "")
+    android = hasattr(sys, "getandroidapilevel") or "ANDROID_DATA" in os.environ
+    if sys.platform == "linux" and os.path.isabs(home) and not android:
+        return Path(
+            xdg if os.path.isabs(xdg) else os.path.join(home, ".config"), "hurikaeri", "config.toml"
+        )
+    import platformdirs
+
     return Path(platformdirs.user_config_dir("hurikaeri")) / "config.toml"
 
 
