@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,28 +34,45 @@ class ConfigError(Exception):
     """The config file cannot be used; the message names the file (and line)."""
 
 
-@dataclass(slots=True)
 class Config:
-    path: Path | None = None
-    root: Path | None = None
-    paths: dict[str, list[Path]] = field(default_factory=dict)
-    allowed_dirs: list[Path] = field(default_factory=list)
-    keys: dict[str, str] = field(default_factory=dict)
-    theme: str | None = None
-    #: project directories whose CLAUDE.md, rules, AGENTS.md and skills are targets
-    projects: list[Path] = field(default_factory=list)
-    #: ``[budgets]``: a target kind's budget, in its unit (see ``BUDGET_KINDS``)
-    budgets: dict[str, int] = field(default_factory=dict)
-    #: ``[targets] stale_days``: a rule untouched this long is flagged (``None``: default)
-    stale_days: int | None = None
-    #: ``reviewer``: who this person is in a team's ledgers (else git's user.email)
-    reviewer: str | None = None
-    #: ``[review] agent_decisions = "allow"``: decisions may run inside an agent's session
-    #: (honoured only from the config file at its default place: see store.tx.agents)
-    agent_decisions: bool = False
-    #: the file a theme chosen in the app is remembered in (the file read, or the default
-    #: one when there was none; ``None``: nowhere, e.g. a config built in code)
-    save_to: Path | None = None
+    """The settings (a plain class: a dataclass's module cost a search ~6 ms to import)."""
+
+    def __init__(
+        self,
+        *,
+        path: Path | None = None,
+        root: Path | None = None,
+        paths: dict[str, list[Path]] | None = None,
+        allowed_dirs: list[Path] | None = None,
+        keys: dict[str, str] | None = None,
+        theme: str | None = None,
+        projects: list[Path] | None = None,
+        budgets: dict[str, int] | None = None,
+        stale_days: int | None = None,
+        reviewer: str | None = None,
+        agent_decisions: bool = False,
+        save_to: Path | None = None,
+    ) -> None:
+        self.path = path
+        self.root = root
+        self.paths = paths or {}
+        self.allowed_dirs = allowed_dirs or []
+        self.keys = keys or {}
+        self.theme = theme
+        #: project directories whose CLAUDE.md, rules, AGENTS.md and skills are targets
+        self.projects = projects or []
+        #: ``[budgets]``: a target kind's budget, in its unit (see ``BUDGET_KINDS``)
+        self.budgets = budgets or {}
+        #: ``[targets] stale_days``: a rule untouched this long is flagged (``None``: default)
+        self.stale_days = stale_days
+        #: ``reviewer``: who this person is in a team's ledgers (else git's user.email)
+        self.reviewer = reviewer
+        #: ``[review] agent_decisions = "allow"``: decisions may run inside an agent's session
+        #: (honoured only from the config file at its default place: see store.tx.agents)
+        self.agent_decisions = agent_decisions
+        #: the file a theme chosen in the app is remembered in (the file read, or the default
+        #: one when there was none; ``None``: nowhere, e.g. a config built in code)
+        self.save_to = save_to
 
 
 #: The target kinds a ``[budgets]`` entry may name, and the unit of each.

@@ -4,9 +4,8 @@ docs/command-line.md "TAKT facets")."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Source = Literal["section map", "beside", "package", "project", "user", "built-in"]
 #: TAKT's languages (``Language`` in its config types); ``en`` is its default.
@@ -93,8 +92,7 @@ def in_takt_tree_support(path: Path, top: Path) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class PieceHome:
+class PieceHome(NamedTuple):
     """The facet directories of the tree a piece lies in, and which layer they are."""
 
     layer: Source

@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
@@ -69,9 +68,9 @@ class LedgerLike(Protocol):
     def states(self) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One line of the results: a record, or a group of near-identical ones."""
+class Hit(NamedTuple):
+    """One line of the results: a record, or a group of near-identical ones (named tuples,
+    not dataclasses: that module cost a warm search ~6 ms to import)."""
 
     kind: str
     id: str
@@ -79,7 +78,7 @@ class Hit:
     line: int
     score: float
     title: str
-    count: int
+    count: int  # type: ignore[assignment]  # (tuple's count() is not used on a hit)
     """How many matching records this hit stands for (the same learning, recorded again)."""
     tier: int
     record: SearchRecord
@@ -103,10 +102,9 @@ class Hit:
         }
 
 
-@dataclass
-class SearchResult:
+class SearchResult(NamedTuple):
     query: Query | None
-    hits: list[Hit] = field(default_factory=list)
+    hits: list[Hit] = []  # (one list for every empty result: never changed in place)
     total: int = 0
     """Matching records."""
     exact: bool = True

@@ -464,16 +464,14 @@ async def test_counted_groups_put_the_rows_in_again(
 ) -> None:
     """When the counting after a pause finds a group standing for fewer records than the
     typed search said, the rows show the counted "×N"."""
-    from dataclasses import replace
-
     real = WorkspaceSearch.search
 
     def recount(self: WorkspaceSearch, text: Any, limit: int = 100, **kw: Any) -> Any:
         got = real(self, text, limit, **kw)
         if kw.get("count", True) or not got.hits:
             return got
-        hits = [replace(got.hits[0], count=got.hits[0].count + 5), *got.hits[1:]]
-        return replace(got, hits=hits, counted=False)  # typed: the first group over-counted
+        hits = [got.hits[0]._replace(count=got.hits[0].count + 5), *got.hits[1:]]
+        return got._replace(hits=hits, counted=False)  # typed: the first group over-counted
 
     app = make_app(demo_root)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -493,8 +491,6 @@ async def test_counting_after_a_pause_never_replaces_a_newer_query(
     """The pause that counts the shown results' matches can come while a newer query is
     still being searched (a slow search): the newer one is answered, not dropped for the
     count of the older."""
-    from dataclasses import replace
-
     import screens.search.screen as search_screen
 
     real = WorkspaceSearch.search
@@ -506,7 +502,7 @@ async def test_counting_after_a_pause_never_replaces_a_newer_query(
             return got
         if str(text) == "rotation":
             paused.wait(120)  # slower than the pause
-        return replace(got, counted=False)  # typed: counted at the pause
+        return got._replace(counted=False)  # typed: counted at the pause
 
     show_preview = SearchScreen.show_preview
 
