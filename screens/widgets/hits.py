@@ -121,7 +121,7 @@ def hit_project(hit: Hit, index: Engine | None, listed: WorkspaceIndex | None = 
     session = listed.sessions.get(session_key(rec.session_id, "")) if listed else None
     if session is not None and session.project:
         return session.project
-    return index.index.session(rec.session_id)[0] if index is not None else ""
+    return index.index.project(rec.session_id) if index is not None else ""
 
 
 def hit_state(hit: Hit, index: WorkspaceIndex) -> str:

@@ -1,13 +1,7 @@
-"""A query on the tantivy index: tiers, filters, grouping, highlighting.
-
-Tiers, best first, each a tantivy query holding the one before: exact (the word, the phrase
-of the words, a CJK string), prefix (every word where a word starts), substring (a word of
-three characters or more inside a word), and fuzzy (a typo away), looked for only when the
-others hold fewer hits than asked for. Within a tier, titles holding every word first, then
-the static rank. Filters are queries made at each search: review states from the ledger as
-it is now, so a decision made a second ago is searchable; ``project:`` and ``outcome:``
-joined over a session's records (a KPT report names no project: its summary does).
-"""
+"""A query on the tantivy index. Tiers, best first, each holding the one before: exact,
+prefix (where a word starts), substring (inside a word, 3+ characters) and fuzzy (a typo away,
+only when the others hold too few); in a tier, titles holding every word first, then the
+static rank. Filters are made at each search: the ledger's states as they are now."""
 
 from __future__ import annotations
 
@@ -86,8 +80,7 @@ class Hit(NamedTuple):
     snippet: str = ""
     snippet_spans: tuple[tuple[int, int], ...] = ()
     ref: Any = None
-    """The hit's near-duplicate group (0: none), or the groups of near-identical wordings
-    it stands for (a tuple), for :meth:`Engine.group_records`."""
+    """Its near-duplicate group (0: none), or a tuple of them (:meth:`Engine.group_records`)."""
 
     def as_json(self, line: int | None = None) -> dict[str, Any]:
         return {
@@ -112,11 +105,7 @@ class SearchResult(NamedTuple):
     elapsed: float = 0.0
     text: str = ""
     counted: bool = True
-    """Everything counted; ``False`` while typing when the total is "about" or a group's
-    ×N is its size (the count follows at the pause)."""
-
-
-# -- queries -----------------------------------------------------------------------------------
+    """``False`` while typing: the total is "about", a ×N a group's size (counted at the pause)."""
 
 
 def esc(text: str) -> str:
@@ -148,10 +137,8 @@ def _records() -> Any:
     return _without(Q.all_query(), Q.term_query(S, "kind", MANIFEST))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=512)  # compiling an automaton costs as much as running it, at every key
 def _re(fld: str, pattern: str) -> Any:
-    """A regex query, kept: compiling its automaton costs about as much as running it, and
-    the words before the one being typed are asked for again at every key."""
     return Q.regex_query(S, fld, pattern)
 
 
@@ -162,8 +149,7 @@ def _fuzzy(text: str) -> Any:
 
 @lru_cache(maxsize=256)
 def cjk_query(t: str, one: str = "u", two: str = "g") -> Any:
-    """Records holding the CJK string ``t``: its character, its pair, or the phrase of its
-    pairs (each pair at the next position: the string itself, within one run)."""
+    """Records holding the CJK string ``t``: its character, its pair, or its pairs' phrase."""
     if len(t) == 1:
         return Q.term_query(S, one, t)
     if len(t) == 2:
@@ -179,8 +165,7 @@ class Term(NamedTuple):
     """``word``, ``compound``, ``cjk`` or ``parts`` (words with other punctuation)."""
 
     def start(self, ex: Expansion | None = None) -> Any:
-        """Where a word starts (a CJK string: anywhere). With ``ex``, the terms the
-        vocabulary expands it to (while typing: at most ``vocab.CAP``)."""
+        """Where a word starts (CJK: anywhere); with ``ex``, as the vocabulary expands it."""
         t = self.text
         if self.kind in ("word", "compound"):
             f = self.kind[0]
@@ -191,15 +176,13 @@ class Term(NamedTuple):
 
     @property
     def midword(self) -> bool:
-        """Whether it is looked for inside words too."""
         return MIDWORD_MIN <= len(self.text) <= TOKEN_MAX and self.kind in ("word", "compound")
 
     def inside(self, ex: Expansion | None = None) -> Any | None:
         """Inside a word only (``None``: not looked for there)."""
-        t = self.text
         if not self.midword:
             return None
-        f = self.kind[0]
+        t, f = self.text, self.kind[0]
         return ex.query(f, t, inside=True) if ex else _re(f, ".+" + esc(t) + ".*")
 
     def whole(self, ex: Expansion | None = None) -> Any:
@@ -243,8 +226,7 @@ def fuzzy_distance(term: str) -> int:
 
 
 def analyse(text: str) -> Term | None:
-    """The kind of a query word; one longer than an index token is looked up by its head
-    (words longer than that are indexed by theirs: :func:`store.search.index.make_doc`)."""
+    """The kind of a query word; a word longer than a token is looked up by its head."""
     text = text[:TOKEN_MAX]
     parts = word_parts(text)
     if not parts:
@@ -282,9 +264,6 @@ def _contains(text: str) -> Any:
     return _and([_contains(p) for p in word_parts(text)])
 
 
-# -- the engine --------------------------------------------------------------------------------
-
-
 class Engine:
     """Searches of one :class:`SearchIndex`."""
 
@@ -314,7 +293,15 @@ class Engine:
             s = self._reading = Reading(self.index.searcher())
         try:
             filt = self._filters(s, q.filters, ledger)
-            hits, total, exact = self._search(s, q, filt, limit, spans, count)
+            terms = [t for t in map(analyse, dict.fromkeys(q.terms)) if t is not None]
+            ex = None
+            if not count:
+                from store.search.vocab import Expansion
+
+                ex = Expansion(self.vocabulary())
+            hits, total, exact = self._tiers(s, q, terms, filt, limit, spans, count, ex)
+            if ex is not None and ex.capped:  # some word stood for more terms than were asked
+                total, exact = ex.estimate(total, len(self.index)), False
         except ValueError:  # a query tantivy cannot run (a regex too large): nothing found
             hits, total, exact = [], 0, True
         return SearchResult(
@@ -328,18 +315,6 @@ class Engine:
             counted=exact and (count or all(h.count == 1 for h in hits)),
         )
 
-    # -- tiers ---------------------------------------------------------------------------
-
-    def _search(
-        self, s: Any, q: Query, filt: list[Any], limit: int, spans: bool, count: bool
-    ) -> tuple[list[Hit], int, bool]:
-        terms = [t for t in map(analyse, dict.fromkeys(q.terms)) if t is not None]
-        ex = None if count else self._expansion()
-        hits, total, exact = self._tiers(s, q, terms, filt, limit, spans, count, ex)
-        if ex is not None and ex.capped:  # some word stood for more terms than were asked
-            return hits, ex.estimate(total, len(self.index)), False
-        return hits, total, exact
-
     def vocabulary(self) -> Vocab:
         """The index's terms, read when first needed (and after each build)."""
         index = self.index
@@ -350,11 +325,6 @@ class Engine:
             v = self._vocab = Vocab.read(index.searcher(), index.builds)
         v.refresh(index.new_terms)
         return v
-
-    def _expansion(self) -> Expansion:
-        from store.search.vocab import Expansion
-
-        return Expansion(self.vocabulary())
 
     def _tiers(
         self,
@@ -412,16 +382,12 @@ class Engine:
         s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int, exact: bool = True
     ) -> tuple[list[tuple[int, int, Any, int]], int, Counter[int] | None]:
         """(tier, title bonus, address, group) of the best ``limit`` groups of ``matching``,
-        how many records match, and when ``exact`` and all were collected, how many of them
-        each group holds (else ``None``: :meth:`_hits` counts them). One search: each class
-        a constant score (the tiers hold one another, so a record's score says its tier and
-        whether its title holds the words); records of one score in the order of their
-        static rank (not ``exact``, while typing: of those tantivy collected first, a
-        segment before another)."""
+        the records matching, and each group's count when all were collected. Each class is
+        a constant score (bits: a score says its tier and title bonus); one score in rank
+        order (while typing, not ``exact``: of those tantivy collected first)."""
         if matching is NOTHING:  # a word typed that no term of the index holds: not searched
             return [], 0, None
-        # a query given twice (a CJK string is its own prefix, and what matches) is asked
-        # once, with the weights added
+        # a query given twice (a CJK string is its own prefix) is asked once, weights added
         weights: dict[int, list[Any]] = {id(matching): [matching, 0.0]}
         for c, w in classes:
             weights.setdefault(id(c), [c, 0.0])[1] += w
@@ -444,9 +410,8 @@ class Engine:
         def best(
             hits: list[tuple[float, Any]], placed: bool = True
         ) -> list[tuple[int, int, Any, int]]:
-            """The first ``more`` groups of ``hits`` (by score), of one score by rank, of
-            one rank by place (tantivy lists ties in the order records were added), or
-            not ``placed``: as tantivy listed them (reading no record)."""
+            """The first ``more`` groups of ``hits``, by score, rank, then place (unless not
+            ``placed``: as tantivy listed them, reading no record)."""
             out: list[tuple[int, int, Any, int]] = []
             seen: set[int] = set()
             for score, part in groupby(hits, key=itemgetter(0)):
@@ -473,14 +438,12 @@ class Engine:
         # score's order by rank nor the groups' counts need another search (each walks terms)
         want = max(page, COLLECT) if exact else page
         while True:
-            # the best ``want`` records, a few per group: four times as many at each try
-            # (one search each, not one per page: each search scores every match again)
+            # four times as many at each try: each search scores every match again
             got = s.search(q, want, count=True)
             hits = got.hits
             if len(hits) < want or not exact:
-                # typed, of the first ``want`` records of many more: an order by place is
-                # no truer (the count at the pause puts them in order), and costs a read of
-                # every tied record (hundreds for one letter)
+                # typed, of many more: no order by place (the pause's count puts them in
+                # order; here it would read hundreds of tied records for one letter)
                 out = best(hits, placed=len(hits) < want)
                 if len(hits) < want and exact:  # every match: no search again to count groups
                     gists = s.fast_field_values("gist", [a for _s, a in hits])
@@ -517,9 +480,8 @@ class Engine:
         limit: int,
         terms: list[Term] | None = None,
     ) -> list[Hit]:
-        """The best ``limit`` hits of ``found``, each group's count its records ``matching``
-        (counted already, or ``None``: the group's size, while typing), near-identical
-        wordings one hit."""
+        """The best ``limit`` hits of ``found``, near-identical wordings one hit, each group's
+        count its records ``matching`` (a Counter: counted; ``None``: its size, typing)."""
         counts: Counter[int] = Counter()
         gists = sorted({g for _t, _b, _a, g in found if g})
         if isinstance(matching, Counter):
@@ -536,10 +498,10 @@ class Engine:
         out = []
         for rec, tier, bonus, ref, n in near_repeats(rows)[:limit]:
             score = round(TIER_SCORE[tier] + 0.1 * bonus, 3) if q.terms else 0.0
-            out.append(_hit(q, rec, tier, score, n, ref, spans, terms))
+            marks = _marks(q, rec, tier, terms or []) if spans and q.terms else NO_MARKS
+            head = (rec.kind, rec.id, rec.path, rec.line, score, rec.title, n, tier, rec)
+            out.append(Hit(*head, *marks, ref))
         return out
-
-    # -- filters -------------------------------------------------------------------------
 
     def _filters(
         self,
@@ -550,8 +512,7 @@ class Engine:
         out: list[Any] = []
         nots: list[Any] = []
         for f in filters:
-            fq = self._filter(s, f, ledger)
-            (nots if f.negated else out).append(fq)
+            (nots if f.negated else out).append(self._filter(s, f, ledger))
         if nots:
             out = [_without(_and(out) if out else _records(), *nots)]
         return out
@@ -580,8 +541,7 @@ class Engine:
 
     @staticmethod
     def _joined(s: Any, own: Any) -> Any:
-        """``own`` or the records of the sessions some of ``own`` belong to (a KPT report
-        names no project, its summary does; a lesson no outcome, its report does)."""
+        """``own`` or its sessions' records (a KPT report names no project, its summary does)."""
         got = s.search(own, ALL, count=False)
         sids = {v for v in s.fast_field_values("sidh", [a for _r, a in got.hits]) if v}
         if not sids:
@@ -607,8 +567,6 @@ class Engine:
             parts.append(_without(items, Q.term_set_query(S, "id", decided)) if decided else items)
         return _or(parts)
 
-    # -- groups --------------------------------------------------------------------------
-
     def group_records(self, hit: Hit, limit: int = 50) -> list[SearchRecord]:
         """The records a hit stands for (its group), best first."""
         refs = sorted(set(hit.ref)) if isinstance(hit.ref, tuple) else [hit.ref]
@@ -622,9 +580,8 @@ class Engine:
 
 
 class Reading:
-    """A searcher whose records are each read once: a run of ties is put in order by them,
-    then the hits drawn from them, and the next key's search (of the same commit) finds
-    most of them again."""
+    """A searcher reading each record once (ties are ordered by them, then the hits drawn;
+    the next key's search of the same commit finds most again)."""
 
     KEEP = 2048  # records; then forgotten at once (a key reads about a hundred)
 
@@ -645,12 +602,10 @@ class Reading:
         return rec
 
     def place(self, addr: Any) -> tuple[str, int, str]:
-        """Where a record is (its file, line and id): the order of records alike in rank."""
+        """Its file, line and id: the order of records alike in rank."""
         rec = self.record(addr)
         return rec.path, rec.line, rec.id
 
-
-# -- hits ----------------------------------------------------------------------------------------
 
 #: Wordings this alike (rapidfuzz's ratio of their gists) are one learning recorded again.
 NEAR = 92.0
@@ -664,9 +619,8 @@ Row = tuple[SearchRecord, int, int, Any, int]
 
 
 def near_repeats(rows: list[Row]) -> list[Row]:
-    """Rows of one kind whose gists are near-identical wordings as one row, the first,
-    counting them all (the index groups only gists the same once normalised; this is done
-    over a page of hits, so it costs a page's comparisons)."""
+    """Rows of one kind with near-identical gists as the first of them, counting all (the
+    index groups only equal gists; this costs a page's comparisons)."""
     from rapidfuzz import fuzz, process
 
     kept: list[Row] = []
@@ -706,49 +660,24 @@ def close_words(text: str, terms: Sequence[Term]) -> list[str]:
     return sorted(out)
 
 
-def _hit(
-    q: Query,
-    rec: SearchRecord,
-    tier: int,
-    score: float,
-    count: int,
-    group: int,
-    spans: bool,
-    terms: Sequence[Term] | None,
-) -> Hit:
-    tspans: list[tuple[int, int]] = []
-    snip = ""
-    sspans: list[tuple[int, int]] = []
-    if spans and q.terms:
-        words = list(dict.fromkeys(q.terms))
-        fz = (
-            close_words(normalize(rec.search_text()[:MAX_TEXT]), terms or [])
-            if tier == FUZZY
-            else []
-        )
-        tspans = highlight_spans(rec.title, words) or fuzzy_spans(rec.title, fz)
-        if not tspans:
-            for value in rec.values():
-                value = value[:MAX_TEXT]  # highlighting reads no further
-                norm = normalize(value)
-                if not any(t in norm for t in words) and not any(w in norm for w in fz):
-                    continue
-                found = highlight_spans(value, words) or fuzzy_spans(value, fz)
-                if found:
-                    snip, sspans = snippet(value, found)
-                    break
-    return Hit(
-        rec.kind,
-        rec.id,
-        rec.path,
-        rec.line,
-        score,
-        rec.title,
-        count,
-        tier,
-        rec,
-        tuple(tspans),
-        snip,
-        tuple(sspans),
-        group,
-    )
+Spans = tuple[tuple[int, int], ...]
+Marks = tuple[Spans, str, Spans]
+NO_MARKS: Marks = ((), "", ())
+
+
+def _marks(q: Query, rec: SearchRecord, tier: int, terms: Sequence[Term]) -> Marks:
+    """Title spans of the words, else a snippet of the first value holding them, its spans."""
+    words = list(dict.fromkeys(q.terms))
+    fz = close_words(normalize(rec.search_text()[:MAX_TEXT]), terms) if tier == FUZZY else []
+    tspans = highlight_spans(rec.title, words) or fuzzy_spans(rec.title, fz)
+    if tspans:
+        return tuple(tspans), "", ()
+    for value in rec.values():
+        value = value[:MAX_TEXT]  # highlighting reads no further
+        norm = normalize(value)
+        if any(t in norm for t in words) or any(w in norm for w in fz):
+            found = highlight_spans(value, words) or fuzzy_spans(value, fz)
+            if found:
+                snip, sspans = snippet(value, found)
+                return (), snip, tuple(sspans)
+    return NO_MARKS

@@ -1,6 +1,4 @@
-"""Fuzzy search across everything a workspace holds (the parts: docs/search.md), and
-:class:`WorkspaceSearch`, the app's handle: one per ``WorkspaceIndex``.
-"""
+"""Search across a workspace (docs/search.md), and :class:`WorkspaceSearch`, the app's handle."""
 
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from store.search.query import Query
 from store.search.scan import iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
-    from store.index.workspace_index import IndexedFile, WorkspaceIndex
+    from store.index.workspace_index import WorkspaceIndex
     from store.workspace import Workspace
 
 __all__ = [
@@ -48,8 +46,7 @@ def resolve_line(rec: SearchRecord) -> int:
     if got is not None:
         return got
     name, _, value = rec.anchor.partition(": ")
-    # the indent is spaces and tabs only: ``^\s*`` ran on over blank lines, from each of
-    # them (quadratic in a run of blank lines) and matched at the first of them
+    # the indent is spaces and tabs: ``^\s*`` ran over blank lines (quadratic) to the first
     pattern = re.compile(
         rf"^[ \t]*(?:-\s+)?{re.escape(name)}:\s*[\"']?{re.escape(value[:40])}", re.MULTILINE
     )
@@ -71,10 +68,8 @@ def resolve_line(rec: SearchRecord) -> int:
 def open_index(
     ws: Workspace, *, progress: Callable[[int, int], None] | None = None
 ) -> tuple[Engine, dict[str, int]]:
-    """The index of ``ws``, brought in step with its files: built when new or made for
-    another schema or workspace, else the changed files re-read. While another process
-    writes it, this one waits, then reads it as it is (or, when there is none it can use,
-    builds one in memory)."""
+    """The index of ``ws`` brought in step with its files (built, or changed files re-read).
+    While another process writes it, waits, then reads it as is (or builds one in memory)."""
     files = scan_workspace(ws)
     index = open_workspace_index(ws)
     parse = functools.partial(iter_parsed, ws, progress=progress)
@@ -90,14 +85,9 @@ def open_index(
     return Engine(index), stats
 
 
-def _stamp(f: IndexedFile) -> Stamp | None:
-    return (f.stamp.size, f.stamp.mtime_ns) if f.stamp is not None else None
-
-
 class WorkspaceSearch:
-    """The search index of a :class:`WorkspaceIndex`, kept in step with its files (before
-    it has loaded them), then file by file as the watcher reports changes. Thread-safe;
-    ``ensure`` and ``sync`` may take long (a worker thread)."""
+    """The search index of a :class:`WorkspaceIndex`, kept in step with its files, then as the
+    watcher reports changes. Thread-safe; ``ensure`` and ``sync`` may take long (a worker)."""
 
     def __init__(self, wi: WorkspaceIndex) -> None:
         self.wi = wi
@@ -106,7 +96,7 @@ class WorkspaceSearch:
         self._lock = threading.RLock()
 
     def ensure(self) -> Engine | None:
-        """The index, opened (and built or brought in step with the files on disk)."""
+        """The index, opened (built or brought in step with the files)."""
         with self._lock:
             if self.index is None:
                 self.index, _stats = open_index(self.ws)
@@ -133,7 +123,7 @@ class WorkspaceSearch:
                     if p in index.stamps:
                         changes.append((p, None, None))
                     continue
-                st = _stamp(f)
+                st = (f.stamp.size, f.stamp.mtime_ns) if f.stamp is not None else None
                 if st is not None and index.stamps.get(p) == st:
                     continue
                 read, recs = load_records(Path(p), f.kind, f.display)
@@ -158,8 +148,7 @@ _HANDLES_LOCK = threading.Lock()
 
 
 def search_for(wi: WorkspaceIndex) -> WorkspaceSearch:
-    """The one :class:`WorkspaceSearch` of a workspace index (the screen and the command
-    palette share it)."""
+    """The one :class:`WorkspaceSearch` of a workspace index (screen and palette share it)."""
     with _HANDLES_LOCK:
         got = _HANDLES.get(wi)
         if got is None:

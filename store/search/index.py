@@ -1,8 +1,6 @@
-"""The search index on disk: a tantivy index under ``.hurikaeri/search-v<N>/``, one document
-per :class:`SearchRecord` (its fields: :func:`_schema`; the design: docs/search.md, "The
-index"). A manifest document in the same commit as the records names the schema, the
-workspace and every file's identity, so after a crash the index and its manifest agree.
-"""
+"""The search index: tantivy under ``.hurikaeri/search-v<N>/``, a document per record
+(docs/search.md, "The index"). A manifest document, committed with the records, names the
+schema, the workspace and every file's identity: after a crash the two agree."""
 
 from __future__ import annotations
 
@@ -70,6 +68,7 @@ def _schema() -> tantivy.Schema:
 
 
 SCHEMA_OBJ = _schema()
+LONG = tantivy.Filter.remove_long(4 * TOKEN_MAX + 1)  # bytes: 4 per character
 Q_MANIFEST = tantivy.Query.term_query(SCHEMA_OBJ, "kind", MANIFEST)
 #: The query of a word no term stands for (this object: what holds it is not searched).
 NOTHING = tantivy.Query.empty_query()
@@ -79,20 +78,8 @@ KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 SORTED: dict[str, Any] = {"sort_by_field": "rank", "sort_order": tantivy.Order.Desc}
 
 
-def _register(index: tantivy.Index) -> None:
-    analyzer = (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
-        .filter(tantivy.Filter.remove_long(4 * TOKEN_MAX + 1))  # bytes: 4 per character
-        .build()
-    )
-    index.register_tokenizer("hk", analyzer)
-
-
 class IndexBusy(Exception):
     """Another process holds the writer."""
-
-
-# -- records as documents ----------------------------------------------------------------------
 
 
 def date_number(text: str) -> int:
@@ -104,8 +91,7 @@ def date_number(text: str) -> int:
 
 
 def index_text(rec: SearchRecord) -> str:
-    """The normalised text indexed: its first :data:`~store.search.text.MAX_TEXT` characters
-    and, when cut, its title."""
+    """The normalised text indexed: its first ``MAX_TEXT`` characters (and when cut, its title)."""
     text = rec.search_text()
     if len(text) > MAX_TEXT:
         text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
@@ -113,8 +99,7 @@ def index_text(rec: SearchRecord) -> str:
 
 
 def cjk_terms(norm: str) -> tuple[str, str]:
-    """The distinct CJK characters of ``norm``, and the neighbouring pairs of each run, runs
-    apart by ``|`` (no phrase crosses runs)."""
+    """The distinct CJK characters of ``norm``, and each run's pairs (runs apart by ``|``)."""
     runs = _cjk_runs().findall(norm)
     pairs = (" ".join(map(str.__add__, run, run[1:])) for run in runs if len(run) > 1)
     return " ".join(set("".join(runs))), " | ".join(pairs)
@@ -126,10 +111,9 @@ _UUID = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 
 def pack_record(rec: SearchRecord) -> bytes:
-    """A record as stored: its strings joined by a unit separator (a JSON list if one holds
-    it), a title or gist found among the fields given as its field's number, a session id
-    that is a UUID as its 16 bytes after the text and a 0xff (never a byte of UTF-8): random
-    hex is most of what the store's compression leaves of it."""
+    """A record as stored: its strings joined by a unit separator (JSON if one holds it), a
+    title or gist among the fields as its number, a UUID session id as 16 bytes and a 0xff
+    (random hex is most of what the store's compression leaves)."""
     values = rec.fields[1::2]
     t = next((k for k, v in enumerate(values) if first_line(v) == rec.title), -1)
     g = values.index(rec.gist) if rec.gist in values else -1
@@ -176,8 +160,7 @@ def sid_hash(sid: str) -> int:
 
 
 def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
-    """The fields of a record's document (``gist``: its :func:`group_hash`), but for its
-    group's size in the rank (:func:`make_doc`): made in the parsing workers."""
+    """A record's document fields (``gist``: its :func:`group_hash`), in a parsing worker."""
     day = date_number(rec.date)
     norm = index_text(rec)
     words, compounds = index_terms(norm)
@@ -209,9 +192,8 @@ def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
     return fields
 
 
+#: A parsing worker's records: the first one's line, their fields (marshal), each group's size.
 Packed = tuple[int, bytes, Counter[int]]
-"""Records as a parsing worker hands them to the build: the first one's line, their
-documents' fields (marshal: written to the build's spool as they are), each group's size."""
 
 
 def pack(recs: list[SearchRecord]) -> Packed:
@@ -225,8 +207,7 @@ def unpack(packed: Packed) -> list[SearchRecord]:
 
 
 def make_doc(fields: dict[str, Any], size: int) -> tantivy.Document:
-    """The document of :func:`doc_fields` in a group of ``size`` (the bigger, the higher
-    its rank). What its session adds is joined at query time."""
+    """The document of :func:`doc_fields` in a group of ``size`` (the bigger, the higher)."""
     fields["rank"] |= min(size, 0x7FFF) << 48
     try:
         return tantivy.Document.from_dict(fields, SCHEMA_OBJ)
@@ -251,16 +232,12 @@ def _whole(value: Any) -> Any:
 
 
 def rank_of(rec: SearchRecord, d: int) -> int:
-    """Static rank, higher first, but for the group's size above it (:func:`make_doc`):
-    newer (``d``: its :func:`date_number`), the kind's place in :data:`KINDS`, an earlier
-    line (of 2M: every line of a lessons file of 100,000 has its own)."""
+    """Static rank, below the group's size (:func:`make_doc`): newer (``d``), the kind's
+    place in :data:`KINDS`, an earlier line (of 2M)."""
     kind = KIND_CODE.get(rec.kind, 31)
     day = (d // 10000) * 372 + (d // 100 % 100) * 31 + d % 100  # in order, 22 bits
     line = 0x1FFFFF - min(rec.line, 0x1FFFFF)
     return (day << 26) | ((31 - kind) << 21) | line
-
-
-# -- the index -------------------------------------------------------------------------------
 
 
 def identity(ws: Workspace) -> dict[str, Any]:
@@ -276,8 +253,8 @@ def identity(ws: Workspace) -> dict[str, Any]:
 
 
 def digest(ident: dict[str, Any], stamps: dict[str, Stamp]) -> int:
-    """What an index reflects, its identity and its files' (in their order), in 64 bits: kept
-    as the manifest's ``rank``, a warm search whose scan gives the same reads nothing more."""
+    """Identity and files (in their order) in 64 bits: a warm search that scans the same
+    as the manifest's reads nothing more."""
     text = "\0".join([json.dumps(ident, sort_keys=True), *stamps])
     data = text.encode("utf-8", "surrogatepass")
     # (a tuple of ints hashes alike in every process: only str and bytes hashes are salted)
@@ -286,9 +263,8 @@ def digest(ident: dict[str, Any], stamps: dict[str, Stamp]) -> int:
 
 
 def remove_old_files(state_dir: Path) -> None:
-    """Remove the search caches of earlier versions: the custom container's files
-    (``search-cache-v*.bin``/``.json``) and other schemas' ``search-v<N>`` (by name: glob's
-    patterns cost a warm search 0.7 ms to compile)."""
+    """Remove the custom container's ``search-cache-v*`` and other schemas' ``search-v<N>``
+    (by name: glob's patterns cost a warm search 0.7 ms to compile)."""
     with contextlib.suppress(OSError):
         for name in os.listdir(state_dir):
             cache = name.startswith("search-cache-v") and name.endswith((".bin", ".json"))
@@ -308,27 +284,22 @@ class SearchIndex:
         self.lock = threading.RLock()
         self._stamps: dict[str, Stamp] | None = None
         self._ident: dict[str, Any] = {}
-        self.builds = 0
-        """Full builds made by this process (each one another vocabulary: ``vocab.Vocab``)."""
+        self.builds = 0  # full builds by this process (each another ``vocab.Vocab``)
+        # words and compound terms of the records added since the last build
         self.new_terms: dict[str, set[str]] = {"w": set(), "c": set()}
-        """Words and compound terms of the records added since the last build."""
         self._writer: Any = None
         self._searcher: Any = None
-        self._session_memo: dict[str, tuple[str, str]] = {}
-        """:meth:`session`'s answers since the last commit (a row of hits asks per hit)."""
-        self.digest: list[int] = []
-        """The manifest's :func:`digest` (a list: empty without one)."""
+        self._projects: dict[str, str] = {}  # :meth:`project`'s, since the last commit
+        self.digest: list[int] = []  # the manifest's :func:`digest`, or none
         self._read_manifest()
 
     def _read_manifest(self) -> None:
         self._manifest = self.searcher().search(Q_MANIFEST, 1).hits
         self.digest = self.searcher().fast_field_values("rank", [a for _s, a in self._manifest])
 
-    # -- opening -------------------------------------------------------------------------
-
     @classmethod
     def open(cls, where: Path | None) -> SearchIndex:
-        """The index in ``where`` (created when absent; ``None``: in memory)."""
+        """The index in ``where`` (made when absent or foreign; ``None``: in memory)."""
         if where is not None:
             where.mkdir(parents=True, exist_ok=True)
             try:
@@ -339,7 +310,8 @@ class SearchIndex:
                 index = tantivy.Index(SCHEMA_OBJ, str(where), reuse=False, **SORTED)
         else:
             index = tantivy.Index(SCHEMA_OBJ, **SORTED)
-        _register(index)
+        hk = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+        index.register_tokenizer("hk", hk.filter(LONG).build())
         return cls(index)
 
     def searcher(self) -> Any:
@@ -352,8 +324,7 @@ class SearchIndex:
 
     @property
     def stamps(self) -> dict[str, Stamp]:
-        """Identity of every file the index reflects (path → (size, mtime_ns)), read from the
-        manifest when first asked for (a warm search compares only its :func:`digest`)."""
+        """Path → (size, mtime_ns) of each file indexed, read when first asked for."""
         if self._stamps is None:
             self._stamps = {}
             with contextlib.suppress(ValueError, EOFError, TypeError, IndexError):
@@ -377,11 +348,8 @@ class SearchIndex:
         manifest = s.search(Q_MANIFEST, 1).count
         return int(s.num_docs - manifest)
 
-    # -- writing -------------------------------------------------------------------------
-
     def writer(self) -> Any:
-        """This process's writer; :class:`IndexBusy` when another process holds it longer
-        than :data:`WRITER_WAIT` seconds."""
+        """This process's writer; :class:`IndexBusy` after ``WRITER_WAIT`` s of another's."""
         if self._writer is not None:
             return self._writer
         deadline = time.monotonic() + WRITER_WAIT
@@ -399,16 +367,15 @@ class SearchIndex:
             return self._writer
 
     def _catch_up(self) -> bool:
-        """Read the manifest again once the writer is held: when another process committed
-        since it was read, its files are the ones written on (a write from the older view
-        would put back what that process removed, or lose what it added). Whether it had."""
+        """Read the manifest again with the writer held: whether another process committed
+        since (a write from the older view would undo what it did)."""
         seen = self.digest
         self._searcher = None
         self._read_manifest()
         if self.digest == seen:
             return False
         self._stamps = None
-        self._session_memo = {}
+        self._projects = {}
         return True
 
     def close_writer(self) -> None:
@@ -419,8 +386,7 @@ class SearchIndex:
                     w.wait_merging_threads()
 
     def _commit(self, w: Any, order: Iterable[str] = ()) -> None:
-        """Commit, with the manifest: its files in ``order`` (a scan's: its digest is then
-        the next scan's), those not in it after."""
+        """Commit with the manifest, its files in ``order`` (a scan's), those not in it after."""
         stamps = self._stamps = {p: self.stamps[p] for p in order if p in self.stamps} | self.stamps
         self.digest = [digest(self._ident, stamps)]
         manifest = marshal.dumps((self._ident, stamps))
@@ -429,11 +395,10 @@ class SearchIndex:
         w.add_document(tantivy.Document.from_dict(fields, SCHEMA_OBJ))
         w.commit()
         self._searcher = None
-        self._session_memo = {}
+        self._projects = {}
 
     def write_manifest(self, order: Iterable[str]) -> None:
-        """The manifest again, its files in ``order``, unless another process writes or has
-        written since it was read (then its manifest stands)."""
+        """The manifest again, its files in ``order``, unless another process writes or wrote."""
         with self.lock, contextlib.suppress(ValueError, OSError):
             if self._writer is None:
                 self._writer = self.tindex.writer(WRITER_HEAP, 1)
@@ -447,9 +412,8 @@ class SearchIndex:
         files: Iterable[tuple[str, Stamp, list[SearchRecord] | Packed]],
         order: Iterable[str] = (),
     ) -> None:
-        """Everything anew from ``files`` (path, identity, records; a big file may come in
-        parts, each with the file's path), in one commit: until it is made, readers see
-        the index as it was."""
+        """Everything anew from ``files`` (path, identity, records; a big file in parts), in
+        one commit: until then readers see the index as it was."""
         import tempfile  # (a build's: not for a warm search)
 
         with self.lock, tempfile.TemporaryFile() as spool:
@@ -458,8 +422,7 @@ class SearchIndex:
             self._stamps = {}
             self.builds += 1
             self.new_terms = {"w": set(), "c": set()}
-            # the records go to a spool as they are parsed (in bounded memory), the size of
-            # each group of near duplicates counted: their rank is known when read back
+            # records go to a spool as parsed (bounded memory), groups counted for the rank
             sizes: Counter[int] = Counter()
             # path → (first line, spool offset, bytes) of each part
             parts: dict[str, list[tuple[int, int, int]]] = {}
@@ -469,8 +432,7 @@ class SearchIndex:
                 sizes.update(groups)
                 parts.setdefault(path, []).append((line, spool.tell(), len(data)))
                 spool.write(data)
-            # added a file at a time, its parts in order: records of one rank keep that order
-            # (tantivy sorts each segment by rank; a tie, or two segments, go by the order)
+            # a file at a time, its parts in order: ties of rank keep the order (tantivy's)
             for _line, at, n in (p for file_parts in parts.values() for p in sorted(file_parts)):
                 spool.seek(at)
                 for fields in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
@@ -484,21 +446,14 @@ class SearchIndex:
         got = s.search(query, limit, count=False)
         return [unpack_record(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
 
-    def session(self, sid: str) -> tuple[str, str]:
-        """(project, outcome) of a session, joined over its records (a KPT report names no
-        project, its summary does). Remembered until the next commit, which drops the memo."""
-        got = self._session_memo.get(sid) if sid else ("", "")
+    def project(self, sid: str) -> str:
+        """A session's project, from any of its records (a KPT report names none)."""
+        got = self._projects.get(sid) if sid else ""
         if got is None:
-            project = outcome = ""
-            for r in self.records_where(
-                tantivy.Query.term_query(SCHEMA_OBJ, "sidh", sid_hash(sid))
-            ):
-                if r.session_id != sid:  # (another session of the same 40-bit hash)
-                    continue
-                project = project or r.project
-                if r.kind == "report" and not outcome:
-                    outcome = next((f[8:] for f in r.facets if f.startswith("outcome=")), "")
-            got = self._session_memo[sid] = (project, outcome)
+            q = tantivy.Query.term_query(SCHEMA_OBJ, "sidh", sid_hash(sid))
+            # (records of another session of the same 40-bit hash left out)
+            ps = [r.project for r in self.records_where(q) if r.session_id == sid]
+            got = self._projects[sid] = next(filter(None, ps), "")
         return got
 
     def update_files(
@@ -506,9 +461,8 @@ class SearchIndex:
         changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]],
         order: Iterable[str] = (),
     ) -> bool:
-        """Replace what the index holds of some files (``None`` records: the file is gone),
-        in one commit (the manifest's files in ``order``: :meth:`_commit`). Returns whether
-        anything was written."""
+        """Replace what the index holds of some files (``None``: gone), in one commit (files
+        in ``order``: :meth:`_commit`); whether anything was written."""
         with self.lock:
             changes = list(changes)
             if not changes:
@@ -547,8 +501,7 @@ class SearchIndex:
 
 
 def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchIndex:
-    """The index of ``ws`` as it is on disk (empty when new, or made for another schema or
-    workspace: then ``ident`` differs from :func:`identity`)."""
+    """The index of ``ws`` as it is on disk (empty when new; foreign: ``ident`` differs)."""
     if in_memory:
         return SearchIndex.open(None)
     with contextlib.suppress(OSError):
@@ -574,9 +527,8 @@ def sync_workspace(
     files: Files,
     parse: Callable[[list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, Packed]]],
 ) -> dict[str, int]:
-    """Bring ``index`` in step with ``files``: a full build when it is new or foreign, else
-    the files whose identity changed re-read (``parse`` yields each file's records, a big
-    file's in parts, as they are read). What was done."""
+    """Bring ``index`` in step with ``files``: built when new or foreign, else the changed
+    files re-read (``parse`` yields records as read, a big file's in parts). What was done."""
     ident = identity(ws)
     stamps = files.stamps
     stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}

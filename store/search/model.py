@@ -1,6 +1,4 @@
-"""The search record, apart from :mod:`store.search.records` (which reads the models): a
-warm ``hurikaeri search`` imports neither pydantic nor the YAML loader.
-"""
+"""The search record, apart from :mod:`store.search.records`: a warm search imports no models."""
 
 from __future__ import annotations
 
@@ -9,14 +7,12 @@ from typing import NamedTuple
 
 from store.search.text import gist_key
 
-Stamp = tuple[int, int]
-"""(size, mtime_ns) of a file: its identity for the cache."""
+Stamp = tuple[int, int]  # (size, mtime_ns): a file's identity
 
 
 def place_id(display: str, line: int) -> str:
-    """The id of a summary or lesson record without one: its place, the file as the
-    workspace shows it and the line (``lessons/user/lessons.jsonl:3``). Two files of one
-    name (``lessons/ai/lessons.jsonl``, ``lessons/user/lessons.jsonl``) give two ids."""
+    """The id of a summary or lesson without one: the file as shown and the line
+    (``lessons/user/lessons.jsonl:3``)."""
     return f"{display}:{line}"
 
 
@@ -24,20 +20,15 @@ class SearchRecord(NamedTuple):
     kind: str
     id: str
     path: str
-    line: int
-    """1-based line of the record; 0 when it is found from ``anchor`` on demand."""
+    line: int  # 1-based; 0: found from ``anchor`` (``id: try-001``, a YAML line) on demand
     anchor: str
-    """``key: value`` of a YAML line that starts the record (``id: try-001``), or empty."""
     title: str
-    fields: tuple[str, ...]
-    """Alternating label and value: everything searchable, and what the preview shows."""
+    fields: tuple[str, ...]  # label, value, ...: everything searched, what the preview shows
     date: str = ""
     project: str = ""
     session_id: str = ""
-    facets: tuple[str, ...] = ()
-    """``name=value`` for filters: outcome, scope, category, impact, tag, status."""
-    gist: str = ""
-    """The learning itself, for finding the same one recorded in other sessions."""
+    facets: tuple[str, ...] = ()  # ``name=value`` for filters (outcome, tag, status...)
+    gist: str = ""  # the learning itself: the same one recorded again is grouped
 
     def values(self) -> list[str]:
         return list(self.fields[1::2])

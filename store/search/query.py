@@ -1,9 +1,7 @@
-"""The search query language (docs/search.md, "Query syntax"): words that must all match,
-``"phrases"``, ``name:value`` filters (``name:a,b``: either), a leading ``-`` negating any of
-them. ``evidence:`` states are not in the index: the caller hands them over
-(:func:`with_evidence`). An unknown filter or kind, or a malformed date, is a
-:class:`QueryError` naming it; ``12:30`` and URLs are plain words.
-"""
+"""The query language (docs/search.md, "Query syntax"): words that must all match,
+``"phrases"``, ``name:a,b`` filters, a leading ``-`` negating any; ``evidence:`` states come
+from the caller (:func:`with_evidence`). An unknown filter or kind, or a bad date, is a
+:class:`QueryError`; ``12:30`` and URLs are plain words."""
 
 from __future__ import annotations
 
@@ -101,8 +99,7 @@ class Filter(NamedTuple):
     values: tuple[str, ...]
     negated: bool = False
     ids: frozenset[str] | None = None
-    """The ids of the records this filter stands for, when the index cannot tell by itself
-    (``evidence:``): set by :func:`with_evidence`; ``None`` otherwise."""
+    """The records it stands for, when the index cannot tell (``evidence:``)."""
 
     def __str__(self) -> str:
         return f"{'-' if self.negated else ''}{self.name}:{','.join(self.values)}"
@@ -110,15 +107,11 @@ class Filter(NamedTuple):
 
 class Query(NamedTuple):
     text: str
-    terms: tuple[str, ...] = ()
-    """Normalised words that must all match (phrase words included)."""
-    phrases: tuple[str, ...] = ()
-    """Normalised quoted phrases that must appear as written."""
-    excluded: tuple[str, ...] = ()
-    """Normalised words or phrases that must not appear."""
+    terms: tuple[str, ...] = ()  # normalised words that must all match (phrases' too)
+    phrases: tuple[str, ...] = ()  # quoted, to appear as written
+    excluded: tuple[str, ...] = ()  # words or phrases that must not appear
     filters: tuple[Filter, ...] = ()
-    free: str = ""
-    """The positive free text, normalised, spaces collapsed: the best match is this phrase."""
+    free: str = ""  # the positive free text: the best match is this phrase
 
     @property
     def has_text(self) -> bool:
@@ -126,7 +119,6 @@ class Query(NamedTuple):
 
     @property
     def needs_evidence(self) -> bool:
-        """An ``evidence:`` filter whose records are not known yet (see :func:`with_evidence`)."""
         return any(f.name == "evidence" and f.ids is None for f in self.filters)
 
 
@@ -264,9 +256,8 @@ def parse_query(text: str) -> Query:
 
 
 def evidence_query(text: str) -> Query | None:
-    """The parsed query when it has an ``evidence:`` filter (which needs the reports'
-    evidence checked first); ``None`` for any other text, a broken one included (the
-    search itself says what is wrong with it)."""
+    """The parsed query when it has an ``evidence:`` filter (evidence to check first); else
+    ``None``, a broken one included (the search says what is wrong)."""
     try:
         query = parse_query(text)
     except QueryError:
@@ -275,9 +266,8 @@ def evidence_query(text: str) -> Query | None:
 
 
 def with_evidence(query: Query, states: Mapping[str, str]) -> Query:
-    """``query`` with each ``evidence:`` filter given the ids of the records it stands for:
-    ``states`` maps a record id (``kpt-…`` or ``kpt-…/try-001``) to its evidence value (one
-    of :data:`EVIDENCE`). Records not in ``states`` match no ``evidence:`` value."""
+    """``query`` with each ``evidence:`` filter given its records' ids: ``states`` maps an id
+    (``kpt-…/try-001``) to one of :data:`EVIDENCE` (a record not in it matches none)."""
     if not any(f.name == "evidence" for f in query.filters):
         return query
     filters = tuple(

@@ -63,6 +63,11 @@ def text_of(value: Any) -> str:
     return str(value)
 
 
+def _attrs(obj: Any, *names: str) -> list[tuple[str, Any]]:
+    """``(label, value)`` of attributes, each labelled by its name in words."""
+    return [(n.replace("_", " "), getattr(obj, n)) for n in names]
+
+
 def _fields(*pairs: tuple[str, Any]) -> tuple[str, ...]:
     out: list[str] = []
     for label, value in pairs:
@@ -98,9 +103,6 @@ def _project_from_path(path: Path) -> str:
         if part == "memory" and i + 1 < len(parts) - 1:
             return parts[i + 1]
     return ""
-
-
-# -- per format -------------------------------------------------------------------------------
 
 
 def kpt_records(path: str, doc: KptReport, stem: str) -> list[SearchRecord]:
@@ -203,11 +205,7 @@ def lesson_record(path: str, line: int, rec: Lesson, display: str = "") -> Searc
         "",
         first_line(rec.title) or first_line(rec.shown_title()) or rec.id or "lesson",
         _fields(
-            ("title", rec.title),
-            ("summary", rec.summary),
-            ("context", rec.context),
-            ("type", rec.type),
-            ("category", rec.category),
+            *_attrs(rec, "title", "summary", "context", "type", "category"),
             ("tags", ", ".join(rec.tags or [])),
             ("session", rec.session_name),
             ("detail", rec.detail_ref),
@@ -237,7 +235,7 @@ def skill_record(path: Path, doc: Skill) -> SearchRecord:
             ("keywords", ", ".join(trig.keywords or []) if trig else ""),
             ("files", ", ".join(trig.file_patterns or []) if trig else ""),
             ("task types", ", ".join(trig.task_types or []) if trig else ""),
-            ("content", doc.content),
+            *_attrs(doc, "content"),
             ("related", ", ".join(doc.related_skills or [])),
             *_extra(doc),
         ),
@@ -253,13 +251,9 @@ def pattern_record(path: Path, doc: Pattern | AntiPattern, kind: str) -> SearchR
     pid = doc.pattern_id or path.stem
     evidence = [e for e in doc.evidence or []]
     if isinstance(doc, AntiPattern):
-        body: list[tuple[str, Any]] = [
-            ("bad approach", doc.bad_approach),
-            ("why bad", doc.why_bad),
-            ("correct approach", doc.correct_approach),
-        ]
+        body = _attrs(doc, "bad_approach", "why_bad", "correct_approach")
     else:
-        body = [("solution", doc.solution)]
+        body = _attrs(doc, "solution")
     project = _project_from_path(path) or next((e.project for e in evidence if e.project), "")
     return SearchRecord(
         kind,
@@ -269,8 +263,7 @@ def pattern_record(path: Path, doc: Pattern | AntiPattern, kind: str) -> SearchR
         "",
         first_line(doc.name) or pid,
         _fields(
-            ("name", doc.name),
-            ("context", doc.context),
+            *_attrs(doc, "name", "context"),
             *body,
             ("evidence", evidence),
             ("tags", ", ".join(doc.tags or [])),
@@ -311,7 +304,7 @@ def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
                 0,
                 _anchor("trigger", (b.trigger or "")[:40]),
                 first_line(b.behavior) or first_line(b.trigger) or f"behavior {k + 1}",
-                _fields(("trigger", b.trigger), ("behavior", b.behavior), ("reason", b.reason)),
+                _fields(*_attrs(b, "trigger", "behavior", "reason")),
                 date,
                 project,
                 gist=b.behavior or "",
@@ -345,14 +338,8 @@ def proposal_record(path: Path, doc: Proposal) -> SearchRecord:
         "",
         first_line(doc.title) or pid,
         _fields(
-            ("title", doc.title),
-            ("kind", doc.kind),
-            ("proposed by", doc.proposed_by),
-            ("rationale", doc.rationale),
-            ("evidence", doc.evidence),
-            ("target", doc.target),
-            ("payload", doc.payload),
-            ("decision note", doc.decision_note),
+            *_attrs(doc, "title", "kind", "proposed_by", "rationale", "evidence", "target"),
+            *_attrs(doc, "payload", "decision_note"),
         ),
         doc.created_at or "",
         "",
@@ -400,7 +387,7 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
             1,
             "",
             name + (f" — {first_line(doc.description)}" if doc.description else ""),
-            _fields(("name", doc.name), ("description", doc.description)),
+            _fields(*_attrs(doc, "name", "description")),
         )
     ]
     for mv in doc.movements or []:
@@ -415,9 +402,7 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
                     _anchor("name", m.name),
                     f"{m.name or '?'}" + (f" ({text_of(m.persona)})" if m.persona else ""),
                     _fields(
-                        ("persona", m.persona),
-                        ("policy", m.policy),
-                        ("knowledge", m.knowledge),
+                        *_attrs(m, "persona", "policy", "knowledge"),
                         ("instruction", m.instruction or m.instruction_template),
                         ("rules", rules),
                     ),
@@ -433,21 +418,11 @@ def discussion_record(path: Path, display: str, body: str, block: MetaBlock | No
     title = _HEADING.sub("", first_line(body)) or display
     pairs: list[tuple[str, Any]] = [("reply", body)]
     if block is not None:
-        pairs += [
-            ("status", block.status),
-            ("verdict", block.verdict),
-            (
-                "findings",
-                [
-                    " — ".join(x for x in (f.message, f.suggestion) if x)
-                    for f in block.findings or []
-                ],
-            ),
-            ("open questions", block.open_questions),
-            ("decisions", block.decisions),
-            ("blockers", block.blockers),
-            ("next steps", block.next_steps),
+        findings = [
+            " — ".join(x for x in (f.message, f.suggestion) if x) for f in block.findings or []
         ]
+        pairs += [*_attrs(block, "status", "verdict"), ("findings", findings)]
+        pairs += _attrs(block, "open_questions", "decisions", "blockers", "next_steps")
     return SearchRecord("discussion", display, str(path), 1, "", title, _fields(*pairs))
 
 

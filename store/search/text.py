@@ -1,7 +1,5 @@
-"""Text for search: normalisation (NFKC, casefolded), tokens for the index, query terms and
-highlight spans. Words are runs of letters and digits outside CJK (Han, kana), whose
-characters and pairs are indexed instead (docs/search.md).
-"""
+"""Text for search: normalisation, tokens, query terms and highlight spans. Words are runs of
+letters and digits outside CJK (Han, kana), whose characters and pairs are indexed instead."""
 
 from __future__ import annotations
 
@@ -21,31 +19,26 @@ WORD_CHAR = f"[^\\W_{CJK}]"
 
 
 def lazy_pattern(pattern: str) -> Callable[[], re.Pattern[str]]:
-    """``pattern`` compiled when first asked for: one holding the CJK ranges takes 1-3 ms
-    to compile, and a warm search needs few of them (``re``'s own cache drops its oldest
-    patterns as new ones come)."""
+    """``pattern`` compiled when first used: the CJK ranges take 1-3 ms, a warm search needs
+    few (and ``re``'s own cache drops its oldest)."""
     return lru_cache(maxsize=1)(lambda: re.compile(pattern))
 
 
 _token = lazy_pattern(f"{WORD_CHAR}+|[{CJK}]")
 _ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled in 0.03 ms
-#: Words joined by ``-._:``, from where a word starts, possessive: a failed attempt costs one
-#: pass over one word, not one per character of it (O(n²) for a word of n characters).
+#: Words joined by ``-._:`` from a word's start; possessive: a failed attempt is one pass.
 compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _cjk_char = lazy_pattern(f"[{CJK}]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
-_SPACES = re.compile(r"\s+")
 _split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
-#: The most characters of one record's text that the index reads (its start; the title is
-#: kept besides), and of one value that highlighting reads. Every pass over agent text is
-#: linear, and this bounds it per record too (a record may hold megabytes).
+#: The characters of a record's text the index reads (and of a value, highlighting): every
+#: pass is linear, and this bounds it per record (one may hold megabytes).
 MAX_TEXT = 256 * 1024
 #: Highlighting marks the first this many distinct words of a query.
 HIGHLIGHT_TERMS = 64
 
 
 def normalize(text: str) -> str:
-    """NFKC and casefold: the form every comparison uses."""
     if text.isascii():
         return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
@@ -57,29 +50,24 @@ def gist_key(text: str) -> str:
 
 
 def is_cjk(text: str) -> bool:
-    """True when ``text`` is made of CJK characters only (no word boundaries in it)."""
+    """``text`` is CJK characters only."""
     return bool(text) and not text.isascii() and _cjk_char().sub("", text) == ""
 
 
 _SEPS = re.compile(r"[-._:]+")
 
 
-#: Tokens longer than this are not indexed: a longer word is by its first this many
-#: characters (a query word as long is looked up by those: see ``engine.Term``), a longer
-#: compound by its words. Tails indexed per compound:
+#: Longer tokens are not indexed: a word by its head (queries too), a compound by its words.
 TOKEN_MAX = 255
 TAILS_MAX = 8
-#: A word, or words joined by ``-._:`` (a compound), from where a word starts; possessive,
-#: so one pass over the text (:data:`compound_pattern` is the same with a joint required).
+#: A word, or words joined by ``-._:``: :data:`compound_pattern` without a joint required.
 _chain = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)*")
 
 
 def index_terms(norm: str) -> tuple[list[str], list[str]]:
-    """The words of normalised text apart by spaces (and the head of each longer than
-    :data:`TOKEN_MAX`), and its compound tokens with their tails from each of their first
-    :data:`TAILS_MAX` inner word starts that are compounds too (``kpt-2026-001``,
-    ``2026-001``: a compound query where a word starts is a prefix; a one-word tail never
-    matches one), each at most :data:`TOKEN_MAX` long."""
+    """The words of normalised text apart by spaces (and the head of a long one), and its
+    compounds with their compound tails from the first :data:`TAILS_MAX` joints
+    (``kpt-2026-001``, ``2026-001``: a compound query is then a prefix)."""
     chains = _chain().findall(norm)
     text = " ".join(chains)
     words = [text.replace("-", " ").replace(".", " ").replace("_", " ").replace(":", " ")]
@@ -103,7 +91,7 @@ def word_parts(term: str) -> list[str]:
 
 
 def is_compound(term: str) -> bool:
-    """A term with punctuation between word characters, looked up as one compound token."""
+    """A term with punctuation between word characters (one compound token)."""
     return (
         compound_pattern().fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
     )
@@ -121,32 +109,30 @@ def split_terms(text: str) -> list[str]:
 
 
 def collapse(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 _word_char = lazy_pattern(WORD_CHAR)
 
 
 def is_word_char(c: str) -> bool:
-    """A character that continues a word: a letter or digit of a script with spaces."""
     return c.isalnum() if c.isascii() else _word_char().match(c) is not None
 
 
-#: Occurrences of a term inside words looked at one by one before one linear pass takes
-#: over (``aaa`` occurs at every character of ``aaaa…``: one by one, a quadratic cost).
+#: Occurrences inside words looked at one by one before one linear pass takes over (``aaa``
+#: is at every character of ``aaaa…``: one by one, a quadratic cost).
 SCAN_MAX = 64
 
 
 @lru_cache(maxsize=128)
 def _bounded(term: str) -> re.Pattern[str]:
-    """``term`` where a word starts: the literal first (the regex engine's linear prefix
-    scan), then a constant-time look back over it (``.{n}``) at the character before."""
+    """``term`` where a word starts: the literal first (a linear prefix scan), then a look
+    back at the character before it."""
     return re.compile(f"{re.escape(term)}(?<!{WORD_CHAR}.{{{len(term)}}})", re.DOTALL)
 
 
 def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
-    """Offsets from ``pos`` on where ``term`` starts a word (overlapping ones too): at most
-    ``limit`` searches, each scanning on from the last hit."""
+    """Offsets from ``pos`` where ``term`` starts a word (overlapping ones too)."""
     pattern = _bounded(term)
     out: list[int] = []
     while len(out) < limit:
@@ -159,8 +145,8 @@ def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
 
 
 def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
-    """Offsets where ``term`` starts a word (CJK terms: anywhere): ``str.find`` and a look
-    at the character before, no regex to compile per term up to :data:`SCAN_MAX`."""
+    """Offsets where ``term`` starts a word (CJK: anywhere), by ``str.find`` up to
+    :data:`SCAN_MAX` (no regex compiled per term)."""
     out: list[int] = []
     anywhere = is_cjk(term[:1])
     inside = 0
@@ -176,12 +162,8 @@ def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
     return out
 
 
-# -- highlighting ------------------------------------------------------------------------------
-
-
 def _char_map(text: str) -> tuple[str, list[int] | None]:
-    """``text`` normalised, and the source index of each output character (``None``: the
-    same index — normalising kept every character one for one, the usual case)."""
+    """``text`` normalised, and each character's source index (``None``: one for one)."""
     if text.isascii():
         return text.lower(), None
     norm = normalize(text)
@@ -204,12 +186,8 @@ def _source(where: list[int] | None, a: int, b: int) -> tuple[int, int]:
 
 
 def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[int, int]]:
-    """Where the query terms occur in ``text`` (as displayed), as sorted, merged spans.
-
-    A term is marked where a word starts with it; failing that, anywhere (a match inside a
-    word, or a CJK term). Spans are offsets into ``text`` itself, not its normal form; only
-    its first :data:`MAX_TEXT` characters are looked at.
-    """
+    """Sorted, merged spans of ``text`` (not its normal form) where the terms start a word;
+    failing that, anywhere in its first :data:`MAX_TEXT` characters."""
     if not text or not terms:
         return []
     norm, where = _char_map(text[:MAX_TEXT])
@@ -230,7 +208,6 @@ def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[
     return merge_spans(spans)
 
 
-#: A run of word characters.
 word_run = lazy_pattern(f"{WORD_CHAR}+")
 
 

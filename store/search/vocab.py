@@ -1,7 +1,6 @@
-"""The distinct terms of the word and compound fields, read once into one sorted UTF-8 block:
-while a query is typed, a prefix or an in-word string stands for at most :data:`CAP` of
-them, the most frequent, instead of a regex over tantivy's term dictionary (docs/scale.md).
-"""
+"""The terms of the word and compound fields in one sorted UTF-8 block: while typing, a
+prefix or in-word string stands for at most :data:`CAP` of them, the most frequent, not a
+regex over tantivy's term dictionary (docs/scale.md)."""
 
 from __future__ import annotations
 
@@ -26,9 +25,8 @@ class Terms:
     """One field's terms: sorted, ``\\n``-separated UTF-8, with each one's document count."""
 
     def __init__(self, chunks: Iterable[list[tuple[str, int]]]) -> None:
-        """``chunks``: the terms (with their counts) in groups, each group's terms sorting
-        before the next group's (read a group at a time: all at once, the Python objects of
-        400,000 terms held twice would add 150 MB to the process's peak)."""
+        """``chunks``: (term, count) in groups, each sorting before the next (a group at a
+        time: 400,000 terms held twice would add 150 MB to the peak)."""
         self.starts = array("I")
         self.freq = array("I")
         parts: list[bytes] = []
@@ -58,15 +56,15 @@ class Terms:
         return range(lo, lo + hi)
 
     def inside(self, part: bytes, limit: int) -> tuple[list[int], bool]:
-        """Indexes of terms holding ``part`` after their first byte, the first ``limit`` in
-        term order, and whether there were more."""
+        """The first ``limit`` terms holding ``part`` after their first byte; whether more."""
         out: list[int] = []
         blob, find = self.blob, self.blob.find
-        # the terms beginning with it are in one block: a big one is passed over (while
-        # typing, its terms holding it again further on are left for the pause)
+        # the terms beginning with it are one block: a big one is passed over (its terms
+        # holding it again further on are left for the pause)
         block = self.prefixed(part)
         big = len(block) > SORT_MAX
-        skip = (self.starts[block.start], self._end(block)) if big else (-1, -1)
+        end = self.starts[block.stop] if block.stop < len(self.starts) else len(self.blob)
+        skip = (self.starts[block.start], end) if big else (-1, -1)
         at = find(part, 1)
         while at >= 0:
             if at == skip[0]:
@@ -82,10 +80,6 @@ class Terms:
             at = find(part, blob.index(b"\n", at) + 1)
         return out, big
 
-    def _end(self, block: range) -> int:
-        """Where the terms of ``block`` end in :attr:`blob`."""
-        return self.starts[block.stop] if block.stop < len(self.starts) else len(self.blob)
-
 
 @dataclass
 class Expansion:
@@ -94,13 +88,12 @@ class Expansion:
     vocab: Vocab
     capped: bool = False
     scale: float = 1.0
-    """How many times the records of a capped word's terms outnumber those of the terms
-    asked for (by their document counts; the most of the words')."""
+    """How many times a capped word's records outnumber those asked for (the most of any)."""
     queries: dict[tuple[str, str, str, bool], Any] = field(default_factory=dict)
 
     def query(self, fld: str, text: str, ends: str = "", inside: bool = False) -> Any:
-        """A term-set query of the terms ``text`` begins (:meth:`prefixed`), or holds
-        inside (:meth:`inside`), kept: a word asked for in several tiers is one query."""
+        """A term-set query of the terms ``text`` begins or holds ``inside``, kept (a word
+        is asked for in several tiers)."""
         key = (fld, text, ends, inside)
         got = self.queries.get(key)
         if got is None:
@@ -115,8 +108,8 @@ class Expansion:
         return min(records, max(found, round(found * self.scale)))
 
     def _pick(self, fld: str, idx: list[int], more: bool = False) -> list[str]:
-        """The terms of ``idx`` in ``fld``; beyond :data:`CAP`, the most frequent (of a
-        huge range of terms, such as every lesson's id, the last ones: the newest ids)."""
+        """The terms of ``idx``; beyond :data:`CAP`, the most frequent (of a huge range,
+        such as every lesson's id, the last: the newest)."""
         terms = self.vocab.fields[fld]
         freq = terms.freq
         if len(idx) > CAP or more:
@@ -137,8 +130,7 @@ class Expansion:
         return extra[lo : bisect.bisect_left(extra, prefix + "\U0010ffff", lo)]
 
     def prefixed(self, fld: str, prefix: str, ends: str = "") -> list[str]:
-        """Terms beginning with ``prefix`` (``ends``: the term itself, or going on with
-        one of these characters)."""
+        """Terms beginning with ``prefix`` (``ends``: itself or going on with one of them)."""
         terms = self.vocab.fields[fld]
         heads = [prefix + e for e in ends] or [prefix]
         idx: list[int] = []
@@ -161,15 +153,13 @@ class Expansion:
 @dataclass
 class Vocab:
     fields: dict[str, Terms]
-    built: int
-    """The index's build it was read from (:attr:`SearchIndex.builds`)."""
+    built: int  # the index's build it was read from (``SearchIndex.builds``)
     extra: dict[str, list[str]] = field(default_factory=dict)
     seen: int = -1
 
     @classmethod
     def read(cls, searcher: Any, built: int) -> Vocab:
-        """The terms of the index, a first character at a time: every compound term begins
-        with the first character of a word (words and compounds split text alike)."""
+        """The terms, a first character at a time (each compound begins as a word does)."""
         words = searcher.terms_with_prefix("w", "")
         firsts = sorted(
             {t[0] for t, _n in words if t}, key=lambda c: c.encode("utf-8", "surrogatepass")

@@ -401,11 +401,11 @@ def test_a_sessions_project_follows_an_update_of_its_records() -> None:
     index = SearchIndex.open(None)
     one = record("/ws/a.jsonl", 0, ["limit"], 1)._replace(project="api", session_id="s1")
     index.rebuild({}, [("/ws/a.jsonl", (1, 1), [one])])
-    assert index.session("s1") == ("api", "")
+    assert index.project("s1") == "api"
     index.update_files([("/ws/a.jsonl", (2, 2), [one._replace(project="etl")])])
-    assert index.session("s1") == ("etl", "")
+    assert index.project("s1") == "etl"
     index.update_files([("/ws/a.jsonl", None, None)])
-    assert index.session("s1") == ("", "")
+    assert index.project("s1") == ""
 
 
 def test_bigger_groups_first_whatever_the_segment_they_were_added_in() -> None:
@@ -441,7 +441,7 @@ def test_a_record_with_lone_surrogates_is_indexed_and_found() -> None:
     engine = Engine(index)
     assert [h.id for h in engine.search("limit", 10).hits] == [odd.id]
     assert len(engine.search("rate", 10).hits) == 2 and engine.search("認証", 10).total == 1
-    assert index.session("s\udc80")[0] == "p\ud83d"
+    assert index.project("s\udc80") == "p\ud83d"
     assert index.records_where(tantivy.Query.term_query(SCHEMA_OBJ, "id", "l-\ufffd")) == [odd]
 
 
