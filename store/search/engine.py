@@ -83,16 +83,10 @@ class Hit(NamedTuple):
     """Its near-duplicate group (0: none), or a tuple of them (:meth:`Engine.group_records`)."""
 
     def as_json(self, line: int | None = None) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "path": self.path,
-            "line": self.line if line is None else line,
-            "score": self.score,
-            "title": self.title,
-            "count": self.count,
-            "match": TIER_NAMES[self.tier],
+        out = {
+            k: getattr(self, k) for k in ("kind", "id", "path", "line", "score", "title", "count")
         }
+        return out | {"line": self.line if line is None else line, "match": TIER_NAMES[self.tier]}
 
 
 class SearchResult(NamedTuple):

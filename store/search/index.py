@@ -242,13 +242,8 @@ def rank_of(rec: SearchRecord, d: int) -> int:
 
 def identity(ws: Workspace) -> dict[str, Any]:
     """This schema and the workspace's root and locations: what an index is good for."""
-    data = json.dumps(
-        {
-            "root": str(ws.root),
-            "locations": {k: [str(p) for p in v] for k, v in ws.locations.items()},
-        },
-        sort_keys=True,
-    )
+    locations = {k: [str(p) for p in v] for k, v in ws.locations.items()}
+    data = json.dumps({"root": str(ws.root), "locations": locations}, sort_keys=True)
     return {"schema": SCHEMA, "workspace": data}
 
 

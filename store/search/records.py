@@ -280,51 +280,26 @@ def pattern_record(path: Path, doc: Pattern | AntiPattern, kind: str) -> SearchR
 def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
     project = doc.project_id or _project_from_path(path) or path.parent.name
     date = doc.last_updated or ""
-    out = []
+
+    def part(
+        rid: str, anchor: str, title: str, fields: tuple[str, ...], gist: str | None = ""
+    ) -> None:
+        rec = SearchRecord("memory", f"{project}/{rid}", str(path), 0, anchor, title, fields)
+        out.append(rec._replace(date=date, project=project, gist=gist or ""))
+
+    out: list[SearchRecord] = []
     if doc.preferences:
-        out.append(
-            SearchRecord(
-                "memory",
-                f"{project}/preferences",
-                str(path),
-                0,
-                "preferences:",
-                f"preferences of {project}",
-                _fields(("preferences", doc.preferences)),
-                date,
-                project,
-            )
-        )
-    for k, b in enumerate(doc.learned_behaviors or []):
-        out.append(
-            SearchRecord(
-                "memory",
-                f"{project}/behavior-{k + 1}",
-                str(path),
-                0,
-                _anchor("trigger", (b.trigger or "")[:40]),
-                first_line(b.behavior) or first_line(b.trigger) or f"behavior {k + 1}",
-                _fields(*_attrs(b, "trigger", "behavior", "reason")),
-                date,
-                project,
-                gist=b.behavior or "",
-            )
-        )
-    for k, issue in enumerate(doc.known_issues or []):
-        out.append(
-            SearchRecord(
-                "memory",
-                f"{project}/issue-{k + 1}",
-                str(path),
-                0,
-                _anchor("description", (issue.description or "")[:40]),
-                first_line(issue.description) or f"known issue {k + 1}",
-                _fields(("known issue", issue.description), ("workaround", issue.workaround)),
-                date,
-                project,
-                gist=issue.description or "",
-            )
-        )
+        prefs = _fields(("preferences", doc.preferences))
+        part("preferences", "preferences:", f"preferences of {project}", prefs)
+    for k, b in enumerate(doc.learned_behaviors or [], 1):
+        title = first_line(b.behavior) or first_line(b.trigger) or f"behavior {k}"
+        fields = _fields(*_attrs(b, "trigger", "behavior", "reason"))
+        part(f"behavior-{k}", _anchor("trigger", (b.trigger or "")[:40]), title, fields, b.behavior)
+    for k, issue in enumerate(doc.known_issues or [], 1):
+        title = first_line(issue.description) or f"known issue {k}"
+        fields = _fields(("known issue", issue.description), ("workaround", issue.workaround))
+        anchor = _anchor("description", (issue.description or "")[:40])
+        part(f"issue-{k}", anchor, title, fields, issue.description)
     return out
 
 
