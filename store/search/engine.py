@@ -62,6 +62,9 @@ class LedgerLike(Protocol):
     def states(self) -> dict[str, Any]: ...
 
 
+Ledgerish = LedgerLike | Callable[[], LedgerLike] | None  # a callable: read when asked
+
+
 class Hit(NamedTuple):
     """One line of the results: a record, or a group of near-identical ones (named tuples,
     not dataclasses: that module cost a warm search ~6 ms to import)."""
@@ -271,7 +274,7 @@ class Engine:
         text: str | Query,
         limit: int = 50,
         *,
-        ledger: LedgerLike | Callable[[], LedgerLike] | None = None,
+        ledger: Ledgerish = None,
         spans: bool = True,
         count: bool = True,
     ) -> SearchResult:
@@ -497,12 +500,7 @@ class Engine:
             out.append(Hit(*head, *marks, ref))
         return out
 
-    def _filters(
-        self,
-        s: Any,
-        filters: Sequence[Filter],
-        ledger: LedgerLike | Callable[[], LedgerLike] | None,
-    ) -> list[Any]:
+    def _filters(self, s: Any, filters: Sequence[Filter], ledger: Ledgerish) -> list[Any]:
         out: list[Any] = []
         nots: list[Any] = []
         for f in filters:
@@ -511,9 +509,7 @@ class Engine:
             out = [_without(_and(out) if out else _records(), *nots)]
         return out
 
-    def _filter(
-        self, s: Any, f: Filter, ledger: LedgerLike | Callable[[], LedgerLike] | None
-    ) -> Any:
+    def _filter(self, s: Any, f: Filter, ledger: Ledgerish) -> Any:
         if f.ids is not None:  # records named by the caller (evidence:)
             return Q.term_set_query(S, "id", sorted(f.ids)) if f.ids else Q.empty_query()
         if f.name == "kind":
@@ -525,8 +521,7 @@ class Engine:
                 S, "day", tantivy.FieldType.Unsigned, lo, hi, True, f.name == "after"
             )
         if f.name == "status":
-            led = ledger() if callable(ledger) else ledger
-            return self._status(f.values, led)
+            return self._status(f.values, ledger() if callable(ledger) else ledger)
         if f.name == "project":
             own = _or([_re("project", ".*" + esc(v) + ".*") for v in f.values])
             return self._joined(s, own)

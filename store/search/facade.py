@@ -32,37 +32,23 @@ __all__ = [
     "session_key_for",
 ]
 
-_ANCHOR_CACHE: dict[tuple[str, str], int] = {}
-
 
 def resolve_line(rec: SearchRecord) -> int:
     """The 1-based line where ``rec`` starts in its file (read on demand for YAML items)."""
-    if rec.line:
-        return rec.line
-    if not rec.anchor:
-        return 1
-    key = (rec.path, rec.anchor)
-    got = _ANCHOR_CACHE.get(key)
-    if got is not None:
-        return got
+    if rec.line or not rec.anchor:
+        return rec.line or 1
     name, _, value = rec.anchor.partition(": ")
     # the indent is spaces and tabs: ``^\s*`` ran over blank lines (quadratic) to the first
     pattern = re.compile(
         rf"^[ \t]*(?:-\s+)?{re.escape(name)}:\s*[\"']?{re.escape(value[:40])}", re.MULTILINE
     )
-    line = 1
     try:
         with open(rec.path, encoding="utf-8", errors="replace") as fh:
             text = fh.read(8 * 1024 * 1024)
-        m = pattern.search(text)
-        if m is not None:
-            line = text.count("\n", 0, m.start()) + 1
     except OSError:
-        pass
-    if len(_ANCHOR_CACHE) > 4096:
-        _ANCHOR_CACHE.clear()
-    _ANCHOR_CACHE[key] = line
-    return line
+        return 1
+    m = pattern.search(text)
+    return 1 if m is None else text.count("\n", 0, m.start()) + 1
 
 
 def open_index(

@@ -23,7 +23,7 @@ import tantivy
 from store.read.kinds import Kind
 from store.read.textsafe import first_line
 from store.search.model import SearchRecord, Stamp, group_hash
-from store.search.query import KINDS
+from store.search.query import KINDS, parse_day
 from store.search.text import (
     CJK,
     MAX_TEXT,
@@ -80,22 +80,6 @@ SORTED: dict[str, Any] = {"sort_by_field": "rank", "sort_order": tantivy.Order.D
 
 class IndexBusy(Exception):
     """Another process holds the writer."""
-
-
-def date_number(text: str) -> int:
-    """``YYYY-MM-DD…`` as YYYYMMDD, 0 when there is no such date."""
-    t = text.strip()[:10]
-    if len(t) == 10 and t[4] == "-" and t[7] == "-" and (t[:4] + t[5:7] + t[8:]).isdigit():
-        return int(t[:4] + t[5:7] + t[8:])
-    return 0
-
-
-def index_text(rec: SearchRecord) -> str:
-    """The normalised text indexed: its first ``MAX_TEXT`` characters (and when cut, its title)."""
-    text = rec.search_text()
-    if len(text) > MAX_TEXT:
-        text = f"{text[:MAX_TEXT]}\n{rec.title[:1024]}"
-    return normalize(text)
 
 
 def cjk_terms(norm: str) -> tuple[str, str]:
@@ -161,8 +145,9 @@ def sid_hash(sid: str) -> int:
 
 def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
     """A record's document fields (``gist``: its :func:`group_hash`), in a parsing worker."""
-    day = date_number(rec.date)
-    norm = index_text(rec)
+    day = parse_day(rec.date.strip()[:10]) or 0  # (``YYYY-MM-DD…``)
+    text = rec.search_text()  # its first MAX_TEXT characters, and when cut, its title
+    norm = normalize(f"{text[:MAX_TEXT]}\n{rec.title[:1024]}" if len(text) > MAX_TEXT else text)
     words, compounds = index_terms(norm)
     title = normalize(rec.title[:1024])
     project = normalize(rec.project)
@@ -232,8 +217,8 @@ def _whole(value: Any) -> Any:
 
 
 def rank_of(rec: SearchRecord, d: int) -> int:
-    """Static rank, below the group's size (:func:`make_doc`): newer (``d``), the kind's
-    place in :data:`KINDS`, an earlier line (of 2M)."""
+    """Static rank, below the group's size (:func:`make_doc`): newer (``d``: YYYYMMDD), the
+    kind's place in :data:`KINDS`, an earlier line (of 2M)."""
     kind = KIND_CODE.get(rec.kind, 31)
     day = (d // 10000) * 372 + (d // 100 % 100) * 31 + d % 100  # in order, 22 bits
     line = 0x1FFFFF - min(rec.line, 0x1FFFFF)
