@@ -101,9 +101,6 @@ class Filter(NamedTuple):
     ids: frozenset[str] | None = None
     """The records it stands for, when the index cannot tell (``evidence:``)."""
 
-    def __str__(self) -> str:
-        return f"{'-' if self.negated else ''}{self.name}:{','.join(self.values)}"
-
 
 class Query(NamedTuple):
     text: str

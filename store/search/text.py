@@ -30,6 +30,7 @@ _ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled
 compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
 _cjk_char = lazy_pattern(f"[{CJK}]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
+_SEPS = re.compile(r"[-._:]+")
 _split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
 #: The characters of a record's text the index reads (and of a value, highlighting): every
 #: pass is linear, and this bounds it per record (one may hold megabytes).
@@ -52,9 +53,6 @@ def gist_key(text: str) -> str:
 def is_cjk(text: str) -> bool:
     """``text`` is CJK characters only."""
     return bool(text) and not text.isascii() and _cjk_char().sub("", text) == ""
-
-
-_SEPS = re.compile(r"[-._:]+")
 
 
 #: Longer tokens are not indexed: a word by its head (queries too), a compound by its words.
