@@ -724,3 +724,16 @@ def test_a_typed_letter_matching_more_than_a_page_reads_only_the_records_it_list
     assert len(reads) <= 2 * 50
     counted = index.search("w", 50)
     assert counted.total == 3400 and len(counted.hits) == 50
+
+
+def test_a_record_date_is_read_as_a_query_date_is() -> None:
+    """A record dated by month is that month's first day, as ``after:2026-03`` is; a date
+    with no such month is no date (it was day 20261340, found after 2026-12)."""
+    engine = build_engine(
+        {
+            "/ws/a.jsonl": ((1, 1), [rec("lesson", "by-month", "cache drift", date="2026-03")]),
+            "/ws/b.jsonl": ((1, 1), [rec("lesson", "no-month", "cache drift", date="2026-13-40")]),
+        }
+    )
+    assert [h.id for h in engine.search("cache after:2026-03", 10).hits] == ["by-month"]
+    assert [h.id for h in engine.search("cache after:2026-12", 10).hits] == []

@@ -132,3 +132,16 @@ def test_resolve_line_does_not_rescan_runs_of_blank_lines(tmp_path: Path) -> Non
     with within(5):
         assert resolve_line(item) == 200_002  # the item's line, not the first blank one
         assert resolve_line(missing) == 1
+
+
+def test_resolve_line_follows_an_edit_of_the_file(tmp_path: Path) -> None:
+    """The line of a YAML item is read from the file as it is now (a cache of lines kept the
+    first answer after the file changed)."""
+    path = tmp_path / "kpt-20260101-001.yaml"
+    path.write_text("keep:\n- id: keep-001\n")
+    item = SearchRecord(
+        "keep", "k/keep-001", str(path), 0, "id: keep-001", "", (), "", "", "", (), ""
+    )
+    assert resolve_line(item) == 2
+    path.write_text("session_summary: added\nkeep:\n- id: keep-001\n")
+    assert resolve_line(item) == 3
