@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from store.models.kpt_terms import SECTIONS
-from store.search.text import collapse, normalize, split_terms
+from store.search.text import collapse, lazy_pattern, normalize, split_terms
 
 #: Every kind of record the search index holds, in the order lists show them.
 KINDS: tuple[str, ...] = (
@@ -119,35 +119,21 @@ class Query(NamedTuple):
         return any(f.name == "evidence" and f.ids is None for f in self.filters)
 
 
+#: A token: ``-`` (negating), then a quote to its closing mark (or the end), or a run of
+#: other characters, a ``"`` in it quoting to the next (``name:"two words"``).
+_token = lazy_pattern(
+    r'(?P<neg>-(?=\S))?(?:"(?P<q1>[^"]*)"?|“(?P<q2>[^”]*)”?|「(?P<q3>[^」]*)」?'
+    r'|(?P<word>(?:[^\s"]|"[^"]*"?)+))'
+)
+
+
 def _tokens(text: str) -> list[tuple[int, int, str, bool, bool]]:
     """(start, end, text, negated, quoted) for each whitespace-separated token or quote."""
     out = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-            continue
-        start = i
-        neg = False
-        if text[i] == "-" and i + 1 < n and not text[i + 1].isspace():
-            neg = True
-            i += 1
-        if text[i] in '"“「':
-            close = {'"': '"', "“": "”", "「": "」"}[text[i]]
-            j = text.find(close, i + 1)
-            end = n if j < 0 else j + 1
-            out.append((start, end, text[i + 1 : j if j >= 0 else n], neg, True))
-            i = end
-            continue
-        j = i
-        while j < n and not text[j].isspace():
-            if text[j] == '"':  # a quoted filter value: name:"two words"
-                k = text.find('"', j + 1)
-                j = n if k < 0 else k + 1
-                continue
-            j += 1
-        out.append((start, j, text[i:j], neg, False))
-        i = j
+    for m in _token().finditer(text):
+        quote = next((q for q in m.group("q1", "q2", "q3") if q is not None), None)
+        word = m["word"] if quote is None else quote
+        out.append((m.start(), m.end(), word, m["neg"] is not None, quote is not None))
     return out
 
 
