@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
+from re import escape  # (tantivy's regex syntax takes Python's escapes)
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import tantivy
@@ -54,7 +55,6 @@ COLLECT = 16_384
 
 Q = tantivy.Query
 MUST, NOT, SHOULD = tantivy.Occur.Must, tantivy.Occur.MustNot, tantivy.Occur.Should
-_META = set("\\.+*?()|[]{}^$#&-~")
 
 
 class LedgerLike(Protocol):
@@ -103,11 +103,6 @@ class SearchResult(NamedTuple):
     text: str = ""
     counted: bool = True
     """``False`` while typing: the total is "about", a ×N a group's size (counted at the pause)."""
-
-
-def esc(text: str) -> str:
-    """``text`` as a literal in tantivy's regex syntax."""
-    return "".join(f"\\{c}" if c in _META else c for c in text)
 
 
 def _and(qs: Sequence[Any]) -> Any:
@@ -166,7 +161,7 @@ class Term(NamedTuple):
         t = self.text
         if self.kind in ("word", "compound"):
             f = self.kind[0]
-            return ex.query(f, t) if ex else _re(f, esc(t) + ".*")
+            return ex.query(f, t) if ex else _re(f, escape(t) + ".*")
         if self.kind == "cjk":
             return cjk_query(t)
         return _and([Term(p, "cjk" if is_cjk(p) else "word").start(ex) for p in word_parts(t)])
@@ -180,14 +175,14 @@ class Term(NamedTuple):
         if not self.midword:
             return None
         t, f = self.text, self.kind[0]
-        return ex.query(f, t, inside=True) if ex else _re(f, ".+" + esc(t) + ".*")
+        return ex.query(f, t, inside=True) if ex else _re(f, ".+" + escape(t) + ".*")
 
     def whole(self, ex: Expansion | None = None) -> Any:
         t = self.text
         if self.kind == "word":
             return Q.term_query(S, "w", t)
         if self.kind == "compound":
-            return ex.query("c", t, "-._:") if ex else _re("c", esc(t) + "([-._:].*)?")
+            return ex.query("c", t, "-._:") if ex else _re("c", escape(t) + "([-._:].*)?")
         if self.kind == "cjk":
             return cjk_query(t)
         return _and([Term(p, "cjk" if is_cjk(p) else "word").whole(ex) for p in word_parts(t)])
@@ -204,7 +199,7 @@ class Term(NamedTuple):
         parts = word_parts(self.text)
         return _and(
             [
-                Q.term_query(S, "tu", p) if is_cjk(p) else _re("tw", esc(p) + ".*")
+                Q.term_query(S, "tu", p) if is_cjk(p) else _re("tw", escape(p) + ".*")
                 for p in (list(self.text) if self.kind == "cjk" else parts)
             ]
         )
@@ -255,9 +250,9 @@ def _contains(text: str) -> Any:
     if term is None:
         return NOTHING
     if term.kind == "word":
-        return _re("w", ".*" + esc(text) + ".*")
+        return _re("w", ".*" + escape(text) + ".*")
     if term.kind == "compound":
-        return _re("c", ".*" + esc(term.text) + ".*")
+        return _re("c", ".*" + escape(term.text) + ".*")
     return _and([_contains(p) for p in word_parts(text)])
 
 
@@ -523,9 +518,9 @@ class Engine:
         if f.name == "status":
             return self._status(f.values, ledger() if callable(ledger) else ledger)
         if f.name == "project":
-            own = _or([_re("project", ".*" + esc(v) + ".*") for v in f.values])
+            own = _or([_re("project", ".*" + escape(v) + ".*") for v in f.values])
             return self._joined(s, own)
-        own = _or([_re("facet", esc(f"{f.name}={v}") + ".*") for v in f.values])
+        own = _or([_re("facet", escape(f"{f.name}={v}") + ".*") for v in f.values])
         return self._joined(s, own) if f.name == "outcome" else own
 
     @staticmethod
