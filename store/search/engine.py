@@ -95,8 +95,7 @@ class Hit(NamedTuple):
 class SearchResult(NamedTuple):
     query: Query | None
     hits: list[Hit] = []  # (one list for every empty result: never changed in place)
-    total: int = 0
-    """Matching records."""
+    total: int = 0  # matching records
     exact: bool = True
     error: QueryError | None = None
     elapsed: float = 0.0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from store.gc_pause import give_back_freed
 from store.search.engine import Engine, Hit, SearchResult
-from store.search.index import IndexBusy, open_workspace_index, sync_workspace
+from store.search.index import IndexBusy, SearchIndex, open_workspace_index, sync_workspace
 from store.search.model import SearchRecord, Stamp
 from store.search.query import Query
 from store.search.scan import iter_parsed, scan_workspace
@@ -64,7 +64,7 @@ def open_index(
     except IndexBusy:
         stats = {"files": len(files.stamps), "busy": 1}
         if not index.ident:
-            index = open_workspace_index(ws, in_memory=True)
+            index = SearchIndex.open(None)  # in memory
             stats.update(sync_workspace(index, ws, files, parse))
     finally:
         index.close_writer()
@@ -77,7 +77,6 @@ class WorkspaceSearch:
 
     def __init__(self, wi: WorkspaceIndex) -> None:
         self.wi = wi
-        self.ws = wi.ws
         self.index: Engine | None = None
         self._lock = threading.RLock()
 
@@ -85,7 +84,7 @@ class WorkspaceSearch:
         """The index, opened (built or brought in step with the files)."""
         with self._lock:
             if self.index is None:
-                self.index, _stats = open_index(self.ws)
+                self.index, _stats = open_index(self.wi.ws)
                 self.index.vocabulary()  # read here, in the worker, not at the first key
                 give_back_freed()  # what the build freed, or RSS stays at its peak
             return self.index

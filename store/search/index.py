@@ -480,10 +480,8 @@ class SearchIndex:
             return True
 
 
-def open_workspace_index(ws: Workspace, *, in_memory: bool = False) -> SearchIndex:
+def open_workspace_index(ws: Workspace) -> SearchIndex:
     """The index of ``ws`` as it is on disk (empty when new; foreign: ``ident`` differs)."""
-    if in_memory:
-        return SearchIndex.open(None)
     with contextlib.suppress(OSError):
         ws.state_dir.mkdir(parents=True, exist_ok=True)
         remove_old_files(ws.state_dir)
