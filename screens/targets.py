@@ -55,9 +55,8 @@ SHORT = {
 
 
 def used_cell(items: list[Usage], sessions: int) -> str | Content:
-    """How many of a target's rules (or its skill) were relevant in the sessions since they
-    were written, of those that name something a session can be matched by and had a session
-    since, and ⚑ with the number flagged unused; ``—`` when nothing can be said yet."""
+    """Rules relevant since written / rules that can be matched, ⚑ the number flagged
+    unused; ``—`` when nothing can be said yet."""
     # a rule no session came after says nothing yet (a copied file is "written" today)
     known = [u for u in items if u.relevant is not None and u.sessions]
     flagged = sum(1 for u in items if u.flags)
@@ -155,15 +154,13 @@ class TargetsScreen(ListScreen):
 
     @work(thread=True, exclusive=True, group="targets-load", exit_on_error=False)
     def reload(self, read: bool = False) -> None:
-        """The report, and each rule's usage from the transcript facts cached so far
-        (``read``: the transcripts read first, only what was appended since)."""
+        """The report, and the usage cached so far (``read``: read what was appended)."""
         ws, led = self.index.ws, self.index.ledger
         worker = get_current_worker()
         report = build_report(ws, ledger=led)
 
         def progress(done: int, total: int) -> bool:
-            """Said in the list's title; a closed screen or a new load stops the reading
-            (what was read so far is kept for the next time)."""
+            """Told in the title; a closed screen or a new load stops the reading (kept)."""
             if worker.is_cancelled:
                 return False
             if done == total or done % 25 == 0:
@@ -212,9 +209,7 @@ class TargetsScreen(ListScreen):
         text = self.query_one("#target-text", TextArea)
         findings = self.query_one("#target-findings", OptionList)
         findings.clear_options()
-        row = (
-            next((r for r in self.report.rows if str(r.path) == key), None) if self.report else None
-        )
+        row = self.row(key)
         if row is None:
             title.update(
                 Content.styled(
@@ -242,12 +237,14 @@ class TargetsScreen(ListScreen):
             options.append(Option(Content.styled("No findings.", "$success"), disabled=True))
         findings.add_options(options)
 
+    def row(self, key: str | None) -> TargetRow | None:
+        rows = self.report.rows if self.report is not None else []
+        return next((r for r in rows if str(r.path) == key), None)
+
     @on(OptionList.OptionSelected, "#target-findings")
     def finding_selected(self, event: OptionList.OptionSelected) -> None:
-        if self.report is None or event.option.id is None:
-            return
-        row = next((r for r in self.report.rows if str(r.path) == self.current), None)
-        if row is None:
+        row = self.row(self.current)
+        if row is None or event.option.id is None:
             return
         with suppress(ValueError, IndexError):
             f = row.findings[int(event.option.id)]
@@ -261,10 +258,8 @@ class TargetsScreen(ListScreen):
     def duplicate_at_cursor(self) -> tuple[list[Rule], Rule] | None:
         """The duplicate group of the highlighted duplicate finding (else the target's first
         one) and its rule, the one to keep."""
-        if self.report is None:
-            return None
-        row = next((r for r in self.report.rows if str(r.path) == self.current), None)
-        if row is None:
+        row = self.row(self.current)
+        if self.report is None or row is None:
             return None
         dups = [f for f in row.findings if f.kind == "duplicate"]
         at = self.query_one("#target-findings", OptionList).highlighted

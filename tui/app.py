@@ -1,9 +1,5 @@
-"""The Textual app and its factory (:func:`create_app`), shared by the command line, the
-tests, ``serve`` and the benchmarks.
-
-The first screen paints at once; the workspace is read in a thread worker, then a watcher
-worker keeps the index in step with the disk (:mod:`tui.refresh` decides who is told).
-"""
+"""The Textual app and :func:`create_app`. The first screen paints at once; the workspace
+is read in a thread worker, then a watcher keeps the index in step with the disk."""
 
 from __future__ import annotations
 
@@ -104,9 +100,8 @@ class HurikaeriApp(App[None]):
         #: files agents load changed since the last review (the header's count, #45)
         self.changed_count = 0
         self._change_watch: ChangeWatch | None = None
-        #: the ledger when its lines were last told (a teammate's other transactions are
-        #: news, another revision a review change): another refresh, the changes poll's,
-        #: may read a new line before the watcher's batch comes
+        #: the ledger as last told (transactions, revision): the changes poll may read a
+        #: new line before the watcher's batch comes
         self._told: tuple[set[str], int] = (set(), 0)
         self._polling = threading.Lock()
 
@@ -157,16 +152,15 @@ class HurikaeriApp(App[None]):
 
         self.index.load_all(progress, publish)
 
-    def show_progress(self, done: int, total: int) -> None:
-        pct = done * 100 // max(total, 1)
-        self.sub_title = f"{self.workspace.root} · reading {pct}%"
+    def show_progress(self, done: int | None, total: int | None) -> None:
+        if done is not None and total is not None:  # (None: read; the counts follow)
+            self.sub_title = f"{self.workspace.root} · reading {done * 100 // max(total, 1)}%"
         for screen in self.screen_stack:
             if isinstance(screen, SessionsScreen):
                 screen.show_progress(done, total)
 
     def published(self, drawn: threading.Event | None = None) -> None:
-        """The index has more to show (the cache, then files as they are parsed); ``drawn``
-        is set once the screens have been drawn with it."""
+        """The index has more to show; ``drawn`` is set once the screens have drawn it."""
         self.broadcast(Change(initial=True))
         if drawn is not None:  # asked of the screen: after what it was just told
             stack = self.screen_stack
@@ -174,8 +168,8 @@ class HurikaeriApp(App[None]):
                 drawn.set()  # nothing to draw (closing): the reading goes on
 
     def when_drawn(self, drawn: threading.Event, tries: int = 20) -> None:
-        """Set ``drawn`` once the top screen's tables have painted their rows. (A refresh
-        can come before a table has told its screen it changed: then at the next one.)"""
+        """Set ``drawn`` once the top screen's tables have painted their rows (retried: a
+        refresh can come before a table has told its screen it changed)."""
         stack = self.screen_stack
         done = not stack or not tries or all(t.drawn for t in stack[-1].query(VirtualTable))
         if done or not stack[-1].call_after_refresh(self.when_drawn, drawn, tries - 1):
@@ -187,9 +181,7 @@ class HurikaeriApp(App[None]):
             # the secret scanner's rules (~0.3 s of CPU) for promotions typed; not while the
             # sessions are read (listed at 10k, warm: 0.97 → 1.35 s of CPU)
             warm_up()
-            for screen in self.screen_stack:
-                if isinstance(screen, SessionsScreen):
-                    screen.show_progress(None, None)
+            self.show_progress(None, None)
             self.broadcast(Change(initial=True))
             if self.watch_files:
                 self._told = (self.index.ledger.tx_ids(), self.index.ledger.revision)
@@ -310,7 +302,7 @@ class HurikaeriApp(App[None]):
 
     def screen_shown(self, _screen: Screen[object]) -> None:
         """Tell a screen come on show what changed while it was hidden; close the keys panel
-        of a screen left behind (it would be there again on return)."""
+        of a screen left behind."""
         stack = self.screen_stack
         self._stale = {s: c for s, c in self._stale.items() if s in stack}
         shown = on_show(stack)

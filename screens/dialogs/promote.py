@@ -72,7 +72,6 @@ class PromoteScreen(ModalScreen[bool]):
         self.planned: Wording | None = None
         self.generation = 0
         self.replan_timer: Timer | None = None
-        #: write as soon as the plans of what was typed arrive (asked before they came)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
