@@ -247,7 +247,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
             on_sessions,
             bool(t and t.size.height),
             t.cursor_row if t else -1,
-            t.row_count if t else -1,
+            len(t.rows) if t else -1,
         )
         frames.append(frame)
         if app.loaded.is_set() and loaded_at[0] is None:
@@ -285,7 +285,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
                 gc_pauses.append((time.perf_counter() - gc_start[0]) * 1000)
 
         gc.callbacks.append(on_gc)
-        for _ in range(min(keys, table.row_count - 1 - table.cursor_row)):
+        for _ in range(min(keys, len(table.rows) - 1 - table.cursor_row)):
             want, seen = table.cursor_row + 1, len(frames)
             t0, cpu0 = time.perf_counter(), time.process_time()
             await pilot.press("down")
@@ -323,7 +323,7 @@ async def app_probe(root: str, keys: int) -> dict[str, Any]:
             """The first frame since ``frames[since]`` that showed ``rows`` sessions."""
             return next((f for f in frames[since:] if f.rows == rows), None)
 
-        rows, seen = table.row_count, len(frames)
+        rows, seen = len(table.rows), len(frames)
         try:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)

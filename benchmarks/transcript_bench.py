@@ -227,7 +227,7 @@ def child(root: Path) -> dict[str, float]:
     render_lines = VirtualTable.render_lines
 
     def timed_render_lines(table: VirtualTable, crop):  # type: ignore[no-untyped-def]
-        if table.row_count and "first_paint_s" not in out and "t0" in out:
+        if len(table.rows) and "first_paint_s" not in out and "t0" in out:
             out["first_paint_s"] = time.perf_counter() - out["t0"]
         return render_lines(table, crop)
 

@@ -50,16 +50,10 @@ STATUS_STYLE = {"modified": "$warning", "new": "$success", "deleted": "$error"}
 
 def row(ch: Change) -> Row:
     added, removed = ch.counts()
-    return (
-        ch.key,
-        (
-            ch.key,
-            Content.styled(ch.status, STATUS_STYLE.get(ch.status, "")),
-            f"+{added} −{removed}",
-            ch.source.describe() if ch.source is not None else "unknown",
-            Content.styled(", ".join(ch.marks), "$error") if ch.marks else "",
-        ),
-    )
+    status = Content.styled(ch.status, STATUS_STYLE.get(ch.status, ""))
+    source = ch.source.describe() if ch.source is not None else "unknown"
+    marks = Content.styled(", ".join(ch.marks), "$error") if ch.marks else ""
+    return ch.key, (ch.key, status, f"+{added} −{removed}", source, marks)
 
 
 def detail(ch: Change, hunk: int) -> Content:

@@ -55,17 +55,9 @@ def subjects(view: TxView) -> str:
 
 
 def row(view: TxView) -> Row:
-    return (
-        view.id,
-        (
-            when(view.at),
-            view.who or "",
-            view.action,
-            subjects(view),
-            str(len(view.files)) if view.files else "",
-            Content.styled(view.state, STATE_STYLE.get(view.state, "")),
-        ),
-    )
+    files = str(len(view.files)) if view.files else ""
+    state = Content.styled(view.state, STATE_STYLE.get(view.state, ""))
+    return view.id, (when(view.at), view.who or "", view.action, subjects(view), files, state)
 
 
 def detail(view: TxView) -> Content:

@@ -51,6 +51,15 @@ FILTERS = ("pending", "decided", "all")
 STATUS_STYLE = {"pending": "$warning", "approved": "$success", "rejected": "$error"}
 
 
+def proposal_row(r: ProposalRef, selected: bool) -> Row:
+    d = r.doc
+    created = literal((d.created_at or "")[5:16].replace("T", " "))
+    status = Content.styled(r.status, STATUS_STYLE.get(r.status, ""))
+    mark = Content.styled("> ", "bold $accent") if selected else Content("")
+    title = Content.assemble(mark, literal(d.title or r.id, keep_newlines=False))
+    return r.id, (created, literal(d.kind or "?"), status, title)
+
+
 class InboxScreen(ListScreen):
     DEFAULT_CSS = """
     InboxScreen {
@@ -111,21 +120,7 @@ class InboxScreen(ListScreen):
             for r in refs
             if self.filter == "all" or (r.status == "pending") == (self.filter == "pending")
         ]
-        rows: list[Row] = []
-        for r in shown:
-            d = r.doc
-            mark = Content.styled("> ", "bold $accent") if r.id in self.selected else Content("")
-            rows.append(
-                (
-                    r.id,
-                    (
-                        literal((d.created_at or "")[5:16].replace("T", " ")),
-                        literal(d.kind or "?"),
-                        Content.styled(r.status, STATUS_STYLE.get(r.status, "")),
-                        Content.assemble(mark, literal(d.title or r.id, keep_newlines=False)),
-                    ),
-                )
-            )
+        rows = [proposal_row(r, r.id in self.selected) for r in shown]
         pending = sum(1 for r in refs if r.status == "pending")
         self.show_rows(rows, f"Inbox: {pending} pending of {len(refs)} ({self.filter})")
 

@@ -201,15 +201,8 @@ class LessonsScreen(ListScreen):
         title = literal(
             les.title or "(untitled)", "dim strike" if archived else "", keep_newlines=False
         )
-        return (
-            r.key,
-            (
-                literal((les.date or "")[:10]),
-                literal(les.type or "?"),
-                literal(les.category or "—", keep_newlines=False),
-                title,
-            ),
-        )
+        category = literal(les.category or "—", keep_newlines=False)
+        return r.key, (literal((les.date or "")[:10]), literal(les.type or "?"), category, title)
 
     def at_cursor(self) -> LessonRow | None:
         return self.rows.get((self.table.cursor_key or "").split("#", 1)[0])

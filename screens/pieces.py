@@ -148,36 +148,8 @@ class PiecesScreen(ListScreen):
     def refresh_list(self, *, reload: bool = False) -> None:
         files = self._all_files()
         self.files = {str(f.path): f for f in files}
-        rows: list[Row] = []
         several_dirs = len({f.path.parent for f in files}) > 1
-        for f in files:
-            doc = f.doc if isinstance(f.doc, Piece) else None
-            name = doc.name if doc is not None and doc.name else f.path.stem
-            count = str(len(doc.movements or [])) if doc is not None else "?"
-            rows.append(
-                (
-                    str(f.path),
-                    (
-                        Content.assemble(
-                            literal(
-                                name, "bold" if doc is not None else "$error", keep_newlines=False
-                            ),
-                            *(  # the directory when there are several
-                                (
-                                    Content("  "),
-                                    literal(
-                                        _shown_dir(f.display), "$text-muted", keep_newlines=False
-                                    ),
-                                )
-                                if several_dirs
-                                else ()
-                            ),
-                        ),
-                        count,
-                        lint_cell(f.errors, f.warnings),
-                    ),
-                )
-            )
+        rows = [piece_row(f, several_dirs) for f in files]
         table = self.table
         table.set_rows(rows)
         table.border_title = f"Pieces ({len(rows)})"
@@ -321,6 +293,18 @@ class PiecesScreen(ListScreen):
                 self.refresh_list(reload=True)
 
         start_edit(self, self.index, f.path, Kind.PIECE, then=written)
+
+
+def piece_row(f: IndexedFile, several_dirs: bool) -> Row:
+    """A piece's name (its directory too when there are several), movements and lint."""
+    doc = f.doc if isinstance(f.doc, Piece) else None
+    name = doc.name if doc is not None and doc.name else f.path.stem
+    title = literal(name, "bold" if doc is not None else "$error", keep_newlines=False)
+    if several_dirs:
+        where = literal(_shown_dir(f.display), "$text-muted", keep_newlines=False)
+        title = Content.assemble(title, "  ", where)
+    count = str(len(doc.movements or [])) if doc is not None else "?"
+    return str(f.path), (title, count, lint_cell(f.errors, f.warnings))
 
 
 def _shown_dir(display: str) -> str:

@@ -32,6 +32,27 @@ CLUSTER_COLUMNS = [
 ]
 
 
+MUTED_NO = Content.styled("no", "$text-muted")
+IMPACT = {"high": "$error", "medium": "$warning", "low": "$success"}
+TRY_STATES = {
+    "approved": "$success",
+    "rejected": "$error",
+    "pending": "$text-muted",
+    "promoted": "$accent",
+}
+
+
+def cluster_row(i: int, c: dict[str, Any]) -> Row:
+    """A recurring problem: how often, in how many sessions, promoted, came back after."""
+    promoted = Content.styled("yes", "$accent") if c["promoted_items"] else MUTED_NO
+    again = c["recurred_after_promotion"]
+    came_back = Content.styled("yes", "bold $error") if again else MUTED_NO
+    if again is None:
+        came_back = Content.styled("—", "$text-muted")
+    cells = (str(c["count"]), str(len(c["sessions"])), promoted, came_back)
+    return str(i), (*cells, literal(c["description"], keep_newlines=False))
+
+
 def bars(counts: dict[str, int], width: int = 30, styles: dict[str, str] | None = None) -> Content:
     """One labelled bar per key, scaled to the largest count."""
     if not counts:
@@ -158,54 +179,17 @@ class StatsScreen(Screen[None]):
             else "user score: no data"
         )
         self.query_one("#stats-categories", Static).update(bars(figures["problem_categories"], 12))
-        self.query_one("#stats-impact", Static).update(
-            bars(
-                figures["problem_impact"],
-                20,
-                {"high": "$error", "medium": "$warning", "low": "$success"},
-            )
-        )
-        self.query_one("#stats-tries", Static).update(
-            bars(
-                figures["try_items"],
-                12,
-                {
-                    "approved": "$success",
-                    "rejected": "$error",
-                    "pending": "$text-muted",
-                    "promoted": "$accent",
-                },
-            )
-        )
-        rows: list[Row] = []
-        for i, c in enumerate(figures["recurring_problems"]):
-            again = c["recurred_after_promotion"]
-            rows.append(
-                (
-                    str(i),
-                    (
-                        str(c["count"]),
-                        str(len(c["sessions"])),
-                        Content.styled("yes", "$accent")
-                        if c["promoted_items"]
-                        else Content.styled("no", "$text-muted"),
-                        Content.styled("yes", "bold $error")
-                        if again
-                        else Content.styled("no" if again is False else "—", "$text-muted"),
-                        literal(c["description"], keep_newlines=False),
-                    ),
-                )
-            )
+        self.query_one("#stats-impact", Static).update(bars(figures["problem_impact"], 20, IMPACT))
+        self.query_one("#stats-tries", Static).update(bars(figures["try_items"], 12, TRY_STATES))
+        rows = [cluster_row(i, c) for i, c in enumerate(figures["recurring_problems"])]
         table = self.query_one("#stats-clusters", VirtualTable)
         table.set_rows(rows)
         table.border_title = f"{len(rows)} recurring problem(s)"
         out = []
         for m in metrics:
-            value = (
-                "n/a"
-                if m.value is None
-                else (f"{m.value:.3f}" if isinstance(m.value, float) else str(m.value))
-            )
+            value = "n/a" if m.value is None else str(m.value)
+            if isinstance(m.value, float):
+                value = f"{m.value:.3f}"
             out.append(
                 Content.assemble(
                     literal(f"{m.name:<38}"),

@@ -19,14 +19,6 @@ def session_row(f: dict[str, str]) -> Row:
         review = Content.styled(f["review"], "$success")
     else:
         review = Content.styled(f["review"], "bold $warning")
-    return (
-        f["key"],
-        (
-            f["date"],
-            literal(f["project"], keep_newlines=False),
-            outcome_content(f["outcome"]),
-            f["kpto"],
-            review,
-            literal(f["title"], keep_newlines=False),
-        ),
-    )
+    project = literal(f["project"], keep_newlines=False)
+    title = literal(f["title"], keep_newlines=False)
+    return f["key"], (f["date"], project, outcome_content(f["outcome"]), f["kpto"], review, title)

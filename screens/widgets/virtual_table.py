@@ -130,11 +130,6 @@ class VirtualTable(ScrollView, can_focus=True):
         return self._painted is self._rows
 
     @property
-    def row_count(self) -> int:
-        """Number of rows."""
-        return len(self._rows)
-
-    @property
     def cursor_key(self) -> str | None:
         """Key of the highlighted row, or ``None`` when the table is empty."""
         return self.row_key_at(self.cursor_row)

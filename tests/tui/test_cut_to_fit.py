@@ -39,7 +39,7 @@ async def test_target_paths_keep_their_file_names(demo_root: Path, size: tuple[i
         assert isinstance(screen, TargetsScreen)
         await until(pilot, lambda: screen.report is not None)
         table = screen.query_one("#targets-list", VirtualTable)
-        await until(pilot, lambda: table.row_count == 8)
+        await until(pilot, lambda: len(table.rows) == 8)
         rows = [line for line in drawn(table)[1:] if line.strip()]  # under the header
         names = [p.name for p in (demo_root / "knowledge_base" / "global" / "skills").iterdir()]
         skills = [r for r in rows if r.startswith("know")]
@@ -63,7 +63,7 @@ async def test_search_drops_the_kind_before_it_cuts_a_title(demo_root: Path) -> 
         await pilot.press("slash")
         await pilot.press(*"rate limit")
         table = app.screen.query_one("#search-results", VirtualTable)
-        await until(pilot, lambda: table.row_count > 0)
+        await until(pilot, lambda: len(table.rows) > 0)
         header = drawn(table)[0]
         assert "Kind" not in header and header.startswith("Title")
         assert header.index("Date") >= 40  # a title of forty cells, not twenty-eight
@@ -75,14 +75,14 @@ async def test_lesson_titles_and_item_descriptions_get_the_width(demo_root: Path
         await ready(pilot)
         await pilot.press("L")
         table = app.screen.query_one("#lessons-list", VirtualTable)
-        await until(pilot, lambda: table.row_count > 0)
+        await until(pilot, lambda: len(table.rows) > 0)
         header = drawn(table)[0]
         assert "Type" in header and len(header) - header.index("Title") >= 34 + 2  # a scrollbar
         await pilot.press("escape")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, SessionScreen))
         items = app.screen.query_one("#items", VirtualTable)
-        await until(pilot, lambda: items.row_count > 0)
+        await until(pilot, lambda: len(items.rows) > 0)
         header = drawn(items)[0]
         assert len(header) - header.index("Description") >= 40 + 2
 

@@ -56,7 +56,7 @@ async def test_lists_every_discussion_with_its_metadata(demo_root: Path) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, demo_root)
         table = screen.query_one("#disc-list", VirtualTable)
-        assert table.row_count == 4
+        assert len(table.rows) == 4
         rows = {Path(k).name: [str(c) for c in cells] for k, cells in table.rows}
         assert rows["2026-11-07-codex-review.md"][:3] == ["stop", "cond.", "1H 2M 1L"]
         assert rows["2026-10-30-codex-review.md"][:2] == ["stop*", "pass*"]  # fallbacks

@@ -32,7 +32,7 @@ async def test_history_times_are_local_and_the_header_says_so(
         await pilot.press("H")
         await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         table = app.screen.query_one("#history-list", VirtualTable)
-        await until(pilot, lambda: table.row_count > 0)
+        await until(pilot, lambda: len(table.rows) > 0)
         await pilot.pause()
         lines = [table.render_line(y).text for y in range(table.size.height)]
         assert "When (local)" in lines[0]

@@ -78,7 +78,7 @@ async def test_history_lists_diffs_undoes_an_older_one_past_a_blocked_one_and_re
         await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         screen = app.screen
         table = screen.query_one("#history-list", VirtualTable)
-        await until(pilot, lambda: table.row_count >= 2)
+        await until(pilot, lambda: len(table.rows) >= 2)
         newest, older = (screen.views[table.row_key_at(i) or ""] for i in (0, 1))
         assert newest.action == "propose" and newest.state == "blocked"
         assert older.action == "promote" and older.state == "done"
@@ -155,7 +155,7 @@ async def test_header_counts_follow_actions_undo_and_redo(demo_root: Path) -> No
         await pilot.press("I")
         await until(pilot, lambda: isinstance(app.screen, InboxScreen))
         table = app.screen.query_one("#inbox-list", VirtualTable)
-        await until(pilot, lambda: table.row_count == pending)
+        await until(pilot, lambda: len(table.rows) == pending)
         table.move_to_key("prop-20261119-001")
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, NotePrompt))
@@ -166,7 +166,7 @@ async def test_header_counts_follow_actions_undo_and_redo(demo_root: Path) -> No
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await until(pilot, lambda: f"{pending} in inbox" in _header(app))
-        await until(pilot, lambda: table.row_count == pending)
+        await until(pilot, lambda: len(table.rows) == pending)
         app.action_redo()
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
@@ -252,7 +252,7 @@ async def test_u_on_an_undo_row_applies_it_again(demo_root: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
         screen = app.screen
         table = screen.query_one("#history-list", VirtualTable)
-        await until(pilot, lambda: table.row_count >= 1)
+        await until(pilot, lambda: len(table.rows) >= 1)
         assert screen.views[table.row_key_at(0) or ""].action == "undo"
         await pilot.press("u")
         await until(pilot, lambda: app.index.ledger.state(PENDING).state == "approved")

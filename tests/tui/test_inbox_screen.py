@@ -39,7 +39,7 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _inbox(pilot, app)
         table = screen.query_one("#inbox-list", VirtualTable)
-        assert table.row_count == 3  # pending only
+        assert len(table.rows) == 3  # pending only
         table.move_to_key("prop-20261118-001")
         await until(pilot, lambda: "version: 3" in screen.query_one("#inbox-diff", DiffView).text)
         await pilot.press("a")
@@ -48,7 +48,7 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: _status(inbox / "prop-20261118-001.yaml") == "approved")
         assert "merged as is" in (inbox / "prop-20261118-001.yaml").read_text(encoding="utf-8")
-        await until(pilot, lambda: table.row_count == 2)
+        await until(pilot, lambda: len(table.rows) == 2)
         table.move_to_key("prop-20261119-001")
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, NotePrompt))
@@ -56,7 +56,7 @@ async def test_approve_and_reject_from_the_inbox(demo_root: Path) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: _status(inbox / "prop-20261119-001.yaml") == "rejected")
         await pilot.press("f", "f")  # all
-        await until(pilot, lambda: table.row_count == 5)
+        await until(pilot, lambda: len(table.rows) == 5)
         await pilot.press("u")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert "Undo: reject prop-20261119-001" in str(

@@ -37,10 +37,10 @@ async def test_filters_and_grouping(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _lessons(pilot, app)
         table = screen.query_one("#lessons-list", VirtualTable)
-        assert table.row_count == 89
+        assert len(table.rows) == 89
         screen.query_one("#lf-type", Select).value = "ai_user_guided"
         await pilot.pause()
-        assert table.row_count and all(
+        assert len(table.rows) and all(
             r.lesson.type == "ai_user_guided" for r in screen.rows.values()
         )
         screen.query_one("#lf-type", Select).clear()
@@ -104,7 +104,7 @@ async def test_stats_screen_opens_a_recurring_problem(demo_root: Path) -> None:
         await pilot.press("S")
         await until(pilot, lambda: isinstance(app.screen, StatsScreen) and bool(app.screen.figures))
         table = app.screen.query_one("#stats-clusters", VirtualTable)
-        assert table.row_count == 1
+        assert len(table.rows) == 1
         table.focus()
         await pilot.press("enter")
         await pilot.pause()

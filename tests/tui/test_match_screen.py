@@ -26,7 +26,7 @@ async def _open(pilot, app: HurikaeriApp) -> MatchScreen:  # type: ignore[no-unt
 
 
 def _cells(table: VirtualTable, skill_id: str) -> list[str]:
-    for i in range(table.row_count):
+    for i in range(len(table.rows)):
         key = table.row_key_at(i) or ""
         if key.startswith(skill_id + "\0"):
             return [str(c) for c in table.rows[i][1]]
@@ -46,7 +46,7 @@ async def test_every_skill_is_listed_before_typing(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, app)
         table = screen.query_one("#match-skills", VirtualTable)
-        assert table.row_count == 6  # 4 global, 1 in groups/, 1 in projects/…/learned/
+        assert len(table.rows) == 6  # 4 global, 1 in groups/, 1 in projects/…/learned/
         assert screen.focused is screen.query_one("#match-objective", Input)
         assert "Would load: nothing" in _text(screen, "#match-summary")
 
@@ -135,7 +135,7 @@ async def test_knowledge_is_reloaded_when_the_workspace_changes(demo_root: Path)
         )
         await app.apply_changes({new})
         table = screen.query_one("#match-skills", VirtualTable)
-        await until(pilot, lambda: table.row_count == 7)
+        await until(pilot, lambda: len(table.rows) == 7)
         screen.query_one("#match-objective", Input).value = "connect a signal"
         await until(
             pilot, lambda: screen.result is not None and screen.result.loaded == ["godot_signals"]

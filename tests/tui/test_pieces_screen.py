@@ -40,7 +40,7 @@ async def test_graph_of_a_piece(demo_root: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, demo_root, API, takt_home=None)
         table = screen.query_one("#piece-list", VirtualTable)
-        assert table.row_count == 2
+        assert len(table.rows) == 2
         head = _text(screen, "#piece-head")
         assert "api-feature" in head and "5 movements" in head and "✓ lint: no problems" in head
         graph = _text(screen, "#piece-graph")
@@ -125,9 +125,9 @@ async def test_offers_takt_home(demo_root: Path, tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await _open(pilot, demo_root, takt_home=home)
         table = screen.query_one("#piece-list", VirtualTable)
-        assert table.row_count == 2 and "o: show" in str(table.border_subtitle)
+        assert len(table.rows) == 2 and "o: show" in str(table.border_subtitle)
         await pilot.press("o")
-        await until(pilot, lambda: table.row_count == 4)
+        await until(pilot, lambda: len(table.rows) == 4)
         assert "this session only" in str(table.border_subtitle)
         assert screen.check_action("add_takt_home", ()) is False
         table.move_to_key(str(home / "mock-max-iter.yaml"))
@@ -155,7 +155,7 @@ async def test_a_pieces_name_stays_in_sight_beside_its_folder(
         screen = await _open(pilot, demo_root, takt_home=home)
         await pilot.press("o")
         table = screen.query_one("#piece-list", VirtualTable)
-        await until(pilot, lambda: table.row_count == 3)
+        await until(pilot, lambda: len(table.rows) == 3)
         assert "kiro-spec-init" in row_text(table, str(home / "kiro-spec-init.yaml"))
 
 

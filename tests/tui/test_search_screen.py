@@ -200,13 +200,13 @@ async def test_a_malformed_query_says_why(demo_root: Path) -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_search(pilot)
         await type_query(pilot, screen, "jwt")
-        before = table(screen).row_count
+        before = len(table(screen).rows)
         box = screen.query_one("#search-input", Input)
         box.value = "jwt colour:red"
         status = screen.query_one("#search-status", Static)
         await until(pilot, lambda: status.has_class("-error"))
         assert "unknown filter 'colour:'" in str(status.render())
-        assert table(screen).row_count == before  # the last good results stay
+        assert len(table(screen).rows) == before  # the last good results stay
         box.value = "jwt"
         await until(pilot, lambda: not status.has_class("-error"))
 
@@ -368,7 +368,7 @@ async def test_evidence_missing_is_checked_only_when_asked(
 
 def _lines(screen: SearchScreen) -> list[str]:
     t = table(screen)
-    return [t.render_line(y).text for y in range(min(t.row_count + 1, t.size.height))]
+    return [t.render_line(y).text for y in range(min(len(t.rows) + 1, t.size.height))]
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")

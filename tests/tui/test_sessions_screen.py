@@ -23,7 +23,7 @@ async def test_lists_every_session_unreviewed_first(demo_root: Path) -> None:
         await ready(pilot)
         table = app.screen.query_one("#sessions", VirtualTable)
         assert isinstance(app.screen, SessionsScreen)
-        assert table.row_count == 33
+        assert len(table.rows) == 33
         first = app.index.sessions[table.cursor_key or ""]
         done, total = app.index.review_progress(first)
         assert done < total
@@ -60,18 +60,18 @@ async def test_filters_narrow_the_list(demo_root: Path) -> None:
         table = screen.query_one("#sessions", VirtualTable)
         screen.query_one("#f-outcome", Select).value = "failure"
         await pilot.pause()
-        keys = [table.row_key_at(i) for i in range(table.row_count)]
+        keys = [table.row_key_at(i) for i in range(len(table.rows))]
         assert keys and all(app.index.sessions[k or ""].outcome == "failure" for k in keys)
         await pilot.press("escape")
         await pilot.pause()
-        assert table.row_count == 33
+        assert len(table.rows) == 33
         await pilot.press("f")  # focus the filters
         screen.query_one("#f-since", Input).value = "2026-11-15"
         screen.query_one("#f-until", Input).value = "2026-11-17"
         await pilot.pause()
         days = {
             app.index.sessions[table.row_key_at(i) or ""].sort_time.date().isoformat()
-            for i in range(table.row_count)
+            for i in range(len(table.rows))
         }
         assert days and all("2026-11-14" <= d <= "2026-11-17" for d in days)
         screen.query_one("#f-until", Input).value = "not a date"
@@ -80,7 +80,7 @@ async def test_filters_narrow_the_list(demo_root: Path) -> None:
         screen.query_one("#f-since", Input).value = ""
         screen.query_one("#f-review", Select).value = "reviewed"
         await pilot.pause()
-        for i in range(table.row_count):
+        for i in range(len(table.rows)):
             d, t = app.index.review_progress(app.index.sessions[table.row_key_at(i) or ""])
             assert d == t
 
@@ -127,12 +127,12 @@ async def test_new_report_appears_live_without_moving_the_cursor(demo_root: Path
             "problem: []\ntry: []\nomission: []\n",
             encoding="utf-8",
         )
-        await until(pilot, lambda: table.row_count == 34)
+        await until(pilot, lambda: len(table.rows) == 34)
         assert table.cursor_key == key
         assert "123 to review" in app.sub_title
         assert str(screen_arrivals(app).render()) == "1 new session arrived"
         (demo_root / "hurikaeri" / "kpt-20261121-001.yaml").unlink()
-        await until(pilot, lambda: table.row_count == 33)
+        await until(pilot, lambda: len(table.rows) == 33)
         assert table.cursor_key == key
 
 
@@ -150,7 +150,7 @@ async def test_a_new_session_at_the_top_comes_into_sight(demo_root: Path) -> Non
             "problem: []\ntry: []\nomission: []\n",
             encoding="utf-8",
         )
-        await until(pilot, lambda: table.row_count == 34)
+        await until(pilot, lambda: len(table.rows) == 34)
         assert table.cursor_key == first  # the cursor stays on its session …
         assert table.row_key_at(0) == "sid:live-2" and table.scroll_y == 0  # … the new one in sight
 
@@ -201,21 +201,21 @@ async def test_the_evidence_filter_checks_reports_only_when_chosen(
             screen.query_one("#f-evidence", Select).value = "missing"
             await pilot.pause()
             assert "checking evidence" in str(table.border_title)
-            assert table.row_count == 0  # nothing shown as if it had been checked
+            assert len(table.rows) == 0  # nothing shown as if it had been checked
         finally:
             gate.set()
-        await until(pilot, lambda: table.row_count == 1)
+        await until(pilot, lambda: len(table.rows) == 1)
         assert (
             table.row_key_at(0) == "sid:92f1c7d3-4a6b-4e85-bc20-7e3d9a15f8c6"
         )  # turns 23-30 of 22
         assert str(table.border_title) == "1 of 33 sessions"
         assert (demo_root / ".hurikaeri" / CACHE_NAME).is_file()
         screen.query_one("#f-evidence", Select).value = "found"
-        await until(pilot, lambda: table.row_count == 3)
+        await until(pilot, lambda: len(table.rows) == 3)
         screen.query_one("#f-evidence", Select).value = "none"
-        await until(pilot, lambda: table.row_count == 26)
+        await until(pilot, lambda: len(table.rows) == 26)
         await pilot.press("escape")  # clears every filter
-        await until(pilot, lambda: table.row_count == 33)
+        await until(pilot, lambda: len(table.rows) == 33)
 
 
 async def test_the_review_filter_to_review(demo_root: Path) -> None:
@@ -225,8 +225,8 @@ async def test_the_review_filter_to_review(demo_root: Path) -> None:
         screen = app.screen
         table = screen.query_one("#sessions", VirtualTable)
         screen.query_one("#f-review", Select).value = "unreviewed"
-        await until(pilot, lambda: 0 < table.row_count < 33)
-        for i in range(table.row_count):
+        await until(pilot, lambda: 0 < len(table.rows) < 33)
+        for i in range(len(table.rows)):
             d, t = app.index.review_progress(app.index.sessions[table.row_key_at(i) or ""])
             assert d < t
 
@@ -248,7 +248,7 @@ async def test_a_start_from_the_cache_draws_the_sessions_before_it_reads_on(
         return sum(len(s.lessons) for s in app.index.sessions.values())
 
     def drawn(table: VirtualTable, y: int) -> Any:
-        if table.id == "sessions" and table.row_count == 33 and not lessons_when_drawn:
+        if table.id == "sessions" and len(table.rows) == 33 and not lessons_when_drawn:
             lessons_when_drawn.append(lessons())
         return render_line(table, y)
 
@@ -310,6 +310,6 @@ async def test_arrivals_a_few_seconds_apart_are_one_notice_that_counts(
                 path.write_text(live_report(n * 10 + m), encoding="utf-8")
                 paths.add(path)
             await app.apply_changes(paths)
-            await until(pilot, lambda n=n: table.row_count == 33 + min(4 * n, 17))
+            await until(pilot, lambda n=n: len(table.rows) == 33 + min(4 * n, 17))
             assert str(screen_arrivals(app).render()) == f"{min(4 * n, 17)} new sessions arrived"
         assert not told  # no toast at all

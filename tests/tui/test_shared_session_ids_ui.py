@@ -20,7 +20,7 @@ async def test_both_reports_are_on_the_desk_and_reviewable(tmp_path: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         table = app.screen.query_one("#sessions", VirtualTable)
-        keys = [table.row_key_at(i) or "" for i in range(table.row_count)]
+        keys = [table.row_key_at(i) or "" for i in range(len(table.rows))]
         assert sorted(app.index.sessions[k].report_id or "" for k in keys) == [FIRST, SECOND]
         assert "4 to review" in app.sub_title
         first = next(k for k in keys if app.index.sessions[k].report_id == FIRST)

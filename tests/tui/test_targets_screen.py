@@ -39,7 +39,7 @@ async def test_targets_screen_lists_targets_and_shows_findings_inline(tmp_path: 
         assert isinstance(screen, TargetsScreen)
         await until(pilot, lambda: screen.report is not None)
         table = screen.query_one("#targets-list", VirtualTable)
-        assert table.row_count == 2
+        assert len(table.rows) == 2
         cells = [str(c) for c in table.rows[0][1]]
         assert cells[0] == "CLAUDE.md" and cells[1] == "claude_md"
         assert "SECRET 1" in cells[-2] and "dup 1" in cells[-2]

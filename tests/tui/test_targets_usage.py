@@ -31,7 +31,7 @@ async def test_targets_show_each_files_rule_usage_and_unused_flags(tmp_path: Pat
         await until(pilot, lambda: isinstance(app.screen, TargetsScreen))
         screen = app.screen
         table = screen.query_one("#targets-list", VirtualTable)
-        await until(pilot, lambda: screen.report is not None and table.row_count >= 1)
+        await until(pilot, lambda: screen.report is not None and len(table.rows) >= 1)
 
         def line() -> str:
             return table.render_line(1).text  # the first row under the header
@@ -59,7 +59,7 @@ async def test_rules_no_session_came_after_claim_nothing(tmp_path: Path) -> None
         await until(pilot, lambda: isinstance(app.screen, TargetsScreen))
         screen = app.screen
         table = screen.query_one("#targets-list", VirtualTable)
-        await until(pilot, lambda: screen.report is not None and table.row_count >= 1)
+        await until(pilot, lambda: screen.report is not None and len(table.rows) >= 1)
         first = screen.report
         await pilot.press("U")
         await until(pilot, lambda: screen.report is not first)  # read, shown

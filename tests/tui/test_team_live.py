@@ -42,7 +42,7 @@ def team_notices(app: HurikaeriApp) -> list[str]:
 
 def row_text(table: VirtualTable, key: str) -> str:
     """The row of ``key`` as drawn (it must be on screen)."""
-    index = next(i for i in range(table.row_count) if table.row_key_at(i) == key)
+    index = next(i for i in range(len(table.rows)) if table.row_key_at(i) == key)
     return table.render_line(index - int(table.scroll_y) + 1).text
 
 
