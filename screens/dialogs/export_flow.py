@@ -25,31 +25,23 @@ async def export_as_feedback(screen: Screen[Any], index: WorkspaceIndex, report_
 
     ws, led = index.ws, index.ledger
     force = False
-    try:
-        preview = await asyncio.to_thread(export_feedback, ws, report_id, dry_run=True)
-    except AlreadyExported as exc:
-        again = await screen.app.push_screen_wait(
-            ConfirmScreen(
-                Content.assemble(
-                    literal(f"{report_id} was already exported as {exc.feedback_id}.\n"),
-                    "Export it again as a new feedback file?",
-                ),
-                "Export again",
-            )
-        )
-        if not again:
-            return
-        force = True
+    while True:
         try:
             preview = await asyncio.to_thread(
-                export_feedback, ws, report_id, dry_run=True, force=True
+                export_feedback, ws, report_id, dry_run=True, force=force
             )
-        except ReviewError as exc2:
-            screen.notify(str(exc2), severity="warning", markup=False)
+            break
+        except AlreadyExported as exc:  # (never with force)
+            question = Content.assemble(
+                literal(f"{report_id} was already exported as {exc.feedback_id}.\n"),
+                "Export it again as a new feedback file?",
+            )
+            if not await screen.app.push_screen_wait(ConfirmScreen(question, "Export again")):
+                return
+            force = True
+        except ReviewError as exc:
+            screen.notify(str(exc), severity="warning", markup=False)
             return
-    except ReviewError as exc:
-        screen.notify(str(exc), severity="warning", markup=False)
-        return
     text = new_yaml_document(preview.feedback).decode()
     ok = await screen.app.push_screen_wait(
         ConfirmScreen(

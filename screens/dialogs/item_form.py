@@ -64,10 +64,8 @@ class ItemForm(FormDialog[bool]):
         subject: str | None,
         position: int = 0,
     ) -> None:
-        """``position``: the item's place in its section (from 1); an item without an id
-        is found by it, and the form asks for an id first. ``subject``: what the edit marks
-        edited in the review state (the item's key, or the report's id for an item
-        without one). The save is one transaction (``u`` undoes it)."""
+        """``position``: the item's place in its section (from 1), how an item without an
+        id is found; ``subject``: what the edit marks edited (the item's or report's key)."""
         super().__init__()
         self.index = index
         self.position = position

@@ -18,7 +18,6 @@ from textual.widgets import Button, Footer, Input, Static
 from screens.dialogs.budget_prompt import (
     Write,
     budget_checks,
-    budget_summaries,
     confirm_budgets,
     merge_writes,
 )
@@ -147,7 +146,8 @@ class PromoteScreen(ModalScreen[bool]):
             if plan.writes and plan.target is not None and plan.after is not None:
                 changed[plan.target] = plan.after
             plans.append(plan)
-        budgets = budget_summaries(budget_checks(self.index.ws, _writes(plans)))
+        checks = budget_checks(self.index.ws, _writes(plans))
+        budgets = [c.summary for c in checks if c.budget is not None]
         self.app.call_from_thread(self.show_plans, plans, budgets, wording, generation)
 
     def show_plans(

@@ -30,11 +30,8 @@ def diagnostic_line(
     keep_newlines: bool = False,
     code_gap: str = "  ",
 ) -> Content:
-    """``✗ line 3: message  [code]``.
-
-    ``columns`` lines up ``[✗] error   line 3    message  [code]`` for a list of them
-    (``mark``: with the ✗/⚠ first, and bold); ``indent`` goes before an inline line;
-    ``tint`` colours the message too; ``keep_newlines`` keeps a message's line breaks."""
+    """``✗ line 3: message  [code]``; ``columns`` lines them up for a list (``mark``: ✗/⚠
+    first, bold); ``tint`` colours the message too."""
     style = severity_style(d.severity)
     where = f"line {d.line}" if d.line else "file"
     if columns:

@@ -183,9 +183,8 @@ class DiffView(ScrollView, can_focus=True):
         return list(self._rows)
 
     def load_text(self, text: str) -> None:
-        """Show another diff, from its first line (the same diff again stays where it is
-        scrolled: a dialog that plans again, the wording unchanged, must not throw the
-        reader back to the top)."""
+        """Show another diff from its first line; the same diff again stays where it is
+        scrolled (a dialog planning again must not throw the reader back to the top)."""
         if self.is_mounted and printable(text) == self._text and self._lines:
             return
         self._text = printable(text)

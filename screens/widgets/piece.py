@@ -93,21 +93,14 @@ def head_view(view: PieceView) -> Content:
     if not view.diagnostics:
         out.append(Content.styled("✓ lint: no problems", "$success"))
     else:
-        parts = []
-        if errors:
-            parts.append(
-                Content.styled(f"✗ {errors} error{'s' if errors != 1 else ''}", "bold $error")
-            )
-        if warnings:
-            if parts:
-                parts.append(Content("  "))
-            parts.append(
-                Content.styled(
-                    f"⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold $warning"
-                )
-            )
-        parts.append(Content.styled("  (shown in the graph)", "$text-muted"))
-        out.append(Content.assemble(*parts))
+        said = [(errors, "error", "✗", "bold $error"), (warnings, "warning", "⚠", "bold $warning")]
+        parts = [
+            Content.styled(f"{mark} {n} {what}{'s' if n != 1 else ''}", style)
+            for n, what, mark, style in said
+            if n
+        ]
+        where = Content.styled("  (shown in the graph)", "$text-muted")
+        out.append(Content.assemble(Content("  ").join(parts), where))
     return Content("\n").join(out)
 
 

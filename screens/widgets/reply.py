@@ -19,18 +19,13 @@ STATUS_STYLE = {"continue": "$warning", "stop": "$success"}
 VERDICT_STYLE = {"pass": "$success", "conditional": "$warning", "fail": "$error"}
 VERDICT_SHORT = {"conditional": "cond."}
 SEVERITY_STYLE = {"high": "bold $error", "medium": "bold $warning", "low": "$text-muted"}
-REPLY_SECTIONS: list[tuple[str, str, str]] = [
-    ("blockers", "Blockers", "⛔ "),
-    ("open_questions", "Open questions", "? "),
-    ("decisions", "Decisions", "✓ "),
-    ("next_steps", "Next steps", "→ "),
+#: the reply's lists: field, title, bullet, and the prefix of their entries' option ids
+REPLY_SECTIONS = [
+    ("blockers", "Blockers", "⛔ ", "blocker"),
+    ("open_questions", "Open questions", "? ", "question"),
+    ("decisions", "Decisions", "✓ ", "decision"),
+    ("next_steps", "Next steps", "→ ", "next_step"),
 ]
-ENTRY_PREFIX = {
-    "blockers": "blocker",
-    "open_questions": "question",
-    "decisions": "decision",
-    "next_steps": "next_step",
-}
 
 
 def short_name(display: str) -> str:
@@ -44,14 +39,12 @@ def short_name(display: str) -> str:
 def findings_cell(reply: Reply | None) -> Content:
     if reply is None or not reply.findings:
         return Content.styled("—", "$text-muted")
-    parts: list[Content] = []
-    for sev, group in findings_by_severity(reply.findings):
-        letter = sev[:1].upper() if sev else "?"
-        style = SEVERITY_STYLE.get(sev, "$text-muted")
-        if parts:
-            parts.append(Content(" "))
-        parts.append(Content.styled(f"{len(group)}{letter}", style))
-    return Content.assemble(*parts)
+    return Content(" ").join(
+        Content.styled(
+            f"{len(group)}{(sev or '?')[:1].upper()}", SEVERITY_STYLE.get(sev, "$text-muted")
+        )
+        for sev, group in findings_by_severity(reply.findings)
+    )
 
 
 def count_cell(reply: Reply | None, name: str, style: str) -> Content:
@@ -174,12 +167,11 @@ def entry_options(
                 for k, v in (f.model_extra or {}).items():
                     lines.append(hang(Content(" " * 11), literal(f"{k}: {v}", "dim"), width))
                 out.append(Option(Content("\n").join(lines), id=key))
-    for name, title, bullet in REPLY_SECTIONS:
+    for name, title, bullet, prefix in REPLY_SECTIONS:
         items = reply.texts(name)
         if not items:
             continue
         heading(title, len(items))
-        prefix = ENTRY_PREFIX[name]
         for i, text in enumerate(items):
             key = f"{prefix}:{i}"
             lead = Content.assemble(mark(key), Content.styled(bullet, "bold"))

@@ -48,32 +48,28 @@ def skill_cells(s: SkillScore, loads: bool) -> tuple[Content, ...]:
     )
 
 
+def _scored(scores: list[SkillScore], style: str) -> Content:
+    """``id 0.82, id 0.61``: skills with their scores, or ``none`` when there is none."""
+    if not scores:
+        return Content.styled("none", "$text-muted")
+    return Content(", ").join(
+        Content.assemble(
+            literal(s.skill_id, style, keep_newlines=False),
+            Content.styled(f" {s.score:.2f}", "dim"),
+        )
+        for s in scores
+    )
+
+
 def summary_view(result: MatchResult) -> Content:
     by_id = {s.skill_id: s for s in result.scores}
-    parts: list[Content] = [Content.styled("Would load: ", "bold")]
-    if result.loaded:
-        for i, sid in enumerate(result.loaded):
-            if i:
-                parts.append(Content(", "))
-            parts += [
-                literal(sid, "bold $success", keep_newlines=False),
-                Content.styled(f" {by_id[sid].score:.2f}", "dim"),
-            ]
-    else:
-        parts.append(Content.styled("nothing", "$text-muted"))
-    below = result.below
-    parts.append(Content.styled(f"   Scored ≤ {THRESHOLD}: ", "bold"))
-    if below:
-        for i, s in enumerate(below):
-            if i:
-                parts.append(Content(", "))
-            parts += [
-                literal(s.skill_id, "$warning", keep_newlines=False),
-                Content.styled(f" {s.score:.2f}", "dim"),
-            ]
-    else:
-        parts.append(Content.styled("none", "$text-muted"))
-    return Content.assemble(*parts)
+    loaded = [by_id[sid] for sid in result.loaded]
+    return Content.assemble(
+        Content.styled("Would load: ", "bold"),
+        _scored(loaded, "bold $success") if loaded else Content.styled("nothing", "$text-muted"),
+        Content.styled(f"   Scored ≤ {THRESHOLD}: ", "bold"),
+        _scored(result.below, "$warning"),
+    )
 
 
 def why_view(s: SkillScore, skill: Skill | None, result: MatchResult, display: str) -> Content:

@@ -292,8 +292,7 @@ class TranscriptView(Vertical, can_focus=False):
 
     def find(self, text: str) -> None:
         """Look for ``text`` (any case) in every row, the whole file read in a worker (a
-        row keeps only a preview); the cursor then goes to the first match after it, and
-        :attr:`matches` lists them."""
+        row keeps only a preview); the cursor goes to the first match after it."""
         self._query = needle = text.casefold().strip()
         self.matches = []
         self.searching = bool(needle)

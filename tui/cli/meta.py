@@ -1,10 +1,6 @@
-"""``hurikaeri meta [FILE|-] [--kind review|discussion] [--field NAME]``: the seed-002
-block ending an agent's reply, as JSON (replaces the seed's shell helpers
-``codex_extract_metadata``, ``codex_get_status``, ``codex_get_verdict``).
-
-Exit status 1 when the block has errors (the JSON is printed all the same) or the file
-cannot be read; diagnostics go to standard error, one line each.
-"""
+"""``hurikaeri meta``: the seed-002 block ending an agent's reply, as JSON (the seed's
+``codex_extract_metadata``, ``codex_get_status``, ``codex_get_verdict``). Exit status 1 when
+the block has errors (the JSON printed all the same) or the file cannot be read."""
 
 from __future__ import annotations
 
@@ -37,7 +33,6 @@ FIELDS = (
 
 
 def add_meta_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """Add ``meta`` to the subcommands (``sub`` is the parser's ``add_subparsers()``)."""
     meta = sub.add_parser(
         "meta",
         parents=[common],

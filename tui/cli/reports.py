@@ -132,11 +132,9 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"recurring ×{c['count']}: {printable(c['description'], keep_newlines=False)}{after}")
     print("effect metrics (seed 003):")
     for m in metrics:
-        value = (
-            "n/a"
-            if m.value is None
-            else (f"{m.value:.3f}" if isinstance(m.value, float) else str(m.value))
-        )
+        value = "n/a" if m.value is None else str(m.value)
+        if isinstance(m.value, float):
+            value = f"{m.value:.3f}"
         print(f"  {m.name:<40} {value:>10}  {printable(m.basis)}")
     return 0
 

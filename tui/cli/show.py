@@ -132,10 +132,8 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
 
 
 def show_other(args: argparse.Namespace, ws: Workspace) -> bool:
-    """Show ``args.id`` when it names something other than a KPT report or item.
-
-    ``False`` when it names nothing else but a KPT report has that id (the caller shows
-    the report); :class:`ReviewError` when nothing has it."""
+    """Show ``args.id`` when it names something other than a KPT report or item; ``False``
+    when only a KPT report has that id; :class:`ReviewError` when nothing has it."""
     from store.lookup import KINDS_FOUND, AmbiguousId, find_thing, id_kinds, quoted_id
 
     ident = args.id.strip()

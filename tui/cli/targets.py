@@ -1,7 +1,5 @@
-"""``hurikaeri targets [--json] [--stale]``: the files agents load, with their findings.
-
-Exit status 1 when a target is over budget, holds a secret or could not be read.
-"""
+"""``hurikaeri targets``: the files agents load, with their findings. Exit status 1 when
+a target is over budget, holds a secret or could not be read."""
 
 from __future__ import annotations
 

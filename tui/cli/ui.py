@@ -42,10 +42,9 @@ def _caches(directory: str, names: list[str]) -> set[str]:
 
 
 def _sign_demo_ledger(path: Path) -> None:
-    """The demo's decision log, as shipped, is hurikaeri's own: signed for this copy with
-    this machine's key, so that its history can be undone in the demo like the person's
-    own (a ledger line is acted on only when signed here: see the trust boundary). Only
-    the copy ``demo`` has just made is signed; nothing else ever is."""
+    """The shipped demo ledger signed with this machine's key, so that its history can be
+    undone like the person's own (only lines signed here are acted on). Only the copy
+    ``demo`` has just made is signed; nothing else ever is."""
     from store import machine_key
     from store.read.jsonl import encode_record
 
@@ -89,9 +88,8 @@ _ENDING = [s for s in (getattr(signal, "SIGHUP", None), signal.SIGTERM) if s is 
 
 
 def _ender(app: Any) -> Callable[[int, Any], None]:
-    """A signal handler that ends the app as ``q`` does, so that what follows ``run``
-    happens (the demo's copy removed, the index cache saved); a second signal ends it
-    at once."""
+    """A signal handler ending the app as ``q`` does (the demo's copy removed, the index
+    cache saved); a second signal ends it at once."""
 
     def end(signum: int, _frame: Any) -> None:
         import asyncio  # here: a small command does not import it
