@@ -38,11 +38,6 @@ def budget_checks(ws: Workspace, writes: Iterable[Write]) -> list[BudgetCheck]:
     return [check_budget(ws, path, before, after) for path, before, after in writes]
 
 
-def budget_summaries(checks: Iterable[BudgetCheck]) -> list[str]:
-    """``CLAUDE.md: 883 → 895/2,500 tokens (within budget)`` for each target with a budget."""
-    return [c.summary for c in checks if c.budget is not None]
-
-
 def falling_out(checks: Iterable[BudgetCheck]) -> str:
     """The lines that would fall outside the budget, per target, numbered as in the new file."""
     out: list[str] = []
@@ -62,9 +57,8 @@ def falling_out(checks: Iterable[BudgetCheck]) -> str:
 
 
 def what_to_cut(ws: Workspace, checks: Iterable[BudgetCheck], shown: int = 8) -> str:
-    """Per target crossing its budget, its rules least relevant first (store.insight.usage),
-    from the session facts last cached — nothing is read, so it is quick and empty until
-    usage was measured once (blocking: call it in a thread)."""
+    """Per target crossing its budget, its rules least relevant first, from the usage last
+    cached (empty until measured once; blocking: call it in a thread)."""
     from store.insight.usage import usage_report
 
     out: list[str] = []
@@ -96,7 +90,7 @@ class BudgetPrompt(ConfirmScreen):
         Binding("y", "answer('yes')", "Write anyway", id="budget.write"),
         Binding("n,escape", "answer('no')", "Cancel", id="budget.cancel"),
     ]
-    FOCUS = "#no"
+    AUTO_FOCUS = "#no"
     YES_VARIANT = "warning"
     QUESTION_ID = "budget-head"
 

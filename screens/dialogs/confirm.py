@@ -23,8 +23,6 @@ class Ask(ModalScreen[T]):
     (``answers``: id, label, variant); a button, or a key's ``answer('id')``, dismisses
     the dialog with :meth:`value` of its id."""
 
-    #: the button focused at first (Enter presses it)
-    FOCUS: ClassVar[str] = ""
     QUESTION_ID: ClassVar[str | None] = None
 
     def __init__(
@@ -51,10 +49,6 @@ class Ask(ModalScreen[T]):
                     yield Button(label, variant=variant, id=bid)
         yield Footer()
 
-    def on_mount(self) -> None:
-        if self.FOCUS:
-            self.query_one(self.FOCUS).focus()
-
     def value(self, answer: str) -> Any:
         return answer
 
@@ -73,7 +67,7 @@ class ConfirmScreen(Ask[bool]):
         Binding("y", "answer('yes')", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer('no')", "No", id="confirm.no"),
     ]
-    FOCUS = "#yes"
+    AUTO_FOCUS = "#yes"  # (Enter presses it)
     YES_VARIANT: ClassVar[ButtonVariant] = "primary"
 
     def __init__(

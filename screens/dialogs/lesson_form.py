@@ -23,6 +23,7 @@ class LessonForm(FormDialog[bool]):
     BINDINGS = form_keys("lesson_form.save", "lesson_form.cancel")
     TEXT_FIELDS = ("title", "category", "detail_ref", "memory_ref")
     LONG_FIELDS = ("summary", "context")
+    AUTO_FOCUS = "#lesson-title"
 
     def __init__(self, index: WorkspaceIndex, path: Path, lesson: Lesson) -> None:
         super().__init__()
@@ -81,9 +82,6 @@ class LessonForm(FormDialog[bool]):
 
     def dirty(self) -> bool:
         return bool(self.changes())
-
-    def on_mount(self) -> None:
-        self.query_one("#lesson-title", Input).focus()
 
     def action_save(self) -> None:
         changes = self.changes()

@@ -14,7 +14,7 @@ class NotePrompt(Ask[str | None]):
     """Dismissed with the note ("" for none) or None when cancelled."""
 
     BINDINGS = [Binding("escape", "answer('cancel')", "Cancel", id="note.cancel")]
-    FOCUS = "#note"
+    AUTO_FOCUS = "#note"
 
     def __init__(self, title: Content, action: str = "Reject") -> None:
         super().__init__(title, [("ok", action, "error"), ("cancel", "Cancel (Esc)", "default")])

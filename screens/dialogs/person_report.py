@@ -35,6 +35,7 @@ class PersonReportDialog(FormDialog[Path | None]):
     SAVE_LABEL = "Write report"
     ERRORS_ID = "disc-kpt-errors"
     CANCELLED = None
+    AUTO_FOCUS = "#disc-kpt-yaml"
 
     def __init__(self, index: WorkspaceIndex, report_id: str, text: str, source: str) -> None:
         super().__init__()
@@ -59,9 +60,6 @@ class PersonReportDialog(FormDialog[Path | None]):
 
     def body(self) -> ComposeResult:
         yield TextArea(self.text, id="disc-kpt-yaml", language=None, soft_wrap=False)
-
-    def on_mount(self) -> None:
-        self.query_one("#disc-kpt-yaml", TextArea).focus()
 
     def action_save(self) -> None:
         text = self.query_one("#disc-kpt-yaml", TextArea).text

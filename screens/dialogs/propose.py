@@ -43,6 +43,7 @@ class ProposeScreen(FormDialog[bool]):
 
     BINDINGS = form_keys("propose.save", "propose.cancel")
     SAVE_LABEL = "Add to inbox"
+    AUTO_FOCUS = "#pr-title"
 
     def __init__(
         self, index: WorkspaceIndex, session: Session, section: str, item: KptItem, note: str | None
@@ -79,9 +80,6 @@ class ProposeScreen(FormDialog[bool]):
             yield TextArea(d["rationale"], id="pr-rationale")
             yield Label("proposed document (YAML)", classes="pr-label")
             yield TextArea(new_yaml_document(d["payload"]).decode(), id="pr-payload", language=None)
-
-    def on_mount(self) -> None:
-        self.query_one("#pr-title", Input).focus()
 
     @on(Select.Changed, "#pr-kind")
     def kind_changed(self, event: Select.Changed) -> None:

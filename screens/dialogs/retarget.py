@@ -46,6 +46,7 @@ def candidate_paths(index: WorkspaceIndex, limit: int = 2000) -> list[str]:
 
 class RetargetScreen(FormDialog[bool]):
     BINDINGS = form_keys("retarget.save", "retarget.cancel")
+    AUTO_FOCUS = "#rt-type"
 
     def __init__(self, index: WorkspaceIndex, refs: list[ItemRef]) -> None:
         super().__init__()
@@ -78,7 +79,6 @@ class RetargetScreen(FormDialog[bool]):
             yield Input(self.start_section, id="rt-new-section", placeholder="## New heading")
 
     def on_mount(self) -> None:
-        self.query_one("#rt-type", Select).focus()
         self.check_path(self.start_path)
         self.find_candidates()
 
@@ -125,13 +125,8 @@ class RetargetScreen(FormDialog[bool]):
             [(literal(h, keep_newlines=False), h) for h in headings]
             + [("New section…", NEW_SECTION)]
         )
-        new_in = self.query_one("#rt-new-section", Input)
-        if wanted in headings:
-            sel.value = wanted
-            new_in.display = False
-        else:
-            sel.value = NEW_SECTION
-            new_in.display = True
+        sel.value = wanted if wanted in headings else NEW_SECTION
+        self.query_one("#rt-new-section", Input).display = wanted not in headings
 
     @on(Select.Changed, "#rt-section")
     def section_changed(self, event: Select.Changed) -> None:

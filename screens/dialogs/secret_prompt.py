@@ -24,7 +24,7 @@ def describe_hits(hits: Iterable[SecretHit], limit: int = 8) -> str:
 class SecretOverride(ConfirmScreen):
     """The yes/no question with "Cancel" focused: Enter alone never writes a secret."""
 
-    FOCUS = "#no"
+    AUTO_FOCUS = "#no"
 
 
 async def confirm_secret_override(node: DOMNode, hits: Iterable[SecretHit], what: str) -> bool:

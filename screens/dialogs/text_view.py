@@ -17,6 +17,7 @@ class TextView(Ask[None]):
     """A long text to read, such as the diff of what undo restores."""
 
     BINDINGS = [Binding("escape,enter,q", "answer('close')", "Close", id="text_view.close")]
+    AUTO_FOCUS = "DiffView, Button"  # a diff scrolls with the keys
 
     def __init__(self, message: str, text: str, title: str = "") -> None:
         parts = [Content.styled(f"{title}\n", "bold $warning")] if title else []
@@ -33,10 +34,6 @@ class TextView(Ask[None]):
             )
             area.can_focus = False
             yield area
-
-    def on_mount(self) -> None:
-        for diff in self.query(DiffView):
-            diff.focus()
 
     def value(self, answer: str) -> None:
         return None
