@@ -389,15 +389,15 @@ class HurikaeriApp(App[None]):
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def action_undo(self, tx_id: str = "") -> None:
-        from screens.dialogs.undo_flow import undo_flow
+        from screens.dialogs.undo_flow import turn
 
-        await undo_flow(self, self.index, tx_id or None)
+        await turn(self, self.index, tx_id or None, redo=False)
 
     @work(exclusive=True, group="undo", exit_on_error=False)
     async def action_redo(self, tx_id: str = "") -> None:
-        from screens.dialogs.undo_flow import redo_flow
+        from screens.dialogs.undo_flow import turn
 
-        await redo_flow(self, self.index, tx_id or None)
+        await turn(self, self.index, tx_id or None, redo=True)
 
     def on_write_failed(self, event: WriteFailed) -> None:
         """The one place a failed write ends: one line on what did not happen (a refused undo

@@ -25,7 +25,7 @@ async def _ask(node: DOMNode, line: str, yes: str) -> bool:
     return bool(answer)
 
 
-async def _turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo: bool) -> bool:
+async def turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo: bool) -> bool:
     """Undo (or redo) ``tx_id``, default the last done (or the last undone); True when done."""
     ws, led = index.ws, index.ledger
     verb = "Redo" if redo else "Undo"
@@ -71,13 +71,3 @@ def _made_since(at: str, since: float) -> bool:
     """Whether a transaction made at ``at`` (ISO time; not a time: long ago) came after
     ``since`` (epoch s)."""
     return parse_time(at).timestamp() >= math.floor(since)  # times are whole seconds
-
-
-async def undo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:
-    """Undo ``tx_id`` (default: the transaction done most recently); True when undone."""
-    return await _turn(node, index, tx_id, redo=False)
-
-
-async def redo_flow(node: DOMNode, index: WorkspaceIndex, tx_id: str | None = None) -> bool:
-    """Apply ``tx_id`` again (default: the transaction undone most recently)."""
-    return await _turn(node, index, tx_id, redo=True)

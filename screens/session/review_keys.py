@@ -170,16 +170,11 @@ class ReviewKeys(Screen[None]):
         key = self.current_key()
         if key is None:
             return
-        section = self.items[key][0]
-        pending = [
-            k
-            for k, (sec, _i) in self.items.items()
-            if sec == section
-            and k not in self.no_id
-            and k not in self.in_flight
-            and self.index.ledger.state(k).state == "pending"
-        ]
-        left_out = [k for k, (sec, _i) in self.items.items() if sec == section and k in self.no_id]
+        section, ledger = self.items[key][0], self.index.ledger
+        in_section = [k for k, (sec, _i) in self.items.items() if sec == section]
+        skip = self.no_id.keys() | self.in_flight
+        pending = [k for k in in_section if k not in skip and ledger.state(k).state == "pending"]
+        left_out = [k for k in in_section if k in self.no_id]
         if left_out:
             self.notify(
                 f"{len(left_out)} item(s) without an id left out: "
@@ -236,21 +231,10 @@ class ReviewKeys(Screen[None]):
             if k in self.no_id:
                 self.notify(self.pane.missing_id_message(k), severity="warning", markup=False)
                 return []
-            iid = k.partition("/")[2]
-            loc = self.index.ws.display(s.report.path)
-            shared = "@" in k.partition("/")[0]
-            refs.append(
-                ItemRef(
-                    s.report.doc.id or "",
-                    iid,
-                    section,
-                    item,
-                    s.report.doc,
-                    s.report.path,
-                    loc,
-                    shared,
-                )
-            )
+            rid, _, iid = k.partition("/")
+            doc, path = s.report.doc, s.report.path
+            loc = self.index.ws.display(path)
+            refs.append(ItemRef(doc.id or "", iid, section, item, doc, path, loc, "@" in rid))
         if not refs:
             self.notify("Promotion and targets apply to try-items.", timeout=2)
         return refs

@@ -100,16 +100,8 @@ def item_detail(section: str, item: KptItem, st: ItemState, report_id: str) -> C
     data.pop("id", None)
     for key, value in data.items():
         if key == "persistence_target" and isinstance(value, dict):
-            t = value
-            out.append(
-                Content.assemble(
-                    label("persistence_target"),
-                    literal(
-                        f"{t.get('type', '?')} → {t.get('path', '?')}  {t.get('section') or ''}"
-                    ),
-                )
-            )
-            continue
+            where = f"{value.get('type', '?')} → {value.get('path', '?')}"
+            value = f"{where}  {value.get('section') or ''}"
         out.append(field(key, value))
     return lines(out)
 
