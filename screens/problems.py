@@ -113,9 +113,7 @@ class ProblemsScreen(Screen[None]):
         with_problems = {id(f) for f in self.index.problem_files()}  # as the header counts
         errors = sum(r.errors for r in reports)
         warnings = sum(r.warnings for r in reports)
-        self.query_one(
-            "#files", OptionList
-        ).border_title = f"Files: {len(reports)} · {errors} errors · {warnings} warnings"
+        files.border_title = f"Files: {len(reports)} · {errors} errors · {warnings} warnings"
         options: list[Option | None] = []
         for kind, title in KIND_TITLES.items():
             group = [r for r in reports if r.kind is kind]
@@ -168,18 +166,14 @@ class ProblemsScreen(Screen[None]):
         self.load_file_text(report)
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
-        if not report.diagnostics:
-            diags.add_option(
-                Option(Content.styled("No problems in this file.", "$success"), disabled=True)
-            )
         for i, d in enumerate(report.diagnostics):
-            diags.add_option(
-                Option(
-                    diagnostic_line(as_shown_for(d, report), columns=True, mark=False), id=f"d{i}"
-                )
-            )
+            line = diagnostic_line(as_shown_for(d, report), columns=True, mark=False)
+            diags.add_option(Option(line, id=f"d{i}"))
         if report.diagnostics:
             diags.highlighted = 0
+        else:
+            none = Content.styled("No problems in this file.", "$success")
+            diags.add_option(Option(none, disabled=True))
 
     @work(thread=True, exclusive=True, group="file-text", exit_on_error=False)
     def load_file_text(self, report: IndexedFile) -> None:

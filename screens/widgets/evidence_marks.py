@@ -81,9 +81,7 @@ def metrics_comparison(rows: Sequence[MetricRow]) -> Content:
     if not rows:
         return Content.styled("No transcript to count from.", "$text-muted")
     width = max(len(r.name) for r in rows)
-    lines = [
-        Content.styled(f"{'metric':<{width}}  {'report':>8}  {'transcript':>10}", "bold"),
-    ]
+    lines = [Content.styled(f"{'metric':<{width}}  {'report':>8}  {'transcript':>10}", "bold")]
     notes: list[Content] = []
     for r in rows:
         reported = r.shown(r.reported)
