@@ -106,13 +106,7 @@ class SessionScreen(ReviewKeys):
             return
         done, total = self.index.review_progress(s)
         self.query_one("#session-head", Static).update(session_head(s, done, total))
-        if s.report is not None:
-            display = self.index.ws.display(s.report.path)
-            self.query_one("#report-view", Static).update(report_overview(s.report.doc, display))
-        else:
-            self.query_one("#report-view", Static).update(
-                Content.styled("No KPT report was written for this session.", "$text-muted")
-            )
+        self.show_report()
         self.query_one("#summary-view", Static).update(
             summary_view(s.summary.doc if s.summary else None)
         )
@@ -120,8 +114,6 @@ class SessionScreen(ReviewKeys):
         self.refresh_items()
         if self.evidence is None or self.evidence.report_id != s.report_id:
             self.check_evidence(s.key)
-        else:
-            self.show_metrics()
         promoted = [k for k in self.pane.items if self.index.ledger.state(k).promoted]
         if promoted:
             self.measure_usage(s.key, promoted)
@@ -213,7 +205,7 @@ class SessionScreen(ReviewKeys):
             return
         self.evidence = result
         self.pane.show_evidence({k: c for k, (_s, _i, c) in result.items.items()})
-        self.show_metrics()
+        self.show_report()
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def measure_usage(self, session_key: str, keys: list[str]) -> None:
@@ -232,21 +224,23 @@ class SessionScreen(ReviewKeys):
         if session_key == self.session_key:
             self.pane.show_usage(found)
 
-    def show_metrics(self) -> None:
-        """The report's metrics beside the counts from the transcript, on the Report tab."""
-        s = self.session
-        if s is None or s.report is None or self.evidence is None:
+    def show_report(self) -> None:
+        """The Report tab: the report, and its metrics beside the transcript's once checked."""
+        s, ev, view = self.session, self.evidence, self.query_one("#report-view", Static)
+        if s is None:
             return
-        display = self.index.ws.display(s.report.path)
-        ev = self.evidence
-        numbering = f" ({SHORT[ev.numbering]})" if ev.checked else ""
-        self.query_one("#report-view", Static).update(
-            Content.assemble(
-                report_overview(s.report.doc, display),
-                Content.styled(f"\n\nMetrics against the transcript{numbering}\n", "bold"),
-                metrics_comparison(self.evidence.metrics),
+        if s.report is None:
+            view.update(
+                Content.styled("No KPT report was written for this session.", "$text-muted")
             )
-        )
+            return
+        overview = report_overview(s.report.doc, self.index.ws.display(s.report.path))
+        if ev is None or ev.report_id != s.report_id:  # not checked yet (or another report's)
+            view.update(overview)
+            return
+        numbering = f" ({SHORT[ev.numbering]})" if ev.checked else ""
+        metrics = Content.styled(f"\n\nMetrics against the transcript{numbering}\n", "bold")
+        view.update(Content.assemble(overview, metrics, metrics_comparison(ev.metrics)))
 
     @on(VirtualTable.Highlighted, "#items")
     def item_highlighted(self, event: VirtualTable.Highlighted) -> None:
