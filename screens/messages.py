@@ -14,7 +14,7 @@ from textual.message import Message
 from store.read.kinds import Kind
 
 if TYPE_CHECKING:
-    from store.search.facade import Hit
+    from store.search.engine import Hit
 
 EVERY_KIND: frozenset[Kind | None] = frozenset([*Kind, None])
 """What a screen showing the whole workspace declares (``None``: files of no kind)."""

@@ -22,7 +22,7 @@ from store.index.order import next_to_review
 from store.index.workspace_index import WorkspaceIndex
 
 if TYPE_CHECKING:  # the search engine is imported when a hit is first opened
-    from store.search.facade import Hit
+    from store.search.engine import Hit
 
 #: The screens opened by name (each once on top): ``screens.<name>.<Name>Screen``, imported
 #: when first opened and built from the workspace index alone.

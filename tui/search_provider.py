@@ -17,7 +17,7 @@ from store.read.textsafe import printable
 from tui.navigate import open_target
 
 if TYPE_CHECKING:  # the search engine is imported when the palette first searches
-    from store.search.facade import Hit as SearchHit
+    from store.search.engine import Hit as SearchHit
 
 LIMIT = 8
 MAX_SCORE = 1.1

@@ -42,7 +42,8 @@ from screens.widgets.virtual_table import Row, VirtualTable
 from store.gc_pause import HeldCollection
 from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt_terms import SECTIONS
-from store.search.facade import Hit, SearchResult, WorkspaceSearch, resolve_line, search_for
+from store.search.engine import Hit, SearchResult
+from store.search.facade import WorkspaceSearch, resolve_line, search_for
 
 LIMIT = 50  # hits listed per query, the best
 #: seconds of quiet before the preview is drawn (laying out a long text delays a key's frame)

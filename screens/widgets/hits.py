@@ -19,8 +19,8 @@ from .table_rows import Column, Row
 
 if TYPE_CHECKING:
     from store.index.workspace_index import WorkspaceIndex
-    from store.search.engine import Engine
-    from store.search.facade import Hit, SearchRecord, SearchResult
+    from store.search.engine import Engine, Hit, SearchResult
+    from store.search.model import SearchRecord
 
 HIGHLIGHT = "bold underline $accent"
 SNIPPET_DASH = "  — "

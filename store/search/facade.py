@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import weakref
@@ -12,25 +11,21 @@ from typing import TYPE_CHECKING
 
 from store.gc_pause import give_back_freed
 from store.search.engine import Engine, Hit, SearchResult
-from store.search.index import IndexBusy, SearchIndex, open_workspace_index, sync_workspace
+from store.search.index import (
+    IndexBusy,
+    SearchIndex,
+    digest,
+    identity,
+    open_workspace_index,
+    unpack,
+)
 from store.search.model import SearchRecord, Stamp
 from store.search.query import Query
-from store.search.scan import iter_parsed, scan_workspace
+from store.search.scan import Scan, iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
     from store.index.workspace_index import WorkspaceIndex
     from store.workspace import Workspace
-
-__all__ = [
-    "Hit",
-    "SearchRecord",
-    "SearchResult",
-    "WorkspaceSearch",
-    "open_index",
-    "resolve_line",
-    "search_for",
-    "session_key_for",
-]
 
 
 def resolve_line(rec: SearchRecord) -> int:
@@ -58,14 +53,13 @@ def open_index(
     While another process writes it, waits, then reads it as is (or builds one in memory)."""
     files = scan_workspace(ws)
     index = open_workspace_index(ws)
-    parse = functools.partial(iter_parsed, ws, progress=progress)
     try:
-        stats = sync_workspace(index, ws, files, parse)
+        stats = sync_workspace(index, ws, files, progress)
     except IndexBusy:
         stats = {"files": len(files.stamps), "busy": 1}
         if not index.ident:
             index = SearchIndex.open(None)  # in memory
-            stats.update(sync_workspace(index, ws, files, parse))
+            stats.update(sync_workspace(index, ws, files, progress))
     finally:
         index.close_writer()
     return Engine(index), stats
@@ -162,3 +156,38 @@ def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
         if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
             return s.key
     return None
+
+
+def sync_workspace(
+    index: SearchIndex,
+    ws: Workspace,
+    files: Scan,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
+    """Bring ``index`` in step with ``files``: built when new or foreign, else the changed
+    files re-read (a big file's records in parts). What was done."""
+    ident = identity(ws)
+    stamps = files.stamps
+    stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}
+    if index.digest == [digest(ident, stamps)]:
+        return stats
+    if index.ident != ident:
+        items = sorted((p, files.kind(p)) for p in stamps)
+        parsed = ((p, st or stamps[p], recs) for p, st, recs in iter_parsed(ws, items, progress))
+        index.rebuild(ident, parsed, stamps)
+        stats.update(parsed=len(items), rebuilt=1)
+        return stats
+    if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
+        index.write_manifest(stamps)
+        return stats
+    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
+    removed = [p for p in index.stamps if p not in stamps]
+    updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
+        (p, None, None) for p in removed
+    ]
+    updates += [
+        (p, st or stamps[p], unpack(recs)) for p, st, recs in iter_parsed(ws, changed, progress)
+    ]
+    index.update_files(updates, stamps)
+    stats.update(parsed=len(changed), removed=len(removed))
+    return stats

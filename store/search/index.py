@@ -14,13 +14,12 @@ import threading
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import tantivy
 
-from store.read.kinds import Kind
 from store.read.textsafe import first_line
 from store.search.model import SearchRecord, Stamp, group_hash
 from store.search.query import KINDS, parse_day
@@ -489,44 +488,3 @@ def open_workspace_index(ws: Workspace) -> SearchIndex:
         return SearchIndex.open(ws.state_dir / DIR_NAME)
     except (OSError, ValueError):
         return SearchIndex.open(None)
-
-
-class Files(Protocol):
-    """What :func:`sync_workspace` reads of a workspace's scan (``scan.Scan``)."""
-
-    @property
-    def stamps(self) -> dict[str, Stamp]: ...
-    def kind(self, path: str) -> Kind | None: ...
-
-
-def sync_workspace(
-    index: SearchIndex,
-    ws: Workspace,
-    files: Files,
-    parse: Callable[[list[tuple[str, Kind | None]]], Iterator[tuple[str, Stamp | None, Packed]]],
-) -> dict[str, int]:
-    """Bring ``index`` in step with ``files``: built when new or foreign, else the changed
-    files re-read (``parse`` yields records as read, a big file's in parts). What was done."""
-    ident = identity(ws)
-    stamps = files.stamps
-    stats = {"files": len(stamps), "parsed": 0, "removed": 0, "rebuilt": 0}
-    if index.digest == [digest(ident, stamps)]:
-        return stats
-    if index.ident != ident:
-        items = sorted((p, files.kind(p)) for p in stamps)
-        parsed = ((p, st or stamps[p], recs) for p, st, recs in parse(items))
-        index.rebuild(ident, parsed, stamps)
-        stats.update(parsed=len(items), rebuilt=1)
-        return stats
-    if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
-        index.write_manifest(stamps)
-        return stats
-    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
-    removed = [p for p in index.stamps if p not in stamps]
-    updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
-        (p, None, None) for p in removed
-    ]
-    updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parse(changed)]
-    index.update_files(updates, stamps)
-    stats.update(parsed=len(changed), removed=len(removed))
-    return stats

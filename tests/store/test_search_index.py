@@ -3,7 +3,6 @@ last commit, a second process waits for the writer, the old cache files go."""
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import subprocess
@@ -16,18 +15,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from store.search.engine import Engine
-from store.search.facade import open_index
+from store.search.facade import open_index, sync_workspace
 from store.search.index import (
     DIR_NAME,
     SCHEMA_OBJ,
     SearchIndex,
     open_workspace_index,
     pack_record,
-    sync_workspace,
     unpack_record,
 )
 from store.search.model import SearchRecord
-from store.search.scan import iter_parsed, scan_workspace
+from store.search.scan import scan_workspace
 from store.workspace import Workspace
 from tests.conftest import REPO
 from tests.search_build import build_engine
@@ -299,10 +297,9 @@ def test_a_search_from_an_older_view_never_writes_over_a_newer_manifest(tmp_path
     ghost.parent.mkdir()
     ghost.write_text("# ghostword\n\nghostword here\n", encoding="utf-8")
     b = open_workspace_index(ws)
-    parse = functools.partial(iter_parsed, ws)
-    assert sync_workspace(b, ws, scan_workspace(ws), parse)["parsed"] == 1
+    assert sync_workspace(b, ws, scan_workspace(ws))["parsed"] == 1
     b.close_writer()
-    sync_workspace(a, ws, files_a, parse)
+    sync_workspace(a, ws, files_a)
     a.close_writer()
     ghost.unlink()
     engine, stats = open_index(ws)

@@ -21,7 +21,8 @@ from screens.search import SearchScreen
 from screens.session import SessionScreen
 from screens.widgets.hits import hit_key
 from screens.widgets.virtual_table import VirtualTable
-from store.search.facade import SearchResult, WorkspaceSearch
+from store.search.engine import SearchResult
+from store.search.facade import WorkspaceSearch
 from tests.tui.helpers import make_app, ready, settled, until
 from tui.app import HurikaeriApp
 from tui.search_provider import SearchProvider
