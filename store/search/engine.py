@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import tantivy
 
+from store.models.kpt_terms import SECTIONS
 from store.search.index import MANIFEST, NOTHING, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord
-from store.search.query import KPT_ITEM_KINDS, Filter, Query, QueryError, parse_day, parse_query
+from store.search.query import Filter, Query, QueryError, parse_day, parse_query
 from store.search.text import (
     MAX_TEXT,
     TOKEN_MAX,
+    compound_pattern,
     fuzzy_spans,
     gist_key,
     highlight_spans,
     is_cjk,
-    is_compound,
     normalize,
     snippet,
     word_parts,
@@ -229,7 +230,7 @@ def analyse(text: str) -> Term | None:
         return Term(text, "word")
     if parts == [core] and text.startswith(core):
         return Term(text, "compound")  # a word being continued: "kpt-", "jwks."
-    if is_compound(text):
+    if len(parts) > 1 and compound_pattern().fullmatch(core) is not None:
         return Term(core, "compound")
     return Term(text, "parts")
 
@@ -292,7 +293,7 @@ class Engine:
                 ex = Expansion(self.vocabulary())
             hits, total, exact = self._tiers(s, q, terms, filt, limit, spans, count, ex)
             if ex is not None and ex.capped:  # some word stood for more terms than were asked
-                total, exact = ex.estimate(total, len(self.index)), False
+                total, exact = min(len(self.index), max(total, round(total * ex.scale))), False
         except ValueError:  # a query tantivy cannot run (a regex too large): nothing found
             hits, total, exact = [], 0, True
         return SearchResult(
@@ -546,7 +547,7 @@ class Engine:
             parts.append(Q.term_set_query(S, "id", named))
         if "pending" in wanted:
             decided = [key for key, st in states.items() if st.state != "pending"]
-            items = Q.term_set_query(S, "kind", list(KPT_ITEM_KINDS))
+            items = Q.term_set_query(S, "kind", list(SECTIONS))
             parts.append(_without(items, Q.term_set_query(S, "id", decided)) if decided else items)
         return _or(parts)
 

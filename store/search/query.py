@@ -31,11 +31,10 @@ KINDS: tuple[str, ...] = (
     "piece",
     "movement",
 )
-KPT_ITEM_KINDS = SECTIONS
 KIND_ALIASES: dict[str, tuple[str, ...]] = {
-    "kpt": ("report", *KPT_ITEM_KINDS),
-    "item": KPT_ITEM_KINDS,
-    "items": KPT_ITEM_KINDS,
+    "kpt": ("report", *SECTIONS),
+    "item": SECTIONS,
+    "items": SECTIONS,
     "prob": ("problem",),
     "omit": ("omission",),
     "antipattern": ("anti_pattern",),
@@ -50,11 +49,11 @@ KIND_ALIASES: dict[str, tuple[str, ...]] = {
 STATUSES = ("pending", "approved", "rejected", "contested", "promoted")
 #: The ``evidence:`` values, ``missing`` first (the one a reviewer asks for).
 EVIDENCE = ("missing", "found", "partial", "none", "unchecked")
-EVIDENCE_ALIASES: dict[str, str] = {
-    "not_found": "missing",
-    "notfound": "missing",
-    "no_transcript": "none",
-    "notranscript": "none",
+EVIDENCE_ALIASES: dict[str, tuple[str, ...]] = {
+    "not_found": ("missing",),
+    "notfound": ("missing",),
+    "no_transcript": ("none",),
+    "notranscript": ("none",),
 }
 FILTERS = (
     "kind",
@@ -73,12 +72,7 @@ FILTERS = (
 EXPAND: dict[str, tuple[tuple[str, ...], Mapping[str, tuple[str, ...]], str, str]] = {
     "kind": (KINDS, KIND_ALIASES, "kind", "kinds"),
     "status": (STATUSES, {}, "status", "statuses"),
-    "evidence": (
-        EVIDENCE,
-        {k: (v,) for k, v in EVIDENCE_ALIASES.items()},
-        "evidence state",
-        "evidence",
-    ),
+    "evidence": (EVIDENCE, EVIDENCE_ALIASES, "evidence state", "evidence"),
 }
 _FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
 _DAY = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
@@ -114,10 +108,6 @@ class Query(NamedTuple):
     def has_text(self) -> bool:
         return bool(self.terms)
 
-    @property
-    def needs_evidence(self) -> bool:
-        return any(f.name == "evidence" and f.ids is None for f in self.filters)
-
 
 #: A token: ``-`` (negating), then a quote to its closing mark (or the end), or a run of
 #: other characters, a ``"`` in it quoting to the next (``name:"two words"``).
@@ -125,16 +115,6 @@ _token = lazy_pattern(
     r'(?P<neg>-(?=\S))?(?:"(?P<q1>[^"]*)"?|“(?P<q2>[^”]*)”?|「(?P<q3>[^」]*)」?'
     r'|(?P<word>(?:[^\s"]|"[^"]*"?)+))'
 )
-
-
-def _tokens(text: str) -> list[tuple[int, int, str, bool, bool]]:
-    """(start, end, text, negated, quoted) for each whitespace-separated token or quote."""
-    out = []
-    for m in _token().finditer(text):
-        quote = next((q for q in m.group("q1", "q2", "q3") if q is not None), None)
-        word = m["word"] if quote is None else quote
-        out.append((m.start(), m.end(), word, m["neg"] is not None, quote is not None))
-    return out
 
 
 def _expand(
@@ -195,8 +175,11 @@ def parse_query(text: str) -> Query:
     excluded: list[str] = []
     filters: list[Filter] = []
     free: list[str] = []
-    for start, end, tok, neg, quoted in _tokens(text):
-        if quoted:
+    for t in _token().finditer(text):
+        start, end, neg = t.start(), t.end(), t["neg"] is not None
+        quote = next((q for q in t.group("q1", "q2", "q3") if q is not None), None)
+        tok = t["word"] if quote is None else quote
+        if quote is not None:
             phrase = collapse(normalize(tok))
             if not phrase:
                 continue
@@ -245,7 +228,7 @@ def evidence_query(text: str) -> Query | None:
         query = parse_query(text)
     except QueryError:
         return None
-    return query if query.needs_evidence else None
+    return query if any(f.name == "evidence" and f.ids is None for f in query.filters) else None
 
 
 def with_evidence(query: Query, states: Mapping[str, str]) -> Query:

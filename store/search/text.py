@@ -88,13 +88,6 @@ def word_parts(term: str) -> list[str]:
     return (_ASCII_TOKEN if term.isascii() else _token()).findall(term)
 
 
-def is_compound(term: str) -> bool:
-    """A term with punctuation between word characters (one compound token)."""
-    return (
-        compound_pattern().fullmatch(term.strip("-._:")) is not None and len(word_parts(term)) > 1
-    )
-
-
 def split_terms(text: str) -> list[str]:
     """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
     out: list[str] = []

@@ -103,10 +103,6 @@ class Expansion:
             )
         return got
 
-    def estimate(self, found: int, records: int) -> int:
-        """The records matching, when ``found`` match the terms asked for."""
-        return min(records, max(found, round(found * self.scale)))
-
     def _pick(self, fld: str, idx: list[int], more: bool = False) -> list[str]:
         """The terms of ``idx``; beyond :data:`CAP`, the most frequent (of a huge range,
         such as every lesson's id, the last: the newest)."""

@@ -13,7 +13,7 @@ from store.index.order import SessionFilter, ordered
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import CACHE_NAME, EvidenceStates, evidence_for
 from store.search.facade import search_for
-from store.search.query import EVIDENCE, QueryError, parse_query, with_evidence
+from store.search.query import EVIDENCE, QueryError, evidence_query, parse_query, with_evidence
 from store.workspace import Workspace
 
 MISSING_SESSION = "sid:92f1c7d3-4a6b-4e85-bc20-7e3d9a15f8c6"  # kpt-20261102-001
@@ -118,8 +118,8 @@ def test_evidence_filter_parses() -> None:
     assert parse_query("evidence:no-transcript").filters[0].values == ("none",)
     assert parse_query("evidence:found,none").filters[0].values == ("found", "none")
     assert parse_query("-evidence:missing").filters[0].negated
-    assert parse_query("evidence:missing").needs_evidence
-    assert not parse_query("kind:try").needs_evidence
+    assert evidence_query("evidence:missing") is not None
+    assert evidence_query("kind:try") is None
     with pytest.raises(QueryError, match="unknown evidence state 'bogus'"):
         parse_query("evidence:bogus")
 
@@ -129,7 +129,7 @@ def test_with_evidence_names_the_records() -> None:
         parse_query("jwt evidence:missing kind:try"),
         {"a/try-1": "missing", "a/try-2": "found", "a": "missing"},
     )
-    assert not q.needs_evidence
+    assert all(f.ids is not None for f in q.filters if f.name == "evidence")
     ev = next(f for f in q.filters if f.name == "evidence")
     assert ev.ids == frozenset({"a/try-1", "a"})
     assert q.terms == ("jwt",)
