@@ -24,11 +24,10 @@ from store.read.textsafe import first_line
 from store.search.model import SearchRecord, Stamp, group_hash
 from store.search.query import KINDS, parse_day
 from store.search.text import (
-    CJK,
     MAX_TEXT,
     TOKEN_MAX,
+    cjk_runs,
     index_terms,
-    lazy_pattern,
     normalize,
     word_run,
 )
@@ -41,9 +40,6 @@ MANIFEST = "\x00manifest"
 #: How long a second process waits for the writer before reading what is there.
 WRITER_WAIT = 30.0
 WRITER_HEAP = 48_000_000
-
-
-_cjk_runs = lazy_pattern(f"[{CJK}]+")  # a warm search needs none
 
 
 def _schema() -> tantivy.Schema:
@@ -83,7 +79,7 @@ class IndexBusy(Exception):
 
 def cjk_terms(norm: str) -> tuple[str, str]:
     """The distinct CJK characters of ``norm``, and each run's pairs (runs apart by ``|``)."""
-    runs = _cjk_runs().findall(norm)
+    runs = cjk_runs().findall(norm)
     pairs = (" ".join(map(str.__add__, run, run[1:])) for run in runs if len(run) > 1)
     return " ".join(set("".join(runs))), " | ".join(pairs)
 

@@ -28,7 +28,7 @@ _token = lazy_pattern(f"{WORD_CHAR}+|[{CJK}]")
 _ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled in 0.03 ms
 #: Words joined by ``-._:`` from a word's start; possessive: a failed attempt is one pass.
 compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
-_cjk_char = lazy_pattern(f"[{CJK}]")
+cjk_runs = lazy_pattern(f"[{CJK}]+")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SEPS = re.compile(r"[-._:]+")
 _split_script = lazy_pattern(f"[{CJK}]+|[^{CJK}]+")
@@ -52,7 +52,7 @@ def gist_key(text: str) -> str:
 
 def is_cjk(text: str) -> bool:
     """``text`` is CJK characters only."""
-    return bool(text) and not text.isascii() and _cjk_char().sub("", text) == ""
+    return not text.isascii() and cjk_runs().fullmatch(text) is not None
 
 
 #: Longer tokens are not indexed: a word by its head (queries too), a compound by its words.
@@ -92,7 +92,7 @@ def split_terms(text: str) -> list[str]:
     """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
     out: list[str] = []
     for chunk in normalize(text).split():
-        if not chunk.isascii() and _cjk_char().search(chunk) and not is_cjk(chunk):
+        if not chunk.isascii() and cjk_runs().search(chunk) and not is_cjk(chunk):
             out.extend(p for p in _split_script().findall(chunk) if p.strip())
         else:
             out.append(chunk)
