@@ -51,7 +51,7 @@ def _scan(top: Path) -> list[tuple[str, Path]]:
         if ignored_name(entry.name):
             continue
         try:
-            if entry.is_file() and entry.name.endswith(".jsonl"):
+            if entry.is_file() and entry.name.lower().endswith(".jsonl"):  # as walk_files
                 found.append((entry.name[: -len(".jsonl")], Path(entry.path)))
             elif entry.is_dir(follow_symlinks=False):
                 found.extend((path.stem, path) for path in _jsonl_in(entry.path))

@@ -281,6 +281,17 @@ def test_locator_finds_by_file_name(tmp_path: Path) -> None:
     assert set(loc.files()) == {SID, "other-session"}
 
 
+def test_a_transcript_suffix_in_capitals_is_found_at_every_depth(tmp_path: Path) -> None:
+    """``.JSONL`` counts the same at the top and in a project folder (the folder's files
+    are listed by ``walk_files``, which compares suffixes in any case)."""
+    root = tmp_path / "root"
+    projects = root / "projects"
+    (projects / "-home-me-app").mkdir(parents=True)
+    (projects / "top-level.JSONL").write_text("{}\n", encoding="utf-8")
+    (projects / "-home-me-app" / "in-project.JSONL").write_text("{}\n", encoding="utf-8")
+    assert set(TranscriptLocator(Workspace(root)).files()) == {"top-level", "in-project"}
+
+
 def test_transcripts_location_moves_with_the_config(tmp_path: Path) -> None:
     elsewhere = tmp_path / "claude-projects"
     sample_session().write(tmp_path / "x")
