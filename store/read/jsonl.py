@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from store.read.diagnostics import DiagnosticSink
 from store.read.textio import MAX_RECORD_BYTES
@@ -196,32 +196,43 @@ def line_ending(data: bytes) -> bytes:
     return b"\r\n" if nl > 0 and data[nl - 1 : nl] == b"\r" else b"\n"
 
 
-def cut_points(data: bytes | Any, every: int) -> list[tuple[int, int, int]]:
-    """(start, end, first line) of parts of about ``every`` bytes, each beginning at a line
-    that is a whole object (a pretty-printed record is never cut)."""
-    size = len(data)
+def _past_newline(fh: BinaryIO) -> bool:
+    """Read on past the next newline (``False``: the file ended first)."""
+    while chunk := fh.readline(1 << 16):
+        if chunk.endswith(b"\n"):
+            return True
+    return False
+
+
+def cut_points(fh: BinaryIO, size: int, every: int) -> list[tuple[int, int, int]]:
+    """(start, end, first line) of parts of about ``every`` bytes of the file's first
+    ``size``, each beginning at a line that is a whole object (a pretty-printed record is
+    never cut). Read, not mapped: a file truncated meanwhile (an agent rewriting it) ends
+    the parts early, where a mapping's next page would kill the process (SIGBUS)."""
     parts: list[tuple[int, int, int]] = []
     start, line = 0, 1
     pos = every
     while pos < size:
-        nl = data.find(b"\n", pos - 1)
+        fh.seek(pos - 1)
         cut = -1
-        while 0 <= nl < size - 1:
-            p = nl + 1
-            end = data.find(b"\n", p)
-            end = size if end < 0 else end
-            if data[p : p + 1] == b"{" and end - p <= MAX_RECORD_BYTES:
-                obj, err = _loads(bytes(data[p:end]).rstrip(b"\r"))
-                if err is None and isinstance(obj, dict):
-                    cut = p
+        if _past_newline(fh):
+            while (p := fh.tell()) < size:
+                raw = fh.readline(MAX_RECORD_BYTES + 1)
+                whole = raw.endswith(b"\n") or p + len(raw) >= size
+                body = raw.removesuffix(b"\n").rstrip(b"\r")
+                if whole and body[:1] == b"{" and len(body) <= MAX_RECORD_BYTES:
+                    obj, err = _loads(body)
+                    if err is None and isinstance(obj, dict):
+                        cut = p
+                        break
+                if not whole and not _past_newline(fh):
                     break
-            nl = end if end < size else -1
         if cut < 0:
             break
         parts.append((start, cut, line))
-        line += sum(  # a slice at a time: a mapped file has no count()
-            data[i : min(i + (1 << 22), cut)].count(b"\n") for i in range(start, cut, 1 << 22)
-        )
+        fh.seek(start)
+        while (left := cut - fh.tell()) > 0 and (chunk := fh.read(min(left, 1 << 22))):
+            line += chunk.count(b"\n")
         start = cut
         pos = cut + every
     parts.append((start, size, line))

@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import json
 import math
-import mmap
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -101,7 +100,7 @@ def _content_key(rec: dict[str, Any]) -> str:
 
 
 def _scan(
-    data: bytes | mmap.mmap,
+    data: bytes,
     session_id: str | None,
     records: list[tuple[str, dict[str, Any]]],
     day: str,
@@ -113,9 +112,7 @@ def _scan(
     return _Existing(ids, _same_session(data, session_id))
 
 
-def _same_session(
-    data: bytes | mmap.mmap, session_id: str | None
-) -> dict[str, list[tuple[str, Span]]]:
+def _same_session(data: bytes, session_id: str | None) -> dict[str, list[tuple[str, Span]]]:
     """The ids and lines of the one-line records of ``session_id`` in ``data``, by content."""
     same: dict[str, list[tuple[str, Span]]] = {}
     if not session_id:
@@ -162,7 +159,7 @@ def _assign(
             taken.add(rec["id"])
 
 
-def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
+def _ids_with_stem(data: bytes, stem: str) -> set[str]:
     out: set[str] = set()
     needle = b'"' + stem.encode("utf-8")
     at = data.find(needle)
@@ -174,7 +171,7 @@ def _ids_with_stem(data: bytes | mmap.mmap, stem: str) -> set[str]:
     return out
 
 
-def _id_key_before(data: bytes | mmap.mmap, at: int) -> bool:
+def _id_key_before(data: bytes, at: int) -> bool:
     """Whether ``"id"``, a colon and any whitespace come right before ``at``."""
     for want in (b":", b'"id"'):
         while at > 0 and data[at - 1] in _SPACE:
@@ -195,9 +192,9 @@ MAX_INPUT_DEPTH = 64
 
 
 @contextlib.contextmanager
-def _target(path: Path) -> Iterator[mmap.mmap | None]:
+def _target(path: Path) -> Iterator[bytes | None]:
     """A file lines are appended to, after checking it can take a line (``None``: absent or
-    empty); mapped, not read (a gigabyte costs page cache, not memory)."""
+    empty), read whole: a mapping dies of SIGBUS when an agent truncates the file."""
     try:
         st = os.stat(path)
         check_regular(st, MAX_JSONL_BYTES)
@@ -215,9 +212,9 @@ def _target(path: Path) -> Iterator[mmap.mmap | None]:
         if st.st_size == 0:
             yield None
             return
-        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
-            _check_appendable(path, data)
-            yield data
+        data = os.pread(fd, st.st_size, 0)  # read, not mapped: see store.read.jsonl.cut_points
+        _check_appendable(path, data)
+        yield data
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
@@ -226,7 +223,7 @@ def _target(path: Path) -> Iterator[mmap.mmap | None]:
         os.close(fd)
 
 
-def _check_appendable(path: Path, data: mmap.mmap) -> None:
+def _check_appendable(path: Path, data: bytes) -> None:
     """Refuse a file whose last line is unfinished or whose first and last lines are not JSON
     objects (or a pretty-printed record's lone ``{`` / ``}``)."""
     size = len(data)
@@ -245,7 +242,7 @@ def _check_appendable(path: Path, data: mmap.mmap) -> None:
             )
 
 
-def _nonblank_lines(data: mmap.mmap) -> Iterator[bytes]:
+def _nonblank_lines(data: bytes) -> Iterator[bytes]:
     pos, size = 0, len(data)
     while pos < size:
         nl = data.find(b"\n", pos)
@@ -259,7 +256,7 @@ def _nonblank_lines(data: mmap.mmap) -> Iterator[bytes]:
         pos = end + 1
 
 
-def _last_nonblank_line(data: mmap.mmap) -> bytes:
+def _last_nonblank_line(data: bytes) -> bytes:
     end = len(data)
     while end > 0:
         start = data.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
@@ -530,8 +527,7 @@ def import_wrapup(
             # the file as it is now, under the lock: another import may have appended
             size = os.fstat(fd).st_size if fd >= 0 else 0
             if size:
-                with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
-                    existing = _scan(data, model.session_id, records, day)
+                existing = _scan(os.pread(fd, size, 0), model.session_id, records, day)
             else:
                 existing = _Existing()
             _assign(records, existing, day, plan)
@@ -614,7 +610,7 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
     return plan
 
 
-def _line_at(data: mmap.mmap, offset: int, length: int, sha256: str) -> bytes | None:
+def _line_at(data: bytes, offset: int, length: int, sha256: str) -> bytes | None:
     start_ok = offset == 0 or (0 < offset <= len(data) and data[offset - 1 : offset] == b"\n")
     line = data[offset : offset + length] if start_ok else b""
     return line if line.endswith(b"\n") and _span(offset, line)[2] == sha256 else None

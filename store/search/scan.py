@@ -5,7 +5,6 @@ in worker processes, a big JSONL file in parts (:func:`iter_parsed`).
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -145,10 +144,9 @@ def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
         with open_regular(path, MAX_JSONL_BYTES) as (fh, st):
             if st.st_size <= 2 * PART_BYTES:
                 return None
-            with mmap.mmap(fh.fileno(), st.st_size, access=mmap.ACCESS_READ) as m:
-                if looks_binary(m[:8192]):
-                    return None  # the whole file's reader says why it is not read
-                cuts = cut_points(m, PART_BYTES)
+            if looks_binary(fh.read(8192)):
+                return None  # the whole file's reader says why it is not read
+            cuts = cut_points(fh, st.st_size, PART_BYTES)
     except (OSError, ValueError, NotReadable):
         return None
     stamp = (st.st_size, st.st_mtime_ns)

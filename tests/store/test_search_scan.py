@@ -138,3 +138,58 @@ def test_an_index_with_a_manifest_of_another_form_is_built_again(
     engine, stats = open_index(ws)
     assert stats["rebuilt"] == 1 and len(engine.index) > 0
     assert engine.index.stamps == scan_workspace(ws).stamps
+
+
+_lines = st.one_of(
+    st.builds(lambda n: json.dumps({"id": n, "text": "x" * (n % 50)}), st.integers(0, 999)),
+    st.just('{\n  "id": "pretty",\n  "text": "spread over lines"\n}'),
+    st.sampled_from(["", "   ", "[1, 2]", "{not json", '"a string"', "{}\r", "\x00\xff"]),
+)
+
+
+@given(st.lists(_lines, max_size=60), st.integers(1, 400), st.booleans())
+def test_a_big_jsonl_file_is_cut_at_lines_that_are_whole_objects(
+    lines: list[str], every: int, newline_at_end: bool
+) -> None:
+    import io
+
+    from store.read.jsonl import cut_points
+
+    data = ("\n".join(lines) + ("\n" if newline_at_end else "")).encode("utf-8", "replace")
+    parts = cut_points(io.BytesIO(data), len(data), every)
+    assert parts[0][0] == 0 and parts[-1][1] == len(data)
+    assert [end for _s, end, _l in parts[:-1]] == [start for start, _e, _l in parts[1:]]
+    for start, end, line in parts:
+        assert start < end or len(data) == 0
+        assert line == data.count(b"\n", 0, start) + 1
+        if start:  # a part begins a line that is a JSON object by itself
+            assert data[start - 1 : start] == b"\n"
+            first = data[start:].split(b"\n", 1)[0].rstrip(b"\r")
+            assert isinstance(json.loads(first), dict)
+
+
+def test_a_big_jsonl_file_truncated_while_it_is_cut_does_not_kill_the_process(
+    tmp_path: Path,
+) -> None:
+    """An agent rewriting its lessons (``jq … > lessons.jsonl`` truncates first) while the
+    index cuts the file: a mapping of it would die of SIGBUS at its next page."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "lessons.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for n in range(120_000):
+            f.write(json.dumps({"id": f"ll-ai-{n}", "lesson": "y" * 150}) + "\n")
+    script = f"""
+import os, store.read.jsonl as j
+from store.read.kinds import Kind
+from store.search.scan import _parts
+loads = j._loads
+def truncating(raw):  # the first record looked at, as the agent's rewrite begins
+    os.truncate({str(path)!r}, 0)
+    return loads(raw)
+j._loads = truncating
+print(_parts({str(path)!r}, Kind.LESSONS))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])

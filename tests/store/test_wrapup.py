@@ -234,3 +234,33 @@ def test_the_input_has_one_reader_its_model(name: str) -> None:
     model, diags = parse_input((SEEDS / name).read_text(encoding="utf-8"), name)
     assert isinstance(model, WrapupInput)
     assert [d for d in diags if d.severity == "error"] == []
+
+
+def test_a_lessons_file_truncated_while_an_import_reads_it_does_not_kill_the_process(
+    tmp_path: Path,
+) -> None:
+    """An agent rewriting its lessons (``jq … > lessons.jsonl`` truncates first) while an
+    import checks the file: a mapping of it would die of SIGBUS at its next page."""
+    import subprocess
+    import sys
+
+    lessons = tmp_path / "lessons" / "user" / "lessons.jsonl"
+    lessons.parent.mkdir(parents=True)
+    with lessons.open("w", encoding="utf-8") as f:
+        for n in range(40_000):
+            f.write(json.dumps({"id": f"ll-user-20250101-{n:03d}", "lesson": "y" * 150}) + "\n")
+    script = f"""
+import os, store.review.wrapup as w
+from store.workspace import Workspace
+check = w._check_appendable
+def truncating(path, data):  # as the agent's rewrite begins
+    os.truncate({str(lessons)!r}, 0)
+    return check(path, data)
+w._check_appendable = truncating
+try:
+    w.import_wrapup(Workspace({str(tmp_path)!r}), open({str(SEEDS / "wrapup-input-v1.4.json")!r}).read())
+except w.ReviewError as exc:
+    print(exc)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
