@@ -10,7 +10,7 @@ from textual.app import App
 from textual.widgets import Input, OptionList
 
 from store.config import load_config
-from tests.tui.helpers import ready, until
+from tests.tui.helpers import ready, settled, until
 from tui.app import create_app
 
 CONFIG = """\
@@ -69,6 +69,9 @@ async def test_the_palette_screenshot_without_a_downloads_folder(
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press(*"Screenshot")
+        # every provider has answered the last query: the list of an earlier one ("Scr")
+        # has it first too, and the last one's first batch would clear it under the enter
+        await settled(pilot)
         await until(pilot, lambda: first_command(app) == "Screenshot")
         await pilot.press("enter")
         await until(pilot, lambda: bool(told))
