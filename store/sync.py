@@ -21,6 +21,7 @@ from store import team
 from store.errors import ReviewError
 from store.git import run_git
 from store.ledger import Ledger, TxRecord
+from store.read.counted import counted
 from store.tx.journal import record_path
 from store.tx.transactions import recover, tx_lock
 from store.workspace import Workspace
@@ -40,10 +41,10 @@ class ChooseEarlier(SyncError):
     def __init__(self, decisions: list[str]) -> None:
         self.decisions = decisions
         super().__init__(
-            f"{len(decisions)} decision(s) you made before joining the team review are only "
-            f"in .hurikaeri/{team.LOCAL_LEDGER} on this machine (listed above): "
-            "'sync --bring-in' shares them with the team, 'sync --keep-local' keeps them "
-            "to yourself"
+            f"only .hurikaeri/{team.LOCAL_LEDGER} on this machine holds "
+            f"{counted(len(decisions), 'decision')} you made before joining the team review "
+            "(listed above): 'sync --bring-in' shares them with the team, 'sync --keep-local' "
+            "keeps them to yourself"
         )
 
 
@@ -71,11 +72,13 @@ class SyncResult:
             out.append(f"{verb}join the team review as {self.reviewer}")
         if self.brought_in:
             out.append(
-                f"{verb}bring in {len(self.brought_in)} decision(s) made before joining "
+                f"{verb}bring in {counted(len(self.brought_in), 'decision')} made before joining "
                 f"(.hurikaeri/{team.LOCAL_LEDGER} is kept as {team.BROUGHT_IN})"
             )
         if self.committed:
-            out.append(f"{verb}commit {len(self.committed)} file(s): {', '.join(self.committed)}")
+            out.append(
+                f"{verb}commit {counted(len(self.committed), 'file')}: {', '.join(self.committed)}"
+            )
             out += [f"  {d}" for d in self.decisions]
         else:
             out.append("nothing of yours to commit")
@@ -84,9 +87,9 @@ class SyncResult:
         elif self.dry_run:
             out.append(f"would fetch {self.remote}, replay your commits onto it, and push")
         else:
-            out.append(f"brought in {self.pulled} commit(s) from {self.remote}")
+            out.append(f"brought in {counted(self.pulled, 'commit')} from {self.remote}")
             out.append(
-                f"pushed {self.pushed} commit(s) to {self.remote}/{self.branch}"
+                f"pushed {counted(self.pushed, 'commit')} to {self.remote}/{self.branch}"
                 if self.pushed
                 else ("pushed nothing" if self.unpushed else "nothing to push")
             )
@@ -220,7 +223,7 @@ def _committed_ids(top: Path, rel: str) -> set[str]:
 
 def _message(who: str, decisions: list[str]) -> str:
     n = len(decisions)
-    head = f"hurikaeri: {who}: {n} decision{'s' if n != 1 else ''}" if n else f"hurikaeri: {who}"
+    head = f"hurikaeri: {who}: {counted(n, 'decision')}" if n else f"hurikaeri: {who}"
     body = "\n".join(f"- {d}" for d in decisions)
     return f"{head}\n\n{body}\n\n{TRAILER}: {who}\n" if body else f"{head}\n\n{TRAILER}: {who}\n"
 
@@ -255,8 +258,8 @@ def sync(ws: Workspace, *, dry_run: bool = False, bring_in: bool | None = None) 
     result.joined = not team.is_team(ws.state_dir)
     if earlier and bring_in is None:  # (a dry run) what a sync would stop to ask
         result.notes.append(
-            f"{len(earlier)} decision(s) made before joining are only in "
-            f".hurikaeri/{team.LOCAL_LEDGER}; sync would ask: --bring-in or --keep-local"
+            f"only .hurikaeri/{team.LOCAL_LEDGER} holds {counted(len(earlier), 'decision')} made "
+            "before joining; sync would ask: --bring-in or --keep-local"
         )
         result.notes += [f"  {d}" for d in earlier]
     with tx_lock(ws) if not dry_run else contextlib.nullcontext():

@@ -22,6 +22,7 @@ from store.models.piece import (
     Rule,
     RuleTree,
 )
+from store.read.counted import counted
 from store.read.diagnostics import Diagnostic
 
 Loc = tuple[str | int, ...]
@@ -338,7 +339,8 @@ def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
                             here,
                             "aggregate-arity",
                             f"{cond.text} names {len(cond.args)} outcomes for "
-                            f"{len(node.substeps)} sub-steps ({', '.join(s.name for s in node.substeps)}): "
+                            f"{counted(len(node.substeps), 'sub-step')} "
+                            f"({', '.join(s.name for s in node.substeps)}): "
                             "TAKT matches them by position, so it never matches",
                         )
                     )
@@ -562,7 +564,7 @@ def outline(graph: PieceGraph) -> list[Section]:
         cycle = " ↔ ".join(m.cycle) if len(m.cycle) == 2 else " → ".join(m.cycle)
         title = [("⟲ ", "loop"), (f"loop monitor {m.index + 1}: ", "loop"), (cycle, "target")]
         if m.threshold is not None:
-            title.append((f"   after {m.threshold} cycles", "muted"))
+            title.append((f"   after {counted(m.threshold, 'cycle')}", "muted"))
         lines.append(title)
         judge = m.judge
         if judge is None:

@@ -12,6 +12,7 @@ from store.index.heads import ReportHead
 from store.insight.matching import load_knowledge
 from store.insight.rule_times import parse_time
 from store.models import Feedback
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.workspace import Workspace
 
@@ -27,11 +28,6 @@ class Metric:
     value: float | int | None
     basis: str
     supported: bool
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 feedback file``, ``2 feedback files``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _ok(name: str, value: float | int, basis: str) -> Metric:
@@ -63,7 +59,8 @@ def _rate(name: str, group: list[Feedback], label: str) -> Metric:
     return _ok(
         name,
         wins / len(known),
-        f"{wins} of {len(known)} feedback tasks {label} have outcome.success true{missing}",
+        f"{wins} of {counted(len(known), 'feedback task')} {label} "
+        f"{'has' if wins == 1 else 'have'} outcome.success true{missing}",
     )
 
 
@@ -71,16 +68,16 @@ def _feedback_metrics(index: WorkspaceIndex) -> tuple[list[Metric], int]:
     files = [f for f in index.files.values() if f.kind is Kind.FEEDBACK]
     docs = [f.doc for f in files if isinstance(f.doc, Feedback)]
     unreadable = len(files) - len(docs)
-    skipped = f"; {_count(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
+    skipped = f"; {counted(unreadable, 'unreadable feedback file')} left out" if unreadable else ""
     with_skills = [fb for fb in docs if _used_skills(fb)]
     without = [fb for fb in docs if not _used_skills(fb)]
     total = len(docs)
     out = [
-        _ok("total_tasks", total, f"{_count(total, 'feedback file')}{skipped}"),
+        _ok("total_tasks", total, f"{counted(total, 'feedback file')}{skipped}"),
         _ok(
             "skills_loaded",
             len(with_skills),
-            f"{len(with_skills)} of {total} feedback tasks set context.skill_name "
+            f"{len(with_skills)} of {counted(total, 'feedback task')} set context.skill_name "
             "or list extracted.skills_used",
         ),
     ]
@@ -89,7 +86,7 @@ def _feedback_metrics(index: WorkspaceIndex) -> tuple[list[Metric], int]:
             _ok(
                 "skill_hit_rate",
                 len(with_skills) / total,
-                f"{len(with_skills)} of {total} feedback tasks used skills{skipped}",
+                f"{len(with_skills)} of {counted(total, 'feedback task')} used skills{skipped}",
             )
         )
     else:
@@ -111,7 +108,7 @@ def _token_savings(ws: Workspace) -> Metric:
     if not both:
         return _no(
             name,
-            f"none of {len(skills)} skills records both stats.times_loaded "
+            f"none of {counted(len(skills), 'skill')} records both stats.times_loaded "
             "and stats.avg_tokens_saved",
         )
     total = sum((st.times_loaded or 0) * (st.avg_tokens_saved or 0.0) for st in both)
@@ -120,7 +117,7 @@ def _token_savings(ws: Workspace) -> Metric:
         name,
         value,
         f"sum of stats.times_loaded × stats.avg_tokens_saved over {len(both)} of "
-        f"{len(skills)} skills that record both (the skills' own estimates)",
+        f"{counted(len(skills), 'skill')} that record both (the skills' own estimates)",
     )
 
 

@@ -14,6 +14,7 @@ from store.index.transcript_locator import TranscriptLocator
 from store.insight.turn_numbering import LABELS, Numbering, NumberingName, by_trace, numberings
 from store.ledger import item_key
 from store.models.kpt import KptItem, KptMetrics, KptReport
+from store.read.counted import counted
 from store.read.transcript import (
     CODE_CHANGE_TOOLS,
     COMPACT_SUMMARY,
@@ -336,7 +337,7 @@ class MetricRow:
         if value is None:
             return "—"
         if isinstance(value, list):
-            return f"{len(value)} tool{'s' if len(value) != 1 else ''}"
+            return counted(len(value), "tool")
         return str(value)
 
     @property

@@ -32,6 +32,7 @@ from store.insight.targets import (
     read_target,
 )
 from store.ledger import Ledger
+from store.read.counted import counted
 from store.workspace import Workspace
 
 _FINDING_KINDS_TEXT = (
@@ -250,15 +251,15 @@ def _untouched(
             row.add(
                 "untouched",
                 rule.line,
-                f"promoted {int(days)} days ago (over {stale_days}) and not confirmed since: "
-                "does it still hold?",
+                f"promoted {counted(int(days), 'day')} ago (over {stale_days}) and not confirmed "
+                "since: does it still hold?",
             )
     if by_file and file_days is not None and file_days > stale_days:
         row.add(
             "untouched",
             None,
-            f"not written for {int(file_days)} days (over {stale_days}); "
-            f"its {by_file} rules may no longer hold",
+            f"not written for {counted(int(file_days), 'day')} (over {stale_days}); "
+            f"its {counted(by_file, 'rule')} may no longer hold",
         )
 
 
@@ -273,7 +274,7 @@ def _budget_finding(row: TargetRow) -> None:
             "budget",
             None,
             f"{b.describe(row.used)}: over its token budget, but within Anthropic's "
-            f"{ADVICE_LINES}-line advice ({lines} lines); every session pays for it",
+            f"{ADVICE_LINES}-line advice ({counted(lines, 'line')}); every session pays for it",
         )
     elif row.used > b.limit:
         cut = past_budget(b, row.text.lines) + 1

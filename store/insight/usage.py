@@ -18,6 +18,7 @@ from store.insight.targets import TargetFile, list_targets, project_slug, read_t
 from store.insight.transcript_facts import FactsCache, SessionFacts
 from store.ledger import Ledger
 from store.located import plain_key
+from store.read.counted import counted
 from store.workspace import Workspace
 
 #: a rule never relevant in this many of its scope's latest sessions is flagged unused
@@ -102,7 +103,7 @@ class Usage:
 
     def summary(self) -> str:
         """One line, as a promoted item's detail shows it."""
-        parts = [f"{self.sessions} sessions since written"]
+        parts = [f"{counted(self.sessions, 'session')} since written"]
         if self.relevant is None:
             parts.append("relevance not checkable")
         else:
@@ -118,9 +119,11 @@ class Usage:
         e = self.effect
         if e is not None and e.problems_after is not None:
             parts.append(
-                f"the problem came back {e.problems_after} times in {e.kpt_sessions_after} "
-                f"reports, {e.problems_before} times in {e.kpt_sessions_before} reports "
-                f"of the {e.days:.0f} days before"
+                f"the problem came back {counted(e.problems_after, 'time')} in "
+                f"{counted(e.kpt_sessions_after, 'report')}, "
+                f"{counted(e.problems_before or 0, 'time')} in "
+                f"{counted(e.kpt_sessions_before, 'report')} "
+                f"of the {counted(round(e.days), 'day')} before"
             )
         if self.flags:
             parts.append(", ".join(self.flags))

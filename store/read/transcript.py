@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from store.read.counted import counted
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.trace_counts import TraceCounts
 
@@ -258,7 +259,7 @@ class TranscriptReader:
                     None,
                     "warning",
                     "transcript-many-problems",
-                    f"{self._dropped} more problems not listed",
+                    f"{counted(self._dropped, 'more problem')} not listed",
                 )
             )
         self.transcript.diagnostics = items

@@ -19,6 +19,7 @@ from store.errors import ReviewError
 from store.insight.budgets import BudgetCheck, check_budget
 from store.insight.targets import list_targets
 from store.ledger import Ledger, now_iso
+from store.read.counted import counted
 from store.read.kinds import ignored_name
 from store.tx.journal import FileWrite
 from store.tx.reviewed import KEEP, REVERT, Reviewed, key_of, path_of, sha256
@@ -158,7 +159,7 @@ def record_all(ws: Workspace, ledger: Ledger | None = None) -> int:
 
 
 def first_start_line(n: int) -> str:
-    return f"reviewed state recorded for {n} file{'' if n == 1 else 's'}; changes from now on are listed"
+    return f"reviewed state recorded for {counted(n, 'file')}; changes from now on are listed"
 
 
 def list_changes(

@@ -24,6 +24,7 @@ from store.ledger import (
     new_id,
     now_iso,
 )
+from store.read.counted import counted
 from store.read.diagnostics import Diagnostic
 from store.tx.agents import PERSON_ACTIONS, check_person
 from store.tx.journal import (
@@ -636,7 +637,8 @@ def not_ours(ws: Workspace, *, ledger: Ledger | None = None) -> list[Diagnostic]
     if finished:
         ids = ", ".join(u.id for u in finished[:5]) + (" …" if len(finished) > 5 else "")
         messages.append(
-            f"{len(finished)} transaction(s) that wrote files ({ids}) are {NOT_OURS}; "
+            f"{counted(len(finished), 'transaction')} that wrote files ({ids}) "
+            f"{'is' if len(finished) == 1 else 'are'} {NOT_OURS}; "
             "undo and redo never act on them"
         )
     where_ = ws.display(led.path)

@@ -394,7 +394,7 @@ def test_our_unpushed_commit_is_replayed_and_pushed_by_the_next_sync(
     assert run(bob, "sync") == 0  # the remote moved on: alice's commit is replayed onto it
     capsys.readouterr()
     assert run(alice, "sync") == 0
-    assert "pushed 1 commit(s) to origin/main" in capsys.readouterr().out
+    assert "pushed 1 commit to origin/main" in capsys.readouterr().out
     log = git(remote, "log", "--format=%B", "main")
     assert f"approve {RID}/keep-001" in log and f"approve {RID}/prob-001" in log
 
@@ -425,7 +425,7 @@ def test_the_first_sync_asks_about_decisions_made_before_joining(
     assert run(alice, "sync") == 1
     out, err = capsys.readouterr()
     assert f"approve {RID}/keep-001" in out and f"reject {RID}/prob-001 — not ours" in out
-    assert "2 decision(s)" in err and "--bring-in" in err and "--keep-local" in err
+    assert "holds 2 decisions you made" in err and "--bring-in" in err and "--keep-local" in err
     assert err.strip().count("\n") == 0
     assert git(remote, "rev-parse", "main") == head  # nothing joined, committed or pushed
     assert git(alice, "status", "--porcelain") == before
@@ -443,7 +443,7 @@ def test_brought_in_decisions_reach_the_team_and_stay_undoable(
     mine = states(alice)
     capsys.readouterr()
     assert run(alice, "sync", "--bring-in") == 0
-    assert "bring in 1 decision(s) made before joining" in capsys.readouterr().out
+    assert "bring in 1 decision made before joining" in capsys.readouterr().out
     assert states(alice) == mine  # each decision once, as before
     assert not (alice / ".hurikaeri/ledger.jsonl").exists()
     assert (alice / ".hurikaeri/ledger.jsonl.brought-in").is_file()

@@ -202,7 +202,7 @@ def test_the_effect_of_a_promotion_before_and_after(tmp_path) -> None:  # type: 
     assert (e.corrections_before, e.corrections_after) == (2, 0)
     assert (e.sessions_before, e.sessions_after) == (1, 1)
     assert (
-        "the problem came back 1 times in 2 reports, 2 times in 3 reports of the 30 days before"
+        "the problem came back 1 time in 2 reports, 2 times in 3 reports of the 30 days before"
         in u.summary()
     )
     assert _rule(ws, "keep diffs small", now=now).effect is None
