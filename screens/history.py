@@ -20,6 +20,7 @@ from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.errors import ReviewError
 from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
+from store.read.counted import counted
 from store.tx import transactions as tx
 from store.tx.transactions import TxView
 
@@ -140,7 +141,7 @@ class HistoryScreen(ListScreen):
     def show(self, views: list[TxView]) -> None:
         self.views = {v.id: v for v in views}
         done = sum(1 for v in views if v.state == "done")
-        title = f"History: {len(views)} transactions · {done} done (newest first)"
+        title = f"History: {counted(len(views), 'transaction')} · {done} done (newest first)"
         self.show_rows([row(v) for v in views], title)
 
     def show_detail(self, key: str | None) -> None:

@@ -29,6 +29,7 @@ from screens.widgets.table_rows import cut_path
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.review.inbox import (
     Decision,
@@ -257,7 +258,7 @@ class InboxScreen(ListScreen):
         if decision == "approve":
             stale = [p for p in plans if p.stale]
             text = Content.assemble(
-                f"Approve {len(plans)} proposal(s)? This writes:\n",
+                f"Approve {counted(len(plans), 'proposal')}? This writes:\n",
                 literal("\n".join(f"• {ws.display(p.target) if p.target else '?'}" for p in plans)),
                 "\nA note for the proposer (optional):",
             )
@@ -296,7 +297,7 @@ class InboxScreen(ListScreen):
         self.selected.clear()
         self.app.post_message(FilesWritten(frozenset(outcome.value.paths), review=True))
         verb = {"approve": "Approved", "reject": "Rejected", "reopen": "Reopened"}[decision]
-        self.notify(f"{verb} {len(plans)} proposal(s). u undoes.", timeout=3)
+        self.notify(f"{verb} {counted(len(plans), 'proposal')}. u undoes.", timeout=3)
 
     def action_edit(self) -> None:
         refs = self.chosen()

@@ -35,6 +35,7 @@ from screens.widgets.literal import literal, visible
 from store.index.knowledge_tree import KIND_NAMES, KbFolder, doc_id, knowledge_tree
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.models.knowledge import AntiPattern, Pattern, ProjectMemory, Skill
+from store.read.counted import counted
 from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
@@ -185,8 +186,8 @@ class KnowledgeScreen(Screen[None]):
 
         total = len(self._leaves)
         errors = sum(f.errors for f in kb.files())
-        tree.border_subtitle = f"{total} file{'s' if total != 1 else ''}" + (
-            f" · {errors} error{'s' if errors != 1 else ''}" if errors else ""
+        tree.border_subtitle = counted(total, "file") + (
+            f" · {counted(errors, 'error')}" if errors else ""
         )
         # keep the selection: the same file, else the first document
         target = self.current if self.current in self._leaves else None

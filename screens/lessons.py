@@ -28,6 +28,7 @@ from store.index.sessions import parse_day
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.models.lessons import LESSON_TYPES
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.read.textsafe import first_line
 from store.review.lessons import archive_lesson, find_lesson, lesson_key, remove_lesson
@@ -192,7 +193,7 @@ class LessonsScreen(ListScreen):
             rows,
             "reading the lessons…"
             if self._all is None
-            else f"{len(shown)} lessons" + (" (with archived)" if self.show_archived else ""),
+            else counted(len(shown), "lesson") + (" (with archived)" if self.show_archived else ""),
         )
 
     def row(self, r: LessonRow) -> Row:

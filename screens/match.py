@@ -32,6 +32,7 @@ from store.insight.matching import (
     match_task,
 )
 from store.models.knowledge import Skill
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.read.textsafe import printable
 
@@ -198,7 +199,7 @@ class MatchScreen(Screen[None]):
             table.action_first()  # while typing, the best match is the one explained
         table.border_subtitle = (
             f"{len(loaded)} load · {len(result.below)} below {THRESHOLD} · "
-            f"{len(result.scores)} skills"
+            f"{counted(len(result.scores), 'skill')}"
         )
         self.query_one("#match-summary", Static).update(summary_view(result))
         self.show_detail(table.cursor_key)

@@ -38,6 +38,7 @@ from store.check.piece_lint import FacetRef
 from store.check.piece_view import PieceView, load_piece_view
 from store.index.workspace_index import IndexedFile, WorkspaceIndex, index_file, index_pieces
 from store.models import Piece
+from store.read.counted import counted
 from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
@@ -275,7 +276,8 @@ class PiecesScreen(ListScreen):
         self.extra = found
         self.refresh_list()
         self.notify(
-            f"Showing {len(found)} piece(s) from {_home(top)} for this session. To keep them, "
+            f"Showing {counted(len(found), 'piece')} from {_home(top)} for this session. "
+            "To keep them, "
             f'add it to the config: [paths] pieces = ["pieces", "{_home(top)}"]',
             timeout=6,
             markup=False,

@@ -21,6 +21,7 @@ from screens.widgets.diagnostics import counts, diagnostic_line
 from screens.widgets.keys import HELP
 from screens.widgets.literal import literal, visible
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
+from store.read.counted import counted
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.kinds import Kind
 from store.read.textio import read_text
@@ -113,7 +114,9 @@ class ProblemsScreen(Screen[None]):
         with_problems = {id(f) for f in self.index.problem_files()}  # as the header counts
         errors = sum(r.errors for r in reports)
         warnings = sum(r.warnings for r in reports)
-        files.border_title = f"Files: {len(reports)} · {errors} errors · {warnings} warnings"
+        files.border_title = (
+            f"Files: {len(reports)} · {counted(errors, 'error')} · {counted(warnings, 'warning')}"
+        )
         options: list[Option | None] = []
         for kind, title in KIND_TITLES.items():
             group = [r for r in reports if r.kind is kind]

@@ -26,6 +26,7 @@ from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
 from store.index.sessions import Session, parse_day
 from store.index.workspace_index import WorkspaceIndex
+from store.read.counted import counted
 from store.read.kinds import Kind
 
 if TYPE_CHECKING:  # imported with the first filter: the first list needs none of it
@@ -182,12 +183,13 @@ class SessionsScreen(Screen[None]):
         table = self.query_one("#sessions", VirtualTable)
         table.set_rows(rows)
         total = len(self.index.sessions)
-        shown = f"{len(rows)} of {total} sessions" if len(rows) != total else f"{total} sessions"
+        shown = counted(total, "session")
+        shown = shown if len(rows) == total else f"{len(rows)} of {shown}"
         if not total and reading:
             shown = "reading the workspace…"
         if self.filter.evidence is not None and self.filter.evidence_states is None:
             done, of = self._evidence_progress or (0, 0)
-            shown = f"checking evidence… {done}/{of} reports" if of else "checking evidence…"
+            shown = "checking evidence…" + (f" {done}/{counted(of, 'report')}" if of else "")
         table.border_title = shown
         table.border_subtitle = "filtered — Esc clears" if self.filter != SessionFilter() else ""
         if total or not reading:  # (once the list drawn holds the sessions)
@@ -211,7 +213,7 @@ class SessionsScreen(Screen[None]):
             return
         n = len(self._arrived)
         notice = self.query_one("#arrivals", Static)
-        notice.update(f"{n} new session{'s' if n != 1 else ''} arrived")
+        notice.update(f"{counted(n, 'new session')} arrived")
         notice.display = True
         if self._arrivals_timer is not None:
             self._arrivals_timer.stop()
@@ -369,7 +371,7 @@ class SessionsScreen(Screen[None]):
         self._evidence_progress = (done, total)
         if self.filter.evidence is not None and self.filter.evidence_states is None:
             table = self.query_one("#sessions", VirtualTable)
-            table.border_title = f"checking evidence… {done}/{total} reports"
+            table.border_title = f"checking evidence… {done}/{counted(total, 'report')}"
 
     def got_evidence(self, states: EvidenceStates) -> None:
         self._evidence_progress = None

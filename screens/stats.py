@@ -21,6 +21,7 @@ from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.effect import Metric, effect_metrics
 from store.insight.stats import workspace_stats
+from store.read.counted import counted
 
 BAR = "█"
 CLUSTER_COLUMNS = [
@@ -160,7 +161,7 @@ class StatsScreen(Screen[None]):
             self.query_one(f"#stats-{outcome}-label", Static).update(
                 Content.assemble(
                     Content.styled(f"{outcome:<8}", OUTCOME_STYLE[outcome]),
-                    f" {total} in {len(names)} weeks ({span})",
+                    f" {total} in {counted(len(names), 'week')} ({span})",
                 )
             )
         evals = figures["evaluation"]
@@ -169,12 +170,12 @@ class StatsScreen(Screen[None]):
         self.query_one("#stats-eval-ai", Sparkline).data = ai or [0.0]
         self.query_one("#stats-eval-user", Sparkline).data = user or [0.0]
         self.query_one("#stats-eval-ai-label", Static).update(
-            f"AI self-assessment: {len(ai)} sessions, latest {ai[-1]:.1f}"
+            f"AI self-assessment: {counted(len(ai), 'session')}, latest {ai[-1]:.1f}"
             if ai
             else "AI self-assessment: no data"
         )
         self.query_one("#stats-eval-user-label", Static).update(
-            f"user score: {len(user)} sessions, latest {user[-1]:.0f}"
+            f"user score: {counted(len(user), 'session')}, latest {user[-1]:.0f}"
             if user
             else "user score: no data"
         )
@@ -184,7 +185,7 @@ class StatsScreen(Screen[None]):
         rows = [cluster_row(i, c) for i, c in enumerate(figures["recurring_problems"])]
         table = self.query_one("#stats-clusters", VirtualTable)
         table.set_rows(rows)
-        table.border_title = f"{len(rows)} recurring problem(s)"
+        table.border_title = counted(len(rows), "recurring problem")
         out = []
         for m in metrics:
             value = "n/a" if m.value is None else str(m.value)

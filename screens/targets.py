@@ -26,6 +26,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.insight.target_report import Finding, TargetRow, TargetsReport, build_report
 from store.insight.targets import Rule
 from store.insight.usage import Usage, UsageReport, usage_report
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.review.dedupe import apply_merge, plan_merge
 
@@ -198,7 +199,8 @@ class TargetsScreen(ListScreen):
             )
         self.table.border_subtitle = ""
         n, groups = len(report.findings), len(report.duplicates)
-        self.show_rows(rows, f"Targets ({len(rows)}) · {n} findings · {groups} duplicate groups")
+        found = f"{counted(n, 'finding')} · {counted(groups, 'duplicate group')}"
+        self.show_rows(rows, f"Targets ({len(rows)}) · {found}")
 
     @on(VirtualTable.Selected, "#targets-list")
     def selected(self, _event: VirtualTable.Selected) -> None:
@@ -319,5 +321,7 @@ class TargetsScreen(ListScreen):
         if not outcome.ok or outcome.value is None:
             return
         self.app.post_message(FilesWritten(frozenset(outcome.value.paths)))
-        self.notify(f"Merged: {len(plan.remove)} duplicate(s) removed. u undoes.", timeout=3)
+        self.notify(
+            f"Merged: {counted(len(plan.remove), 'duplicate')} removed. u undoes.", timeout=3
+        )
         self.action_reload()

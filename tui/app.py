@@ -37,6 +37,7 @@ from store.check.secrets import warm_up
 from store.config import Config
 from store.index.parallel import start_helpers
 from store.index.workspace_index import WorkspaceIndex
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.read.textsafe import printable
 from store.watch import OwnWrites, watch_workspace
@@ -325,11 +326,11 @@ class HurikaeriApp(App[None]):
         ix = self.index
         problems = len(ix.problem_files())
         n = self.changed_count
-        changed = f"{n} changed file{'s' if n != 1 else ''} · " if n else ""
+        changed = f"{counted(n, 'changed file')} · " if n else ""
         # the counts first: a narrow terminal cuts the end of the line, the root's path
         self.sub_title = (
             f"{ix.unreviewed_count()} to review · {ix.inbox_pending()} in inbox · "
-            f"{problems} problem file{'s' if problems != 1 else ''} · {changed}"
+            f"{counted(problems, 'problem file')} · {changed}"
             f"{self.workspace.root}"
         )
 

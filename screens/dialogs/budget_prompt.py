@@ -16,6 +16,7 @@ from textual.widgets import Static, TextArea
 from screens.dialogs.confirm import ConfirmScreen
 from screens.widgets.literal import literal, visible
 from store.insight.budgets import BudgetCheck, check_budget
+from store.read.counted import counted
 from store.workspace import Workspace
 
 Write = tuple[Path, bytes | None, bytes]
@@ -69,7 +70,9 @@ def what_to_cut(ws: Workspace, checks: Iterable[BudgetCheck], shown: int = 8) ->
         rules = report.what_to_cut(c.path)[:shown]
         if not report.sessions or not rules:
             continue
-        out.append(f"{c.path.name}: least relevant first ({report.sessions} sessions known):")
+        out.append(
+            f"{c.path.name}: least relevant first ({counted(report.sessions, 'session')} known):"
+        )
         for u in rules:
             seen = "not checkable" if u.relevant is None else f"{u.relevant}/{u.sessions}"
             out.append(f"{u.line:>6}  [{seen}] {u.text}")

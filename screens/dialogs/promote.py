@@ -28,6 +28,7 @@ from screens.widgets.diff_view import DiffView
 from screens.widgets.literal import literal, visible
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
+from store.read.counted import counted
 from store.review.items import ItemRef, ReviewError
 from store.review.promote import NearChoice, Plan, plan_promotion, promote_plans
 
@@ -158,7 +159,7 @@ class PromoteScreen(ModalScreen[bool]):
         self.plans, self.budgets, self.planned = plans, budgets, wording
         self.refresh_bindings()
         ws = self.index.ws
-        head: list[Content] = [Content.styled(f"Promote {len(plans)} try-item(s)", "bold")]
+        head: list[Content] = [Content.styled(f"Promote {counted(len(plans), 'try-item')}", "bold")]
         diffs: list[str] = []
         for p in plans:
             head.append(literal(p.ref.key, "bold"))

@@ -15,6 +15,7 @@ from screens.widgets.literal import literal
 from screens.writing import run_write
 from store.index.workspace_index import WorkspaceIndex
 from store.models.kpt import TARGET_TYPES
+from store.read.counted import counted
 from store.review.items import ItemRef, ReviewError
 from store.review.retarget import retarget_items, target_headings
 from store.write.policy import PathRefused, resolve_target, write_bases
@@ -151,7 +152,7 @@ class RetargetScreen(FormDialog[bool]):
         try:
             outcome = await run_write(
                 self,
-                f"retarget {len(refs)} item(s)",
+                f"retarget {counted(len(refs), 'item')}",
                 lambda: retarget_items(ws, refs, type_, path, section, ledger=led),
                 expect=(ReviewError, EditError),
             )

@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 
 from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence_cache import EvidenceStates, evidence_for
+from store.read.counted import counted
 from store.search.query import Query, evidence_query, with_evidence
 
 
@@ -64,7 +65,7 @@ class EvidenceFilter(Screen[None]):
 
     def _evidence_progress(self, done: int, total: int) -> None:
         if self._evidence is None:
-            self._status_text(f"checking evidence… {done}/{total} reports")
+            self._status_text(f"checking evidence… {done}/{counted(total, 'report')}")
 
     def got_evidence(self, states: EvidenceStates) -> None:
         self._evidence = states.record_values()

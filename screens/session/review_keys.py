@@ -21,6 +21,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.insight.evidence import ReportEvidence
 from store.ledger import Op
 from store.models.kpt import SECTION_TITLES
+from store.read.counted import counted
 from store.read.kinds import Kind
 from store.review.items import ItemRef, decide_keys
 
@@ -177,7 +178,7 @@ class ReviewKeys(Screen[None]):
         left_out = [k for k in in_section if k in self.no_id]
         if left_out:
             self.notify(
-                f"{len(left_out)} item(s) without an id left out: "
+                f"{counted(len(left_out), 'item')} without an id left out: "
                 + self.pane.missing_id_message(left_out[0]),
                 severity="warning",
                 markup=False,
@@ -193,11 +194,11 @@ class ReviewKeys(Screen[None]):
                     pending,
                     "approve",
                     action="approve-section",
-                    message=f"Approved {len(pending)} {SECTION_TITLES[section]} items",
+                    message=f"Approved {counted(len(pending), f'{SECTION_TITLES[section]} item')}",
                 )
 
         question = Content.assemble(
-            f"Approve the {len(pending)} remaining {SECTION_TITLES[section]} item(s)?\n",
+            f"Approve the {counted(len(pending), f'remaining {SECTION_TITLES[section]} item')}?\n",
             literal(", ".join(k.split("/", 1)[1] for k in pending), "dim"),
         )
         self.app.push_screen(ConfirmScreen(question, "Approve all"), done)

@@ -13,6 +13,7 @@ from store.index.sessions import Session
 from store.ledger import ItemState
 from store.models import KptReport, Lesson, Proposal, SessionSummary
 from store.models.kpt import SECTION_TITLES, KptItem
+from store.read.counted import counted
 from store.read.textsafe import printable
 from store.review.promote import promoted_label
 from store.write.markdown_edit import bullet_text
@@ -200,7 +201,9 @@ def session_head(s: Session, done: int, total: int) -> Content:
         missing = sum(1 for _sec, i in doc.items() if not (doc.id and i.id))
         if missing:
             head.append(
-                Content.styled(f"  {missing} item(s) without an id (e: edit)", "bold $warning")
+                Content.styled(
+                    f"  {counted(missing, 'item')} without an id (e: edit)", "bold $warning"
+                )
             )
     if s.session_id:
         head += [Content("  "), literal(s.session_id, "dim")]

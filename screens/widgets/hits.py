@@ -11,6 +11,7 @@ from textual.content import Content, Span
 
 from store.index.sessions import session_key
 from store.models.kpt_terms import SECTIONS
+from store.read.counted import counted
 from store.read.textsafe import printable
 from store.search.text import highlight_spans
 
@@ -144,7 +145,7 @@ def count_line(result: SearchResult) -> Content:
     has_text = result.query is not None and result.query.has_text
     what = "best first" if has_text else "most recurring first"
     return Content.assemble(
-        Content(f"{about}{result.total} match{'es' if result.total != 1 else ''}"),
+        Content(f"{about}{counted(result.total, 'match', 'matches')}"),
         Content.styled(
             f" · {len(result.hits)} shown, {what} · {result.elapsed * 1000:.0f} ms", "$text-muted"
         ),

@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 from store.check.piece_lint import FacetRef
 from store.check.piece_view import PieceView
 from store.check.takt_format import takt_format
+from store.read.counted import counted
 
 from .diagnostics import counts, diagnostic_line
 from .literal import literal, visible
@@ -81,12 +82,12 @@ def head_view(view: PieceView) -> Content:
         fmt = takt_format(doc)  # its format and the TAKT versions that read it, in its words
         facts = [
             fmt.label,
-            f"{len(movements)} {fmt.noun}{'s' if len(movements) != 1 else ''}",
+            counted(len(movements), fmt.noun),
             f"{fmt.key('max_movements')} "
             f"{doc.max_movements if doc.max_movements is not None else '—'}",
         ]
         if doc.loop_monitors:
-            facts.append(f"{len(doc.loop_monitors)} loop monitor(s)")
+            facts.append(counted(len(doc.loop_monitors), "loop monitor"))
         out.append(literal(" · ".join(facts), "$text-muted"))
     errors = sum(1 for d in view.diagnostics if d.severity == "error")
     warnings = len(view.diagnostics) - errors
@@ -95,7 +96,7 @@ def head_view(view: PieceView) -> Content:
     else:
         said = [(errors, "error", "✗", "bold $error"), (warnings, "warning", "⚠", "bold $warning")]
         parts = [
-            Content.styled(f"{mark} {n} {what}{'s' if n != 1 else ''}", style)
+            Content.styled(f"{mark} {counted(n, what)}", style)
             for n, what, mark, style in said
             if n
         ]

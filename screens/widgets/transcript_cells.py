@@ -7,6 +7,8 @@ from collections.abc import Mapping
 
 from textual.content import Content
 
+from store.read.counted import counted
+
 from .literal import literal
 from .table_rows import Cell, Column
 from .transcript_rows import TranscriptRow
@@ -114,11 +116,11 @@ def status_line(
 ) -> Content:
     """One line: the turns, what is wrong, what is cited (the turns past the end first),
     what a search ``found``, and the file last (cut with an ellipsis by its CSS)."""
-    parts: list[Content | str] = [Content.styled(f"{turns} turns", "bold")]
+    parts: list[Content | str] = [Content.styled(counted(turns, "turn"), "bold")]
     if not done:
         parts.append(Content.styled(" · reading…", "$warning"))
     if problems:
-        lines = f"{problems} line{'s' if problems != 1 else ''}"
+        lines = counted(problems, "line")
         parts.append(Content.styled(f" · {lines} not read (broken or unknown)", "$warning"))
     past = sorted(n for n in cited if done and n > turns)
     inside = sorted(cited.difference(past))

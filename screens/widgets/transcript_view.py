@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from store.index.transcript_locator import TranscriptLocator
+from store.read.counted import counted
 from store.read.transcript import Transcript, TranscriptReader, full_text, scan_for
 from store.workspace import Workspace
 
@@ -183,7 +184,7 @@ class TranscriptView(Vertical, can_focus=False):
         return row_cells(self.rows.row(int(key)), self.cited)
 
     def _status(self) -> None:
-        found = f"{len(self.matches)} matches" if self._query else ""
+        found = counted(len(self.matches), "match", "matches") if self._query else ""
         self.query_one("#transcript-status", Static).update(
             status_line(
                 turns=self.turn_count,
@@ -261,7 +262,7 @@ class TranscriptView(Vertical, can_focus=False):
         elif not self.jump_to_cited():
             last = max(self.cited)
             self.notify(
-                f"Turn {last} is not in this transcript ({self.turn_count} turns).",
+                f"Turn {last} is not in this transcript ({counted(self.turn_count, 'turn')}).",
                 severity="warning",
                 timeout=3,
             )
@@ -281,7 +282,9 @@ class TranscriptView(Vertical, can_focus=False):
         except ValueError:
             return
         if not self.jump_to_turn(number) and self.done:
-            self.notify(f"There is no turn {number} ({self.turn_count} turns).", timeout=3)
+            self.notify(
+                f"There is no turn {number} ({counted(self.turn_count, 'turn')}).", timeout=3
+            )
 
     # -- search ----------------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ async def test_id_less_items_each_have_a_row_and_refuse_decisions(tmp_path: Path
         table = screen.query_one("#items", VirtualTable)
         assert list(screen.items) == [f"{RID}/keep-001", "#keep:2", "#keep:3", "#try:1"]
         head = str(screen.query_one("#session-head", Static).render())
-        assert "reviewed 0/1" in head and "3 item(s) without an id" in head
+        assert "reviewed 0/1" in head and "3 items without an id" in head
         assert table.move_to_key("#keep:2")
         await pilot.pause()
         assert MESSAGE in str(screen.query_one("#item-detail", Static).render())
@@ -84,7 +84,7 @@ async def test_approve_section_leaves_id_less_items_out(tmp_path: Path) -> None:
         await pilot.press("A")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        assert any("2 item(s) without an id left out" in t for t in told)
+        assert any("2 items without an id left out" in t for t in told)
         await pilot.press("y")
         await pilot.pause()
         assert _targets(root) == [f"{RID}/keep-001"]

@@ -59,7 +59,7 @@ async def test_the_budget_prompt_lists_what_to_cut(tmp_path: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, BudgetPrompt))
         cut = app.screen.query_one("#budget-cut").text  # type: ignore[attr-defined]
         lines = cut.splitlines()
-        assert lines[0] == "CLAUDE.md: least relevant first (1 sessions known):"
+        assert lines[0] == "CLAUDE.md: least relevant first (1 session known):"
         assert "[0/1] Never edit `dist/` by hand" in lines[1]
         assert "[1/1] Run `pnpm lint` before committing" in lines[2]
         assert "[not checkable] keep diffs small" in lines[3]
