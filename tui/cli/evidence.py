@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from store.read.counted import counted
 from store.read.textsafe import printable
 from tui.cli.errors import PROG, dump_json, flags
 
@@ -95,13 +96,10 @@ def render_evidence(result: ReportEvidence, ws: Workspace) -> str:
         lines.append("transcript: none found in the transcripts location")
     else:
         skipped = result.diagnostics
-        problems = (
-            f", {skipped} line{'s' if skipped != 1 else ''} not read (broken or unknown)"
-            if skipped
-            else ""
-        )
+        problems = f", {counted(skipped, 'line')} not read (broken or unknown)" if skipped else ""
         lines.append(
-            f"transcript: {ws.display(result.transcript_path)} ({result.turns} turns{problems})"
+            f"transcript: {ws.display(result.transcript_path)} "
+            f"({counted(result.turns or 0, 'turn')}{problems})"
         )
         lines.append(f"turns: {LABELS[result.numbering]}")
         if result.numbering != "trace":
@@ -126,11 +124,11 @@ def _summary(result: ReportEvidence) -> str:
         sid = result.session_id or "(none)"
         return (
             f"nothing could be checked: no transcript of session {sid} was found "
-            f"({len(result.items)} item(s) unchecked)"
+            f"({counted(len(result.items), 'item')} unchecked)"
         )
     missing = result.missing
     summary = (
-        f"{len(missing)} item(s) with evidence not found: {', '.join(missing)}"
+        f"{counted(len(missing), 'item')} with evidence not found: {', '.join(missing)}"
         if missing
         else "no item's evidence is missing"
     )

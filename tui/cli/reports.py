@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.read.counted import counted
 from store.read.textsafe import printable
 from tui.cli.errors import default_root_check, dump_json, flags
 
@@ -61,7 +62,8 @@ def cmd_lint(args: argparse.Namespace, ws: Workspace) -> int:
         errors = sum(1 for d in diags if d.severity == "error")
         files = len({d.path for d in diags})
         print(
-            f"{errors} error(s), {len(diags) - errors} warning(s) in {files} file(s)"
+            f"{counted(errors, 'error')}, {counted(len(diags) - errors, 'warning')} "
+            f"in {counted(files, 'file')}"
             if diags
             else "no problems found",
             file=sys.stderr,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from store.models.kpt_terms import SECTIONS
+from store.read.counted import counted
 from store.read.textsafe import printable
 from tui.cli.errors import PROG, Parser, SubjectError, common_options, dump_json, failed, flags
 
@@ -105,7 +106,10 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
                 f"{hit.kind:<12} {printable(shown(hit))}{count}\n    {title}\n    {printable(where)}"
             )
         about = "" if result.exact else "about "
-        print(f"{len(result.hits)} of {about}{result.total} match(es)", file=sys.stderr)
+        print(
+            f"{len(result.hits)} of {about}{counted(result.total, 'match', 'matches')}",
+            file=sys.stderr,
+        )
     return 0 if result.hits else 1
 
 
@@ -118,7 +122,7 @@ def _drop_cache(ws: Any) -> None:
 
 
 def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rindexing {done}/{total} files…")
+    sys.stderr.write(f"\rindexing {done}/{counted(total, 'file')}…")
     sys.stderr.flush()
 
 

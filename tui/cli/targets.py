@@ -8,6 +8,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from store.read.counted import counted
 from store.read.textsafe import printable
 from tui.cli.errors import dump_json, flags
 
@@ -49,7 +50,7 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
         for f in found:
             where = f"{ws.display(f.path)}:{f.line}" if f.line else ws.display(f.path)
             print(f"{where}: {f.kind}: {printable(f.message, keep_newlines=False)}")
-        print(f"{len(found)} stale finding(s)", file=sys.stderr)
+        print(counted(len(found), "stale finding"), file=sys.stderr)
         return 0
     if not report.rows:
         print("no targets found (CLAUDE.md, rules, MEMORY.md, AGENTS.md, skills, memory)")
@@ -65,8 +66,9 @@ def cmd_targets(args: argparse.Namespace, ws: Any) -> int:
             print(f"{ws.display(row.path)}  [{row.file.kind}]  not read ({reason}) · {counts}")
             continue
         print(
-            f"{ws.display(row.path)}  [{row.file.kind}]  {len(t.lines)} lines, {t.chars:,} chars, "
-            f"~{t.tokens:,} tokens, budget {budget}, {len(t.rules)} bullets, "
+            f"{ws.display(row.path)}  [{row.file.kind}]  {counted(len(t.lines), 'line')}, "
+            f"{t.chars:,} chars, ~{t.tokens:,} tokens, budget {budget}, "
+            f"{counted(len(t.rules), 'bullet')}, "
             f"{written} · {counts}"
         )
     for f in report.findings:

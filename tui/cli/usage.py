@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from store.read.counted import counted
 from store.read.textsafe import printable
 from tui.cli.errors import dump_json, flags
 
@@ -63,7 +64,8 @@ def cmd_usage(args: argparse.Namespace, ws: Workspace) -> int:
         print(_line(u, ws))
     flagged = sum(1 for u in report.items if u.flags)
     print(
-        f"{len(report.items)} rules and skills over {report.sessions} sessions; "
+        f"{counted(len(report.items), 'rule or skill', 'rules and skills')} over "
+        f"{counted(report.sessions, 'session')}; "
         f"{flagged} flagged unused",
         file=sys.stderr,
     )
