@@ -18,9 +18,9 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.errors import ReviewError
-from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
 from store.read.counted import counted
+from store.read.isotime import parse_time
 from store.tx import transactions as tx
 from store.tx.transactions import TxView
 
@@ -47,7 +47,7 @@ def when(at: str) -> str:
     """``2026-11-24T05:12:33+00:00`` → ``2026-11-24 14:12`` in a +09:00 zone: one column,
     one zone (the ledger keeps the writer's zone). Text that is no time is shown as it is."""
     t = parse_time(at)
-    return t.astimezone().strftime("%Y-%m-%d %H:%M") if t.year > 1 else at[:16]
+    return t.astimezone().strftime("%Y-%m-%d %H:%M") if t else at[:16]
 
 
 def subjects(view: TxView) -> str:

@@ -24,11 +24,11 @@ from screens.widgets.virtual_table import Cell, Column, LazyRows, Row, VirtualTa
 from screens.writing import run_write, start_write
 from store.index.lesson_list import LessonList, Shown
 from store.index.order import LessonFilter, LessonRow
-from store.index.sessions import parse_day
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.models.lessons import LESSON_TYPES
 from store.read.counted import counted
+from store.read.isotime import parse_day
 from store.read.kinds import Kind
 from store.read.textsafe import first_line
 from store.review.lessons import archive_lesson, find_lesson, lesson_key, remove_lesson

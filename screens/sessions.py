@@ -24,9 +24,10 @@ from screens.widgets.session_rows import session_row
 from screens.widgets.virtual_table import Column, LazyRows, Row, VirtualTable
 from store.index import first_page
 from store.index.order import SessionFilter, ordered, projects
-from store.index.sessions import Session, parse_day
+from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.read.counted import counted
+from store.read.isotime import parse_day
 from store.read.kinds import Kind
 
 if TYPE_CHECKING:  # imported with the first filter: the first list needs none of it

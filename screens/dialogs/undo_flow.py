@@ -12,8 +12,8 @@ from textual.dom import DOMNode
 from screens.messages import FilesWritten
 from screens.widgets.literal import literal
 from screens.writing import run_write, settled
-from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
+from store.read.isotime import utc_time
 from store.tx import transactions as tx
 from store.tx.transactions import TxView
 
@@ -70,4 +70,4 @@ async def turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo:
 def _made_since(at: str, since: float) -> bool:
     """Whether a transaction made at ``at`` (ISO time; not a time: long ago) came after
     ``since`` (epoch s)."""
-    return parse_time(at).timestamp() >= math.floor(since)  # times are whole seconds
+    return utc_time(at).timestamp() >= math.floor(since)  # times are whole seconds

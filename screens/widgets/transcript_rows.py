@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import overload
 
+from store.read.isotime import parse_time
 from store.read.transcript import Block, BlockKind, Turn
 
 #: Characters of a message, a tool call's input or a result kept per row: about a row's
@@ -35,12 +36,8 @@ class TranscriptRow:
 
 
 def _epoch(stamp: str | None) -> float:
-    if not stamp:
-        return math.nan
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except (ValueError, OverflowError):
-        return math.nan
+    t = parse_time(stamp)
+    return math.nan if t is None else t.timestamp()
 
 
 def _stamp(seconds: float) -> str | None:

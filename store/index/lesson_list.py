@@ -13,7 +13,7 @@ from typing import overload
 from store.index.entries import IndexedFile
 from store.index.heads import HeadTable, LessonHead
 from store.index.order import LessonFilter, LessonRow
-from store.index.sessions import parse_time
+from store.read.isotime import utc_time
 from store.read.kinds import Kind
 
 PART = 4096
@@ -68,7 +68,7 @@ class LessonList:
                     self._line.append(h.span.line)
                     if not isinstance(h, LessonHead):
                         continue
-                    t = parse_time(h.date or "")
+                    t = utc_time(h.date)
                     times.append((t - _EPOCH) // _MICROSECOND)
                     ids.append(h.id or "")
                     flat.append(i)

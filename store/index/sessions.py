@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from store.index.docs import Lessons
 from store.models.kpt_terms import SECTIONS
+from store.read.isotime import utc_time
 
 if TYPE_CHECKING:
     from store.index.docs import LessonRun, RecordRef, ReportRef
@@ -66,7 +67,7 @@ class Session:
     @property
     def sort_time(self) -> datetime:
         if self._sort_time is None:
-            self._sort_time = parse_time(self.when)
+            self._sort_time = utc_time(self.when)
         return self._sort_time
 
     @property
@@ -103,25 +104,6 @@ class Session:
             return []
         rid = self.report.head.id
         return [f"{rid}/{item_id}" for _sec, item_id in self.report.head.items]
-
-
-def parse_time(text: str) -> datetime:
-    """A sortable UTC time from ISO text; unparsable text sorts first (oldest)."""
-    if not text:
-        return datetime.min.replace(tzinfo=UTC)
-    try:
-        t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
-
-
-def parse_day(text: str) -> date | None:
-    """A ``YYYY-MM-DD`` typed into a filter; ``None`` when empty or not a date."""
-    try:
-        return date.fromisoformat(text.strip()) if text.strip() else None
-    except ValueError:
-        return None
 
 
 def session_key(session_id: str | None, fallback: str) -> str:

@@ -9,11 +9,11 @@ import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from store.git import run_git
+from store.read.isotime import parse_time
 
 #: how many of a repository's newest commits touching the changed files are looked at
 DEPTH = 50
@@ -116,15 +116,6 @@ def _history(top: Path, rels: list[str]) -> dict[str, list[tuple[str, Commit]]]:
     return found
 
 
-def aware(stamp: str | None) -> datetime | None:
-    """An ISO time with its offset (``None``: none, or it does not parse)."""
-    try:
-        found = datetime.fromisoformat(stamp) if stamp else None
-    except ValueError:
-        return None
-    return found if found is not None and found.tzinfo is not None else None
-
-
 def commits(changes: Sequence[Change]) -> dict[int, Commit]:
     """The commit that brought each change (by its index in ``changes``), where one did."""
     seen: dict[Path, tuple[Path, str] | None] = {}
@@ -161,5 +152,5 @@ def _match(change: Change, history: list[tuple[str, Commit]], algo: str) -> Comm
         j = next((k for k, (name, _) in enumerate(history) if was.startswith(name)), None)
         if j is not None:
             return history[i][1] if j > i else None
-    since = aware(change.reviewed_at)
+    since = parse_time(change.reviewed_at)
     return history[i][1] if since is None or history[i][1].time >= since.timestamp() else None

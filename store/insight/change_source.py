@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.index.transcript_locator import TranscriptLocator
-from store.insight.change_git import Change, aware, commits
+from store.insight.change_git import Change, commits
+from store.read.isotime import parse_time
 from store.read.transcript import CODE_CHANGE_TOOLS, load_record, read_transcript
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def attribute(ws: Workspace, changes: Sequence[Change]) -> None:
     todo = [c for c in changes if c.current is not None or c.reviewed is not None]
     if not todo:
         return
-    since = [aware(c.reviewed_at) for c in todo]
+    since = [parse_time(c.reviewed_at) for c in todo]
     oldest = min((s for s in since if s is not None), default=None)
     needles = {c.path.name.encode() for c in todo}
     best: dict[int, tuple[int, float, Source]] = {}  # change → (rank, call's time, call)
@@ -133,7 +134,7 @@ def _scan(
             if not hits:
                 continue
             tool_input = _input(record, block.tool_id)
-            when = aware(turn.timestamp)
+            when = parse_time(turn.timestamp)
             stamp = when.timestamp() if when is not None else 0.0
             for i in hits:
                 rank = _rank(todo[i], block.name, tool_input, when)
@@ -166,7 +167,7 @@ def _rank(change: Change, tool: str, tool_input: Any, when: datetime | None) -> 
             return 2
         if all(t in now for t in texts) and any(now.count(t) > before.count(t) for t in texts):
             return 2
-    since = aware(change.reviewed_at)
+    since = parse_time(change.reviewed_at)
     if when is not None and since is not None and when >= since:
         return 1
     return 0

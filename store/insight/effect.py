@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from store.index.heads import ReportHead
 from store.insight.matching import load_knowledge
-from store.insight.rule_times import parse_time
 from store.models import Feedback
 from store.read.counted import counted
+from store.read.isotime import parse_time
 from store.read.kinds import Kind
 from store.workspace import Workspace
 

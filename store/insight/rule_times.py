@@ -12,6 +12,7 @@ from store.check.secrets import added_lines
 from store.insight.duplicates import normalise
 from store.insight.targets import TARGET_ACTIONS, markdown_rules, ws_path
 from store.ledger import Ledger
+from store.read.isotime import parse_time
 from store.tx.journal import read_kept
 from store.workspace import Workspace
 
@@ -71,15 +72,6 @@ def rule_times(ws: Workspace, ledger: Ledger | None = None) -> RuleTimes:
             _cache.clear()
         _cache[key] = out
     return out
-
-
-def parse_time(text: str | None) -> datetime | None:
-    """An aware time from ISO text (naive: UTC); ``None`` when it does not parse."""
-    try:
-        t = datetime.fromisoformat(text.strip()) if text else None
-    except ValueError:
-        return None
-    return t.replace(tzinfo=UTC) if t is not None and t.tzinfo is None else t
 
 
 def days_since(at: datetime | str | None, now: datetime | None = None) -> float | None:

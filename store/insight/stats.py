@@ -10,9 +10,10 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from store.index.sessions import Session, parse_time
+from store.index.sessions import Session
 from store.index.workspace_index import WorkspaceIndex
 from store.ledger import ItemState, item_key
+from store.read.isotime import utc_time
 from store.read.kinds import Kind
 from store.search.text import gist_key as normalise
 
@@ -109,9 +110,9 @@ def recurring_problems(index: WorkspaceIndex, min_count: int = 2) -> list[Cluste
             if not st.promoted:
                 continue
             at = (
-                min(parse_time(str(p.get("at") or "")) for p in st.promoted)
+                min(utc_time(str(p.get("at"))) for p in st.promoted)
                 if any(p.get("at") for p in st.promoted)
-                else parse_time(st.at or "")
+                else utc_time(st.at)
             )
             for addressed in t.addresses:
                 fixes.setdefault(f"{rkey}/{addressed}", []).append((f"{rkey}/{t.id}", at))
@@ -202,7 +203,7 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
         evaluations.append(
             {"date": sm.date, "session": s.key, "ai_mean": sm.ai_mean, "user": sm.user_score}
         )
-    evaluations.sort(key=lambda e: parse_time(str(e["date"] or "")))
+    evaluations.sort(key=lambda e: utc_time(str(e["date"])))
     return {
         "outcomes_per_week": {w: dict(c) for w, c in sorted(outcomes.items())},
         "problem_categories": _by_count(categories),

@@ -22,7 +22,7 @@ from store.insight.budgets import (
     past_budget,
 )
 from store.insight.duplicates import DuplicateGroup, find_duplicates, normalise
-from store.insight.rule_times import days_since, parse_time, rule_times
+from store.insight.rule_times import days_since, rule_times
 from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker
 from store.insight.targets import (
     TargetFile,
@@ -33,6 +33,7 @@ from store.insight.targets import (
 )
 from store.ledger import Ledger
 from store.read.counted import counted
+from store.read.isotime import parse_time
 from store.workspace import Workspace
 
 _FINDING_KINDS_TEXT = (

@@ -13,12 +13,13 @@ from typing import Any
 from store.index.transcript_locator import TranscriptLocator
 from store.insight.duplicates import normalise
 from store.insight.rule_checks import GUARD_STEPS, RuleChecks, parse_rule, path_matches, program_of
-from store.insight.rule_times import RuleTimes, parse_time, rule_times
+from store.insight.rule_times import RuleTimes, rule_times
 from store.insight.targets import TargetFile, list_targets, project_slug, read_target, ws_path
 from store.insight.transcript_facts import FactsCache, SessionFacts
 from store.ledger import Ledger
 from store.located import plain_key
 from store.read.counted import counted
+from store.read.isotime import parse_time
 from store.workspace import Workspace
 
 #: a rule never relevant in this many of its scope's latest sessions is flagged unused
@@ -322,7 +323,7 @@ def _promotions(
         for line in text.splitlines() or [text]:
             key = (path, normalise(line.strip().lstrip("-*+ ").strip()))
             at_text = times.get(path, {}).get(key[1]) or data.get("at") or decided
-            at = parse_time(at_text) if isinstance(at_text, str) else None
+            at = parse_time(at_text)
             if key[1] and at is not None and (key not in out or at < out[key].at):
                 out[key] = _Promotion(plain_key(item), at, str(at_text))
     return out
@@ -411,8 +412,7 @@ def usage_report(
         for rule in t.rules:
             key = normalise(rule.text)
             at = kept.get(key)
-            written = parse_time(at) if at else modified
-            written = written or modified
+            written = parse_time(at) or modified
             u = Usage("rule", tf.path, rule.line, rule.text, tf.scope,
                       written.isoformat(timespec="seconds"),
                       "promoted" if at else "file modified")  # fmt: skip

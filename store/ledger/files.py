@@ -9,11 +9,11 @@ import math
 import os
 import stat
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from store.ledger.entry import Entry, scan_once
+from store.read.isotime import parse_time
 from store.read.textio import MAX_RECORD_BYTES
 from store.write.atomic import PathRefused
 
@@ -47,13 +47,8 @@ Placed = tuple[float, str, int, int, "Entry"]
 def seconds_of(at: str) -> float | None:
     """The time ``at`` (ISO 8601; UTC when it names no zone) in seconds, ``None`` when it
     is not a time (the line then takes the place of the line before it)."""
-    try:
-        dt = datetime.fromisoformat(at)
-    except (TypeError, ValueError):
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+    t = parse_time(at)
+    return None if t is None else t.timestamp()
 
 
 def open_ledger(path: Path) -> Any:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from functools import cache
 from typing import Any
 
 from store.models.markers import Choice, DateText, IdPattern, Required
 from store.read.diagnostics import DiagnosticSink
+from store.read.isotime import parse_time
 
 LineOf = Callable[[Sequence[str | int]], int | None]
 
@@ -33,14 +33,6 @@ def _markers(cls: type) -> list[tuple[str, str, list[Any]]]:
         (name, field.alias or name, list(field.metadata))
         for name, field in cls.model_fields.items()  # type: ignore[attr-defined]
     ]
-
-
-def _parse_date(text: str) -> bool:
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return False
-    return True
 
 
 def check_markers(
@@ -77,7 +69,7 @@ def check_markers(
                         f"{dotted(here)}: '{value}' is not one of {allowed}; kept as written",
                         line_of(here),
                     )
-            elif isinstance(m, DateText) and isinstance(value, str) and not _parse_date(value):
+            elif isinstance(m, DateText) and isinstance(value, str) and parse_time(value) is None:
                 sink.warning(
                     "bad-date",
                     f"{dotted(here)}: '{value}' is not an ISO 8601 date or time",

@@ -19,13 +19,13 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.check.secrets import check_write, warm_up
 from store.errors import ReviewError, cannot_read
 from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.isotime import parse_time
 from store.read.jsonl import encode_record
 from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
@@ -380,11 +380,8 @@ def _surrogate(text: str) -> str:
 
 def _day(date: str) -> str | None:
     """``YYYYMMDD`` of an ISO 8601 date or time, as written (no zone conversion)."""
-    try:
-        t = datetime.fromisoformat(date.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
-    return f"{t.year:04d}{t.month:02d}{t.day:02d}"
+    t = parse_time(date)
+    return None if t is None else f"{t.year:04d}{t.month:02d}{t.day:02d}"
 
 
 def _check_project(project: str, sink: DiagnosticSink) -> None:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import tantivy
 
 from store.models.kpt_terms import SECTIONS
+from store.read.isotime import day_number as parse_day
 from store.search.index import MANIFEST, NOTHING, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord
-from store.search.query import Filter, Query, QueryError, parse_day, parse_query
+from store.search.query import Filter, Query, QueryError, parse_query
 from store.search.text import (
     MAX_TEXT,
     TOKEN_MAX,

@@ -20,9 +20,10 @@ from typing import Any
 
 import tantivy
 
+from store.read.isotime import day_number as parse_day
 from store.read.textsafe import first_line
 from store.search.model import SearchRecord, Stamp, group_hash
-from store.search.query import KINDS, parse_day
+from store.search.query import KINDS
 from store.search.text import (
     MAX_TEXT,
     TOKEN_MAX,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from store.models.kpt_terms import SECTIONS
+from store.read.isotime import day_number as parse_day
 from store.search.text import collapse, lazy_pattern, normalize, split_terms
 
 #: Every kind of record the search index holds, in the order lists show them.
@@ -75,7 +76,6 @@ EXPAND: dict[str, tuple[tuple[str, ...], Mapping[str, tuple[str, ...]], str, str
     "evidence": (EVIDENCE, EVIDENCE_ALIASES, "evidence state", "evidence"),
 }
 _FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
-_DAY = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
 
 
 class QueryError(ValueError):
@@ -130,17 +130,6 @@ def _expand(
         return (v[:-1],)
     v = v.replace("-", "_")
     return aliases.get(v) or tuple(c for c in choices if c.startswith(v))
-
-
-def parse_day(value: str) -> int | None:
-    """``YYYY-MM-DD`` or ``YYYY-MM`` as the number YYYYMMDD (the month's first day), else None."""
-    m = _DAY.fullmatch(value.strip())
-    if not m:
-        return None
-    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return None
-    return y * 10000 + mo * 100 + d
 
 
 def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
@@ -236,3 +237,21 @@ async def test_a_table_of_positional_rows_moves_to_a_key() -> None:
         table.set_rows(positional(100_001))  # one more row read
         await pilot.pause()
         assert table.cursor_key == "99999"
+
+
+def test_a_turn_time_without_zone_is_utc_in_any_local_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As every other reader of agent times takes it (it was read in the local zone)."""
+    import time
+    from datetime import UTC, datetime
+
+    from screens.widgets.transcript_rows import _epoch
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert (
+            _epoch("2026-01-02T03:04:05") == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC).timestamp()
+        )
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -15,8 +15,8 @@ from store.index.entries import IndexedFile
 from store.index.heads import HeadTable, LessonHead, RecordSpan
 from store.index.lesson_list import LessonList, Shown
 from store.index.order import LessonFilter, LessonRow
-from store.index.sessions import parse_time
 from store.index.workspace_index import WorkspaceIndex
+from store.read.isotime import utc_time
 from store.read.kinds import Kind
 from store.workspace import Workspace
 
@@ -31,7 +31,7 @@ def ordered_lessons(files: Iterable[IndexedFile]) -> list[LessonRow]:
             if isinstance(rec, LessonHead):
                 line = rec.span.line
                 out.append(LessonRow(f"{f.path}:{line}", rec, f.path, line))
-    out.sort(key=lambda r: (parse_time(r.lesson.date or ""), r.lesson.id or ""), reverse=True)
+    out.sort(key=lambda r: (utc_time(r.lesson.date), r.lesson.id or ""), reverse=True)
     return out
 
 
@@ -43,7 +43,7 @@ def keeps(flt: LessonFilter, les: LessonHead) -> bool:
         return False
     if flt.tag and not any(flt.tag in x.casefold() for x in les.tags or ()):
         return False
-    return not flt.dated or flt.covers(parse_time(les.date or "").date())
+    return not flt.dated or flt.covers(utc_time(les.date).date())
 
 
 def _index(root: Path) -> WorkspaceIndex:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from store.search.query import Filter, QueryError, parse_day, parse_query
+from store.read.isotime import day_number as parse_day
+from store.search.query import Filter, QueryError, parse_query
 
 
 def test_words_are_normalised_and_split() -> None:

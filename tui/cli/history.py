@@ -82,10 +82,10 @@ def _who(who: str | None) -> str:
 
 def _at(at: str) -> str:
     """The time in the local zone (the ledger keeps each writer's own), to the second."""
-    from store.index.sessions import parse_time
+    from store.read.isotime import parse_time
 
     t = parse_time(at)
-    return t.astimezone().isoformat(timespec="seconds") if t.year > 1 else at
+    return t.astimezone().isoformat(timespec="seconds") if t else at
 
 
 def _state(v: TxView) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from typing import Any
 
 from store.read.counted import counted
+from store.read.isotime import parse_time
 from store.read.textsafe import printable
 from tui.cli.errors import dump_json, flags
 
@@ -82,8 +82,7 @@ def _written(at: str | None) -> str:
     colon read as part of it, "22:19: duplicate 1")."""
     if not at:
         return "not written by hurikaeri"
-    try:
-        when = datetime.fromisoformat(at).astimezone()
-    except ValueError:
+    when = parse_time(at)
+    if when is None:
         return f"written by hurikaeri {printable(at[:16], keep_newlines=False)}"
-    return f"written by hurikaeri {when:%Y-%m-%d %H:%M}"
+    return f"written by hurikaeri {when.astimezone():%Y-%m-%d %H:%M}"
