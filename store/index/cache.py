@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import store
 from store.gc_pause import give_back
 from store.workspace import Workspace
 from store.write.atomic import replace_file
@@ -38,12 +39,6 @@ RACY_NS = 2_000_000_000
 
 class CacheError(Exception):
     """Absent, foreign, of another version, or corrupt."""
-
-
-def app_version() -> str:
-    from store import __version__
-
-    return __version__
 
 
 def cache_path(ws: Workspace) -> Path:
@@ -241,7 +236,7 @@ def _opened(ws: Workspace, f: io.BufferedReader) -> tuple[int, mmap.mmap, list[s
         raise CacheError("not an index cache")
     if (
         header.get("version") != VERSION
-        or header.get("app") != app_version()
+        or header.get("app") != store.__version__
         or header.get("rules") != RULES
     ):
         raise CacheError("made by another version")
@@ -319,7 +314,7 @@ def write(ws: Workspace, entries: Entries, later: Entries = ()) -> None:
             "format": FORMAT,
             "version": VERSION,
             "rules": RULES,
-            "app": app_version(),
+            "app": store.__version__,
             "workspace": _fingerprint(ws),
             "written_ns": time.time_ns(),
             "sha256": sums,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import store
 from store import machine_key
 from store.ledger.files import OrderKey, Source, open_ledger
 from store.ledger.state import Decision, ItemState
@@ -54,14 +55,8 @@ def _scope(state_dir: Path) -> str:
     return "ledger-fold\0" + os.path.realpath(state_dir)
 
 
-def _version() -> str:
-    from store import __version__
-
-    return __version__
-
-
 def _head(digest: str) -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "app": _version(), "sha256": digest}
+    return {"format": FORMAT, "version": VERSION, "app": store.__version__, "sha256": digest}
 
 
 def _columns(states: dict[str, ItemState]) -> dict[str, Any]:
