@@ -40,8 +40,9 @@ class Heading:
 
 
 @cache
-def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").use(front_matter_plugin)
+def commonmark() -> MarkdownIt:
+    """A CommonMark parser of blocks, front matter too (inline text is left as it is)."""
+    return MarkdownIt("commonmark").use(front_matter_plugin).disable("inline")
 
 
 @dataclass(slots=True)
@@ -76,11 +77,11 @@ class MarkdownDoc:
         probe = "\n".join([*self.lines, "", "# probe"])
         return not any(
             t.type == "heading_open" and t.map is not None and t.map[0] == len(self.lines) + 1
-            for t in _parser().parse(probe)
+            for t in commonmark().parse(probe)
         )
 
     def headings(self) -> list[Heading]:
-        tokens = _parser().parse("\n".join(self.lines))
+        tokens = commonmark().parse("\n".join(self.lines))
         out: list[Heading] = []
         for i, tok in enumerate(tokens):
             if tok.type != "heading_open" or tok.map is None:

@@ -105,6 +105,24 @@ def test_bullets_skip_front_matter_fences_and_comments_in_crlf_with_bom() -> Non
     ]
 
 
+def test_bullets_are_list_items_as_commonmark_reads_them() -> None:
+    """Not a rule: a thematic break, an indented code block, a fence under an item; a rule:
+    an item in a quote, an item whose text starts on the line below its marker."""
+    text = (
+        "# Rules\n- one\n\n* * *\n\n    - in an indented code block\n\n- two\n"
+        "  - nested\n\n        ```\n        - in a fence under the item\n        ```\n"
+        "> - quoted\n\n-\n  below its marker\n"
+    )
+    rules = markdown_rules(text.splitlines(), Path("x.md"))
+    assert [(r.line, r.text) for r in rules] == [
+        (2, "one"),
+        (8, "two"),
+        (9, "nested"),
+        (14, "quoted"),
+        (17, "below its marker"),
+    ]
+
+
 def test_reading_keeps_lines_of_the_file_and_rules_of_yaml(tmp_path: Path) -> None:
     ws, _ = _ws(tmp_path)
     _write(
