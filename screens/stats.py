@@ -186,19 +186,15 @@ class StatsScreen(Screen[None]):
         table = self.query_one("#stats-clusters", VirtualTable)
         table.set_rows(rows)
         table.border_title = counted(len(rows), "recurring problem")
-        out = []
-        for m in metrics:
-            value = "n/a" if m.value is None else str(m.value)
-            if isinstance(m.value, float):
-                value = f"{m.value:.3f}"
-            out.append(
-                Content.assemble(
-                    literal(f"{m.name:<38}"),
-                    Content.styled(f"{value:>10}", "bold" if m.supported else "$text-muted"),
-                    "  ",
-                    literal(m.basis, "dim"),
-                )
+        out = [
+            Content.assemble(
+                literal(f"{m.name:<38}"),
+                Content.styled(f"{m.shown:>10}", "bold" if m.supported else "$text-muted"),
+                "  ",
+                literal(m.basis, "dim"),
             )
+            for m in metrics
+        ]
         self.query_one("#stats-effect", Static).update(lines(out) if out else Content(""))
 
     @on(VirtualTable.Selected, "#stats-clusters")

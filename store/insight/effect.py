@@ -29,6 +29,12 @@ class Metric:
     basis: str
     supported: bool
 
+    @property
+    def shown(self) -> str:
+        """The value as the views print it: ``n/a``, a count as it is, a float to 3 places."""
+        v = self.value
+        return "n/a" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
 
 def _ok(name: str, value: float | int, basis: str) -> Metric:
     return Metric(name, value, basis, True)

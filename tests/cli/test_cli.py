@@ -265,6 +265,16 @@ def test_export_feedback_cli(demo_root: Path) -> None:
     assert {"counts", "outcomes_per_week", "recurring_problems", "effect"} <= set(data)
 
 
+def test_stats_prints_each_metric_as_the_stats_screen_shows_it(demo_root: Path) -> None:
+    from store.insight.effect import effect_metrics
+    from store.workspace import Workspace
+
+    r = run("stats", "--root", str(demo_root))
+    assert r.returncode == 0, r.stderr
+    for m in effect_metrics(Workspace(demo_root)):
+        assert f"  {m.name:<40} {m.shown:>10}  " in r.stdout
+
+
 def test_no_escape_sequence_from_a_file_reaches_the_terminal(tmp_path: Path) -> None:
     """Whatever a command prints from agents' files (diagnostics, titles, ids, diffs) has its
     control characters shown as symbols; JSON stays valid."""

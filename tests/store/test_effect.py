@@ -145,6 +145,12 @@ def test_metrics_from_controlled_counts(controlled: Path) -> None:
     assert "latency_ms is set on 1 of the tasks" in m["time_savings"].basis
 
 
+def test_a_metric_is_shown_as_a_count_a_rate_to_3_places_or_n_a(controlled: Path) -> None:
+    m = _by_name(effect_metrics(Workspace(controlled)))
+    names = ("total_tasks", "skill_hit_rate", "estimated_token_savings", "time_savings")
+    assert [m[n].shown for n in names] == ["6", "0.333", "2801.500", "n/a"]
+
+
 def test_an_integral_token_sum_is_an_int(tmp_path: Path) -> None:
     _skill(tmp_path, "knowledge_base/global/skills/a.yaml", times_loaded=4, avg_tokens_saved=250)
     m = _by_name(effect_metrics(Workspace(tmp_path)))

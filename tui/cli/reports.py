@@ -134,10 +134,7 @@ def cmd_stats(args: argparse.Namespace, ws: Workspace) -> int:
         print(f"recurring ×{c['count']}: {printable(c['description'], keep_newlines=False)}{after}")
     print("effect metrics (seed 003):")
     for m in metrics:
-        value = "n/a" if m.value is None else str(m.value)
-        if isinstance(m.value, float):
-            value = f"{m.value:.3f}"
-        print(f"  {m.name:<40} {value:>10}  {printable(m.basis)}")
+        print(f"  {m.name:<40} {m.shown:>10}  {printable(m.basis)}")
     return 0
 
 
