@@ -56,6 +56,17 @@ class OutputContracts(Record):
     report: list[dict[str, Any]] | None = None
 
 
+class CommandGate(Record):
+    """A quality gate TAKT runs as a shell command (TAKT ≥ 0.43), beside the AI directives
+    written as strings."""
+
+    type: Annotated[str | None, Required("command"), Choice("command")] = None
+    name: str | None = None
+    command: Annotated[str | None, Required("the shell command to run")] = None
+    cwd: str | None = None
+    timeout_ms: int | None = None
+
+
 class TeamLeader(Record):
     max_parts: int | None = None
     part_persona: str | None = None
@@ -100,7 +111,7 @@ class Movement(Record):
     model: str | None = None
     provider_options: dict[str, Any] | None = None
     output_contracts: OutputContracts | None = None
-    quality_gates: list[str] | None = None
+    quality_gates: list[str | CommandGate] | None = None
     team_leader: TeamLeader | None = None
     parallel: list[Movement] | DynamicParallel | None = None
     rules: list[Rule] | RuleTree | None = None

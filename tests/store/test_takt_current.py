@@ -302,3 +302,24 @@ def test_only_a_fragments_step_may_leave_its_name_out(tmp_path: Path) -> None:
 def test_a_piece_with_report_and_no_agent_is_still_before_08(tmp_path: Path) -> None:
     text = "name: p\nmax_iterations: 5\nmovements:\n  - name: a\n    report: 00-plan.md\n"
     assert takt_format(piece(write(tmp_path / "pieces/r.yaml", text))).versions == "TAKT 0.4–0.7"
+
+
+CONFIG_TAKT = FIXTURES / "config-takt-gate/.takt"
+
+
+def test_a_command_quality_gate_is_a_gate_not_a_wrong_type() -> None:
+    # keito4/config's workflow: before, "quality_gates[0]: input should be a valid string"
+    assert list(lint_paths([CONFIG_TAKT], None)) == []
+
+
+def test_a_command_gate_without_its_command_is_still_an_error(tmp_path: Path) -> None:
+    text = (CONFIG_TAKT / "workflows/repo-maintenance.yml").read_text(encoding="utf-8")
+    takt = tmp_path / ".takt"
+    write(
+        takt / "workflows/repo-maintenance.yml",
+        text.replace("        command: bash script/run-takt-repo-maintenance.sh\n", ""),
+    )
+    shutil.copytree(CONFIG_TAKT / "facets", takt / "facets")
+    found = [(d.line, d.severity, d.code, d.message) for d in lint_paths([takt], None)]
+    assert [f[:3] for f in found] == [(27, "error", "missing-field")]
+    assert "quality_gates[0].command" in found[0][3]
