@@ -228,7 +228,10 @@ def build_report(
 
 
 def _loaded_together(a: TargetFile, b: TargetFile) -> bool:
-    """Whether one session may load both: not two projects' files."""
+    """Whether one session may load both: not two projects' files, nor two skills (a skill
+    is read when it is invoked, and each says all it needs: its steps are its own)."""
+    if a.kind == b.kind == "skill_md" and a.path != b.path:
+        return False
     return a.project is None or b.project is None or a.project == b.project
 
 
