@@ -271,11 +271,7 @@ class TargetsScreen(ListScreen):
         chosen = chosen or (dups[0] if dups else None)
         if chosen is None:
             return None
-        for group in self.report.duplicates:
-            for rule in group.rules:
-                if rule.path == chosen.path and rule.line == chosen.line:
-                    return list(group.rules), rule
-        return None
+        return self.report.duplicates_of(chosen.path, chosen.line)
 
     def action_merge(self) -> None:
         found = self.duplicate_at_cursor()

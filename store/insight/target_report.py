@@ -25,6 +25,7 @@ from store.insight.duplicates import DuplicateGroup, find_duplicates, normalise
 from store.insight.rule_times import days_since, rule_times
 from store.insight.staleness import DEFAULT_STALE_DAYS, StaleChecker
 from store.insight.targets import (
+    Rule,
     TargetFile,
     TargetText,
     last_written,
@@ -109,6 +110,18 @@ class TargetsReport:
 
     def row(self, path: Path) -> TargetRow | None:
         return next((r for r in self.rows if r.path == path), None)
+
+    def duplicates_of(self, path: Path, line: int | None) -> tuple[list[Rule], Rule] | None:
+        """The rule at ``path:line`` and its duplicates one session loads with it (what its
+        finding names, in the group's order): what a merge may take out."""
+        files = {r.path: r.file for r in self.rows}
+        for group in self.duplicates:
+            rule = next((r for r in group.rules if r.path == path and r.line == line), None)
+            if rule is not None:
+                here = files[rule.path]
+                together = [o for o in group.rules if _loaded_together(here, files[o.path])]
+                return together, rule
+        return None
 
     def as_json(self, ws: Workspace) -> dict[str, Any]:
         return {

@@ -89,3 +89,10 @@ def test_two_projects_rules_are_each_ones_own(tmp_path: Path) -> None:
     assert dup == [("claude/CLAUDE.md", 1), ("a/CLAUDE.md", rule.line), ("b/CLAUDE.md", rule.line)]
     # each project's copy is the global one's duplicate, never the other project's
     assert [str(proj_b) in f.message for f in found] == [True, False, False]
+    # and a merge from a project's copy takes out the global one, never the other project's
+    report = build_report(ws, cache=TargetsCache())
+    found_a = report.duplicates_of(proj_a / "CLAUDE.md", rule.line)
+    assert found_a is not None
+    merged, keep = found_a
+    assert (keep.path, keep.line) == (proj_a / "CLAUDE.md", rule.line)
+    assert [r.path for r in merged] == [root / "CLAUDE.md", proj_a / "CLAUDE.md"]
