@@ -30,7 +30,9 @@ _WINDOWS = re.compile(r"(?<![\w])([A-Za-z]:\\[^\s`\"'<>|*?]+)")
 _WRITES_BEFORE = re.compile(
     r"(?i)(?:\b(?:save|saved|saving|write|writes|writing|written|output|outputs|create|creates|"
     r"generate|generates|dump|redirect)\b[^.;。]{0,24}"
-    r"|(?:^|\s)(?:-o|--output|--out|>>?|tee)\s*[`'\"]?)$"
+    r"|(?:^|\s)(?:-o|--output|--out|>>?|tee)\s*[`'\"]?"
+    r"|\b(?:logs?|logged|logging|downloads?|downloaded)\b[^.;。]{0,24}"
+    r"\b(?:to|into))$"
 )
 _WRITES_AFTER = re.compile(
     r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|"
@@ -204,6 +206,10 @@ def elsewhere(ref: str) -> str | None:
 _NEVER = _NOT_COMMANDS | SHELL_WORDS | SUBCOMMANDS
 _SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
 _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
+#: Words of English a command line never takes bare: a span with one is prose
+#: (`` `helps with` ``, `` `should not help with` ``).
+_PROSE_WORDS_TEXT = "with the of to should would must not can will is are be"
+_PROSE_WORDS = frozenset(_PROSE_WORDS_TEXT.split())
 _ARITHMETIC = re.compile(r"\s[/×÷]\s+\d")
 
 
@@ -214,6 +220,8 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
     for m in _CODE.finditer(text):
         span = m.group(1).strip().removeprefix("$ ").strip()
         words = span.split()
+        if _PROSE_WORDS.intersection(w.lower() for w in words):
+            continue  # prose in backticks (`` `helps with` ``), an error message
         # leading ``VAR=value`` settings are not code punctuation
         bare = " ".join(w for w in words if not _ASSIGN.match(w))
         if len(words) < 2 or _CODE_PUNCT.search(bare):

@@ -1,0 +1,51 @@
+"""Prose in backticks and files a rule has made, in a real skill (github:j5ik2o/fraktor-rs,
+tests/fixtures/fraktor-skill-forge/SOURCE.md): no program, no stale path (issue 39)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from store.config import Config
+from store.insight import staleness
+from store.insight.target_report import TargetsCache, build_report
+from store.workspace import Workspace
+from tests.conftest import FIXTURES
+
+SKILL = ".claude/skills/skill-forge/SKILL.md"
+
+
+def _stale(tmp_path: Path, extra: str = "") -> list[tuple[int | None, str]]:
+    proj = tmp_path / "fraktor-rs"
+    shutil.copytree(FIXTURES / "fraktor-skill-forge", proj)
+    with (proj / SKILL).open("a", encoding="utf-8") as f:
+        f.write(extra)
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+    report = build_report(ws, cache=TargetsCache())
+    return [(f.line, f.message) for f in report.findings if f.kind.startswith("stale-")]
+
+
+@pytest.fixture(autouse=True)
+def nothing_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(staleness.shutil, "which", lambda name: None)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def test_list_names_in_backticks_and_a_download_are_not_stale(tmp_path: Path) -> None:
+    # before: `helps with` (line 27), `should not help with` (28), ~/Downloads/… (38)
+    assert _stale(tmp_path) == []
+
+
+def test_a_command_and_a_file_read_from_downloads_still_are(tmp_path: Path) -> None:
+    extra = (
+        "\n- Then run `uv run pytest -q` with the file\n- Read `~/Downloads/eval_set.json` first\n"
+    )
+    assert _stale(tmp_path, extra) == [
+        (42, "runs `uv`, which is not on this machine's PATH"),
+        (
+            43,
+            f"names ~/Downloads/eval_set.json, which does not exist ({tmp_path}/home/Downloads/eval_set.json)",
+        ),
+    ]
