@@ -50,9 +50,12 @@ _EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _FILE_NAME = re.compile(r"[^./][^/]*\.[A-Za-z][A-Za-z0-9]{1,7}")
 _CMD_WORD = re.compile(r"^[a-z][a-z0-9_.+-]*$")
 _CODE_PUNCT = re.compile(r"[(){};=<>\[\]\"']")
-#: First folders of absolute paths that name files (others, without an extension, are
-#: more likely URL routes).
-_ROOT_DIRS_TEXT = "home Users usr etc opt var tmp mnt srv Volumes private root workspace work"
+#: First folders of absolute paths that name files on a machine (others are routes, ids,
+#: a container's or the project's paths).
+_ROOT_DIRS_TEXT = (
+    "home Users usr etc opt var tmp mnt srv Volumes private root workspace work Applications "
+    "Library System nix snap"
+)
 _ROOT_DIRS = frozenset(_ROOT_DIRS_TEXT.split())
 #: Shell builtins and keywords (bash, zsh, cmd): never a program on ``PATH``.
 _SHELL_WORDS_TEXT = (
@@ -153,8 +156,9 @@ def _is_path(text: str, start: int, token: str) -> bool:
         return False  # file names joined: spec.json/requirements.md/design.md
     if token.startswith("//") or first in ("foo", "bar", "baz"):
         return False  # a comment, an example's name (``foo/bar.rs``)
-    # an absolute path without an extension outside the usual roots is a route (/auth/login)
-    return not (token.startswith("/") and not _EXT.search(last) and first not in _ROOT_DIRS)
+    # an absolute path outside the usual roots is a route (/auth/login), an id
+    # (/vercel/next.js), a container's (/app/…) or the project's (/src/main.rs)
+    return not (token.startswith("/") and first not in _ROOT_DIRS)
 
 
 def _written(text: str, start: int, token: str) -> bool:

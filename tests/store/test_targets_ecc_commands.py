@@ -30,4 +30,29 @@ def test_keywords_types_and_arithmetic_are_not_programs(
     )
     assert found == [
         ("rules/csharp/coding-style.md", 70, "runs `dotnet`"),
+        ("skills/safety-guard/SKILL.md", 73, "runs `codex`"),  # `codex -a never`: a program
+    ]
+
+
+def test_library_ids_and_logs_written_are_no_stale_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """documentation-lookup names Context7 library ids (`/vercel/next.js`), safety-guard the
+    log it writes (`~/.claude/safety-guard.log`); a path under a machine's folders that is
+    gone still is stale."""
+    root = tmp_path / "claude"
+    shutil.copytree(FIXTURES / "ecc-home", root)
+    monkeypatch.setattr(staleness.shutil, "which", lambda name: None)
+    monkeypatch.setattr("sys.platform", "linux")
+    (root / "rules/gone.md").write_text("- Read `/etc/zzq-gone/app.conf` first\n", encoding="utf-8")
+    report = build_report(Workspace(root, Config()), cache=TargetsCache())
+    found = sorted(
+        (f.path.relative_to(root).as_posix(), f.line, f.message.split(",")[0])
+        for f in report.findings
+        if f.kind in ("stale-path", "stale-command")
+    )
+    assert found == [
+        ("rules/csharp/coding-style.md", 70, "runs `dotnet`"),
+        ("rules/gone.md", 1, "names /etc/zzq-gone/app.conf"),
+        ("skills/safety-guard/SKILL.md", 73, "runs `codex`"),
     ]
