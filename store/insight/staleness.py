@@ -212,9 +212,25 @@ _SEGMENT = re.compile(r"\s*(?:\|\||&&|\|)\s*")
 _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
 #: Words of English a command line never takes bare: a span with one is prose
 #: (`` `helps with` ``, `` `should not help with` ``).
-_PROSE_WORDS_TEXT = "with the of to should would must not can will is are be"
+_PROSE_WORDS_TEXT = "with the of to as by should would must not can will is are be"
 _PROSE_WORDS = frozenset(_PROSE_WORDS_TEXT.split())
 _ARITHMETIC = re.compile(r"\s[/×÷]\s+\d")
+#: Utility classes of a CSS framework (Tailwind): ``px-6 py-3``, ``md:grid-cols-3``,
+#: ``bg-black/5``; a class list has a size or step (``text-4xl``, ``z-50``), a
+#: breakpoint or state (``dark:``) or an opacity (``-white/10``).
+_VARIANTS = r"(?:sm|md|lg|xl|2xl|dark|hover|focus|active|disabled|group-hover|first|last|print):"
+_UTILITY = re.compile(rf"(?:{_VARIANTS})*-?[a-z]+(?:-[a-z0-9.]+)*(?:/\d+)?")
+_SIZED = re.compile(rf"(?:{_VARIANTS})*-?[a-z]+(?:-[a-z]+)*-(?:\d+(?:\.\d+)?|\d?xl)")
+_MARKED = re.compile(rf"^{_VARIANTS}|-[a-z0-9]+/\d+$")
+
+
+def _css_classes(words: list[str]) -> bool:
+    """Whether a code span's words are CSS utility classes, not a command line."""
+    if not all(_UTILITY.fullmatch(w) and not w.startswith("--") for w in words):
+        return False
+    if any(_MARKED.search(w) for w in words) or _SIZED.fullmatch(words[0]):
+        return True
+    return all("-" in w for w in words[1:]) and any(_SIZED.fullmatch(w) for w in words)
 
 
 def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()) -> list[str]:
@@ -232,13 +248,23 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
             continue
         if any(_PROSE.search(w) for w in words if w.strip(".") and "/" not in w):
             continue  # prose or a message in backticks, not a command line
-        if _ARITHMETIC.search(span):
-            continue  # ``chars / 4``, ``words × 1.3``: a formula
-        programs = [_program(segment.split()) for segment in _SEGMENT.split(span)]
-        if not (programs[0] and (_CMD_WORD.match(programs[0]) or "/" in programs[0])):
+        if _ARITHMETIC.search(span) or _css_classes(words):
+            continue  # ``chars / 4``, ``words × 1.3``: a formula; ``px-6 py-3``: classes
+        segments = [segment.split() for segment in _SEGMENT.split(span)]
+        programs = [_program(segment) for segment in segments]
+        first = programs[0]
+        if not (first and (_CMD_WORD.match(first) or "/" in first)):
             continue  # ``V | undefined``: a type, not a pipeline (``./check.sh | x`` is one)
+        if first in _NOT_COMMANDS and all(len(segment) == 1 for segment in segments):
+            continue  # ``string | number``: a type union
         for word in programs:
-            if word and _CMD_WORD.match(word) and word not in _NEVER and word not in subcommands:
+            if (
+                word
+                and len(word) > 1  # ``y g j p q``: letters; ``k get pods``: an alias
+                and _CMD_WORD.match(word)
+                and word not in _NEVER
+                and word not in subcommands
+            ):
                 out[word] = None
     return list(out)
 

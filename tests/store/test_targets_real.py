@@ -47,11 +47,12 @@ def _report(ws: Workspace) -> TargetsReport:
 
 
 def _found(ws: Workspace, name: str, kinds: tuple[str, ...]) -> list[tuple[str, int | None, str]]:
+    """Findings of these kinds in the file ``name`` (a skill by its folder's name)."""
     report = _report(ws)
     return [
         (f.kind, f.line, f.message.split(",")[0])
         for f in report.findings
-        if f.path.name == name and f.kind in kinds
+        if name in (f.path.name, f.path.parent.name) and f.kind in kinds
     ]
 
 
@@ -77,7 +78,7 @@ def test_commands_are_programs_only_and_paths_are_read_like_a_synced_home(home: 
 
 def test_a_subcommand_the_file_runs_is_not_a_program(home: Workspace) -> None:
     # ``zzq-deck session add`` in the fenced block makes ``session send`` a subcommand
-    assert _found(home, "SKILL.md", ("stale-command",)) == [
+    assert _found(home, "pipeline", ("stale-command",)) == [
         ("stale-command", 12, "runs `zzq-deck`")
     ]
 
@@ -162,3 +163,13 @@ def test_cjk_characters_cost_what_a_real_tokenizer_measured() -> None:
         assert abs(estimate_tokens(text) / len(text) - cost) / cost < 0.1, chars
     # English is unchanged: about four characters to a token
     assert estimate_tokens("word " * 400) == 500
+
+
+def test_css_classes_types_letters_and_labels_in_backticks_run_nothing(home: Workspace) -> None:
+    """A skill of Tailwind classes (``px-6 py-3``, ``md:grid-cols-3``), a type union, descender
+    letters and labels: only its three real command lines name programs."""
+    assert _found(home, "frontend-look", ("stale-command",)) == [
+        ("stale-command", 16, "runs `zzq-css`"),
+        ("stale-command", 16, "runs `zzq-diff`"),
+        ("stale-command", 17, "runs `zzq-git`"),
+    ]
