@@ -29,7 +29,10 @@ _WORD = re.compile(r"[0-9a-z][0-9a-z_\-./]+")
 _WIDE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
-_SPAN = re.compile(r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」")
+#: what a rule names exactly: code, quoted strings and numbers (``4 sections`` is not ``8``)
+_LITERAL = re.compile(
+    r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」|(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])"
+)
 _TITLE = re.compile(r"^(?:\*\*|__)[^*_]+(?:\*\*|__)\s*[:：]?$")
 _DEFINED = re.compile(r"^`[^`]+`\s*(?:—|–|-|:|：)\s")
 _PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}|\[(?:TODO|TBD|[A-Z_ ]{3,})\]|^(?:TODO|TBD|\.\.\.|…)$")
@@ -73,9 +76,9 @@ def substantive(text: str) -> bool:
 
 @lru_cache(maxsize=1 << 17)
 def literals(text: str) -> tuple[str, ...]:
-    """The code spans and quoted strings of a rule, normalised and sorted."""
+    """The code spans, quoted strings and numbers of a rule, normalised and sorted."""
     return tuple(
-        sorted(" ".join(m.strip('`"“”「」').casefold().split()) for m in _SPAN.findall(text))
+        sorted(" ".join(m.strip('`"“”「」').casefold().split()) for m in _LITERAL.findall(text))
     )
 
 

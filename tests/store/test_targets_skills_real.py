@@ -43,3 +43,21 @@ def test_a_skill_saying_again_what_claude_md_says_is_a_duplicate(report: Targets
         ("ci-check", 60, "the same as CLAUDE.md:77"),
         ("ci-check", 61, "the same as CLAUDE.md:78"),
     ]
+
+
+def test_steps_that_differ_in_a_number_are_not_near_duplicates(tmp_path: Path) -> None:
+    """takt-sdd's kiro-spec-quick: "Continue to Phase 2", "… Phase 3", "… Phase 4" (see
+    tests/fixtures/takt-sdd-phases/SOURCE.md); the same step said again still is one."""
+    proj = tmp_path / "takt-sdd"
+    shutil.copytree(FIXTURES / "takt-sdd-phases", proj)
+    skill = proj / ".claude/skills/kiro-spec-quick/SKILL.md"
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+
+    def near() -> list[list[int]]:
+        groups = build_report(ws, cache=TargetsCache()).duplicates
+        return [[r.line for r in g.rules] for g in groups if not g.exact]
+
+    assert near() == []  # before: [[108, 124, 140]]
+    with skill.open("a", encoding="utf-8") as f:
+        f.write('\n- If "yes": Continue on to Phase 2\n')
+    assert near() == [[108, 264]]
