@@ -35,12 +35,12 @@ _WRITES_BEFORE = re.compile(
     r"\b(?:to|into))$"
 )
 _WRITES_AFTER = re.compile(
-    r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|"
+    r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|へ分離|に分離|"
     r"저장|생성|출력|작성|保存|输出|写入|创建|生成)"
 )
 _ABSENT = re.compile(
     r"(?i)^[^.;。]{0,16}?(?:doesn't exist|does not exist|is missing|not found|없으면|없는 경우|"
-    r"がなければ|が無ければ|がない場合|不存在)"
+    r"がなければ|が無ければ|がない場合|存在しない|不存在)"
 )
 #: a container's mount point (``-v host:/data``): paths under it are the container's
 _MOUNTS = re.compile(r"(?:-v|--volume|--mount)[ =]\S*?:(/[\w.-]+)")

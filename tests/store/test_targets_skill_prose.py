@@ -34,8 +34,18 @@ def nothing_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_list_names_in_backticks_and_a_download_are_not_stale(tmp_path: Path) -> None:
-    # before: `helps with` (line 27), `should not help with` (28), ~/Downloads/… (38)
+    # before: `helps with` (line 27), `should not help with` (28), ~/Downloads/… (38), and
+    # deepresearch-readme's docs/installation.md "へ分離する" (31)
     assert _stale(tmp_path) == []
+
+
+def test_a_file_said_to_be_split_out_or_maybe_absent_is_not_stale(tmp_path: Path) -> None:
+    extra = (
+        "\n- `docs/zzq-notes.md` が存在しない場合はこの手順を飛ばす\n"  # if absent: skip
+        "- `docs/zzq-notes.md` を読んで方針を確認する\n"  # read it: it must be there
+    )
+    found = _stale(tmp_path, extra)
+    assert [(line, msg.split(",")[0]) for line, msg in found] == [(43, "names docs/zzq-notes.md")]
 
 
 def test_a_command_and_a_file_read_from_downloads_still_are(tmp_path: Path) -> None:
