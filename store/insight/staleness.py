@@ -215,6 +215,9 @@ _PROSE = re.compile(r"[^\x00-\u2000]|[.,:!?]$")
 _PROSE_WORDS_TEXT = "with the of to as by should would must not can will is are be"
 _PROSE_WORDS = frozenset(_PROSE_WORDS_TEXT.split())
 _ARITHMETIC = re.compile(r"\s[/×÷]\s+\d")
+#: words offered as alternatives (`` `implemented / superseded / kept` ``), not ``find / -x``
+#: nor ``cargo check / build`` (a program and its subcommands)
+_ALTERNATIVES = re.compile(r"^[a-z][\w-]*\s+/\s+[a-z][\w-]*(?:\s|$)")
 #: Utility classes of a CSS framework (Tailwind): ``px-6 py-3``, ``md:grid-cols-3``,
 #: ``bg-black/5``; a class list has a size or step (``text-4xl``, ``z-50``), a
 #: breakpoint or state (``dark:``) or an opacity (``-white/10``).
@@ -240,8 +243,8 @@ def command_refs(text: str, subcommands: frozenset[str] | set[str] = frozenset()
     for m in _CODE.finditer(text):
         span = m.group(1).strip().removeprefix("$ ").strip()
         words = span.split()
-        if _PROSE_WORDS.intersection(w.lower() for w in words):
-            continue  # prose in backticks (`` `helps with` ``), an error message
+        if _PROSE_WORDS.intersection(w.lower() for w in words) or _ALTERNATIVES.search(span):
+            continue  # prose in backticks (`` `helps with` ``, `` `kept / retired` ``)
         # leading ``VAR=value`` settings are not code punctuation
         bare = " ".join(w for w in words if not _ASSIGN.match(w))
         if len(words) < 2 or _CODE_PUNCT.search(bare):

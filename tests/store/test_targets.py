@@ -296,6 +296,13 @@ def test_references_are_read_like_people_write_them() -> None:
     ]
     assert path_refs("and/or, I/O, github.com/a/b, 1/2.5, src/*.ts, <slug>/x.md") == []
     assert command_refs("`uv run pytest` `import os` `ls` `a = b`") == ["uv"]
+    # takeuchi-shogo/dotfiles' absorb skill: a choice of states, not a command
+    assert command_refs("`implemented / superseded / narrowed / retired / kept`") == []
+    assert command_refs("`find / -name x` `zzq-du -sh /` `zzq-cargo check / build`") == [
+        "find",
+        "zzq-du",
+        "zzq-cargo",
+    ]
 
 
 @pytest.mark.parametrize(
