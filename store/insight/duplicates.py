@@ -82,9 +82,13 @@ def literals(text: str) -> tuple[str, ...]:
     )
 
 
+#: a Markdown link: its text is the wording, its target (often the same path again) is not
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+
+
 @lru_cache(maxsize=1 << 17)
 def normalise(text: str) -> str:
-    t = unicodedata.normalize("NFKC", text).casefold()
+    t = unicodedata.normalize("NFKC", _LINK.sub(r"\1", text)).casefold()
     return " ".join(_NOISE.sub(" ", t).split())
 
 

@@ -59,3 +59,18 @@ def test_a_command_and_a_file_read_from_downloads_still_are(tmp_path: Path) -> N
             f"names ~/Downloads/eval_set.json, which does not exist ({tmp_path}/home/Downloads/eval_set.json)",
         ),
     ]
+
+
+def test_the_same_link_in_two_sentences_is_no_duplicate(tmp_path: Path) -> None:
+    """deepresearch-readme links its checklist in a step (line 47) and in its list of files
+    (74): 89 % alike only through the link's target, which repeats its text."""
+    proj = tmp_path / "fraktor-rs"
+    shutil.copytree(FIXTURES / "fraktor-skill-forge", proj)
+    skill = proj / ".claude/skills/deepresearch-readme/SKILL.md"
+    ws = Workspace(tmp_path / "claude", Config(projects=[str(proj)]))
+    assert build_report(ws, cache=TargetsCache()).duplicates == []
+    lines = skill.read_text(encoding="utf-8").splitlines(keepends=True)
+    with skill.open("a", encoding="utf-8") as f:
+        f.write(lines[73])  # the list's line said again: a duplicate
+    groups = build_report(ws, cache=TargetsCache()).duplicates
+    assert [[r.line for r in g.rules] for g in groups] == [[74, len(lines) + 1]]
