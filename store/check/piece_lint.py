@@ -343,7 +343,9 @@ class PieceLinter:
         for section, _kind in FACET_KINDS.values():
             mapping = getattr(self.piece, section) or {}
             for key, rel in mapping.items():
-                if not (self.dir / rel).is_file():
+                # text with spaces is the facet itself, written in place (TAKT reads a file
+                # only for a value ending in .md, and takes any other as the content)
+                if len(str(rel).split()) == 1 and not (self.dir / rel).is_file():
                     self.sink.warning(
                         "facet-missing",
                         f"{section}.{key}: file {rel} not found next to the {self.format.name}",

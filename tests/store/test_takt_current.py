@@ -323,3 +323,19 @@ def test_a_command_gate_without_its_command_is_still_an_error(tmp_path: Path) ->
     found = [(d.line, d.severity, d.code, d.message) for d in lint_paths([takt], None)]
     assert [f[:3] for f in found] == [(27, "error", "missing-field")]
     assert "quality_gates[0].command" in found[0][3]
+
+
+INLINE = FIXTURES / "takt-inline-persona/workflows/mock-no-match.yaml"
+
+
+def test_a_persona_written_in_the_section_map_is_no_missing_file(tmp_path: Path) -> None:
+    # before: "personas.test-coder: file You are the E2E test coder. not found" (facet-missing)
+    assert list(lint_paths([INLINE], None)) == []
+    piece_file = write(
+        tmp_path / "workflows/gone.yaml",
+        INLINE.read_text(encoding="utf-8").replace(
+            "  test-coder: |\n    You are the E2E test coder.\n",
+            "  test-coder: ../facets/personas/test-coder.md\n",
+        ),
+    )
+    assert [d.code for d in lint_paths([piece_file], None)] == ["facet-missing"]
