@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from store.check.files import lint_file, unfinished
+from store.check.files import check_loaded, unfinished
 from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
 from store.workspace import Workspace
@@ -87,6 +87,7 @@ def session_id_collisions(ws: Workspace, index: WorkspaceIndex) -> Iterator[Diag
 def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnostic]:
     """Lint the given files and directories; a file's kind comes from where it lies."""
     from store.read.kinds import ignored_name, kind_from_path
+    from store.read.loader import load_file
     from store.read.takt_layout import in_takt_tree_support, piece_dirs
     from store.workspace import walk_files
 
@@ -111,7 +112,9 @@ def lint_paths(paths: Iterable[Path], ws: Workspace | None) -> Iterator[Diagnost
             ):
                 continue
             shown = ws.display(f.resolve()) if ws else str(f)
-            found = list(lint_file(f, None, shown))
-            if f is not path and all(d.code == "unknown-kind" for d in found):
-                continue  # another tool's file in the folder (.claude/settings.json): not ours
-            yield from once(found, seen)
+            loaded = load_file(f, None, shown)
+            if f is not path and loaded.kind is None and "knowledge_base" not in f.parts:
+                # another tool's file in the folder (.claude/settings.json, a JSONC
+                # tsconfig.json, a list of labels): not ours, whatever it holds
+                continue
+            yield from once(check_loaded(loaded), seen)

@@ -112,6 +112,8 @@ def _load_yaml_doc(out: Loaded, text: str, sink: DiagnosticSink) -> None:
     if doc.data is None:
         sink.error("empty-document", "the file holds no document (it is empty or only comments)")
         return
+    if out.kind is Kind.PIECE and isinstance(doc.data, dict) and "jobs" in doc.data:
+        out.kind = None  # a GitHub Actions workflow in a workflows/ folder, not TAKT's
     if out.kind is None:
         out.kind = kind_from_mapping(doc.data)
     if out.kind is None:

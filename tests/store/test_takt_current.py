@@ -339,3 +339,16 @@ def test_a_persona_written_in_the_section_map_is_no_missing_file(tmp_path: Path)
         ),
     )
     assert [d.code for d in lint_paths([piece_file], None)] == ["facet-missing"]
+
+
+def test_other_tools_files_in_a_folder_are_not_ours(tmp_path: Path) -> None:
+    """keito4/config's GitHub Actions workflow under templates/workflows/ and its list of
+    labels, and a tsconfig.json with comments: nothing said of them in a folder walk; a TAKT
+    workflow beside them is still linted."""
+    repo = tmp_path / "config"
+    shutil.copytree(FIXTURES / "config-templates", repo)
+    write(repo / "tsconfig.json", '{\n  // the editor reads this\n  "strict": true,\n}\n')
+    # before: 2 errors on claude.yml (movements, max_movements), 1 on labels.yml, 1 JSON
+    assert list(lint_paths([repo], None)) == []
+    write(repo / "templates/workflows/takt.yaml", "name: x\nmovements:\n  - name: a\n")
+    assert [d.path.rsplit("/", 1)[-1] for d in lint_paths([repo], None)] == ["takt.yaml"] * 2
