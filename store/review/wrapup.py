@@ -26,7 +26,7 @@ from store.check.secrets import check_write, warm_up
 from store.errors import ReviewError, cannot_read
 from store.read.diagnostics import Diagnostic, DiagnosticSink
 from store.read.isotime import parse_time
-from store.read.jsonl import encode_record
+from store.read.jsonl import UTF8_BOM, encode_record
 from store.read.markers import dotted
 from store.read.textio import MAX_JSONL_BYTES, MAX_RECORD_BYTES, NotReadable, check_regular
 from store.read.textsafe import printable
@@ -192,9 +192,10 @@ MAX_INPUT_DEPTH = 64
 
 
 @contextlib.contextmanager
-def _target(path: Path) -> Iterator[bytes | None]:
-    """A file lines are appended to, after checking it can take a line (``None``: absent or
-    empty), read whole: a mapping dies of SIGBUS when an agent truncates the file."""
+def _target(path: Path) -> Iterator[tuple[int, int] | None]:
+    """A file lines are appended to, after checking it can take a line, as its descriptor
+    and size (``None``: absent or empty). Read with ``pread``, never mapped: a mapping dies
+    of SIGBUS when an agent truncates the file meanwhile."""
     try:
         st = os.stat(path)
         check_regular(st, MAX_JSONL_BYTES)
@@ -212,9 +213,8 @@ def _target(path: Path) -> Iterator[bytes | None]:
         if st.st_size == 0:
             yield None
             return
-        data = os.pread(fd, st.st_size, 0)  # read, not mapped: see store.read.jsonl.cut_points
-        _check_appendable(path, data)
-        yield data
+        _check_appendable(path, fd, st.st_size)
+        yield fd, st.st_size
     except NotReadable as exc:
         raise ReviewError(f"{path}: {exc}; nothing written") from exc
     except OSError as exc:
@@ -223,17 +223,15 @@ def _target(path: Path) -> Iterator[bytes | None]:
         os.close(fd)
 
 
-def _check_appendable(path: Path, data: bytes) -> None:
+def _check_appendable(path: Path, fd: int, size: int) -> None:
     """Refuse a file whose last line is unfinished or whose first and last lines are not JSON
-    objects (or a pretty-printed record's lone ``{`` / ``}``)."""
-    size = len(data)
-    if data[size - 1 : size] != b"\n":
+    objects (or a pretty-printed record's lone ``{`` / ``}``); only those lines are read."""
+    if os.pread(fd, 1, size - 1) != b"\n":
         raise ReviewError(f"{path}: the last line is unfinished; nothing written")
-    lines = _nonblank_lines(data)
-    first = next(lines, None)
+    first = _first_line(fd, size)
     if first is None:
         return  # blank lines only
-    last = _last_nonblank_line(data)
+    last = _last_line(fd, size)
     for what, line, opener in (("first", first, b"{"), ("last", last, b"}")):
         if line != opener and not _is_json_object(line):
             raise ReviewError(
@@ -242,30 +240,40 @@ def _check_appendable(path: Path, data: bytes) -> None:
             )
 
 
-def _nonblank_lines(data: bytes) -> Iterator[bytes]:
-    pos, size = 0, len(data)
+def _first_line(fd: int, size: int) -> bytes | None:
+    """The first line that is not blank, stripped (a line too long for a record: its first
+    bound and a byte); read a record's bound at a time."""
+    pos = 0
     while pos < size:
-        nl = data.find(b"\n", pos)
-        end = size if nl < 0 else nl
-        if end - pos > MAX_RECORD_BYTES:
-            yield data[pos : pos + MAX_RECORD_BYTES + 1]
-            return
-        line = data[pos:end].removeprefix(b"\xef\xbb\xbf" if pos == 0 else b"").strip()
-        if line:
-            yield line
-        pos = end + 1
+        chunk = os.pread(fd, MAX_RECORD_BYTES + 2, pos)
+        lines = chunk.split(b"\n")
+        if len(lines) == 1 and len(chunk) > MAX_RECORD_BYTES:
+            return chunk[: MAX_RECORD_BYTES + 1]
+        lines = lines[:-1] if len(lines) > 1 else lines  # the last may go on past the window
+        for k, raw in enumerate(lines):
+            line = raw.removeprefix(UTF8_BOM if pos == 0 and k == 0 else b"").strip()
+            if line:
+                return line
+        pos += sum(map(len, lines)) + len(lines)
+    return None
 
 
-def _last_nonblank_line(data: bytes) -> bytes:
-    end = len(data)
+def _last_line(fd: int, size: int) -> bytes:
+    """The last line that is not blank, stripped (see :func:`_first_line`)."""
+    end = size
     while end > 0:
-        start = data.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
-        if end - start > MAX_RECORD_BYTES:
-            return data[end - MAX_RECORD_BYTES - 1 : end]
-        line = data[start:end].removeprefix(b"\xef\xbb\xbf" if start == 0 else b"").strip()
-        if line:
-            return line
-        end = start
+        lo = max(0, end - MAX_RECORD_BYTES - 2)
+        chunk = os.pread(fd, end - lo, lo)
+        lines = chunk.split(b"\n")
+        if lo and len(lines) == 1:
+            return chunk[-MAX_RECORD_BYTES - 1 :]
+        for k in range(len(lines) - 1, 0 if lo else -1, -1):  # the first may begin before
+            line = lines[k].removeprefix(UTF8_BOM if lo == 0 and k == 0 else b"").strip()
+            if line:
+                return line
+        if not lo:
+            break
+        end = lo + len(lines[0])
     return b""
 
 
@@ -458,9 +466,8 @@ def plan_import(ws: Workspace, model: WrapupInput, *, scan: bool = False) -> Wra
     writes = False
     for path, records in _by_file(plan).items():
         with _target(path) as got:  # refused when it cannot take a line
-            existing = (
-                _scan(got, model.session_id, records, day) if got is not None else _Existing()
-            )
+            data = os.pread(got[0], got[1], 0) if got else b""  # searched whole
+            existing = _scan(data, model.session_id, records, day) if got else _Existing()
         _assign(records, existing, day, plan)
         if not writes and not all(r["id"] in plan.present for _, r in records):
             writes = True
@@ -594,7 +601,7 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
     found: dict[str, list[dict[str, Any]]] = {}
     for loc, spans in mark["at"].items():
         with _target(paths[loc]) as got:  # refused as an import of it would be
-            lines = [_line_at(got, *span) if got else None for span in spans]
+            lines = [_line_at(got[0], *span) if got else None for span in spans]
         if any(line is None for line in lines):
             return None
         found[loc] = recs = [json.loads(line) for line in lines if line is not None]
@@ -607,9 +614,12 @@ def _imported_before(ws: Workspace, key: str) -> WrapupImport | None:
     return plan
 
 
-def _line_at(data: bytes, offset: int, length: int, sha256: str) -> bytes | None:
-    start_ok = offset == 0 or (0 < offset <= len(data) and data[offset - 1 : offset] == b"\n")
-    line = data[offset : offset + length] if start_ok else b""
+def _line_at(fd: int, offset: int, length: int, sha256: str) -> bytes | None:
+    """The line at ``offset`` if it is still the one put there (and begins a line)."""
+    if offset < 0 or not 0 < length <= MAX_RECORD_BYTES + 1:  # (a mark tampered with)
+        return None
+    before = os.pread(fd, 1, offset - 1) if offset else b"\n"
+    line = os.pread(fd, length, offset) if before == b"\n" else b""
     return line if line.endswith(b"\n") and _span(offset, line)[2] == sha256 else None
 
 

@@ -253,9 +253,9 @@ def test_a_lessons_file_truncated_while_an_import_reads_it_does_not_kill_the_pro
 import os, store.review.wrapup as w
 from store.workspace import Workspace
 check = w._check_appendable
-def truncating(path, data):  # as the agent's rewrite begins
+def truncating(*args):  # as the agent's rewrite begins
     os.truncate({str(lessons)!r}, 0)
-    return check(path, data)
+    return check(*args)
 w._check_appendable = truncating
 try:
     w.import_wrapup(Workspace({str(tmp_path)!r}), open({str(SEEDS / "wrapup-input-v1.4.json")!r}).read())
