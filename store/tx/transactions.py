@@ -776,29 +776,13 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
         return str(exc)
     if u is None:
         return f"Nothing to {verb}."
-    if not led.is_own(u.src):
-        return str(_not_yours(led, u, verb)).replace("refused: ", f"Cannot {verb} ", 1)
-    if not led.is_ours(u):
-        return f"Cannot {verb} {u.title} [{u.id}]: {NOT_OURS}."
-    if u.action == "undo" and u.undoes:  # undoing an undo, or redoing it: a redo
-        return _describe_turn(ws, u.undoes, led, back=False)
-    if back and u.action == "redo" and u.redoes:
-        return _describe_turn(ws, u.redoes, led, back=True)
-    if back:
-        state, reason = _state(ws, led, u)
-        if state == "undone":
-            return f"Already undone: {u.title} (redo applies it again)."
-        if state in ("aborted", "open"):
-            return f"Cannot undo {u.title}: it was never completed ({state})."
-        if state == "blocked":
-            return f"Cannot undo {u.title}: {reason}; undo would lose those changes."
-    elif u.id not in led.undone:
-        return f"Nothing to redo: {u.title} is not undone."
-    else:
-        for f in u.files:
-            st = where(ws, f)
-            if st.where != "before":
-                return f"Cannot redo {u.title}: {f.get('path')}: {st.why or 'it changed since'}."
+    try:  # the checks the undo or redo itself makes, nothing written
+        u, back = _turned(led, units, u, back=back)
+        verb = "undo" if back else "redo"
+        _check_turn(led, u, back=back)
+        _turn_files(ws, led, units, u, back=back)
+    except UndoRefused as exc:
+        return f"Cannot {verb} " + str(exc).removeprefix("refused: ")
     return f"{verb.capitalize()}: {u.title} — {_describe(led, u, back=back)}"
 
 
@@ -948,14 +932,7 @@ def undo(ws: Workspace, tx_id: str, *, ledger: Ledger | None = None) -> TxResult
     led = _ledger(ws, ledger)
     recover(ws, ledger=led)
     units = _units(led)
-    u = _find(led, units, tx_id)
-    if u.action in ("undo", "redo") and not led.is_ours(u):
-        raise _not_ours(led, u, "undo")
-    if u.action == "undo" and u.undoes:
-        return _turn_unit(ws, led, units, _find(led, units, u.undoes), back=False)
-    if u.action == "redo" and u.redoes:
-        return _turn_unit(ws, led, units, _find(led, units, u.redoes), back=True)
-    return _turn_unit(ws, led, units, u, back=True)
+    return _turn_unit(ws, led, units, *_turned(led, units, _find(led, units, tx_id), back=True))
 
 
 def undo_last(ws: Workspace, *, ledger: Ledger | None = None) -> TxResult | None:
@@ -976,37 +953,39 @@ def redo(
     recover(ws, ledger=led)
     units = _units(led)
     u = _find(led, units, tx_id) if tx_id else _last_undone(led, units)
-    if u is None:
-        return None
-    if u.action == "undo" and u.undoes:
-        if not led.is_ours(u):
-            raise _not_ours(led, u, "redo")
-        u = _find(led, units, u.undoes)
-    return _turn_unit(ws, led, units, u, back=False)
+    return _turn_unit(ws, led, units, *_turned(led, units, u, back=False)) if u else None
 
 
-def _not_ours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
-    why = machine_key.problem(led.state_dir)
-    return UndoRefused(
-        f"refused: {u.title} [{u.id}] is {NOT_OURS}; no {verb} of it; nothing was changed"
-        + (f" ({why})" if why else "")
-    )
+def _turned(led: Ledger, units: list[_Unit], u: _Unit, *, back: bool) -> tuple[_Unit, bool]:
+    """What turning ``u`` acts on: undoing or redoing an undo redoes what it undid, undoing
+    a redo undoes what it applied (only an undo or redo of ours is followed)."""
+    follows = (u.action == "undo" and u.undoes) or (back and u.action == "redo" and u.redoes)
+    if not follows:
+        return u, back
+    _check_owner(led, u, "undo" if back else "redo")
+    if u.action == "undo":
+        return _find(led, units, u.undoes or ""), False
+    return _find(led, units, u.redoes or ""), True
 
 
-def _not_yours(led: Ledger, u: _Unit, verb: str) -> UndoRefused:
-    by = u.who or u.src
-    return UndoRefused(
-        f"refused: {u.title} [{u.id}] is {by}'s; you {verb} only your own "
-        "(decide the item again instead)"
-    )
-
-
-def _turn_unit(ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back: bool) -> TxResult:
-    verb = "undo" if back else "redo"
+def _check_owner(led: Ledger, u: _Unit, verb: str) -> None:
     if not led.is_own(u.src):
-        raise _not_yours(led, u, verb)
+        by = u.who or u.src
+        raise UndoRefused(
+            f"refused: {u.title} [{u.id}] is {by}'s; you {verb} only your own "
+            "(decide the item again instead)"
+        )
     if not led.is_ours(u):
-        raise _not_ours(led, u, verb)
+        why = machine_key.problem(led.state_dir)
+        raise UndoRefused(
+            f"refused: {u.title} [{u.id}] is {NOT_OURS}; no {verb} of it; nothing was changed"
+            + (f" ({why})" if why else "")
+        )
+
+
+def _check_turn(led: Ledger, u: _Unit, *, back: bool) -> None:
+    """Refuse what cannot be undone (or redone) whatever its files are."""
+    _check_owner(led, u, "undo" if back else "redo")
     if back and u.status != "committed":
         raise UndoRefused(f"refused: {u.title} [{u.id}] was never completed ({u.status})")
     if back and u.id in led.undone:
@@ -1015,8 +994,12 @@ def _turn_unit(ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, *, back
         raise UndoRefused(f"refused: [{u.id}] is a redo; redo the transaction it applied again")
     if not back and (u.status != "committed" or u.id not in led.undone):
         raise UndoRefused(f"refused: {u.title} [{u.id}] is not undone; nothing to redo")
+
+
+def _turn_unit(ws: Workspace, led: Ledger, units: list[_Unit], u: _Unit, back: bool) -> TxResult:
+    _check_turn(led, u, back=back)
     writes = _turn_files(ws, led, units, u, back=back)
-    plan = TxPlan(verb, u.subjects, writes, note=u.title)
+    plan = TxPlan("undo" if back else "redo", u.subjects, writes, note=u.title)
     plan.undoes, plan.redoes = (u.id, None) if back else (None, u.id)
     try:
         return apply(ws, plan, ledger=led)

@@ -439,6 +439,24 @@ def test_a_refused_undo_names_the_file_and_blocks_nothing_older(ws: Workspace) -
     assert skill.read_bytes().endswith(b"# changed by hand\n")
 
 
+def test_the_dry_run_makes_the_checks_the_undo_makes(ws: Workspace) -> None:
+    """What ``undo --dry-run`` says is what the undo does: a missing kept copy refuses
+    both (not "Undo: …" then a refusal), an undone one is said undone in the same words."""
+    ref = find_item(ws, f"{RID}/try-001")
+    done = promote_plans(ws, [plan_promotion(ws, ref)])
+    assert done is not None
+    for kept in (ws.state_dir / "backups" / done.id).iterdir():
+        kept.unlink()
+    line = describe_undo(ws, done.id)
+    with pytest.raises(UndoRefused) as exc:
+        undo(ws, done.id)
+    assert line.startswith("Cannot undo ") and line.endswith(str(exc.value)[len("refused: ") :])
+    second = decide_keys(ws, [f"{RID}/keep-001"], "approve")
+    undo(ws, second.id)
+    line = describe_undo(ws, second.id)
+    assert line.startswith("Cannot undo ") and "is already undone" in line
+
+
 def test_a_later_write_of_the_same_file_is_named(ws: Workspace) -> None:
     first = find_item(ws, f"{RID}/try-001")
     second = find_item(ws, f"{RID}/try-002")
