@@ -138,8 +138,9 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _result_text(content: Any) -> str:
-    """A tool result's content as text: a string, or the text of its blocks."""
+def _result_text(content: Any, cap: int | None = PREVIEW_CAP) -> str:
+    """A tool result's content as text: a string, or the text of its blocks (others by
+    their type), about ``cap`` characters of it (``None``: all)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -155,12 +156,12 @@ def _result_text(content: Any) -> str:
             elif isinstance(part, str):
                 parts.append(part)
             size += len(parts[-1]) if parts else 0
-            if size > PREVIEW_CAP:
+            if cap is not None and size > cap:
                 break
         return "\n".join(parts)
     if content is None:
         return ""
-    return json.dumps(content, ensure_ascii=False, default=str)[: PREVIEW_CAP + 1]
+    return json.dumps(content, ensure_ascii=False, default=str)[: None if cap is None else cap + 1]
 
 
 def tool_target(tool_input: Any) -> str:
@@ -629,7 +630,7 @@ def full_text(path: Path, block: Block) -> str:
         if not isinstance(part, dict):
             continue
         if block.kind == "tool_result" and part.get("tool_use_id") == block.tool_id:
-            return _result_text_full(part.get("content"))
+            return _result_text(part.get("content"), None)
         if block.kind == "tool_use" and part.get("id") == block.tool_id:
             return json.dumps(part.get("input"), ensure_ascii=False, indent=2, default=str)
         field_name = "thinking" if block.kind == "thinking" else "text"
@@ -638,15 +639,6 @@ def full_text(path: Path, block: Block) -> str:
         if block.kind in kinds and isinstance(value, str) and value.startswith(block.text):
             return value
     return block.text
-
-
-def _result_text_full(content: Any) -> str:
-    if isinstance(content, list):
-        return "\n".join(
-            str(p.get("text")) if isinstance(p, dict) and isinstance(p.get("text"), str) else ""
-            for p in content
-        )
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
 
 
 def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
@@ -672,7 +664,7 @@ def _parts_matching(data: dict[str, Any], needle: str) -> set[str]:
             shown = json.dumps(part.get("input"), ensure_ascii=False, default=str)
             if needle in f"{part.get('name')}\n{shown}".casefold():
                 found.add(str(part.get("id")))
-        elif kind == "tool_result" and needle in _result_text_full(part.get("content")).casefold():
+        elif kind == "tool_result" and needle in _result_text(part.get("content"), None).casefold():
             found.add(str(part.get("tool_use_id")))
     return found
 

@@ -103,6 +103,21 @@ def test_long_text_is_capped_and_read_again_whole(tmp_path: Path) -> None:
     assert full_text(path, result) == "r" * 5000
 
 
+def test_a_result_read_again_whole_names_its_other_blocks(tmp_path: Path) -> None:
+    """Read again whole, a result's image is ``[image]`` as in its preview, not a blank line."""
+    w = TranscriptWriter().assistant("", [("Read", {"file_path": "x.png"}, "", False)])
+    line = json.loads(w.lines[-1])
+    line["message"]["content"][0]["content"] = [
+        {"type": "text", "text": "r" * 5000},
+        {"type": "image", "source": {}},
+    ]
+    w.lines[-1] = json.dumps(line)
+    path = w.write(tmp_path)
+    result = read_transcript(path).turns[0].blocks[1]
+    assert result.truncated and result.text == "r" * PREVIEW_CAP
+    assert full_text(path, result) == "r" * 5000 + "\n[image]"
+
+
 def test_batches_and_an_unfinished_last_line(tmp_path: Path) -> None:
     w = sample_session()
     path = w.write(tmp_path)
