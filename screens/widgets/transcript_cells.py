@@ -20,7 +20,11 @@ COLUMNS = [
     Column("text", "", None, min_width=16),
 ]
 
+#: who speaks, by a row's kind, else by its turn's role
 WHO = {
+    "tool_use": ("tool", "$accent"),
+    "meta": ("note", "$text-muted"),
+    "thinking": ("thinking", "$text-muted"),
     "user": ("you", "bold $text-primary"),
     "assistant": ("agent", "$text-secondary"),
 }
@@ -50,17 +54,10 @@ def _who(row: TranscriptRow) -> Content:
     b = row.block
     if b.sidechain:
         return Content.styled("sub-agent", "$text-muted")
-    if b.kind == "tool_use":
-        return Content.styled("tool", "$accent")
     if b.kind == "tool_result":
         return Content.styled("error" if b.is_error else "result", "$error" if b.is_error else "")
-    if b.kind == "meta":
-        return Content.styled("note", "$text-muted")
-    if b.kind == "thinking":
-        return Content.styled("thinking", "$text-muted")
-    if row.turn is None:
-        return Content("")
-    words, style = WHO[row.turn.role]
+    role = row.turn.role if row.turn is not None else ""
+    words, style = WHO.get(b.kind) or WHO.get(role, ("", ""))
     return Content.styled(words, style)
 
 

@@ -140,10 +140,10 @@ class PositionalKeys(Sequence[str]):
     """Row keys: a row's key is its position (rows are only ever appended)."""
 
     def __init__(self, count: int) -> None:
-        self.size = count
+        self.positions = range(count)
 
     def __len__(self) -> int:
-        return self.size
+        return len(self.positions)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -152,13 +152,8 @@ class PositionalKeys(Sequence[str]):
     def __getitem__(self, index: slice) -> Sequence[str]: ...
 
     def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [str(i) for i in range(*index.indices(self.size))]
-        if index < 0:
-            index += self.size
-        if not 0 <= index < self.size:
-            raise IndexError(index)
-        return str(index)
+        got = self.positions[index]
+        return str(got) if isinstance(got, int) else [str(i) for i in got]
 
 
 class KeyIndex(Mapping[str, int]):
