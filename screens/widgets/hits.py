@@ -25,11 +25,8 @@ if TYPE_CHECKING:
 
 HIGHLIGHT = "bold underline $accent"
 SNIPPET_DASH = "  — "
-KIND_LABELS = {
-    "anti_pattern": "anti-pattern",
-    "omission": "omission",
-    "movement": "movement",
-}
+#: a kind's label, where it is not the kind's own name
+KIND_LABELS = {"anti_pattern": "anti-pattern"}
 
 
 def _marks(

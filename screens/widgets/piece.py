@@ -19,7 +19,6 @@ ROLE_STYLE = {
     "movement": "bold",
     "parallel": "bold $accent",
     "sub": "$accent",
-    "cond": "",
     "ai": "italic $text-secondary",
     "aggregate": "bold $text-primary",
     "target": "bold",
@@ -31,13 +30,8 @@ ROLE_STYLE = {
     "muted": "$text-muted",
     "tree": "$text-muted",
 }
-FIELD_TITLES = {
-    "persona": "persona",
-    "policy": "policy",
-    "knowledge": "knowledge",
-    "instruction": "instruction",
-    "format": "output contract",
-}
+#: a facet field's title, where it is not the field's own name
+FIELD_TITLES = {"format": "output contract"}
 
 
 def graph_view(view: PieceView) -> Content:
