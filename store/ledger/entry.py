@@ -144,6 +144,11 @@ class TxRecord:
     def note(self) -> str | None:
         return self.begin.note
 
+    @property
+    def title(self) -> str:
+        more = " …" if len(self.subjects) > 3 else ""
+        return f"{self.action} {', '.join(self.subjects[:3])}{more}"
+
 
 #: How a transaction line's left-out lists are made again from its effects' entries:
 #: (its fields in order, its subjects — ``None``: its effects' targets —, each effect's

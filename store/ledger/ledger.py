@@ -614,10 +614,7 @@ class Ledger:
                 for t in txs.values()
                 if t.id not in known and t.status == "committed" and not self.is_own(t.src)
             ]
-        lines = []
-        for t in fresh[:limit]:
-            subjects = ", ".join(t.subjects[:3]) + (" …" if len(t.subjects) > 3 else "")
-            lines.append(f"{t.who or t.src}: {t.action} {subjects}".rstrip())
+        lines = [f"{t.who or t.src}: {t.title}".rstrip() for t in fresh[:limit]]
         if len(fresh) > limit:
             lines.append(f"… and {len(fresh) - limit} more (see the history)")
         return lines

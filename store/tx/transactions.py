@@ -477,11 +477,6 @@ class _Unit(TxRecord):
         c = self.begin.data.get("channel")
         return str(c) if c else None
 
-    @property
-    def title(self) -> str:
-        more = " …" if len(self.subjects) > 3 else ""
-        return f"{self.action} {', '.join(self.subjects[:3])}{more}"
-
 
 def _units(led: Ledger) -> list[_Unit]:
     """Every transaction, oldest first (each a copy of its record as it is now)."""
