@@ -466,13 +466,6 @@ class _Unit(TxRecord):
     applied: int = -1
 
     @property
-    def reason(self) -> str:
-        """Why it was aborted."""
-        if self.status != "aborted" or self.end is None:
-            return ""
-        return str(self.end.data.get("reason") or "")
-
-    @property
     def channel(self) -> str | None:
         c = self.begin.data.get("channel")
         return str(c) if c else None
@@ -504,7 +497,7 @@ def _applied(u: _Unit) -> bool:
 
 def _state(ws: Workspace, led: Ledger, u: _Unit) -> tuple[TxState, str]:
     if u.status == "aborted":
-        return "aborted", u.reason
+        return "aborted", str(u.end.data.get("reason") or "") if u.end else ""
     if led.is_own(u.src) and not led.is_ours(u):  # shown as it folds, never acted on
         folded: TxState = (
             "open" if u.status == "open" else "undone" if u.id in led.undone else "done"
@@ -710,11 +703,9 @@ def _file_phrase(f: dict[str, Any], *, back: bool) -> str:
         if f.get("removes"):
             return f"puts {rid} back into {path}" if back else f"removes {rid} from {path}"
         return f"restores {rid} in {path}" if back else f"rewrites {rid} in {path}"
-    gone = f.get("before_sha256" if back else "after_sha256") is None
-    comes = f.get("after_sha256" if back else "before_sha256") is None
-    if gone:
+    if _deletes(f, back=back):
         return f"deletes {path}"
-    if comes:
+    if _deletes(f, back=not back):
         return f"recreates {path}" if back else f"creates {path}"
     return f"restores {path}" if back else f"rewrites {path}"
 
