@@ -5,7 +5,7 @@ header); the text is agent-written, shown literally."""
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal, NamedTuple
+from typing import ClassVar, Literal, NamedTuple, get_args
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
@@ -126,14 +126,7 @@ class DiffView(ScrollView, can_focus=True):
         Binding("end", "scroll_end", "Bottom", show=False, id="diff_view.bottom"),
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "diff-view--added",
-        "diff-view--removed",
-        "diff-view--context",
-        "diff-view--hunk",
-        "diff-view--file",
-        "diff-view--note",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"diff-view--{kind}" for kind in get_args(Kind)}
 
     DEFAULT_CSS = """
     DiffView {

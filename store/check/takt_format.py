@@ -22,18 +22,10 @@ PIECE_VARIABLES = (
     "user_inputs",
     "cycle_count",
 )
-#: The workflow format's (TAKT ≥ 0.36, ``docs/workflows.md`` and ``escape.ts``).
-WORKFLOW_VARIABLES = (
-    "task",
-    "previous_response",
-    "iteration",
-    "max_steps",
-    "step_iteration",
-    "report_dir",
-    "user_inputs",
-    "cycle_count",
-    "review_scope",
-)
+#: What TAKT 0.36 renamed in the workflow format (``docs/workflows.md``, ``escape.ts``).
+_RENAMED = {"max_movements": "max_steps", "movement_iteration": "step_iteration"}
+#: The workflow format's (TAKT ≥ 0.36).
+WORKFLOW_VARIABLES = (*(_RENAMED.get(v, v) for v in PIECE_VARIABLES), "review_scope")
 #: TAKT 0.1–0.3's (``steps``) and 0.4–0.11's (``movements``), before ``max_movements``.
 EARLY_WORKFLOW_VARIABLES = (
     "task",
@@ -48,12 +40,7 @@ EARLY_PIECE_VARIABLES = (*PIECE_VARIABLES, "max_iterations")
 PIECE_PREFIXES = ("report",)
 WORKFLOW_PREFIXES = ("report", "context", "structured", "effect", "var")
 #: A variable of one format → its name in the other.
-RENAMED_VARIABLES = {
-    "max_movements": "max_steps",
-    "movement_iteration": "step_iteration",
-    "max_steps": "max_movements",
-    "step_iteration": "movement_iteration",
-}
+RENAMED_VARIABLES = {**_RENAMED, **{new: old for old, new in _RENAMED.items()}}
 #: A workflow file with no key newer than the rename's: TAKT 0.34–0.35 read it with the
 #: piece variables (their ``escape.ts``), 0.36 on with the workflow's.
 FIRST_WORKFLOWS = "TAKT ≥ 0.34"
