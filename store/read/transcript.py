@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from store.read.counted import counted
-from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.diagnostics import Diagnostic, Severity
 from store.read.trace_counts import TraceCounts
 
 #: A line longer than this is skipped (with a diagnostic), never loaded.
@@ -210,7 +210,7 @@ class TranscriptReader:
         self.turns_read = 0
         self._fresh: list[tuple[Turn | None, Block]] = []
         self.transcript = Transcript(path=path, session_id=session_id or path.stem)
-        self._sink = DiagnosticSink(str(path))
+        self._diags: list[Diagnostic] = []
         self._dropped = 0
         self._fh: IO[bytes] | None = None
         self._lines: Iterator[tuple[int, bytes | None]] = iter(())
@@ -237,14 +237,11 @@ class TranscriptReader:
 
     # -- diagnostics -------------------------------------------------------------------
 
-    def _diag(self, severity: str, code: str, message: str, line: int | None) -> None:
-        if len(self._sink.items) >= MAX_DIAGNOSTICS:
+    def _diag(self, severity: Severity, code: str, message: str, line: int | None) -> None:
+        if len(self._diags) >= MAX_DIAGNOSTICS:
             self._dropped += 1
-            return
-        if severity == "error":
-            self._sink.error(code, message, line)
         else:
-            self._sink.warning(code, message, line)
+            self._diags.append(Diagnostic(str(self.path), line, severity, code, message))
 
     def _once(self, key: str, code: str, message: str, line: int) -> None:
         if key not in self._warned:
@@ -252,18 +249,9 @@ class TranscriptReader:
             self._diag("warning", code, message, line)
 
     def _publish_diagnostics(self) -> None:
-        items = list(self._sink.items)
-        if self._dropped:
-            items.append(
-                Diagnostic(
-                    str(self.path),
-                    None,
-                    "warning",
-                    "transcript-many-problems",
-                    f"{counted(self._dropped, 'more problem')} not listed",
-                )
-            )
-        self.transcript.diagnostics = items
+        more = f"{counted(self._dropped, 'more problem')} not listed"
+        dropped = Diagnostic(str(self.path), None, "warning", "transcript-many-problems", more)
+        self.transcript.diagnostics = [*self._diags, *([dropped] if self._dropped else [])]
 
     # -- reading -----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from store.config import Config
 from store.index.transcript_locator import TranscriptLocator
 from store.read.transcript import (
+    MAX_DIAGNOSTICS,
     PREVIEW_CAP,
     TEXT_CAP,
     TranscriptReader,
@@ -116,6 +117,19 @@ def test_a_result_read_again_whole_names_its_other_blocks(tmp_path: Path) -> Non
     result = read_transcript(path).turns[0].blocks[1]
     assert result.truncated and result.text == "r" * PREVIEW_CAP
     assert full_text(path, result) == "r" * 5000 + "\n[image]"
+
+
+def test_past_the_cap_one_diagnostic_counts_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "broken.jsonl"
+    path.write_text("not json\n" * (MAX_DIAGNOSTICS + 7), encoding="utf-8")
+    t = read_transcript(path)
+    assert len(t.diagnostics) == MAX_DIAGNOSTICS + 1 and t.skipped == MAX_DIAGNOSTICS + 7
+    last = t.diagnostics[-1]
+    assert (last.code, last.message, last.line) == (
+        "transcript-many-problems",
+        "7 more problems not listed",
+        None,
+    )
 
 
 def test_batches_and_an_unfinished_last_line(tmp_path: Path) -> None:
