@@ -766,9 +766,13 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
         u, back = _turned(led, units, u, back=back)
         verb = "undo" if back else "redo"
         _check_turn(led, u, back=back)
-        _turn_files(ws, led, units, u, back=back)
     except UndoRefused as exc:
         return f"Cannot {verb} " + str(exc).removeprefix("refused: ")
+    try:
+        _turn_files(ws, led, units, u, back=back)
+    except UndoRefused as exc:  # a file changed since, or its kept copy is missing
+        why = str(exc).removeprefix("refused: ").removesuffix("; nothing was changed")
+        return f"Cannot {verb} {u.title}: {why}."
     return f"{verb.capitalize()}: {u.title} — {_describe(led, u, back=back)}"
 
 
