@@ -439,21 +439,9 @@ def facet_references(piece: Piece, piece_path: Path) -> list[FacetRef]:
             if field in ("instruction", "format") and _is_inline(v):
                 out.append(FacetRef(owner, field, "(inline)", here, None, "inline", v))
                 continue
-            res: Resolution = resolve_reference(piece, base, v, field)
-            out.append(
-                FacetRef(
-                    owner,
-                    field,
-                    v,
-                    here,
-                    res.path,
-                    res.how,
-                    None,
-                    res.source,
-                    res.looked_in,
-                    res.mapped,
-                )
-            )
+            r: Resolution = resolve_reference(piece, base, v, field)
+            found = (r.path, r.how, None, r.source, r.looked_in, r.mapped)
+            out.append(FacetRef(owner, field, v, here, *found))
 
     movements = piece.movements or []
     for m, loc in _all_movements(piece):
