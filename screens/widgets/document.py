@@ -45,10 +45,7 @@ def value_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(value_text(v) for v in value)
     if isinstance(value, BaseModel):
-        return ", ".join(
-            f"{k}={value_text(v)}"
-            for k, v in value.model_dump(exclude_none=True, by_alias=True).items()
-        )
+        value = value.model_dump(exclude_none=True, by_alias=True)
     if isinstance(value, dict):
         return ", ".join(f"{k}={value_text(v)}" for k, v in value.items())
     return str(value)
