@@ -534,13 +534,9 @@ def outline(graph: PieceGraph) -> list[Section]:
             lines.append([("│  ", "tree"), (facets, "muted")])
         sources = sorted({e.source for e in node.incoming if e.judge is None} - {node.name})
         judged = sorted({e.judge for e in node.incoming if e.judge is not None})
-        if sources or judged:
-            froms = ", ".join(sources)
-            if judged:
-                froms += (", " if froms else "") + ", ".join(
-                    f"loop monitor {j + 1}" for j in judged
-                )
-            lines.append([("│  ", "tree"), (f"from {froms}", "muted")])
+        froms = [*sources, *(f"loop monitor {j + 1}" for j in judged)]
+        if froms:
+            lines.append([("│  ", "tree"), (f"from {', '.join(froms)}", "muted")])
         for j, sub in enumerate(node.substeps):
             branch = "└─" if j == len(node.substeps) - 1 else "├─"
             outcomes = " | ".join(f'"{o}"' for o in sub.outcomes) or "(no outcomes)"
