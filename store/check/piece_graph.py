@@ -453,11 +453,8 @@ def _rule_lines(edges: list[Edge], node: Node | None, graph: PieceGraph) -> list
         branch = "└─ " if i == len(edges) - 1 else "├─ "
         line: Line = [(branch, "tree"), *_condition(e, node), ("  →  ", "tree")]
         line += _target(e, node, graph)
-        notes = []
-        if e.requires_user_input:
-            notes.append("asks the user")
-        if e.interactive_only:
-            notes.append("interactive only")
+        said = (("asks the user", e.requires_user_input), ("interactive only", e.interactive_only))
+        notes = [words for words, holds in said if holds]
         if notes:
             line.append((f"  ({', '.join(notes)})", "muted"))
         out.append(line)
