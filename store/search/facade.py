@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ from store.search.index import (
 )
 from store.search.model import SearchRecord, Stamp
 from store.search.query import Query
-from store.search.scan import Scan, iter_parsed, scan_workspace
+from store.search.scan import Progress, Scan, iter_parsed, scan_workspace
 
 if TYPE_CHECKING:
     from store.index.workspace_index import WorkspaceIndex
@@ -46,9 +47,7 @@ def resolve_line(rec: SearchRecord) -> int:
     return 1 if m is None else text.count("\n", 0, m.start()) + 1
 
 
-def open_index(
-    ws: Workspace, *, progress: Callable[[int, int], None] | None = None
-) -> tuple[Engine, dict[str, int]]:
+def open_index(ws: Workspace, *, progress: Progress = None) -> tuple[Engine, dict[str, int]]:
     """The index of ``ws`` brought in step with its files (built, or changed files re-read).
     While another process writes it, waits, then reads it as is (or builds one in memory)."""
     files = scan_workspace(ws)
@@ -83,36 +82,23 @@ class WorkspaceSearch:
                 give_back_freed()  # what the build freed, or RSS stays at its peak
             return self.index
 
-    def sync(self, paths: Iterable[Path] | None = None) -> bool:
-        """Re-read into the index the files whose identity changed (all, or ``paths``)."""
+    def sync(self, paths: Iterable[Path]) -> None:
+        """Re-read into the index those of ``paths`` whose identity changed, or drop them."""
         with self._lock:
-            engine = self.index
-            if engine is None:
-                return False
-            index = engine.index
+            if self.index is None:
+                return
+            index = self.index.index
             with self.wi.lock:
-                files = {str(p): f for p, f in self.wi.files.items()}
-            targets = set(files) | set(index.stamps) if paths is None else {str(p) for p in paths}
-            from store.search.records import load_records
-
-            changes: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = []
-            for p in sorted(targets):
-                f = files.get(p)
-                if f is None:
-                    if p in index.stamps:
-                        changes.append((p, None, None))
-                    continue
-                st = (f.stamp.size, f.stamp.mtime_ns) if f.stamp is not None else None
-                if st is not None and index.stamps.get(p) == st:
-                    continue
-                read, recs = load_records(Path(p), f.kind, f.display)
-                changes.append((p, read or st or (0, 0), recs))
-            try:
-                return index.update_files(changes)
-            except IndexBusy:
-                return False  # another process writes: its commit is read at the next sync
-            finally:
-                index.close_writer()
+                files = {str(p): self.wi.files.get(p) for p in paths}
+            found = Scan({}, {}, {})
+            for p, f in files.items():
+                if f is not None:  # (0, 0): not readable
+                    found.stamps[p] = (f.stamp.size, f.stamp.mtime_ns) if f.stamp else (0, 0)
+                    found.kinds[p] = f.kind
+            gone = [p for p, f in files.items() if f is None and p in index.stamps]
+            with contextlib.suppress(IndexBusy):  # another process writes: read at the next sync
+                reread(index, self.wi.ws, found, gone)
+            index.close_writer()
 
     def search(self, text: str | Query, limit: int = 100, *, count: bool = True) -> SearchResult:
         """See :meth:`Engine.search`."""
@@ -162,7 +148,7 @@ def sync_workspace(
     index: SearchIndex,
     ws: Workspace,
     files: Scan,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = None,
 ) -> dict[str, int]:
     """Bring ``index`` in step with ``files``: built when new or foreign, else the changed
     files re-read (a big file's records in parts). What was done."""
@@ -180,14 +166,22 @@ def sync_workspace(
     if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
         index.write_manifest(stamps)
         return stats
-    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
     removed = [p for p in index.stamps if p not in stamps]
+    stats.update(parsed=reread(index, ws, files, removed, progress), removed=len(removed))
+    return stats
+
+
+def reread(
+    index: SearchIndex, ws: Workspace, files: Scan, removed: list[str], progress: Progress = None
+) -> int:
+    """Re-read into ``index`` the files whose identity changed and drop the ``removed``, in
+    one commit (``files`` first in its manifest); how many were re-read."""
+    stamps = files.stamps
+    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
     updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
         (p, None, None) for p in removed
     ]
-    updates += [
-        (p, st or stamps[p], unpack(recs)) for p, st, recs in iter_parsed(ws, changed, progress)
-    ]
+    parsed = iter_parsed(ws, changed, progress)
+    updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parsed]
     index.update_files(updates, stamps)
-    stats.update(parsed=len(changed), removed=len(removed))
-    return stats
+    return len(changed)

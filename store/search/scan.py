@@ -112,6 +112,8 @@ PART_BYTES = 8 << 20
 _Part = tuple[int, int, int, Stamp]
 """(first byte, end, first line, the file's identity) of a part of a file."""
 _Job = tuple[str, Kind | None, str, _Part | None]
+Progress = Callable[[int, int], None] | None
+"""Called with the files parsed and their number."""
 Parsed = tuple[str, Stamp | None, Packed]
 """(path, identity, records) of a file or a part of one."""
 
@@ -156,7 +158,7 @@ def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
 def iter_parsed(
     ws: Workspace,
     items: list[tuple[str, Kind | None]],
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress = None,
 ) -> Iterator[Parsed]:
     """Parse files into records, in worker processes when there are many: each file's
     records (or each part's, for a big JSONL file) yielded as its chunk is done, in no

@@ -277,6 +277,31 @@ def test_an_index_the_watcher_wrote_is_in_step_at_the_next_open(tmp_path: Path) 
         write_ws(tmp_path, 3)
 
 
+def test_the_app_rereads_the_files_the_watcher_names(tmp_path: Path) -> None:
+    """``WorkspaceSearch.sync``: a changed file is read again, a deleted one dropped, others
+    left as they are; the next open finds the index in step."""
+    from store.index.workspace_index import WorkspaceIndex
+    from store.search.facade import WorkspaceSearch
+
+    ws = write_ws(tmp_path, 2)
+    other = tmp_path / "discussions" / "note.md"
+    other.parent.mkdir()
+    other.write_text("# ghostword\n\nghostword here\n", encoding="utf-8")
+    wi = WorkspaceIndex(ws)
+    wi.load_all()
+    search = WorkspaceSearch(wi)
+    search.ensure()
+    lessons = tmp_path / "lessons/user/lessons.jsonl"
+    write_ws(tmp_path, 3)
+    other.unlink()
+    wi.update([lessons, other])
+    search.sync([lessons, other])
+    assert search.search("jwt", 10).total == 3
+    assert search.search("ghostword", 10).total == 0
+    _engine, stats = open_index(ws)
+    assert (stats["rebuilt"], stats["parsed"], stats["removed"]) == (0, 0, 0)
+
+
 def test_a_search_from_an_older_view_never_writes_over_a_newer_manifest(tmp_path: Path) -> None:
     """Two processes: A opens the index (its manifest in another order than A's scan, as
     after the watcher's writes); B adds a file and commits; A, finding its files unchanged,
