@@ -218,7 +218,7 @@ def _in_document(ws: Workspace, path: Path, kind: Kind | None, ident: str) -> Th
             return None
         block = reply.block.model_dump(exclude_none=True) if reply.block else None
         return Thing(rec, 1, {"body": reply.body, "metadata": block})
-    for rec in records_for(path, loaded.kind, loaded.doc):
+    for rec in records_for(path, loaded.doc):
         if rec.id != ident:
             continue
         status = None

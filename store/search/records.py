@@ -5,9 +5,9 @@ for (a KPT report and each of its items, a summary, a lesson, a memory's behavio
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -26,7 +26,10 @@ from store.models import (
 from store.models.metablock import MetaBlock
 from store.read.kinds import Kind
 from store.read.textsafe import first_line
-from store.search.model import SearchRecord, place_id
+from store.search.model import SearchRecord, Stamp, place_id
+
+if TYPE_CHECKING:
+    from store.read.loader import Entry
 
 
 def text_of(value: Any) -> str:
@@ -105,8 +108,8 @@ def _project_from_path(path: Path) -> str:
     return ""
 
 
-def kpt_records(path: str, doc: KptReport, stem: str) -> list[SearchRecord]:
-    rid = doc.id or stem
+def kpt_records(file: Path, doc: KptReport) -> list[SearchRecord]:
+    rid, path = doc.id or file.stem, str(file)
     date = doc.created_at or ""
     sid = doc.session_id or ""
     outcome = doc.outcome or ""
@@ -247,13 +250,13 @@ def skill_record(path: Path, doc: Skill) -> SearchRecord:
     )
 
 
-def pattern_record(path: Path, doc: Pattern | AntiPattern, kind: str) -> SearchRecord:
+def pattern_record(path: Path, doc: Pattern | AntiPattern) -> SearchRecord:
     pid = doc.pattern_id or path.stem
     evidence = [e for e in doc.evidence or []]
     if isinstance(doc, AntiPattern):
-        body = _attrs(doc, "bad_approach", "why_bad", "correct_approach")
+        kind, body = "anti_pattern", _attrs(doc, "bad_approach", "why_bad", "correct_approach")
     else:
-        body = _attrs(doc, "solution")
+        kind, body = "pattern", _attrs(doc, "solution")
     project = _project_from_path(path) or next((e.project for e in evidence if e.project), "")
     return SearchRecord(
         kind,
@@ -401,64 +404,51 @@ def discussion_record(path: Path, display: str, body: str, block: MetaBlock | No
     return SearchRecord("discussion", display, str(path), 1, "", title, _fields(*pairs))
 
 
+#: The records of a document, by its model.
+BUILDERS: dict[type[BaseModel], Callable[[Path, Any], SearchRecord | list[SearchRecord]]] = {
+    KptReport: kpt_records,
+    Skill: skill_record,
+    Pattern: pattern_record,
+    AntiPattern: pattern_record,
+    ProjectMemory: memory_records,
+    Proposal: proposal_record,
+    Feedback: feedback_record,
+    Piece: piece_records,
+}
+#: The record of a JSONL record, by its model.
+ROW_BUILDERS: dict[type, Callable[[str, int, Any, str], SearchRecord]] = {
+    Lesson: lesson_record,
+    SessionSummary: summary_record,
+}
+
+
 def records_for(
-    path: Path,
-    kind: Kind | None,
-    doc: BaseModel | None,
-    records: Iterable[tuple[int, BaseModel]] = (),
-    display: str = "",
+    path: Path, doc: BaseModel | None, entries: Iterable[Entry] = (), display: str = ""
 ) -> list[SearchRecord]:
-    """The search records of one loaded file (a discussion's: :func:`discussion_record`)."""
-    p = str(path)
-    if kind in (Kind.SUMMARIES, Kind.LESSONS) or records:
-        out = []
-        for line, rec in records:
-            if isinstance(rec, Lesson):
-                out.append(lesson_record(p, line, rec, display))
-            elif isinstance(rec, SessionSummary):
-                out.append(summary_record(p, line, rec, display))
-        return out
-    if isinstance(doc, KptReport):
-        return kpt_records(p, doc, path.stem)
-    if isinstance(doc, Skill):
-        return [skill_record(path, doc)]
-    if isinstance(doc, AntiPattern):
-        return [pattern_record(path, doc, "anti_pattern")]
-    if isinstance(doc, Pattern):
-        return [pattern_record(path, doc, "pattern")]
-    if isinstance(doc, ProjectMemory):
-        return memory_records(path, doc)
-    if isinstance(doc, Proposal):
-        return [proposal_record(path, doc)]
-    if isinstance(doc, Feedback):
-        return [feedback_record(path, doc)]
-    if isinstance(doc, Piece):
-        return piece_records(path, doc)
-    return []
+    """The search records of a loaded document, or of its JSONL ``entries`` (a discussion's:
+    :func:`discussion_record`)."""
+    if doc is None:
+        rows = [(e.record.line, e.model, ROW_BUILDERS.get(type(e.model))) for e in entries]
+        return [build(str(path), n, m, display) for n, m, build in rows if build]
+    got = BUILDERS[type(doc)](path, doc) if type(doc) in BUILDERS else []
+    return got if isinstance(got, list) else [got]
 
 
 def load_records(
-    path: Path, kind: Kind | None, display: str
-) -> tuple[tuple[int, int] | None, list[SearchRecord]]:
-    """Parse one file (no lint): its identity (size, mtime_ns) as read, and its records."""
-    from store.read.loader import load_file
+    path: Path, kind: Kind | None, display: str, part: tuple[int, int, int, Stamp] | None = None
+) -> tuple[Stamp | None, list[SearchRecord]]:
+    """Parse one file (no lint), or one ``part`` of a big JSONL file (first byte, end, first
+    line, the file's identity: :func:`store.read.jsonl.cut_points`): its identity (size,
+    mtime_ns) as read, and its records."""
+    from store.read.loader import load_file, load_jsonl_part
 
+    if part is not None and kind is not None:
+        start, end, line, st = part
+        rows = load_jsonl_part(path, kind, start, end, line, last=end >= st[0])
+        return st, records_for(path, None, rows, display)
     loaded = load_file(path, kind, display)
     stamp = (loaded.stamp.size, loaded.stamp.mtime_ns) if loaded.stamp else None
     if loaded.kind is Kind.DISCUSSION and loaded.reply is not None:
         r = loaded.reply
         return stamp, [discussion_record(path, display, r.body, r.block)]
-    entries = [(e.record.line, e.model) for e in loaded.entries if e.model is not None]
-    return stamp, records_for(path, loaded.kind, loaded.doc, entries, display)
-
-
-def load_record_part(
-    path: Path, kind: Kind, start: int, end: int, first_line: int, *, last: bool, display: str
-) -> list[SearchRecord]:
-    """The records of one part of a big JSONL file (:func:`store.read.jsonl.cut_points`;
-    ``last``: its last part)."""
-    from store.read.loader import load_jsonl_part
-
-    parts = load_jsonl_part(path, kind, start, end, first_line, last=last)
-    entries = [(e.record.line, e.model) for e in parts if e.model]
-    return records_for(path, kind, None, entries, display)
+    return stamp, records_for(path, loaded.doc, loaded.entries, display)

@@ -119,19 +119,12 @@ Parsed = tuple[str, Stamp | None, Packed]
 
 
 def _parse_chunk(items: list[_Job]) -> list[Parsed]:
-    from store.search.records import load_record_part, load_records
+    from store.search.records import load_records
 
     out: list[Parsed] = []
     for path, kind, display, part in items:
-        if part is None or kind is None:
-            stamp, recs = load_records(Path(path), kind, display)
-            out.append((path, stamp, pack(recs)))
-        else:
-            start, end, line, st = part
-            recs = load_record_part(
-                Path(path), kind, start, end, line, last=end >= st[0], display=display
-            )
-            out.append((path, st, pack(recs)))
+        stamp, recs = load_records(Path(path), kind, display, part)
+        out.append((path, stamp, pack(recs)))
     return out
 
 
