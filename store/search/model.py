@@ -20,10 +20,10 @@ class SearchRecord(NamedTuple):
     kind: str
     id: str
     path: str
-    line: int  # 1-based; 0: found from ``anchor`` (``id: try-001``, a YAML line) on demand
-    anchor: str
-    title: str
-    fields: tuple[str, ...]  # label, value, ...: everything searched, what the preview shows
+    line: int = 1  # 1-based; 0: found from ``anchor`` (``id: try-001``, a YAML line) on demand
+    anchor: str = ""
+    title: str = ""
+    fields: tuple[str, ...] = ()  # label, value, ...: everything searched, what the preview shows
     date: str = ""
     project: str = ""
     session_id: str = ""

@@ -118,21 +118,18 @@ def kpt_records(file: Path, doc: KptReport) -> list[SearchRecord]:
             "report",
             rid,
             path,
-            1,
-            "",
-            first_line(doc.session_summary) or rid,
-            _fields(
+            title=first_line(doc.session_summary) or rid,
+            fields=_fields(
                 ("summary", doc.session_summary),
                 ("goals", doc.task_goals),
                 ("outcome", outcome),
                 ("session", sid),
                 *_extra(doc),
             ),
-            date,
-            "",
-            sid,
-            _facets(outcome=outcome),
-            doc.session_summary or "",
+            date=date,
+            session_id=sid,
+            facets=_facets(outcome=outcome),
+            gist=doc.session_summary or "",
         )
     ]
     for section, item in doc.items():
@@ -152,16 +149,15 @@ def kpt_records(file: Path, doc: KptReport) -> list[SearchRecord]:
                     *((str(k), v) for k, v in data.items() if k != "persistence_target"),
                     ("target", target),
                 ),
-                date,
-                "",
-                sid,
-                _facets(
+                date=date,
+                session_id=sid,
+                facets=_facets(
                     outcome=outcome,
                     category=data.get("category"),
                     impact=impact,
                     scope=data.get("scope"),
                 ),
-                item.description or "",
+                gist=item.description or "",
             )
         )
     return out
@@ -194,8 +190,7 @@ def summary_record(path: str, line: int, rec: SessionSummary, display: str = "")
         rec.date or "",
         rec.project or "",
         rec.session_id or "",
-        (),
-        "\n".join(rec.info_summary or []),
+        gist="\n".join(rec.info_summary or []),
     )
 
 
@@ -230,10 +225,8 @@ def skill_record(path: Path, doc: Skill) -> SearchRecord:
         "skill",
         sid,
         str(path),
-        1,
-        "",
-        first_line(doc.name) or sid,
-        _fields(
+        title=first_line(doc.name) or sid,
+        fields=_fields(
             ("name", doc.name),
             ("keywords", ", ".join(trig.keywords or []) if trig else ""),
             ("files", ", ".join(trig.file_patterns or []) if trig else ""),
@@ -242,11 +235,10 @@ def skill_record(path: Path, doc: Skill) -> SearchRecord:
             ("related", ", ".join(doc.related_skills or [])),
             *_extra(doc),
         ),
-        doc.updated_at or doc.created_at or "",
-        _project_from_path(path),
-        "",
-        _facets(tag=(trig.keywords or []) if trig else []),
-        doc.name or sid,
+        date=doc.updated_at or doc.created_at or "",
+        project=_project_from_path(path),
+        facets=_facets(tag=(trig.keywords or []) if trig else []),
+        gist=doc.name or sid,
     )
 
 
@@ -262,21 +254,17 @@ def pattern_record(path: Path, doc: Pattern | AntiPattern) -> SearchRecord:
         kind,
         pid,
         str(path),
-        1,
-        "",
-        first_line(doc.name) or pid,
-        _fields(
+        title=first_line(doc.name) or pid,
+        fields=_fields(
             *_attrs(doc, "name", "context"),
             *body,
             ("evidence", evidence),
             ("tags", ", ".join(doc.tags or [])),
             *_extra(doc),
         ),
-        "",
-        project or "",
-        "",
-        _facets(tag=doc.tags or []),
-        doc.name or pid,
+        project=project or "",
+        facets=_facets(tag=doc.tags or []),
+        gist=doc.name or pid,
     )
 
 
@@ -312,18 +300,15 @@ def proposal_record(path: Path, doc: Proposal) -> SearchRecord:
         "proposal",
         pid,
         str(path),
-        1,
-        "",
-        first_line(doc.title) or pid,
-        _fields(
+        title=first_line(doc.title) or pid,
+        fields=_fields(
             *_attrs(doc, "title", "kind", "proposed_by", "rationale", "evidence", "target"),
             *_attrs(doc, "payload", "decision_note"),
         ),
-        doc.created_at or "",
-        "",
-        doc.session_id or "",
-        _facets(status=(doc.status or "pending").lower()),
-        doc.title or "",
+        date=doc.created_at or "",
+        session_id=doc.session_id or "",
+        facets=_facets(status=(doc.status or "pending").lower()),
+        gist=doc.title or "",
     )
 
 
@@ -336,10 +321,8 @@ def feedback_record(path: Path, doc: Feedback) -> SearchRecord:
         "feedback",
         fid,
         str(path),
-        1,
-        "",
-        first_line(doc.task_summary) or fid,
-        _fields(
+        title=first_line(doc.task_summary) or fid,
+        fields=_fields(
             ("task", doc.task_summary),
             ("outcome", doc.outcome.rationale if doc.outcome else None),
             ("issues", issues),
@@ -347,11 +330,10 @@ def feedback_record(path: Path, doc: Feedback) -> SearchRecord:
             ("suggested", doc.suggested_improvement),
             ("actions", [a.change_summary for a in doc.proposed_actions or []]),
         ),
-        doc.created_at or "",
-        "",
-        doc.session_id or "",
-        _facets(impact=[i.severity for i in doc.issues or []]),
-        doc.task_summary or "",
+        date=doc.created_at or "",
+        session_id=doc.session_id or "",
+        facets=_facets(impact=[i.severity for i in doc.issues or []]),
+        gist=doc.task_summary or "",
     )
 
 
@@ -362,10 +344,8 @@ def piece_records(path: Path, doc: Piece) -> list[SearchRecord]:
             "piece",
             name,
             str(path),
-            1,
-            "",
-            name + (f" — {first_line(doc.description)}" if doc.description else ""),
-            _fields(*_attrs(doc, "name", "description")),
+            title=name + (f" — {first_line(doc.description)}" if doc.description else ""),
+            fields=_fields(*_attrs(doc, "name", "description")),
         )
     ]
     for mv in doc.movements or []:
@@ -401,7 +381,7 @@ def discussion_record(path: Path, display: str, body: str, block: MetaBlock | No
         ]
         pairs += [*_attrs(block, "status", "verdict"), ("findings", findings)]
         pairs += _attrs(block, "open_questions", "decisions", "blockers", "next_steps")
-    return SearchRecord("discussion", display, str(path), 1, "", title, _fields(*pairs))
+    return SearchRecord("discussion", display, str(path), title=title, fields=_fields(*pairs))
 
 
 #: The records of a document, by its model.
