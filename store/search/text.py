@@ -122,19 +122,6 @@ def _bounded(term: str) -> re.Pattern[str]:
     return re.compile(f"{re.escape(term)}(?<!{WORD_CHAR}.{{{len(term)}}})", re.DOTALL)
 
 
-def _bounded_starts(text: str, term: str, pos: int, limit: int) -> list[int]:
-    """Offsets from ``pos`` where ``term`` starts a word (overlapping ones too)."""
-    pattern = _bounded(term)
-    out: list[int] = []
-    while len(out) < limit:
-        m = pattern.search(text, pos)
-        if m is None:
-            break
-        out.append(m.start())
-        pos = m.start() + 1
-    return out
-
-
 def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
     """Offsets where ``term`` starts a word (CJK: anywhere), by ``str.find`` up to
     :data:`SCAN_MAX` (no regex compiled per term)."""
@@ -147,8 +134,10 @@ def word_starts(text: str, term: str, limit: int = 64) -> list[int]:
             out.append(i)
         else:
             inside += 1
-            if inside > SCAN_MAX:
-                return out + _bounded_starts(text, term, i + 1, limit - len(out))
+            if inside > SCAN_MAX:  # the rest in one pass (overlapping ones too)
+                while len(out) < limit and (m := _bounded(term).search(text, i + 1)):
+                    out.append(i := m.start())
+                return out
         i = text.find(term, i + 1)
     return out
 
@@ -182,20 +171,17 @@ def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[
     if not text or not terms:
         return []
     norm, where = _char_map(text[:MAX_TEXT])
-    size = len(norm) if where is None else len(where)
     spans: list[tuple[int, int]] = []
     for term in list(dict.fromkeys(terms))[:HIGHLIGHT_TERMS]:
         if not term or term not in norm:
             continue
-        found = [(i, i + len(term)) for i in word_starts(norm, term, limit)]
-        if not found:
-            start = norm.find(term)
-            while start >= 0 and len(found) < limit:
-                found.append((start, start + len(term)))
-                start = norm.find(term, start + len(term))
-        for a, b in found[:limit]:
-            if b > a and b <= size:
-                spans.append(_source(where, a, b))
+        starts = word_starts(norm, term, limit)
+        if not starts:
+            at = norm.find(term)
+            while at >= 0 and len(starts) < limit:
+                starts.append(at)
+                at = norm.find(term, at + len(term))
+        spans += [_source(where, a, a + len(term)) for a in starts]
     return merge_spans(spans)
 
 
@@ -207,22 +193,16 @@ def fuzzy_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     if not text or not words:
         return []
     norm, where = _char_map(text[:MAX_TEXT])
-    size = len(norm) if where is None else len(where)
     wanted = set(words)
-    spans = [
-        _source(where, m.start(), m.end())
-        for m in word_run().finditer(norm)
-        if m.group() in wanted and m.end() <= size
-    ]
-    return merge_spans(spans)
+    found = [m.span() for m in word_run().finditer(norm) if m.group() in wanted]
+    return merge_spans([_source(where, a, b) for a, b in found])
 
 
 def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for a, b in sorted(spans):
         if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1] = (out[-1][0], b)
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
         else:
             out.append((a, b))
     return out
