@@ -285,14 +285,13 @@ class Engine:
         if s is None or s.searcher is not self.index.searcher():
             s = self._reading = Reading(self.index.searcher())
         try:
-            filt = self._filters(s, q.filters, ledger)
             terms = [t for t in map(analyse, dict.fromkeys(q.terms)) if t is not None]
             ex = None
             if not count:
                 from store.search.vocab import Expansion
 
                 ex = Expansion(self.vocabulary())
-            hits, total, exact = self._tiers(s, q, terms, filt, limit, spans, count, ex)
+            hits, total, exact = self._tiers(s, q, terms, ledger, limit, spans, count, ex)
             if ex is not None and ex.capped:  # some word stood for more terms than were asked
                 total, exact = min(len(self.index), max(total, round(total * ex.scale))), False
         except ValueError:  # a query tantivy cannot run (a regex too large): nothing found
@@ -324,7 +323,7 @@ class Engine:
         s: Any,
         q: Query,
         terms: list[Term],
-        filt: list[Any],
+        ledger: Ledgerish,
         limit: int,
         spans: bool,
         count: bool,
@@ -332,9 +331,9 @@ class Engine:
     ) -> tuple[list[Hit], int, bool]:
         if q.terms and not terms:
             return [], 0, True  # only punctuation typed: nothing matches (a longer query may)
-        must = list(filt)
-        must += [_contains(p) for p in q.phrases]
-        nots = [_contains(e) for e in q.excluded]
+        filters = [(f.negated, self._filter(s, f, ledger)) for f in q.filters]
+        must = [f for negated, f in filters if not negated] + [_contains(p) for p in q.phrases]
+        nots = [f for negated, f in filters if negated] + [_contains(e) for e in q.excluded]
 
         def scoped(qq: Any) -> Any:
             base = _and([qq, *must]) if must else qq
@@ -494,15 +493,6 @@ class Engine:
             marks = _marks(q, rec, tier, terms or []) if spans and q.terms else NO_MARKS
             head = (rec.kind, rec.id, rec.path, rec.line, score, rec.title, n, tier, rec)
             out.append(Hit(*head, *marks, ref))
-        return out
-
-    def _filters(self, s: Any, filters: Sequence[Filter], ledger: Ledgerish) -> list[Any]:
-        out: list[Any] = []
-        nots: list[Any] = []
-        for f in filters:
-            (nots if f.negated else out).append(self._filter(s, f, ledger))
-        if nots:
-            out = [_without(_and(out) if out else _records(), *nots)]
         return out
 
     def _filter(self, s: Any, f: Filter, ledger: Ledgerish) -> Any:
