@@ -158,10 +158,9 @@ def sync_workspace(
     if index.digest == [digest(ident, stamps)]:
         return stats
     if index.ident != ident:
-        items = sorted((p, files.kind(p)) for p in stamps)
-        parsed = ((p, st or stamps[p], recs) for p, st, recs in iter_parsed(ws, items, progress))
-        index.rebuild(ident, parsed, stamps)
-        stats.update(parsed=len(items), rebuilt=1)
+        parsed = iter_parsed(ws, files, sorted(stamps), progress)
+        index.rebuild(ident, ((p, st or stamps[p], recs) for p, st, recs in parsed), stamps)
+        stats.update(parsed=len(stamps), rebuilt=1)
         return stats
     if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
         index.write_manifest(stamps)
@@ -177,11 +176,11 @@ def reread(
     """Re-read into ``index`` the files whose identity changed and drop the ``removed``, in
     one commit (``files`` first in its manifest); how many were re-read."""
     stamps = files.stamps
-    changed = sorted((p, files.kind(p)) for p, st in stamps.items() if index.stamps.get(p) != st)
+    changed = sorted(p for p, st in stamps.items() if index.stamps.get(p) != st)
     updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
         (p, None, None) for p in removed
     ]
-    parsed = iter_parsed(ws, changed, progress)
+    parsed = iter_parsed(ws, files, changed, progress)
     updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parsed]
     index.update_files(updates, stamps)
     return len(changed)

@@ -128,51 +128,41 @@ def _parse_chunk(items: list[_Job]) -> list[Parsed]:
     return out
 
 
-def _parts(path: str, kind: Kind | None) -> list[_Part] | None:
-    """The parts a big summaries or lessons file is parsed in (None: parse it whole)."""
+def _parts(path: str, kind: Kind | None) -> list[_Part | None]:
+    """The parts a big summaries or lessons file is parsed in (``[None]``: it whole)."""
     if kind not in (Kind.SUMMARIES, Kind.LESSONS):
-        return None
+        return [None]
     from store.read.jsonl import cut_points
     from store.read.textio import MAX_JSONL_BYTES, NotReadable, looks_binary, open_regular
 
     try:
         with open_regular(path, MAX_JSONL_BYTES) as (fh, st):
             if st.st_size <= 2 * PART_BYTES:
-                return None
+                return [None]
             if looks_binary(fh.read(8192)):
-                return None  # the whole file's reader says why it is not read
+                return [None]  # the whole file's reader says why it is not read
             cuts = cut_points(fh, st.st_size, PART_BYTES)
     except (OSError, ValueError, NotReadable):
-        return None
+        return [None]
     stamp = (st.st_size, st.st_mtime_ns)
-    return [(s, e, line, stamp) for s, e, line in cuts] if len(cuts) > 1 else None
+    return [(s, e, line, stamp) for s, e, line in cuts] if len(cuts) > 1 else [None]
 
 
 def iter_parsed(
-    ws: Workspace,
-    items: list[tuple[str, Kind | None]],
-    progress: Progress = None,
+    ws: Workspace, files: Scan, paths: list[str], progress: Progress = None
 ) -> Iterator[Parsed]:
     """Parse files into records, in worker processes when there are many: each file's
     records (or each part's, for a big JSONL file) yielded as its chunk is done, in no
     particular order, so that they need not all be held at once."""
     from store.index.parallel import chunk_by_size, map_chunks  # (not for a warm search)
 
-    total = len(items)
     jobs: list[_Job] = []
     sizes: list[int] = []
-    for p, k in items:
-        display = ws.display(Path(p))
+    for p in paths:
+        k, display = files.kind(p), ws.display(Path(p))
         parts = _parts(p, k)
-        if parts is not None:
-            jobs.extend((p, k, display, part) for part in parts)
-            sizes.extend(end - start for start, end, _l, _s in parts)
-            continue
-        jobs.append((p, k, display, None))
-        try:
-            sizes.append(os.stat(p).st_size)
-        except OSError:
-            sizes.append(0)
+        jobs += [(p, k, display, part) for part in parts]
+        sizes += [part[1] - part[0] if part else files.stamps[p][0] for part in parts]
     chunks = chunk_by_size(jobs, sizes)
     preload = ["store.search.records"]
     left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
@@ -183,4 +173,4 @@ def iter_parsed(
             left[p] -= 1
             done += not left[p]
         if progress is not None:
-            progress(done, total)
+            progress(done, len(paths))
