@@ -223,8 +223,6 @@ def evidence_query(text: str) -> Query | None:
 def with_evidence(query: Query, states: Mapping[str, str]) -> Query:
     """``query`` with each ``evidence:`` filter given its records' ids: ``states`` maps an id
     (``kpt-…/try-001``) to one of :data:`EVIDENCE` (a record not in it matches none)."""
-    if not any(f.name == "evidence" for f in query.filters):
-        return query
     filters = tuple(
         f._replace(ids=frozenset(k for k, v in states.items() if v in f.values))
         if f.name == "evidence"

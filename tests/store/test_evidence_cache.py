@@ -134,7 +134,7 @@ def test_with_evidence_names_the_records() -> None:
     assert ev.ids == frozenset({"a/try-1", "a"})
     assert q.terms == ("jwt",)
     plain = parse_query("kind:try")
-    assert with_evidence(plain, {}) is plain
+    assert with_evidence(plain, {}) == plain
 
 
 def test_search_keeps_only_what_the_evidence_filter_names(demo_root: Path) -> None:
