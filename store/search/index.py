@@ -238,19 +238,6 @@ def digest(ident: dict[str, Any], stamps: dict[str, Stamp]) -> int:
     return ((zlib.crc32(data) << 32) | zlib.adler32(data)) ^ numbers
 
 
-def remove_old_files(state_dir: Path) -> None:
-    """Remove the custom container's ``search-cache-v*`` and other schemas' ``search-v<N>``
-    (by name: glob's patterns cost a warm search 0.7 ms to compile)."""
-    with contextlib.suppress(OSError):
-        for name in os.listdir(state_dir):
-            cache = name.startswith("search-cache-v") and name.endswith((".bin", ".json"))
-            schema = name[:8] == "search-v" and "0" <= name[8:9] <= "9"
-            if (cache or schema) and name != DIR_NAME:
-                with contextlib.suppress(OSError):
-                    p = state_dir / name
-                    shutil.rmtree(p) if p.is_dir() else p.unlink()
-
-
 class SearchIndex:
     """A workspace's tantivy index and what it was built from. Reads are safe from any
     thread; writes hold ``lock`` and tantivy's writer lock (a second process waits)."""
@@ -477,10 +464,18 @@ class SearchIndex:
 
 
 def open_workspace_index(ws: Workspace) -> SearchIndex:
-    """The index of ``ws`` as it is on disk (empty when new; foreign: ``ident`` differs)."""
+    """The index of ``ws`` as it is on disk (empty when new; foreign: ``ident`` differs).
+    The custom container's ``search-cache-v*`` and other schemas' ``search-v<N>`` go (by
+    name: glob's patterns cost a warm search 0.7 ms to compile)."""
     with contextlib.suppress(OSError):
         ws.state_dir.mkdir(parents=True, exist_ok=True)
-        remove_old_files(ws.state_dir)
+        for name in os.listdir(ws.state_dir):
+            cache = name.startswith("search-cache-v") and name.endswith((".bin", ".json"))
+            schema = name[:8] == "search-v" and "0" <= name[8:9] <= "9"
+            if (cache or schema) and name != DIR_NAME:
+                with contextlib.suppress(OSError):
+                    p = ws.state_dir / name
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
     try:
         return SearchIndex.open(ws.state_dir / DIR_NAME)
     except (OSError, ValueError):
