@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from store.gc_pause import give_back_freed
 from store.search.engine import Engine, Hit, SearchResult
 from store.search.index import (
+    Change,
     IndexBusy,
     SearchIndex,
     digest,
     identity,
     open_workspace_index,
-    unpack,
 )
-from store.search.model import SearchRecord, Stamp
+from store.search.model import SearchRecord
 from store.search.query import Query
 from store.search.scan import Progress, Scan, iter_parsed, scan_workspace
 
@@ -177,10 +177,8 @@ def reread(
     one commit (``files`` first in its manifest); how many were re-read."""
     stamps = files.stamps
     changed = sorted(p for p, st in stamps.items() if index.stamps.get(p) != st)
-    updates: list[tuple[str, Stamp | None, list[SearchRecord] | None]] = [
-        (p, None, None) for p in removed
-    ]
+    updates: list[Change] = [(p, None, None) for p in removed]
     parsed = iter_parsed(ws, files, changed, progress)
-    updates += [(p, st or stamps[p], unpack(recs)) for p, st, recs in parsed]
+    updates += [(p, st or stamps[p], recs) for p, st, recs in parsed]
     index.update_files(updates, stamps)
     return len(changed)

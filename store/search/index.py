@@ -175,16 +175,14 @@ def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
 
 #: A parsing worker's records: the first one's line, their fields (marshal), each group's size.
 Packed = tuple[int, bytes, Counter[int]]
+#: A file's path, identity and records (for :meth:`SearchIndex.update_files`; ``None``: gone).
+Change = tuple[str, Stamp | None, list[SearchRecord] | Packed | None]
 
 
 def pack(recs: list[SearchRecord]) -> Packed:
     rows = [doc_fields(r, group_hash(r)) for r in recs]
     sizes = Counter(f["gist"] for f in rows if f["gist"])
     return (recs[0].line if recs else 0, marshal.dumps(rows), sizes)
-
-
-def unpack(packed: Packed) -> list[SearchRecord]:
-    return [unpack_record(f["rec"]) for f in marshal.loads(packed[1])]
 
 
 def make_doc(fields: dict[str, Any], size: int) -> tantivy.Document:
@@ -421,7 +419,7 @@ class SearchIndex:
 
     def update_files(
         self,
-        changes: Iterable[tuple[str, Stamp | None, list[SearchRecord] | None]],
+        changes: Iterable[Change],
         order: Iterable[str] = (),
     ) -> bool:
         """Replace what the index holds of some files (``None``: gone), in one commit (files
@@ -431,7 +429,7 @@ class SearchIndex:
             if not changes:
                 return False
             w = self.writer()
-            added: list[SearchRecord] = []
+            added: list[Packed] = []
             gists: set[int] = set()
             for path, stamp, recs in changes:
                 if path in self.stamps:
@@ -442,9 +440,8 @@ class SearchIndex:
                     self.stamps.pop(path, None)
                     continue
                 self.stamps[path] = stamp
-                added.extend(recs)
-            for r in added:
-                fields = doc_fields(r, group_hash(r))
+                added.append(recs if isinstance(recs, tuple) else pack(recs))
+            for fields in (f for _line, data, _g in added for f in marshal.loads(data)):
                 gists.add(fields["gist"])
                 self.new_terms["w"].update(fields["w"][0].split())
                 self.new_terms["c"].update(fields["c"].split())
