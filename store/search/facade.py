@@ -158,8 +158,7 @@ def sync_workspace(
     if index.digest == [digest(ident, stamps)]:
         return stats
     if index.ident != ident:
-        parsed = iter_parsed(ws, files, sorted(stamps), progress)
-        index.rebuild(ident, ((p, st or stamps[p], recs) for p, st, recs in parsed), stamps)
+        index.rebuild(ident, iter_parsed(ws, files, sorted(stamps), progress), stamps)
         stats.update(parsed=len(stamps), rebuilt=1)
         return stats
     if index.stamps == stamps:  # in another order (the watcher's) or digest: put in step
@@ -178,7 +177,6 @@ def reread(
     stamps = files.stamps
     changed = sorted(p for p, st in stamps.items() if index.stamps.get(p) != st)
     updates: list[Change] = [(p, None, None) for p in removed]
-    parsed = iter_parsed(ws, files, changed, progress)
-    updates += [(p, st or stamps[p], recs) for p, st, recs in parsed]
+    updates += iter_parsed(ws, files, changed, progress)
     index.update_files(updates, stamps)
     return len(changed)

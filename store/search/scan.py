@@ -150,10 +150,10 @@ def _parts(path: str, kind: Kind | None) -> list[_Part | None]:
 
 def iter_parsed(
     ws: Workspace, files: Scan, paths: list[str], progress: Progress = None
-) -> Iterator[Parsed]:
+) -> Iterator[tuple[str, Stamp, Packed]]:
     """Parse files into records, in worker processes when there are many: each file's
-    records (or each part's, for a big JSONL file) yielded as its chunk is done, in no
-    particular order, so that they need not all be held at once."""
+    identity (the scan's if unread) and records (or each part's, for a big JSONL file) as
+    its chunk is done, in no particular order, so that they need not all be held at once."""
     from store.index.parallel import chunk_by_size, map_chunks  # (not for a warm search)
 
     jobs: list[_Job] = []
@@ -168,7 +168,7 @@ def iter_parsed(
     left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
     done = 0
     for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes), preload):
-        yield from chunk_result
+        yield from ((p, st or files.stamps[p], recs) for p, st, recs in chunk_result)
         for p, _s, _r in chunk_result:
             left[p] -= 1
             done += not left[p]
