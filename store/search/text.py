@@ -103,11 +103,8 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-_word_char = lazy_pattern(WORD_CHAR)
-
-
 def is_word_char(c: str) -> bool:
-    return c.isalnum() if c.isascii() else _word_char().match(c) is not None
+    return c.isalnum() if c.isascii() else word_run().match(c) is not None
 
 
 #: Occurrences inside words looked at one by one before one linear pass takes over (``aaa``
