@@ -25,13 +25,13 @@ from store.search.query import Filter, Query, QueryError, parse_query
 from store.search.text import (
     MAX_TEXT,
     TOKEN_MAX,
-    compound_pattern,
     fuzzy_spans,
     gist_key,
     highlight_spans,
     is_cjk,
     normalize,
     snippet,
+    word_chain,
     word_parts,
     word_run,
 )
@@ -231,7 +231,7 @@ def analyse(text: str) -> Term | None:
         return Term(text, "word")
     if parts == [core] and text.startswith(core):
         return Term(text, "compound")  # a word being continued: "kpt-", "jwks."
-    if len(parts) > 1 and compound_pattern().fullmatch(core) is not None:
+    if len(parts) > 1 and word_chain().fullmatch(core) is not None:  # (so: a joint)
         return Term(core, "compound")
     return Term(text, "parts")
 

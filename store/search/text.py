@@ -26,8 +26,8 @@ def lazy_pattern(pattern: str) -> Callable[[], re.Pattern[str]]:
 
 _token = lazy_pattern(f"{WORD_CHAR}+|[{CJK}]")
 _ASCII_TOKEN = re.compile(r"[^\W_]+")  # the same tokens in ASCII text, compiled in 0.03 ms
-#: Words joined by ``-._:`` from a word's start; possessive: a failed attempt is one pass.
-compound_pattern = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)+")
+#: A word, or words joined by ``-._:``, from a word's start (possessive: a failure is one pass).
+word_chain = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)*")
 cjk_runs = lazy_pattern(f"[{CJK}]+")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 _SEPS = re.compile(r"[-._:]+")
@@ -58,15 +58,13 @@ def is_cjk(text: str) -> bool:
 #: Longer tokens are not indexed: a word by its head (queries too), a compound by its words.
 TOKEN_MAX = 255
 TAILS_MAX = 8
-#: A word, or words joined by ``-._:``: :data:`compound_pattern` without a joint required.
-_chain = lazy_pattern(f"(?<!{WORD_CHAR}){WORD_CHAR}++(?:[-._:]++{WORD_CHAR}++)*")
 
 
 def index_terms(norm: str) -> tuple[list[str], list[str]]:
     """The words of normalised text apart by spaces (and the head of a long one), and its
     compounds with their compound tails from the first :data:`TAILS_MAX` joints
     (``kpt-2026-001``, ``2026-001``: a compound query is then a prefix)."""
-    chains = _chain().findall(norm)
+    chains = word_chain().findall(norm)
     text = " ".join(chains)
     words = [text.replace("-", " ").replace(".", " ").replace("_", " ").replace(":", " ")]
     if max(map(len, chains), default=0) > TOKEN_MAX:  # the tokenizer drops such a word

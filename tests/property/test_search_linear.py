@@ -307,15 +307,15 @@ def test_boundary_checks_agree_with_the_plain_scan(text: str, term: str, scan: i
         assert word_starts(text, term, 64) == expected[:64]
 
 
-UNANCHORED = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)+")
+UNANCHORED = re.compile(f"{WORD_CHAR}+(?:[-._:]+{WORD_CHAR}+)*")
 
 
 @LIGHT
 @given(small)
-def test_compound_tokens_are_those_of_the_unanchored_pattern(text: str) -> None:
+def test_word_chains_are_those_of_the_unanchored_pattern(text: str) -> None:
     norm = normalize(text)
-    assert search_text.compound_pattern().findall(norm) == UNANCHORED.findall(norm)
-    assert bool(search_text.compound_pattern().fullmatch(norm)) == bool(UNANCHORED.fullmatch(norm))
+    assert search_text.word_chain().findall(norm) == UNANCHORED.findall(norm)
+    assert bool(search_text.word_chain().fullmatch(norm)) == bool(UNANCHORED.fullmatch(norm))
 
 
 @LIGHT
