@@ -197,12 +197,9 @@ class Term(NamedTuple):
         return _fuzzy(self.text) if self.typo_tolerant else None
 
     def in_title(self) -> Any:
-        parts = word_parts(self.text)
+        parts = list(self.text) if self.kind == "cjk" else word_parts(self.text)
         return _and(
-            [
-                Q.term_query(S, "tu", p) if is_cjk(p) else _re("tw", escape(p) + ".*")
-                for p in (list(self.text) if self.kind == "cjk" else parts)
-            ]
+            [Q.term_query(S, "tu", p) if is_cjk(p) else _re("tw", escape(p) + ".*") for p in parts]
         )
 
 
