@@ -127,13 +127,9 @@ class Expansion:
 
     def prefixed(self, fld: str, prefix: str, ends: str = "") -> list[str]:
         """Terms beginning with ``prefix`` (``ends``: itself or going on with one of them)."""
-        terms = self.vocab.fields[fld]
+        terms, head = self.vocab.fields[fld], prefix.encode()
         heads = [prefix + e for e in ends] or [prefix]
-        idx: list[int] = []
-        if ends:
-            idx += terms.prefixed(prefix.encode())[:1]
-            if idx and terms.term(idx[0]) != prefix.encode():
-                idx = []
+        idx = [i for i in (terms.prefixed(head)[:1] if ends else []) if terms.term(i) == head]
         for h in heads:
             idx += terms.prefixed(h.encode())
         got = self._pick(fld, idx)
