@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import groupby
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from re import escape  # (tantivy's regex syntax takes Python's escapes)
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -54,6 +54,8 @@ PAIRS_MAX = 24
 ALL = 10_000_000
 #: The records a counted search collects at first (see ``Engine._ranked``).
 COLLECT = 16_384
+#: The order of records alike in rank: their file, line and id.
+PLACE = attrgetter("path", "line", "id")
 
 Q = tantivy.Query
 MUST, NOT, SHOULD = tantivy.Occur.Must, tantivy.Occur.MustNot, tantivy.Occur.Should
@@ -411,7 +413,7 @@ class Engine:
                 for _r, run in groupby(by_rank, key=ranks.__getitem__):
                     tied = list(run)
                     if len(tied) > 1 and placed:
-                        tied.sort(key=lambda k: s.place(addrs[k]))
+                        tied.sort(key=lambda k: PLACE(s.record(addrs[k])))
                     for k in tied:
                         g = gists[k]
                         if g and g in seen:
@@ -572,11 +574,6 @@ class Reading:
                 self.records = {}
             rec = self.records[key] = unpack_record(bytes(self.searcher.doc(addr)["rec"][0]))
         return rec
-
-    def place(self, addr: Any) -> tuple[str, int, str]:
-        """Its file, line and id: the order of records alike in rank."""
-        rec = self.record(addr)
-        return rec.path, rec.line, rec.id
 
 
 #: Wordings this alike (rapidfuzz's ratio of their gists) are one learning recorded again.
