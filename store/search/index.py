@@ -306,8 +306,7 @@ class SearchIndex:
 
     def __len__(self) -> int:
         s = self.searcher()
-        manifest = s.search(Q_MANIFEST, 1).count
-        return int(s.num_docs - manifest)
+        return int(s.num_docs - s.search(Q_MANIFEST, 1).count)
 
     def writer(self) -> Any:
         """This process's writer; :class:`IndexBusy` after ``WRITER_WAIT`` s of another's."""
