@@ -70,6 +70,7 @@ class ProblemsScreen(Screen[None]):
         self.all_files = False
         self._shown: dict[str, IndexedFile] = {}
         self._showing: Path | None = None
+        self._first_line: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -166,6 +167,8 @@ class ProblemsScreen(Screen[None]):
     def show_detail(self, report: IndexedFile) -> None:
         self.query_one("#file-title", Static).update(literal(report.display, "bold"))
         self._showing = report.path
+        lines = (as_shown_for(d, report).line for d in report.diagnostics)
+        self._first_line = next((n for n in lines if n), None)  # shown as the text comes
         self.load_file_text(report)
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
@@ -187,7 +190,10 @@ class ProblemsScreen(Screen[None]):
 
     def _file_text_read(self, path: Path, text: str) -> None:
         if path == self._showing:  # not one the cursor has left meanwhile
-            self.query_one("#file-text", TextArea).load_text(text)
+            area = self.query_one("#file-text", TextArea)
+            area.load_text(text)
+            if self._first_line:  # at its first problem
+                area.move_cursor((self._first_line - 1, 0), center=True)
 
     @on(OptionList.OptionSelected, "#diagnostics")
     def diagnostic_selected(self, event: OptionList.OptionSelected) -> None:
