@@ -79,13 +79,11 @@ _FILTER_TOKEN = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
 
 
 class QueryError(ValueError):
-    """A query that cannot mean what was typed; ``start``/``end`` locate it in the text."""
+    """A query that cannot mean what was typed."""
 
-    def __init__(self, message: str, start: int = 0, end: int = 0) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-        self.start = start
-        self.end = end
 
 
 class Filter(NamedTuple):
@@ -132,7 +130,7 @@ def _expand(
     return aliases.get(v) or tuple(c for c in choices if c.startswith(v))
 
 
-def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | None:
+def _filter(name: str, raw: str, neg: bool) -> Filter | None:
     if raw.startswith('"'):
         raw = raw[1:-1] if raw.endswith('"') and len(raw) > 1 else raw[1:]
     values = [v.strip() for v in raw.split(",") if v.strip()]
@@ -145,14 +143,12 @@ def _filter(name: str, raw: str, neg: bool, start: int, end: int) -> Filter | No
             found = _expand(v, choices, aliases)
             if not found:
                 listed = ", ".join(choices) + (", kpt, item" if name == "kind" else "")
-                raise QueryError(f"unknown {what} '{v}'; {label}: {listed}", start, end)
+                raise QueryError(f"unknown {what} '{v}'; {label}: {listed}")
             got += [x for x in found if x not in got]
         return Filter(name, tuple(got), neg)
     if name in ("after", "before"):
         if len(values) != 1 or parse_day(values[0]) is None:
-            raise QueryError(
-                f"{name}: expects a date, YYYY-MM-DD or YYYY-MM, not '{raw}'", start, end
-            )
+            raise QueryError(f"{name}: expects a date, YYYY-MM-DD or YYYY-MM, not '{raw}'")
         return Filter(name, (values[0],), neg)
     return Filter(name, tuple(normalize(v) for v in values), neg)
 
@@ -165,7 +161,7 @@ def parse_query(text: str) -> Query:
     filters: list[Filter] = []
     free: list[str] = []
     for t in _token().finditer(text):
-        start, end, neg = t.start(), t.end(), t["neg"] is not None
+        neg = t["neg"] is not None
         quote = next((q for q in t.group("q1", "q2", "q3") if q is not None), None)
         tok = t["word"] if quote is None else quote
         if quote is not None:
@@ -184,15 +180,13 @@ def parse_query(text: str) -> Query:
             name = m.group(1).lower()
             name = "status" if name == "state" else name  # state:contested
             if name in FILTERS:
-                f = _filter(name, m.group(2), neg, start, end)
+                f = _filter(name, m.group(2), neg)
                 if f is not None:
                     filters.append(f)
                 continue
             raise QueryError(
                 f"unknown filter '{m.group(1)}:'; filters: {', '.join(f + ':' for f in FILTERS)}"
-                " (quote the word to search for it)",
-                start,
-                end,
+                " (quote the word to search for it)"
             )
         words = split_terms(tok)
         if neg:

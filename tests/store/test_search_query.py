@@ -62,20 +62,19 @@ def test_kind_aliases_and_abbreviations() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "fragment", "where"),
+    ("text", "fragment"),
     [
-        ("jwt foo:bar", "unknown filter 'foo:'", "foo:bar"),
-        ("kind:nope", "unknown kind 'nope'", "kind:nope"),
-        ("status:done", "unknown status 'done'", "status:done"),
-        ("after:2026-13", "after: expects a date", "after:2026-13"),
-        ("before:yesterday", "before: expects a date", "before:yesterday"),
+        ("jwt foo:bar", "unknown filter 'foo:'"),
+        ("kind:nope", "unknown kind 'nope'"),
+        ("status:done", "unknown status 'done'"),
+        ("after:2026-13", "after: expects a date"),
+        ("before:yesterday", "before: expects a date"),
     ],
 )
-def test_errors_name_what_is_wrong_and_where(text: str, fragment: str, where: str) -> None:
+def test_errors_name_what_is_wrong(text: str, fragment: str) -> None:
     with pytest.raises(QueryError) as info:
         parse_query(text)
     assert fragment in info.value.message
-    assert text[info.value.start : info.value.end] == where
 
 
 def test_what_is_not_a_filter() -> None:
