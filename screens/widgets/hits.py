@@ -139,7 +139,7 @@ def hit_state(hit: Hit, index: WorkspaceIndex) -> str:
 def count_line(result: SearchResult) -> Content:
     """The results' status line: how many match, how many are shown, in what order."""
     about = "" if result.exact else "about "
-    has_text = result.query is not None and result.query.has_text
+    has_text = result.query is not None and bool(result.query.terms)
     what = "best first" if has_text else "most recurring first"
     return Content.assemble(
         Content(f"{about}{counted(result.total, 'match', 'matches')}"),

@@ -102,10 +102,6 @@ class Query(NamedTuple):
     filters: tuple[Filter, ...] = ()
     free: str = ""  # the positive free text: the best match is this phrase
 
-    @property
-    def has_text(self) -> bool:
-        return bool(self.terms)
-
 
 #: A token: ``-`` (negating), then a quote to its closing mark (or the end), or a run of
 #: other characters, a ``"`` in it quoting to the next (``name:"two words"``).
