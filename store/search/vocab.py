@@ -62,23 +62,18 @@ class Terms:
         # the terms beginning with it are one block: a big one is passed over (its terms
         # holding it again further on are left for the pause)
         block = self.prefixed(part)
-        big = len(block) > SORT_MAX
-        end = self.starts[block.stop] if block.stop < len(self.starts) else len(self.blob)
-        skip = (self.starts[block.start], end) if big else (-1, -1)
+        skip = self.starts[block[0]] if len(block) > SORT_MAX else -1
         at = find(part, 1)
         while at >= 0:
-            if at == skip[0]:
-                at = find(part, skip[1])
-                continue
             start = blob.rfind(b"\n", 0, at) + 1
             if start == at:  # at the term's start: it may hold it again further on
-                at = find(part, at + 1)
+                at = find(part, blob.index(b"\n", self.starts[block[-1]]) if at == skip else at + 1)
                 continue
             if len(out) >= limit:
                 return out, True
             out.append(bisect.bisect_left(self.starts, start))
             at = find(part, blob.index(b"\n", at) + 1)
-        return out, big
+        return out, skip >= 0
 
 
 @dataclass
