@@ -193,3 +193,22 @@ print(_parts({str(path)!r}, Kind.LESSONS))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+
+
+def test_a_report_without_an_id_leads_to_its_session_by_its_path(demo_root: Path) -> None:
+    """Its record is named by the file (``kpt-noid``), its session has no report id: only
+    the report's path finds the session (``session_key_for``'s last test)."""
+    from store.index.workspace_index import WorkspaceIndex
+    from store.search.facade import session_key_for
+
+    (demo_root / "hurikaeri" / "kpt-noid.yaml").write_text(
+        "created_at: '2026-02-08T10:00:00+09:00'\nsession_summary: quokka session\n"
+        "keep: []\nproblem: []\ntry: []\nomission: []\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(demo_root)
+    wi = WorkspaceIndex(ws, use_cache=False)
+    wi.load_all()
+    (hit,) = open_index(ws)[0].search("quokka").hits
+    assert (hit.kind, hit.id) == ("report", "kpt-noid")
+    assert session_key_for(wi, hit) == "kpt:kpt-noid"
