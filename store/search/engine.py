@@ -18,7 +18,7 @@ import tantivy
 
 from store.models.kpt_terms import SECTIONS
 from store.read.isotime import day_number as parse_day
-from store.search.index import MANIFEST, NOTHING, SearchIndex, unpack_record
+from store.search.index import NOTHING, Q_MANIFEST, SearchIndex, unpack_record
 from store.search.index import SCHEMA_OBJ as S
 from store.search.model import SearchRecord
 from store.search.query import Filter, Query, QueryError, parse_query
@@ -125,11 +125,6 @@ def _without(q: Any, *nots: Any) -> Any:
     if q is NOTHING:
         return NOTHING
     return Q.boolean_query([(MUST, q), *((NOT, n) for n in nots if n is not None)])
-
-
-def _records() -> Any:
-    """Every record (not the manifest)."""
-    return _without(Q.all_query(), Q.term_query(S, "kind", MANIFEST))
 
 
 @lru_cache(maxsize=512)  # compiling an automaton costs as much as running it, at every key
@@ -339,7 +334,7 @@ class Engine:
             return _without(base, *nots) if nots else base
 
         if not terms:
-            everything = scoped(_and(must) if must else _records())
+            everything = scoped(_and(must) if must else _without(Q.all_query(), Q_MANIFEST))
             found, total, counts = self._ranked(s, everything, [], limit, count)
             groups = everything if counts is None else counts
             return self._hits(s, q, found, groups if count else None, spans, limit), total, True
@@ -360,10 +355,8 @@ class Engine:
         last = scoped(strict)
         found, total, counts = self._ranked(s, last, classes, limit, count)
         if total < limit and any(t.typo_tolerant for t in terms):
-            typo = _and(
-                [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
-            )
-            last = scoped(typo)
+            typo = [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
+            last = scoped(_and(typo))
             found, total, counts = self._ranked(s, last, classes, limit, count)
         groups = (last if counts is None else counts) if count else None  # (typing: sizes)
         return self._hits(s, q, found, groups, spans, limit, terms), total, True
