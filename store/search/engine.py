@@ -89,11 +89,11 @@ class Hit(NamedTuple):
     ref: Any = None
     """Its near-duplicate group (0: none), or a tuple of them (:meth:`Engine.group_records`)."""
 
-    def as_json(self, line: int | None = None) -> dict[str, Any]:
+    def as_json(self, line: int) -> dict[str, Any]:
         out = {
             k: getattr(self, k) for k in ("kind", "id", "path", "line", "score", "title", "count")
         }
-        return out | {"line": self.line if line is None else line, "match": TIER_NAMES[self.tier]}
+        return out | {"line": line, "match": TIER_NAMES[self.tier]}
 
 
 class SearchResult(NamedTuple):
