@@ -338,12 +338,9 @@ class Engine:
             found, total, counts = self._ranked(s, everything, [], limit, count)
             groups = everything if counts is None else counts
             return self._hits(s, q, found, groups if count else None, spans, limit), total, True
-        if len(terms) == 1:
-            exact = terms[0].whole(ex)
-        elif all(t.kind == "word" for t in terms) and q.free == " ".join(t.text for t in terms):
+        exact = _and([t.whole(ex) for t in terms])
+        if len(terms) > 1 and q.free == " ".join(t.text for t in terms if t.kind == "word"):
             exact = Q.phrase_query(S, "w", [(i, t.text) for i, t in enumerate(terms)])
-        else:
-            exact = _and([t.whole(ex) for t in terms])
         start = _and([t.start(ex) for t in terms])
         classes = [(exact, PHRASE_W), (start, PREFIX_W), (_and([t.in_title() for t in terms]), 1)]
         if not count and any(t.midword for t in terms):
