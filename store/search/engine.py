@@ -536,10 +536,8 @@ class Engine:
         refs = sorted(set(hit.ref)) if isinstance(hit.ref, tuple) else [hit.ref]
         if not any(refs):
             return [hit.record]
-        s = self.index.searcher()
         q = Q.term_set_query(S, "gist", [r for r in refs if r])
-        got = s.search(q, limit, count=False, order_by_field="rank")
-        out = [unpack_record(bytes(s.doc(a)["rec"][0])) for _r, a in got.hits]
+        out = self.index.records_where(q, limit, order_by_field="rank")
         return out if 0 not in refs else [hit.record, *(r for r in out if r != hit.record)]
 
 

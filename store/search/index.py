@@ -401,9 +401,9 @@ class SearchIndex:
             self._ident = dict(ident)
             self._commit(w, order)
 
-    def records_where(self, query: tantivy.Query, limit: int = 1_000_000) -> list[SearchRecord]:
+    def records_where(self, query: Any, limit: int = 1_000_000, **order: str) -> list[SearchRecord]:
         s = self.searcher()
-        got = s.search(query, limit, count=False)
+        got = s.search(query, limit, count=False, **order)
         return [unpack_record(bytes(s.doc(a)["rec"][0])) for _score, a in got.hits]
 
     def project(self, sid: str) -> str:
