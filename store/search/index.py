@@ -312,9 +312,8 @@ class SearchIndex:
         """This process's writer; :class:`IndexBusy` after ``WRITER_WAIT`` s of another's."""
         if self._writer is not None:
             return self._writer
-        deadline = time.monotonic() + WRITER_WAIT
-        delay = 0.02
-        while True:
+        deadline, delay = time.monotonic() + WRITER_WAIT, 0.02
+        while self._writer is None:
             try:
                 self._writer = self.tindex.writer(WRITER_HEAP, 1)
             except ValueError as exc:
@@ -322,9 +321,8 @@ class SearchIndex:
                     raise IndexBusy(str(exc)) from exc
                 time.sleep(delay)
                 delay = min(delay * 2, 0.5)
-                continue
-            self._catch_up()
-            return self._writer
+        self._catch_up()
+        return self._writer
 
     def _catch_up(self) -> bool:
         """Read the manifest again with the writer held: whether another process committed
