@@ -125,8 +125,7 @@ class Expansion:
         terms, head = self.vocab.fields[fld], prefix.encode()
         heads = [prefix + e for e in ends] or [prefix]
         idx = [i for i in (terms.prefixed(head)[:1] if ends else []) if terms.term(i) == head]
-        for h in heads:
-            idx += terms.prefixed(h.encode())
+        idx += [i for h in heads for i in terms.prefixed(h.encode())]
         got = self._pick(fld, idx)
         extra = [t for h in heads for t in self._extra(fld, h)]
         return got + extra + ([prefix] if ends and prefix in self.vocab.extra[fld] else [])
