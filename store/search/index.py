@@ -147,7 +147,6 @@ def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
     words, compounds = index_terms(norm)
     title = normalize(rec.title[:1024])
     project = normalize(rec.project)
-    facets = [normalize(f) for f in rec.facets]
     fields: dict[str, Any] = {
         "w": words,
         "c": " ".join(compounds),
@@ -158,6 +157,7 @@ def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
         "day": day,
         "gist": gist,
         "rank": rank_of(rec, day),
+        "facet": [normalize(f) for f in rec.facets],
         "rec": pack_record(rec),
     }
     if not norm.isascii():  # (an ASCII text holds no CJK: not tokenised for nothing)
@@ -168,8 +168,6 @@ def doc_fields(rec: SearchRecord, gist: int) -> dict[str, Any]:
         fields["sidh"] = sid_hash(rec.session_id)
     if project:
         fields["project"] = project
-    if facets:
-        fields["facet"] = facets
     return fields
 
 
