@@ -609,11 +609,10 @@ def close_words(text: str, terms: Sequence[Term]) -> list[str]:
         k, n = fuzzy_distance(t.text), len(t.text)
         for cut, cutoff in ((n + 1, k), (n, min(k, 1))):
             heads = [w[:cut] for w in words]
-            for _h, _d, i in process.extract(
+            near = process.extract(
                 t.text, heads, scorer=OSA.distance, score_cutoff=cutoff, limit=None
-            ):
-                if not words[i].startswith(t.text):
-                    out.add(words[i])
+            )
+            out.update(words[i] for _h, _d, i in near if not words[i].startswith(t.text))
     return sorted(out)
 
 
