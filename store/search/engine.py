@@ -490,11 +490,9 @@ class Engine:
         if f.name == "kind":
             return Q.term_set_query(S, "kind", list(f.values))
         if f.name in ("after", "before"):
-            day = parse_day(f.values[0]) or 0
-            lo, hi = (day, 99_999_999) if f.name == "after" else (1, day)
-            return Q.range_query(
-                S, "day", tantivy.FieldType.Unsigned, lo, hi, True, f.name == "after"
-            )
+            day, after = parse_day(f.values[0]) or 0, f.name == "after"
+            lo, hi = (day, 99_999_999) if after else (1, day)  # (before: that day left out)
+            return Q.range_query(S, "day", tantivy.FieldType.Unsigned, lo, hi, True, after)
         if f.name == "status":
             return self._status(f.values, ledger() if callable(ledger) else ledger)
         if f.name == "project":
