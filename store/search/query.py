@@ -127,8 +127,7 @@ def _expand(
 
 
 def _filter(name: str, raw: str, neg: bool) -> Filter | None:
-    if raw.startswith('"'):
-        raw = raw[1:-1] if raw.endswith('"') and len(raw) > 1 else raw[1:]
+    raw = raw[1:].removesuffix('"') if raw.startswith('"') else raw  # name:"a, b" or name:"a
     values = [v.strip() for v in raw.split(",") if v.strip()]
     if not values:
         return None  # still being typed: "kind:"
