@@ -89,11 +89,8 @@ def word_parts(term: str) -> list[str]:
 def split_terms(text: str) -> list[str]:
     """Normalised free text split into terms: at spaces, and between CJK and other scripts."""
     out: list[str] = []
-    for chunk in normalize(text).split():
-        if not chunk.isascii() and cjk_runs().search(chunk) and not is_cjk(chunk):
-            out.extend(p for p in _split_script().findall(chunk) if p.strip())
-        else:
-            out.append(chunk)
+    for chunk in normalize(text).split():  # (a chunk of one script is found whole)
+        out += [chunk] if chunk.isascii() else _split_script().findall(chunk)
     return out
 
 
