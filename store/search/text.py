@@ -40,9 +40,7 @@ HIGHLIGHT_TERMS = 64
 
 
 def normalize(text: str) -> str:
-    if text.isascii():
-        return text.lower()
-    return unicodedata.normalize("NFKC", text).casefold()
+    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
 
 
 def gist_key(text: str) -> str:
@@ -152,9 +150,7 @@ def _char_map(text: str) -> tuple[str, list[int] | None]:
 
 
 def _source(where: list[int] | None, a: int, b: int) -> tuple[int, int]:
-    if where is None:
-        return a, b
-    return where[a], where[b - 1] + 1
+    return (a, b) if where is None else (where[a], where[b - 1] + 1)
 
 
 def highlight_spans(text: str, terms: list[str], limit: int = 64) -> list[tuple[int, int]]:
