@@ -140,10 +140,8 @@ def _fuzzy(text: str) -> Any:
 @lru_cache(maxsize=256)
 def cjk_query(t: str) -> Any:
     """Records holding the CJK string ``t``: its character, its pair, or its pairs' phrase."""
-    if len(t) == 1:
-        return Q.term_query(S, "u", t)
-    if len(t) == 2:
-        return Q.term_query(S, "g", t)
+    if len(t) <= 2:
+        return Q.term_query(S, "u" if len(t) == 1 else "g", t)
     n = len(t) - 1  # pairs; a long string by PAIRS_MAX of them, spread over it, at their places
     at = range(n) if n <= PAIRS_MAX else {i * (n - 1) // (PAIRS_MAX - 1) for i in range(PAIRS_MAX)}
     return Q.phrase_query(S, "g", [(i, t[i : i + 2]) for i in sorted(at)])
