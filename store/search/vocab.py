@@ -18,7 +18,6 @@ from store.search.index import NOTHING, SCHEMA_OBJ
 CAP = 256
 #: Terms beyond this many are not sorted by frequency (see :meth:`Expansion._pick`).
 SORT_MAX = 4096
-FIELDS = ("w", "c")
 
 
 class Terms:
@@ -162,5 +161,5 @@ class Vocab:
         """Take in the terms of the records added since it was read."""
         size = sum(map(len, new_terms.values()))
         if size != self.seen:
-            self.extra = {f: sorted(new_terms.get(f, ())) for f in FIELDS}
+            self.extra = {f: sorted(terms) for f, terms in new_terms.items()}
             self.seen = size
