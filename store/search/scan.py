@@ -137,10 +137,9 @@ def _parts(path: str, kind: Kind | None) -> list[_Part | None]:
 
     try:
         with open_regular(path, MAX_JSONL_BYTES) as (fh, st):
-            if st.st_size <= 2 * PART_BYTES:
+            # (a binary file: the whole file's reader says why it is not read)
+            if st.st_size <= 2 * PART_BYTES or looks_binary(fh.read(8192)):
                 return [None]
-            if looks_binary(fh.read(8192)):
-                return [None]  # the whole file's reader says why it is not read
             cuts = cut_points(fh, st.st_size, PART_BYTES)
     except (OSError, ValueError, NotReadable):
         return [None]
