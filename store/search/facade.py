@@ -124,7 +124,8 @@ def search_for(wi: WorkspaceIndex) -> WorkspaceSearch:
 def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
     """The session a KPT record, summary or lesson belongs to, if it is listed."""
     rec = hit.record
-    if rec.kind in ("report", "keep", "problem", "try", "omission"):
+    in_report = rec.kind in ("report", "keep", "problem", "try", "omission")
+    if in_report:
         s = index.find_report(rec.id.split("/", 1)[0], Path(rec.path))
         if s is not None:
             return s.key
@@ -139,7 +140,7 @@ def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
             return s.key
         if rec.kind == "lesson" and s.lessons.holds(rec.path, rec.line):
             return s.key
-        if rec.kind == "report" and s.report is not None and str(s.report.path) == rec.path:
+        if in_report and s.report is not None and str(s.report.path) == rec.path:
             return s.key
     return None
 

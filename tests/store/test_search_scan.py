@@ -203,7 +203,8 @@ def test_a_report_without_an_id_leads_to_its_session_by_its_path(demo_root: Path
 
     (demo_root / "hurikaeri" / "kpt-noid.yaml").write_text(
         "created_at: '2026-02-08T10:00:00+09:00'\nsession_summary: quokka session\n"
-        "keep: []\nproblem: []\ntry: []\nomission: []\n",
+        "keep:\n  - id: keep-001\n    description: a wombat item\n"
+        "problem: []\ntry: []\nomission: []\n",
         encoding="utf-8",
     )
     ws = Workspace(demo_root)
@@ -212,3 +213,5 @@ def test_a_report_without_an_id_leads_to_its_session_by_its_path(demo_root: Path
     (hit,) = open_index(ws)[0].search("quokka").hits
     assert (hit.kind, hit.id) == ("report", "kpt-noid")
     assert session_key_for(wi, hit) == "kpt:kpt-noid"
+    (item,) = open_index(ws)[0].search("wombat").hits  # and its items (they led nowhere)
+    assert item.kind == "keep" and session_key_for(wi, item) == "kpt:kpt-noid"
