@@ -1,6 +1,5 @@
-"""When a person last put each rule of a target there: the rules a committed, not undone
-promotion or approval added (read in the file written, as the targets view reads it), from
-the ledger, cached per revision (else: the file's time)."""
+"""When a person last put each rule of a target there: the bullets a committed, not undone
+promotion or approval added, from the ledger, cached per revision (else: the file's time)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ from typing import Any
 
 from store.check.secrets import added_lines
 from store.insight.duplicates import normalise
-from store.insight.targets import TARGET_ACTIONS, TargetFile, TargetText, with_rules, ws_path
+from store.insight.targets import TARGET_ACTIONS, markdown_rules, ws_path
 from store.ledger import Ledger
 from store.read.isotime import parse_time
-from store.read.textio import as_text
 from store.tx.journal import read_kept
 from store.workspace import Workspace
 
@@ -27,13 +25,12 @@ _cache: dict[tuple[str, int, int], RuleTimes] = {}
 def _note(out: RuleTimes, path: Path, before: bytes | None, after: bytes | None, at: str) -> None:
     if after is None:
         return
-    kind = "project_memory" if path.name.startswith("project_memory.") else ""
-    rules = with_rules(TargetText(TargetFile(path, kind)), as_text(after)).rules
-    added = {n for n, _ in added_lines(before, after)}  # the rules on them, read in context
+    added = [text for _, text in added_lines(before, after)]
+    rules = markdown_rules(added, path)  # bullets, as the targets view reads them
     times = out.setdefault(path, {})
     for r in rules:
         key = normalise(r.text)
-        if r.line in added and key and at > times.get(key, ""):
+        if key and at > times.get(key, ""):
             times[key] = at
 
 

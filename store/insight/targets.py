@@ -15,7 +15,6 @@ from store.read.kinds import YAML_SUFFIXES, Kind, ignored_name, kind_from_path
 from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, as_text, looks_binary, read_regular
 from store.read.yamlload import load_yaml
 from store.workspace import Workspace, walk_files
-from store.write.markdown_edit import commonmark
 
 MARKDOWN = (".md", ".markdown")
 
@@ -235,19 +234,44 @@ def estimate_tokens(text: str) -> int:
     return round(wide) + (max(other, 0) + 3) // 4
 
 
-_TASK = re.compile(r"\[[ xX]\]\s+")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(\S.*?)\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def markdown_rules(lines: list[str], path: Path) -> list[Rule]:
-    """The list items of Markdown ``lines``, as CommonMark reads them (none in front matter,
-    code or HTML), each by its first line of text (a task's box left out)."""
-    tokens = commonmark().parse("\n".join(lines))
+    """Bullets of Markdown ``lines`` (not in front matter, fenced code or HTML comments)."""
     rules: list[Rule] = []
-    for item, para, inline in zip(tokens, tokens[1:], tokens[2:], strict=False):
-        if item.type == "list_item_open" and para.type == "paragraph_open" and para.map:
-            text = inline.content.split("\n", 1)[0].strip()
-            text = text[m.end() :] if (m := _TASK.match(text)) else text
-            rules.append(Rule(path, para.map[0] + 1, text))
+    fence: str | None = None
+    comment = False
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() in ("---", "..."):
+                start = i + 1
+                break
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if fence is not None:
+            m = _FENCE.match(line)
+            closes = m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)
+            if m is not None and closes and not line.strip()[len(m.group(1)) :].strip():
+                fence = None
+            continue
+        if comment:
+            if "-->" in line:
+                comment = False
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence = m.group(1)
+            continue
+        stripped = line.lstrip()
+        if stripped.startswith("<!--"):
+            comment = "-->" not in stripped
+            continue
+        b = _BULLET.match(line)
+        if b:
+            rules.append(Rule(path, i + 1, b.group(1)))
     return rules
 
 
@@ -296,15 +320,10 @@ def read_target(tf: TargetFile) -> TargetText:
     if looks_binary(data):
         t.error = "binary file"
         return t
-    return with_rules(t, as_text(data))
-
-
-def with_rules(t: TargetText, text: str) -> TargetText:
-    """``t`` holding ``text`` and its rules: Markdown's list items, a skill's ``content``'s,
-    a project memory's behaviours."""
-    t.text, t.lines = text, text.splitlines()
-    if t.file.path.suffix.lower() in MARKDOWN:
-        t.rules = markdown_rules(t.lines, t.file.path)
+    t.text = as_text(data)
+    t.lines = t.text.splitlines()
+    if tf.path.suffix.lower() in MARKDOWN:
+        t.rules = markdown_rules(t.lines, tf.path)
     else:
         _yaml_rules(t)
     return t

@@ -40,9 +40,8 @@ class Heading:
 
 
 @cache
-def commonmark() -> MarkdownIt:
-    """A CommonMark parser of blocks, front matter too (inline text is left as it is)."""
-    return MarkdownIt("commonmark").use(front_matter_plugin).disable("inline")
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").use(front_matter_plugin)
 
 
 @dataclass(slots=True)
@@ -77,11 +76,11 @@ class MarkdownDoc:
         probe = "\n".join([*self.lines, "", "# probe"])
         return not any(
             t.type == "heading_open" and t.map is not None and t.map[0] == len(self.lines) + 1
-            for t in commonmark().parse(probe)
+            for t in _parser().parse(probe)
         )
 
     def headings(self) -> list[Heading]:
-        tokens = commonmark().parse("\n".join(self.lines))
+        tokens = _parser().parse("\n".join(self.lines))
         out: list[Heading] = []
         for i, tok in enumerate(tokens):
             if tok.type != "heading_open" or tok.map is None:

@@ -16,7 +16,6 @@ from store.ledger import Ledger
 from store.review.items import find_item
 from store.review.promote import plan_promotion, promote_plans
 from store.tx import transactions
-from store.tx.journal import FileWrite
 from store.workspace import Workspace
 
 
@@ -79,25 +78,3 @@ def test_other_rules_go_by_their_file_once_and_undo_forgets_the_promotion(tmp_pa
     transactions.undo(ws, last.id, ledger=led)
     led.refresh()
     assert rule_times(ws, led) == {}
-
-
-def test_the_rules_a_write_added_are_read_in_the_file_it_wrote(tmp_path: Path) -> None:
-    """Not in its added lines alone: a line put into a fence is no rule, a nested item is
-    one, and a project memory's rule is its behaviour (not its YAML list items)."""
-    root = tmp_path / "claude"
-    claude, memory = root / "CLAUDE.md", root / "memory" / "app" / "project_memory.yaml"
-    before = b"# Ops\n\n- top\n\n```sh\n- old line of a script\n```\n"
-    after = b"# Ops\n\n- top\n    - nested four spaces in\n\n```sh\n- new line of a script\n```\n"
-    mem = b"project_id: app\nlearned_behaviors:\n  - trigger: t\n    behavior: run the linter\n"
-    memory.parent.mkdir(parents=True)
-    claude.write_bytes(before)
-    ws = Workspace(root)
-    led = Ledger(ws.state_dir)
-    files = [
-        FileWrite(claude, before, after, guard=lambda _real: None),
-        FileWrite(memory, None, mem, guard=lambda _real: None),
-    ]
-    transactions.apply(ws, transactions.TxPlan("promote", ["x"], files), ledger=led)
-    times = rule_times(ws, led)
-    assert list(times[Path(os.path.abspath(claude))]) == ["nested four spaces in"]
-    assert list(times[Path(os.path.abspath(memory))]) == ["run the linter"]

@@ -105,21 +105,20 @@ def test_bullets_skip_front_matter_fences_and_comments_in_crlf_with_bom() -> Non
     ]
 
 
-def test_bullets_are_list_items_as_commonmark_reads_them() -> None:
-    """Not a rule: a thematic break, an indented code block, a fence under an item; a rule:
-    an item in a quote, an item whose text starts on the line below its marker."""
+def test_bullets_inside_xml_style_tags_are_rules() -> None:
+    """CLAUDE.md files wrap rules in tags the model reads (``<rules>``, ``<important if=…>``);
+    CommonMark would read each tag to the next blank line as an HTML block, no list items."""
     text = (
-        "# Rules\n- one\n\n* * *\n\n    - in an indented code block\n\n- two\n"
-        "  - nested\n\n        ```\n        - in a fence under the item\n        ```\n"
-        "> - quoted\n\n-\n  below its marker\n"
+        "# Project\n\n<rules>\n- Always run `make test` before a commit\n- Never edit dist/\n"
+        '</rules>\n\n<important if="you touch the API">\n- Use pnpm, not npm\n</important>\n'
+        "Steps:\n2. run make\n"
     )
-    rules = markdown_rules(text.splitlines(), Path("x.md"))
+    rules = markdown_rules(text.splitlines(), Path("CLAUDE.md"))
     assert [(r.line, r.text) for r in rules] == [
-        (2, "one"),
-        (8, "two"),
-        (9, "nested"),
-        (14, "quoted"),
-        (17, "below its marker"),
+        (4, "Always run `make test` before a commit"),
+        (5, "Never edit dist/"),
+        (9, "Use pnpm, not npm"),
+        (12, "run make"),
     ]
 
 
