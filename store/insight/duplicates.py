@@ -32,6 +32,7 @@ _WIDE_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+
 #: what a rule names exactly: code, quoted strings and numbers (``4 sections`` is not ``8``)
 _LITERAL = re.compile(
     r"`[^`]*`|\"[^\"]*\"|“[^”]*”|「[^」]*」|(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])"
+    r"|\]\([^)\s]*\)"  # a link's target
 )
 _TITLE = re.compile(r"^(?:\*\*|__)[^*_]+(?:\*\*|__)\s*[:：]?$")
 _DEFINED = re.compile(r"^`[^`]+`\s*(?:—|–|-|:|：)\s")
@@ -82,13 +83,17 @@ def literals(text: str) -> tuple[str, ...]:
     )
 
 
-#: a Markdown link: its text is the wording, its target (often the same path again) is not
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\s]*\)")
+#: a Markdown link: its text is the wording; its target too, unless it says the text again
+_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)\)")
+
+
+def _link(m: re.Match[str]) -> str:
+    return m[1] if m[1].strip("` ") in m[2] else f"{m[1]} {m[2]}"
 
 
 @lru_cache(maxsize=1 << 17)
 def normalise(text: str) -> str:
-    t = unicodedata.normalize("NFKC", _LINK.sub(r"\1", text)).casefold()
+    t = unicodedata.normalize("NFKC", _LINK.sub(_link, text)).casefold()
     return " ".join(_NOISE.sub(" ", t).split())
 
 

@@ -74,3 +74,18 @@ def test_the_same_link_in_two_sentences_is_no_duplicate(tmp_path: Path) -> None:
         f.write(lines[73])  # the list's line said again: a duplicate
     groups = build_report(ws, cache=TargetsCache()).duplicates
     assert [[r.line for r in g.rules] for g in groups] == [[74, len(lines) + 1]]
+
+
+def test_rules_linking_different_files_are_no_duplicates() -> None:
+    """Found by the outside review: with the link's target left out of the wording, these
+    were one rule said twice, and a merge would have removed the second."""
+    from store.insight.duplicates import find_duplicates
+    from store.insight.targets import Rule
+
+    texts = [
+        "Follow [the style guide](docs/python-style.md) for every module",
+        "Follow [the style guide](docs/typescript-style.md) for every module",
+    ]
+    rules = [Rule(Path("CLAUDE.md"), n, t) for n, t in enumerate(texts, 1)]
+    assert find_duplicates(rules) == []
+    assert len(find_duplicates([*rules, Rule(Path("CLAUDE.md"), 3, texts[0])])) == 1
