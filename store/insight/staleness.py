@@ -31,11 +31,12 @@ _WRITES_BEFORE = re.compile(
     r"(?i)(?:\b(?:save|saved|saving|write|writes|writing|written|output|outputs|create|creates|"
     r"generate|generates|dump|redirect)\b[^.;。]{0,24}"
     r"|(?:^|\s)(?:-o|--output|--out|>>?|tee)\s*[`'\"]?"
-    r"|\b(?:logs?|logged|logging|downloads?|downloaded)\b[^.;。]{0,24}"
-    r"\b(?:to|into))$"
+    # "logs errors to", "downloaded into"; not "log in to", "download notes go to"
+    r"|\b(?:logs?|logged|logging|downloads?|downloaded)"
+    r"(?:\s+(?!(?:in|on|out|go|goes|then|see)\b)[\w-]+){0,3}\s+(?:to|into))$"
 )
 _WRITES_AFTER = re.compile(
-    r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|へ分離|に分離|"
+    r"^[^.;。]{0,12}?(?:に保存|へ保存|を保存|に出力|へ出力|を作成|を生成|に書き|へ書き|[へに]分離(?!済)|"
     r"저장|생성|출력|작성|保存|输出|写入|创建|生成)"
 )
 _ABSENT = re.compile(

@@ -435,3 +435,22 @@ def test_merge_says_in_one_line_why_a_file_cannot_be_read(tmp_path: Path) -> Non
     with pytest.raises(ReviewError) as told:
         plan_merge(ws, rules, rules[0])
     assert str(told.value) == "rules/x.md: cannot read: No such file or directory"
+
+
+def test_a_path_logged_to_is_made_by_the_rule_a_path_to_log_in_with_is_not() -> None:
+    """Found by the outside review: "log in to", "… go to" and "分離済み" (split out
+    already, so it is there) had come to hide a path that may be stale."""
+    made = [
+        "Errors are logged to `logs/app.log`",
+        "The script logs its progress to `out/progress.txt`",
+        "It downloads the model into `models/x.bin`",
+        "認証処理は `src/auth/handler.ts` へ分離する",
+    ]
+    named = [
+        ("Log in to `scripts/login.sh` first", "scripts/login.sh"),
+        ("For download instructions go to `docs/setup.md`", "docs/setup.md"),
+        ("See the logging docs, then go to `docs/logging.md`", "docs/logging.md"),
+        ("認証処理は `src/auth/handler.ts` に分離済み", "src/auth/handler.ts"),
+    ]
+    assert [path_refs(t) for t in made] == [[]] * len(made)
+    assert [path_refs(t) for t, _p in named] == [[p] for _t, p in named]
