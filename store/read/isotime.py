@@ -21,10 +21,10 @@ def parse_time(text: object) -> datetime | None:
     try:
         t = datetime.fromisoformat(text.strip().upper())
         t = t if t.tzinfo is not None else t.replace(tzinfo=UTC)
-        t.astimezone(UTC)  # raises when out of UTC's range
-    except (ValueError, OverflowError):
+    except ValueError:
         return None
-    return t
+    # a zero time (Go's 0001-01-01) or the last year: shown in another zone, out of range
+    return t if 1 < t.year < 9999 else None
 
 
 def utc_time(text: object) -> datetime:

@@ -246,6 +246,8 @@ def _first_line(fd: int, size: int) -> bytes | None:
     pos = 0
     while pos < size:
         chunk = os.pread(fd, MAX_RECORD_BYTES + 2, pos)
+        if not chunk:  # truncated meanwhile
+            break
         lines = chunk.split(b"\n")
         if len(lines) == 1 and len(chunk) > MAX_RECORD_BYTES:
             return chunk[: MAX_RECORD_BYTES + 1]

@@ -24,6 +24,8 @@ NINE = timezone(timedelta(hours=9))
         ("2026-01-02T03:04:05", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)),  # no zone: UTC
         ("2026-01-02", datetime(2026, 1, 2, tzinfo=UTC)),  # a date alone: its midnight
         ("0001-01-01T00:00:00+01:00", None),  # before the first time UTC holds
+        ("0001-01-01T00:00:00Z", None),  # a zero time: out of range in a zone west of UTC
+        ("9999-12-31T23:00:00Z", None),
         ("yesterday", None),
         ("", None),
         (None, None),
