@@ -264,3 +264,25 @@ except w.ReviewError as exc:
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+
+
+def test_a_target_truncated_after_its_size_was_read_ends_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its size said 1 MB, it holds two blank lines now: one read past them ends it (it went
+    on a byte a read, up to the old size)."""
+    import os
+
+    from store.review import wrapup
+
+    path = tmp_path / "lessons.jsonl"
+    path.write_bytes(b"\n\n")
+    reads: list[int] = []
+    pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: reads.append(at) or pread(fd, n, at))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert wrapup._first_line(fd, 1_000_000) is None
+    finally:
+        os.close(fd)
+    assert len(reads) <= 2
