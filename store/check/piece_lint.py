@@ -345,7 +345,10 @@ class PieceLinter:
             for key, rel in mapping.items():
                 # text with spaces is the facet itself, written in place (TAKT reads a file
                 # only for a value ending in .md, and takes any other as the content)
-                if len(str(rel).split()) == 1 and not (self.dir / rel).is_file():
+                text = str(rel)
+                if (len(text.split()) == 1 or text.endswith(".md")) and not (
+                    self.dir / text
+                ).is_file():
                     self.sink.warning(
                         "facet-missing",
                         f"{section}.{key}: file {rel} not found next to the {self.format.name}",

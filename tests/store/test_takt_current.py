@@ -339,6 +339,11 @@ def test_a_persona_written_in_the_section_map_is_no_missing_file(tmp_path: Path)
         ),
     )
     assert [d.code for d in lint_paths([piece_file], None)] == ["facet-missing"]
+    spaced = write(  # a file name with a space is still a file (it ends in .md)
+        tmp_path / "workflows/spaced.yaml",
+        piece_file.read_text(encoding="utf-8").replace("test-coder.md", "senior reviewer.md"),
+    )
+    assert [d.code for d in lint_paths([spaced], None)] == ["facet-missing"]
 
 
 def test_other_tools_files_in_a_folder_are_not_ours(tmp_path: Path) -> None:
