@@ -768,6 +768,8 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
         _check_turn(led, u, back=back)
     except UndoRefused as exc:
         return f"Cannot {verb} " + str(exc).removeprefix("refused: ")
+    except ReviewError as exc:  # an undo naming a transaction the ledger lacks
+        return str(exc)
     try:
         _turn_files(ws, led, units, u, back=back)
     except UndoRefused as exc:  # a file changed since, or its kept copy is missing

@@ -680,3 +680,17 @@ def test_a_failed_write_puts_back_what_was_written(
     assert snapshot(ws.root) == before
     (v,) = [v for v in history(ws, limit=1)]
     assert v.state == "aborted" and "disk is full" in v.reason
+
+
+def test_a_dry_run_of_an_undo_whose_transaction_is_gone_says_so(ws: Workspace) -> None:
+    """An undo's line kept, the transaction it undid taken out of the ledger (a hand edit,
+    a merge gone wrong): the dry run says what is missing, in one line, raising nothing."""
+    done = decide_keys(ws, [f"{RID}/keep-001"], "approve")
+    back = undo(ws, done.id)
+    ledger = ws.state_dir / "ledger.jsonl"
+    lines = ledger.read_text(encoding="utf-8").splitlines()
+    kept = [x for x in lines if done.id not in (json.loads(x).get("tx"), json.loads(x).get("id"))]
+    assert len(kept) < len(lines)
+    ledger.write_text("".join(f"{x}\n" for x in kept), encoding="utf-8")
+    line = describe_undo(ws, back.id, ledger=Ledger(ws.state_dir))
+    assert done.id in line and "\n" not in line
