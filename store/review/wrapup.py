@@ -242,16 +242,19 @@ def _check_appendable(path: Path, fd: int, size: int) -> None:
 
 def _first_line(fd: int, size: int) -> bytes | None:
     """The first line that is not blank, stripped (a line too long for a record: its first
-    bound and a byte); read a record's bound at a time."""
-    pos = 0
+    bound and a byte); read 64 KiB at a time, more for a longer line."""
+    pos, window = 0, 1 << 16
     while pos < size:
-        chunk = os.pread(fd, MAX_RECORD_BYTES + 2, pos)
+        chunk = os.pread(fd, window, pos)
         if not chunk:  # truncated meanwhile
             break
         lines = chunk.split(b"\n")
-        if len(lines) == 1 and len(chunk) > MAX_RECORD_BYTES:
-            return chunk[: MAX_RECORD_BYTES + 1]
-        lines = lines[:-1] if len(lines) > 1 else lines  # the last may go on past the window
+        if len(lines) == 1 and len(chunk) == window:  # the line goes on past the window
+            if window > MAX_RECORD_BYTES:
+                return chunk[: MAX_RECORD_BYTES + 1]
+            window = min(window * 4, MAX_RECORD_BYTES + 2)
+            continue
+        lines = lines[:-1] if len(lines) > 1 else lines  # the last may go on past it
         for k, raw in enumerate(lines):
             line = raw.removeprefix(UTF8_BOM if pos == 0 and k == 0 else b"").strip()
             if line:
@@ -262,13 +265,16 @@ def _first_line(fd: int, size: int) -> bytes | None:
 
 def _last_line(fd: int, size: int) -> bytes:
     """The last line that is not blank, stripped (see :func:`_first_line`)."""
-    end = size
+    end, window = size, 1 << 16
     while end > 0:
-        lo = max(0, end - MAX_RECORD_BYTES - 2)
+        lo = max(0, end - window)
         chunk = os.pread(fd, end - lo, lo)
         lines = chunk.split(b"\n")
-        if lo and len(lines) == 1:
-            return chunk[-MAX_RECORD_BYTES - 1 :]
+        if lo and len(lines) == 1:  # the line begins before the window
+            if window > MAX_RECORD_BYTES:
+                return chunk[-MAX_RECORD_BYTES - 1 :]
+            window = min(window * 4, MAX_RECORD_BYTES + 2)
+            continue
         for k in range(len(lines) - 1, 0 if lo else -1, -1):  # the first may begin before
             line = lines[k].removeprefix(UTF8_BOM if lo == 0 and k == 0 else b"").strip()
             if line:
