@@ -479,3 +479,19 @@ def test_a_word_too_long_to_index_is_found_by_its_head_and_cjk_by_any_character(
     engine = Engine(index)
     got = [engine.search(q, 10).total for q in (long, "x" * 300, "認", "ン", "証トー", "ン設")]
     assert got == [1, 1, 1, 1, 1, 0]
+
+
+def test_a_decision_made_a_moment_ago_is_in_the_next_state_search(demo_root: Path) -> None:
+    """The app's handle answers a state filter with the ledger as it is now (#43)."""
+    from store.index.workspace_index import WorkspaceIndex
+    from store.review.items import decide_keys
+    from store.search.facade import WorkspaceSearch
+
+    wi = WorkspaceIndex(Workspace(demo_root), use_cache=False)
+    wi.load_all()
+    search = WorkspaceSearch(wi)
+    search.ensure()
+    before = search.search("state:approved", 50, count=True).total
+    pending = search.search("state:pending kind:keep", 50, count=True).hits[0]
+    decide_keys(wi.ws, [pending.id], "approve", ledger=wi.ledger)
+    assert search.search("state:approved", 50, count=True).total == before + 1
