@@ -172,24 +172,26 @@ def test_a_big_jsonl_file_truncated_while_it_is_cut_does_not_kill_the_process(
     tmp_path: Path,
 ) -> None:
     """An agent rewriting its lessons (``jq … > lessons.jsonl`` truncates first) while the
-    index cuts the file: a mapping of it would die of SIGBUS at its next page."""
+    index cuts the file into parts: a mapping of it would die of SIGBUS at its next page."""
     import subprocess
     import sys
 
-    path = tmp_path / "lessons.jsonl"
+    path = tmp_path / "lessons" / "ai" / "lessons.jsonl"
+    path.parent.mkdir(parents=True)
     with path.open("w", encoding="utf-8") as f:
         for n in range(120_000):
             f.write(json.dumps({"id": f"ll-ai-{n}", "lesson": "y" * 150}) + "\n")
     script = f"""
-import os, store.read.jsonl as j
-from store.read.kinds import Kind
-from store.search.scan import _parts
-loads = j._loads
-def truncating(raw):  # the first record looked at, as the agent's rewrite begins
-    os.truncate({str(path)!r}, 0)
-    return loads(raw)
-j._loads = truncating
-print(_parts({str(path)!r}, Kind.LESSONS))
+import json, os
+from store.search.facade import open_index
+from store.workspace import Workspace
+loads = json.loads
+def truncating(raw, *args, **kwargs):  # a record looked at, as the agent's rewrite begins
+    if isinstance(raw, bytes) and raw.startswith(b'{{"id": "ll-ai-'):
+        os.truncate({str(path)!r}, 0)
+    return loads(raw, *args, **kwargs)
+json.loads = truncating
+open_index(Workspace({str(tmp_path)!r}))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, (done.returncode, done.stderr[-500:])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -250,16 +251,22 @@ def test_a_lessons_file_truncated_while_an_import_reads_it_does_not_kill_the_pro
         for n in range(40_000):
             f.write(json.dumps({"id": f"ll-user-20250101-{n:03d}", "lesson": "y" * 150}) + "\n")
     script = f"""
-import os, store.review.wrapup as w
+import mmap, os
+from store.errors import ReviewError
+from store.review.wrapup import import_wrapup
 from store.workspace import Workspace
-check = w._check_appendable
-def truncating(*args):  # as the agent's rewrite begins
-    os.truncate({str(lessons)!r}, 0)
-    return check(*args)
-w._check_appendable = truncating
+path, mapping, pread = {str(lessons)!r}, mmap.mmap, os.pread
+def mapped(*args, **kwargs):  # mapped, then the agent's rewrite begins
+    got = mapping(*args, **kwargs)
+    os.truncate(path, 0)
+    return got
+def read(fd, n, at):  # or read, once it has begun
+    os.truncate(path, 0)
+    return pread(fd, n, at)
+mmap.mmap, os.pread = mapped, read
 try:
-    w.import_wrapup(Workspace({str(tmp_path)!r}), open({str(SEEDS / "wrapup-input-v1.4.json")!r}).read())
-except w.ReviewError as exc:
+    import_wrapup(Workspace({str(tmp_path)!r}), open({str(SEEDS / "wrapup-input-v1.4.json")!r}).read())
+except ReviewError as exc:
     print(exc)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -269,20 +276,23 @@ except w.ReviewError as exc:
 def test_a_target_truncated_after_its_size_was_read_ends_the_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Its size said 1 MB, it holds two blank lines now: one read past them ends it (it went
-    on a byte a read, up to the old size)."""
+    """Its last byte read, the file is truncated: the first line's read stops at the first
+    empty read (it went on a byte a read, up to the size first seen)."""
     import os
 
-    from store.review import wrapup
-
-    path = tmp_path / "lessons.jsonl"
-    path.write_bytes(b"\n\n")
+    lessons = tmp_path / "lessons" / "user" / "lessons.jsonl"
+    lessons.parent.mkdir(parents=True)
+    lessons.write_bytes(b"\n" * 1_000_000)
     reads: list[int] = []
     pread = os.pread
-    monkeypatch.setattr(os, "pread", lambda fd, n, at: reads.append(at) or pread(fd, n, at))
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        assert wrapup._first_line(fd, 1_000_000) is None
-    finally:
-        os.close(fd)
-    assert len(reads) <= 2
+
+    def read(fd: int, n: int, at: int) -> bytes:
+        reads.append(at)
+        if len(reads) == 2:  # after the last byte's read
+            os.truncate(lessons, 0)
+        return pread(fd, n, at)
+
+    monkeypatch.setattr(os, "pread", read)
+    with contextlib.suppress(ReviewError):
+        import_wrapup(Workspace(tmp_path), EXAMPLE)
+    assert len(reads) < 100
