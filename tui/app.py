@@ -187,9 +187,10 @@ class HurikaeriApp(App[None]):
             if self.watch_files:
                 self._told = (self.index.ledger.tx_ids(), self.index.ledger.revision)
                 self.watch_workspace_files()
-                self.set_interval(CHANGES_EVERY, self.poll_changes)
             if self._save_timer is None:  # once, however often the workspace is reloaded
                 self._save_timer = self.set_interval(SAVE_EVERY, self.save_index_cache)
+                if self.watch_files:
+                    self.set_interval(CHANGES_EVERY, self.poll_changes)
         elif event.state == WorkerState.ERROR:
             self.notify(
                 f"{event.worker.name}: {event.worker.error}", severity="error", markup=False

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.timer import Timer
 
 from screens.changes import ChangesScreen
 from screens.dialogs.confirm import ConfirmScreen
@@ -158,3 +160,28 @@ async def test_edit_then_keep_is_refused_when_the_file_changed_during_the_edit(
         await until(pilot, lambda: any(m.startswith(refused) for m in told))
         assert claude.read_text() == "meanwhile\n" and index.read_bytes() == before
         await until(pilot, lambda: screen.changes["CLAUDE.md"].current == b"meanwhile\n")
+
+
+async def test_a_reloaded_workspace_keeps_one_changes_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each "Reload workspace" had started another 1 s timer polling the changes."""
+    root, _claude, _index = _root(tmp_path)
+    app = make_app(root, watch=True)
+    polls: list[tuple[Any, ...]] = []
+    set_interval = app.set_interval
+
+    def counting(*args: Any, **kw: Any) -> Timer:
+        if app.poll_changes in args:
+            polls.append(args)
+        return set_interval(*args, **kw)
+
+    monkeypatch.setattr(app, "set_interval", counting)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await until(pilot, app.loaded.is_set)
+        for _ in range(3):
+            app.loaded.clear()
+            await app.run_action("reload")
+            await until(pilot, app.loaded.is_set)
+        assert len(polls) == 1
