@@ -34,11 +34,9 @@ async def turn(node: DOMNode, index: WorkspaceIndex, tx_id: str | None, *, redo:
         if tx_id:
             view: TxView | None = tx.get(ws, tx_id, ledger=led)
         else:
-            view = tx.last_undone(ws, ledger=led) if redo else tx.last_done(ws, ledger=led)
-        describe = tx.describe_redo if redo else tx.describe_undo
-        if view is None:  # nothing, or made elsewhere (the terminal): said which
-            return None, describe(ws, None, ledger=led)
-        return view, describe(ws, view.id, ledger=led)
+            view = tx.next_turn(ws, redo=redo, ledger=led)
+        # None: nothing, or made elsewhere (the terminal): said which
+        return view, tx.describe_turn(ws, view.id if view else None, redo=redo, ledger=led)
 
     await settled(node)  # what was asked before this key is written first
     view, line = await asyncio.to_thread(find)

@@ -736,17 +736,12 @@ def _describe(led: Ledger, u: _Unit, *, back: bool) -> str:
     return ", ".join(p for p in parts if p) or "changes the review state only"
 
 
-def describe_undo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
-    """What undoing ``tx_id`` (default: the newest done) would do, or why it cannot, in a line."""
-    return _describe_turn(ws, tx_id, ledger, back=True)
-
-
-def describe_redo(ws: Workspace, tx_id: str | None = None, *, ledger: Ledger | None = None) -> str:
-    """What redoing ``tx_id`` (default: the one undone last) would do, or why it cannot."""
-    return _describe_turn(ws, tx_id, ledger, back=False)
-
-
-def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, back: bool) -> str:
+def describe_turn(
+    ws: Workspace, tx_id: str | None = None, *, redo: bool = False, ledger: Ledger | None = None
+) -> str:
+    """What undoing ``tx_id`` (default: the newest done) would do, or why it cannot, in a line;
+    ``redo``: what redoing it (default: the one undone last) would do."""
+    back = not redo
     verb = "undo" if back else "redo"
     led = _ledger(ws, ledger)
     units = _units(led)
@@ -778,20 +773,15 @@ def _describe_turn(ws: Workspace, tx_id: str | None, ledger: Ledger | None, *, b
     return f"{verb.capitalize()}: {u.title} — {_describe(led, u, back=back)}"
 
 
-def last_done(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
-    """The transaction ``u`` undoes now, or ``None`` (its id makes the undo the one asked about)."""
+def next_turn(ws: Workspace, *, redo: bool = False, ledger: Ledger | None = None) -> TxView | None:
+    """The transaction an undo without an id takes back now (``redo``: a redo applies again,
+    the one undone last), or ``None``: none, or made elsewhere (:func:`describe_turn` says
+    which; its id makes the undo the one asked about)."""
     led = _ledger(ws, ledger)
     try:
-        u = _last_here(led, _units(led))
-    except UndoRefused:  # made elsewhere: describe_undo says which, and asks for its id
+        u = (_last_undone if redo else _last_here)(led, _units(led))
+    except UndoRefused:
         return None
-    return _view(ws, led, u) if u is not None else None
-
-
-def last_undone(ws: Workspace, *, ledger: Ledger | None = None) -> TxView | None:
-    """The transaction redo applies again by default (the one undone last), or ``None``."""
-    led = _ledger(ws, ledger)
-    u = _last_undone(led, _units(led))
     return _view(ws, led, u) if u is not None else None
 
 
@@ -1029,12 +1019,10 @@ __all__ = [
     "TxView",
     "UndoRefused",
     "apply",
-    "describe_redo",
-    "describe_undo",
+    "describe_turn",
     "get",
     "history",
-    "last_done",
-    "last_undone",
+    "next_turn",
     "not_ours",
     "recover",
     "redo",

@@ -26,7 +26,7 @@ import store.ledger.snapshot as snapshot
 from store.config import Config
 from store.ledger import Ledger
 from store.ledger.state import ItemState
-from store.tx.transactions import history, last_done, last_undone, undo
+from store.tx.transactions import history, next_turn, undo
 from store.workspace import Workspace
 from tests.ledger_forge import ours
 
@@ -133,8 +133,8 @@ def _seen(ws: Workspace, led: Ledger, known: set[str]) -> list[Any]:
         [(e, e.src, e.tx) for e in led.folded],
         [(t.id, t.status, t.seq, t.src, t.data) for t in led.txs.values()],
         history(ws, ledger=led),
-        last_done(ws, ledger=led),
-        last_undone(ws, ledger=led),
+        next_turn(ws, ledger=led),
+        next_turn(ws, redo=True, ledger=led),
         [led.state_without(k, "t0003") for k in KEYS],
     ]
     return out

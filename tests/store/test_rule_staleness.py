@@ -73,7 +73,7 @@ def test_other_rules_go_by_their_file_once_and_undo_forgets_the_promotion(tmp_pa
     ]
     assert any("its 2 rules" in m for _, m in found)
     assert _untouched(ws, led, datetime.now(UTC)) == []  # within 30 days of the promotion
-    last = transactions.last_done(ws, ledger=led)
+    last = transactions.next_turn(ws, ledger=led)
     assert last is not None
     transactions.undo(ws, last.id, ledger=led)
     led.refresh()

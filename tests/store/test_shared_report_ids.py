@@ -18,7 +18,7 @@ from store.index.workspace_index import WorkspaceIndex
 from store.ledger import Ledger
 from store.located import loc_tag, plain_key, report_key, split_located
 from store.review.items import decide, decide_keys, find_item
-from store.tx.transactions import last_done, undo
+from store.tx.transactions import next_turn, undo
 from store.workspace import Workspace
 from tests.ledger_lines import decide as decide_line
 
@@ -137,7 +137,7 @@ def test_a_line_that_names_no_place_is_about_every_report_of_the_id(root: Path) 
 
 
 def test_undo_of_a_located_decision_says_and_restores_its_report_only(root: Path) -> None:
-    from store.tx.transactions import describe_undo
+    from store.tx.transactions import describe_turn
 
     ws = team_ws(root)
     led = Ledger(ws.state_dir)
@@ -146,8 +146,8 @@ def test_undo_of_a_located_decision_says_and_restores_its_report_only(root: Path
     decide(ws, led, [bob_try], "approve", None)
     decide(ws, led, [alice_try], "reject", None)
     decide(ws, led, [alice_try], "approve", None)
-    assert f"sets {alice_try} back to rejected" in describe_undo(ws, ledger=led)
-    done = last_done(ws, ledger=led)
+    assert f"sets {alice_try} back to rejected" in describe_turn(ws, ledger=led)
+    done = next_turn(ws, ledger=led)
     assert done is not None
     undo(ws, done.id, ledger=led)
     led.refresh()

@@ -15,7 +15,7 @@ from store.config import Config, ConfigError, parse_config
 from store.ledger import Ledger
 from store.review.items import decide_keys
 from store.search.query import parse_query
-from store.tx.transactions import UndoRefused, describe_undo, history, undo, undo_last
+from store.tx.transactions import UndoRefused, describe_turn, history, undo, undo_last
 from store.workspace import Workspace
 from tests.store.team_fixture import team_workspace
 
@@ -143,7 +143,7 @@ def test_undo_stays_personal(ws: Workspace) -> None:
     mine.refresh()
     with pytest.raises(UndoRefused, match="bob's; you undo only your own"):
         undo(ws, theirs.id, ledger=mine)
-    assert "Cannot undo" in describe_undo(ws, theirs.id, ledger=mine)
+    assert "Cannot undo" in describe_turn(ws, theirs.id, ledger=mine)
     done = undo_last(ws, ledger=mine)
     assert done is not None and done.undoes == own.id
     assert undo_last(ws, ledger=mine) is None  # bob's is not mine to undo
@@ -252,13 +252,13 @@ def test_lint_reports_two_authors_reports_with_one_id(tmp_path: Path) -> None:
 
 
 def test_redo_of_another_reviewers_undo_is_described_as_refused(ws: Workspace) -> None:
-    from store.tx.transactions import describe_redo, undo
+    from store.tx.transactions import describe_turn, undo
 
     alice = as_(ws, "alice@example.com")
     done = decide_keys(ws, [KEY], "approve", ledger=alice)
     undo(ws, done.id, ledger=alice)
     bob = as_(ws, "bob@example.com")
-    said = describe_redo(ws, done.id, ledger=bob)
+    said = describe_turn(ws, done.id, redo=True, ledger=bob)
     assert said.startswith("Cannot redo") and "alice@example.com's" in said
 
 

@@ -29,8 +29,7 @@ from store.tx import journal, transactions
 from store.tx.transactions import (
     TxResult,
     UndoRefused,
-    describe_redo,
-    describe_undo,
+    describe_turn,
     history,
     recover,
     redo,
@@ -110,13 +109,13 @@ def roundtrip(ws: Workspace, do: Callable[[], TxResult | None]) -> TxResult:
     assert result is not None and result.recorded
     after = snapshot(ws.root)
     assert transactions.get(ws, result.id).state == "done"
-    line = describe_undo(ws)
+    line = describe_turn(ws)
     assert line.startswith(f"Undo: {result.action}"), line
     undone = undo_last(ws)
     assert undone is not None and undone.undoes == result.id
     assert snapshot(ws.root) == before
     assert transactions.get(ws, result.id).state == "undone"
-    assert describe_redo(ws).startswith(f"Redo: {result.action}")
+    assert describe_turn(ws, redo=True).startswith(f"Redo: {result.action}")
     redone = redo(ws)
     assert redone is not None and redone.redoes == result.id
     assert snapshot(ws.root) == after
@@ -238,7 +237,7 @@ def test_inbox_decisions_and_edit(ws: Workspace) -> None:
         ws, lambda: decide_proposals(ws, [plan_decision(ws, find_proposal(ws, pid), "approve")])
     )
     assert [f.change for f in r.files] == ["created", "modified"]
-    line = describe_undo(ws)
+    line = describe_turn(ws)
     assert "deletes knowledge_base/global/skills/" in line and "back to pending" in line
     undo_last(ws)
     roundtrip(
@@ -433,7 +432,7 @@ def test_a_refused_undo_names_the_file_and_blocks_nothing_older(ws: Workspace) -
         undo_last(ws)
     assert "+# changed by hand" in exc.value.diff
     assert transactions.get(ws, newer.id).state == "blocked"
-    assert "Cannot undo" in describe_undo(ws, newer.id)
+    assert "Cannot undo" in describe_turn(ws, newer.id)
     undo(ws, older.id)  # the older, independent promotion still can be undone
     assert not (ws.root / "notes" / "MIGRATIONS.md").exists()
     assert skill.read_bytes().endswith(b"# changed by hand\n")
@@ -447,14 +446,14 @@ def test_the_dry_run_makes_the_checks_the_undo_makes(ws: Workspace) -> None:
     assert done is not None
     for kept in (ws.state_dir / "backups" / done.id).iterdir():
         kept.unlink()
-    line = describe_undo(ws, done.id)
+    line = describe_turn(ws, done.id)
     with pytest.raises(UndoRefused) as exc:
         undo(ws, done.id)
     why = str(exc.value).removeprefix("refused: ").removesuffix("; nothing was changed")
     assert line == f"Cannot undo promote {RID}/try-001: {why}."
     second = decide_keys(ws, [f"{RID}/keep-001"], "approve")
     undo(ws, second.id)
-    line = describe_undo(ws, second.id)
+    line = describe_turn(ws, second.id)
     assert line.startswith("Cannot undo ") and "is already undone" in line
 
 
@@ -692,5 +691,5 @@ def test_a_dry_run_of_an_undo_whose_transaction_is_gone_says_so(ws: Workspace) -
     kept = [x for x in lines if done.id not in (json.loads(x).get("tx"), json.loads(x).get("id"))]
     assert len(kept) < len(lines)
     ledger.write_text("".join(f"{x}\n" for x in kept), encoding="utf-8")
-    line = describe_undo(ws, back.id, ledger=Ledger(ws.state_dir))
+    line = describe_turn(ws, back.id, ledger=Ledger(ws.state_dir))
     assert done.id in line and "\n" not in line

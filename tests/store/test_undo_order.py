@@ -15,9 +15,9 @@ from store.review.items import decide_keys
 from store.review.lessons import edit_lesson_tx, find_lesson
 from store.tx.transactions import (
     UndoRefused,
-    describe_undo,
+    describe_turn,
     history,
-    last_done,
+    next_turn,
     redo,
     undo,
     undo_last,
@@ -97,12 +97,12 @@ def test_a_scripts_undo_takes_back_nothing_the_app_did(ws: Workspace) -> None:
     set_channel("script")
     app_last = next(v for v in history(ws) if v.action == "reject")
     assert app_last.channel == "app"
-    line = describe_undo(ws)
+    line = describe_turn(ws)
     assert line.startswith("Cannot undo without an id") and app_last.id in line
     with pytest.raises(UndoRefused, match=f"undo it by its id .*{app_last.id}"):
         undo_last(ws)
     assert {k: Ledger(ws.state_dir).state(k).state for k in keys} == states
-    assert last_done(ws) is None
+    assert next_turn(ws) is None
     undo(ws, mine.id)  # by its id: as asked
     assert Ledger(ws.state_dir).state("kpt-20261028-002/keep-001").state != "rejected"
     set_channel("app")

@@ -12,7 +12,7 @@ from screens.dialogs.confirm import ConfirmScreen
 from screens.session import SessionScreen
 from store.ledger import Ledger
 from store.review.items import decide_keys
-from store.tx.transactions import describe_redo, redo, undo_last
+from store.tx.transactions import describe_turn, redo, undo_last
 from store.workspace import Workspace
 from tests.tui.helpers import make_app, ready, until
 
@@ -29,9 +29,9 @@ def test_a_new_action_ends_what_can_be_redone(demo_root: Path) -> None:
     ws = Workspace(demo_root)
     rejected = decide_keys(ws, [A], "reject")
     undo_last(ws)  # the reject undone
-    assert describe_redo(ws).startswith("Redo:")
+    assert describe_turn(ws, redo=True).startswith("Redo:")
     decide_keys(ws, [B], "approve")  # a new action
-    assert describe_redo(ws) == "Nothing to redo."
+    assert describe_turn(ws, redo=True) == "Nothing to redo."
     assert redo(ws) is None
     assert _state(demo_root, A) == "pending"
     redo(ws, rejected.id)  # by its id it is still applied again

@@ -133,7 +133,7 @@ def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
     name, redo = args.command, args.command == "redo"
     head = f"{name.capitalize()}:"
     recovered_note(ws)
-    line = (tx.describe_redo if redo else tx.describe_undo)(ws, args.tx_id)
+    line = tx.describe_turn(ws, args.tx_id, redo=redo)
     if args.dry_run:
         if args.json:
             data: dict[str, Any] = {"dry_run": True, "describe": line}
