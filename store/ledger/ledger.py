@@ -51,41 +51,51 @@ class Ledger:
         self.state_dir = state_dir
         self.local_path = state_dir / LEDGER_NAME  # a team member's older one too
         self._who = who
-        #: after a kept fold (``_prefix``, ``store.ledger.snapshot``), only the lines read
-        #: since; read whole when asked for (``_whole``)
-        self._entries: list[Entry] = []
-        self._folded: list[Entry] = []
-        self._txs: dict[str, TxRecord] = {}
-        self._prefix: Prefix | None = None
-        #: the bytes the kept fold covers (a new one is kept past ``KEEP_BYTES`` more)
-        self._kept_at = 0
-        self._older, self._refolded = False, False
-        self.undone: set[str] = set()
-        #: the item states asked for or folded onto; the kept fold's others built when asked
-        self._states: dict[str, ItemState] = {}
-        self._kept: Kept | None = None
-        self.diagnostics: list[Any] = []
-        self._sources: dict[Path, Source] = {}
+        self._refolded = False
         self._migrated: set[Path] = set()  # (or found not migratable): once each
-        self._shapes: dict[Any, Any] = {}  # each shape of transaction line once
-        #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
-        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
         self._team = False
-        self._authentic: dict[tuple[Any, ...], bool] = {}  # see authentic()
         #: held while lines are read or appended (the app shares one ledger between threads)
         self.lock = threading.RLock()
         #: grows with every entry read: what was worked out from the states holds while it
         #: stays the same
         self.revision = 0
         #: report ids two reports share (``store.located``): their items' states are kept
-        #: under each located key, under the plain key (lines naming no place), and the
-        #: located keys of each plain one
+        #: apart (``_located``, see ``_clear``)
         self.located_ids: set[str] = set()
+        self._reset()  # the lines read and what they fold into
+        if read:
+            self.refresh()
+
+    def _clear(self) -> None:
+        self.revision += 1
+        #: after a kept fold (``_prefix``, ``store.ledger.snapshot``), only the lines read
+        #: since; read whole when asked for (``_whole``)
+        self._entries: list[Entry] = []
+        self._folded: list[Entry] = []
+        self._txs: dict[str, TxRecord] = {}
+        self._prefix: Prefix | None = None
+        self._older = False
+        self.undone: set[str] = set()
+        #: the item states asked for or folded onto; the kept fold's others built when asked
+        self._states: dict[str, ItemState] = {}
+        self._kept: Kept | None = None
+        #: each entry's place in the fold (parallel to ``entries``; see ``_order``)
+        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
+        #: the states of the items of ``located_ids``: under each located key, under the
+        #: plain key (lines naming no place), and the located keys of each plain one
         self._located: dict[str, ItemState] = {}
         self._placeless: dict[str, ItemState] = {}
         self._places: dict[str, list[str]] = {}
-        if read:
-            self.refresh()
+
+    def _reset(self, keep: bool = True) -> None:
+        """Read everything again (``keep``: from the kept fold if it holds)."""
+        self._clear()
+        self._sources: dict[Path, Source] = {}
+        self._shapes: dict[Any, Any] = {}  # each shape of transaction line once
+        self._authentic: dict[tuple[Any, ...], bool] = {}  # see authentic()
+        self.diagnostics: list[Any] = []
+        #: the bytes the kept fold covers (a new one is kept past ``KEEP_BYTES`` more)
+        self._kept_at = 0 if keep else -1
 
     @property
     def who(self) -> str:
@@ -404,20 +414,6 @@ class Ledger:
             add((src.last, src.key, src.rank, src.count, e))
             src.count += 1
         return True
-
-    def _clear(self) -> None:
-        self.revision += 1
-        self._entries, self._folded, self.undone, self._states = [], [], set(), {}
-        self._kept = None
-        self._txs, self._prefix, self._older = {}, None, False
-        self._times, self._ranks, self._counts = array("d"), bytearray(), array("q")
-        self._located, self._placeless, self._places = {}, {}, {}
-
-    def _reset(self, keep: bool = True) -> None:
-        """Read everything again (``keep``: from the kept fold if it holds)."""
-        self._clear()
-        self._sources, self._shapes, self._authentic = {}, {}, {}
-        self.diagnostics, self._kept_at = [], 0 if keep else -1
 
     @property
     def _order(self) -> list[OrderKey]:
