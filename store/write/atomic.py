@@ -78,20 +78,16 @@ def current_stamp(path: Path) -> FileStamp | None:
 
 
 def check_unchanged(path: Path, expected: FileStamp | None) -> None:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        if expected is not None:
-            raise ConflictError(path, expected, None) from None
-        return
-    # Same size: the content decides, even when the mtime agrees (a rewrite that keeps the
+    # The content decides, even when the size and the mtime agree (a rewrite that keeps the
     # size and restores the mtime is still a change); same bytes with a new mtime (touched,
     # or rewritten identically) is not a conflict.
     actual = current_stamp(path)
+    if actual is None and expected is None:
+        return
     if (
         expected is None
-        or size != expected.size
         or actual is None
+        or actual.size != expected.size
         or actual.sha256 != expected.sha256
     ):
         raise ConflictError(path, expected, actual)
