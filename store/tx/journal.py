@@ -32,7 +32,7 @@ from store.write.atomic import (
     whole_lines,
     write_error,
 )
-from store.write.jsonl_edit import pad_to, replace_span
+from store.write.jsonl_edit import pad_to, replace_span, split_eol
 from store.write.policy import action_writes, created_by_an_action, state
 
 How = Literal["replace", "append", "truncate", "record"]
@@ -539,8 +539,8 @@ def _where_record(ws: Workspace, rec: dict[str, Any], now: bytes | None) -> Stan
 
 
 def _unpadded(line: bytes) -> tuple[bytes, bytes]:
-    nl = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
-    return line[: len(line) - len(nl)].rstrip(b" "), nl
+    body, nl = split_eol(line)
+    return body.rstrip(b" "), nl
 
 
 def padded_line(data: bytes, record: bytes, offset: int) -> bytes | None:

@@ -38,18 +38,16 @@ def prefix_digest(data: bytes, length: int) -> str:
     return hashlib.sha256(data[:length]).hexdigest()
 
 
+def split_eol(line: bytes) -> tuple[bytes, bytes]:
+    """``line`` as its bytes and its line ending (``\\r\\n``, ``\\n``, or none)."""
+    nl = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
+    return line[: len(line) - len(nl)], nl
+
+
 def pad_to(new: bytes, length: int, old: bytes) -> bytes:
     """``new`` made ``length`` bytes long with spaces before its line ending (the old
     record's line ending when ``new`` is empty: a removed record leaves a blank line)."""
-    if new.endswith(b"\r\n"):
-        body, nl = new[:-2], b"\r\n"
-    elif new.endswith(b"\n"):
-        body, nl = new[:-1], b"\n"
-    elif new:
-        body, nl = new, b""
-    else:
-        body = b""
-        nl = b"\r\n" if old.endswith(b"\r\n") else b"\n" if old.endswith(b"\n") else b""
+    body, nl = split_eol(new) if new else (b"", split_eol(old)[1])
     fill = length - len(body) - len(nl)
     if fill < 0:
         raise ValueError("pad_to: the new bytes do not fit")
