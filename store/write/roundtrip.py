@@ -213,14 +213,9 @@ def plain_data(data: Any) -> Any:
 def _plain_to_rt(value: Any) -> Any:
     """Plain dicts/lists become ruamel's commented types (block style when dumped)."""
     if isinstance(value, dict) and not isinstance(value, CommentedMap):
-        m = CommentedMap()
-        for k, v in value.items():
-            m[k] = _plain_to_rt(v)
-        return m
+        return CommentedMap((k, _plain_to_rt(v)) for k, v in value.items())
     if isinstance(value, list) and not isinstance(value, CommentedSeq):
-        s = CommentedSeq()
-        s.extend(_plain_to_rt(v) for v in value)
-        return s
+        return CommentedSeq(_plain_to_rt(v) for v in value)
     if (
         isinstance(value, str)
         and not isinstance(value, ScalarString)
