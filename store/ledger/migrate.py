@@ -63,9 +63,8 @@ def as_transactions(
                 continue  # the batch's first undo line stands for all of it
             undone.add(g)
             out[i] = (_undo(rec, g, groups.get(g, [])), signed is not None and signed(rec))
-        elif groups.get(str(rec.get("batch") or rec["id"]), [(i, rec)])[0][0] == i:
-            members = groups[str(rec.get("batch") or rec["id"])]
-            tx = _batch(str(rec.get("batch") or rec["id"]), [m for _, m in members])
+        elif (members := groups[g := str(rec.get("batch") or rec["id"])])[0][0] == i:
+            tx = _batch(g, [m for _, m in members])  # (its batch's first line)
             out[i] = (tx, signed is not None and all(signed(m) for _, m in members))
     return out
 
