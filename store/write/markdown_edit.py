@@ -32,11 +32,7 @@ class Heading:
     line: int  # 0-based, the heading's first line
     level: int
     text: str
-    end: int = -1  # the line after the heading (a setext heading takes two); -1: line + 1
-
-    @property
-    def after(self) -> int:
-        return self.end if self.end >= 0 else self.line + 1
+    end: int  # the line after the heading (a setext heading takes two)
 
 
 @cache
@@ -141,24 +137,17 @@ class MarkdownTarget:
 
     def find_heading(self) -> Heading | None:
         want = _norm(self.title)
-        headings = self.doc.headings()
-        for h in headings:
-            if _norm(h.text) == want:
-                return h
         bare = _NUMBERED.sub("", want)
-        for h in headings:
-            if _NUMBERED.sub("", _norm(h.text)) == bare:
-                return h
-        return None
+        headings = self.doc.headings()
+        exact = next((h for h in headings if _norm(h.text) == want), None)
+        return exact or next(
+            (h for h in headings if _NUMBERED.sub("", _norm(h.text)) == bare), None
+        )
 
     def section_range(self, h: Heading) -> tuple[int, int]:
         """The section's body: after the heading up to the next of the same or a higher level."""
-        end = len(self.doc.lines)
-        for other in self.doc.headings():
-            if other.line > h.line and other.level <= h.level:
-                end = other.line
-                break
-        return h.after, end
+        later = (o.line for o in self.doc.headings() if o.line > h.line and o.level <= h.level)
+        return h.end, next(later, len(self.doc.lines))
 
     def plan(self, text: str) -> BulletPlan:
         h = self.find_heading()
@@ -195,10 +184,7 @@ class MarkdownTarget:
             return len(lines) - 1
         start, end = self.section_range(h)
         indent, marker = self._marker(start, end)
-        last = h.after - 1
-        for i in range(start, end):
-            if lines[i].strip():
-                last = i
+        last = max((i for i in range(start, end) if lines[i].strip()), default=h.end - 1)
         lines.insert(last + 1, f"{indent}{marker} {text}")
         return last + 1
 
