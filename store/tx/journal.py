@@ -128,8 +128,7 @@ def read_kept(ws: Workspace, name: object) -> bytes | None:
 
 def record_path(ws: Workspace, rec: dict[str, Any]) -> Path:
     """The absolute path a file record names (relative to the root when inside it)."""
-    p = Path(str(rec.get("path")))
-    return p if p.is_absolute() else ws.root / p
+    return ws.root / str(rec.get("path"))  # (an absolute path stays as it is)
 
 
 def _feed(h: Any, fd: int, pos: int, n: int) -> int:

@@ -42,8 +42,7 @@ def key_of(ws: Workspace, path: Path) -> str:
 
 
 def path_of(ws: Workspace, key: str) -> Path:
-    p = Path(key)
-    return p if p.is_absolute() else ws.root / p
+    return ws.root / key  # (an absolute key stays as it is)
 
 
 @dataclass(slots=True)

@@ -57,10 +57,7 @@ def write_bases(ws: Workspace, *, lexical: bool = False) -> list[Path]:
     """The only directories anything is written under: the root and ``allowed_dirs``
     (relative ones against the root), symlinks followed (``lexical``: only normalised)."""
     norm = os.path.normpath if lexical else os.path.realpath
-    out = [ws.root]
-    for b in ws.config.allowed_dirs:
-        p = Path(os.path.expanduser(b))
-        out.append(p if p.is_absolute() else ws.root / p)
+    out = [ws.root, *(ws.root / os.path.expanduser(b) for b in ws.config.allowed_dirs)]
     return [Path(norm(p)) for p in out]
 
 
@@ -68,13 +65,11 @@ def location_dirs(ws: Workspace, key: str) -> list[Path]:
     """The real directories of a location (a file location: its real file); ``inbox`` too."""
     if key == "inbox":
         return [_real(kb) / "inbox" for kb in ws.locations["knowledge_base"]]
-    out = []
-    for p in ws.locations[key]:
-        if p.suffix.lower() == ".jsonl":  # a location that is one file
-            out.append(_real(p.parent) / p.name)
-        else:
-            out.append(_real(p))
-    return out
+    # a location that is one file (``.jsonl``): its real directory, and its name
+    return [
+        _real(p.parent) / p.name if p.suffix.lower() == ".jsonl" else _real(p)
+        for p in ws.locations[key]
+    ]
 
 
 def _check_base(ws: Workspace, real: Path, shown: Path) -> None:
@@ -320,9 +315,8 @@ def _resolve(ws: Workspace, raw: str) -> Path:
         raise PathRefused(f"refused: {problem}")
     if text == CLAUDE_HOME or text.startswith(CLAUDE_HOME + "/"):
         candidate = ws.root / text[len(CLAUDE_HOME) :].lstrip("/")
-    else:
-        p = Path(os.path.expanduser(text))
-        candidate = p if p.is_absolute() else ws.root / p
+    else:  # (an absolute path stays as it is)
+        candidate = ws.root / os.path.expanduser(text)
     lexical = Path(os.path.normpath(candidate))
     bases = write_bases(ws)
     if not any(_inside(lexical, b) for b in [*write_bases(ws, lexical=True), *bases]):
