@@ -8,7 +8,7 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -157,23 +157,8 @@ class TxView:
         )
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "tx": self.id,
-            "at": self.at,
-            "who": self.who,
-            "action": self.action,
-            "subjects": self.subjects,
-            "files": [f.as_json() for f in self.files],
-            "state": self.state,
-            "reason": self.reason or None,
-            "undoes": self.undoes,
-            "redoes": self.redoes,
-            "note": self.note,
-            "effects": [{"op": op, "target": t} for op, t in self.effects],
-            "own": self.own,
-            "trusted": self.trusted,
-            "channel": self.channel,
-        }
+        effects = [{"op": op, "target": t} for op, t in self.effects]
+        return _as_json(self) | {"reason": self.reason or None, "effects": effects}
 
 
 @dataclass(slots=True)
@@ -197,16 +182,14 @@ class TxResult:
         return bool(self.id)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "tx": self.id,
-            "action": self.action,
-            "who": self.who,
-            "at": self.at,
-            "subjects": self.subjects,
-            "files": [f.as_json() for f in self.files],
-            "undoes": self.undoes,
-            "redoes": self.redoes,
-        }
+        return _as_json(self, leave=("entries", "paths"))
+
+
+def _as_json(view: TxView | TxResult, leave: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A transaction's fields in their order as ``--json`` gives them (``id`` as ``tx``, each
+    file as JSON), but those it ``leave``s out."""
+    out = {f.name: getattr(view, f.name) for f in fields(view) if f.name not in leave}
+    return {"tx": out.pop("id"), **out, "files": [f.as_json() for f in view.files]}
 
 
 @contextlib.contextmanager
