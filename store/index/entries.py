@@ -184,11 +184,9 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
     from store.read.loader import load_file
 
     loaded = load_file(path, kind, display)
-    diags = check_loaded(loaded, finished=False)
     stamp = loaded.stamp
-    ident = None
+    inode = (0, 0)
     if stamp is not None:
-        inode = (0, 0)
         try:
             st = os.stat(path)
         except OSError:
@@ -196,25 +194,24 @@ def entry_of_path(path: Path, kind: Kind | None, display: str) -> Parsed:
         else:  # inode and ctime only when still the file that was read
             if (st.st_size, st.st_mtime_ns) == (stamp.size, stamp.mtime_ns):
                 inode = (st.st_ino, st.st_ctime_ns)
-        ident = _pack(stamp, inode).hex()
-    payload: list[Any] | None = None
-    blob = b""
+    f = IndexedFile(
+        path,
+        loaded.display,
+        loaded.kind,
+        stamp,
+        diagnostics=check_loaded(loaded, finished=False),
+        unfinished_line=unfinished_line(loaded),
+        ident=inode,
+    )
     doc = loaded.doc
     if isinstance(doc, KptReport):
-        head = ReportHead.of(doc)
-        payload = ["R", head.dump()]
-        blob = head.rest_json()
+        f.head = ReportHead.of(doc)
     elif loaded.entries or loaded.kind in (Kind.LESSONS, Kind.SUMMARIES):
         spans = ((RecordSpan.of(e.record), e.model) for e in loaded.entries)
-        table = HeadTable.of([h for span, m in spans if (h := head_of(span, m)) is not None])
-        meta, blob = table.snapshot()
-        payload = ["T", *meta]
-    elif doc is not None:
-        payload = ["D"]
-        blob = _dumped(doc)
-    kind_value = loaded.kind.value if loaded.kind else None
-    diag_rows = [_diag_row(d, loaded.display) for d in diags]
-    return [ident, kind_value, diag_rows, payload, unfinished_line(loaded)], blob
+        f.records = HeadTable.of([h for span, m in spans if (h := head_of(span, m)) is not None])
+    else:
+        f._doc = doc
+    return entry_of_file(f)
 
 
 def _diag_row(d: Diagnostic, shown: str) -> list[object]:
@@ -278,7 +275,8 @@ def entry_of_file(f: IndexedFile) -> Parsed:
     elif (doc := f.doc_json()) is not None:
         payload = ["D"]
         blob = doc
-    diag_rows = [_diag_row(d, f.display) for d in f.diagnostics]
+    shown = f.display
+    diag_rows = [_diag_row(d, shown) for d in f.diagnostics]
     kind_value = f.kind.value if f.kind else None
     return [ident, kind_value, diag_rows, payload, f.unfinished_line], blob
 
