@@ -165,15 +165,10 @@ class ReportHead:
 
     def _read(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
         """Decoded from ``rest`` and kept (none when malformed: not a crash)."""
-        problems, tries = self._decode()
-        self._problems, self._tries = problems, tries
-        return problems, tries
-
-    def _decode(self) -> tuple[tuple[ProblemHead, ...], tuple[TryHead, ...]]:
         try:
             problems, tries = json.loads(self.rest_json())
         except (TypeError, ValueError):
-            return (), ()
+            problems, tries = (), ()
         try:
             ps = tuple(ProblemHead(_i(a) or "", b, _i(c), _i(d)) for a, b, c, d in problems)
         except (TypeError, ValueError):
@@ -182,6 +177,7 @@ class ReportHead:
             ts = tuple(TryHead(_i(a) or "", _t(tuple(_i(x) or "" for x in b))) for a, b in tries)
         except (TypeError, ValueError):
             ts = ()
+        self._problems, self._tries = ps, ts
         return ps, ts
 
     def rest_json(self) -> bytes:
