@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import gc
 import os
 import sys
@@ -31,7 +32,7 @@ from store.index.sessions import Located, Session, session_key
 from store.ledger import UNDECIDED, Ledger
 from store.located import report_key, split_located
 from store.read.kinds import YAML_SUFFIXES, Kind
-from store.workspace import Found, OrderKey, Workspace, walk_files
+from store.workspace import Found, Workspace, walk_files
 from store.write.atomic import sweep_temp_files
 from store.write.jsonl_edit import finish_interrupted_rewrites
 
@@ -399,14 +400,7 @@ class WorkspaceIndex:
         if not added:
             return rank
         order = sorted(rank, key=rank.__getitem__)
-        keys: dict[Path, OrderKey] = {}
-
-        def key(p: Path) -> OrderKey:
-            got = keys.get(p)
-            if got is None:
-                got = keys[p] = self.ws.order_key(p)
-            return got
-
+        key = functools.cache(self.ws.order_key)  # (a bisect asks again for the same paths)
         at = 0
         places: list[int] = []
         for p in added:  # in order: each is placed after the one before
