@@ -137,11 +137,6 @@ def _path(name: str, parents: dict[str, Path | None]) -> Path:
     return Path(name) if parent is None else parent / base
 
 
-def report_session_key(key: str, report: ReportRef) -> str:
-    """The key a further report of one ``session_id`` is listed under."""
-    return f"{key}#{report.path}"
-
-
 def _sessions_of(key: str, parts: Iterable[Part]) -> list[Session]:
     """The session ``key`` from its parts (none without a report or summary); of reports
     sharing a ``session_id`` the highest id's, each other a session of its own."""
@@ -170,7 +165,7 @@ def _sessions_of(key: str, parts: Iterable[Part]) -> list[Session]:
     # the session id: the one object the heads hold (interned), not a copy per session
     sid = sys.intern(key[4:]) if key.startswith("sid:") else None
     out = [Session(key, sid, report, summary, tuple(runs), tuple(proposals))]
-    out += [Session(report_session_key(key, r), sid, r) for r in others]
+    out += [Session(f"{key}#{r.path}", sid, r) for r in others]  # (further reports)
     return out
 
 
@@ -468,30 +463,24 @@ class WorkspaceIndex:
         sessions touched; readers see the old dicts or the new, never one changing."""
         assert not (reset and (removed or grown)), "a first merge removes and grows nothing"
         with self.lock:
-            if reset:
-                self._parts.clear()
-                self._paths_of.clear()
-                files: dict[Path, IndexedFile] = {}
-                sessions: dict[str, Session] = {}
-                by_report: dict[str, Session] = {}
-            else:
-                files, sessions, by_report = (
-                    dict(self.files),
-                    dict(self.sessions),
-                    dict(self.by_report),
-                )
+            files: dict[Path, IndexedFile] = {}
+            sessions: dict[str, Session] = {}
+            by_report: dict[str, Session] = {}
             #: a first merge: what each file gives each session, gathered once
             gathered: dict[str, list[tuple[Path, Parts]]] | None = None
             touched: Collection[str]
             if reset:
+                self._parts.clear()
+                self._paths_of.clear()
+                self._rid_keys, self._more_keys = {}, {}
                 gathered = self._gather(new, files)
                 touched = gathered.keys()
             else:
+                files.update(self.files)
+                sessions.update(self.sessions)
+                by_report.update(self.by_report)
                 touched = self._replace(new, removed, grown or {}, files) | set(again)
             lost: set[str] = set()
-            if reset:
-                self._rid_keys = {}
-                self._more_keys = {}
             rid_keys, more_keys = self._rid_keys, self._more_keys
             newly_shared: set[str] = set()
             for key in touched:
