@@ -4,6 +4,7 @@ values (no tagged objects, bounded aliases, duplicate keys reported, timestamps 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
 from collections.abc import Sequence
@@ -61,14 +62,9 @@ class _Resolver(VersionedResolver):
         return super().resolve(kind, value, implicit)
 
 
-_TAGS: dict[str, Tag] = {}
-
-
+@functools.cache
 def _shared_tag(suffix: str) -> Tag:
-    t = _TAGS.get(suffix)
-    if t is None:
-        t = _TAGS[suffix] = Tag(suffix=suffix)
-    return t
+    return Tag(suffix=suffix)
 
 
 def _yaml() -> YAML:
@@ -141,14 +137,10 @@ class _Builder:
             return MAX_EXPANDED_NODES + 1
         self.sizes[key] = 1  # a recursive alias counts once here; build() rejects it
         total = 1
-        if isinstance(node, MappingNode):
-            for k, v in node.value:
-                total += self.size(k, depth + 1) + self.size(v, depth + 1)
-                if total > MAX_EXPANDED_NODES:
-                    break
-        elif isinstance(node, SequenceNode):
-            for v in node.value:
-                total += self.size(v, depth + 1)
+        if isinstance(node, MappingNode | SequenceNode):
+            pairs = isinstance(node, MappingNode)
+            for child in (c for kv in node.value for c in kv) if pairs else node.value:
+                total += self.size(child, depth + 1)
                 if total > MAX_EXPANDED_NODES:
                     break
         self.sizes[key] = total
