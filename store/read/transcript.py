@@ -302,17 +302,12 @@ class TranscriptReader:
         if not raw.strip():
             return
         try:
-            data = json.loads(raw)
-        except UnicodeDecodeError:
             try:
+                data = json.loads(raw)
+            except UnicodeDecodeError:
                 data = json.loads(raw.decode("utf-8", errors="replace"))
-            except (ValueError, RecursionError):
-                data = _BROKEN
-            else:
                 self._diag("warning", "transcript-not-utf8", "not UTF-8; read with �", number)
         except (ValueError, RecursionError):
-            data = _BROKEN
-        if data is _BROKEN:
             self.transcript.skipped += 1
             if unfinished:
                 self._diag(
@@ -558,9 +553,6 @@ class TranscriptReader:
                 number,
             )
         return Block("other", f"[{name[:80]}]", number, offset, name=name[:80], sidechain=side)
-
-
-_BROKEN = object()
 
 
 def raw_lines(fh: IO[bytes], offset: int = 0) -> Iterator[tuple[int, bytes | None]]:
