@@ -123,10 +123,6 @@ def _quote_group(m: re.Match[str]) -> str:
     return next(k for k, v in m.groupdict().items() if len(k) == 1 and v)
 
 
-def _quoted(m: re.Match[str]) -> str:
-    return m.group(_quote_group(m))
-
-
 def _sentence(text: str, *, upper: bool) -> str:
     """Surrounding punctuation off; the first letter up for English that lost its verb."""
     text = text.strip().strip(",;:").strip()
@@ -139,8 +135,9 @@ def rule_text(description: str) -> str:
     if not text or len(text) > MAX_SHAPED or _negated(text):
         return text
     for m in (*_QUOTE_THEN_VERB.finditer(text), *_VERB_THEN_QUOTE.finditer(text)):
-        quoted = bullet_text(_quoted(m))
-        before = text[: m.start(_quote_group(m)) - 1][-1:]  # the character before the quote
+        group = _quote_group(m)
+        quoted = bullet_text(m.group(group))
+        before = text[: m.start(group) - 1][-1:]  # the character before the quote
         code = bool(before) and ((before.isascii() and before.isalnum()) or before in "=(")
         if not code and (len(quoted) >= 8 or (len(quoted) >= 4 and " " in quoted)):
             return quoted
