@@ -11,11 +11,6 @@ from store.read.kinds import ignored_name
 from store.workspace import Workspace, walk_files
 
 
-def transcript_dirs(ws: Workspace) -> list[Path]:
-    """The transcripts location's directories (``projects/`` under the root by default)."""
-    return list(ws.locations.get("transcripts", []))
-
-
 def _jsonl_in(directory: str) -> list[Path]:
     return list(walk_files(Path(directory), (".jsonl",), recursive=False))
 
@@ -75,7 +70,7 @@ class TranscriptLocator:
         the largest first)."""
         if self._files is None or rescan:
             files: dict[str, list[Path]] = {}
-            for top in transcript_dirs(self.ws):
+            for top in self.ws.locations.get("transcripts", []):  # (``projects/`` by default)
                 for sid, path in _scan(top):
                     files.setdefault(sid, []).append(path)
             for paths in files.values():
