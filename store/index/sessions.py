@@ -74,16 +74,11 @@ class Session:
     def project(self) -> str:
         """The summary's project, else a lesson's (worked out once)."""
         if self._project is None:
-            self._project = self._find_project()
+            found = self.summary.project if self.summary else None
+            self._project = found or next(
+                (p for les in self.lessons if (p := les.head.project)), ""
+            )
         return self._project
-
-    def _find_project(self) -> str:
-        if self.summary and (project := self.summary.project):
-            return project
-        for les in self.lessons:
-            if les.head.project:
-                return les.head.project
-        return ""
 
     @property
     def outcome(self) -> str:
