@@ -37,19 +37,16 @@ def read(ws: Workspace) -> list[dict[str, str]]:
         doc = json.loads(data)
     except ValueError:
         return []
-    if not isinstance(doc, dict) or doc.get("format") != NAME:
-        return []
-    rows = doc.get("rows")
+    rows = doc.get("rows") if isinstance(doc, dict) and doc.get("format") == NAME else None
     if not isinstance(rows, list):
         return []
-    out: list[dict[str, str]] = []
-    for row in rows[:ROWS]:
+    rows = rows[:ROWS]
+    for row in rows:
         if not isinstance(row, list) or len(row) != len(FIELDS):
             return []
         if not all(isinstance(cell, str) for cell in row):
             return []
-        out.append(dict(zip(FIELDS, row, strict=True)))
-    return out
+    return [dict(zip(FIELDS, row, strict=True)) for row in rows]
 
 
 def write(ws: Workspace, rows: list[dict[str, Any]]) -> bool:
