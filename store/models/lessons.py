@@ -18,13 +18,6 @@ USER_LESSON_TYPES = (
 )
 AI_LESSON_TYPES = ("ai_trial_error", "ai_research_discovery", "ai_strategy_pivot", "ai_user_guided")
 LESSON_TYPES = USER_LESSON_TYPES + AI_LESSON_TYPES
-SUB_SCORES = (
-    "goal_achievement",
-    "communication_efficiency",
-    "technical_quality",
-    "session_flow",
-    "learning_value",
-)
 
 SUMMARY_ID = IdPattern(r"ws-\d{8}-\d{3,}", "ws-20260223-001")
 LESSON_ID = IdPattern(r"ll-(user|ai)-\d{8}-\d{3,}", "ll-user-20260223-001")
