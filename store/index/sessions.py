@@ -94,12 +94,6 @@ class Session:
         counts = self.report.head.counts if self.report else (0, 0, 0, 0)
         return dict(zip(SECTIONS, counts, strict=True))
 
-    def item_keys(self) -> list[str]:
-        if not self.report or not self.report.head.id:
-            return []
-        rid = self.report.head.id
-        return [f"{rid}/{item_id}" for _sec, item_id in self.report.head.items]
-
 
 def session_key(session_id: str | None, fallback: str) -> str:
     """A session's key; one string object however many records name it (interned)."""

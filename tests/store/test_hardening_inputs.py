@@ -247,7 +247,7 @@ def test_review_progress_counts_only_items_with_ids(tmp_path: Path) -> None:
     ix = WorkspaceIndex(Workspace(tmp_path))
     ix.load_all()
     (s,) = [s for s in ix.sessions.values() if s.report]
-    assert s.item_keys() == [f"{RID}/keep-001"]
+    assert ix.item_keys(s) == [f"{RID}/keep-001"]
     assert ix.review_progress(s) == (0, 1)
     decide(ix.ledger, f"{RID}/", "approve")  # a shared key decides nothing
     assert ix.review_progress(s) == (0, 1)

@@ -33,7 +33,7 @@ def test_demo_sessions_join_every_part(demo_root: Path) -> None:
 
 def test_demo_covers_every_review_state(demo_root: Path) -> None:
     ix = _index(demo_root)
-    states = {ix.ledger.state(k).state for s in ix.sessions.values() for k in s.item_keys()}
+    states = {ix.ledger.state(k).state for s in ix.sessions.values() for k in ix.item_keys(s)}
     assert states == {"pending", "approved", "rejected"}
     done = [ix.review_progress(s) for s in ix.sessions.values() if s.report]
     assert any(d == t for d, t in done) and any(0 < d < t for d, t in done)
@@ -81,7 +81,7 @@ def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
     assert first is not None
     s, key = first
     assert ix.ledger.state(key).state == "pending"
-    decide(ix.ledger, s.item_keys(), "approve")
+    decide(ix.ledger, ix.item_keys(s), "approve")
     nxt = next_unreviewed(ix, order, s.key, key)
     assert nxt is not None and nxt[0].key != s.key
 
@@ -89,8 +89,8 @@ def test_next_unreviewed_walks_items_then_sessions(demo_root: Path) -> None:
 def test_next_unreviewed_wraps_inside_the_session_before_the_next_one(demo_root: Path) -> None:
     ix = _index(demo_root)
     order = ordered(ix)
-    s = next(x for x in order if len(x.item_keys()) >= 3)
-    items = s.item_keys()
+    s = next(x for x in order if len(ix.item_keys(x)) >= 3)
+    items = ix.item_keys(s)
     decide(ix.ledger, items, "approve")
     decide(ix.ledger, [items[0]], "reopen")  # one pending item above the cursor
     found = next_unreviewed(ix, order, s.key, items[-1])

@@ -56,7 +56,7 @@ def _view(ix: WorkspaceIndex) -> dict[str, object]:
                 s.project,
                 s.outcome,
                 s.counts(),
-                s.item_keys(),
+                ix.item_keys(s),
                 s.summary.head if s.summary else None,
                 [les.head for les in s.lessons],
                 [p.doc for p in s.proposals],
