@@ -220,11 +220,10 @@ def cut_points(fh: BinaryIO, size: int, every: int) -> list[tuple[int, int, int]
                 raw = fh.readline(MAX_RECORD_BYTES + 1)
                 whole = raw.endswith(b"\n") or p + len(raw) >= size
                 body = raw.removesuffix(b"\n").rstrip(b"\r")
-                if whole and body[:1] == b"{" and len(body) <= MAX_RECORD_BYTES:
-                    obj, err = _loads(body)
-                    if err is None and isinstance(obj, dict):
-                        cut = p
-                        break
+                ok = whole and body[:1] == b"{" and len(body) <= MAX_RECORD_BYTES
+                if ok and _is_object_line(body):
+                    cut = p
+                    break
                 if not whole and not _past_newline(fh):
                     break
         if cut < 0:
