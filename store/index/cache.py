@@ -120,11 +120,13 @@ class Cached:
     def release(self) -> None:
         give_back(self.mapped)
 
-    def unchanged(
-        self, path: Path, ident: tuple[int, int, int, int, str], st: os.stat_result
-    ) -> bool:
-        """Whether ``path`` (now ``st``) is still the file of ``ident``."""
+    def unchanged(self, path: Path, ident: tuple[int, int, int, int, str]) -> bool:
+        """Whether ``path`` is still the file of ``ident``."""
         size, mtime_ns, ino, ctime_ns, sha = ident
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
         if size < 0 or st.st_size != size or st.st_mtime_ns != mtime_ns:
             return False
         settled = mtime_ns < self.written_ns - RACY_NS

@@ -296,7 +296,8 @@ class WorkspaceIndex:
         todo: list[Found] = []
         for f in found:
             cur = files.get(f.path)
-            if cur is None or not self._unchanged(cached, cur):
+            ident = cur.identity() if cur is not None else None
+            if cached is None or ident is None or not cached.unchanged(f.path, ident):
                 todo.append(f)
         kinds = {f.path: f.kind for f in found}
         removed = set(files) - set(kinds)
@@ -345,17 +346,6 @@ class WorkspaceIndex:
                 return False
             last[f.kind] = at
         return True
-
-    @staticmethod
-    def _unchanged(cached: index_cache.Cached | None, f: IndexedFile) -> bool:
-        ident = f.identity()
-        if cached is None or ident is None:
-            return False
-        try:
-            st = os.stat(f.path)
-        except OSError:
-            return False
-        return cached.unchanged(f.path, ident, st)
 
     def save_cache(self) -> bool:
         """Write the index cache if anything changed since it was read or written."""
