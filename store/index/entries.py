@@ -91,11 +91,8 @@ class IndexedFile(Diagnosed):
 
     @property
     def stamp(self) -> FileStamp | None:
-        packed = self._ident
-        if packed is None:
-            return None
-        size, mtime_ns, _ino, _ctime_ns = _IDENT.unpack_from(packed)
-        return FileStamp(size, mtime_ns, packed[_IDENT.size :].hex())
+        ident = self.identity()
+        return None if ident is None else FileStamp(ident[0], ident[1], ident[4])
 
     def identity(self) -> tuple[int, int, int, int, str] | None:
         packed = self._ident
