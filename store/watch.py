@@ -170,16 +170,11 @@ def _make_plan(ws: Workspace) -> _Plan | None:
         structural |= _lineage(d)
         if d.is_dir():
             (shallow if _too_wide(d) else deep).append(d)
-        # the parent sees ``d`` deleted and recreated; for a missing ``d`` the nearest
-        # existing ancestor sees the first directory on the way to it appear
-        above = _nearest_dir(d.parent, root)
-        if above is not None:
-            shallow.append(above)
     for f in files:
         structural |= _lineage(f.parent)
-        above = _nearest_dir(f.parent, root)
-        if above is not None:
-            shallow.append(above)
+    # the parent sees a location deleted and recreated; for a missing one the nearest
+    # existing ancestor sees the first directory on the way to it appear
+    shallow += [a for p in (*dirs, *files) if (a := _nearest_dir(p.parent, root)) is not None]
     shallow += tops
     deep = _outermost(deep)
     shallow = sorted({s for s in shallow if not any(s.is_relative_to(d) for d in deep)})
@@ -369,11 +364,6 @@ class _Watchers:
             if paths
         ]
 
-    async def started(self) -> None:
-        # ``awatch`` adds its watches synchronously in its first step, which each new task
-        # has taken by the time this coroutine runs again.
-        await asyncio.sleep(0)
-
     async def _run(self, paths: tuple[Path, ...], recursive: bool) -> None:
         try:
             async for raw in awatch(
@@ -510,7 +500,9 @@ async def watch_workspace(
             watchers = _Watchers(
                 plan, queue, debounce_ms=debounce_ms, step_ms=step_ms, force_polling=polling
             )
-            await watchers.started()
+            # ``awatch`` adds its watches synchronously in its first step, which each new
+            # task has taken by the time this coroutine runs again
+            await asyncio.sleep(0)
             if old is not None:
                 await old.close()
             if await asyncio.to_thread(_make_plan, ws) != plan:
