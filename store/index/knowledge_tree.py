@@ -10,7 +10,7 @@ from pathlib import Path
 from store.index.entries import IndexedFile
 from store.index.workspace_index import WorkspaceIndex
 from store.models.knowledge import Skill
-from store.read.kinds import Kind
+from store.read.kinds import KB_KIND_DIRS, Kind
 
 KB_KINDS = (Kind.SKILL, Kind.PATTERN, Kind.ANTI_PATTERN, Kind.MEMORY)
 KIND_NAMES = {
@@ -19,8 +19,6 @@ KIND_NAMES = {
     Kind.ANTI_PATTERN: "anti-pattern",
     Kind.MEMORY: "memory",
 }
-#: Directories whose name already says what their files are.
-KIND_DIRS = {"skills": Kind.SKILL, "patterns": Kind.PATTERN, "anti_patterns": Kind.ANTI_PATTERN}
 TOP_ORDER = {"global": 0, "groups": 1, "projects": 2}
 GLOBAL_ORDER = {"skills": 0, "patterns": 1, "anti_patterns": 2}
 
@@ -38,7 +36,7 @@ class KbFolder:
     @property
     def tagged(self) -> bool:
         """Whether its files need their kind said (the directory's name does not say it)."""
-        return self.name not in KIND_DIRS
+        return self.name not in KB_KIND_DIRS
 
     def count(self) -> int:
         return len(self.files) + sum(d.count() for d in self.folders)

@@ -24,6 +24,8 @@ class Kind(StrEnum):
 
 
 YAML_SUFFIXES = (".yaml", ".yml")
+#: Knowledge-base directories whose name says what their files are.
+KB_KIND_DIRS = {"skills": Kind.SKILL, "patterns": Kind.PATTERN, "anti_patterns": Kind.ANTI_PATTERN}
 _IGNORED_HEAD = re.compile(r"\.|4913$|#.*#$")
 _IGNORED_TAILS = ("~", ".tmp", ".bak", ".orig", *(f".sw{c}" for c in "abcdefghijklmnop"))
 
@@ -60,15 +62,8 @@ def kind_from_path(path: PurePath) -> Kind | None:
         return Kind.MEMORY
     if "inbox" in parts and "knowledge_base" in parts:
         return Kind.PROPOSAL
-    if "knowledge_base" in parts:
-        for part in reversed(parts[:-1]):
-            if part == "skills":
-                return Kind.SKILL
-            if part == "patterns":
-                return Kind.PATTERN
-            if part == "anti_patterns":
-                return Kind.ANTI_PATTERN
-        return None  # groups/ and projects/: decided by content
+    if "knowledge_base" in parts:  # (groups/ and projects/: decided by content)
+        return next((KB_KIND_DIRS[p] for p in reversed(parts[:-1]) if p in KB_KIND_DIRS), None)
     if "pieces" in parts or "workflows" in parts:
         return Kind.PIECE
     return None
