@@ -327,11 +327,9 @@ class WorkspaceIndex:
                         last = time.monotonic()
             self._merge(batch, removed)
             self._dirty = True
-            self.save_cache()
         elif progress is not None:
             progress(len(found), len(found))
-        if self._dirty:  # (joined again in the workspace's order: kept so)
-            self.save_cache()
+        self.save_cache()  # when anything changed (or was joined again in the workspace's order)
         gc.freeze()
 
     def _in_workspace_order(self, files: dict[Path, IndexedFile]) -> bool:
