@@ -46,29 +46,27 @@ def _dump_items(items: tuple[tuple[str, str], ...]) -> list[Any]:
 
 def _items(raw: list[Any]) -> tuple[tuple[str, str], ...]:
     """The pairs from :func:`_dump_items`' form: shared with a report that has the same."""
-    if len(raw) == 2 and isinstance(raw[0], str):
+    lettered = len(raw) == 2 and isinstance(raw[0], str)
+    if lettered:
         letters, ids = raw
         # (keyed apart: a tuple of texts could be a try's addresses, which agents write)
         key: tuple[Any, ...] = (
             (_JOINED, letters, ids) if isinstance(ids, str) else (_ITEMS, letters, *ids)
         )
-        got = _SHARED.get(key)
-        if got is not None:
-            return cast("tuple[tuple[str, str], ...]", got)
-        if isinstance(ids, str):
-            ids = ids.split(" ") if letters else []
-        if not isinstance(ids, list) or len(ids) != len(letters):
-            raise ValueError("a report head's items do not match their sections")
-        sections = [_SECTION[c] for c in letters]
-        got = _t(tuple([_t((sec, _i(b) or "")) for sec, b in zip(sections, ids, strict=True)]))
     else:
         key = tuple(map(tuple, raw))
-        got = _SHARED.get(key)
-        if got is not None:
-            return cast("tuple[tuple[str, str], ...]", got)
-        got = _t(tuple(_t((_i(a) or "", _i(b) or "")) for a, b in key))
-    if len(_SHARED) < _SHARED_MAX:
-        _SHARED[key] = got
+    got = _SHARED.get(key)
+    if got is None:
+        pairs: Any = key
+        if lettered:
+            if isinstance(ids, str):
+                ids = ids.split(" ") if letters else []
+            if not isinstance(ids, list) or len(ids) != len(letters):
+                raise ValueError("a report head's items do not match their sections")
+            pairs = zip([_SECTION[c] for c in letters], ids, strict=True)
+        got = _t(tuple([_t((_i(a) or "", _i(b) or "")) for a, b in pairs]))
+        if len(_SHARED) < _SHARED_MAX:
+            _SHARED[key] = got
     return cast("tuple[tuple[str, str], ...]", got)
 
 
