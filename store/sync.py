@@ -40,11 +40,12 @@ class ChooseEarlier(SyncError):
 
     def __init__(self, decisions: list[str]) -> None:
         self.decisions = decisions
+        them = "it" if len(decisions) == 1 else "them"
         super().__init__(
             f"only .hurikaeri/{team.LOCAL_LEDGER} on this machine holds "
             f"{counted(len(decisions), 'decision')} you made before joining the team review "
-            "(listed above): 'sync --bring-in' shares them with the team, 'sync --keep-local' "
-            "keeps them to yourself"
+            f"(listed above): 'sync --bring-in' shares {them} with the team, 'sync --keep-local' "
+            f"keeps {them} to yourself"
         )
 
 

@@ -16,6 +16,7 @@ import pytest
 from store import team
 from store.config import Config
 from store.ledger import Ledger
+from store.sync import ChooseEarlier
 from store.workspace import Workspace
 from tui.cli.main import main
 
@@ -433,6 +434,12 @@ def test_the_first_sync_asks_about_decisions_made_before_joining(
     capsys.readouterr()
     assert run(alice, "sync", "--dry-run") == 0
     assert f"approve {RID}/keep-001" in capsys.readouterr().out
+
+
+def test_the_question_about_one_earlier_decision_reads_right_for_one() -> None:
+    one, two = str(ChooseEarlier(["approve x"])), str(ChooseEarlier(["approve x", "reject y"]))
+    assert "holds 1 decision you made" in one and "shares it with" in one and "keeps it to" in one
+    assert "shares them with" in two and "keeps them to" in two
 
 
 def test_brought_in_decisions_reach_the_team_and_stay_undoable(
