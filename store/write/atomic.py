@@ -51,7 +51,8 @@ def describe_change(expected: FileStamp | None, actual: FileStamp | None) -> str
     assert expected is not None
     if actual.size != expected.size:
         delta = actual.size - expected.size
-        return f"the file changed on disk since it was read ({delta:+,} bytes)"
+        unit = "byte" if abs(delta) == 1 else "bytes"
+        return f"the file changed on disk since it was read ({delta:+,} {unit})"
     return "the file's content changed on disk since it was read"
 
 

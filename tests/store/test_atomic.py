@@ -34,6 +34,15 @@ def test_conflict_when_changed_since_read(tmp_path: Path) -> None:
     assert p.read_bytes() == b"a: 1\nb: 2\n"
 
 
+def test_a_conflict_one_byte_longer_says_byte(tmp_path: Path) -> None:
+    p = tmp_path / "f.yaml"
+    p.write_bytes(b"a: 1\n")
+    stamp = current_stamp(p)
+    p.write_bytes(b"a: 10\n")
+    with pytest.raises(ConflictError, match=r"\(\+1 byte\)"):
+        atomic_write(p, b"a: 3\n", stamp, guard=anywhere)
+
+
 def test_touch_without_change_is_not_a_conflict(tmp_path: Path) -> None:
     p = tmp_path / "f.yaml"
     p.write_bytes(b"a: 1\n")
