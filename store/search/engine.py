@@ -6,6 +6,7 @@ static rank. Filters are made at each search: the ledger's states as they are no
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -44,6 +45,8 @@ PHRASE, PREFIX, SUBSTRING, FUZZY = 0, 1, 2, 3
 PHRASE_W, PREFIX_W, SUBSTRING_W = 8.0, 4.0, 2.0
 TIER_SCORE = {PHRASE: 1.0, PREFIX: 0.8, SUBSTRING: 0.6, FUZZY: 0.4}
 TIER_NAMES = {PHRASE: "exact", PREFIX: "prefix", SUBSTRING: "substring", FUZZY: "fuzzy"}
+#: The least score of each tier above fuzzy, lowest first (tier FUZZY minus those reached).
+TIER_FLOORS = (SUBSTRING_W, PREFIX_W + SUBSTRING_W, PHRASE_W + PREFIX_W + SUBSTRING_W)
 #: Words shorter than this match only where a word starts; shorter than FUZZY_MIN, no typo.
 MIDWORD_MIN = 3
 FUZZY_MIN = 4
@@ -196,14 +199,6 @@ class Term(NamedTuple):
         return _and(
             [Q.term_query(S, "tu", p) if is_cjk(p) else _re("tw", escape(p) + ".*") for p in parts]
         )
-
-
-def _tier(score: float) -> int:
-    if score >= PHRASE_W + PREFIX_W + SUBSTRING_W:
-        return PHRASE
-    if score >= PREFIX_W + SUBSTRING_W:
-        return PREFIX
-    return SUBSTRING if score >= SUBSTRING_W else FUZZY
 
 
 def fuzzy_distance(term: str) -> int:
@@ -396,7 +391,7 @@ class Engine:
             for score, part in groupby(hits, key=itemgetter(0)):
                 addrs = [a for _s, a in part]
                 ranks, gists = (s.fast_field_values(f, addrs) for f in ("rank", "gist"))
-                tier = _tier(score) if classes else PREFIX
+                tier = FUZZY - bisect_right(TIER_FLOORS, score) if classes else PREFIX
                 by_rank = sorted(range(len(addrs)), key=ranks.__getitem__, reverse=True)
                 for _r, run in groupby(by_rank, key=ranks.__getitem__):
                     tied = list(run)
