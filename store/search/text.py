@@ -140,10 +140,7 @@ def _char_map(text: str) -> tuple[str, list[int] | None]:
     if len(norm) == len(text):
         return norm, None
     # character by character, each distinct character normalised once; the rest in C
-    table = {
-        ord(ch): ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
-        for ch in set(text)
-    }
+    table = {ord(ch): normalize(ch) for ch in set(text)}
     lengths = map(len, map(table.__getitem__, map(ord, text)))
     where = list(chain.from_iterable(map(repeat, count(), lengths)))
     return text.translate(table), where
