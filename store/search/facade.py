@@ -146,10 +146,7 @@ def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
 
 
 def sync_workspace(
-    index: SearchIndex,
-    ws: Workspace,
-    files: Scan,
-    progress: Progress = None,
+    index: SearchIndex, ws: Workspace, files: Scan, progress: Progress = None
 ) -> dict[str, int]:
     """Bring ``index`` in step with ``files``: built when new or foreign, else the changed
     files re-read (a big file's records in parts). What was done."""

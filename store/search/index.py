@@ -24,14 +24,7 @@ from store.read.isotime import day_number as parse_day
 from store.read.textsafe import first_line
 from store.search.model import SearchRecord, Stamp, group_hash
 from store.search.query import KINDS
-from store.search.text import (
-    MAX_TEXT,
-    TOKEN_MAX,
-    cjk_runs,
-    index_terms,
-    normalize,
-    word_run,
-)
+from store.search.text import MAX_TEXT, TOKEN_MAX, cjk_runs, index_terms, normalize, word_run
 from store.workspace import Workspace
 
 #: What the documents mean (fields, tokens, records): another number is another directory.
@@ -412,11 +405,7 @@ class SearchIndex:
             got = self._projects[sid] = next(filter(None, ps), "")
         return got
 
-    def update_files(
-        self,
-        changes: Iterable[Change],
-        order: Iterable[str] = (),
-    ) -> bool:
+    def update_files(self, changes: Iterable[Change], order: Iterable[str] = ()) -> bool:
         """Replace what the index holds of some files (``None``: gone), in one commit (files
         in ``order``: :meth:`_commit`); whether anything was written."""
         with self.lock:

@@ -150,10 +150,7 @@ class Vocab:
             {t[0] for t, _n in words if t}, key=lambda c: c.encode("utf-8", "surrogatepass")
         )
         return cls(
-            {
-                "w": Terms([words]),
-                "c": Terms(searcher.terms_with_prefix("c", c) for c in firsts),
-            },
+            {"w": Terms([words]), "c": Terms(searcher.terms_with_prefix("c", c) for c in firsts)},
             built,
         )
 
