@@ -196,10 +196,8 @@ def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def snippet(
     text: str, spans: list[tuple[int, int]], width: int = 90
 ) -> tuple[str, list[tuple[int, int]]]:
-    """One line of ``text`` around its first span, with the spans shifted to match."""
+    """One line of ``text`` around its first span (there is one), the spans shifted to match."""
     flat = text.replace("\r", " ").replace("\n", " ")
-    if not spans:
-        return flat[:width], []
     first = spans[0][0]
     start = max(0, first - width // 3)
     if start > 0:
