@@ -163,10 +163,9 @@ def iter_parsed(
         jobs += [(p, k, display, part) for part in parts]
         sizes += [part[1] - part[0] if part else files.stamps[p][0] for part in parts]
     chunks = chunk_by_size(jobs, sizes)
-    preload = ["store.search.records"]
     left = Counter(job[0] for job in jobs)  # a file is done when all its parts are
     done = 0
-    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes), preload):
+    for chunk_result in map_chunks(_parse_chunk, chunks, sum(sizes), ["store.search.records"]):
         yield from ((p, st or files.stamps[p], recs) for p, st, recs in chunk_result)
         for p, _s, _r in chunk_result:
             left[p] -= 1
