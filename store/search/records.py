@@ -72,12 +72,8 @@ def _attrs(obj: Any, *names: str) -> list[tuple[str, Any]]:
 
 
 def _fields(*pairs: tuple[str, Any]) -> tuple[str, ...]:
-    out: list[str] = []
-    for label, value in pairs:
-        text = text_of(value)
-        if text.strip():
-            out += [label, text]
-    return tuple(out)
+    texts = ((label, text_of(value)) for label, value in pairs)
+    return tuple(x for label, text in texts if text.strip() for x in (label, text))
 
 
 def _extra(model: BaseModel) -> list[tuple[str, Any]]:
