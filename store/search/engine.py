@@ -594,9 +594,7 @@ def close_words(text: str, terms: Sequence[Term]) -> list[str]:
 
     words = list(set(word_run().findall(text)))
     out: set[str] = set()
-    for t in terms:
-        if not t.typo_tolerant:
-            continue
+    for t in (t for t in terms if t.typo_tolerant):
         k, n = fuzzy_distance(t.text), len(t.text)
         for cut, cutoff in ((n + 1, k), (n, min(k, 1))):
             heads = [w[:cut] for w in words]
