@@ -283,15 +283,10 @@ class Engine:
                 total, exact = min(len(self.index), max(total, round(total * ex.scale))), False
         except ValueError:  # a query tantivy cannot run (a regex too large): nothing found
             hits, total, exact = [], 0, True
+        # while typing, a group's ×N is its size: its matches are counted at the pause
+        counted = exact and (count or all(h.count == 1 for h in hits))
         return SearchResult(
-            q,
-            hits,
-            total,
-            exact=exact,
-            elapsed=time.perf_counter() - t0,
-            text=raw,
-            # while typing, a group's ×N is its size: its matches are counted at the pause
-            counted=exact and (count or all(h.count == 1 for h in hits)),
+            q, hits, total, exact=exact, elapsed=time.perf_counter() - t0, text=raw, counted=counted
         )
 
     def vocabulary(self) -> Vocab:
