@@ -323,9 +323,8 @@ class Engine:
 
         if not terms:
             everything = scoped(_and(must) if must else _without(Q.all_query(), Q_MANIFEST))
-            found, total, counts = self._ranked(s, everything, [], limit, count)
-            groups = everything if counts is None else counts
-            return self._hits(s, q, found, groups if count else None, spans, limit), total, True
+            found, total, groups = self._ranked(s, everything, [], limit, count)
+            return self._hits(s, q, found, groups, spans, limit), total, True
         exact = _and([t.whole(ex) for t in terms])
         if len(terms) > 1 and q.free == " ".join(t.text for t in terms if t.kind == "word"):
             exact = Q.phrase_query(S, "w", [(i, t.text) for i, t in enumerate(terms)])
@@ -338,20 +337,20 @@ class Engine:
         strict = _and([_or([t.start(ex), *filter(None, [t.inside(ex)])]) for t in terms])
         classes.append((strict, SUBSTRING_W))
         last = scoped(strict)
-        found, total, counts = self._ranked(s, last, classes, limit, count)
+        found, total, groups = self._ranked(s, last, classes, limit, count)
         if total < limit and any(t.typo_tolerant for t in terms):
             typo = [_or([t.start(ex), *filter(None, [t.inside(ex), t.close()])]) for t in terms]
             last = scoped(_and(typo))
-            found, total, counts = self._ranked(s, last, classes, limit, count)
-        groups = (last if counts is None else counts) if count else None  # (typing: sizes)
+            found, total, groups = self._ranked(s, last, classes, limit, count)
         return self._hits(s, q, found, groups, spans, limit, terms), total, True
 
     @staticmethod
     def _ranked(
         s: Any, matching: Any, classes: list[tuple[Any, float]], limit: int, exact: bool = True
-    ) -> tuple[list[tuple[int, int, Any, int]], int, Counter[int] | None]:
+    ) -> tuple[list[tuple[int, int, Any, int]], int, Any]:
         """(tier, title bonus, address, group) of the best ``limit`` groups of ``matching``,
-        the records matching, and each group's count when all were collected. Each class is
+        the records matching, and what counts each group (:meth:`_hits`): its count when all
+        were collected, else ``matching`` (while typing, ``None``: its size). Each class is
         a constant score (bits: a score says its tier and title bonus); one score in rank
         order (while typing, not ``exact``: of those tantivy collected first)."""
         if matching is NOTHING:  # a word typed that no term of the index holds: not searched
@@ -418,7 +417,7 @@ class Engine:
                     gists = s.fast_field_values("gist", [a for _s, a in hits])
                     return out, got.count, Counter(g for g in gists if g)
                 if len(out) >= more or len(hits) < want:
-                    return out, got.count, None
+                    return out, got.count, matching if exact else None
                 want *= 4
                 continue
             # tantivy breaks a tie of scores by segment, not by rank: the last score's
@@ -433,7 +432,7 @@ class Engine:
                     ranked = [h for h in ranked if h[0] != ranked[-1][0]]
                 out = best(hits + [(cut, a) for _r, a in ranked])
                 if len(out) >= more:
-                    return out, got.count, None
+                    return out, got.count, matching
                 if done:  # that score is done: lower ones are needed
                     break
                 n *= 4
