@@ -434,12 +434,10 @@ class SearchIndex:
             self._commit(w, order)
             if gists:  # re-added with their group's size as rank, read from that commit
                 q = tantivy.Query.term_set_query(SCHEMA_OBJ, "gist", sorted(gists))
-                recs = self.records_where(q)
-                sizes = Counter(group_hash(r) for r in recs)
+                _line, data, sizes = pack(self.records_where(q))
                 w.delete_documents_by_query(q)
-                for r in recs:
-                    g = group_hash(r)
-                    w.add_document(make_doc(doc_fields(r, g), sizes[g]))
+                for fields in marshal.loads(data):
+                    w.add_document(make_doc(fields, sizes[fields["gist"]]))
                 self._commit(w)
             return True
 
