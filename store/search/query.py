@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from store.models.kpt_terms import SECTIONS
 from store.read.isotime import day_number as parse_day
-from store.search.text import collapse, lazy_pattern, normalize, split_terms
+from store.search.text import lazy_pattern, normalize, split_terms
 
 #: Every kind of record the search index holds, in the order lists show them.
 KINDS: tuple[str, ...] = (
@@ -160,7 +160,7 @@ def parse_query(text: str) -> Query:
         quote = next((q for q in t.group("q1", "q2", "q3") if q is not None), None)
         tok = t["word"] if quote is None else quote
         if quote is not None:
-            phrase = collapse(normalize(tok))
+            phrase = " ".join(normalize(tok).split())
             if not phrase:
                 continue
             if neg:
@@ -195,7 +195,7 @@ def parse_query(text: str) -> Query:
         tuple(phrases),
         tuple(excluded),
         tuple(filters),
-        collapse(" ".join(free)),
+        " ".join(" ".join(free).split()),
     )
 
 

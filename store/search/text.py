@@ -92,10 +92,6 @@ def split_terms(text: str) -> list[str]:
     return out
 
 
-def collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
 def is_word_char(c: str) -> bool:
     return c.isalnum() if c.isascii() else word_run().match(c) is not None
 
