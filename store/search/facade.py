@@ -114,11 +114,8 @@ _HANDLES_LOCK = threading.Lock()
 
 def search_for(wi: WorkspaceIndex) -> WorkspaceSearch:
     """The one :class:`WorkspaceSearch` of a workspace index (screen and palette share it)."""
-    with _HANDLES_LOCK:
-        got = _HANDLES.get(wi)
-        if got is None:
-            got = _HANDLES[wi] = WorkspaceSearch(wi)
-        return got
+    with _HANDLES_LOCK:  # (a handle made for nothing costs a lock)
+        return _HANDLES.setdefault(wi, WorkspaceSearch(wi))
 
 
 def session_key_for(index: WorkspaceIndex, hit: Hit) -> str | None:
