@@ -114,11 +114,6 @@ class Expansion:
             self.scale = max(self.scale, total / max(1, asked), 1.0 + more)
         return [terms.term(i).decode("utf-8", "surrogatepass") for i in idx]
 
-    def _extra(self, fld: str, prefix: str) -> list[str]:
-        extra = self.vocab.extra[fld]
-        lo = bisect.bisect_left(extra, prefix)
-        return extra[lo : bisect.bisect_left(extra, prefix + "\U0010ffff", lo)]
-
     def prefixed(self, fld: str, prefix: str, ends: str = "") -> list[str]:
         """Terms beginning with ``prefix`` (``ends``: itself or going on with one of them)."""
         terms, head = self.vocab.fields[fld], prefix.encode()
@@ -126,7 +121,7 @@ class Expansion:
         idx = [i for i in (terms.prefixed(head)[:1] if ends else []) if terms.term(i) == head]
         idx += [i for h in heads for i in terms.prefixed(h.encode())]
         got = self._pick(fld, idx)
-        extra = [t for h in heads for t in self._extra(fld, h)]
+        extra = [t for t in self.vocab.extra[fld] if t.startswith(tuple(heads))]
         return got + extra + ([prefix] if ends and prefix in self.vocab.extra[fld] else [])
 
     def inside(self, fld: str, part: str) -> list[str]:
