@@ -52,12 +52,7 @@ def scan_workspace(ws: Workspace) -> Scan:
 
 
 def _walk(
-    out: Scan,
-    top: str,
-    suffixes: tuple[str, ...],
-    recursive: bool,
-    kind: Kind | None,
-    pieces: bool = False,
+    out: Scan, top: str, suffixes: tuple[str, ...], recursive: bool, kind: Kind | None, pieces: bool
 ) -> None:
     """Add the files under ``top`` to ``out`` (a path already there keeps its kind; under
     a piece location, TAKT's own YAML is no piece). Names are listed, not scanned: a
