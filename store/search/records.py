@@ -268,16 +268,14 @@ def memory_records(path: Path, doc: ProjectMemory) -> list[SearchRecord]:
     project = doc.project_id or _project_from_path(path) or path.parent.name
     date = doc.last_updated or ""
 
-    def part(
-        rid: str, anchor: str, title: str, fields: tuple[str, ...], gist: str | None = ""
-    ) -> None:
+    def part(rid: str, anchor: str, title: str, fields: tuple[str, ...], gist: str | None) -> None:
         rec = SearchRecord("memory", f"{project}/{rid}", str(path), 0, anchor, title, fields)
         out.append(rec._replace(date=date, project=project, gist=gist or ""))
 
     out: list[SearchRecord] = []
     if doc.preferences:
         prefs = _fields(("preferences", doc.preferences))
-        part("preferences", "preferences:", f"preferences of {project}", prefs)
+        part("preferences", "preferences:", f"preferences of {project}", prefs, "")
     for k, b in enumerate(doc.learned_behaviors or [], 1):
         title = first_line(b.behavior) or first_line(b.trigger) or f"behavior {k}"
         fields = _fields(*_attrs(b, "trigger", "behavior", "reason"))
