@@ -130,8 +130,6 @@ def kpt_records(file: Path, doc: KptReport) -> list[SearchRecord]:
     ]
     for section, item in doc.items():
         data = {k: v for k, v in item if k not in ("id", "description")}
-        impact = data.get("impact") or data.get("risk_level")
-        target = data.get("persistence_target")
         out.append(
             SearchRecord(
                 section,
@@ -143,14 +141,14 @@ def kpt_records(file: Path, doc: KptReport) -> list[SearchRecord]:
                 _fields(
                     ("description", item.description),
                     *((str(k), v) for k, v in data.items() if k != "persistence_target"),
-                    ("target", target),
+                    ("target", data.get("persistence_target")),
                 ),
                 date=date,
                 session_id=sid,
                 facets=_facets(
                     outcome=outcome,
                     category=data.get("category"),
-                    impact=impact,
+                    impact=data.get("impact") or data.get("risk_level"),
                     scope=data.get("scope"),
                 ),
                 gist=item.description or "",
