@@ -493,9 +493,7 @@ class Engine:
         """``own`` or its sessions' records (a KPT report names no project, its summary does)."""
         got = s.search(own, ALL, count=False)
         sids = {v for v in s.fast_field_values("sidh", [a for _r, a in got.hits]) if v}
-        if not sids:
-            return own
-        return _or([own, Q.term_set_query(S, "sidh", sorted(sids))])
+        return _or([own, Q.term_set_query(S, "sidh", sorted(sids))]) if sids else own
 
     @staticmethod
     def _status(values: Sequence[str], ledger: LedgerLike | None) -> Any:
