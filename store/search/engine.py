@@ -125,9 +125,7 @@ def _or(qs: Sequence[Any]) -> Any:
 
 
 def _without(q: Any, *nots: Any) -> Any:
-    if q is NOTHING:
-        return NOTHING
-    return Q.boolean_query([(MUST, q), *((NOT, n) for n in nots)])
+    return NOTHING if q is NOTHING else Q.boolean_query([(MUST, q), *((NOT, n) for n in nots)])
 
 
 @lru_cache(maxsize=512)  # compiling an automaton costs as much as running it, at every key
