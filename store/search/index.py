@@ -385,8 +385,7 @@ class SearchIndex:
             for _line, at, n in (p for file_parts in parts.values() for p in sorted(file_parts)):
                 spool.seek(at)
                 for fields in marshal.loads(spool.read(n)):  # (``load`` reads piecemeal)
-                    g = fields["gist"]
-                    w.add_document(make_doc(fields, sizes[g] if g else 1))
+                    w.add_document(make_doc(fields, max(1, sizes[fields["gist"]])))
             self._ident = dict(ident)
             self._commit(w, order)
 
