@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import ScalarNode
 
 from store.check.piece_graph import aggregate_problems, build_graph, ref_text
 from store.check.takt_facets import FACET_KINDS, Resolution, resolve_reference
@@ -267,19 +267,7 @@ class PieceLinter:
 
     def text_line(self, loc: Loc, n: int) -> int | None:
         """The file line of line ``n`` of the text at ``loc`` (exact for block scalars)."""
-        node = self.doc.root
-        for part in self.format.loc(loc):
-            if isinstance(node, MappingNode):
-                node = next(
-                    (v for k, v in node.value if isinstance(k, ScalarNode) and k.value == part),
-                    None,
-                )
-            elif isinstance(node, SequenceNode) and isinstance(part, int):
-                node = node.value[part] if 0 <= part < len(node.value) else None
-            else:
-                node = None
-            if node is None:
-                return self.line(loc)
+        node = self.doc.node_at(self.format.loc(loc))
         if isinstance(node, ScalarNode):
             first: int = node.start_mark.line + 1
             return first + n if node.style in ("|", ">") else first + n - 1

@@ -89,9 +89,18 @@ class YamlDoc:
 
     def line_of(self, loc: Loc) -> int | None:
         """1-based line of the value at ``loc`` (or of the deepest existing parent)."""
+        return self._walk(loc)[1]
+
+    def node_at(self, loc: Loc) -> Node | None:
+        """The node of the value at ``loc`` (``None``: there is none)."""
+        return self._walk(loc)[0]
+
+    def _walk(self, loc: Loc) -> tuple[Node | None, int | None]:
+        """The node at ``loc`` (``None``: missing) and its line (of its key in a mapping),
+        or of the deepest existing parent."""
         node = self.root
         if node is None:
-            return None
+            return None, None
         line: int = node.start_mark.line + 1
         for part in loc:
             if isinstance(node, MappingNode):
@@ -101,16 +110,16 @@ class YamlDoc:
                         node = v
                         break
                 else:
-                    return line
+                    return None, line
             elif isinstance(node, SequenceNode) and isinstance(part, int):
                 if 0 <= part < len(node.value):
                     node = node.value[part]
                     line = node.start_mark.line + 1
                 else:
-                    return line
+                    return None, line
             else:
-                return line
-        return line
+                return None, line
+        return node, line
 
 
 class _TooLarge(Exception):
