@@ -15,6 +15,7 @@ from store.models.knowledge import LearnedBehavior
 from store.models.kpt import SECTIONS
 from store.models.piece import Piece
 from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.isotime import parse_time
 from store.read.kinds import Kind
 from store.read.loader import Loaded, load_file, model_of
 from store.read.validate import LineOf, validate_tolerant
@@ -48,16 +49,18 @@ _ID_DATE = re.compile(r"-(\d{4})(\d{2})(\d{2})-\d+$")
 
 
 def check_id_date(record: dict[str, object], line: int, sink: DiagnosticSink) -> None:
-    """A wrap-up bug once wrote ids with the wrong date: say so, and trust ``date``."""
-    rid, date = record.get("id"), record.get("date")
-    if not (isinstance(rid, str) and isinstance(date, str)):
+    """A wrap-up bug once wrote ids with the wrong date: say so, and trust ``date`` (its day
+    as written, whatever its time and zone)."""
+    rid, written = record.get("id"), parse_time(record.get("date"))
+    m = _ID_DATE.search(rid) if isinstance(rid, str) else None
+    if m is None or written is None:
         return
-    m = _ID_DATE.search(rid)
-    if m and len(date) >= 10 and "-".join(m.groups()) != date[:10]:
+    day = written.date().isoformat()
+    if "-".join(m.groups()) != day:
         sink.warning(
             "id-date-mismatch",
             f"id '{rid}' carries the date {'-'.join(m.groups())} but the record is dated "
-            f"{date[:10]}; the date field is what counts",
+            f"{day}; the date field is what counts",
             line,
         )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from store.check.files import lint_file
+from store.check.files import check_id_date, lint_file
+from store.read.diagnostics import DiagnosticSink
 from tests.conftest import SEEDS, TAKT
 
 
@@ -65,3 +66,19 @@ def test_proposal_payload_is_validated_as_its_kind(tmp_path: Path) -> None:
     got = {(d.code, d.line) for d in lint_file(p, None, "prop-1.yaml")}
     assert ("target-outside", 4) in got
     assert ("missing-field", 5) in got  # payload.skill_id
+
+
+def _id_date_warnings(date: str) -> list[str]:
+    sink = DiagnosticSink("sessions.jsonl")
+    check_id_date({"id": "ses-20261105-001", "date": date}, 3, sink)
+    return [d.message for d in sink.items if d.code == "id-date-mismatch"]
+
+
+def test_id_date_is_compared_with_the_day_the_date_names() -> None:
+    # the day as written, whatever the time, zone or ISO form around it
+    for same in ("2026-11-05", "2026-11-05T23:30:00-05:00", "20261105T103000Z", " 2026-11-05 "):
+        assert _id_date_warnings(same) == [], same
+    assert _id_date_warnings("2026-11-06T00:30:00+09:00") == [
+        "id 'ses-20261105-001' carries the date 2026-11-05 but the record is dated "
+        "2026-11-06; the date field is what counts"
+    ]
