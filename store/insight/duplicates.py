@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -138,10 +138,7 @@ def find_duplicates(rules: Sequence[Rule]) -> list[DuplicateGroup]:
     keys = list(by_norm)
     # near-duplicates among the distinct texts
     toks = [tokens(k) if len(k) >= MIN_CHARS else set() for k in keys]
-    df: dict[str, int] = defaultdict(int)
-    for ts in toks:
-        for t in ts:
-            df[t] += 1
+    df = Counter(t for ts in toks for t in ts)
     index: dict[str, list[int]] = defaultdict(list)
     for k, ts in enumerate(toks):
         shared = [t for t in ts if df[t] > 1]  # a token of one rule finds nothing
