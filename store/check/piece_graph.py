@@ -8,6 +8,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from store.check.takt_format import takt_format
@@ -311,17 +312,10 @@ def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
             cond = e.condition
             if cond.kind not in ("all", "any"):
                 continue
-            here = (*e.loc, "condition")
+            problem = partial(AggregateProblem, node.name, (*e.loc, "condition"))
             if not node.is_parallel or not node.substeps:
-                out.append(
-                    AggregateProblem(
-                        node.name,
-                        here,
-                        "aggregate-outside-parallel",
-                        f"{cond.text} on '{node.name}', which has no parallel sub-steps: "
-                        "it never matches",
-                    )
-                )
+                message = f"{cond.text} on '{node.name}', which has no parallel sub-steps"
+                out.append(problem("aggregate-outside-parallel", f"{message}: it never matches"))
                 continue
             implicit = {ERROR_OUTCOME} if graph.workflow else set()
             declared = [
@@ -331,23 +325,20 @@ def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
                 continue  # outcomes the file does not show
             if cond.kind == "all" and len(cond.args) > 1 and node.dynamic:
                 continue  # the selected sub-steps are known only at run time
+            unknown: list[tuple[str, list[str]]] = []  # (outcome, sub-steps without it)
             if cond.kind == "all" and len(cond.args) > 1:
                 if len(cond.args) != len(node.substeps):
-                    out.append(
-                        AggregateProblem(
-                            node.name,
-                            here,
-                            "aggregate-arity",
-                            f"{cond.text} names {len(cond.args)} outcomes for "
-                            f"{counted(len(node.substeps), 'sub-step')} "
-                            f"({', '.join(s.name for s in node.substeps)}): "
-                            "TAKT matches them by position, so it never matches",
-                        )
+                    message = (
+                        f"{cond.text} names {len(cond.args)} outcomes for "
+                        f"{counted(len(node.substeps), 'sub-step')} "
+                        f"({', '.join(s.name for s in node.substeps)}): "
+                        "TAKT matches them by position, so it never matches"
                     )
+                    out.append(problem("aggregate-arity", message))
                     continue
                 for s, arg, have in zip(node.substeps, cond.args, declared, strict=True):
                     if arg not in have:
-                        out.append(_unknown_outcome(node, here, cond, arg, [s.name]))
+                        unknown.append((arg, [s.name]))
             elif cond.kind == "all":
                 for arg in cond.args:
                     missing = [
@@ -356,31 +347,28 @@ def aggregate_problems(graph: PieceGraph) -> list[AggregateProblem]:
                         if arg not in have
                     ]
                     if missing:
-                        out.append(_unknown_outcome(node, here, cond, arg, missing))
+                        unknown.append((arg, missing))
             else:
                 for arg in cond.args:
                     if not any(arg in have for have in declared):
-                        out.append(
-                            _unknown_outcome(node, here, cond, arg, [s.name for s in node.substeps])
-                        )
+                        unknown.append((arg, [s.name for s in node.substeps]))
+            for arg, subs in unknown:
+                out.append(
+                    problem("unknown-aggregate-condition", _unknown_outcome(node, cond, arg, subs))
+                )
     return out
 
 
-def _unknown_outcome(
-    node: Node, loc: Loc, cond: Condition, arg: str, subs: list[str]
-) -> AggregateProblem:
+def _unknown_outcome(node: Node, cond: Condition, arg: str, subs: list[str]) -> str:
     who = (
         f"sub-step '{subs[0]}'"
         if len(subs) == 1
         else "sub-steps " + ", ".join(f"'{s}'" for s in subs)
     )
     never = " (so it never matches)" if cond.kind == "all" or len(cond.args) == 1 else ""
-    return AggregateProblem(
-        node.name,
-        loc,
-        "unknown-aggregate-condition",
+    return (
         f"{cond.text}: {who} of '{node.name}' {'declares' if len(subs) == 1 else 'declare'} "
-        f"no outcome '{arg}'{never}",
+        f"no outcome '{arg}'{never}"
     )
 
 
