@@ -248,21 +248,19 @@ def _terms(pattern_id: str | None, tags: list[str] | None) -> list[tuple[str, li
 
 
 def _hit(
-    pattern_id: str | None,
-    name: str | None,
-    tags: list[str] | None,
+    doc: Pattern | AntiPattern,
     kind: Literal["pattern", "anti_pattern"],
     path: Path,
     haystacks: list[str],
 ) -> PatternHit | None:
     reasons = tuple(
         shown
-        for shown, spellings in _terms(pattern_id, tags)
+        for shown, spellings in _terms(doc.pattern_id, doc.tags)
         if any(_occurs(s, haystacks) for s in spellings)
     )
     if not reasons:
         return None
-    return PatternHit(pattern_id or path.stem, name, kind, path, reasons)
+    return PatternHit(doc.pattern_id or path.stem, doc.name, kind, path, reasons)
 
 
 def applicable_patterns(k: Knowledge, task: MatchTask) -> list[PatternHit]:
@@ -271,7 +269,7 @@ def applicable_patterns(k: Knowledge, task: MatchTask) -> list[PatternHit]:
     docs: list[tuple[Literal["pattern", "anti_pattern"], Pattern | AntiPattern, Path]]
     docs = [("pattern", p, path) for p, path in k.patterns]
     docs += [("anti_pattern", a, path) for a, path in k.anti_patterns]
-    found = (_hit(d.pattern_id, d.name, d.tags, kind, path, haystacks) for kind, d, path in docs)
+    found = (_hit(d, kind, path, haystacks) for kind, d, path in docs)
     hits = [h for h in found if h is not None]
     kind_rank = {"pattern": 0, "anti_pattern": 1}
     hits.sort(key=lambda h: (-len(h.reasons), kind_rank[h.kind], h.pattern_id, str(h.path)))
