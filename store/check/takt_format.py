@@ -51,6 +51,8 @@ NEWER_STEP_KEYS = ("kind", "call", "structured_output", "system_inputs", "effect
 EARLY_STEP_KEYS = ("agent", "report")
 #: The early files' own names of the piece keys.
 EARLY_KEYS = {"movements": "steps", "initial_movement": "initial_step"}
+#: A ``subworkflow``'s keys of a callable workflow (TAKT ≥ 0.37).
+_CALLABLE_KEYS = {"params", "returns", "visibility"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,26 +131,22 @@ def _has_param(value: object) -> bool:
 def _step_version(mv: Movement) -> int:
     """The newest TAKT minor version a step's keys need (0: none of the newer keys)."""
     extra = mv.model_extra or {}
-    need = 0
-    if any(k in extra for k in NEWER_STEP_KEYS) or any(
-        r.when is not None for r, _ in mv.own_rules()
-    ):
-        need = 36
+    rules = [r for r, _ in mv.own_rules()]
     refs = (mv.persona, mv.policy, mv.knowledge, mv.instruction)
-    if any(_has_param(v) for v in refs) or any(r.return_ is not None for r, _ in mv.own_rules()):
-        need = max(need, 37)
-    if (
-        mv.uses is not None
-        or isinstance(mv.parallel, DynamicParallel)
-        or isinstance(mv.rules, RuleTree)
-        or "vars" in extra
-    ):
-        need = max(need, 55)
-    if "completion_retry" in extra:
-        need = max(need, 59)
-    if isinstance(mv.instruction, list):
-        need = max(need, 60)
-    return need
+    needs = (
+        (36, any(k in extra for k in NEWER_STEP_KEYS) or any(r.when is not None for r in rules)),
+        (37, any(_has_param(v) for v in refs) or any(r.return_ is not None for r in rules)),
+        (
+            55,
+            mv.uses is not None
+            or isinstance(mv.parallel, DynamicParallel)
+            or isinstance(mv.rules, RuleTree)
+            or "vars" in extra,
+        ),
+        (59, "completion_retry" in extra),
+        (60, isinstance(mv.instruction, list)),
+    )
+    return max((version for version, holds in needs if holds), default=0)
 
 
 def takt_format(piece: Piece) -> TaktFormat:
@@ -167,14 +165,14 @@ def takt_format(piece: Piece) -> TaktFormat:
         return TaktFormat("piece", "TAKT 0.4–0.7" if before_08 else "TAKT 0.8–0.11", early=True)
     piece_keys: list[Loc] = [(k,) for k in WORKFLOW_KEYS if k in written]
     workflow_keys: list[Loc] = [(w,) for w in WORKFLOW_KEYS.values() if w in written]
-    need = 36 if any(k in written or k in extra_top for k in NEWER_TOP_KEYS) else 0
     subworkflow = extra_top.get("subworkflow")
-    if isinstance(subworkflow, dict) and subworkflow.keys() & {"params", "returns", "visibility"}:
-        need = max(need, 37)
-    if piece.max_steps == "infinite":
-        need = max(need, 38)
-    if "all_steps" in extra_top:
-        need = max(need, 59)
+    needs = (
+        (36, any(k in written or k in extra_top for k in NEWER_TOP_KEYS)),
+        (37, isinstance(subworkflow, dict) and bool(subworkflow.keys() & _CALLABLE_KEYS)),
+        (38, piece.max_steps == "infinite"),
+        (59, "all_steps" in extra_top),
+    )
+    need = max((version for version, holds in needs if holds), default=0)
     workflow_file = bool(workflow_keys)
     for mv, loc in steps:
         if workflow_file and mv.instruction_template is not None:
