@@ -17,6 +17,7 @@ from store.models.piece import (
     WORKFLOW_SPECIAL_NEXT,
     DynamicParallel,
     Judge,
+    Loc,
     Movement,
     ParamRef,
     Piece,
@@ -26,7 +27,6 @@ from store.models.piece import (
 from store.read.counted import counted
 from store.read.diagnostics import Diagnostic
 
-Loc = tuple[str | int, ...]
 ConditionKind = Literal["tag", "ai", "all", "any", "when"]
 EXITS: tuple[str, ...] = SPECIAL_NEXT
 RETURN = "RETURN"  # the target of a ``return:`` rule (a callable workflow ends)

@@ -26,6 +26,7 @@ from store.check.takt_format import (
 from store.models.piece import (
     SPECIAL_NEXT,
     WORKFLOW_SPECIAL_NEXT,
+    Loc,
     Movement,
     ParamRef,
     Piece,
@@ -47,8 +48,6 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FORM_FIELD = re.compile(r"\{(?![a-z][a-z0-9_]*(?::[^{}\n]*)?\})[^{}\n]+\}")
 _PIECE_ONLY = set(PIECE_VARIABLES) - set(WORKFLOW_VARIABLES)  # {max_movements}, …
 _WORKFLOW_ONLY = set(WORKFLOW_VARIABLES) - set(PIECE_VARIABLES)  # {max_steps}, …
-
-Loc = tuple[str | int, ...]
 
 
 def _is_inline(value: str) -> bool:
