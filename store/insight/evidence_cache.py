@@ -143,7 +143,7 @@ def _name(s: Session) -> str:
 
 def check_one(s: Session, transcript: Path | None) -> ReportCheck:
     """Read ``s``'s report and ``transcript`` (whole) and check the report's evidence."""
-    from store.insight.evidence import MISSING_STATES, check_report
+    from store.insight.evidence import check_report
     from store.read.transcript import read_transcript
 
     assert s.report is not None
@@ -154,8 +154,8 @@ def check_one(s: Session, transcript: Path | None) -> ReportCheck:
     items = tuple(
         (f"{rid}/{item.id}", check.state) for _s, item, check in ev.items.values() if item.id
     )
-    missing = sum(1 for _s, _i, check in ev.items.values() if check.state in MISSING_STATES)
-    return ReportCheck(rid, str(transcript) if transcript is not None else None, items, missing)
+    shown = str(transcript) if transcript is not None else None
+    return ReportCheck(rid, shown, items, len(ev.missing))
 
 
 def without_transcript(s: Session) -> ReportCheck:
