@@ -243,19 +243,11 @@ class PieceLinter:
                     f"variables: {listed})"
                 )
                 if facet is None:
-                    self.sink.warning(
-                        "unknown-template-variable", message, self.text_line(loc, line)
-                    )
-                    continue
-                # on the facet file itself: said once however many pieces use the facet
+                    where, at = self.sink.path, self.text_line(loc, line)
+                else:  # on the facet file itself: said once however many pieces use the facet
+                    where, at = self.shown(facet), line
                 self.sink.items.append(
-                    Diagnostic(
-                        self.shown(facet),
-                        line,
-                        "warning",
-                        "unknown-template-variable",
-                        message,
-                    )
+                    Diagnostic(where, at, "warning", "unknown-template-variable", message)
                 )
 
     def shown(self, path: Path) -> str:
