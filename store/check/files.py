@@ -19,7 +19,12 @@ from store.read.isotime import parse_time
 from store.read.kinds import Kind
 from store.read.loader import Loaded, load_file, model_of
 from store.read.validate import LineOf, validate_tolerant
-from store.write.policy import lexical_target_problem, promotion_kind, proposal_kind
+from store.write.policy import (
+    lexical_target_problem,
+    promotion_kind,
+    proposal_kind,
+    section_text_problem,
+)
 
 #: A proposal's kind → the model its payload is validated as.
 PAYLOAD_MODELS: dict[str, type[BaseModel]] = {
@@ -94,12 +99,15 @@ def check_kpt(doc: KptReport, path: Path, sink: DiagnosticSink, lo: LineOf) -> N
     for i, item in enumerate(doc.try_ or []):
         pt = item.persistence_target
         if pt is not None and pt.path:
+            field = "path"
             problem = lexical_target_problem(pt.path, promotion_kind(pt.type))
+            if not problem:
+                field, problem = "section", section_text_problem(pt.section)
             if problem:
                 sink.warning(
                     "refused-target",
                     f"try item '{item.id}' cannot be promoted to '{pt.path}': {problem}",
-                    lo(("try", i, "persistence_target", "path")),
+                    lo(("try", i, "persistence_target", field)),
                 )
         for j, ref in enumerate(item.addresses or []):
             if ref not in targets:

@@ -31,6 +31,7 @@ from store.write.policy import (
     PathRefused,
     promotion_kind,
     resolve_target,
+    section_text_problem,
     target,
     target_problem,
 )
@@ -144,6 +145,10 @@ def plan_promotion(
             raise ReviewError(f"{ref.key}: a memory entry needs a {empty}")
     if not plan.new_text:
         raise ReviewError(f"{ref.key}: nothing to write (the text is empty)")
+    problem = section_text_problem(target.section)
+    if problem:
+        plan.status, plan.message = "refused", f"refused: {problem}"
+        return plan
     try:
         plan.target = resolve_target(ws, target.path)
     except PathRefused as exc:

@@ -294,6 +294,14 @@ def path_text_problem(text: str) -> str | None:
     return None
 
 
+def section_text_problem(text: str | None) -> str | None:
+    """Why an agent's target section is refused: a line break or control character in it
+    would write lines of agent text beside the heading, outside any bullet."""
+    if text and _CONTROL.search(text):
+        return "the target section contains line breaks or control characters"
+    return None
+
+
 CLAUDE_HOME = "~/.claude"
 
 
