@@ -14,6 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.reader import Reader, ReaderError
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.tag import Tag
 
@@ -248,6 +249,11 @@ def describe_yaml_error(exc: YAMLError, text: str) -> tuple[str, int | None]:
             if 0 < line <= len(lines) and "\t" in lines[line - 1]:
                 msg += " (tabs cannot be used for indentation in YAML; use spaces)"
         return f"invalid YAML: {msg}", line
+    if isinstance(exc, ReaderError):  # a character YAML forbids: its line, not an offset
+        m = Reader.NON_PRINTABLE.search(text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        ch = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        return f"invalid YAML: character {ch}: {exc.reason}", line
     return f"invalid YAML: {exc}", None
 
 

@@ -38,6 +38,17 @@ def test_tabs_are_an_error_with_line_and_hint() -> None:
     assert (d.code, d.line) == ("yaml-syntax", 2) and "tabs" in d.message
 
 
+@pytest.mark.parametrize(
+    "text", ['a: 1\nb: 2\nc: "x\x1by"\n', "\ufeffa: 1\r\nb: 2\r\nc: x \x07\r\n"]
+)
+def test_a_forbidden_character_is_an_error_on_its_line(text: str) -> None:
+    """ruamel's reader gives an offset, not a line, and a message on two lines."""
+    sink = DiagnosticSink("t")
+    assert load_yaml(text, sink) is None
+    (d,) = sink.items
+    assert (d.code, d.line) == ("yaml-syntax", 3) and "\n" not in d.message
+
+
 def test_unclosed_quote_points_at_its_start() -> None:
     data, diags = _load('a: 1\nb: "never closed\n\n\n')
     assert data is None and diags == [("error", "yaml-syntax", 2)]
