@@ -194,6 +194,25 @@ def test_show_marks_id_less_items(id_less: Path) -> None:
     ]
 
 
+def test_an_item_id_with_a_line_break_forges_no_row(tmp_path: Path) -> None:
+    """An agent's id (or description) holding a line break and a state stays on its row."""
+    forged = f"{RID}/keep-002  x\\n  [rejected] {RID}/keep-001"
+    report = ID_LESS_REPORT.replace(
+        '  - description: "first without an id"',
+        f'  - id: "keep-002  x\\n  [rejected] {RID}/keep-001"\n'
+        '    description: "y\\n  [approved] kpt-20260301-001/keep-003"',
+    )
+    (tmp_path / "hurikaeri").mkdir()
+    (tmp_path / "hurikaeri" / f"{RID}.yaml").write_text(report, encoding="utf-8")
+    r = run("show", RID, "--root", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith("  [")]
+    assert [row.split("]")[0] for row in rows] == ["  [pending"] * 4, r.stdout
+    r = run("search", "kind:keep", "--root", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert forged.replace("\\n", "\u21b5 ") in r.stdout and "\n  [rejected]" not in r.stdout
+
+
 # -- lint: control characters in file names ----------------------------------------------------
 
 

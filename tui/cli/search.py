@@ -102,9 +102,8 @@ def cmd_search(args: argparse.Namespace, ws: Any) -> int:
             where = f"{hit.path}:{resolve_line(hit.record)}"
             count = f"  ×{hit.count}" if hit.count > 1 else ""
             title = printable(hit.title, keep_newlines=False)
-            print(
-                f"{hit.kind:<12} {printable(shown(hit))}{count}\n    {title}\n    {printable(where)}"
-            )
+            head, where = (printable(s, keep_newlines=False) for s in (shown(hit), where))
+            print(f"{hit.kind:<12} {head}{count}\n    {title}\n    {where}")
         about = "" if result.exact else "about "
         print(
             f"{len(result.hits)} of {about}{counted(result.total, 'match', 'matches')}",

@@ -123,7 +123,8 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
     for item in items:
         state = item["state"]
         ref = item["ref"] or f"(no id: item {item['position']} of {item['section']})"
-        lines.append(f"  [{state}] {ref}  {printable(str(item.get('description', '')))}")
+        row = f"{ref}  {item.get('description', '')}"  # one line: no agent text starts a row
+        lines.append(f"  [{state}] {printable(row, keep_newlines=False)}")
         for d in item.get("decisions", []):  # a team's: each reviewer's, contested or not
             lines.append(f"      {d['state']} by {printable(str(d['by']))} at {d['at']}")
         if item.get("note"):
