@@ -44,7 +44,7 @@ from store.tx.journal import (
 )
 from store.tx.reviewed import KEEP, REVERT, Reviewed, key_of, sha256, target_like
 from store.workspace import Workspace
-from store.write.atomic import PathRefused, WriteError
+from store.write.atomic import PathRefused, WriteError, remove_temp_files
 from store.write.jsonl_edit import finish_interrupted_rewrites
 from store.write.textdiff import bytes_diff
 
@@ -394,10 +394,15 @@ def _recover_locked(ws: Workspace, led: Ledger) -> list[Recovered]:
     if dirs:
         finish_interrupted_rewrites(sorted(dirs))
     out = []
+    root = Path(os.path.realpath(ws.root))
     for rec in _ours_open(led):
         why = "the process was killed before it finished"
         restored, left = _abort(ws, led, rec, why, recovered=True)
         out.append(Recovered(rec.id, rec.action, rec.subjects, left, restored))
+        for f in rec.files:  # a write killed before its rename left its temp file
+            real = Path(os.path.realpath(record_path(ws, f)))
+            if real.is_relative_to(root):
+                remove_temp_files(real)
     return out
 
 

@@ -182,7 +182,7 @@ def atomic_write(
         old_mode = 0o666 & ~umask
     fd, tmp_name = -1, ""
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(target), dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fd = -1
             fh.write(data)
@@ -304,6 +304,23 @@ def append_bytes(path: Path, line: bytes, *, guard: Guard, create: bool = True) 
         raise write_error(exc, target) from exc
     finally:
         os.close(fd)  # also releases the lock
+
+
+def temp_prefix(target: Path) -> str:
+    """How the name of :func:`atomic_write`'s temp file for ``target`` starts: the name of
+    the file it replaces (cut short), so a killed write's is found by its target's name."""
+    return f"{TEMP_PREFIX}{target.name[:40]}."
+
+
+def remove_temp_files(target: Path) -> None:
+    """Remove the temp files killed writes of ``target`` left; only while no write of it can
+    be under way (recovery holds the transaction lock every write of a target takes)."""
+    prefix = temp_prefix(target)
+    with contextlib.suppress(OSError):
+        for e in os.scandir(target.parent):
+            if e.name.startswith(prefix) and e.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(e.path)
 
 
 def sweep_temp_files(directories: list[Path], older_than: float = 600.0) -> list[Path]:

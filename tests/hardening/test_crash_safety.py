@@ -16,6 +16,8 @@ import pytest
 from store.ledger import Ledger
 from store.read.diagnostics import DiagnosticSink
 from store.read.jsonl import scan_jsonl
+from store.tx.transactions import recover
+from store.workspace import Workspace
 from store.write.atomic import TEMP_PREFIX, sweep_temp_files
 from tests.conftest import REPO
 from tests.ledger_lines import decide
@@ -119,3 +121,36 @@ def test_sigkill_during_jsonl_rewrites_in_place(tmp_path: Path) -> None:
         assert rest[: len(others)] == others and not rest[len(others) :].strip()
         assert not [p for p in tmp_path.iterdir() if p.name.startswith(REDO_PREFIX)]
     print(f"{redone} of 25 kills left a rewrite half done, finished from its redo file")
+
+
+KILLED_PROMOTE = r"""
+import os, signal, sys
+from pathlib import Path
+from store.review.items import find_item
+from store.review.promote import plan_promotion, promote_plans
+from store.workspace import Workspace
+ws = Workspace(Path(sys.argv[1]))
+rename = os.replace
+def replace(src, dst, **kw):  # killed right before the target's rename
+    if str(dst) == str(ws.root / "CLAUDE.md"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    rename(src, dst, **kw)
+os.replace = replace
+promote_plans(ws, [plan_promotion(ws, find_item(ws, "kpt-20261102-001/try-002"))])
+"""
+
+
+def test_recovery_removes_the_temp_file_a_killed_promotion_left(demo_root: Path) -> None:
+    """CLAUDE.md's folder is no location the index sweeps: the rollback removes it."""
+    before = (demo_root / "CLAUDE.md").read_bytes()
+    r = subprocess.run([sys.executable, "-c", KILLED_PROMOTE, str(demo_root)], cwd=REPO)
+    assert r.returncode == -signal.SIGKILL
+
+    def temps() -> list[str]:
+        return [p.name for p in demo_root.iterdir() if p.name.startswith(TEMP_PREFIX)]
+
+    assert temps()  # what the kill left
+    (rec,) = recover(Workspace(demo_root))
+    assert rec.action == "promote" and rec.left == []
+    assert (demo_root / "CLAUDE.md").read_bytes() == before
+    assert temps() == []
