@@ -211,6 +211,14 @@ def test_an_item_id_with_a_line_break_forges_no_row(tmp_path: Path) -> None:
     r = run("search", "kind:keep", "--root", str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert forged.replace("\\n", "\u21b5 ") in r.stdout and "\n  [rejected]" not in r.stdout
+    report = report.replace(  # a field's line break too
+        '"has an id"', '"has an id\\nstate: approved"'
+    )
+    (tmp_path / "hurikaeri" / f"{RID}.yaml").write_text(report, encoding="utf-8")
+    r = run("show", f"{RID}/keep-001", "--root", str(tmp_path))
+    assert [line for line in r.stdout.splitlines() if line.startswith("state:")] == [
+        "state: pending"
+    ], r.stdout
 
 
 # -- lint: control characters in file names ----------------------------------------------------

@@ -119,7 +119,7 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
         if value in (None, [], {}):
             continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {printable(text)}")
+        lines.append(f"{key}: {printable(text, keep_newlines=False)}")  # one line per key
     for item in items:
         state = item["state"]
         ref = item["ref"] or f"(no id: item {item['position']} of {item['section']})"
