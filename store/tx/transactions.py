@@ -192,6 +192,17 @@ def _as_json(view: TxView | TxResult, leave: tuple[str, ...] = ()) -> dict[str, 
     return {"tx": out.pop("id"), **out, "files": [f.as_json() for f in view.files]}
 
 
+def _still_to_turn(led: Ledger, plan: TxPlan) -> None:
+    """An undo or redo checked again under the lock: another process may have turned the
+    same transaction since it was chosen."""
+    if plan.undoes or plan.redoes:
+        led.refresh()
+    if plan.undoes and plan.undoes in led.undone:
+        raise UndoRefused(f"refused: [{plan.undoes}] was undone meanwhile; nothing was changed")
+    if plan.redoes and plan.redoes not in led.undone:
+        raise UndoRefused(f"refused: [{plan.redoes}] was redone meanwhile; nothing was changed")
+
+
 @contextlib.contextmanager
 def tx_lock(ws: Workspace) -> Iterator[None]:
     """The workspace's transaction lock: held from before the first check to after the
@@ -239,7 +250,9 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
     )
     head["effects"] = _marked(led, plan.effects)
     if not plan.files:
-        led.append({**head, "op": "commit"})
+        with tx_lock(ws) if plan.undoes or plan.redoes else contextlib.nullcontext():
+            _still_to_turn(led, plan)
+            led.append({**head, "op": "commit"})
         follow(ws, led, plan)  # the reviewed state moves with our writes (#45)
         return _result(ws, led, tx)
     seen: set[str] = set()
@@ -254,6 +267,7 @@ def apply(ws: Workspace, plan: TxPlan, *, ledger: Ledger | None = None) -> TxRes
     with tx_lock(ws):
         led.refresh()
         _recover_locked(ws, led)
+        _still_to_turn(led, plan)
         prepared: list[Prepared] = []
         try:
             for fw in plan.files:

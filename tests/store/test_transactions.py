@@ -693,3 +693,38 @@ def test_a_dry_run_of_an_undo_whose_transaction_is_gone_says_so(ws: Workspace) -
     ledger.write_text("".join(f"{x}\n" for x in kept), encoding="utf-8")
     line = describe_turn(ws, back.id, ledger=Ledger(ws.state_dir))
     assert done.id in line and "\n" not in line
+
+
+# -- two processes turning the same transaction -------------------------------------------
+
+
+@pytest.mark.parametrize("with_files", [False, True])
+def test_a_transaction_undone_meanwhile_is_not_undone_again(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch, with_files: bool
+) -> None:
+    """Another process undoes (then redoes) the very transaction between this one's choice
+    and its write: the second undo (redo) is refused, not recorded twice."""
+    if with_files:
+        done = promote_plans(ws, [plan_promotion(ws, find_item(ws, f"{RID}/try-003"))])
+    else:
+        done = decide_keys(ws, [f"{RID}/keep-001"], "approve")
+    assert done is not None
+    real = transactions.apply
+    other = {"turn": undo}
+
+    def apply(ws_: Workspace, plan: transactions.TxPlan, **kw: Any) -> TxResult:
+        turn = other.pop("turn", None)
+        if turn is not None:  # the other process, with a ledger of its own
+            with monkeypatch.context() as m:
+                m.setattr(transactions, "apply", real)
+                turn(ws, done.id)
+        return real(ws_, plan, **kw)
+
+    monkeypatch.setattr(transactions, "apply", apply)
+    with pytest.raises(UndoRefused, match="undone meanwhile"):
+        undo_last(ws)
+    other["turn"] = redo
+    with pytest.raises(UndoRefused, match="redone meanwhile"):
+        redo(ws, done.id)
+    turns = [v.action for v in history(ws) if done.id in (v.undoes, v.redoes)]
+    assert turns == ["redo", "undo"]

@@ -133,7 +133,11 @@ def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
     name, redo = args.command, args.command == "redo"
     head = f"{name.capitalize()}:"
     recovered_note(ws)
-    line = tx.describe_turn(ws, args.tx_id, redo=redo)
+    tx_id = args.tx_id
+    if tx_id is None and not args.dry_run:  # the one described is the one turned, by its id
+        last = tx.next_turn(ws, redo=redo)
+        tx_id = last.id if last is not None else None
+    line = tx.describe_turn(ws, tx_id, redo=redo)
     if args.dry_run:
         if args.json:
             data: dict[str, Any] = {"dry_run": True, "describe": line}
@@ -145,9 +149,11 @@ def cmd_undo(args: argparse.Namespace, ws: Workspace) -> int:
         return 0 if line.startswith(head) else 1
     try:
         if redo:
-            result = tx.redo(ws, args.tx_id)
+            result = tx.redo(ws, tx_id)
+        elif tx_id:
+            result = tx.undo(ws, tx_id)
         else:
-            result = tx.undo(ws, args.tx_id) if args.tx_id else tx.undo_last(ws)
+            result = tx.undo_last(ws)
     except tx.UndoRefused as exc:
         if args.json:
             dump_json({"refused": str(exc), "path": exc.path, "diff": exc.diff or None})
