@@ -6,6 +6,7 @@ it; keep and revert are a person's (refused inside an agent's session, nothing w
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,3 +111,24 @@ def test_keep_edit_is_refused_inside_an_agents_session(
     assert "keep refused: this runs inside an agent's session" in capsys.readouterr().err
     assert (root / "CLAUDE.md").read_text() == TEXT + "- two\n"
     assert (root / ".hurikaeri" / "reviewed" / "index.json").read_bytes() == index
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo", "dir"])
+def test_keep_from_what_is_no_file_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    """``--from /dev/zero`` was read for ever (a FIFO waited on): refused as the import's
+    input is, naming it, nothing written."""
+    root = _root(tmp_path)
+    assert main(["changes", "--root", str(root)]) == 0
+    (root / "CLAUDE.md").write_text(TEXT + "- two\n")
+    if source == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+    elif source == "dir":
+        (tmp_path / "dir").mkdir()
+    path = source if source.startswith("/") else str(tmp_path / source)
+    capsys.readouterr()
+    assert main(["keep", "CLAUDE.md", "--from", path, "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert path in err and len(err.strip().splitlines()) == 1, err
+    assert (root / "CLAUDE.md").read_text() == TEXT + "- two\n"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
 from tui.cli.errors import SubjectError, UsageError, dump_json, flags
+from tui.cli.exchange import read_input_bytes
 
 if TYPE_CHECKING:
     from store.review.changes import Change
@@ -112,13 +112,8 @@ def _keep_edited(args: argparse.Namespace, ws: Workspace, change: Change) -> int
         if after is None:
             print(f"{printable(change.key, keep_newlines=False)} not edited: nothing kept")
             return 1
-    elif args.from_file == "-":
-        after = sys.stdin.buffer.read()
-    else:
-        try:
-            after = Path(args.from_file).read_bytes()
-        except OSError as exc:
-            raise SubjectError(f"--from {args.from_file}: {exc.strerror or exc}") from None
+    else:  # a regular file or standard input, bounded: never /dev/zero read for ever
+        after, _ = read_input_bytes(args.from_file)
     result = keep_edited(ws, change, after, allow_secrets=args.allow_secret)
     name = printable(change.key, keep_newlines=False)
     print(f"wrote and kept {name} as reviewed  [{result.id}]")

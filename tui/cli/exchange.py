@@ -40,9 +40,21 @@ def add_exchange_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def read_input(name: str) -> tuple[str, str]:
-    """The text of an input file (``-``: standard input) and its name for messages:
-    a regular file (a directory or a FIFO is refused without waiting on it), at most
-    MAX_DOCUMENT_BYTES, UTF-8 (a BOM is dropped). Anything else is a :class:`SubjectError`."""
+    """The text of an input file (``-``: standard input) and its name for messages, as
+    :func:`read_input_bytes` reads it, UTF-8 (a BOM is dropped)."""
+    data, source = read_input_bytes(name)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff"), source
+    except UnicodeDecodeError as exc:
+        raise SubjectError(
+            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from exc
+
+
+def read_input_bytes(name: str) -> tuple[bytes, str]:
+    """The bytes of an input file (``-``: standard input) and its name for messages: a
+    regular file (a directory, a FIFO or a device is refused without waiting on it), at most
+    MAX_DOCUMENT_BYTES. Anything else is a :class:`SubjectError`."""
     from store.read.textio import MAX_DOCUMENT_BYTES, NotReadable, read_regular
 
     source = "<stdin>" if name == "-" else name
@@ -57,12 +69,7 @@ def read_input(name: str) -> tuple[str, str]:
         raise SubjectError(f"{source}: {exc}") from exc
     except (OSError, ValueError) as exc:
         raise SubjectError(cannot_read(source, exc)) from exc
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff"), source
-    except UnicodeDecodeError as exc:
-        raise SubjectError(
-            f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from exc
+    return data, source
 
 
 def cmd_import_wrapup(args: argparse.Namespace, ws: Workspace) -> int:
