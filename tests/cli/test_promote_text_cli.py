@@ -6,15 +6,18 @@ refused secret names how to override it (#44)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import REPO
+from tui.cli.main import main
 
 ITEM = "kpt-20261118-001/try-002"  # CLAUDE.md のセキュリティ規約に「…」を追記する
 RULE = "リフレッシュトークンは不透明トークンで DB 管理"
@@ -105,3 +108,15 @@ def test_a_refused_secret_names_the_override(demo_root: Path) -> None:
     assert r.returncode == 1
     assert "--allow-secret on the command line, o in the app" in r.stderr
     assert token not in r.stderr
+
+
+def test_promote_text_from_stdin_is_bounded(
+    demo_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``promote --text -`` read standard input whole (``< /dev/zero``: for ever)."""
+    big = io.TextIOWrapper(io.BytesIO(b"x" * (9 * 1024 * 1024)), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", big)
+    args = ["promote", "kpt-20261102-001/try-002", "--text", "-", "--dry-run"]
+    assert main([*args, "--root", str(demo_root)]) == 1
+    err = capsys.readouterr().err
+    assert "<stdin>: over" in err and len(err.strip().splitlines()) == 1, err[:300]

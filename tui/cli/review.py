@@ -175,10 +175,11 @@ def cmd_promote(args: argparse.Namespace, ws: Workspace) -> int:
     from store.ledger import Ledger
     from store.review.items import find_item
     from store.review.promote import plan_promotion, promote_plans, section_title
+    from tui.cli.exchange import read_input
 
     ledger = Ledger(ws.state_dir)
     ref = find_item(ws, item_ref(args))
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = read_input("-")[0] if args.text == "-" else args.text  # bounded, UTF-8
     entry = {k: v for k, v in (("trigger", args.trigger), ("reason", args.reason)) if v is not None}
     plan = plan_promotion(
         ws, ref, args.near, allow_secrets=args.allow_secret, text=text, entry=entry
