@@ -51,6 +51,7 @@ CASES: list[tuple[str, list[str], int]] = [
     ("reject", ["reject", "kpt-29990101-001/keep-001", "--root", "{root}"], 1),
     ("reject", ["reject", "kpt-20261120-001/keep-002", "--root", "{root}"], 0),
     ("history", ["history", "--limit", "x"], 2),
+    ("history", ["history", "--limit", "-5", "--root", "{root}"], 2),  # not "no transactions"
     ("history", ["history", "--diff", "nosuchtx", "--root", "{root}"], 1),
     ("history", ["history", "--root", "{root}"], 0),
     ("undo", ["undo", "--bogus"], 2),
@@ -107,6 +108,7 @@ CASES: list[tuple[str, list[str], int]] = [
     ("meta", ["meta", f"{{root}}/{DISCUSSION}"], 0),
     ("search", ["search"], 2),
     ("search", ["search", "colour:red", "--root", "{root}"], 2),  # a malformed query
+    ("search", ["search", "jwt", "--limit", "0", "--root", "{root}"], 2),  # not one hit
     ("search", ["search", "zzqqxxnothing", "--root", "{root}"], 1),  # no hits, as grep
     ("search", ["search", "jwt", "--root", "{root}"], 0),
     ("targets", ["targets", "--bogus"], 2),

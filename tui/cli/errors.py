@@ -8,7 +8,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -59,6 +59,21 @@ def common_options(parser_class: type[Parser], default: Any) -> Parser:
     ):
         p.add_argument(option, type=Path, default=default, help=what)
     return p
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An option's whole number, ``low`` or more (a negative ``--limit`` read as a count)."""
+
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}")
+        return value
+
+    return number
 
 
 def flags(p: argparse.ArgumentParser, **helps: str) -> None:

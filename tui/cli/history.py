@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import JSON_WRITTEN, PROG, dump_json, flags
+from tui.cli.errors import JSON_WRITTEN, PROG, at_least, dump_json, flags
 
 if TYPE_CHECKING:  # imported where used: the other commands start without them
     from store.ledger import Ledger
@@ -30,7 +30,7 @@ def add_history_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     flags(hist, json="print them as a JSON list")
     hist.add_argument(
         "--limit",
-        type=int,
+        type=at_least(0),
         default=DEFAULT_LIMIT,
         metavar="N",
         help=f"at most N transactions (default {DEFAULT_LIMIT}; 0: all)",

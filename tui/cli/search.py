@@ -16,7 +16,16 @@ from typing import Any, NoReturn
 from store.models.kpt_terms import SECTIONS
 from store.read.counted import counted
 from store.read.textsafe import printable
-from tui.cli.errors import PROG, Parser, SubjectError, common_options, dump_json, failed, flags
+from tui.cli.errors import (
+    PROG,
+    Parser,
+    SubjectError,
+    at_least,
+    common_options,
+    dump_json,
+    failed,
+    flags,
+)
 
 #: hits whose id names a report (located when the report's id is shared)
 SHOWN_LOCATED = ("report", *SECTIONS)
@@ -38,7 +47,11 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(run=cmd_search)
     p.add_argument("query", nargs="+", metavar="QUERY", help="the query (several words are joined)")
     p.add_argument(
-        "--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help="hits to print (default 20)"
+        "--limit",
+        type=at_least(1),
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help="hits to print (default 20)",
     )
     flags(
         p,
