@@ -222,7 +222,8 @@ def decide(
 ) -> tuple[list[ItemRef], TxResult]:
     """Approve, reject or reopen items (``KPT_ID/ITEM_ID``), all found first, as one transaction
     (each report read once: where it lies is known from then on)."""
-    items = [find_item(ws, r) for r in refs]
+    found = (find_item(ws, r) for r in refs)
+    items = list({it.key: it for it in found}.values())  # an item named twice: decided once
     locs = {it.key.partition("/")[0]: it.loc for it in items}
     return items, decide_keys(ws, [it.key for it in items], op, note, ledger=ledger, locs=locs)
 

@@ -5,6 +5,7 @@ the person's own config file, at its default place, may allow agents to decide."
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -172,3 +173,11 @@ def test_an_agent_cannot_wave_a_secret_through(demo_root: Path, tmp_path: Path) 
     )
     assert done.returncode == 1 and "--allow-secret refused" in done.stderr, done.stderr
     assert files(demo_root) == before
+
+
+def test_an_item_named_twice_is_decided_once(demo_root: Path) -> None:
+    done = hurikaeri(demo_root, "approve", ITEM, ITEM, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["decided"] == [ITEM]
+    (last,) = json.loads(hurikaeri(demo_root, "history", "--limit", "1", "--json").stdout)
+    assert last["subjects"] == [ITEM] and len(last["effects"]) == 1
