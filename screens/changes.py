@@ -121,12 +121,10 @@ class ChangesScreen(ListScreen):
         """A tracked file or the reviewed state moved (the app's poll)."""
         self.reload()
 
-    @work(thread=True, exclusive=True, group="changes-load", exit_on_error=False)
-    def reload(self) -> None:
-        found, recorded = list_changes(self.index.ws, ledger=self.index.ledger)
-        self.app.call_from_thread(self.show, found, recorded)
-
-    def show(self, found: list[Change], recorded: int | None) -> None:
+    @work(exclusive=True, group="changes-load", exit_on_error=False)
+    async def reload(self) -> None:
+        ix = self.index
+        found, recorded = await asyncio.to_thread(list_changes, ix.ws, ledger=ix.ledger)
         self.changes = {c.key: c for c in found}
         title = f"Changes since your last review: {len(found)}"
         if recorded is not None:

@@ -5,6 +5,7 @@ checked and written only when saved, never into the agent's files."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual import events, on, work
@@ -103,13 +104,9 @@ class DiscussionsScreen(ListScreen):
 
     # -- loading -------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="discussions-load", exit_on_error=False)
-    def reload(self) -> None:
-        found, cache = read_discussions(self.index, self._cache)
-        self.app.call_from_thread(self.show_list, found, cache)
-
-    def show_list(self, found: list[Discussion], cache: dict[Path, Discussion]) -> None:
-        self._cache = cache
+    @work(exclusive=True, group="discussions-load", exit_on_error=False)
+    async def reload(self) -> None:
+        found, self._cache = await asyncio.to_thread(read_discussions, self.index, self._cache)
         self.discussions = {str(d.path): d for d in found}
         rows: list[Row] = [(str(d.path), discussion_cells(d)) for d in found]
         self.show_rows(rows, f"Discussions ({len(rows)})")

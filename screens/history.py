@@ -133,12 +133,10 @@ class HistoryScreen(ListScreen):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.reload()
 
-    @work(thread=True, exclusive=True, group="history-load", exit_on_error=False)
-    def reload(self) -> None:
-        views = tx.history(self.index.ws, limit=LIMIT, ledger=self.index.ledger)
-        self.app.call_from_thread(self.show, views)
-
-    def show(self, views: list[TxView]) -> None:
+    @work(exclusive=True, group="history-load", exit_on_error=False)
+    async def reload(self) -> None:
+        ix = self.index
+        views = await asyncio.to_thread(tx.history, ix.ws, limit=LIMIT, ledger=ix.ledger)
         self.views = {v.id: v for v in views}
         done = sum(1 for v in views if v.state == "done")
         title = f"History: {counted(len(views), 'transaction')} · {done} done (newest first)"

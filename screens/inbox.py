@@ -109,10 +109,9 @@ class InboxScreen(ListScreen):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.reload()
 
-    @work(thread=True, exclusive=True, group="inbox-load", exit_on_error=False)
-    def reload(self) -> None:
-        refs = known_proposals(self.index)
-        self.app.call_from_thread(self.show_list, refs)
+    @work(exclusive=True, group="inbox-load", exit_on_error=False)
+    async def reload(self) -> None:
+        self.show_list(await asyncio.to_thread(known_proposals, self.index))
 
     def show_list(self, refs: list[ProposalRef]) -> None:
         self.proposals = {r.id: r for r in refs}

@@ -3,6 +3,7 @@ follows the directories on disk, the highlighted document in full with its diagn
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from rich.text import Text
@@ -14,7 +15,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, OptionList, Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
-from textual.worker import get_current_worker
 
 from screens.messages import WorkspaceChanged
 from screens.widgets.diagnostics import counts_for_rich
@@ -31,14 +31,12 @@ from screens.widgets.kb_document import (
     skill_fields,
 )
 from screens.widgets.keys import HELP
-from screens.widgets.literal import literal, visible
+from screens.widgets.literal import file_text, literal, visible
 from store.index.knowledge_tree import KIND_NAMES, KbFolder, doc_id, knowledge_tree
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.models.knowledge import AntiPattern, Pattern, ProjectMemory, Skill
 from store.read.counted import counted
-from store.read.diagnostics import DiagnosticSink
 from store.read.kinds import Kind
-from store.read.textio import read_text
 
 MEMORY_KEY = "memory"
 
@@ -343,14 +341,9 @@ class KnowledgeScreen(Screen[None]):
         if path is not None:
             self.select_path(path, focus_detail=True)
 
-    @work(thread=True, exclusive=True, group="kb-raw", exit_on_error=False)
-    def load_raw(self, path: Path, display: str) -> None:
-        raw = read_text(path, DiagnosticSink(display))
-        text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._raw_loaded, path, visible(text))
-
-    def _raw_loaded(self, path: Path, text: str) -> None:
+    @work(exclusive=True, group="kb-raw", exit_on_error=False)
+    async def load_raw(self, path: Path, display: str) -> None:
+        text = await asyncio.to_thread(file_text, path, display)
         if path == self.current:
             self.query_one("#kb-raw", TextArea).load_text(text)
 

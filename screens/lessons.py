@@ -3,6 +3,7 @@ a line is removed only on an explicit, confirmed request (undoable)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 
 from textual import on, work
@@ -11,7 +12,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Header, Input, Select, Static
-from textual.worker import get_current_worker
 
 from screens.dialogs.lesson_form import LessonForm
 from screens.list_screen import ListScreen
@@ -108,19 +108,14 @@ class LessonsScreen(ListScreen):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.refresh_rows()
 
-    @work(thread=True, exclusive=True, group="lessons", exit_on_error=False)
-    def reload(self) -> None:
+    @work(exclusive=True, group="lessons", exit_on_error=False)
+    async def reload(self) -> None:
         """Every lesson's head, decoded and sorted in a thread (a hundred thousand lessons
         take about a second) into a few arrays, then the list is filled."""
         files = self.index.files
         if self._all is not None and self._all[0] is files:
             return
-        out = LessonList(files.values())
-        if not get_current_worker().is_cancelled:  # a newer read replaced this one
-            self.app.call_from_thread(self.lessons_loaded, files, out)
-
-    def lessons_loaded(self, files: object, rows: LessonList) -> None:
-        self._all = (files, rows)
+        self._all = (files, await asyncio.to_thread(LessonList, files.values()))
         self.refresh_options()
         self.refresh_rows()
 

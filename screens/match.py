@@ -3,6 +3,7 @@ matched in a worker a moment after the last key."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -15,7 +16,6 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, Static
-from textual.worker import get_current_worker
 
 from screens.messages import Open, ScreenTarget, WorkspaceChanged
 from screens.widgets.keys import HELP
@@ -130,14 +130,9 @@ class MatchScreen(Screen[None]):
 
     # -- loading -----------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="match-load", exit_on_error=False)
-    def load(self) -> None:
-        k = load_knowledge(self.index.ws)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.loaded, k)
-
-    def loaded(self, k: Knowledge) -> None:
-        self.knowledge = k
+    @work(exclusive=True, group="match-load", exit_on_error=False)
+    async def load(self) -> None:
+        self.knowledge = k = await asyncio.to_thread(load_knowledge, self.index.ws)
         self._skills = {p: s for s, p in k.skills}
         types = sorted(
             {t for s, _p in k.skills if s.triggers for t in s.triggers.task_types or [] if t}
@@ -176,16 +171,11 @@ class MatchScreen(Screen[None]):
         if self.knowledge is not None:
             self.compute(self.knowledge, self.read_task())
 
-    @work(thread=True, exclusive=True, group="match", exit_on_error=False)
-    def compute(self, k: Knowledge, task: MatchTask) -> None:
-        result = match_task(k, task)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.show_result, result)
-
     # -- showing -----------------------------------------------------------------
 
-    def show_result(self, result: MatchResult) -> None:
-        self.result = result
+    @work(exclusive=True, group="match", exit_on_error=False)
+    async def compute(self, k: Knowledge, task: MatchTask) -> None:
+        self.result = result = await asyncio.to_thread(match_task, k, task)
         loaded = set(result.loaded)
         rows: list[Row] = []
         self.scored = {}

@@ -3,6 +3,7 @@ facet a piece refers to resolved as TAKT does, and the YAML. Read and linted in 
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -190,12 +191,9 @@ class PiecesScreen(ListScreen):
         )
         self.load_view(f.path, f.display)
 
-    @work(thread=True, exclusive=True, group="piece-view", exit_on_error=False)
-    def load_view(self, path: Path, display: str) -> None:
-        view = load_piece_view(path, display)
-        self.app.call_from_thread(self.show_view, view)
-
-    def show_view(self, view: PieceView) -> None:
+    @work(exclusive=True, group="piece-view", exit_on_error=False)
+    async def load_view(self, path: Path, display: str) -> None:
+        view = await asyncio.to_thread(load_piece_view, path, display)
         if str(view.path) != self.current:
             return
         self.view = view
@@ -234,13 +232,10 @@ class PiecesScreen(ListScreen):
         else:
             self.load_facet(ref.path)
 
-    @work(thread=True, exclusive=True, group="piece-facet", exit_on_error=False)
-    def load_facet(self, path: Path) -> None:
-        raw = read_text(path, DiagnosticSink(str(path)))
+    @work(exclusive=True, group="piece-facet", exit_on_error=False)
+    async def load_facet(self, path: Path) -> None:
+        raw = await asyncio.to_thread(read_text, path, DiagnosticSink(str(path)))
         text = raw.text if raw.text is not None else "*This file cannot be shown as text.*"
-        self.app.call_from_thread(self._set_facet_text, path, text)
-
-    def _set_facet_text(self, path: Path, text: str) -> None:
         if path != self._facet_path:
             return
         md = self.query_one("#piece-facet-md", Markdown)
@@ -267,13 +262,9 @@ class PiecesScreen(ListScreen):
         self.refresh_bindings()
         self.load_extra(self.offer)
 
-    @work(thread=True, exclusive=True, group="piece-extra", exit_on_error=False)
-    def load_extra(self, top: Path) -> None:
-        found = index_pieces(self.index.ws, top)
-        self.app.call_from_thread(self._extra_loaded, top, found)
-
-    def _extra_loaded(self, top: Path, found: dict[Path, IndexedFile]) -> None:
-        self.extra = found
+    @work(exclusive=True, group="piece-extra", exit_on_error=False)
+    async def load_extra(self, top: Path) -> None:
+        self.extra = found = await asyncio.to_thread(index_pieces, self.index.ws, top)
         self.refresh_list()
         self.notify(
             f"Showing {counted(len(found), 'piece')} from {_home(top)} for this session. "

@@ -3,6 +3,7 @@ and its problems, each moving to its line. A workspace full of broken files work
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
@@ -19,12 +20,11 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from screens.messages import EVERY_KIND, WorkspaceChanged
 from screens.widgets.diagnostics import counts, diagnostic_line
 from screens.widgets.keys import HELP
-from screens.widgets.literal import literal, visible
+from screens.widgets.literal import file_text, literal
 from store.index.workspace_index import IndexedFile, WorkspaceIndex
 from store.read.counted import counted
-from store.read.diagnostics import Diagnostic, DiagnosticSink
+from store.read.diagnostics import Diagnostic
 from store.read.kinds import Kind
-from store.read.textio import read_text
 
 KIND_TITLES: dict[Kind | None, str] = {
     Kind.KPT: "KPT reports",
@@ -69,8 +69,6 @@ class ProblemsScreen(Screen[None]):
         self.select = select
         self.all_files = False
         self._shown: dict[str, IndexedFile] = {}
-        self._showing: Path | None = None
-        self._first_line: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -166,9 +164,6 @@ class ProblemsScreen(Screen[None]):
 
     def show_detail(self, report: IndexedFile) -> None:
         self.query_one("#file-title", Static).update(literal(report.display, "bold"))
-        self._showing = report.path
-        lines = (as_shown_for(d, report).line for d in report.diagnostics)
-        self._first_line = next((n for n in lines if n), None)  # shown as the text comes
         self.load_file_text(report)
         diags = self.query_one("#diagnostics", OptionList)
         diags.clear_options()
@@ -181,19 +176,16 @@ class ProblemsScreen(Screen[None]):
             none = Content.styled("No problems in this file.", "$success")
             diags.add_option(Option(none, disabled=True))
 
-    @work(thread=True, exclusive=True, group="file-text", exit_on_error=False)
-    def load_file_text(self, report: IndexedFile) -> None:
-        """The file's text, read in a thread (a file may be megabytes)."""
-        raw = read_text(report.path, DiagnosticSink(report.display))
-        text = raw.text if raw.text is not None else "(this file cannot be shown as text)"
-        self.app.call_from_thread(self._file_text_read, report.path, visible(text))
-
-    def _file_text_read(self, path: Path, text: str) -> None:
-        if path == self._showing:  # not one the cursor has left meanwhile
-            area = self.query_one("#file-text", TextArea)
-            area.load_text(text)
-            if self._first_line:  # at its first problem
-                area.move_cursor((self._first_line - 1, 0), center=True)
+    @work(exclusive=True, group="file-text", exit_on_error=False)
+    async def load_file_text(self, report: IndexedFile) -> None:
+        """The file's text (read in a thread: a file may be megabytes), at its first problem."""
+        text = await asyncio.to_thread(file_text, report.path, report.display)
+        area = self.query_one("#file-text", TextArea)
+        area.load_text(text)
+        lines = (as_shown_for(d, report).line for d in report.diagnostics)
+        first = next((n for n in lines if n), None)
+        if first:
+            area.move_cursor((first - 1, 0), center=True)
 
     @on(OptionList.OptionSelected, "#diagnostics")
     def diagnostic_selected(self, event: OptionList.OptionSelected) -> None:

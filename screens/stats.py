@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual import on, work
@@ -19,7 +20,7 @@ from screens.widgets.keys import HELP
 from screens.widgets.literal import OUTCOME_STYLE, literal
 from screens.widgets.virtual_table import Column, Row, VirtualTable
 from store.index.workspace_index import WorkspaceIndex
-from store.insight.effect import Metric, effect_metrics
+from store.insight.effect import effect_metrics
 from store.insight.stats import workspace_stats
 from store.read.counted import counted
 
@@ -143,14 +144,10 @@ class StatsScreen(Screen[None]):
     def on_review_changed(self, _event: ReviewChanged) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
-    def load(self) -> None:
-        figures = workspace_stats(self.index)
-        metrics = effect_metrics(self.index)
-        self.app.call_from_thread(self.show, figures, metrics)
-
-    def show(self, figures: dict[str, Any], metrics: list[Metric]) -> None:
-        self.figures = figures
+    @work(exclusive=True, group="stats", exit_on_error=False)
+    async def load(self) -> None:
+        self.figures = figures = await asyncio.to_thread(workspace_stats, self.index)
+        metrics = await asyncio.to_thread(effect_metrics, self.index)
         weeks = figures["outcomes_per_week"]
         names = list(weeks)
         span = f"{names[0]} … {names[-1]}" if names else "no reports"

@@ -4,6 +4,7 @@ check, secret scan), in a thread."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual import on, work
@@ -68,9 +69,8 @@ class PromoteScreen(ModalScreen[bool]):
         self.allow_secrets = False
         #: "CLAUDE.md: 883 → 895/2,500 tokens (within budget)" per target written
         self.budgets: list[str] = []
-        #: the wording the shown plans were made from; the plan being made (a counter)
+        #: the wording the shown plans were made from
         self.planned: Wording | None = None
-        self.generation = 0
         self.replan_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -97,11 +97,13 @@ class PromoteScreen(ModalScreen[bool]):
             self.query_one(f"#{bid}", Button).display = False
         self.replan()
 
-    def replan(self) -> None:
-        """Plan again from what the fields hold now (in a thread)."""
-        self.generation += 1
+    @work(exclusive=True, group="promote-plan", exit_on_error=False)
+    async def replan(self) -> None:
+        """Plan again from what the fields hold now, in a thread (a newer plan, the fields
+        changed since, cancels this one)."""
         wording = self.query_one(PromoteFields).wording()
-        self.make_plans(wording, self.generation)
+        plans, budgets = await asyncio.to_thread(self.make_plans, wording)
+        self.show_plans(plans, budgets, wording)
 
     @on(Input.Changed)
     def typed(self, event: Input.Changed) -> None:
@@ -127,8 +129,7 @@ class PromoteScreen(ModalScreen[bool]):
             inputs[0].focus()
             inputs[0].cursor_position = len(inputs[0].value)
 
-    @work(thread=True, exclusive=True, group="promote-plan", exit_on_error=False)
-    def make_plans(self, wording: Wording, generation: int) -> None:
+    def make_plans(self, wording: Wording) -> tuple[list[Plan], list[str]]:
         plans: list[Plan] = []
         changed: dict[Path, bytes] = {}
         for ref, (text, entry) in zip(self.refs, wording, strict=True):
@@ -148,14 +149,9 @@ class PromoteScreen(ModalScreen[bool]):
                 changed[plan.target] = plan.after
             plans.append(plan)
         checks = budget_checks(self.index.ws, _writes(plans))
-        budgets = [c.summary for c in checks if c.budget is not None]
-        self.app.call_from_thread(self.show_plans, plans, budgets, wording, generation)
+        return plans, [c.summary for c in checks if c.budget is not None]
 
-    def show_plans(
-        self, plans: list[Plan], budgets: list[str], wording: Wording, generation: int
-    ) -> None:
-        if generation != self.generation:
-            return  # the fields changed since: a newer plan is on its way
+    def show_plans(self, plans: list[Plan], budgets: list[str], wording: Wording) -> None:
         self.plans, self.budgets, self.planned = plans, budgets, wording
         self.refresh_bindings()
         ws = self.index.ws

@@ -3,6 +3,8 @@ target's headings, or a new one); only the items' persistence_target lines are r
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -83,13 +85,10 @@ class RetargetScreen(FormDialog[bool]):
         self.check_path(self.start_path)
         self.find_candidates()
 
-    @work(thread=True, exclusive=True, group="rt-candidates", exit_on_error=False)
-    def find_candidates(self) -> None:
+    @work(exclusive=True, group="rt-candidates", exit_on_error=False)
+    async def find_candidates(self) -> None:
         """Completion for the path: found in a thread (it walks the allowed directories)."""
-        found = candidate_paths(self.index)
-        self.app.call_from_thread(self._set_candidates, found)
-
-    def _set_candidates(self, found: list[str]) -> None:
+        found = await asyncio.to_thread(candidate_paths, self.index)
         self.query_one("#rt-path", Input).suggester = SuggestFromList(found, case_sensitive=False)
 
     @on(Input.Changed, "#rt-path")
@@ -111,14 +110,10 @@ class RetargetScreen(FormDialog[bool]):
         )
         self.load_headings(raw)
 
-    @work(thread=True, exclusive=True, group="retarget-headings", exit_on_error=False)
-    def load_headings(self, raw: str) -> None:
-        headings = target_headings(self.index.ws, raw)
-        self.app.call_from_thread(self.show_headings, raw, headings)
-
-    def show_headings(self, raw: str, headings: list[str]) -> None:
-        if raw != self.query_one("#rt-path", Input).value:
-            return  # a stale answer for a path typed earlier
+    @work(exclusive=True, group="retarget-headings", exit_on_error=False)
+    async def load_headings(self, raw: str) -> None:
+        """The target's headings (read in a thread; a newer path typed cancels this)."""
+        headings = await asyncio.to_thread(target_headings, self.index.ws, raw)
         sel = self.query_one("#rt-section", Select)
         current = sel.value if isinstance(sel.value, str) else None
         wanted = current if current and current != NEW_SECTION else self.start_section

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from textual.content import Content
 
+from store.read.diagnostics import DiagnosticSink
+from store.read.textio import read_text
 from store.read.textsafe import printable
 
 visible = printable
@@ -16,6 +18,12 @@ visible = printable
 def literal(text: str, style: str = "", *, keep_newlines: bool = True) -> Content:
     """A ``Content`` that shows ``text`` exactly as typed."""
     return Content.styled(printable(text, keep_newlines=keep_newlines), style)
+
+
+def file_text(path: Path, display: str) -> str:
+    """A file's text as shown (read whole: call it in a thread), or that it cannot be."""
+    raw = read_text(path, DiagnosticSink(display))
+    return visible(raw.text) if raw.text is not None else "(this file cannot be shown as text)"
 
 
 OUTCOME_STYLE = {"success": "$success", "partial": "$warning", "failure": "$error"}
