@@ -3,6 +3,8 @@ the lessons and the transcript."""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,7 +21,6 @@ from screens.widgets.evidence_marks import metrics_comparison
 from screens.widgets.keys import HELP
 from screens.widgets.transcript_view import TranscriptView
 from screens.widgets.virtual_table import VirtualTable
-from store.insight.evidence import ReportEvidence
 from store.insight.turn_numbering import SHORT
 from store.read.kinds import Kind
 
@@ -188,41 +189,37 @@ class SessionScreen(ReviewKeys):
         await holder.mount(view)
         return view
 
-    @work(thread=True, exclusive=True, group="evidence", exit_on_error=False)
-    def check_evidence(self, session_key: str) -> None:
-        """Check every item's evidence against the session's transcript (read whole, off the
-        event loop); the rows show the states when done."""
+    @work(exclusive=True, group="evidence", exit_on_error=False)
+    async def check_evidence(self, session_key: str) -> None:
+        """Check every item's evidence against the session's transcript (read whole, in a
+        thread); the rows show the states when done."""
         from store.insight.evidence import check_session
 
         s = self.index.sessions.get(session_key)
         if s is None or s.report is None:
             return
-        result = check_session(self.index.ws, s.report.doc, rkey=self.index.report_key(s))
-        self.app.call_from_thread(self.got_evidence, session_key, result)
-
-    def got_evidence(self, session_key: str, result: ReportEvidence) -> None:
+        rkey = self.index.report_key(s)
+        result = await asyncio.to_thread(check_session, self.index.ws, s.report.doc, rkey=rkey)
         if session_key != self.session_key:
             return
         self.evidence = result
         self.pane.show_evidence({k: c for k, (_s, _i, c) in result.items.items()})
         self.show_report()
 
-    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
-    def measure_usage(self, session_key: str, keys: list[str]) -> None:
+    @work(exclusive=True, group="usage", exit_on_error=False)
+    async def measure_usage(self, session_key: str, keys: list[str]) -> None:
         """How the rules its promoted items became fared since (reads the transcripts
-        incrementally, off the event loop: the first time can take a while)."""
+        incrementally, in a thread: the first time can take a while)."""
         from store.insight.usage import usage_report
 
         worker = get_current_worker()
-        report = usage_report(self.index.ws, progress=lambda _d, _t: not worker.is_cancelled)
-        if not report.complete:
-            return
-        found = {k: u.summary() for k in keys if (u := report.for_item(k)) is not None}
-        self.app.call_from_thread(self.got_usage, session_key, found)
-
-    def got_usage(self, session_key: str, found: dict[str, str]) -> None:
-        if session_key == self.session_key:
-            self.pane.show_usage(found)
+        report = await asyncio.to_thread(
+            usage_report, self.index.ws, progress=lambda _d, _t: not worker.is_cancelled
+        )
+        if report.complete and session_key == self.session_key:
+            self.pane.show_usage(
+                {k: u.summary() for k in keys if (u := report.for_item(k)) is not None}
+            )
 
     def show_report(self) -> None:
         """The Report tab: the report, and its metrics beside the transcript's once checked."""

@@ -4,6 +4,7 @@ turns a KPT item cites. Read in a worker a batch at a time; a search reads the f
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
@@ -209,14 +210,11 @@ class TranscriptView(Vertical, can_focus=False):
             self._load_full(row)
         self.query_one("#transcript-detail", Static).update(row_detail(row))
 
-    @work(thread=True, exclusive=True, group="transcript-detail")
-    def _load_full(self, row: TranscriptRow) -> None:
+    @work(exclusive=True, group="transcript-detail")
+    async def _load_full(self, row: TranscriptRow) -> None:
         if self.path is None:
             return
-        text = full_text(self.path, row.block)
-        self.app.call_from_thread(self._show_full, row, text)
-
-    def _show_full(self, row: TranscriptRow, text: str) -> None:
+        text = await asyncio.to_thread(full_text, self.path, row.block)
         if self.table.cursor_key == row.key:
             self.query_one("#transcript-detail", Static).update(row_detail(row, text))
 
