@@ -38,6 +38,12 @@ from store.read.textsafe import printable
 
 DEBOUNCE = 0.15
 
+#: the task's fields: label, ``match-<name>`` id, placeholder
+FIELDS = (
+    ("Objective", "objective", "what the task is about, e.g. JWT の認証ミドルウェアを追加"),
+    ("Files", "files", "files it touches, comma- or space-separated"),
+    ("Task type", "type", "task type"),
+)
 COLUMNS = [
     Column("score", "Score", 5, align="right"),
     Column("kept", "Kept", 8, drop=1),
@@ -93,23 +99,10 @@ class MatchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="match-form"):
-            with Horizontal(classes="match-row"):
-                yield Label("Objective", classes="match-label")
-                yield Input(
-                    placeholder="what the task is about, e.g. JWT の認証ミドルウェアを追加",
-                    id="match-objective",
-                    compact=True,
-                )
-            with Horizontal(classes="match-row"):
-                yield Label("Files", classes="match-label")
-                yield Input(
-                    placeholder="files it touches, comma- or space-separated",
-                    id="match-files",
-                    compact=True,
-                )
-            with Horizontal(classes="match-row"):
-                yield Label("Task type", classes="match-label")
-                yield Input(placeholder="task type", id="match-type", compact=True)
+            for label, name, placeholder in FIELDS:
+                with Horizontal(classes="match-row"):
+                    yield Label(label, classes="match-label")
+                    yield Input(placeholder=placeholder, id=f"match-{name}", compact=True)
         yield Static(id="match-summary")
         with Horizontal(id="match-panes"):
             yield VirtualTable(COLUMNS, id="match-skills", classes="list")
