@@ -52,8 +52,8 @@ def count_cell(reply: Reply | None, name: str, style: str) -> Content:
     return Content.styled(str(n), f"bold {style}") if n else Content.styled("·", "$text-muted")
 
 
-def _fallback_cell(
-    reply: Reply | None, name: str, styles: dict[str, str], short: dict[str, str]
+def fallback_cell(
+    reply: Reply | None, name: str, styles: dict[str, str], short: dict[str, str] | None = None
 ) -> Content:
     """The reply's ``status`` or ``verdict``; italic and starred when a fallback gave it."""
     value: str | None = getattr(reply, name) if reply else None
@@ -62,17 +62,9 @@ def _fallback_cell(
     fallback = reply is not None and name in reply.fallback
     style = styles.get(value, "$text-muted")
     return Content.assemble(
-        literal(short.get(value, value), style + (" italic" if fallback else "")),
+        literal((short or {}).get(value, value), style + (" italic" if fallback else "")),
         Content.styled("*" if fallback else "", "$text-muted"),
     )
-
-
-def status_cell(reply: Reply | None) -> Content:
-    return _fallback_cell(reply, "status", STATUS_STYLE, {})
-
-
-def verdict_cell(reply: Reply | None) -> Content:
-    return _fallback_cell(reply, "verdict", VERDICT_STYLE, VERDICT_SHORT)
 
 
 def head_view(d: Discussion) -> Content:
@@ -193,8 +185,8 @@ def entry_options(
 def discussion_cells(d: Discussion) -> tuple[Cell, ...]:
     """A discussion's row in the list: status, verdict, findings, counts, its name."""
     return (
-        status_cell(d.reply),
-        verdict_cell(d.reply),
+        fallback_cell(d.reply, "status", STATUS_STYLE),
+        fallback_cell(d.reply, "verdict", VERDICT_STYLE, VERDICT_SHORT),
         findings_cell(d.reply),
         count_cell(d.reply, "blockers", "$error"),
         count_cell(d.reply, "open_questions", "$warning"),
