@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -134,8 +135,10 @@ class _Unreadable(Exception):
 
 
 def _read(path: Path) -> bytes | None:
+    """The file's bytes; ``None`` when no regular file is there (gone, or a directory, FIFO or
+    device in its place: never opened, a FIFO would block for ever)."""
     try:
-        return path.read_bytes()
+        return path.read_bytes() if stat.S_ISREG(os.stat(path).st_mode) else None
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:

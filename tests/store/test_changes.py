@@ -7,6 +7,8 @@ writes moving the reviewed state."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -325,6 +327,30 @@ def test_an_unreadable_target_is_neither_changed_nor_deleted(
         m.setattr(Path, "read_bytes", read_bytes)
         assert list_changes(ws)[0] == []
     assert [c.status for c in list_changes(ws)[0]] == ["modified"]
+
+
+def test_a_fifo_or_folder_in_place_of_a_target_is_listed_deleted_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    """An agent left a FIFO where CLAUDE.md was: reading it blocked ``changes``, ``keep``,
+    ``revert`` and the app's Changes screen for ever (#42). A folder there was skipped as
+    unreadable: "no changes", though the reviewed file is gone."""
+    ws = _ws(tmp_path)
+    _started(ws)
+    claude = ws.root / "CLAUDE.md"
+    claude.unlink()
+    os.mkfifo(claude)
+    listed: list[list[tuple[str, str]]] = []
+    reader = threading.Thread(
+        target=lambda: listed.append([(c.key, c.status) for c in list_changes(ws)[0]]),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(timeout=60)  # a bound for a failing run only: it ends at once
+    assert listed == [[("CLAUDE.md", "deleted")]]
+    claude.unlink()
+    claude.mkdir()
+    assert [(c.key, c.status) for c in list_changes(ws)[0]] == [("CLAUDE.md", "deleted")]
 
 
 def test_a_change_that_pushes_memory_md_past_its_budget_is_marked(tmp_path: Path) -> None:
