@@ -29,6 +29,9 @@ from store.workspace import Workspace
 TRAILER = "Hurikaeri-Sync"
 PUSH_TRIES = 3  # a push that lost a race is tried again
 UNPUSHED = "hurikaeri-sync-unpushed"
+#: in ``UNPUSHED``: the commit a sync is about to make on top of this one (a kill may
+#: stop it between the commit and the line naming it)
+AFTER = "after "
 
 
 class SyncError(ReviewError):
@@ -357,19 +360,19 @@ def _only_ours(top: Path, remote: str, upstream: str, before: str | None) -> Non
         )
     base = [now] if now is not None else [f"--remotes={remote}"]
     ours = _unpushed(top)
-    out = _git(top, "log", "--format=%H%x00%B%x01", "HEAD", "--not", *base)
+    out = _git(top, "log", "--format=%H%x00%P%x00%B%x01", "HEAD", "--not", *base)
     for chunk in out.split("\x01"):
         if not chunk.strip():
             continue
-        sha, _, body = chunk.strip().partition("\0")
-        if sha in ours:
+        sha, parents, body = chunk.strip().split("\0", 2)
+        made = f"\n{TRAILER}: " in f"\n{body}"
+        if sha in ours or (made and f"{AFTER}{parents or None}" in ours):
             continue
         if before is not None and _ok(top, "merge-base", "--is-ancestor", sha, before):
             raise SyncError(
                 f"commit {sha[:10]} was on {name} and the team has taken it off; sync does "
                 "not push it back — reset your branch to the remote's (or talk to the team)"
             )
-        made = f"\n{TRAILER}: " in f"\n{body}"
         raise SyncError(
             f"commit {sha[:10]} is not pushed and was not made by "
             + ("hurikaeri sync on this machine" if made else "hurikaeri sync")
@@ -408,12 +411,16 @@ def _commit_own(
         return []
     _git(top, "add", "--", *changed)
     message = _message(result.reviewer, result.decisions)
+    # listed before it exists: a kill right after the commit leaves it known as ours
+    intent = f"{AFTER}{_ref(top, 'HEAD')}"
+    _unpushed_write(top, _unpushed(top) | {intent})
     try:
         _git(top, "commit", "--quiet", "--only", "-m", message, "--", *changed)
     except SyncError:
         _git(top, "reset", "--quiet", "--", *changed, check=False)  # unstaged, as they were
+        _unpushed_write(top, _unpushed(top) - {intent})
         raise
-    _unpushed_write(top, _unpushed(top) | {_git(top, "rev-parse", "HEAD").strip()})
+    _unpushed_write(top, _unpushed(top) - {intent} | {_git(top, "rev-parse", "HEAD").strip()})
     return changed
 
 
@@ -489,8 +496,10 @@ def _integrate(ws: Workspace, top: Path, upstream: str, led: Ledger) -> int:
         done = _run(top, "read-tree", "-m", "-u", head, target)
         if done.returncode == 0:
             branch = _git(top, "symbolic-ref", "HEAD").strip()
+            if ahead:  # the commits replayed are the sync's own (checked before), listed
+                _unpushed_write(top, _unpushed(top) | set(replayed))  # before a kill can
             _git(top, "update-ref", "-m", "hurikaeri sync", branch, target, head)
-            if ahead:  # the commits replayed are the sync's own (checked before)
+            if ahead:
                 _unpushed_write(top, set(replayed))
     if done.returncode != 0:
         named = [ln.split("'")[1] for ln in done.stderr.splitlines() if ln.count("'") >= 2]

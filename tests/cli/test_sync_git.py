@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from store import sync as sync_mod
 from store import team
 from store.config import Config
 from store.ledger import Ledger
@@ -504,3 +505,66 @@ def test_a_forged_transaction_gets_no_file_committed_or_pushed(
     assert "private-notes.txt" not in out
     assert "private-notes.txt" not in git(remote, "ls-tree", "-r", "--name-only", "main")
     assert "private-notes.txt" in git(alice, "status", "--porcelain", "--untracked-files=all")
+
+
+class _Killed(BaseException):
+    """The process killed at that point: nothing after it runs."""
+
+
+def test_a_sync_killed_right_after_its_commit_pushes_it_next_time(
+    team_repo: tuple[Path, Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Killed between its commit and the line listing it, a sync left a commit that every
+    later sync refused as "not made by hurikaeri sync on this machine" (#42)."""
+    remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    real_git = sync_mod._git
+
+    def git_then_killed(top: Path, *args: str, check: bool = True) -> str:
+        out = real_git(top, *args, check=check)
+        if args[0] == "commit":
+            raise _Killed
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(sync_mod, "_git", git_then_killed)
+        with pytest.raises(_Killed):
+            sync_mod.sync(Workspace(alice, Config()))
+    capsys.readouterr()
+    assert run(alice, "sync") == 0, capsys.readouterr().err
+    assert f"approve {RID}/keep-001" in git(remote, "log", "--format=%B", "main")
+
+
+def test_a_sync_killed_right_after_moving_the_branch_pushes_next_time(
+    team_repo: tuple[Path, Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Killed after moving the branch onto its replayed commits, before listing them (#42)."""
+    remote, alice, bob = team_repo
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    hook.chmod(0o755)
+    assert run(alice, "approve", f"{RID}/keep-001") == 0
+    assert run(alice, "sync") == 1  # refused: alice's commit waits, unpushed
+    hook.unlink()
+    assert run(bob, "approve", f"{RID}/prob-001") == 0 and run(bob, "sync") == 0
+    real_git = sync_mod._git
+
+    def git_then_killed(top: Path, *args: str, check: bool = True) -> str:
+        out = real_git(top, *args, check=check)
+        if args[0] == "update-ref":
+            raise _Killed
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(sync_mod, "_git", git_then_killed)
+        with pytest.raises(_Killed):
+            sync_mod.sync(Workspace(alice, Config()))
+    capsys.readouterr()
+    assert run(alice, "sync") == 0, capsys.readouterr().err
+    assert f"approve {RID}/keep-001" in git(remote, "log", "--format=%B", "main")
