@@ -8,6 +8,7 @@ is listed in the git directory (``UNPUSHED``): a trailer in a message is what an
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -268,6 +269,7 @@ def sync(ws: Workspace, *, dry_run: bool = False, bring_in: bool | None = None) 
         result.notes += [f"  {d}" for d in earlier]
     with tx_lock(ws) if not dry_run else contextlib.nullcontext():
         if not dry_run:
+            _remove_stale_worktrees(top)
             if earlier and bring_in:  # first: what recovery appends follows their lines
                 try:
                     team.bring_in(ws.state_dir, own)
@@ -445,11 +447,44 @@ def _union_paths(ws: Workspace, top: Path, led: Ledger) -> list[str]:
     return out
 
 
+WORKTREE_PREFIX = "hurikaeri-sync-"
+
+
+def _remove_stale_worktrees(top: Path) -> None:
+    """Remove the temporary worktrees of syncs that were killed (their lock is free): each
+    is a whole checkout, and git keeps it registered (``locked`` when killed while adding)."""
+    listing = _git(top, "worktree", "list", "--porcelain", check=False)
+    for line in listing.splitlines():
+        wt = Path(line.removeprefix("worktree "))
+        if not line.startswith("worktree ") or not wt.parent.name.startswith(WORKTREE_PREFIX):
+            continue
+        try:
+            fd = os.open(wt.parent / "lock", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            fd = None  # killed before it held the lock
+        except OSError:
+            continue
+        try:
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held while that sync runs
+        except OSError:
+            continue
+        else:
+            _git(top, "worktree", "remove", "--force", "--force", str(wt), check=False)
+            shutil.rmtree(wt.parent, ignore_errors=True)
+        finally:
+            if fd is not None:
+                os.close(fd)
+    _git(top, "worktree", "prune", check=False)
+
+
 @contextlib.contextmanager
 def _worktree(top: Path) -> Iterator[Path]:
-    tmp = Path(tempfile.mkdtemp(prefix="hurikaeri-sync-"))
+    tmp = Path(tempfile.mkdtemp(prefix=WORKTREE_PREFIX))
     wt = tmp / "wt"
+    lock = os.open(tmp / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a sync killed leaves it free: removed next time
         _git(top, "worktree", "add", "--quiet", "--detach", str(wt), "HEAD")
         yield wt
     finally:
@@ -458,6 +493,7 @@ def _worktree(top: Path) -> Iterator[Path]:
                 _git(wt, "rebase", "--abort", check=False)
             _git(top, "worktree", "remove", "--force", str(wt), check=False)
         shutil.rmtree(tmp, ignore_errors=True)
+        os.close(lock)
         _git(top, "worktree", "prune", check=False)
 
 

@@ -6,9 +6,11 @@ joining are asked about (issue 44)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -568,3 +570,26 @@ def test_a_sync_killed_right_after_moving_the_branch_pushes_next_time(
     capsys.readouterr()
     assert run(alice, "sync") == 0, capsys.readouterr().err
     assert f"approve {RID}/keep-001" in git(remote, "log", "--format=%B", "main")
+
+
+def test_a_killed_syncs_worktree_is_removed_and_a_running_ones_kept(
+    team_repo: tuple[Path, Path, Path],
+) -> None:
+    """A sync killed while replaying left its temporary worktree (a whole checkout, still
+    registered, ``locked`` when killed while adding it) for ever (#42)."""
+    _remote, alice, _bob = team_repo
+    assert run(alice, "sync") == 0
+    worktrees = []
+    for _ in range(2):
+        tmp = Path(tempfile.mkdtemp(prefix="hurikaeri-sync-"))
+        (tmp / "lock").touch()
+        git(alice, "worktree", "add", "--quiet", "--lock", "--detach", str(tmp / "wt"), "HEAD")
+        worktrees.append(tmp / "wt")
+    killed, running = worktrees
+    with open(running.parent / "lock", "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # that sync is still at work
+        assert run(alice, "approve", f"{RID}/keep-001") == 0 and run(alice, "sync") == 0
+    listed = git(alice, "worktree", "list", "--porcelain")
+    assert (str(killed) in listed, killed.parent.exists()) == (False, False)
+    assert str(running) in listed and running.exists()
+    git(alice, "worktree", "remove", "--force", "--force", str(running))
