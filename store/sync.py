@@ -23,6 +23,7 @@ from store.errors import ReviewError
 from store.git import run_git
 from store.ledger import Ledger, TxRecord
 from store.read.counted import counted
+from store.review.changes import list_changes
 from store.tx.journal import record_path
 from store.tx.transactions import recover, tx_lock
 from store.workspace import Workspace
@@ -402,6 +403,11 @@ def _commit_own(
             if rel is not None and rel not in rels:
                 rels.append(rel)
     changed = _changed(top, rels)
+    if unreviewed := _unreviewed(ws, top, led, changed):
+        raise SyncError(
+            f"{', '.join(unreviewed[:3])}: holds a change you have not reviewed (see "
+            "'hurikaeri changes'); keep or revert it, then sync again — nothing was committed"
+        )
     if dry_run and not own.exists():  # it would be created
         changed = [own_rel, *changed]
     done = _committed_ids(top, own_rel)
@@ -424,6 +430,13 @@ def _commit_own(
         raise
     _unpushed_write(top, _unpushed(top) - {intent} | {_git(top, "rev-parse", "HEAD").strip()})
     return changed
+
+
+def _unreviewed(ws: Workspace, top: Path, led: Ledger, rels: list[str]) -> list[str]:
+    """Which of ``rels`` hold a change no one reviewed: an agent's edit beside a promotion
+    must not reach the team under the reviewer's name."""
+    listed = {_rel(top, c.path) for c in list_changes(ws, ledger=led, attribute=False)[0]}
+    return [r for r in rels if r in listed]
 
 
 def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:
