@@ -129,6 +129,8 @@ CASES: list[tuple[str, list[str], int]] = [
     ("keep", ["keep", "--all", "--root", "{root}"], 0),  # nothing changed: nothing to keep
     ("revert", ["revert"], 2),
     ("revert", ["revert", "CLAUDE.md", "--hunk", "x"], 2),
+    ("revert", ["revert", "CLAUDE.md", "--hunk", "0", "--root", "{root}"], 2),  # from 1
+    ("revert", ["revert", "CLAUDE.md", "--hunk", "-1", "--root", "{root}"], 2),
     ("revert", ["revert", "CLAUDE.md", "--root", "{tmp}"], 0),  # a first start: nothing yet
     ("serve", ["serve", "--port", "x"], 2),
     ("sync", ["sync", "--bogus"], 2),

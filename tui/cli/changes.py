@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from store.read.textsafe import printable
-from tui.cli.errors import SubjectError, UsageError, dump_json, flags
+from tui.cli.errors import SubjectError, UsageError, at_least, dump_json, flags
 from tui.cli.exchange import read_input_bytes
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ def add_changes_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     r = sub.add_parser("revert", parents=[common], help="put a file's reviewed content back")
     r.set_defaults(run=cmd_revert)
     r.add_argument("path", help="the file, as 'changes' lists it")
-    r.add_argument("--hunk", type=int, metavar="N", help="revert only the N-th hunk of its diff")
+    r.add_argument(
+        "--hunk", type=at_least(1), metavar="N", help="revert only the N-th hunk of its diff"
+    )
 
 
 def cmd_changes(args: argparse.Namespace, ws: Workspace) -> int:
