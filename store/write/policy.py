@@ -72,6 +72,10 @@ def location_dirs(ws: Workspace, key: str) -> list[Path]:
     ]
 
 
+class _NotInLocation(PathRefused):
+    """A path outside the locations one guard covers: another guard's reason tells more."""
+
+
 def _check_base(ws: Workspace, real: Path, shown: Path) -> None:
     if not any(_inside(real, b) for b in write_bases(ws)):
         where = "the workspace root" + (
@@ -103,7 +107,7 @@ def in_place(ws: Workspace, *keys: str) -> Guard:
         _check_base(ws, real, path)
         homes = [d for k in keys for d in location_dirs(ws, k)]
         if not any(_inside(real, h) for h in homes):
-            raise PathRefused(
+            raise _NotInLocation(
                 f"refused: {path} leads to {real}, which is not in the "
                 f"{' or '.join(keys)} location ({', '.join(map(str, homes))})"
             )
@@ -401,15 +405,17 @@ def action_writes(ws: Workspace, action: str) -> Guard:
 
 
 def _first_refusal(guards: Sequence[Guard], path: Path) -> PathRefused | None:
-    """``None`` when one of ``guards`` lets ``path`` be written, else the first refusal."""
-    first: PathRefused | None = None
+    """``None`` when one of ``guards`` lets ``path`` be written, else the first refusal that
+    says why this path may not be written, before "not in that location" (another guard's)."""
+    refusals: list[PathRefused] = []
     for g in guards:
         try:
             g(path)
             return None
         except PathRefused as exc:
-            first = first or exc
-    return first
+            refusals.append(exc)
+    telling = [r for r in refusals if not isinstance(r, _NotInLocation)]
+    return next(iter(telling or refusals), None)
 
 
 def export_file(ws: Workspace) -> Guard:

@@ -353,6 +353,22 @@ def test_a_fifo_or_folder_in_place_of_a_target_is_listed_deleted_not_waited_on(
     assert [(c.key, c.status) for c in list_changes(ws)[0]] == [("CLAUDE.md", "deleted")]
 
 
+def test_a_refused_revert_says_why_that_file_is_never_written(tmp_path: Path) -> None:
+    """CLAUDE.md made a link to an agent's report: the revert is refused, and the refusal
+    named the knowledge-base and memory folders (another kind's home), not the reason (#42)."""
+    ws = _ws(tmp_path)
+    _started(ws)
+    report = ws.root / "hurikaeri" / "kpt-20261101-001.yaml"
+    report.parent.mkdir()
+    report.write_text("id: kpt-20261101-001\n")
+    (ws.root / "CLAUDE.md").unlink()
+    (ws.root / "CLAUDE.md").symlink_to(report)
+    [ch] = list_changes(ws)[0]
+    with pytest.raises(WriteError, match="is an agent's KPT report, never a target"):
+        revert(ws, ch)
+    assert report.read_text() == "id: kpt-20261101-001\n"
+
+
 def test_a_change_that_pushes_memory_md_past_its_budget_is_marked(tmp_path: Path) -> None:
     ws = _ws(tmp_path)
     memory = ws.root / "projects" / SLUG / "memory" / "MEMORY.md"
