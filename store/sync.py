@@ -25,6 +25,7 @@ from store.ledger import Ledger, TxRecord
 from store.read.counted import counted
 from store.review.changes import list_changes
 from store.tx.journal import record_path
+from store.tx.reviewed import sha256
 from store.tx.transactions import recover, tx_lock
 from store.workspace import Workspace
 
@@ -403,14 +404,14 @@ def _commit_own(
             if rel is not None and rel not in rels:
                 rels.append(rel)
     changed = _changed(top, rels)
-    if unreviewed := _unreviewed(ws, top, led, changed):
+    done = _committed_ids(top, own_rel)
+    if unreviewed := _unreviewed(ws, top, led, changed, done):
         raise SyncError(
             f"{', '.join(unreviewed[:3])}: holds a change you have not reviewed (see "
             "'hurikaeri changes'); keep or revert it, then sync again — nothing was committed"
         )
     if dry_run and not own.exists():  # it would be created
         changed = [own_rel, *changed]
-    done = _committed_ids(top, own_rel)
     result.decisions = [
         team.decision_line(t.action, t.subjects, t.note) for t in _own_txs(led) if t.id not in done
     ]
@@ -432,11 +433,50 @@ def _commit_own(
     return changed
 
 
-def _unreviewed(ws: Workspace, top: Path, led: Ledger, rels: list[str]) -> list[str]:
-    """Which of ``rels`` hold a change no one reviewed: an agent's edit beside a promotion
-    must not reach the team under the reviewer's name."""
+def _unreviewed(
+    ws: Workspace, top: Path, led: Ledger, rels: list[str], done: set[str]
+) -> list[str]:
+    """Which of ``rels`` hold, beside what the reviewer's own transactions not committed yet
+    wrote, a change no one reviewed (an agent's edit before or after a promotion): it would
+    reach the team under the reviewer's name. A file whose writes run unbroken from its
+    committed version to the file now holds nothing else (what a pull brought is committed)."""
     listed = {_rel(top, c.path) for c in list_changes(ws, ledger=led, attribute=False)[0]}
-    return [r for r in rels if r in listed]
+    out: list[str] = []
+    for rel in rels:
+        if rel not in listed:
+            continue
+        writes = [
+            f
+            for t in _own_txs(led)
+            if t.id not in done
+            for f in t.files
+            if _rel(top, record_path(ws, f)) == rel
+        ]
+        chain = [_sha256(_head_bytes(top, rel))]
+        for f in writes:
+            chain += [f.get("before_sha256"), f.get("after_sha256")]
+        try:
+            chain.append(sha256((top / rel).read_bytes()))
+        except OSError:
+            chain.append(None)
+        if not writes or any(a != b for a, b in zip(chain[::2], chain[1::2], strict=True)):
+            out.append(rel)
+    return out
+
+
+def _head_bytes(top: Path, rel: str) -> bytes | None:
+    """The committed content of ``rel`` byte for byte (``None``: not in ``HEAD``)."""
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "blob", f"HEAD:{rel}"], cwd=top, capture_output=True, check=False
+        )
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _sha256(data: bytes | None) -> str | None:
+    return None if data is None else sha256(data)
 
 
 def _take_back(ws: Workspace, top: Path, paths: list[str]) -> None:

@@ -616,3 +616,18 @@ def test_an_unreviewed_edit_in_a_promoted_file_is_not_published(
     assert run(alice, "keep", "CLAUDE.md") == 0  # reviewed now: the reviewer's to share
     assert run(alice, "sync") == 0
     assert "AGENT" in git(remote, "show", "main:CLAUDE.md")
+
+
+def test_a_promotion_into_a_file_a_pull_changed_is_published(
+    team_repo: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a pull brought is not reviewed yet but already the team's: it stops nothing."""
+    remote, alice, bob = team_repo
+    assert run(alice, "sync") == 0 and run(bob, "sync") == 0
+    assert run(bob, "changes") == 0  # bob's reviewed state is taken
+    assert run(alice, "promote", RID, "try-001", "--yes") == 0 and run(alice, "sync") == 0
+    assert run(bob, "sync") == 0  # brings alice's bullet: a change bob has not reviewed
+    assert run(bob, "promote", RID, "try-002", "--yes") == 0
+    capsys.readouterr()
+    assert run(bob, "sync") == 0, capsys.readouterr().err
+    assert "pin the toolchain version" in git(remote, "show", "main:CLAUDE.md")
