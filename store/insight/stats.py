@@ -147,6 +147,11 @@ class WorkspaceCounts:
         return asdict(self)
 
 
+#: The review states an item is counted in, in the order they are shown (a promoted item is
+#: counted among the approved as well, as ``status:approved`` finds it)
+ITEM_STATES = ("pending", "approved", "rejected", "contested", "promoted")
+
+
 def lesson_count(index: WorkspaceIndex) -> int:
     """Every lesson of the lessons files, as the lessons list and search have them: those
     of no session, with an id of another format or none, too."""
@@ -158,9 +163,7 @@ def lesson_count(index: WorkspaceIndex) -> int:
 
 
 def workspace_counts(index: WorkspaceIndex) -> WorkspaceCounts:
-    states: dict[str, int] = dict.fromkeys(
-        ("pending", "approved", "rejected", "contested", "promoted"), 0
-    )
+    states: dict[str, int] = dict.fromkeys(ITEM_STATES, 0)
     for s in index.sessions.values():
         for k in index.item_keys(s):
             st = index.ledger.state(k)
@@ -194,7 +197,9 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
         for t in rep.tries:
             key = item_key(index.report_key(s), t.id)  # an id-less item: pending
             st = index.ledger.state(key) if key else ItemState()
-            tries["promoted" if st.promoted else st.state] += 1
+            tries[st.state] += 1
+            if st.promoted:  # (as for every item: counted among the others too)
+                tries["promoted"] += 1
     evaluations = []
     for s in _sessions(index):
         sm = s.summary.head if s.summary else None
@@ -208,7 +213,7 @@ def workspace_stats(index: WorkspaceIndex) -> dict[str, Any]:
         "outcomes_per_week": {w: dict(c) for w, c in sorted(outcomes.items())},
         "problem_categories": _by_count(categories),
         "problem_impact": _by_count(impacts),
-        "try_items": dict(tries),
+        "try_items": {k: tries[k] for k in ITEM_STATES if tries[k]},
         "evaluation": evaluations,
         "recurring_problems": [c.as_dict() for c in recurring_problems(index)],
     }

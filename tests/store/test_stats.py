@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from store.index.workspace_index import WorkspaceIndex
-from store.insight.stats import cluster_texts, workspace_stats
+from store.insight.stats import cluster_texts, workspace_counts, workspace_stats
 from store.workspace import Workspace
 
 TEXTS = [
@@ -36,6 +36,11 @@ def test_demo_statistics(demo_root: Path) -> None:
     assert sum(sum(w.values()) for w in st["outcomes_per_week"].values()) == 30
     assert st["problem_categories"]["oversight"] >= 1
     assert st["try_items"]["promoted"] == 1
+    # a promoted item is approved as well, as on the items line and for status:approved
+    counts = workspace_counts(ix).items
+    tries = sum(len(s.report.head.tries) for s in ix.sessions.values() if s.report)
+    assert sum(n for k, n in st["try_items"].items() if k != "promoted") == tries
+    assert list(st["try_items"]) == [k for k in counts if k in st["try_items"]]
     (cluster,) = st["recurring_problems"]
     assert cluster["count"] == 2 and cluster["promoted_items"] == ["kpt-20261110-002/try-001"]
     assert cluster["recurred_after_promotion"] is True
