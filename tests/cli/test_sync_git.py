@@ -12,6 +12,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -513,6 +514,22 @@ class _Killed(BaseException):
     """The process killed at that point: nothing after it runs."""
 
 
+def _sync_killed_after(monkeypatch: pytest.MonkeyPatch, root: Path, command: str) -> None:
+    """A sync of ``root`` killed right after its ``git COMMAND`` ran."""
+    real = sync_mod.run_git
+
+    def git_then_killed(cwd: Path, *args: str, timeout: float | None = None) -> Any:
+        done = real(cwd, *args, timeout=timeout)
+        if args[0] == command:
+            raise _Killed
+        return done
+
+    with monkeypatch.context() as m:
+        m.setattr(sync_mod, "run_git", git_then_killed)
+        with pytest.raises(_Killed):
+            sync_mod.sync(Workspace(root, Config()))
+
+
 def test_a_sync_killed_right_after_its_commit_pushes_it_next_time(
     team_repo: tuple[Path, Path, Path],
     monkeypatch: pytest.MonkeyPatch,
@@ -523,18 +540,7 @@ def test_a_sync_killed_right_after_its_commit_pushes_it_next_time(
     remote, alice, _bob = team_repo
     assert run(alice, "sync") == 0
     assert run(alice, "approve", f"{RID}/keep-001") == 0
-    real_git = sync_mod._git
-
-    def git_then_killed(top: Path, *args: str, check: bool = True) -> str:
-        out = real_git(top, *args, check=check)
-        if args[0] == "commit":
-            raise _Killed
-        return out
-
-    with monkeypatch.context() as m:
-        m.setattr(sync_mod, "_git", git_then_killed)
-        with pytest.raises(_Killed):
-            sync_mod.sync(Workspace(alice, Config()))
+    _sync_killed_after(monkeypatch, alice, "commit")
     capsys.readouterr()
     assert run(alice, "sync") == 0, capsys.readouterr().err
     assert f"approve {RID}/keep-001" in git(remote, "log", "--format=%B", "main")
@@ -555,18 +561,7 @@ def test_a_sync_killed_right_after_moving_the_branch_pushes_next_time(
     assert run(alice, "sync") == 1  # refused: alice's commit waits, unpushed
     hook.unlink()
     assert run(bob, "approve", f"{RID}/prob-001") == 0 and run(bob, "sync") == 0
-    real_git = sync_mod._git
-
-    def git_then_killed(top: Path, *args: str, check: bool = True) -> str:
-        out = real_git(top, *args, check=check)
-        if args[0] == "update-ref":
-            raise _Killed
-        return out
-
-    with monkeypatch.context() as m:
-        m.setattr(sync_mod, "_git", git_then_killed)
-        with pytest.raises(_Killed):
-            sync_mod.sync(Workspace(alice, Config()))
+    _sync_killed_after(monkeypatch, alice, "update-ref")
     capsys.readouterr()
     assert run(alice, "sync") == 0, capsys.readouterr().err
     assert f"approve {RID}/keep-001" in git(remote, "log", "--format=%B", "main")
