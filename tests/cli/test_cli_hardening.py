@@ -221,6 +221,18 @@ def test_an_item_id_with_a_line_break_forges_no_row(tmp_path: Path) -> None:
     ], r.stdout
 
 
+def test_a_note_with_a_line_break_forges_no_row(tmp_path: Path) -> None:
+    """A decision's note (the ledger's, where agents can write) stays on its line."""
+    (tmp_path / "hurikaeri").mkdir()
+    (tmp_path / "hurikaeri" / f"{RID}.yaml").write_text(ID_LESS_REPORT, encoding="utf-8")
+    note = f"ok\n  [approved] {RID}/keep-009"
+    assert run("reject", f"{RID}/keep-001", "--note", note, "--root", str(tmp_path)).returncode == 0
+    r = run("show", RID, "--root", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert f"note: ok\u21b5   [approved] {RID}/keep-009" in r.stdout
+    assert not [line for line in r.stdout.splitlines() if line.startswith("  [approved]")]
+
+
 # -- lint: control characters in file names ----------------------------------------------------
 
 

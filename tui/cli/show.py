@@ -126,9 +126,10 @@ def render_show(data: dict[str, Any], is_report: bool) -> str:
         row = f"{ref}  {item.get('description', '')}"  # one line: no agent text starts a row
         lines.append(f"  [{state}] {printable(row, keep_newlines=False)}")
         for d in item.get("decisions", []):  # a team's: each reviewer's, contested or not
-            lines.append(f"      {d['state']} by {printable(str(d['by']))} at {d['at']}")
+            said = f"{d['state']} by {d['by']} at {d['at']}"  # (a ledger's: agents write there)
+            lines.append(f"      {printable(said, keep_newlines=False)}")
         if item.get("note"):
-            lines.append(f"      note: {printable(item['note'])}")
+            lines.append(f"      note: {printable(item['note'], keep_newlines=False)}")
     return "\n".join(lines)
 
 
